@@ -1,0 +1,46 @@
+import { labelKey, type Answers, type Question } from './schemas.js';
+import type { Issue } from './errors.js';
+
+/** Result of checking answers against the questions. */
+export type NormalizedAnswers = { ok: true; answers: Answers } | { ok: false; issues: Issue[] };
+
+/**
+ * Checks answers against the questions and rewrites values that match an option (ignoring case,
+ * surrounding space and a "(Recommended)" suffix) to the option's declared label. Other values
+ * are the human's own words. Single-choice questions take exactly one value; duplicates collapse.
+ */
+export function normalizeAnswers(questions: readonly Question[], answers: Answers, requireAll: boolean): NormalizedAnswers {
+  const issues: Issue[] = [];
+  const byId = new Map(questions.map((q) => [q.id, q]));
+  const out: Answers = {};
+  for (const [id, values] of Object.entries(answers)) {
+    const question = byId.get(id);
+    if (!question) {
+      issues.push({ path: ['answers', id], message: `no question has id "${id}" (ids: ${[...byId.keys()].join(', ')})` });
+      continue;
+    }
+    const normalized = [...new Set(values.map((v) => canonicalValue(question, v)))];
+    if (normalized.length === 0) issues.push({ path: ['answers', id], message: 'give at least one value' });
+    else if (!question.multiSelect && normalized.length > 1) {
+      issues.push({ path: ['answers', id], message: 'this question takes a single answer' });
+    } else out[id] = normalized;
+  }
+  if (requireAll) {
+    for (const q of questions) {
+      if (!(q.id in answers)) issues.push({ path: ['answers', q.id], message: 'missing: answer every question, or skip' });
+    }
+  }
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, answers: out };
+}
+
+/** The declared label a value names, or the value itself (trimmed) when it is the human's own words. */
+export function canonicalValue(question: Question, value: string): string {
+  const key = labelKey(value);
+  const option = question.options.find((o) => labelKey(o.label) === key);
+  return option ? option.label : value.trim();
+}
+
+/** Ids of questions that have no answer yet. */
+export function missingQuestions(questions: readonly Question[], answers: Answers): string[] {
+  return questions.filter((q) => !(answers[q.id]?.length)).map((q) => q.id);
+}

@@ -1,0 +1,164 @@
+import type { AskRecord, Answers, MessageRef, NoAnswerReason, Responder } from './schemas.js';
+import { missingQuestions, normalizeAnswers } from './answers.js';
+import type { Issue } from './errors.js';
+
+/** Everything that can happen to an ask. */
+export type AskEvent =
+  /** Answers to some or all questions; the ask resolves once every question has one. */
+  | { type: 'answer'; answers: Answers; by: Responder }
+  | { type: 'skip'; by: Responder }
+  | { type: 'timeout' }
+  | { type: 'cancel' }
+  | { type: 'supersede' }
+  | { type: 'delivered'; index: number; message: MessageRef }
+  | { type: 'delivery_failed'; index: number; error: string }
+  | { type: 'finalized'; index: number; ok: boolean };
+
+/** Work the shell must do after committing a transition. */
+export type Effect =
+  /** Wake waiters (done atomically by the store when committing with `publish`). */
+  | 'publish'
+  /** Edit every sent message to show the outcome. */
+  | 'finalize'
+  /** Best-effort removal of the timeout job. */
+  | 'cancel_timeout';
+
+/** What a transition meant for whoever caused it. */
+export type TransitionOutcome =
+  | { code: 'resolved' }
+  | { code: 'partial'; missing: string[] }
+  | { code: 'updated' }
+  | { code: 'already_resolved' }
+  | { code: 'forbidden' }
+  | { code: 'expired' }
+  | { code: 'invalid'; issues: Issue[] };
+
+/** A committed change (`changed`) or a refusal that leaves the record as it was. */
+export type TransitionResult =
+  | { kind: 'changed'; record: AskRecord; effects: Effect[]; outcome: TransitionOutcome }
+  | { kind: 'unchanged'; outcome: TransitionOutcome };
+
+const TERMINAL_EFFECTS: Effect[] = ['publish', 'finalize', 'cancel_timeout'];
+
+/** True once an ask is answered or ended without an answer; terminal records never change status. */
+export function isTerminal(record: AskRecord): boolean {
+  return record.status !== 'pending';
+}
+
+/** The ask's deadline in epoch ms. */
+export function deadlineOf(record: AskRecord): number {
+  return Date.parse(record.expiresAt);
+}
+
+/** True when `userId` may answer (no `users` list means anyone in the conversation). */
+export function mayAnswer(record: AskRecord, by: Responder): boolean {
+  if (by.channel === 'api' || by.channel === 'web') return true;
+  const users = record.to?.users;
+  return !users || users.includes(by.userId);
+}
+
+/**
+ * The pure state machine: applies one event at time `now` (epoch ms). The first terminal
+ * transition wins; later ones are `already_resolved` and change nothing. An answer after the
+ * deadline ends the ask as a timeout (the deadline owns it) and reports `expired`.
+ */
+export function transition(record: AskRecord, event: AskEvent, now: number): TransitionResult {
+  switch (event.type) {
+    case 'delivered':
+    case 'delivery_failed':
+    case 'finalized':
+      return bookkeeping(record, event, now);
+  }
+  if (isTerminal(record)) return { kind: 'unchanged', outcome: { code: 'already_resolved' } };
+
+  switch (event.type) {
+    case 'timeout':
+      if (now < deadlineOf(record)) return { kind: 'unchanged', outcome: { code: 'updated' } };
+      return end(record, 'timeout', now);
+    case 'cancel':
+      return end(record, 'cancelled', now);
+    case 'supersede':
+      return end(record, 'superseded', now);
+    case 'skip':
+      if (!mayAnswer(record, event.by)) return { kind: 'unchanged', outcome: { code: 'forbidden' } };
+      if (now > deadlineOf(record)) return expired(record, now);
+      return end(record, 'skipped', now, event.by);
+    case 'answer':
+      return answer(record, event.answers, event.by, now);
+  }
+}
+
+function answer(record: AskRecord, answers: Answers, by: Responder, now: number): TransitionResult {
+  if (!mayAnswer(record, by)) return { kind: 'unchanged', outcome: { code: 'forbidden' } };
+  if (now > deadlineOf(record)) return expired(record, now);
+  const checked = normalizeAnswers(record.questions, answers, false);
+  if (!checked.ok) return { kind: 'unchanged', outcome: { code: 'invalid', issues: checked.issues } };
+  const merged: Answers = { ...record.partial, ...checked.answers };
+  const missing = missingQuestions(record.questions, merged);
+  if (missing.length > 0) {
+    const next: AskRecord = { ...record, rev: record.rev + 1, partial: merged };
+    return { kind: 'changed', record: next, effects: [], outcome: { code: 'partial', missing } };
+  }
+  const ordered: Answers = Object.fromEntries(record.questions.map((q) => [q.id, merged[q.id]!]));
+  const next: AskRecord = {
+    ...record,
+    rev: record.rev + 1,
+    status: 'answered',
+    partial: {},
+    result: { status: 'answered', answers: ordered, answeredBy: by, answeredAt: new Date(now).toISOString() },
+  };
+  return { kind: 'changed', record: next, effects: TERMINAL_EFFECTS, outcome: { code: 'resolved' } };
+}
+
+function expired(record: AskRecord, now: number): TransitionResult {
+  const ended = end(record, 'timeout', now);
+  return { ...ended, outcome: { code: 'expired' } } as TransitionResult;
+}
+
+function end(record: AskRecord, reason: NoAnswerReason, now: number, by?: Responder): TransitionResult {
+  const next: AskRecord = {
+    ...record,
+    rev: record.rev + 1,
+    status: 'no_answer',
+    result: { status: 'no_answer', reason, at: new Date(now).toISOString(), ...(by ? { by } : {}) },
+  };
+  return { kind: 'changed', record: next, effects: TERMINAL_EFFECTS, outcome: { code: 'resolved' } };
+}
+
+type Bookkeeping = Extract<AskEvent, { type: 'delivered' | 'delivery_failed' | 'finalized' }>;
+
+/** Delivery and finalization bookkeeping; the only changes a terminal record still takes. */
+function bookkeeping(record: AskRecord, event: Bookkeeping, now: number): TransitionResult {
+  const current = record.deliveries[event.index];
+  if (!current) return { kind: 'unchanged', outcome: { code: 'invalid', issues: [{ path: ['index'], message: 'no such delivery' }] } };
+  const deliveries = [...record.deliveries];
+  if (event.type === 'delivered') {
+    if (current.status === 'sent') return { kind: 'unchanged', outcome: { code: 'updated' } };
+    deliveries[event.index] = { ...current, status: 'sent', message: event.message, error: undefined };
+  } else if (event.type === 'delivery_failed') {
+    if (current.status !== 'pending') return { kind: 'unchanged', outcome: { code: 'updated' } };
+    deliveries[event.index] = { ...current, status: 'failed', error: event.error };
+  } else {
+    if (current.finalized !== 'no') return { kind: 'unchanged', outcome: { code: 'updated' } };
+    deliveries[event.index] = { ...current, finalized: event.ok ? 'done' : 'failed' };
+  }
+  const next: AskRecord = { ...record, rev: record.rev + 1, deliveries };
+  const allFailed = deliveries.length > 0 && deliveries.every((d) => d.status === 'failed');
+  if (!isTerminal(next) && allFailed) {
+    const ended = end(next, 'undelivered', now);
+    if (ended.kind === 'changed') return { ...ended, record: { ...ended.record, rev: record.rev + 1 } };
+  }
+  return { kind: 'changed', record: next, effects: [], outcome: { code: 'updated' } };
+}
+
+/** Indexes of deliveries whose message still needs its outcome edit. */
+export function deliveriesToFinalize(record: AskRecord): number[] {
+  if (!isTerminal(record)) return [];
+  return record.deliveries.flatMap((d, i) => (d.status === 'sent' && d.finalized === 'no' ? [i] : []));
+}
+
+/** True when no delivery or finalization work is left for this record. */
+export function isSettled(record: AskRecord): boolean {
+  if (!isTerminal(record)) return false;
+  return record.deliveries.every((d) => d.status !== 'pending' && (d.status === 'failed' || d.finalized !== 'no'));
+}

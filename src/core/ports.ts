@@ -1,0 +1,209 @@
+import type { AskRecord, MessageRef, Responder, Target } from './schemas.js';
+import type { PromptView, OutcomeView } from './prompt-view.js';
+
+/** Source of the current time in epoch milliseconds. */
+export interface Clock {
+  now(): number;
+}
+
+/** Result of {@link AskStore.create}. */
+export type CreateResult =
+  | { status: 'created'; record: AskRecord; superseded: AskRecord | null }
+  | { status: 'exists'; record: AskRecord }
+  | { status: 'conflict' };
+
+/** Arguments of {@link AskStore.create}. */
+export interface CreateArgs {
+  /** The new record (status pending, rev 0, version = run's last version + 1). */
+  record: AskRecord;
+  /** The run's version counter the caller read; the create fails with `conflict` if it moved. */
+  expectedVersion: number;
+  /** The run's pending ask as read (prev) and its superseded next state, when there was one. */
+  supersede: { prev: AskRecord; next: AskRecord } | null;
+  /** Time to live of the new record's keys, in ms. */
+  ttlMs: number;
+  /** Time to live for the superseded record, in ms (the retention window). */
+  retentionMs: number;
+}
+
+/** Result of {@link AskStore.claimIdempotencyKey}. */
+export interface IdempotencyClaim {
+  /** The ask id bound to the key: the caller's own when it won, else the earlier one. */
+  askId: string;
+  /** Hash of the request body that first claimed the key. */
+  requestHash: string;
+  /** True when this call claimed the key. */
+  won: boolean;
+}
+
+/** A conversation on a platform: where text replies are routed from. */
+export interface ConversationKey {
+  channel: string;
+  chat: string;
+}
+
+/**
+ * Durable storage of asks. Every state change is one atomic compare-and-set on the record's
+ * `rev`; implementations: Redis (Lua) and memory. All methods are safe to call concurrently.
+ */
+export interface AskStore {
+  /** Binds an idempotency key to an ask id (SET NX semantics); returns the winning binding. */
+  claimIdempotencyKey(key: string, requestHash: string, askId: string, ttlMs: number): Promise<IdempotencyClaim>;
+  /**
+   * Creates a record atomically: `exists` when the ask id already exists (idempotent retry),
+   * `conflict` when the run's version or the superseded record's rev moved (re-read and retry).
+   * A superseded record that reaches a terminal state is published on the result bus.
+   */
+  create(args: CreateArgs): Promise<CreateResult>;
+  /** Reads a record by ask id, or null when unknown or expired. */
+  get(askId: string): Promise<AskRecord | null>;
+  /** The run's latest ask (pending or not) and its version counter (0 for an unknown run). */
+  getRun(runId: string): Promise<{ current: AskRecord | null; version: number }>;
+  /** The run's asks, newest first, at most `limit`. */
+  history(runId: string, limit: number): Promise<AskRecord[]>;
+  /**
+   * Replaces `prev` with `next` if the stored rev still equals `prev.rev` (`next.rev` must be
+   * `prev.rev + 1`). With `publish`, announces `next.id` on the result bus in the same atomic step.
+   */
+  commit(prev: AskRecord, next: AskRecord, opts: { ttlMs: number; publish: boolean }): Promise<'ok' | 'conflict' | 'missing'>;
+
+  /** Schedules the reconciler to look at an ask at `atMs` (earliest of existing and new). */
+  markForSweep(askId: string, atMs: number): Promise<void>;
+  /** Asks whose sweep time is at or before `nowMs`, oldest first. */
+  dueForSweep(nowMs: number, limit: number): Promise<string[]>;
+  /** Sets the next sweep time of an ask unconditionally. */
+  rescheduleSweep(askId: string, atMs: number): Promise<void>;
+  /** Removes an ask from the sweep index. */
+  unmarkSweep(askId: string): Promise<void>;
+
+  /** Records that an ask waits for replies in a conversation until `untilMs`. */
+  addToConversation(conv: ConversationKey, askId: string, untilMs: number): Promise<void>;
+  /** Removes an ask from a conversation's pending set. */
+  removeFromConversation(conv: ConversationKey, askId: string): Promise<void>;
+  /** Ask ids waiting in a conversation whose `untilMs` is after `nowMs`. */
+  pendingInConversation(conv: ConversationKey, nowMs: number): Promise<string[]>;
+  /** Maps a platform message id to its ask, so replies to that message find the ask. */
+  bindMessage(conv: ConversationKey, messageId: string, askId: string, ttlMs: number): Promise<void>;
+  /** The ask a platform message belongs to, or null. */
+  findByMessage(conv: ConversationKey, messageId: string): Promise<string | null>;
+
+  /** Throws when the store cannot serve requests. */
+  ping(): Promise<void>;
+}
+
+/** Wakes waiters when an ask reaches a terminal state, across processes. */
+export interface ResultBus {
+  /** Calls `listener` when `askId` is announced; returns an unsubscribe function. */
+  subscribe(askId: string, listener: () => void): () => void;
+  /** Announces an ask id (used by stores that do not publish atomically themselves). */
+  publish(askId: string): Promise<void>;
+  /** Releases connections. */
+  close(): Promise<void>;
+}
+
+/** Schedules the timeout of each ask. The handler runs at (or after) the due time. */
+export interface TimeoutScheduler {
+  /** Schedules (idempotently) the timeout of `askId` at `dueAtMs`. */
+  schedule(askId: string, dueAtMs: number): Promise<void>;
+  /** Best-effort removal of a scheduled timeout; correctness never depends on it. */
+  cancel(askId: string): Promise<void>;
+  /** Starts running due timeouts through `onDue`. */
+  start(onDue: (askId: string) => Promise<void>): Promise<void>;
+  /** Stops the worker and releases connections. */
+  close(): Promise<void>;
+}
+
+/** Work the outbox does with retries: deliver an ask to a target, or edit it to its outcome. */
+export type OutboxJob = { kind: 'deliver'; askId: string; index: number } | { kind: 'finalize'; askId: string; index: number };
+
+/** Handlers the outbox calls; `run` throws {@link ChannelError} (or any error) to retry. */
+export interface OutboxHandlers {
+  /** Performs the job; throwing retries it with backoff (or not, for permanent errors). */
+  run(job: OutboxJob): Promise<void>;
+  /** Called once when a job gave up: its retries ran out or the error was permanent. */
+  giveUp(job: OutboxJob, error: Error): Promise<void>;
+}
+
+/** Durable queue of delivery and finalization work with retries and backoff. */
+export interface Outbox {
+  /** Enqueues a job; enqueuing the same job twice while it waits is harmless. */
+  enqueue(job: OutboxJob): Promise<void>;
+  /** Starts processing jobs. */
+  start(handlers: OutboxHandlers): Promise<void>;
+  /** Stops processing and releases connections. */
+  close(): Promise<void>;
+}
+
+/** A platform error: `permanent` errors are not retried; `retryAfterMs` honours the platform's hint. */
+export class ChannelError extends Error {
+  constructor(
+    message: string,
+    readonly permanent: boolean,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = 'ChannelError';
+  }
+}
+
+/** A button tap, normalised. `token` is untrusted data from the platform. */
+export interface ButtonPressed {
+  channel: string;
+  token: string;
+  user: Responder;
+  /** Conversation the tap came from, when the platform says. */
+  chat?: string;
+}
+
+/** A text message that may be a reply to an ask. */
+export interface TextReceived {
+  channel: string;
+  chat: string;
+  /** Id of the message this one replies to (or the thread root), when any. */
+  replyTo?: string;
+  /** True for one-to-one conversations (DMs), where the next message may count as a reply. */
+  privateChat: boolean;
+  user: Responder;
+  text: string;
+}
+
+/** What the human should be told after a tap or a reply. */
+export type InboundOutcome =
+  | { kind: 'recorded'; summary: string }
+  | { kind: 'partial'; prompt: string }
+  | { kind: 'need_text'; prompt: string }
+  | { kind: 'invalid'; hint: string }
+  | { kind: 'already_resolved'; summary: string }
+  | { kind: 'expired'; summary: string }
+  | { kind: 'forbidden'; summary: string }
+  | { kind: 'not_found'; summary: string }
+  | { kind: 'ambiguous'; summary: string }
+  | { kind: 'ignored' };
+
+/** Where channels send normalised inbound events. */
+export interface InboundSink {
+  button(event: ButtonPressed): Promise<InboundOutcome>;
+  text(event: TextReceived): Promise<InboundOutcome>;
+}
+
+/** What a channel needs to deliver one ask. */
+export interface DeliveryRequest {
+  askId: string;
+  version: number;
+  target: Target;
+  view: PromptView;
+}
+
+/** A chat platform adapter. */
+export interface Channel {
+  /** Channel name used in `to.channel`. */
+  readonly name: string;
+  /** Sends the question; returns where the message lives. Throws {@link ChannelError}. */
+  deliver(request: DeliveryRequest): Promise<MessageRef>;
+  /** Edits a delivered message to show the outcome and removes its buttons. Throws {@link ChannelError}. */
+  finalize(ref: MessageRef, outcome: OutcomeView): Promise<void>;
+  /** Starts receiving inbound events. */
+  start(sink: InboundSink): Promise<void>;
+  /** Stops receiving and releases resources. */
+  stop(): Promise<void>;
+}

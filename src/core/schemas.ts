@@ -1,0 +1,216 @@
+import { z } from 'zod';
+
+/** Longest header shown on a platform; longer headers are accepted and shortened for display. */
+export const HEADER_DISPLAY_MAX = 12;
+
+const RESERVED_LABEL = /^(other|skip)\b[\s.…:!?]*$/i;
+const RECOMMENDED_SUFFIX = /\s*\(recommended\)\s*$/i;
+
+/** The label without a trailing "(Recommended)", trimmed and lower-cased: the key used for matching. */
+export function labelKey(label: string): string {
+  return label.replace(RECOMMENDED_SUFFIX, '').trim().normalize('NFKC').toLowerCase();
+}
+
+const singleLine = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`)
+    .refine((s) => !/[\r\n]/.test(s), 'must be a single line');
+
+/** One answer option an agent offers. */
+export const OptionSchema = z
+  .object({
+    label: singleLine(100).refine((s) => !RESERVED_LABEL.test(s), {
+      message:
+        'labels "Other" and "Skip" are reserved: the human can always answer in their own words or skip',
+    }),
+    description: z.string().trim().max(300, 'must be at most 300 characters').optional(),
+  })
+  .strict();
+
+/** One question with 2–4 options. */
+export const QuestionSchema = z
+  .object({
+    id: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,39}$/, 'must be snake_case: a-z, 0-9 and _, starting with a letter, at most 40 characters')
+      .optional(),
+    header: singleLine(60).optional(),
+    question: z.string().trim().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters'),
+    options: z.array(OptionSchema).min(2, 'offer at least 2 options').max(4, 'offer at most 4 options'),
+    multiSelect: z.boolean().default(false),
+  })
+  .strict()
+  .superRefine((q, ctx) => {
+    const seen = new Map<string, number>();
+    q.options.forEach((o, i) => {
+      const key = labelKey(o.label);
+      if (key === '') {
+        ctx.addIssue({ code: 'custom', path: ['options', i, 'label'], message: 'must not be empty' });
+      } else if (seen.has(key)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['options', i, 'label'],
+          message: `duplicates option ${seen.get(key)! + 1} (labels must differ ignoring case)`,
+        });
+      } else seen.set(key, i);
+    });
+  });
+
+/** A question after defaults are applied: `id` is always set. */
+export type Question = Omit<z.output<typeof QuestionSchema>, 'id'> & { id: string };
+/** An option as stored. */
+export type Option = z.output<typeof OptionSchema>;
+
+/** Channel names: lower-case identifiers such as `telegram`, `slack`, `discord`. */
+export const ChannelNameSchema = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a channel name such as "telegram"');
+
+/** Where a question is delivered and who may answer it. */
+export const TargetSchema = z
+  .object({
+    channel: ChannelNameSchema,
+    chat: z.string().trim().min(1, 'must not be empty').max(128),
+    thread: z.string().trim().min(1).max(128).optional(),
+    users: z.array(z.string().trim().min(1).max(64)).min(1, 'list at least one user, or leave users out').max(50).optional(),
+  })
+  .strict();
+/** Delivery target. */
+export type Target = z.output<typeof TargetSchema>;
+
+/** The run identifier of an agent: 1–128 characters of `[A-Za-z0-9_.-]`. */
+export const RunIdSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, 'must be 1–128 characters of A-Z a-z 0-9 _ . -');
+
+/** The body of `POST /v1/asks`. */
+export const AskRequestSchema = z
+  .object({
+    runId: RunIdSchema,
+    to: TargetSchema.optional(),
+    questions: z.array(QuestionSchema).min(1, 'ask at least 1 question').max(3, 'ask at most 3 questions'),
+    timeoutSeconds: z.number().int('must be a whole number of seconds').positive('must be positive').optional(),
+  })
+  .strict()
+  .transform((req) => ({
+    ...req,
+    questions: req.questions.map((q, i): Question => ({ ...q, id: q.id ?? `q${i + 1}` })),
+  }))
+  .superRefine((req, ctx) => {
+    const seen = new Set<string>();
+    req.questions.forEach((q, i) => {
+      if (seen.has(q.id)) ctx.addIssue({ code: 'custom', path: ['questions', i, 'id'], message: `duplicate question id "${q.id}"` });
+      seen.add(q.id);
+    });
+  });
+/** A validated ask request (question ids filled in). */
+export type AskRequest = z.output<typeof AskRequestSchema>;
+
+/** Who answered. `channel` is `api` for answers through the HTTP API. */
+export const ResponderSchema = z
+  .object({
+    channel: z.string().min(1).max(32),
+    userId: z.string().min(1).max(128),
+    username: z.string().max(128).optional(),
+    name: z.string().max(256).optional(),
+  })
+  .strict();
+/** The person (or operator) who answered. */
+export type Responder = z.output<typeof ResponderSchema>;
+
+/** Answers keyed by question id; each value is an option label or the human's own text. */
+export const AnswersSchema = z.record(
+  z.string().min(1).max(40),
+  z.array(z.string().trim().min(1, 'must not be empty').max(4000, 'must be at most 4000 characters')).min(1, 'give at least one value').max(10),
+);
+/** Answers keyed by question id. */
+export type Answers = Record<string, string[]>;
+
+/** The body of `POST /v1/asks/:id/answer`. */
+export const AnswerRequestSchema = z.union([
+  z.object({ answers: AnswersSchema, by: z.string().trim().min(1).max(128).optional() }).strict(),
+  z.object({ skip: z.literal(true), by: z.string().trim().min(1).max(128).optional() }).strict(),
+]);
+/** A validated API answer. */
+export type AnswerRequest = z.output<typeof AnswerRequestSchema>;
+
+/** Why an ask ended without an answer. */
+export const NoAnswerReasonSchema = z.enum(['timeout', 'skipped', 'cancelled', 'superseded', 'undelivered']);
+/** Why an ask ended without an answer. */
+export type NoAnswerReason = z.output<typeof NoAnswerReasonSchema>;
+
+/** The typed result an agent receives. */
+export const AskResultSchema = z.discriminatedUnion('status', [
+  z.object({
+    status: z.literal('answered'),
+    answers: z.record(z.string(), z.array(z.string())),
+    answeredBy: ResponderSchema,
+    answeredAt: z.string(),
+  }),
+  z.object({ status: z.literal('no_answer'), reason: NoAnswerReasonSchema, at: z.string(), by: ResponderSchema.optional() }),
+]);
+/** The typed result an agent receives. */
+export type AskResult = z.output<typeof AskResultSchema>;
+
+/** Where a delivered message lives on its platform. */
+export const MessageRefSchema = z.object({
+  chat: z.string(),
+  messageId: z.string(),
+  thread: z.string().optional(),
+});
+/** Where a delivered message lives on its platform. */
+export type MessageRef = z.output<typeof MessageRefSchema>;
+
+/** One delivery of an ask to one target. */
+export const DeliverySchema = z.object({
+  channel: z.string(),
+  chat: z.string(),
+  thread: z.string().optional(),
+  status: z.enum(['pending', 'sent', 'failed']),
+  message: MessageRefSchema.optional(),
+  error: z.string().optional(),
+  /** `done` once the message shows the outcome; `failed` when that edit gave up. */
+  finalized: z.enum(['no', 'done', 'failed']).default('no'),
+});
+/** One delivery of an ask to one target. */
+export type Delivery = z.output<typeof DeliverySchema>;
+
+/** Ask status as the API reports it. */
+export const AskStatusSchema = z.enum(['pending', 'answered', 'no_answer']);
+/** Ask status. */
+export type AskStatus = z.output<typeof AskStatusSchema>;
+
+/** The stored record of one ask (read back from storage through this schema). */
+export const AskRecordSchema = z.object({
+  id: z.string(),
+  runId: z.string(),
+  version: z.number().int().positive(),
+  /** Revision of the stored document; every commit increments it (compare-and-set token). */
+  rev: z.number().int().nonnegative(),
+  status: AskStatusSchema,
+  questions: z.array(
+    z.object({
+      id: z.string(),
+      header: z.string().optional(),
+      question: z.string(),
+      options: z.array(z.object({ label: z.string(), description: z.string().optional() })),
+      multiSelect: z.boolean(),
+    }),
+  ),
+  to: TargetSchema.nullable(),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  timeoutSeconds: z.number().int(),
+  result: AskResultSchema.nullable(),
+  /** Answers collected so far from partial replies; merged into the result when complete. */
+  partial: z.record(z.string(), z.array(z.string())),
+  deliveries: z.array(DeliverySchema),
+  idempotencyKey: z.string().optional(),
+});
+/** The stored record of one ask. */
+export type AskRecord = z.output<typeof AskRecordSchema>;
+
+/** The record as the API shows it (internal bookkeeping left out). */
+export function publicRecord(record: AskRecord) {
+  const { rev: _rev, idempotencyKey: _key, ...rest } = record;
+  return rest;
+}
