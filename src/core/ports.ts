@@ -170,9 +170,9 @@ export interface TextReceived {
 /** What the human should be told after a tap or a reply. */
 export type InboundOutcome =
   | { kind: 'recorded'; summary: string }
-  | { kind: 'partial'; prompt: string }
-  | { kind: 'need_text'; prompt: string }
-  | { kind: 'invalid'; hint: string }
+  | { kind: 'partial'; prompt: string; askId: string }
+  | { kind: 'need_text'; prompt: string; askId: string }
+  | { kind: 'invalid'; hint: string; askId: string }
   | { kind: 'already_resolved'; summary: string }
   | { kind: 'expired'; summary: string }
   | { kind: 'forbidden'; summary: string }
@@ -184,6 +184,8 @@ export type InboundOutcome =
 export interface InboundSink {
   button(event: ButtonPressed): Promise<InboundOutcome>;
   text(event: TextReceived): Promise<InboundOutcome>;
+  /** Binds a follow-up message askgate sent (a hint, a prompt for the rest) to its ask, so replies to it count. */
+  bindFollowUp(channel: string, chat: string, messageId: string, askId: string): Promise<void>;
 }
 
 /** What a channel needs to deliver one ask. */
@@ -206,4 +208,18 @@ export interface Channel {
   start(sink: InboundSink): Promise<void>;
   /** Stops receiving and releases resources. */
   stop(): Promise<void>;
+}
+
+/** Counters and histograms the gateway reports (Prometheus in production). */
+export interface Metrics {
+  askCreated(channel: string): void;
+  askResolved(status: string, reason: string | null, secondsOpen: number): void;
+  deliveryFailed(channel: string): void;
+}
+
+/** Structured logger; never pass tokens or free-text answers. */
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
 }

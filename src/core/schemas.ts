@@ -125,11 +125,21 @@ export const AnswersSchema = z.record(
 /** Answers keyed by question id. */
 export type Answers = Record<string, string[]>;
 
-/** The body of `POST /v1/asks/:id/answer`. */
-export const AnswerRequestSchema = z.union([
-  z.object({ answers: AnswersSchema, by: z.string().trim().min(1).max(128).optional() }).strict(),
-  z.object({ skip: z.literal(true), by: z.string().trim().min(1).max(128).optional() }).strict(),
-]);
+/** The body of `POST /v1/asks/:id/answer`: `{answers}` or `{skip: true}`, optionally `by` (who, for the audit). */
+export const AnswerRequestSchema = z
+  .object({
+    answers: AnswersSchema.optional(),
+    skip: z.literal(true, 'must be true (or leave it out and send answers)').optional(),
+    by: z.string().trim().min(1).max(128).optional(),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    if (body.answers && body.skip) ctx.addIssue({ code: 'custom', path: ['skip'], message: 'send either answers or skip, not both' });
+    if (!body.answers && !body.skip) ctx.addIssue({ code: 'custom', path: ['answers'], message: 'send answers, or skip: true' });
+  })
+  .transform((body) =>
+    body.skip ? { skip: true as const, by: body.by } : { answers: body.answers!, by: body.by },
+  );
 /** A validated API answer. */
 export type AnswerRequest = z.output<typeof AnswerRequestSchema>;
 

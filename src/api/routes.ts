@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { AskgateError, invalid, toIssues } from '../core/errors.js';
+import { AnswerRequestSchema, AskRequestSchema, RunIdSchema, publicRecord, type AskRecord } from '../core/schemas.js';
+import { ASK_ID_PATTERN } from '../core/token.js';
+import type { ServerDeps } from './server.js';
+
+const IdempotencyKeySchema = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+
+/** Parses untrusted input with zod, throwing a 400 that names every offending path. */
+function parse<S extends z.ZodType>(schema: S, input: unknown, code: 'invalid_request' | 'invalid_answer' = 'invalid_request'): z.output<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw invalid(code, toIssues(result.error.issues));
+  return result.data;
+}
+
+/** JSON with sorted keys: equal requests hash equally whatever their key order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Registers the v1 agent API. */
+export function registerAskRoutes(app: FastifyInstance, deps: ServerDeps): void {
+  const { gateway } = deps;
+  const WaitSchema = z.object({ wait: z.coerce.number().min(0).max(deps.maxWaitSeconds).optional() });
+
+  const askId = (request: FastifyRequest): string => {
+    const id = (request.params as { id: string }).id;
+    if (!ASK_ID_PATTERN.test(id)) throw new AskgateError('not_found', `no ask with id "${id.slice(0, 40)}"`);
+    return id;
+  };
+  const runId = (request: FastifyRequest): string => parse(RunIdSchema, (request.params as { runId: string }).runId);
+  const waitMs = (request: FastifyRequest): number => (parse(WaitSchema, request.query).wait ?? 0) * 1000;
+
+  /** Long-polls until terminal or the wait ends; stops early when the client goes away. */
+  const waitFor = async (id: string, ms: number, reply: FastifyReply): Promise<AskRecord> => {
+    const abort = new AbortController();
+    const onClose = () => abort.abort();
+    reply.raw.once('close', onClose);
+    try {
+      return await gateway.wait(id, ms, abort.signal);
+    } finally {
+      reply.raw.off('close', onClose);
+    }
+  };
+
+  app.post('/v1/asks', async (request, reply) => {
+    const ms = waitMs(request);
+    const body = parse(AskRequestSchema, request.body);
+    const rawKey = request.headers['idempotency-key'];
+    const key = rawKey === undefined ? undefined : parse(IdempotencyKeySchema, Array.isArray(rawKey) ? rawKey[0] : rawKey);
+    const idempotency = key ? { key, requestHash: createHash('sha256').update(canonical(body)).digest('hex') } : undefined;
+    const { record, created } = await gateway.ask(body, idempotency);
+    const result = ms > 0 ? await waitFor(record.id, ms, reply) : record;
+    return reply.code(created ? 201 : 200).header('location', `/v1/asks/${record.id}`).send(publicRecord(result));
+  });
+
+  app.get('/v1/asks/:id', async (request, reply) => {
+    const id = askId(request);
+    const ms = waitMs(request);
+    return publicRecord(ms > 0 ? await waitFor(id, ms, reply) : await gateway.get(id));
+  });
+
+  app.post('/v1/asks/:id/answer', async (request) => {
+    const id = askId(request);
+    const body = parse(AnswerRequestSchema, request.body, 'invalid_answer');
+    const record = await gateway.answer(id, body, { channel: 'api', userId: body.by ?? 'api' });
+    return publicRecord(record);
+  });
+
+  app.post('/v1/asks/:id/cancel', async (request) => publicRecord(await gateway.cancel(askId(request))));
+
+  app.get('/v1/runs/:runId', async (request) => {
+    const id = runId(request);
+    const { current, history } = await gateway.run(id);
+    return { runId: id, current: current && publicRecord(current), history: history.map(publicRecord) };
+  });
+
+  app.delete('/v1/runs/:runId', async (request) => {
+    const id = runId(request);
+    const { cancelled } = await gateway.abortRun(id);
+    return { runId: id, cancelled: cancelled && publicRecord(cancelled) };
+  });
+}

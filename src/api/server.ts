@@ -1,0 +1,71 @@
+import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
+import { AskgateError } from '../core/errors.js';
+import type { Gateway } from '../core/gateway.js';
+import type { Logger } from '../core/ports.js';
+import { bearerToken, tokenMatches } from './auth.js';
+import type { PrometheusMetrics } from './metrics.js';
+import { registerAskRoutes } from './routes.js';
+
+/** What the HTTP server needs. */
+export interface ServerDeps {
+  gateway: Gateway;
+  metrics: PrometheusMetrics;
+  logger: Logger;
+  apiToken?: string;
+  bodyLimitBytes: number;
+  maxWaitSeconds: number;
+  /** True for errors meaning the store is unreachable or hung (answered with 503). */
+  isStoreUnavailable: (error: unknown) => boolean;
+  /** Readiness: throws when askgate cannot serve (store down, workers stopped). */
+  ready: () => Promise<void>;
+}
+
+const OPEN_PATHS = new Set(['/healthz', '/readyz']);
+
+/** Builds the fastify server with every route, auth and JSON errors; channels may add routes before listen. */
+export function buildServer(deps: ServerDeps): FastifyInstance {
+  const app = Fastify({ logger: false, bodyLimit: deps.bodyLimitBytes, return503OnClosing: true });
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (!deps.apiToken || OPEN_PATHS.has(request.url.split('?')[0]!)) return;
+    if (!request.url.startsWith('/v1/') && !request.url.startsWith('/metrics')) return;
+    if (!tokenMatches(bearerToken(request.headers.authorization), deps.apiToken)) {
+      const err = new AskgateError('unauthorized', 'missing or invalid bearer token');
+      return reply.code(401).header('www-authenticate', 'Bearer').send(err.toJSON());
+    }
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof AskgateError) return reply.code(error.httpStatus).send(error.toJSON());
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return reply.code(413).send(new AskgateError('payload_too_large', `body is larger than ${deps.bodyLimitBytes} bytes`).toJSON());
+    }
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return reply.code(error.statusCode).send({ error: { code: 'invalid_request', message: error.message } });
+    }
+    if (deps.isStoreUnavailable(error)) {
+      deps.logger.warn({ url: request.url, err: error.message }, 'store unavailable');
+      return reply.code(503).header('retry-after', '1').send(new AskgateError('store_unavailable', 'storage is unavailable; retry shortly').toJSON());
+    }
+    deps.logger.error({ url: request.url, err: error.message, stack: error.stack }, 'unhandled error');
+    return reply.code(500).send(new AskgateError('internal', 'internal error').toJSON());
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(new AskgateError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`).toJSON()),
+  );
+
+  app.get('/healthz', async () => ({ ok: true }));
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      await deps.ready();
+      return { ok: true };
+    } catch (error) {
+      return reply.code(503).send({ ok: false, error: { code: 'not_ready', message: error instanceof Error ? error.message : String(error) } });
+    }
+  });
+  app.get('/metrics', async (_request, reply) => reply.type('text/plain; version=0.0.4').send(deps.metrics.render()));
+
+  registerAskRoutes(app, deps);
+  return app;
+}

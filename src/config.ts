@@ -1,0 +1,91 @@
+import { z } from 'zod';
+
+const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(def);
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v && v.trim() !== '' ? v.trim() : undefined));
+
+const EnvSchema = z.object({
+  PORT: int(7420, 0, 65535),
+  HOST: optionalString,
+  REDIS_URL: optionalString,
+  ASKGATE_API_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters'),
+  ASKGATE_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default('askgate'),
+  ASKGATE_TIMEOUT_DEFAULT_SECONDS: int(900, 1),
+  ASKGATE_TIMEOUT_MIN_SECONDS: int(30, 1),
+  ASKGATE_TIMEOUT_MAX_SECONDS: int(3600, 1),
+  ASKGATE_RETENTION_SECONDS: int(86_400, 60),
+  ASKGATE_MAX_WAIT_SECONDS: int(600, 0, 3600),
+  ASKGATE_BODY_LIMIT_BYTES: int(65_536, 1024, 10_485_760),
+  ASKGATE_RECONCILE_INTERVAL_MS: int(5_000, 10),
+  ASKGATE_RECONCILE_GRACE_MS: int(5_000, 0),
+  ASKGATE_SWEEP_DELAY_MS: int(30_000, 10),
+  ASKGATE_OUTBOX_ATTEMPTS: int(8, 1, 100),
+  ASKGATE_OUTBOX_BASE_DELAY_MS: int(1_000, 1),
+  ASKGATE_OUTBOX_MAX_DELAY_MS: int(60_000, 1),
+  ASKGATE_ALLOW_EVICTION: z.enum(['true', 'false']).default('false'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+/** Every setting of askgate, parsed and defaulted. */
+export interface Config {
+  port: number;
+  /** Address to listen on. Without an API token only loopback is allowed. */
+  host: string;
+  redisUrl?: string;
+  apiToken?: string;
+  keyPrefix: string;
+  timeouts: { defaultSeconds: number; minSeconds: number; maxSeconds: number };
+  retentionMs: number;
+  maxWaitSeconds: number;
+  bodyLimitBytes: number;
+  reconciler: { intervalMs: number; graceMs: number; sweepDelayMs: number };
+  outbox: { attempts: number; baseDelayMs: number; maxDelayMs: number };
+  /** Escape hatch for a Redis whose eviction policy cannot be changed (not for production). */
+  allowEviction: boolean;
+  logLevel: z.output<typeof EnvSchema>['LOG_LEVEL'];
+  /** Notes for the operator, printed at startup (e.g. a host forced to loopback). */
+  notices: string[];
+}
+
+/** Thrown for invalid configuration; the message names each bad variable. */
+export class ConfigError extends Error {}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/** Parses the environment into a {@link Config}; throws {@link ConfigError} naming each bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  if (e.ASKGATE_TIMEOUT_MIN_SECONDS > e.ASKGATE_TIMEOUT_MAX_SECONDS) {
+    throw new ConfigError('invalid configuration: ASKGATE_TIMEOUT_MIN_SECONDS is above ASKGATE_TIMEOUT_MAX_SECONDS');
+  }
+  const notices: string[] = [];
+  let host = e.HOST ?? (e.ASKGATE_API_TOKEN ? '0.0.0.0' : '127.0.0.1');
+  if (!e.ASKGATE_API_TOKEN && !LOOPBACK.has(host)) {
+    notices.push(`HOST=${host} ignored: without ASKGATE_API_TOKEN askgate listens on 127.0.0.1 only`);
+    host = '127.0.0.1';
+  }
+  if (!e.ASKGATE_API_TOKEN) notices.push('no ASKGATE_API_TOKEN: the API is open to local processes, listening on loopback only');
+  return {
+    port: e.PORT,
+    host,
+    redisUrl: e.REDIS_URL,
+    apiToken: e.ASKGATE_API_TOKEN,
+    keyPrefix: e.ASKGATE_KEY_PREFIX,
+    timeouts: { defaultSeconds: e.ASKGATE_TIMEOUT_DEFAULT_SECONDS, minSeconds: e.ASKGATE_TIMEOUT_MIN_SECONDS, maxSeconds: e.ASKGATE_TIMEOUT_MAX_SECONDS },
+    retentionMs: e.ASKGATE_RETENTION_SECONDS * 1000,
+    maxWaitSeconds: e.ASKGATE_MAX_WAIT_SECONDS,
+    bodyLimitBytes: e.ASKGATE_BODY_LIMIT_BYTES,
+    reconciler: { intervalMs: e.ASKGATE_RECONCILE_INTERVAL_MS, graceMs: e.ASKGATE_RECONCILE_GRACE_MS, sweepDelayMs: e.ASKGATE_SWEEP_DELAY_MS },
+    outbox: { attempts: e.ASKGATE_OUTBOX_ATTEMPTS, baseDelayMs: e.ASKGATE_OUTBOX_BASE_DELAY_MS, maxDelayMs: e.ASKGATE_OUTBOX_MAX_DELAY_MS },
+    allowEviction: e.ASKGATE_ALLOW_EVICTION === 'true',
+    logLevel: e.LOG_LEVEL,
+    notices,
+  };
+}

@@ -1,0 +1,256 @@
+import { AskgateError, invalid } from './errors.js';
+import { normalizeAnswers } from './answers.js';
+import { deadlineOf, deliveriesToFinalize, isTerminal, transition, type AskEvent, type Effect, type TransitionOutcome } from './lifecycle.js';
+import type { AnswerRequest, AskRecord, AskRequest, Responder } from './schemas.js';
+import type { AskStore, Channel, Clock, Logger, Metrics, Outbox, ResultBus, TimeoutScheduler } from './ports.js';
+
+/** Tunables of the gateway, all in one place (filled from config.ts). */
+export interface GatewaySettings {
+  defaultTimeoutSeconds: number;
+  minTimeoutSeconds: number;
+  maxTimeoutSeconds: number;
+  /** How long terminal records are kept for late taps, GET and audit. */
+  retentionMs: number;
+  /** How long past the deadline the reconciler waits for the timeout job before acting itself. */
+  graceMs: number;
+  /** How soon the reconciler re-checks an ask that still has delivery or finalization work. */
+  sweepDelayMs: number;
+}
+
+/** Everything the gateway talks to, as ports. */
+export interface GatewayDeps {
+  store: AskStore;
+  bus: ResultBus;
+  timeouts: TimeoutScheduler;
+  outbox: Outbox;
+  clock: Clock;
+  channels: ReadonlyMap<string, Channel>;
+  newId: () => string;
+  metrics: Metrics;
+  logger: Logger;
+  settings: GatewaySettings;
+}
+
+/** Result of applying an event: the record after it (null when unknown) and what it meant. */
+export interface Applied {
+  record: AskRecord | null;
+  outcome: TransitionOutcome | { code: 'not_found' };
+}
+
+const MAX_CAS_ATTEMPTS = 64;
+
+/**
+ * The imperative shell around the pure lifecycle: reads a record, computes the transition,
+ * commits it with one compare-and-set and then runs the effects through the ports.
+ */
+export class Gateway {
+  constructor(readonly deps: GatewayDeps) {}
+
+  /** Clamps a requested timeout into the configured bounds. */
+  clampTimeout(seconds: number | undefined): number {
+    const { defaultTimeoutSeconds, minTimeoutSeconds, maxTimeoutSeconds } = this.deps.settings;
+    return Math.min(maxTimeoutSeconds, Math.max(minTimeoutSeconds, seconds ?? defaultTimeoutSeconds));
+  }
+
+  /**
+   * Creates an ask (superseding the run's pending one), schedules its timeout and queues its
+   * delivery. With an idempotency key, every request carrying it returns the same record.
+   */
+  async ask(request: AskRequest, idempotency?: { key: string; requestHash: string }): Promise<{ record: AskRecord; created: boolean }> {
+    const { store, channels, settings, clock } = this.deps;
+    if (request.to && !channels.has(request.to.channel)) {
+      const enabled = [...channels.keys()];
+      throw new AskgateError('channel_not_enabled', `channel "${request.to.channel}" is not enabled (enabled: ${enabled.join(', ') || 'none'})`, [
+        { path: ['to', 'channel'], message: 'channel not enabled' },
+      ]);
+    }
+    const timeoutSeconds = this.clampTimeout(request.timeoutSeconds);
+    let askId = this.deps.newId();
+    if (idempotency) {
+      const ttl = settings.retentionMs + settings.maxTimeoutSeconds * 1000;
+      const claim = await store.claimIdempotencyKey(idempotency.key, idempotency.requestHash, askId, ttl);
+      if (claim.requestHash !== idempotency.requestHash) {
+        throw new AskgateError('idempotency_conflict', 'this Idempotency-Key was used with a different request body');
+      }
+      askId = claim.askId;
+      const existing = await store.get(askId);
+      if (existing) return { record: existing, created: false };
+    }
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const now = clock.now();
+      const { current, version } = await store.getRun(request.runId);
+      const record = this.newRecord(request, askId, version + 1, timeoutSeconds, now, idempotency?.key);
+      const superseding = current && !isTerminal(current) ? transition(current, { type: 'supersede' }, now) : null;
+      const supersede = superseding?.kind === 'changed' && current ? { prev: current, next: superseding.record } : null;
+      await store.markForSweep(askId, now + settings.sweepDelayMs);
+      const result = await store.create({
+        record,
+        expectedVersion: version,
+        supersede,
+        ttlMs: deadlineOf(record) - now + settings.retentionMs,
+        retentionMs: settings.retentionMs,
+      });
+      if (result.status === 'conflict') continue;
+      if (result.status === 'exists') return { record: result.record, created: false };
+      this.deps.metrics.askCreated(record.to?.channel ?? 'none');
+      if (supersede && superseding?.kind === 'changed') await this.runEffects(supersede.next, superseding.effects);
+      await this.deps.timeouts.schedule(askId, deadlineOf(record));
+      await Promise.all(record.deliveries.map((_, index) => this.deps.outbox.enqueue({ kind: 'deliver', askId, index })));
+      return { record: result.record, created: true };
+    }
+    throw new AskgateError('internal', 'too many concurrent asks on this run; retry');
+  }
+
+  private newRecord(request: AskRequest, id: string, version: number, timeoutSeconds: number, now: number, key?: string): AskRecord {
+    const to = request.to ?? null;
+    return {
+      id,
+      runId: request.runId,
+      version,
+      rev: 0,
+      status: 'pending',
+      questions: request.questions,
+      to,
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + timeoutSeconds * 1000).toISOString(),
+      timeoutSeconds,
+      result: null,
+      partial: {},
+      deliveries: to ? [{ channel: to.channel, chat: to.chat, ...(to.thread ? { thread: to.thread } : {}), status: 'pending', finalized: 'no' }] : [],
+      ...(key ? { idempotencyKey: key } : {}),
+    };
+  }
+
+  /** Reads an ask or throws 404. */
+  async get(askId: string): Promise<AskRecord> {
+    const record = await this.deps.store.get(askId);
+    if (!record) throw new AskgateError('not_found', `no ask with id "${askId}"`);
+    return record;
+  }
+
+  /** Answers (or skips) through the API; every question must be covered. */
+  async answer(askId: string, request: AnswerRequest, by: Responder): Promise<AskRecord> {
+    const record = await this.get(askId);
+    if (isTerminal(record)) throw alreadyResolved(record);
+    let event: AskEvent;
+    if ('skip' in request) event = { type: 'skip', by };
+    else {
+      const checked = normalizeAnswers(record.questions, request.answers, true);
+      if (!checked.ok) throw invalid('invalid_answer', checked.issues);
+      event = { type: 'answer', answers: checked.answers, by };
+    }
+    return this.expectResolved(await this.apply(askId, event), askId);
+  }
+
+  /** Cancels a pending ask (agent cancelled). */
+  async cancel(askId: string): Promise<AskRecord> {
+    return this.expectResolved(await this.apply(askId, { type: 'cancel' }), askId);
+  }
+
+  /** The run was aborted: cancels its pending ask, if any. */
+  async abortRun(runId: string): Promise<{ cancelled: AskRecord | null }> {
+    const { current, version } = await this.deps.store.getRun(runId);
+    if (version === 0) throw new AskgateError('not_found', `no run with id "${runId}"`);
+    if (!current || isTerminal(current)) return { cancelled: null };
+    const applied = await this.apply(current.id, { type: 'cancel' });
+    return { cancelled: applied.outcome.code === 'resolved' ? applied.record : null };
+  }
+
+  /** The run's current ask and its history, newest first. */
+  async run(runId: string, limit = 20): Promise<{ current: AskRecord | null; history: AskRecord[] }> {
+    const { current, version } = await this.deps.store.getRun(runId);
+    if (version === 0) throw new AskgateError('not_found', `no run with id "${runId}"`);
+    return { current, history: await this.deps.store.history(runId, limit) };
+  }
+
+  /**
+   * Returns the record once it is terminal or `waitMs` passed. Subscribes before reading, so
+   * a resolution between the read and the wait is never missed; works across processes.
+   */
+  async wait(askId: string, waitMs: number, signal?: AbortSignal): Promise<AskRecord> {
+    if (waitMs <= 0) return this.get(askId);
+    let wake: () => void = () => {};
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    const unsubscribe = this.deps.bus.subscribe(askId, () => wake());
+    const timer = setTimeout(() => wake(), waitMs);
+    const onAbort = () => wake();
+    signal?.addEventListener('abort', onAbort);
+    try {
+      const first = await this.get(askId);
+      if (isTerminal(first)) return first;
+      await woken;
+      return await this.get(askId);
+    } finally {
+      clearTimeout(timer);
+      unsubscribe();
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Applies the timeout; called by the timeout job. A job that fires a little early waits. */
+  async expire(askId: string): Promise<void> {
+    const record = await this.deps.store.get(askId);
+    if (!record || isTerminal(record)) return;
+    const early = deadlineOf(record) - this.deps.clock.now();
+    if (early > 0) await new Promise((r) => setTimeout(r, Math.min(early, 5_000)));
+    await this.apply(askId, { type: 'timeout' });
+  }
+
+  /**
+   * Reads, transitions and commits with compare-and-set, retrying on conflicts; then runs the
+   * effects. Every state change of an ask goes through here.
+   */
+  async apply(askId: string, event: AskEvent): Promise<Applied> {
+    const { store, clock, settings } = this.deps;
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const prev = await store.get(askId);
+      if (!prev) return { record: null, outcome: { code: 'not_found' } };
+      const now = clock.now();
+      const result = transition(prev, event, now);
+      if (result.kind === 'unchanged') return { record: prev, outcome: result.outcome };
+      const next = result.record;
+      const terminalNow = isTerminal(next) && !isTerminal(prev);
+      // Write-ahead: if we crash after the commit, the reconciler still finalizes the messages.
+      if (terminalNow && next.deliveries.length > 0) await store.markForSweep(askId, now + settings.sweepDelayMs);
+      const ttlMs = isTerminal(next) ? settings.retentionMs : deadlineOf(next) - now + settings.retentionMs;
+      const committed = await store.commit(prev, next, { ttlMs, publish: result.effects.includes('publish') });
+      if (committed === 'conflict') continue;
+      if (committed === 'missing') return { record: null, outcome: { code: 'not_found' } };
+      await this.runEffects(next, result.effects);
+      return { record: next, outcome: result.outcome };
+    }
+    throw new AskgateError('internal', 'too much contention on this ask; retry');
+  }
+
+  /** Runs post-commit effects; failures are logged, the reconciler repeats what is missing. */
+  async runEffects(record: AskRecord, effects: readonly Effect[]): Promise<void> {
+    if (effects.includes('publish') && record.result) {
+      const opened = Date.parse(record.createdAt);
+      const closed = Date.parse(record.result.status === 'answered' ? record.result.answeredAt : record.result.at);
+      this.deps.metrics.askResolved(record.result.status, record.result.status === 'no_answer' ? record.result.reason : null, (closed - opened) / 1000);
+    }
+    const work: Promise<unknown>[] = [];
+    if (effects.includes('cancel_timeout')) work.push(this.deps.timeouts.cancel(record.id));
+    if (effects.includes('finalize')) {
+      for (const index of deliveriesToFinalize(record)) work.push(this.deps.outbox.enqueue({ kind: 'finalize', askId: record.id, index }));
+      for (const d of record.deliveries) work.push(this.deps.store.removeFromConversation({ channel: d.channel, chat: d.chat }, record.id));
+    }
+    const results = await Promise.allSettled(work);
+    for (const r of results) {
+      if (r.status === 'rejected') this.deps.logger.warn({ askId: record.id, err: String(r.reason) }, 'effect failed; the reconciler will retry');
+    }
+  }
+
+  private expectResolved(applied: Applied, askId: string): AskRecord {
+    if (!applied.record) throw new AskgateError('not_found', `no ask with id "${askId}"`);
+    if (applied.outcome.code === 'resolved') return applied.record;
+    if (applied.outcome.code === 'invalid') throw invalid('invalid_answer', applied.outcome.issues);
+    throw alreadyResolved(applied.record);
+  }
+}
+
+/** The 409 for an ask that already has its result. */
+export function alreadyResolved(record: AskRecord): AskgateError {
+  const why = record.result?.status === 'no_answer' ? `ended without an answer (${record.result.reason})` : 'was already answered';
+  return new AskgateError('already_resolved', `ask ${record.id} ${why}`, undefined, { result: record.result });
+}

@@ -1,0 +1,124 @@
+import type { Gateway } from './gateway.js';
+import type { AskEvent } from './lifecycle.js';
+import { isTerminal, mayAnswer } from './lifecycle.js';
+import type { ButtonPressed, InboundOutcome, InboundSink, TextReceived } from './ports.js';
+import { noticeFor, partialPrompt, type NoticeOptions } from './prompt-view.js';
+import { parseReply } from './reply-parser.js';
+import type { AskRecord } from './schemas.js';
+import { decodeToken } from './token.js';
+
+/**
+ * Turns normalised taps and text replies into lifecycle events and tells the channel what to
+ * say to the human. Button data and text are untrusted: every decoded value is re-checked
+ * against the stored record.
+ */
+export class InboundHandler implements InboundSink {
+  constructor(
+    private readonly gateway: Gateway,
+    private readonly notice: NoticeOptions = {},
+  ) {}
+
+  /** Handles a button tap: forged or stale data changes nothing. */
+  async button(event: ButtonPressed): Promise<InboundOutcome> {
+    const token = decodeToken(event.token);
+    if (!token) return { kind: 'not_found', summary: 'This button is not valid' };
+    const record = await this.gateway.deps.store.get(token.askId);
+    const chatMatches = !event.chat || !record?.to || record.to.chat === event.chat;
+    if (!record || record.version !== token.version || record.to?.channel !== event.channel || !chatMatches) {
+      return { kind: 'not_found', summary: noticeFor(null, 'not_found') };
+    }
+    const refusal = this.refusal(record, event.user);
+    if (refusal) return refusal;
+    const question = record.questions[0]!;
+    const choice = token.choice;
+    if (choice.kind === 'other') return { kind: 'need_text', askId: record.id, prompt: 'Reply to the question message with your answer in your own words.' };
+    if (choice.kind === 'option' && (record.questions.length !== 1 || question.multiSelect || !question.options[choice.index])) {
+      return { kind: 'not_found', summary: 'This button is not valid' };
+    }
+    const ev: AskEvent =
+      choice.kind === 'skip' ? { type: 'skip', by: event.user } : { type: 'answer', answers: { [question.id]: [question.options[choice.index]!.label] }, by: event.user };
+    return this.commit(record.id, ev);
+  }
+
+  /** Handles a text message that may answer an ask (routing rules in docs/ARCHITECTURE.md). */
+  async text(event: TextReceived): Promise<InboundOutcome> {
+    const found = await this.findAsk(event);
+    if (found.kind !== 'found') return found.outcome;
+    const record = found.record;
+    const refusal = this.refusal(record, event.user);
+    if (refusal) return refusal;
+    const parsed = parseReply(record.questions, event.text, record.partial);
+    switch (parsed.kind) {
+      case 'empty':
+        return { kind: 'ignored' };
+      case 'invalid':
+        return { kind: 'invalid', askId: record.id, hint: parsed.hint };
+      case 'skip':
+        return this.commit(record.id, { type: 'skip', by: event.user });
+      case 'answers':
+        return this.commit(record.id, { type: 'answer', answers: parsed.answers, by: event.user });
+    }
+  }
+
+  /** Binds a follow-up message to its ask until the ask's deadline plus retention. */
+  async bindFollowUp(channel: string, chat: string, messageId: string, askId: string): Promise<void> {
+    const { store, settings, clock } = this.gateway.deps;
+    const record = await store.get(askId);
+    if (!record) return;
+    await store.bindMessage({ channel, chat }, messageId, askId, Date.parse(record.expiresAt) - clock.now() + settings.retentionMs);
+  }
+
+  private async findAsk(event: TextReceived): Promise<{ kind: 'found'; record: AskRecord } | { kind: 'none'; outcome: InboundOutcome }> {
+    const { store, clock } = this.gateway.deps;
+    const conv = { channel: event.channel, chat: event.chat };
+    let askId: string | null = null;
+    if (event.replyTo) askId = await store.findByMessage(conv, event.replyTo);
+    // In a private chat a message that replies to nothing of ours is still "the next message".
+    if (!askId && event.privateChat) {
+      const pending = await store.pendingInConversation(conv, clock.now());
+      if (pending.length > 1) {
+        return { kind: 'none', outcome: { kind: 'ambiguous', summary: 'Several questions are waiting here: reply to the question you are answering.' } };
+      }
+      askId = pending[0] ?? null;
+    }
+    if (!askId) return { kind: 'none', outcome: { kind: 'ignored' } };
+    const record = await store.get(askId);
+    if (!record) return { kind: 'none', outcome: { kind: 'not_found', summary: noticeFor(null, 'not_found') } };
+    return { kind: 'found', record };
+  }
+
+  /** The notice for a record that cannot take this person's answer, or null when it can. */
+  private refusal(record: AskRecord, user: ButtonPressed['user']): InboundOutcome | null {
+    if (isTerminal(record)) return this.resolvedOutcome(record);
+    if (!mayAnswer(record, user)) return { kind: 'forbidden', summary: noticeFor(record, 'forbidden', this.notice) };
+    return null;
+  }
+
+  private resolvedOutcome(record: AskRecord): InboundOutcome {
+    const expired = record.result?.status === 'no_answer' && record.result.reason === 'timeout';
+    return expired
+      ? { kind: 'expired', summary: noticeFor(record, 'expired', this.notice) }
+      : { kind: 'already_resolved', summary: noticeFor(record, 'already_resolved', this.notice) };
+  }
+
+  private async commit(askId: string, event: AskEvent): Promise<InboundOutcome> {
+    const applied = await this.gateway.apply(askId, event);
+    const record = applied.record;
+    switch (applied.outcome.code) {
+      case 'resolved':
+        return { kind: 'recorded', summary: noticeFor(record, 'recorded', this.notice) };
+      case 'partial':
+        return { kind: 'partial', askId, prompt: partialPrompt(record!.questions, applied.outcome.missing) };
+      case 'forbidden':
+        return { kind: 'forbidden', summary: noticeFor(record, 'forbidden', this.notice) };
+      case 'expired':
+        return { kind: 'expired', summary: noticeFor(record, 'expired', this.notice) };
+      case 'invalid':
+        return { kind: 'invalid', askId, hint: applied.outcome.issues.map((i) => i.message).join('; ') };
+      case 'not_found':
+        return { kind: 'not_found', summary: noticeFor(null, 'not_found') };
+      default:
+        return record ? this.resolvedOutcome(record) : { kind: 'not_found', summary: noticeFor(null, 'not_found') };
+    }
+  }
+}

@@ -1,0 +1,158 @@
+import { Redis } from 'ioredis';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import { Gateway } from './core/gateway.js';
+import { InboundHandler } from './core/inbound.js';
+import { OutboxWork } from './core/outbox-work.js';
+import type { AskStore, Channel, Clock, Logger, Outbox, ResultBus, TimeoutScheduler } from './core/ports.js';
+import { buildServer } from './api/server.js';
+import { PrometheusMetrics } from './api/metrics.js';
+import { newAskId } from './ids.js';
+import { createLogger } from './logger.js';
+import { RedisAskStore } from './store/redis-store.js';
+import { RedisResultBus } from './store/redis-bus.js';
+import { MemoryAskStore } from './store/memory-store.js';
+import { MemoryResultBus } from './store/memory-bus.js';
+import { BullTimeoutScheduler } from './queue/bull-timeouts.js';
+import { BullOutbox } from './queue/bull-outbox.js';
+import { MemoryTimeoutScheduler } from './queue/memory-timeouts.js';
+import { MemoryOutbox } from './queue/memory-outbox.js';
+import { Reconciler } from './queue/reconciler.js';
+import { closeConnection, redisFactoryFromUrl } from './queue/connections.js';
+import { checkRedisPolicy, connectWithRetry, isRedisUnavailable } from './store/redis-setup.js';
+
+/** A running askgate: the HTTP server, the gateway and a way to stop it all. */
+export interface RunningAskgate {
+  server: FastifyInstance;
+  gateway: Gateway;
+  /** `redis` (durable) or `memory` (embedded, nothing survives a restart). */
+  storeMode: 'redis' | 'memory';
+  /** The base URL the server listens on. */
+  url: string;
+  channels: string[];
+  close(): Promise<void>;
+}
+
+/** Extra parts for tests and embedding: channels built elsewhere, a logger, a clock. */
+export interface StartOptions {
+  channels?: Channel[];
+  logger?: Logger;
+  clock?: Clock;
+}
+
+interface Backend {
+  store: AskStore;
+  bus: ResultBus;
+  timeouts: TimeoutScheduler;
+  outbox: Outbox;
+  close(): Promise<void>;
+}
+
+async function redisBackend(config: Config, url: string, logger: Logger): Promise<Backend> {
+  // The request path fails fast: no offline queue, and a command timeout for a hung Redis.
+  const main = new Redis(url, { enableOfflineQueue: false, commandTimeout: 1500, maxRetriesPerRequest: 1, lazyConnect: true });
+  await connectWithRetry(main, logger);
+  await checkRedisPolicy(main, config.allowEviction, logger);
+  const subscriber = new Redis(url, { maxRetriesPerRequest: null });
+  const store = new RedisAskStore(main, { prefix: config.keyPrefix });
+  const bus = await RedisResultBus.create(subscriber, main, { prefix: config.keyPrefix });
+  const connect = redisFactoryFromUrl(url);
+  const queuePrefix = `{${config.keyPrefix}}`;
+  const timeouts = new BullTimeoutScheduler({ connect, prefix: queuePrefix });
+  const outbox = new BullOutbox({ connect, prefix: queuePrefix, ...config.outbox });
+  return {
+    store,
+    bus,
+    timeouts,
+    outbox,
+    async close() {
+      await bus.close();
+      await closeConnection(subscriber);
+      await closeConnection(main);
+    },
+  };
+}
+
+function memoryBackend(config: Config, clock: Clock): Backend {
+  const bus = new MemoryResultBus();
+  return {
+    store: new MemoryAskStore(bus, clock),
+    bus,
+    timeouts: new MemoryTimeoutScheduler(),
+    outbox: new MemoryOutbox(config.outbox),
+    close: async () => {},
+  };
+}
+
+/** The composition root: builds the concrete adapters from config and starts API, workers and channels. */
+export async function startAskgate(config: Config, options: StartOptions = {}): Promise<RunningAskgate> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const clock = options.clock ?? { now: () => Date.now() };
+  const backend = config.redisUrl ? await redisBackend(config, config.redisUrl, logger) : memoryBackend(config, clock);
+  const channels = new Map((options.channels ?? []).map((c) => [c.name, c]));
+  const metrics = new PrometheusMetrics();
+  const gateway = new Gateway({
+    store: backend.store,
+    bus: backend.bus,
+    timeouts: backend.timeouts,
+    outbox: backend.outbox,
+    clock,
+    channels,
+    newId: () => newAskId(),
+    metrics,
+    logger,
+    settings: {
+      defaultTimeoutSeconds: config.timeouts.defaultSeconds,
+      minTimeoutSeconds: config.timeouts.minSeconds,
+      maxTimeoutSeconds: config.timeouts.maxSeconds,
+      retentionMs: config.retentionMs,
+      graceMs: config.reconciler.graceMs,
+      sweepDelayMs: config.reconciler.sweepDelayMs,
+    },
+  });
+  const work = new OutboxWork(gateway);
+  await backend.timeouts.start((askId) => gateway.expire(askId));
+  await backend.outbox.start(work);
+  const reconciler = new Reconciler({
+    intervalMs: config.reconciler.intervalMs,
+    batch: 100,
+    due: (now, limit) => backend.store.dueForSweep(now, limit),
+    sweep: (askId) => work.sweep(askId),
+    now: () => clock.now(),
+    onError: (err) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'reconciler tick failed'),
+  });
+  reconciler.start();
+
+  const server = buildServer({
+    gateway,
+    metrics,
+    logger,
+    apiToken: config.apiToken,
+    bodyLimitBytes: config.bodyLimitBytes,
+    maxWaitSeconds: config.maxWaitSeconds,
+    isStoreUnavailable: isRedisUnavailable,
+    ready: () => backend.store.ping(),
+  });
+  const inbound = new InboundHandler(gateway);
+  for (const channel of channels.values()) await channel.start(inbound);
+  const url = await server.listen({ port: config.port, host: config.host });
+
+  let closed = false;
+  return {
+    server,
+    gateway,
+    storeMode: config.redisUrl ? 'redis' : 'memory',
+    url,
+    channels: [...channels.keys()],
+    async close() {
+      if (closed) return;
+      closed = true;
+      await server.close();
+      await reconciler.stop();
+      for (const channel of channels.values()) await channel.stop();
+      await backend.outbox.close();
+      await backend.timeouts.close();
+      await backend.close();
+    },
+  };
+}
