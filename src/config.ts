@@ -25,6 +25,16 @@ const EnvSchema = z.object({
   ASKGATE_OUTBOX_BASE_DELAY_MS: int(1_000, 1),
   ASKGATE_OUTBOX_MAX_DELAY_MS: int(60_000, 1),
   ASKGATE_ALLOW_EVICTION: z.enum(['true', 'false']).default('false'),
+  TELEGRAM_BOT_TOKEN: optionalString,
+  TELEGRAM_API_ROOT: optionalString,
+  TELEGRAM_WEBHOOK_URL: optionalString,
+  TELEGRAM_WEBHOOK_SECRET: optionalString.refine((v) => v === undefined || /^[A-Za-z0-9_-]{16,256}$/.test(v), 'must be 16–256 characters of A-Z a-z 0-9 _ -'),
+  SLACK_BOT_TOKEN: optionalString,
+  SLACK_SIGNING_SECRET: optionalString,
+  SLACK_APP_TOKEN: optionalString,
+  SLACK_API_URL: optionalString,
+  DISCORD_BOT_TOKEN: optionalString,
+  DISCORD_API_URL: optionalString,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -45,8 +55,17 @@ export interface Config {
   /** Escape hatch for a Redis whose eviction policy cannot be changed (not for production). */
   allowEviction: boolean;
   logLevel: z.output<typeof EnvSchema>['LOG_LEVEL'];
+  /** Chat platforms; a platform is enabled when its bot token is set. */
+  channels: ChannelsConfig;
   /** Notes for the operator, printed at startup (e.g. a host forced to loopback). */
   notices: string[];
+}
+
+/** Settings of each chat platform (absent when its token is not set). */
+export interface ChannelsConfig {
+  telegram?: { token: string; apiRoot?: string; webhookUrl?: string; webhookSecret?: string };
+  slack?: { token: string; signingSecret?: string; appToken?: string; apiUrl?: string };
+  discord?: { token: string; apiUrl?: string };
 }
 
 /** Thrown for invalid configuration; the message names each bad variable. */
@@ -64,6 +83,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   if (e.ASKGATE_TIMEOUT_MIN_SECONDS > e.ASKGATE_TIMEOUT_MAX_SECONDS) {
     throw new ConfigError('invalid configuration: ASKGATE_TIMEOUT_MIN_SECONDS is above ASKGATE_TIMEOUT_MAX_SECONDS');
+  }
+  if (e.TELEGRAM_WEBHOOK_URL && !e.TELEGRAM_WEBHOOK_SECRET) {
+    throw new ConfigError('invalid configuration: TELEGRAM_WEBHOOK_URL needs TELEGRAM_WEBHOOK_SECRET (16–256 characters of A-Z a-z 0-9 _ -)');
+  }
+  if (e.SLACK_BOT_TOKEN && !e.SLACK_SIGNING_SECRET && !e.SLACK_APP_TOKEN) {
+    throw new ConfigError('invalid configuration: SLACK_BOT_TOKEN needs SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode)');
   }
   const notices: string[] = [];
   let host = e.HOST ?? (e.ASKGATE_API_TOKEN ? '0.0.0.0' : '127.0.0.1');
@@ -86,6 +111,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outbox: { attempts: e.ASKGATE_OUTBOX_ATTEMPTS, baseDelayMs: e.ASKGATE_OUTBOX_BASE_DELAY_MS, maxDelayMs: e.ASKGATE_OUTBOX_MAX_DELAY_MS },
     allowEviction: e.ASKGATE_ALLOW_EVICTION === 'true',
     logLevel: e.LOG_LEVEL,
+    channels: {
+      ...(e.TELEGRAM_BOT_TOKEN && {
+        telegram: { token: e.TELEGRAM_BOT_TOKEN, apiRoot: e.TELEGRAM_API_ROOT, webhookUrl: e.TELEGRAM_WEBHOOK_URL, webhookSecret: e.TELEGRAM_WEBHOOK_SECRET },
+      }),
+      ...(e.SLACK_BOT_TOKEN && { slack: { token: e.SLACK_BOT_TOKEN, signingSecret: e.SLACK_SIGNING_SECRET, appToken: e.SLACK_APP_TOKEN, apiUrl: e.SLACK_API_URL } }),
+      ...(e.DISCORD_BOT_TOKEN && { discord: { token: e.DISCORD_BOT_TOKEN, apiUrl: e.DISCORD_API_URL } }),
+    },
     notices,
   };
 }

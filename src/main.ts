@@ -6,6 +6,7 @@ import { InboundHandler } from './core/inbound.js';
 import { OutboxWork } from './core/outbox-work.js';
 import type { AskStore, Channel, Clock, Logger, Outbox, ResultBus, TimeoutScheduler } from './core/ports.js';
 import { buildServer } from './api/server.js';
+import { registerChannelRoutes } from './api/channel-routes.js';
 import { PrometheusMetrics } from './api/metrics.js';
 import { newAskId } from './ids.js';
 import { createLogger } from './logger.js';
@@ -133,6 +134,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     isStoreUnavailable: isRedisUnavailable,
     ready: () => backend.store.ping(),
   });
+  registerChannelRoutes(server, [...channels.values()].flatMap((c) => c.routes?.() ?? []));
   const inbound = new InboundHandler(gateway);
   for (const channel of channels.values()) await channel.start(inbound);
   const url = await server.listen({ port: config.port, host: config.host });

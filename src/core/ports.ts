@@ -196,6 +196,27 @@ export interface DeliveryRequest {
   view: PromptView;
 }
 
+/** An inbound HTTP request as a channel sees it: headers and the exact raw body (for signatures). */
+export interface InboundHttpRequest {
+  headers: Record<string, string | string[] | undefined>;
+  rawBody: Buffer;
+}
+
+/** The response a channel's inbound route sends. */
+export interface InboundHttpResponse {
+  status: number;
+  headers?: Record<string, string>;
+  /** A string is sent as is; an object as JSON. */
+  body?: string | object;
+}
+
+/** A route a channel serves on askgate's one HTTP port (e.g. `POST /slack/events`). */
+export interface InboundRoute {
+  method: 'POST';
+  path: string;
+  handle(request: InboundHttpRequest): Promise<InboundHttpResponse>;
+}
+
 /** A chat platform adapter. */
 export interface Channel {
   /** Channel name used in `to.channel`. */
@@ -208,6 +229,8 @@ export interface Channel {
   start(sink: InboundSink): Promise<void>;
   /** Stops receiving and releases resources. */
   stop(): Promise<void>;
+  /** HTTP routes this channel serves (webhooks), registered before the server listens. */
+  routes?(): InboundRoute[];
 }
 
 /** Counters and histograms the gateway reports (Prometheus in production). */
