@@ -20,11 +20,14 @@ export function normalizeAnswers(questions: readonly Question[], answers: Answer
       continue;
     }
     const normalized = [...new Set(values.map((v) => canonicalValue(question, v)))];
+    const blank = normalized.findIndex((v) => v === '');
     if (normalized.length === 0) issues.push({ path: ['answers', id], message: 'give at least one value' });
+    else if (blank >= 0) issues.push({ path: ['answers', id, blank], message: 'must not be empty' });
     else if (!question.multiSelect && normalized.length > 1) {
       issues.push({ path: ['answers', id], message: 'this question takes a single answer' });
     } else out[id] = normalized;
   }
+  if (Object.keys(answers).length === 0) issues.push({ path: ['answers'], message: 'answer at least one question' });
   if (requireAll) {
     for (const q of questions) {
       if (!(q.id in answers)) issues.push({ path: ['answers', q.id], message: 'missing: answer every question, or skip' });

@@ -1,4 +1,6 @@
 import type { Answers, Question } from './schemas.js';
+import { displayHeader } from './prompt-view.js';
+import { guidance, isBlank, isSkip, matchKey, readLine, trimEdges } from './reply-lines.js';
 
 /** What a text reply means for an ask. */
 export type ParsedReply =
@@ -11,10 +13,126 @@ export type ParsedReply =
   /** Empty or whitespace-only: answers nothing. */
   | { kind: 'empty' };
 
+const LINE_BREAK = /\r\n|[\n\r\u0085\u2028\u2029]/;
+// A key ends at a colon followed by white space or the end of the line, so "1:30" stays a value.
+const KEY_END = /[:：](?=\s|$)/g;
+const MAX_KEY = 80;
+const KEYED_HINT = 'Reply with one line per open question, or as "2: your answer".';
+
 /**
  * Parses a text reply against the questions (rules in docs/ARCHITECTURE.md). `answered` holds
  * answers already collected; unkeyed lines fill the questions not yet answered, in order.
+ *
+ * Choices where the rules are silent:
+ * - One question: the whole message is read as one answer (line breaks kept in free text) and
+ *   `key: value` is not special.
+ * - Several questions: "skip" skips the ask only as the whole message; a "skip" line (keyed or
+ *   not) next to other content, or a keyed "2: skip", is invalid: questions are not skipped one
+ *   by one. A keyed line may re-answer a question already in `answered`; a question keyed twice
+ *   is invalid; `2:` with nothing after it keeps question 2 open. A numeric key of one or two
+ *   digits that names no question ("7: x") is invalid; other unknown keys ("Note: x") are values.
+ * - Invisible format characters (zero-width, bidi marks) are ignored for matching and trimmed
+ *   from the ends of free text; the rest of free text is kept verbatim.
  */
 export function parseReply(questions: readonly Question[], text: string, answered: Answers = {}): ParsedReply {
-  throw new Error(`reply parser pending ${questions.length} ${text.length} ${Object.keys(answered).length}`);
+  if (questions.length === 0 || isBlank(text)) return { kind: 'empty' };
+  if (isSkip(text)) return { kind: 'skip' };
+  if (questions.length === 1) {
+    const q = questions[0]!;
+    const reading = readLine(q, text);
+    switch (reading.kind) {
+      case 'empty':
+      case 'skip':
+        return { kind: reading.kind };
+      case 'invalid':
+        return { kind: 'invalid', hint: `${reading.problem} ${guidance(q)}` };
+      case 'values':
+        return { kind: 'answers', answers: { [q.id]: reading.values } };
+    }
+  }
+  return parseSeveral(questions, text, answered);
+}
+
+type Keyed = { kind: 'keyed'; index: number; value: string } | { kind: 'unknown_number'; key: string } | null;
+
+function parseSeveral(questions: readonly Question[], text: string, answered: Answers): ParsedReply {
+  const lines = text.split(LINE_BREAK);
+  while (lines.length > 0 && isBlank(lines[0]!)) lines.shift();
+  while (lines.length > 0 && isBlank(lines[lines.length - 1]!)) lines.pop();
+
+  const assigned = new Map<number, string>();
+  const unkeyed: string[] = [];
+  for (const line of lines) {
+    const keyed = splitKey(questions, line);
+    if (keyed === null) unkeyed.push(line);
+    else if (keyed.kind === 'unknown_number') {
+      return invalid(`There is no question ${keyed.key}; there are ${questions.length}. ${KEYED_HINT}`);
+    } else if (assigned.has(keyed.index)) {
+      return invalid(`Question ${keyed.index + 1} is answered twice. ${KEYED_HINT}`);
+    } else assigned.set(keyed.index, keyed.value);
+  }
+
+  const open = questions.flatMap((q, i) => (assigned.has(i) || answered[q.id]?.length ? [] : [i]));
+  while (unkeyed.length > 0 && isBlank(unkeyed[unkeyed.length - 1]!)) unkeyed.pop();
+  if (unkeyed.length > open.length) return invalid(overflow(unkeyed, open));
+  unkeyed.forEach((line, position) => assigned.set(open[position]!, line));
+
+  const answers: Answers = {};
+  for (const [index, value] of [...assigned].sort(([a], [b]) => a - b)) {
+    const q = questions[index]!;
+    const reading = readLine(q, value);
+    if (reading.kind === 'skip') {
+      return invalid(`Question ${index + 1}: send "skip" on its own to skip the whole question; questions cannot be skipped one by one.`);
+    }
+    if (reading.kind === 'invalid') return invalid(`Question ${index + 1}: ${lowerFirst(reading.problem)} ${guidance(q)}`);
+    if (reading.kind === 'values') answers[q.id] = reading.values;
+  }
+  return Object.keys(answers).length > 0 ? { kind: 'answers', answers } : { kind: 'empty' };
+}
+
+/** The question a `key: value` line names, trying each colon from the left; null for an unkeyed line. */
+function splitKey(questions: readonly Question[], line: string): Keyed {
+  for (const m of line.matchAll(KEY_END)) {
+    if (m.index > MAX_KEY) break;
+    const key = matchKey(line.slice(0, m.index));
+    if (key === '') continue;
+    const value = line.slice(m.index + 1);
+    if (/^\d{1,2}$/.test(key)) {
+      const n = Number(key);
+      if (n >= 1 && n <= questions.length) return { kind: 'keyed', index: n - 1, value };
+      return { kind: 'unknown_number', key };
+    }
+    const index = questions.findIndex(
+      (q) => q.id.toLowerCase() === key || (q.header !== undefined && [q.header, displayHeader(q.header)].some((h) => matchKey(h) === key)),
+    );
+    if (index >= 0) return { kind: 'keyed', index, value };
+  }
+  return null;
+}
+
+/** The hint for more unkeyed lines than open questions. */
+function overflow(unkeyed: readonly string[], open: readonly number[]): string {
+  const filled = unkeyed.filter((l) => !isBlank(l)).length;
+  const openText =
+    open.length === 0
+      ? 'no other question is open'
+      : `only ${open.length} ${open.length === 1 ? 'question is' : 'questions are'} open (${listNumbers(open)})`;
+  const said =
+    filled > open.length
+      ? `You answered ${filled} ${filled === 1 ? 'line' : 'lines'}`
+      : `Your reply has ${unkeyed.length} lines, counting blank ones that keep a question's place,`;
+  return `${said} but ${openText}. ${KEYED_HINT}`;
+}
+
+function listNumbers(indexes: readonly number[]): string {
+  const numbers = indexes.map((i) => String(i + 1));
+  return numbers.length <= 1 ? numbers.join('') : `${numbers.slice(0, -1).join(', ')} and ${numbers[numbers.length - 1]}`;
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
+}
+
+function invalid(hint: string): ParsedReply {
+  return { kind: 'invalid', hint: trimEdges(hint) };
 }

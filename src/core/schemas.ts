@@ -8,7 +8,7 @@ const RECOMMENDED_SUFFIX = /\s*\(recommended\)\s*$/i;
 
 /** The label without a trailing "(Recommended)", trimmed and lower-cased: the key used for matching. */
 export function labelKey(label: string): string {
-  return label.replace(RECOMMENDED_SUFFIX, '').trim().normalize('NFKC').toLowerCase();
+  return label.normalize('NFKC').replace(RECOMMENDED_SUFFIX, '').trim().toLowerCase();
 }
 
 const singleLine = (max: number) =>

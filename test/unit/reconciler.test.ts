@@ -1,0 +1,145 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Reconciler, type ReconcilerOptions } from '../../src/queue/reconciler.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor(cond: () => boolean, timeoutMs = 3000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await sleep(5);
+  }
+}
+
+const running: Reconciler[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((r) => r.stop()));
+});
+
+function make(opts: Partial<ReconcilerOptions>): Reconciler {
+  const r = new Reconciler({
+    intervalMs: 20,
+    batch: 100,
+    due: async () => [],
+    sweep: async () => {},
+    now: () => 1_000,
+    onError: () => {},
+    ...opts,
+  });
+  running.push(r);
+  return r;
+}
+
+describe('Reconciler', () => {
+  it('sweeps every due id, passing now() and the batch size', async () => {
+    const calls: Array<[number, number]> = [];
+    const swept: string[] = [];
+    const r = make({
+      batch: 7,
+      now: () => 42,
+      due: async (now, limit) => {
+        calls.push([now, limit]);
+        return ['a', 'b', 'c'];
+      },
+      sweep: async (id) => {
+        swept.push(id);
+      },
+    });
+    expect(await r.runOnce()).toBe(3);
+    expect(calls).toEqual([[42, 7]]);
+    expect(swept.sort()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('keeps sweeping the others when one id fails, and reports the error', async () => {
+    const errors: unknown[] = [];
+    const swept: string[] = [];
+    const r = make({
+      due: async () => ['ok1', 'bad', 'ok2'],
+      sweep: async (id) => {
+        if (id === 'bad') throw new Error('boom');
+        swept.push(id);
+      },
+      onError: (err) => errors.push(err),
+    });
+    await r.runOnce();
+    expect(swept.sort()).toEqual(['ok1', 'ok2']);
+    expect(errors).toHaveLength(1);
+    expect((errors[0] as Error).message).toBe('boom');
+  });
+
+  it('bounds the number of sweeps in flight', async () => {
+    let active = 0;
+    let peak = 0;
+    const ids = Array.from({ length: 25 }, (_, i) => `id${i}`);
+    const r = make({
+      due: async () => ids,
+      sweep: async () => {
+        active += 1;
+        peak = Math.max(peak, active);
+        await sleep(5);
+        active -= 1;
+      },
+    });
+    expect(await r.runOnce()).toBe(25);
+    expect(peak).toBe(10);
+  });
+
+  it('reports a failing due() and keeps looping', async () => {
+    const errors: unknown[] = [];
+    let calls = 0;
+    const r = make({
+      due: async () => {
+        calls += 1;
+        if (calls === 1) throw new Error('redis down');
+        return [];
+      },
+      onError: (err) => errors.push(err),
+    });
+    r.start();
+    await waitFor(() => calls >= 3);
+    expect(errors).toHaveLength(1);
+  });
+
+  it('never overlaps ticks, even when a tick outlasts the interval or runOnce() is called meanwhile', async () => {
+    let inTick = 0;
+    let overlap = false;
+    let ticks = 0;
+    const r = make({
+      intervalMs: 1,
+      due: async () => {
+        inTick += 1;
+        if (inTick > 1) overlap = true;
+        ticks += 1;
+        return ['x'];
+      },
+      sweep: async () => {
+        await sleep(15);
+        inTick -= 1;
+      },
+    });
+    r.start();
+    await Promise.all([r.runOnce(), r.runOnce()]);
+    await waitFor(() => ticks >= 5);
+    expect(overlap).toBe(false);
+  });
+
+  it('stop() waits for the tick in flight and stops the loop', async () => {
+    let finished = 0;
+    let started = 0;
+    const r = make({
+      due: async () => ['slow'],
+      sweep: async () => {
+        started += 1;
+        await sleep(40);
+        finished += 1;
+      },
+    });
+    r.start();
+    await waitFor(() => started === 1);
+    await r.stop();
+    expect(finished).toBe(started);
+    const after = started;
+    await sleep(60);
+    expect(started).toBe(after);
+  });
+});
