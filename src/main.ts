@@ -85,12 +85,34 @@ function memoryBackend(config: Config, clock: Clock): Backend {
   };
 }
 
+/**
+ * Builds the chat channels enabled in config. Each SDK is loaded only when its platform is
+ * configured, so the embedded default starts fast.
+ */
+async function buildChannels(config: Config, logger: Logger): Promise<Channel[]> {
+  const { telegram, slack, discord } = config.channels;
+  const channels: Channel[] = [];
+  if (telegram) {
+    const { TelegramChannel } = await import('./channels/telegram/telegram-channel.js');
+    channels.push(new TelegramChannel({ ...telegram, logger }));
+  }
+  if (slack) {
+    const { SlackChannel } = await import('./channels/slack/slack-channel.js');
+    channels.push(new SlackChannel({ ...slack, logger }));
+  }
+  if (discord) {
+    const { DiscordChannel } = await import('./channels/discord/discord-channel.js');
+    channels.push(new DiscordChannel({ ...discord, logger }));
+  }
+  return channels;
+}
+
 /** The composition root: builds the concrete adapters from config and starts API, workers and channels. */
 export async function startAskgate(config: Config, options: StartOptions = {}): Promise<RunningAskgate> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? { now: () => Date.now() };
   const backend = config.redisUrl ? await redisBackend(config, config.redisUrl, logger) : memoryBackend(config, clock);
-  const channels = new Map((options.channels ?? []).map((c) => [c.name, c]));
+  const channels = new Map((options.channels ?? (await buildChannels(config, logger))).map((c) => [c.name, c]));
   const metrics = new PrometheusMetrics();
   const gateway = new Gateway({
     store: backend.store,
@@ -135,26 +157,25 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     ready: () => backend.store.ping(),
   });
   registerChannelRoutes(server, [...channels.values()].flatMap((c) => c.routes?.() ?? []));
-  const inbound = new InboundHandler(gateway);
-  for (const channel of channels.values()) await channel.start(inbound);
-  const url = await server.listen({ port: config.port, host: config.host });
 
   let closed = false;
-  return {
-    server,
-    gateway,
-    storeMode: config.redisUrl ? 'redis' : 'memory',
-    url,
-    channels: [...channels.keys()],
-    async close() {
-      if (closed) return;
-      closed = true;
-      await server.close();
-      await reconciler.stop();
-      for (const channel of channels.values()) await channel.stop();
-      await backend.outbox.close();
-      await backend.timeouts.close();
-      await backend.close();
-    },
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await server.close();
+    await reconciler.stop();
+    for (const channel of channels.values()) await channel.stop().catch(() => {});
+    await backend.outbox.close();
+    await backend.timeouts.close();
+    await backend.close();
   };
+  try {
+    const inbound = new InboundHandler(gateway);
+    for (const channel of channels.values()) await channel.start(inbound);
+    const url = await server.listen({ port: config.port, host: config.host });
+    return { server, gateway, storeMode: config.redisUrl ? 'redis' : 'memory', url, channels: [...channels.keys()], close };
+  } catch (error) {
+    await close().catch(() => {});
+    throw error;
+  }
 }
