@@ -97,7 +97,7 @@ export interface ResultBus {
   subscribe(askId: string, listener: () => void): () => void;
   /** Announces an ask id (used by stores that do not publish atomically themselves). */
   publish(askId: string): Promise<void>;
-  /** Releases connections. */
+  /** Stops delivering and unsubscribes; connections passed in stay open for their owner to close. */
   close(): Promise<void>;
 }
 

@@ -1,0 +1,149 @@
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis, Cluster } from 'ioredis';
+import type { Outbox, OutboxHandlers, OutboxJob } from '../core/ports.js';
+import { DEFAULT_BACKOFF, isPermanent, retryDelayMs, type BackoffPolicy } from './backoff.js';
+import { DEFAULT_PREFIX, type WorkerTuning } from './bull-timeouts.js';
+import { closeConnection, PRODUCER_DEADLINE_MS, withDeadline, type RedisFactory } from './connections.js';
+import { DEFAULT_OUTBOX_ATTEMPTS, OutboxJobData, outboxJobId } from './jobs.js';
+
+/** BullMQ queue name of delivery and finalization work. */
+export const OUTBOX_QUEUE = 'askgate-outbox';
+
+const BACKOFF_TYPE = 'askgate';
+
+/** Options of {@link BullOutbox}. */
+export interface BullOutboxOptions extends WorkerTuning, Partial<BackoffPolicy> {
+  /** Builds this adapter's own producer and worker connections (closed by `close()`). */
+  connect: RedisFactory;
+  /** BullMQ key prefix; keep it a hash tag (`{...}`) for Redis Cluster. */
+  prefix?: string;
+  /** Jobs processed in parallel by this worker (default 20). */
+  concurrency?: number;
+  /** Attempts per job, the first included (default 8). */
+  attempts?: number;
+  /** Deadline of `enqueue` in ms (default 2000), so the request path never hangs. */
+  producerDeadlineMs?: number;
+  /** Receives worker/queue errors and errors thrown by `giveUp`. Default: console.error. */
+  onError?: (err: Error) => void;
+}
+
+/** Thrown after `giveUp` ran inside the processor, so BullMQ fails the job and the 'failed' listener skips it. */
+class GaveUpError extends UnrecoverableError {}
+
+/**
+ * Outbox on BullMQ. Retries use a custom backoff strategy that honours a `ChannelError`'s
+ * `retryAfterMs`; permanent errors are not retried. `giveUp` runs inside the processor while the
+ * job is still locked, so a crash during it leaves a stalled job that is re-run, not a lost
+ * give-up. Jobs failed by BullMQ itself (stalled too often) get their `giveUp` from the
+ * worker's 'failed' event.
+ */
+export class BullOutbox implements Outbox {
+  private readonly queue: Queue;
+  private readonly producer: Redis | Cluster;
+  private worker: Worker | null = null;
+  private workerConn: Redis | Cluster | null = null;
+  private readonly prefix: string;
+  private readonly attempts: number;
+  private readonly policy: BackoffPolicy;
+  private readonly onError: (err: Error) => void;
+  private readonly pendingGiveUps = new Set<Promise<void>>();
+  private closing: Promise<void> | null = null;
+
+  constructor(private readonly opts: BullOutboxOptions) {
+    this.prefix = opts.prefix ?? DEFAULT_PREFIX;
+    this.attempts = opts.attempts ?? DEFAULT_OUTBOX_ATTEMPTS;
+    this.policy = {
+      baseDelayMs: opts.baseDelayMs ?? DEFAULT_BACKOFF.baseDelayMs,
+      maxDelayMs: opts.maxDelayMs ?? DEFAULT_BACKOFF.maxDelayMs,
+    };
+    this.onError = opts.onError ?? ((err) => console.error('[askgate] outbox:', err));
+    this.producer = opts.connect('producer');
+    this.queue = new Queue(OUTBOX_QUEUE, { connection: this.producer, prefix: this.prefix });
+    this.queue.on('error', (err) => this.onError(err));
+  }
+
+  /** Adds the job; while a job with the same id exists (waiting, delayed or active) this is a no-op. */
+  async enqueue(job: OutboxJob): Promise<void> {
+    const data: OutboxJob = { kind: job.kind, askId: job.askId, index: job.index };
+    const added = this.queue.add(job.kind, data, {
+      jobId: outboxJobId(job),
+      attempts: this.attempts,
+      backoff: { type: BACKOFF_TYPE },
+      // Finished jobs free their id, so a later enqueue (e.g. by the reconciler) runs again
+      // instead of being silently ignored; handlers re-read the record and are idempotent.
+      removeOnComplete: true,
+      removeOnFail: true,
+    });
+    await withDeadline(added, this.opts.producerDeadlineMs ?? PRODUCER_DEADLINE_MS, 'outbox enqueue');
+  }
+
+  /** Starts the worker and resolves once it is connected. */
+  async start(handlers: OutboxHandlers): Promise<void> {
+    if (this.worker) throw new Error('BullOutbox already started');
+    if (this.closing) throw new Error('BullOutbox is closed');
+    this.workerConn = this.opts.connect('worker');
+    this.worker = new Worker(OUTBOX_QUEUE, (job: Job) => this.process(job, handlers), {
+      connection: this.workerConn,
+      prefix: this.prefix,
+      concurrency: this.opts.concurrency ?? 20,
+      // BullMQ looks the strategy up on the worker, not on the queue that added the job.
+      settings: { backoffStrategy: (attemptsMade, _type, err) => retryDelayMs(attemptsMade, err, this.policy) },
+      ...(this.opts.lockDurationMs !== undefined && { lockDuration: this.opts.lockDurationMs }),
+      ...(this.opts.stalledIntervalMs !== undefined && { stalledInterval: this.opts.stalledIntervalMs }),
+    });
+    this.worker.on('error', (err) => this.onError(err));
+    this.worker.on('failed', (job, err) => this.onFailed(job, err, handlers));
+    await this.worker.waitUntilReady();
+  }
+
+  /** Closes the worker (waiting for running jobs unless `force`), pending give-ups, the queue and the connections. */
+  close(opts: { force?: boolean } = {}): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.worker) await this.worker.close(opts.force ?? false).catch((err: Error) => this.onError(err));
+      await Promise.all(this.pendingGiveUps);
+      await this.queue.close().catch((err: Error) => this.onError(err));
+      await Promise.all([closeConnection(this.producer), this.workerConn && closeConnection(this.workerConn)]);
+    })();
+    return this.closing;
+  }
+
+  private async process(job: Job, handlers: OutboxHandlers): Promise<void> {
+    const parsed = OutboxJobData.safeParse(job.data);
+    if (!parsed.success) throw new UnrecoverableError(`invalid outbox job data (job ${job.id})`);
+    const data: OutboxJob = parsed.data;
+    try {
+      await handlers.run(data);
+    } catch (thrown) {
+      const err = toError(thrown);
+      // attemptsMade counts finished attempts before this one; a stalled re-run does not add one.
+      const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      if (!isPermanent(err) && !last) throw err; // retried after the custom backoff delay
+      try {
+        await handlers.giveUp(data, err);
+      } catch (giveUpErr) {
+        this.onError(toError(giveUpErr));
+      }
+      throw new GaveUpError(err.message);
+    }
+  }
+
+  private onFailed(job: Job | undefined, err: Error, handlers: OutboxHandlers): void {
+    if (!job || err instanceof GaveUpError) return;
+    const unrecoverable = err instanceof UnrecoverableError || err.name === 'UnrecoverableError';
+    if (!unrecoverable && job.attemptsMade < (job.opts.attempts ?? 1)) return; // will be retried
+    const parsed = OutboxJobData.safeParse(job.data);
+    if (!parsed.success) {
+      this.onError(err);
+      return;
+    }
+    const pending = handlers
+      .giveUp(parsed.data, err)
+      .catch((giveUpErr: unknown) => this.onError(toError(giveUpErr)))
+      .finally(() => this.pendingGiveUps.delete(pending));
+    this.pendingGiveUps.add(pending);
+  }
+}
+
+function toError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}

@@ -1,0 +1,113 @@
+import type { Outbox, OutboxHandlers, OutboxJob } from '../core/ports.js';
+import { DEFAULT_BACKOFF, isPermanent, retryDelayMs, type BackoffPolicy } from './backoff.js';
+import { DEFAULT_OUTBOX_ATTEMPTS, outboxJobId } from './jobs.js';
+
+/** Options of {@link MemoryOutbox}. */
+export interface MemoryOutboxOptions extends Partial<BackoffPolicy> {
+  /** Jobs run in parallel (default 20). */
+  concurrency?: number;
+  /** Attempts per job, the first included (default 8). */
+  attempts?: number;
+  /** Receives errors thrown by `giveUp`. Default: console.error. */
+  onError?: (err: Error) => void;
+}
+
+interface Entry {
+  job: OutboxJob;
+  attemptsMade: number;
+  timer: NodeJS.Timeout | null;
+}
+
+/**
+ * In-process outbox for the embedded mode (no Redis), with the BullMQ outbox's semantics: one
+ * job per id while it waits or runs, retries with the shared backoff (honouring
+ * `retryAfterMs`), no retry for permanent errors, `giveUp` once. Nothing survives a restart.
+ */
+export class MemoryOutbox implements Outbox {
+  private readonly entries = new Map<string, Entry>();
+  private readonly ready: string[] = [];
+  private readonly inFlight = new Set<Promise<void>>();
+  private handlers: OutboxHandlers | null = null;
+  private active = 0;
+  private closed = false;
+  private readonly concurrency: number;
+  private readonly attempts: number;
+  private readonly policy: BackoffPolicy;
+  private readonly onError: (err: Error) => void;
+
+  constructor(opts: MemoryOutboxOptions = {}) {
+    this.concurrency = opts.concurrency ?? 20;
+    this.attempts = opts.attempts ?? DEFAULT_OUTBOX_ATTEMPTS;
+    this.policy = {
+      baseDelayMs: opts.baseDelayMs ?? DEFAULT_BACKOFF.baseDelayMs,
+      maxDelayMs: opts.maxDelayMs ?? DEFAULT_BACKOFF.maxDelayMs,
+    };
+    this.onError = opts.onError ?? ((err) => console.error('[askgate] outbox:', err));
+  }
+
+  /** Queues the job unless a job with the same id is waiting, delayed or running. */
+  async enqueue(job: OutboxJob): Promise<void> {
+    if (this.closed) throw new Error('MemoryOutbox is closed');
+    const id = outboxJobId(job);
+    if (this.entries.has(id)) return;
+    this.entries.set(id, { job: { kind: job.kind, askId: job.askId, index: job.index }, attemptsMade: 0, timer: null });
+    this.ready.push(id);
+    this.pump();
+  }
+
+  /** Starts running queued jobs. */
+  async start(handlers: OutboxHandlers): Promise<void> {
+    if (this.handlers) throw new Error('MemoryOutbox already started');
+    if (this.closed) throw new Error('MemoryOutbox is closed');
+    this.handlers = handlers;
+    this.pump();
+  }
+
+  /** Drops waiting and delayed jobs and waits for running ones. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const entry of this.entries.values()) if (entry.timer) clearTimeout(entry.timer);
+    this.entries.clear();
+    this.ready.length = 0;
+    await Promise.all(this.inFlight);
+  }
+
+  private pump(): void {
+    const handlers = this.handlers;
+    if (!handlers) return;
+    while (!this.closed && this.active < this.concurrency && this.ready.length > 0) {
+      const id = this.ready.shift()!;
+      const entry = this.entries.get(id);
+      if (!entry) continue;
+      this.active += 1;
+      const run = this.runOnce(id, entry, handlers).finally(() => {
+        this.inFlight.delete(run);
+        this.active -= 1;
+        this.pump();
+      });
+      this.inFlight.add(run);
+    }
+  }
+
+  private async runOnce(id: string, entry: Entry, handlers: OutboxHandlers): Promise<void> {
+    try {
+      await handlers.run(entry.job);
+      this.entries.delete(id);
+    } catch (thrown) {
+      const err = thrown instanceof Error ? thrown : new Error(String(thrown));
+      entry.attemptsMade += 1;
+      if (isPermanent(err) || entry.attemptsMade >= this.attempts) {
+        this.entries.delete(id);
+        await handlers.giveUp(entry.job, err).catch((giveUpErr: unknown) => this.onError(giveUpErr instanceof Error ? giveUpErr : new Error(String(giveUpErr))));
+        return;
+      }
+      if (this.closed) return;
+      entry.timer = setTimeout(() => {
+        entry.timer = null;
+        this.ready.push(id);
+        this.pump();
+      }, retryDelayMs(entry.attemptsMade, err, this.policy));
+      entry.timer.unref();
+    }
+  }
+}

@@ -1,0 +1,91 @@
+/** Options of {@link Reconciler}. */
+export interface ReconcilerOptions {
+  /** Pause between the end of one tick and the start of the next, in ms. */
+  intervalMs: number;
+  /** Most ids swept per tick. */
+  batch: number;
+  /** Ask ids due for a sweep at `nowMs`, at most `limit`. */
+  due: (nowMs: number, limit: number) => Promise<string[]>;
+  /** Resolves or re-drives one ask (must be idempotent: ticks on several replicas may overlap). */
+  sweep: (askId: string) => Promise<void>;
+  /** Current time in epoch ms. */
+  now: () => number;
+  /** Receives errors of `due` and of single sweeps. Default: console.error. */
+  onError?: (err: unknown) => void;
+  /** Sweeps run in parallel within a tick (default 10). */
+  concurrency?: number;
+}
+
+/**
+ * Periodically sweeps asks the store reports as due (past deadline + grace, undelivered, ...),
+ * so a lost or stalled BullMQ job still resolves. Ticks never overlap within one process; one
+ * failing id does not stop the others.
+ */
+export class Reconciler {
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private tail: Promise<unknown> = Promise.resolve();
+  private readonly onError: (err: unknown) => void;
+
+  constructor(private readonly opts: ReconcilerOptions) {
+    this.onError = opts.onError ?? ((err) => console.error('[askgate] reconciler:', err));
+  }
+
+  /** Starts the loop; the first tick runs right away (catching up after a restart). */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.arm(0);
+  }
+
+  /** Stops the loop and waits for the tick in flight, if any. */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.tail.catch(() => undefined);
+  }
+
+  /** Runs one tick (after any tick in flight); resolves with the number of ids swept. */
+  runOnce(): Promise<number> {
+    const tick = this.tail.catch(() => undefined).then(() => this.tick());
+    this.tail = tick;
+    return tick;
+  }
+
+  private arm(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.runOnce()
+        .catch((err: unknown) => this.onError(err))
+        .finally(() => {
+          if (this.running) this.arm(this.opts.intervalMs);
+        });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<number> {
+    let ids: string[];
+    try {
+      ids = await this.opts.due(this.opts.now(), this.opts.batch);
+    } catch (err) {
+      this.onError(err);
+      return 0;
+    }
+    const queue = [...new Set(ids)];
+    const total = queue.length;
+    const lanes = Math.min(this.opts.concurrency ?? 10, queue.length);
+    const lane = async (): Promise<void> => {
+      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+        try {
+          await this.opts.sweep(id);
+        } catch (err) {
+          this.onError(err);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: lanes }, lane));
+    return total;
+  }
+}

@@ -1,0 +1,71 @@
+import type { ConversationKey } from '../core/ports.js';
+
+/** Default key prefix. */
+export const DEFAULT_PREFIX = 'askgate';
+
+/** Most ask ids kept in a run's history list. */
+export const HISTORY_MAX = 50;
+
+/**
+ * Lifetime of the shared index ZSETs (sweep, conversations), refreshed on every add so an idle
+ * index disappears: 2 × (1 h longest timeout + 24 h retention).
+ */
+export const INDEX_TTL_MS = 2 * (3_600_000 + 86_400_000);
+
+// Chat and message ids come from platforms; escaping ':' keeps `<chat>:<messageId>` unambiguous.
+const part = (s: string) => s.replace(/[%:]/g, (c) => (c === '%' ? '%25' : '%3A'));
+
+/**
+ * Key builders. Every key of one run shares the hash tag `{<runId>}`, so a script touching a run's
+ * keys lands in one hash slot (Redis Cluster).
+ */
+export class StoreKeys {
+  constructor(readonly prefix: string = DEFAULT_PREFIX) {
+    if (/[{}]/.test(prefix) || prefix === '') throw new Error(`invalid key prefix "${prefix}": must be non-empty without { or }`);
+  }
+
+  /** Run hash: `version`, `current` (ask id). */
+  run(runId: string): string {
+    return `${this.prefix}:{${runId}}:run`;
+  }
+
+  /** Ask hash: `rev`, `status`, `doc` (JSON of the record). */
+  ask(runId: string, askId: string): string {
+    return `${this.prefix}:{${runId}}:ask:${askId}`;
+  }
+
+  /** List of the run's ask ids, newest first, trimmed to {@link HISTORY_MAX}. */
+  asks(runId: string): string {
+    return `${this.prefix}:{${runId}}:asks`;
+  }
+
+  /** String: ask id → run id (never changes once written). */
+  idMap(askId: string): string {
+    return `${this.prefix}:id:${askId}`;
+  }
+
+  /** String: JSON `{askId, requestHash}` bound to an idempotency key. */
+  idem(key: string): string {
+    return `${this.prefix}:idem:${key}`;
+  }
+
+  /** ZSET: ask id → next sweep time (ms). */
+  sweep(): string {
+    return `${this.prefix}:sweep`;
+  }
+
+  /** ZSET: ask id → time (ms) until which it waits for replies in the conversation. */
+  conv(conv: ConversationKey): string {
+    return `${this.prefix}:conv:${conv.channel}:${part(conv.chat)}`;
+  }
+
+  /** String: platform message → ask id. */
+  msg(conv: ConversationKey, messageId: string): string {
+    return `${this.prefix}:msg:${conv.channel}:${part(conv.chat)}:${part(messageId)}`;
+  }
+
+  /** Pub/sub channel announcing ask ids that reached a terminal state. */
+  resolvedChannel(): string {
+    return `${this.prefix}:resolved`;
+  }
+}

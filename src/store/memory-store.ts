@@ -1,0 +1,217 @@
+import type { AskStore, Clock, ConversationKey, CreateArgs, CreateResult, IdempotencyClaim } from '../core/ports.js';
+import type { AskRecord } from '../core/schemas.js';
+import { HISTORY_MAX, INDEX_TTL_MS } from './keys.js';
+import type { MemoryResultBus } from './memory-bus.js';
+
+interface Expiring {
+  expiresAt: number;
+}
+interface AskEntry extends Expiring {
+  runId: string;
+  rev: number;
+  status: string;
+  /** JSON, so callers never share objects with the store and reads match Redis round trips. */
+  doc: string;
+}
+interface RunEntry extends Expiring {
+  version: number;
+  current: string;
+  asks: string[];
+}
+interface IndexEntry extends Expiring {
+  members: Map<string, number>;
+}
+interface ValueEntry<T> extends Expiring {
+  value: T;
+}
+
+const PURGE_EVERY_MS = 60_000;
+
+/**
+ * {@link AskStore} in process memory, with the Redis store's semantics: every method runs
+ * synchronously inside, so each is atomic; TTLs are honoured lazily against the injected clock
+ * (plus a periodic purge so untouched entries do not leak). Publishes through the bus where Redis
+ * would PUBLISH.
+ */
+export class MemoryAskStore implements AskStore {
+  private readonly asks = new Map<string, AskEntry>();
+  private readonly runs = new Map<string, RunEntry>();
+  private readonly idem = new Map<string, ValueEntry<{ askId: string; requestHash: string }>>();
+  private readonly messages = new Map<string, ValueEntry<string>>();
+  private readonly indexes = new Map<string, IndexEntry>();
+  private lastPurge = -Infinity;
+
+  constructor(
+    private readonly bus: MemoryResultBus,
+    private readonly clock: Clock,
+  ) {}
+
+  async claimIdempotencyKey(key: string, requestHash: string, askId: string, ttlMs: number): Promise<IdempotencyClaim> {
+    const now = this.tick();
+    const stored = live(this.idem, key, now);
+    if (stored) return { ...stored.value, won: false };
+    this.idem.set(key, { value: { askId, requestHash }, expiresAt: now + ttlMs });
+    return { askId, requestHash, won: true };
+  }
+
+  async create(args: CreateArgs): Promise<CreateResult> {
+    const { record, supersede } = args;
+    if (supersede && (supersede.prev.runId !== record.runId || supersede.next.id !== supersede.prev.id)) {
+      throw new Error('create: the superseded ask must belong to the same run and keep its id');
+    }
+    const now = this.tick();
+    const existing = live(this.asks, record.id, now);
+    if (existing) return { status: 'exists', record: JSON.parse(existing.doc) as AskRecord };
+    const run = live(this.runs, record.runId, now);
+    if ((run?.version ?? 0) !== args.expectedVersion) return { status: 'conflict' };
+    if (supersede) {
+      const old = live(this.asks, supersede.prev.id, now);
+      if (run?.current !== supersede.prev.id || !old || old.rev !== supersede.prev.rev || old.status !== 'pending') return { status: 'conflict' };
+    }
+    if (supersede) {
+      const { next } = supersede;
+      this.asks.set(next.id, { runId: next.runId, rev: next.rev, status: next.status, doc: JSON.stringify(next), expiresAt: now + args.retentionMs });
+      this.bus.announce(next.id);
+    }
+    this.asks.set(record.id, { runId: record.runId, rev: record.rev, status: record.status, doc: JSON.stringify(record), expiresAt: now + args.ttlMs });
+    this.runs.set(record.runId, {
+      version: record.version,
+      current: record.id,
+      asks: [record.id, ...(run?.asks ?? [])].slice(0, HISTORY_MAX),
+      expiresAt: Math.max(run?.expiresAt ?? 0, now + args.ttlMs),
+    });
+    return { status: 'created', record, superseded: supersede?.next ?? null };
+  }
+
+  async get(askId: string): Promise<AskRecord | null> {
+    const entry = live(this.asks, askId, this.tick());
+    return entry ? (JSON.parse(entry.doc) as AskRecord) : null;
+  }
+
+  async getRun(runId: string): Promise<{ current: AskRecord | null; version: number }> {
+    const now = this.tick();
+    const run = live(this.runs, runId, now);
+    if (!run) return { current: null, version: 0 };
+    const entry = live(this.asks, run.current, now);
+    return { current: entry ? (JSON.parse(entry.doc) as AskRecord) : null, version: run.version };
+  }
+
+  async history(runId: string, limit: number): Promise<AskRecord[]> {
+    const now = this.tick();
+    const run = live(this.runs, runId, now);
+    if (!run || limit <= 0) return [];
+    return run.asks.slice(0, limit).flatMap((id) => {
+      const entry = live(this.asks, id, now);
+      return entry ? [JSON.parse(entry.doc) as AskRecord] : [];
+    });
+  }
+
+  async commit(prev: AskRecord, next: AskRecord, opts: { ttlMs: number; publish: boolean }): Promise<'ok' | 'conflict' | 'missing'> {
+    if (next.id !== prev.id || next.runId !== prev.runId || next.rev !== prev.rev + 1) {
+      throw new Error(`commit: next must keep id and runId and have rev ${prev.rev + 1} (got ${next.rev})`);
+    }
+    const now = this.tick();
+    const entry = live(this.asks, prev.id, now);
+    if (!entry) return 'missing';
+    if (entry.rev !== prev.rev) return 'conflict';
+    this.asks.set(prev.id, { runId: prev.runId, rev: next.rev, status: next.status, doc: JSON.stringify(next), expiresAt: now + opts.ttlMs });
+    const run = live(this.runs, prev.runId, now);
+    if (run) run.expiresAt = Math.max(run.expiresAt, now + opts.ttlMs);
+    if (opts.publish) this.bus.announce(prev.id);
+    return 'ok';
+  }
+
+  async markForSweep(askId: string, atMs: number): Promise<void> {
+    const members = this.index('sweep', atMs);
+    const current = members.get(askId);
+    if (current === undefined || atMs < current) members.set(askId, atMs);
+  }
+
+  async dueForSweep(nowMs: number, limit: number): Promise<string[]> {
+    const entry = live(this.indexes, 'sweep', this.tick());
+    if (!entry || limit <= 0) return [];
+    return sortedByScore(entry.members, (score) => score <= nowMs).slice(0, limit);
+  }
+
+  async rescheduleSweep(askId: string, atMs: number): Promise<void> {
+    this.index('sweep', atMs).set(askId, atMs);
+  }
+
+  async unmarkSweep(askId: string): Promise<void> {
+    live(this.indexes, 'sweep', this.tick())?.members.delete(askId);
+  }
+
+  async addToConversation(conv: ConversationKey, askId: string, untilMs: number): Promise<void> {
+    this.index(convKey(conv), untilMs).set(askId, untilMs);
+  }
+
+  async removeFromConversation(conv: ConversationKey, askId: string): Promise<void> {
+    live(this.indexes, convKey(conv), this.tick())?.members.delete(askId);
+  }
+
+  async pendingInConversation(conv: ConversationKey, nowMs: number): Promise<string[]> {
+    const entry = live(this.indexes, convKey(conv), this.tick());
+    if (!entry) return [];
+    for (const [id, until] of entry.members) if (until <= nowMs) entry.members.delete(id);
+    return sortedByScore(entry.members, () => true);
+  }
+
+  async bindMessage(conv: ConversationKey, messageId: string, askId: string, ttlMs: number): Promise<void> {
+    this.messages.set(msgKey(conv, messageId), { value: askId, expiresAt: this.tick() + ttlMs });
+  }
+
+  async findByMessage(conv: ConversationKey, messageId: string): Promise<string | null> {
+    return live(this.messages, msgKey(conv, messageId), this.tick())?.value ?? null;
+  }
+
+  async ping(): Promise<void> {}
+
+  /** Number of live entries (records, runs, bindings, indexes), after dropping expired ones; for leak checks. */
+  size(): number {
+    this.purge(this.clock.now());
+    return this.asks.size + this.runs.size + this.idem.size + this.messages.size + this.indexes.size;
+  }
+
+  private tick(): number {
+    const now = this.clock.now();
+    if (now - this.lastPurge >= PURGE_EVERY_MS) this.purge(now);
+    return now;
+  }
+
+  private purge(now: number): void {
+    this.lastPurge = now;
+    for (const map of [this.asks, this.runs, this.idem, this.messages, this.indexes] as Map<string, Expiring>[]) {
+      for (const [key, entry] of map) if (entry.expiresAt <= now) map.delete(key);
+    }
+    for (const [key, entry] of this.indexes) if (entry.members.size === 0) this.indexes.delete(key);
+  }
+
+  /** The members of an index, created if needed, its lifetime extended to cover `scoreMs`. */
+  private index(key: string, scoreMs: number): Map<string, number> {
+    const now = this.tick();
+    const entry = live(this.indexes, key, now) ?? { members: new Map<string, number>(), expiresAt: 0 };
+    entry.expiresAt = Math.max(entry.expiresAt, now + INDEX_TTL_MS, scoreMs + INDEX_TTL_MS / 2);
+    this.indexes.set(key, entry);
+    return entry.members;
+  }
+}
+
+function live<T extends Expiring>(map: Map<string, T>, key: string, now: number): T | undefined {
+  const entry = map.get(key);
+  if (entry && entry.expiresAt <= now) {
+    map.delete(key);
+    return undefined;
+  }
+  return entry;
+}
+
+/** Members in Redis ZSET order: by score, then by member. */
+function sortedByScore(members: Map<string, number>, keep: (score: number) => boolean): string[] {
+  return [...members]
+    .filter(([, score]) => keep(score))
+    .sort(([a, x], [b, y]) => x - y || (a < b ? -1 : a > b ? 1 : 0))
+    .map(([id]) => id);
+}
+
+const convKey = (conv: ConversationKey) => `conv\u0000${conv.channel}\u0000${conv.chat}`;
+const msgKey = (conv: ConversationKey, messageId: string) => `${conv.channel}\u0000${conv.chat}\u0000${messageId}`;

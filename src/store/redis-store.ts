@@ -1,0 +1,224 @@
+import type { Redis, Cluster } from 'ioredis';
+import { z } from 'zod';
+import type { AskStore, ConversationKey, CreateArgs, CreateResult, IdempotencyClaim } from '../core/ports.js';
+import { AskRecordSchema, type AskRecord } from '../core/schemas.js';
+import { HISTORY_MAX, INDEX_TTL_MS, StoreKeys } from './keys.js';
+import { CLAIM, COMMIT, CREATE, CommitCode, CreateCode, EXTEND_TTL, ZADD_EXPIRE, runScript } from './scripts.js';
+
+/** A record read back from Redis that is not valid JSON or does not match {@link AskRecordSchema}. */
+export class CorruptRecordError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CorruptRecordError';
+  }
+}
+
+/** Options of {@link RedisAskStore}. */
+export interface RedisAskStoreOptions {
+  /** Key prefix (default `askgate`); tests use a unique one each. */
+  prefix?: string;
+}
+
+const BindingSchema = z.object({ askId: z.string().min(1), requestHash: z.string() });
+const RUN_CACHE_MAX = 10_000;
+
+/** Parses a stored ask document; throws {@link CorruptRecordError} with the key and the problem. */
+export function parseAskDoc(raw: string, where: string): AskRecord {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    throw new CorruptRecordError(`corrupt ask record at ${where}: not JSON (${(error as Error).message})`);
+  }
+  const parsed = AskRecordSchema.safeParse(json);
+  if (!parsed.success) throw new CorruptRecordError(`corrupt ask record at ${where}: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
+/**
+ * {@link AskStore} on Redis. Each state change is one Lua script over keys of one run (one hash
+ * tag), so it runs unchanged on Redis Cluster. Round trips: create 2, get 1 (2 on a cold cache),
+ * commit 1.
+ */
+export class RedisAskStore implements AskStore {
+  private readonly keys: StoreKeys;
+  /** askId → runId; the mapping never changes, so an LRU saves the lookup on hot asks. */
+  private readonly runOf = new Map<string, string>();
+
+  constructor(
+    private readonly redis: Redis | Cluster,
+    opts: RedisAskStoreOptions = {},
+  ) {
+    this.keys = new StoreKeys(opts.prefix);
+  }
+
+  async claimIdempotencyKey(key: string, requestHash: string, askId: string, ttlMs: number): Promise<IdempotencyClaim> {
+    const binding = JSON.stringify({ askId, requestHash });
+    const stored = await runScript(this.redis, CLAIM, [this.keys.idem(key)], [binding, ttl(ttlMs)]);
+    if (stored === null) return { askId, requestHash, won: true };
+    const parsed = BindingSchema.safeParse(safeJson(String(stored)));
+    if (!parsed.success) throw new CorruptRecordError(`corrupt idempotency binding at ${this.keys.idem(key)}`);
+    return { ...parsed.data, won: false };
+  }
+
+  async create(args: CreateArgs): Promise<CreateResult> {
+    const { record, supersede } = args;
+    if (supersede && (supersede.prev.runId !== record.runId || supersede.next.id !== supersede.prev.id)) {
+      throw new Error('create: the superseded ask must belong to the same run and keep its id');
+    }
+    const k = this.keys;
+    const keys = [k.run(record.runId), k.ask(record.runId, record.id), k.asks(record.runId)];
+    const argv: (string | number)[] = [args.expectedVersion, record.id, record.rev, record.status, JSON.stringify(record), record.version, ttl(args.ttlMs), HISTORY_MAX, k.resolvedChannel()];
+    if (supersede) {
+      const { prev, next } = supersede;
+      keys.push(k.ask(prev.runId, prev.id));
+      argv.push(prev.id, prev.rev, next.rev, next.status, JSON.stringify(next), ttl(args.retentionMs));
+    }
+    // The mapping is written first so the ask is findable by id the moment it exists; an orphan
+    // mapping left by a crash before the script is harmless.
+    await Promise.all([
+      this.redis.set(k.idMap(record.id), record.runId, 'PX', ttl(args.ttlMs)),
+      supersede ? runScript(this.redis, EXTEND_TTL, [k.idMap(supersede.prev.id)], [ttl(args.retentionMs)]) : null,
+    ]);
+    this.remember(record.id, record.runId);
+    const reply = (await runScript(this.redis, CREATE, keys, argv)) as [number, string?];
+    switch (reply[0]) {
+      case CreateCode.created:
+        return { status: 'created', record, superseded: supersede?.next ?? null };
+      case CreateCode.exists:
+        return { status: 'exists', record: parseAskDoc(reply[1] ?? '', keys[1]!) };
+      default:
+        return { status: 'conflict' };
+    }
+  }
+
+  async get(askId: string): Promise<AskRecord | null> {
+    let runId = this.runOf.get(askId);
+    if (runId === undefined) {
+      const mapped = await this.redis.get(this.keys.idMap(askId));
+      if (mapped === null) return null;
+      runId = mapped;
+    }
+    const key = this.keys.ask(runId, askId);
+    const doc = await this.redis.hget(key, 'doc');
+    if (doc === null) return null;
+    this.remember(askId, runId);
+    return parseAskDoc(doc, key);
+  }
+
+  async getRun(runId: string): Promise<{ current: AskRecord | null; version: number }> {
+    const [version, current] = await this.redis.hmget(this.keys.run(runId), 'version', 'current');
+    const v = Number(version ?? 0);
+    if (!current) return { current: null, version: v };
+    const key = this.keys.ask(runId, current);
+    const doc = await this.redis.hget(key, 'doc');
+    if (doc === null) return { current: null, version: v };
+    this.remember(current, runId);
+    return { current: parseAskDoc(doc, key), version: v };
+  }
+
+  async history(runId: string, limit: number): Promise<AskRecord[]> {
+    if (limit <= 0) return [];
+    const ids = await this.redis.lrange(this.keys.asks(runId), 0, Math.min(limit, HISTORY_MAX) - 1);
+    if (ids.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hget(this.keys.ask(runId, id), 'doc');
+    const replies = (await pipeline.exec()) ?? [];
+    const records: AskRecord[] = [];
+    replies.forEach(([error, doc], i) => {
+      if (error) throw error;
+      if (typeof doc === 'string') records.push(parseAskDoc(doc, this.keys.ask(runId, ids[i]!)));
+    });
+    return records;
+  }
+
+  async commit(prev: AskRecord, next: AskRecord, opts: { ttlMs: number; publish: boolean }): Promise<'ok' | 'conflict' | 'missing'> {
+    if (next.id !== prev.id || next.runId !== prev.runId || next.rev !== prev.rev + 1) {
+      throw new Error(`commit: next must keep id and runId and have rev ${prev.rev + 1} (got ${next.rev})`);
+    }
+    const k = this.keys;
+    const keys = [k.ask(prev.runId, prev.id), k.run(prev.runId), k.asks(prev.runId)];
+    const argv = [prev.rev, next.rev, next.status, JSON.stringify(next), ttl(opts.ttlMs), opts.publish ? k.resolvedChannel() : '', prev.id];
+    // Sent together (one round trip): the id mapping must live as long as the record. Extending
+    // is harmless when the commit then conflicts; a failure here only shortens findability.
+    const [, code] = await Promise.all([
+      runScript(this.redis, EXTEND_TTL, [k.idMap(prev.id)], [ttl(opts.ttlMs)]).catch(() => 0),
+      runScript(this.redis, COMMIT, keys, argv),
+    ]);
+    if (code === CommitCode.ok) return 'ok';
+    if (code === CommitCode.conflict) return 'conflict';
+    if (code === CommitCode.missing) return 'missing';
+    throw new Error(`commit: unexpected script reply ${String(code)}`);
+  }
+
+  async markForSweep(askId: string, atMs: number): Promise<void> {
+    await runScript(this.redis, ZADD_EXPIRE, [this.keys.sweep()], ['LT', atMs, askId, indexTtl(atMs)]);
+  }
+
+  async dueForSweep(nowMs: number, limit: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    return this.redis.zrangebyscore(this.keys.sweep(), '-inf', nowMs, 'LIMIT', 0, limit);
+  }
+
+  async rescheduleSweep(askId: string, atMs: number): Promise<void> {
+    await runScript(this.redis, ZADD_EXPIRE, [this.keys.sweep()], ['SET', atMs, askId, indexTtl(atMs)]);
+  }
+
+  async unmarkSweep(askId: string): Promise<void> {
+    await this.redis.zrem(this.keys.sweep(), askId);
+  }
+
+  async addToConversation(conv: ConversationKey, askId: string, untilMs: number): Promise<void> {
+    await runScript(this.redis, ZADD_EXPIRE, [this.keys.conv(conv)], ['SET', untilMs, askId, indexTtl(untilMs)]);
+  }
+
+  async removeFromConversation(conv: ConversationKey, askId: string): Promise<void> {
+    await this.redis.zrem(this.keys.conv(conv), askId);
+  }
+
+  async pendingInConversation(conv: ConversationKey, nowMs: number): Promise<string[]> {
+    const key = this.keys.conv(conv);
+    const replies = await this.redis.multi().zremrangebyscore(key, '-inf', nowMs).zrangebyscore(key, `(${nowMs}`, '+inf').exec();
+    if (!replies) throw new Error('pendingInConversation: transaction aborted');
+    const [error, ids] = replies[1]!;
+    if (error) throw error;
+    return ids as string[];
+  }
+
+  async bindMessage(conv: ConversationKey, messageId: string, askId: string, ttlMs: number): Promise<void> {
+    await this.redis.set(this.keys.msg(conv, messageId), askId, 'PX', ttl(ttlMs));
+  }
+
+  async findByMessage(conv: ConversationKey, messageId: string): Promise<string | null> {
+    return this.redis.get(this.keys.msg(conv, messageId));
+  }
+
+  async ping(): Promise<void> {
+    const reply = await this.redis.ping();
+    if (reply !== 'PONG') throw new Error(`unexpected PING reply ${reply}`);
+  }
+
+  private remember(askId: string, runId: string): void {
+    this.runOf.delete(askId);
+    this.runOf.set(askId, runId);
+    if (this.runOf.size > RUN_CACHE_MAX) this.runOf.delete(this.runOf.keys().next().value!);
+  }
+}
+
+/** A positive whole number of ms (PEXPIRE rejects 0, negatives and fractions). */
+function ttl(ms: number): number {
+  return Math.max(1, Math.ceil(ms));
+}
+
+/** An index key must outlive its latest member by a comfortable margin. */
+function indexTtl(scoreMs: number): number {
+  return Math.max(INDEX_TTL_MS, Math.ceil(scoreMs - Date.now()) + INDEX_TTL_MS / 2);
+}
+
+function safeJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,320 @@
+import { randomBytes } from 'node:crypto';
+import { describe, it, expect, beforeEach, afterEach, vi } from 'vitest';
+import type { AskStore, ConversationKey, CreateArgs, ResultBus } from '../../src/core/ports.js';
+import type { AskRecord } from '../../src/core/schemas.js';
+
+/** What one contract test needs from an implementation. */
+export interface StoreHarness {
+  store: AskStore;
+  /** Other instances over the same data (for Redis: each on its own connection). */
+  peers: AskStore[];
+  /** The result bus as a waiter in another process sees it. */
+  remoteBus: ResultBus;
+  /** Lets `ms` of store time pass (Redis: real time; memory: the injected clock). */
+  elapse(ms: number): Promise<void>;
+  /** Keys (or entries) that would never expire; must be empty. */
+  immortalKeys(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+const T0 = Date.parse('2030-01-01T00:00:00.000Z');
+const HOUR = 3_600_000;
+
+/** A unique id in the shape askgate uses. */
+export const uid = (n = 12) => randomBytes(n).toString('base64url').replace(/[-_]/g, 'x').slice(0, n);
+
+/** A pending record with every optional field filled, so the round trip checks them all. */
+export function pendingAsk(runId: string, version: number, id = uid()): AskRecord {
+  const to = { channel: 'telegram', chat: '-100:42', thread: '7' };
+  return {
+    ...{ id, runId, version, rev: 0, status: 'pending', to: { ...to, users: ['1001'] }, timeoutSeconds: 900, result: null, idempotencyKey: 'key-1' },
+    questions: [
+      { id: 'env', header: 'Deploy', question: 'Where to?', options: [{ label: 'Staging', description: 'safe' }, { label: 'Prod' }], multiSelect: false },
+      { id: 'q2', question: 'Notes?', options: [{ label: 'A' }, { label: 'B' }], multiSelect: true },
+    ],
+    createdAt: new Date(T0).toISOString(),
+    expiresAt: new Date(T0 + 900_000).toISOString(),
+    partial: { q2: ['A'] },
+    deliveries: [{ ...to, status: 'pending', finalized: 'no' }],
+  };
+}
+
+/** `prev` with one delivery marked sent (a non-terminal change), tagged so concurrent nexts differ. */
+export function delivered(prev: AskRecord, tag = 'm1'): AskRecord {
+  const deliveries = prev.deliveries.map((d) => ({ ...d, status: 'sent' as const, message: { chat: d.chat, messageId: tag } }));
+  return { ...prev, rev: prev.rev + 1, deliveries };
+}
+
+/** `prev` ended without an answer. */
+export function ended(prev: AskRecord, reason: 'superseded' | 'timeout' | 'cancelled'): AskRecord {
+  return { ...prev, rev: prev.rev + 1, status: 'no_answer', result: { status: 'no_answer', reason, at: new Date(T0 + 1000).toISOString() } };
+}
+
+/** `prev` answered. */
+export function answered(prev: AskRecord): AskRecord {
+  const answeredBy = { channel: 'telegram', userId: '1001', username: 'alice' };
+  const result = { status: 'answered' as const, answers: { env: ['Prod'], q2: ['A', 'free text'] }, answeredBy, answeredAt: new Date(T0 + 5000).toISOString() };
+  return { ...prev, rev: prev.rev + 1, status: 'answered', partial: {}, result };
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Create arguments with the test defaults (one hour TTL and retention). */
+const args = (record: AskRecord, expectedVersion: number, supersede: CreateArgs['supersede'] = null, ttlMs = HOUR): CreateArgs =>
+  ({ record, expectedVersion, supersede, ttlMs, retentionMs: HOUR });
+
+/** Creates an ask on the run the way the gateway does (superseding the pending one). */
+export async function createAsk(store: AskStore, runId: string, ttlMs = HOUR): Promise<AskRecord> {
+  const { current, version } = await store.getRun(runId);
+  const record = pendingAsk(runId, version + 1);
+  const supersede = current && current.status === 'pending' ? { prev: current, next: ended(current, 'superseded') } : null;
+  const result = await store.create(args(record, version, supersede, ttlMs));
+  expect(result.status).toBe('created');
+  return record;
+}
+
+const count = <T>(items: T[], value: T) => items.filter((i) => i === value).length;
+
+
+/** The {@link AskStore} contract, run against every implementation. */
+export function storeContract(name: string, factory: () => Promise<StoreHarness>): void {
+  describe(`AskStore contract: ${name}`, () => {
+    let h: StoreHarness;
+    let store: AskStore;
+    let all: AskStore[];
+    beforeEach(async () => {
+      h = await factory();
+      store = h.store;
+      all = [h.store, ...h.peers];
+    });
+    afterEach(async () => {
+      await h.close();
+    });
+
+    it('create then get returns the record exactly as written', async () => {
+      const record = pendingAsk(uid(), 1);
+      const result = await store.create(args(record, 0));
+      expect(result).toEqual({ status: 'created', record, superseded: null });
+      expect(await store.get(record.id)).toEqual(record);
+      expect(await h.peers[0]!.get(record.id)).toEqual(record);
+      expect(await store.getRun(record.runId)).toEqual({ current: record, version: 1 });
+      expect(await store.history(record.runId, 10)).toEqual([record]);
+    });
+
+    it('creating the same ask id twice returns exists with the stored record and keeps one record', async () => {
+      const record = pendingAsk(uid(), 1);
+      await store.create(args(record, 0));
+      const retry = { ...record, questions: [record.questions[0]!] };
+      const again = await store.create(args(retry, 0));
+      expect(again).toEqual({ status: 'exists', record });
+      expect(await store.history(record.runId, 10)).toHaveLength(1);
+      expect((await store.getRun(record.runId)).version).toBe(1);
+    });
+
+    it('concurrent creates on one run with the same expected version: exactly one is created', async () => {
+      const runId = uid();
+      const records = Array.from({ length: 12 }, () => pendingAsk(runId, 1));
+      const results = await Promise.all(records.map((record, i) => all[i % all.length]!.create(args(record, 0))));
+      const statuses = results.map((r) => r.status);
+      expect(count(statuses, 'created')).toBe(1);
+      expect(count(statuses, 'conflict')).toBe(11);
+      const winner = records[statuses.indexOf('created')]!;
+      expect(await store.getRun(runId)).toEqual({ current: winner, version: 1 });
+      expect(await store.history(runId, 50)).toEqual([winner]);
+      for (const r of records) if (r !== winner) expect(await store.get(r.id)).toBeNull();
+    });
+
+    it('a stale expected version conflicts and writes nothing', async () => {
+      const a = await createAsk(store, uid());
+      const b = pendingAsk(a.runId, 1);
+      expect(await store.create(args(b, 0))).toEqual({ status: 'conflict' });
+      expect(await store.get(b.id)).toBeNull();
+      expect(await store.getRun(a.runId)).toEqual({ current: a, version: 1 });
+    });
+
+    it('supersede ends the pending ask, publishes it once and makes the new ask current', async () => {
+      const a = await createAsk(store, uid());
+      let wakes = 0;
+      h.remoteBus.subscribe(a.id, () => wakes++);
+      const b = pendingAsk(a.runId, 2);
+      const next = ended(a, 'superseded');
+      const result = await store.create(args(b, 1, { prev: a, next }));
+      expect(result).toEqual({ status: 'created', record: b, superseded: next });
+      await vi.waitFor(() => expect(wakes).toBeGreaterThan(0));
+      expect(await store.get(a.id)).toEqual(next);
+      expect(await store.getRun(a.runId)).toEqual({ current: b, version: 2 });
+      expect((await store.history(a.runId, 10)).map((r) => r.id)).toEqual([b.id, a.id]);
+      await sleep(50);
+      expect(wakes).toBe(1);
+    });
+
+    it('supersede conflicts when the pending ask moved or already ended, and writes nothing', async () => {
+      const a = await createAsk(store, uid());
+      const a1 = delivered(a);
+      expect(await store.commit(a, a1, { ttlMs: HOUR, publish: false })).toBe('ok');
+      const b = pendingAsk(a.runId, 2);
+      const stale = await store.create(args(b, 1, { prev: a, next: ended(a, 'superseded') }));
+      expect(stale).toEqual({ status: 'conflict' });
+      const a2 = answered(a1);
+      expect(await store.commit(a1, a2, { ttlMs: HOUR, publish: false })).toBe('ok');
+      const onTerminal = await store.create(args(b, 1, { prev: a2, next: ended(a2, 'superseded') }));
+      expect(onTerminal).toEqual({ status: 'conflict' });
+      expect(await store.get(b.id)).toBeNull();
+      expect(await store.get(a.id)).toEqual(a2);
+      expect(await store.getRun(a.runId)).toEqual({ current: a2, version: 1 });
+    });
+
+    it('commit replaces the record and rejects a stale rev', async () => {
+      const a = await createAsk(store, uid());
+      const a1 = delivered(a, 'first');
+      expect(await store.commit(a, a1, { ttlMs: HOUR, publish: false })).toBe('ok');
+      expect(await store.get(a.id)).toEqual(a1);
+      expect(await store.commit(a, delivered(a, 'second'), { ttlMs: HOUR, publish: false })).toBe('conflict');
+      expect(await store.get(a.id)).toEqual(a1);
+      const a2 = answered(a1);
+      expect(await store.commit(a1, a2, { ttlMs: HOUR, publish: false })).toBe('ok');
+      expect(await store.getRun(a.runId)).toEqual({ current: a2, version: 1 });
+    });
+
+    it('20 concurrent commits from the same prev: exactly one is ok and its record is stored', async () => {
+      const a = await createAsk(store, uid());
+      const nexts = Array.from({ length: 20 }, (_, i) => delivered(a, `m${i}`));
+      const results = await Promise.all(nexts.map((next, i) => all[i % all.length]!.commit(a, next, { ttlMs: HOUR, publish: false })));
+      expect(count(results, 'ok')).toBe(1);
+      expect(count(results, 'conflict')).toBe(19);
+      expect(await store.get(a.id)).toEqual(nexts[results.indexOf('ok')]);
+    });
+
+    it('commit with publish wakes a subscriber on the result bus exactly once; without publish it does not', async () => {
+      const a = await createAsk(store, uid());
+      let wakes = 0;
+      const unsubscribe = h.remoteBus.subscribe(a.id, () => wakes++);
+      const a1 = delivered(a);
+      expect(await store.commit(a, a1, { ttlMs: HOUR, publish: false })).toBe('ok');
+      await sleep(50);
+      expect(wakes).toBe(0);
+      const a2 = answered(a1);
+      expect(await store.commit(a1, a2, { ttlMs: HOUR, publish: true })).toBe('ok');
+      await vi.waitFor(() => expect(wakes).toBeGreaterThan(0));
+      await sleep(50);
+      expect(wakes).toBe(1);
+      unsubscribe();
+      expect(await store.commit(a2, { ...a2, rev: a2.rev + 1 }, { ttlMs: HOUR, publish: true })).toBe('ok');
+      await sleep(50);
+      expect(wakes).toBe(1);
+    });
+
+    it('unknown asks and runs read as absent', async () => {
+      const ghost = pendingAsk(uid(), 1);
+      expect(await store.get(ghost.id)).toBeNull();
+      expect(await store.commit(ghost, delivered(ghost), { ttlMs: HOUR, publish: true })).toBe('missing');
+      expect(await store.get(ghost.id)).toBeNull();
+      expect(await store.getRun(ghost.runId)).toEqual({ current: null, version: 0 });
+      expect(await store.history(ghost.runId, 10)).toEqual([]);
+    });
+
+    it('ten concurrent idempotency claims: one wins and all get the same binding', async () => {
+      const key = `idem-${uid()}`;
+      const claims = await Promise.all(Array.from({ length: 10 }, (_, i) => all[i % all.length]!.claimIdempotencyKey(key, 'hash-1', `ask${i}`, HOUR)));
+      expect(claims.filter((c) => c.won)).toHaveLength(1);
+      const winner = claims.find((c) => c.won)!;
+      for (const c of claims) expect({ askId: c.askId, requestHash: c.requestHash }).toEqual({ askId: winner.askId, requestHash: 'hash-1' });
+      expect(await store.claimIdempotencyKey(key, 'hash-2', 'late', HOUR)).toEqual({ askId: winner.askId, requestHash: 'hash-1', won: false });
+    });
+
+    it('history is newest first, honours the limit and keeps the 50 newest', async () => {
+      const runId = uid();
+      const made: AskRecord[] = [];
+      for (let i = 0; i < 52; i++) made.push(await createAsk(store, runId));
+      const top3 = await store.history(runId, 3);
+      expect(top3.map((r) => r.version)).toEqual([52, 51, 50]);
+      expect(top3[0]).toEqual(made[51]);
+      expect(top3[1]).toEqual(ended(made[50]!, 'superseded'));
+      const everything = await store.history(runId, 500);
+      expect(everything).toHaveLength(50);
+      expect(everything.map((r) => r.version)).toEqual(Array.from({ length: 50 }, (_, i) => 52 - i));
+      expect(await store.history(runId, 0)).toEqual([]);
+    });
+
+    it('records expire after their TTL; a commit extends the record and its run', async () => {
+      const a = await createAsk(store, uid(), 300);
+      const a1 = answered(a);
+      expect(await store.commit(a, a1, { ttlMs: HOUR, publish: false })).toBe('ok');
+      const b = await createAsk(store, uid(), 200);
+      await h.elapse(450);
+      expect(await store.get(b.id)).toBeNull();
+      expect(await store.getRun(b.runId)).toEqual({ current: null, version: 0 });
+      expect(await store.get(a.id)).toEqual(a1);
+      expect(await h.peers[0]!.get(a.id)).toEqual(a1);
+      expect(await store.getRun(a.runId)).toEqual({ current: a1, version: 1 });
+      expect(await store.history(a.runId, 5)).toEqual([a1]);
+    });
+
+    it('sweep index keeps the earliest mark, reschedules, lists due asks oldest first and unmarks', async () => {
+      const [a, b, c] = [uid(), uid(), uid()];
+      await store.markForSweep(a, T0 + 1000);
+      await store.markForSweep(a, T0 + 2000);
+      expect(await store.dueForSweep(T0 + 1500, 10)).toEqual([a]);
+      await store.markForSweep(a, T0 + 500);
+      await store.markForSweep(b, T0 + 800);
+      await store.markForSweep(c, T0 + 3000);
+      expect(await store.dueForSweep(T0 + 1000, 10)).toEqual([a, b]);
+      expect(await store.dueForSweep(T0 + 1000, 1)).toEqual([a]);
+      expect(await store.dueForSweep(T0 + 499, 10)).toEqual([]);
+      await store.rescheduleSweep(a, T0 + 5000);
+      expect(await store.dueForSweep(T0 + 1000, 10)).toEqual([b]);
+      await store.unmarkSweep(b);
+      expect(await store.dueForSweep(T0 + 10_000, 10)).toEqual([c, a]);
+    });
+
+    it('conversation index: pending by score, stale members removed, conversations isolated', async () => {
+      const conv: ConversationKey = { channel: 'telegram', chat: `c:${uid()}` };
+      const other: ConversationKey = { channel: 'slack', chat: conv.chat };
+      const [a, b, c] = [uid(), uid(), uid()];
+      await store.addToConversation(conv, a, T0 + 1000);
+      await store.addToConversation(conv, b, T0 + 2000);
+      await store.addToConversation(conv, c, T0 + 3000);
+      expect(await store.pendingInConversation(conv, T0 + 1000)).toEqual([b, c]);
+      // a was stale at that read and is gone, even when asked about an earlier time.
+      expect(await store.pendingInConversation(conv, T0)).toEqual([b, c]);
+      await store.removeFromConversation(conv, c);
+      expect(await store.pendingInConversation(conv, T0)).toEqual([b]);
+      await store.addToConversation(conv, b, T0 + 500);
+      expect(await store.pendingInConversation(conv, T0 + 600)).toEqual([]);
+      expect(await store.pendingInConversation(other, T0)).toEqual([]);
+    });
+
+    it('message bindings map a platform message to its ask and expire', async () => {
+      const conv: ConversationKey = { channel: 'telegram', chat: `a:${uid()}` };
+      await store.bindMessage(conv, '10', 'ask-a', HOUR);
+      await store.bindMessage({ channel: conv.channel, chat: `${conv.chat}:10` }, 'x', 'ask-b', HOUR);
+      await store.bindMessage(conv, '11', 'ask-c', 150);
+      expect(await store.findByMessage(conv, '10')).toBe('ask-a');
+      expect(await store.findByMessage({ channel: 'slack', chat: conv.chat }, '10')).toBeNull();
+      expect(await store.findByMessage(conv, '10:x')).toBeNull();
+      expect(await store.findByMessage(conv, '11')).toBe('ask-c');
+      await h.elapse(250);
+      expect(await store.findByMessage(conv, '11')).toBeNull();
+      expect(await store.findByMessage(conv, '10')).toBe('ask-a');
+    });
+
+    it('ping resolves', async () => {
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+
+    it('every key it writes has a TTL', async () => {
+      const runId = uid();
+      await store.claimIdempotencyKey(`idem-${uid()}`, 'h', 'x', HOUR);
+      const a = await createAsk(store, runId);
+      await store.markForSweep(a.id, T0);
+      const b = await createAsk(store, runId);
+      await store.commit(b, answered(b), { ttlMs: HOUR, publish: true });
+      await store.rescheduleSweep(b.id, T0 + 1);
+      const conv = { channel: 'discord', chat: uid() };
+      await store.addToConversation(conv, b.id, T0 + HOUR);
+      await store.pendingInConversation(conv, T0);
+      await store.bindMessage(conv, 'm', b.id, HOUR);
+      expect(await h.immortalKeys()).toEqual([]);
+    });
+  });
+}

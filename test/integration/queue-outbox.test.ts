@@ -1,0 +1,192 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ChannelError, type OutboxJob } from '../../src/core/ports.js';
+import { BullOutbox, type BullOutboxOptions } from '../../src/queue/bull-outbox.js';
+import { redisFactoryFromUrl, type RedisFactory } from '../../src/queue/connections.js';
+import { startRedis, type TestRedis } from '../helpers/redis-server.js';
+
+let redis: TestRedis;
+let connect: RedisFactory;
+const open: BullOutbox[] = [];
+
+const prefix = () => `{t${randomBytes(5).toString('hex')}}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor(cond: () => boolean, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await sleep(10);
+  }
+}
+
+function outbox(opts: Partial<BullOutboxOptions> = {}): BullOutbox {
+  const o = new BullOutbox({ connect, prefix: prefix(), baseDelayMs: 50, maxDelayMs: 400, onError: () => {}, ...opts });
+  open.push(o);
+  return o;
+}
+
+/** Records every run (with its start time) and every give-up; `behave` decides each run's fate. */
+function recorder(behave: (job: OutboxJob, attempt: number) => void | Promise<void> = () => {}) {
+  const runs: Array<{ job: OutboxJob; at: number }> = [];
+  const giveUps: Array<{ job: OutboxJob; error: Error }> = [];
+  return {
+    runs,
+    giveUps,
+    handlers: {
+      async run(job: OutboxJob) {
+        runs.push({ job, at: Date.now() });
+        await behave(job, runs.filter((r) => r.job.askId === job.askId).length);
+      },
+      async giveUp(job: OutboxJob, error: Error) {
+        giveUps.push({ job, error });
+      },
+    },
+  };
+}
+
+const deliver = (askId: string, index = 0): OutboxJob => ({ kind: 'deliver', askId, index });
+
+beforeAll(async () => {
+  redis = await startRedis();
+  connect = redisFactoryFromUrl(redis.url);
+});
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((o) => o.close()));
+});
+
+afterAll(async () => {
+  await redis?.dispose();
+});
+
+describe('BullOutbox', () => {
+  it('runs a job once with its data', async () => {
+    const o = outbox();
+    const rec = recorder();
+    await o.start(rec.handlers);
+    await o.enqueue({ kind: 'finalize', askId: 'askA1', index: 2 });
+    await waitFor(() => rec.runs.length === 1);
+    await sleep(100);
+    expect(rec.runs.map((r) => r.job)).toEqual([{ kind: 'finalize', askId: 'askA1', index: 2 }]);
+    expect(rec.giveUps).toEqual([]);
+  });
+
+  it('retries with exponential backoff, then succeeds', async () => {
+    const o = outbox();
+    const rec = recorder((_job, attempt) => {
+      if (attempt < 3) throw new Error(`transient ${attempt}`);
+    });
+    await o.start(rec.handlers);
+    await o.enqueue(deliver('askB1'));
+    await waitFor(() => rec.runs.length === 3);
+    await sleep(150);
+    expect(rec.runs).toHaveLength(3);
+    expect(rec.giveUps).toEqual([]);
+    // 50 ms then 100 ms, each with ±10 % jitter.
+    expect(rec.runs[1]!.at - rec.runs[0]!.at).toBeGreaterThanOrEqual(44);
+    expect(rec.runs[2]!.at - rec.runs[1]!.at).toBeGreaterThanOrEqual(89);
+  });
+
+  it("waits at least a ChannelError's retryAfterMs before the retry", async () => {
+    const o = outbox();
+    const rec = recorder((_job, attempt) => {
+      if (attempt === 1) throw new ChannelError('429 Too Many Requests', false, 400);
+    });
+    await o.start(rec.handlers);
+    await o.enqueue(deliver('askC1'));
+    await waitFor(() => rec.runs.length === 2);
+    expect(rec.runs[1]!.at - rec.runs[0]!.at).toBeGreaterThanOrEqual(400);
+    expect(rec.giveUps).toEqual([]);
+  });
+
+  it('does not retry a permanent ChannelError and gives up once', async () => {
+    const o = outbox();
+    const rec = recorder(() => {
+      throw new ChannelError('400 chat not found', true);
+    });
+    await o.start(rec.handlers);
+    await o.enqueue(deliver('askD1', 1));
+    await waitFor(() => rec.giveUps.length === 1);
+    await sleep(300);
+    expect(rec.runs).toHaveLength(1);
+    expect(rec.giveUps).toHaveLength(1);
+    expect(rec.giveUps[0]!.job).toEqual(deliver('askD1', 1));
+    expect(rec.giveUps[0]!.error).toBeInstanceOf(ChannelError);
+    expect(rec.giveUps[0]!.error.message).toBe('400 chat not found');
+  });
+
+  it('gives up once after the last attempt failed', async () => {
+    const o = outbox({ attempts: 3 });
+    const rec = recorder(() => {
+      throw new Error('502 Bad Gateway');
+    });
+    await o.start(rec.handlers);
+    await o.enqueue(deliver('askE1'));
+    await waitFor(() => rec.giveUps.length === 1);
+    await sleep(300);
+    expect(rec.runs).toHaveLength(3);
+    expect(rec.giveUps).toHaveLength(1);
+    expect(rec.giveUps[0]!.error.message).toBe('502 Bad Gateway');
+  });
+
+  it('runs a job enqueued twice while it waits only once; other kinds and indexes are separate jobs', async () => {
+    const o = outbox();
+    const rec = recorder();
+    await o.enqueue(deliver('askF1'));
+    await o.enqueue(deliver('askF1'));
+    await o.enqueue(deliver('askF1', 1));
+    await o.enqueue({ kind: 'finalize', askId: 'askF1', index: 0 });
+    await o.start(rec.handlers);
+    await waitFor(() => rec.runs.length >= 3);
+    await sleep(200);
+    expect(rec.runs.map((r) => `${r.job.kind}/${r.job.index}`).sort()).toEqual(['deliver/0', 'deliver/1', 'finalize/0']);
+  });
+
+  it('runs a job again when it is enqueued after it finished', async () => {
+    const o = outbox();
+    const rec = recorder();
+    await o.start(rec.handlers);
+    await o.enqueue(deliver('askG1'));
+    await waitFor(() => rec.runs.length === 1);
+    await sleep(50);
+    await o.enqueue(deliver('askG1'));
+    await waitFor(() => rec.runs.length === 2);
+  });
+
+  it('keeps a job that waits in Redis for a worker started later (another replica)', async () => {
+    const p = prefix();
+    const producer = outbox({ prefix: p });
+    await producer.enqueue(deliver('askH1'));
+    await producer.close();
+    const consumer = outbox({ prefix: p });
+    const rec = recorder();
+    await consumer.start(rec.handlers);
+    await waitFor(() => rec.runs.length === 1);
+    expect(rec.runs[0]!.job).toEqual(deliver('askH1'));
+  });
+
+  it('gives up once on a job BullMQ failed itself for stalling too often', async () => {
+    const p = prefix();
+    const tuning = { prefix: p, lockDurationMs: 300, stalledIntervalMs: 100 };
+    const hung = new Promise<void>(() => {});
+    const starts: number[] = [];
+    // Two workers die mid-job (forced close, lock left to expire): maxStalledCount is 1.
+    for (let round = 1; round <= 2; round++) {
+      const dying = outbox(tuning);
+      await dying.start({ run: async () => { starts.push(round); await hung; }, giveUp: async () => {} });
+      if (round === 1) await dying.enqueue(deliver('askI1'));
+      await waitFor(() => starts.length === round);
+      await dying.close({ force: true });
+    }
+    const rec = recorder();
+    const survivor = outbox(tuning);
+    await survivor.start(rec.handlers);
+    await waitFor(() => rec.giveUps.length === 1, 8000);
+    await sleep(200);
+    expect(rec.runs).toEqual([]);
+    expect(rec.giveUps).toHaveLength(1);
+    expect(rec.giveUps[0]!.job).toEqual(deliver('askI1'));
+    expect(rec.giveUps[0]!.error.message).toMatch(/stalled/);
+  });
+});
