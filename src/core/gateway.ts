@@ -93,7 +93,11 @@ export class Gateway {
       if (result.status === 'conflict') continue;
       if (result.status === 'exists') return { record: result.record, created: false };
       this.deps.metrics.askCreated(record.to?.channel ?? 'none');
-      if (supersede && superseding?.kind === 'changed') await this.runEffects(supersede.next, superseding.effects);
+      void this.notifyHistory(record);
+      if (supersede && superseding?.kind === 'changed') {
+        void this.notifyHistory(supersede.next);
+        await this.runEffects(supersede.next, superseding.effects);
+      }
       await this.deps.timeouts.schedule(askId, deadlineOf(record));
       await Promise.all(record.deliveries.map((_, index) => this.deps.outbox.enqueue({ kind: 'deliver', askId, index })));
       return { record: result.record, created: true };
@@ -116,6 +120,8 @@ export class Gateway {
       timeoutSeconds,
       result: null,
       partial: {},
+      history: [{ type: 'created', at: new Date(now).toISOString(), ...(to ? { channel: to.channel } : {}) }],
+      ...(request.callbackUrl ? { callbackUrl: request.callbackUrl } : {}),
       deliveries: to ? [{ channel: to.channel, chat: to.chat, ...(to.thread ? { thread: to.thread } : {}), status: 'pending', finalized: 'no' }] : [],
       ...(key ? { idempotencyKey: key } : {}),
     };
@@ -216,10 +222,24 @@ export class Gateway {
       const committed = await store.commit(prev, next, { ttlMs, publish: result.effects.includes('publish') });
       if (committed === 'conflict') continue;
       if (committed === 'missing') return { record: null, outcome: { code: 'not_found' } };
+      void this.notifyHistory(next);
       await this.runEffects(next, result.effects);
       return { record: next, outcome: result.outcome };
     }
     throw new AskgateError('internal', 'too much contention on this ask; retry');
+  }
+
+  /** Adds a note to an ask's history (a rejected reply, a hint); best effort, never throws. */
+  async note(askId: string, entry: Extract<AskEvent, { type: 'note' }>['entry']): Promise<void> {
+    try {
+      await this.apply(askId, { type: 'note', entry });
+    } catch (error) {
+      this.deps.logger.warn({ askId, err: (error as Error).message }, 'could not record a history note');
+    }
+  }
+
+  private async notifyHistory(record: AskRecord): Promise<void> {
+    await this.deps.bus.notifyHistory(record.id, record.runId).catch(() => undefined);
   }
 
   /** Runs post-commit effects; failures are logged, the reconciler repeats what is missing. */

@@ -28,7 +28,7 @@ export class InboundHandler implements InboundSink {
       return { kind: 'not_found', summary: noticeFor(null, 'not_found') };
     }
     const refusal = this.refusal(record, event.user);
-    if (refusal) return refusal;
+    if (refusal) return this.noted(record.id, refusal, event.user);
     const question = record.questions[0]!;
     const choice = token.choice;
     if (choice.kind === 'other') return { kind: 'need_text', askId: record.id, prompt: 'Reply to the question message with your answer in your own words.' };
@@ -46,13 +46,13 @@ export class InboundHandler implements InboundSink {
     if (found.kind !== 'found') return found.outcome;
     const record = found.record;
     const refusal = this.refusal(record, event.user);
-    if (refusal) return refusal;
+    if (refusal) return this.noted(record.id, refusal, event.user);
     const parsed = parseReply(record.questions, event.text, record.partial);
     switch (parsed.kind) {
       case 'empty':
         return { kind: 'ignored' };
       case 'invalid':
-        return { kind: 'invalid', askId: record.id, hint: parsed.hint };
+        return this.noted(record.id, { kind: 'invalid', askId: record.id, hint: parsed.hint }, event.user);
       case 'skip':
         return this.commit(record.id, { type: 'skip', by: event.user });
       case 'answers':
@@ -85,6 +85,14 @@ export class InboundHandler implements InboundSink {
     const record = await store.get(askId);
     if (!record) return { kind: 'none', outcome: { kind: 'not_found', summary: noticeFor(null, 'not_found') } };
     return { kind: 'found', record };
+  }
+
+  /** Records a refusal or a hint in the ask's history (never the reply text) and returns the outcome. */
+  private async noted(askId: string, outcome: InboundOutcome, user: ButtonPressed['user']): Promise<InboundOutcome> {
+    const by = { channel: user.channel, userId: user.userId };
+    const entry = outcome.kind === 'invalid' ? { type: 'hint_sent' as const, ...by, reason: 'invalid_selection' } : { type: 'reply_rejected' as const, ...by, reason: outcome.kind };
+    await this.gateway.note(askId, entry);
+    return outcome;
   }
 
   /** The notice for a record that cannot take this person's answer, or null when it can. */

@@ -1,4 +1,4 @@
-import type { AskRecord, Answers, MessageRef, NoAnswerReason, Responder } from './schemas.js';
+import type { AskRecord, Answers, HistoryEntry, MessageRef, NoAnswerReason, Responder } from './schemas.js';
 import { missingQuestions, normalizeAnswers } from './answers.js';
 import type { Issue } from './errors.js';
 
@@ -12,7 +12,22 @@ export type AskEvent =
   | { type: 'supersede' }
   | { type: 'delivered'; index: number; message: MessageRef }
   | { type: 'delivery_failed'; index: number; error: string }
-  | { type: 'finalized'; index: number; ok: boolean };
+  | { type: 'finalized'; index: number; ok: boolean }
+  /** A history note that changes nothing else (a rejected reply, a hint sent, a webhook result). */
+  | { type: 'note'; entry: Omit<HistoryEntry, 'at'> };
+
+/** Most history entries kept on a record; the oldest after `created` are dropped first. */
+export const HISTORY_LIMIT = 100;
+
+/** Appends entries to a record's history, keeping the first entry and the newest ones. */
+function withHistory(record: AskRecord, entries: Omit<HistoryEntry, 'at'>[], now: number): AskRecord {
+  const at = new Date(now).toISOString();
+  const history = [...record.history, ...entries.map((e) => ({ ...e, at }))];
+  const trimmed = history.length > HISTORY_LIMIT ? [history[0]!, ...history.slice(history.length - HISTORY_LIMIT + 1)] : history;
+  return { ...record, history: trimmed };
+}
+
+const who = (by: Responder) => ({ channel: by.channel, userId: by.userId });
 
 /** Work the shell must do after committing a transition. */
 export type Effect =
@@ -68,6 +83,8 @@ export function transition(record: AskRecord, event: AskEvent, now: number): Tra
     case 'delivery_failed':
     case 'finalized':
       return bookkeeping(record, event, now);
+    case 'note':
+      return { kind: 'changed', record: withHistory({ ...record, rev: record.rev + 1 }, [event.entry], now), effects: [], outcome: { code: 'updated' } };
   }
   if (isTerminal(record)) return { kind: 'unchanged', outcome: { code: 'already_resolved' } };
 
@@ -96,17 +113,21 @@ function answer(record: AskRecord, answers: Answers, by: Responder, now: number)
   const merged: Answers = { ...record.partial, ...checked.answers };
   const missing = missingQuestions(record.questions, merged);
   if (missing.length > 0) {
-    const next: AskRecord = { ...record, rev: record.rev + 1, partial: merged };
+    const next = withHistory({ ...record, rev: record.rev + 1, partial: merged }, [{ type: 'partial', ...who(by), questions: Object.keys(checked.answers) }], now);
     return { kind: 'changed', record: next, effects: [], outcome: { code: 'partial', missing } };
   }
   const ordered: Answers = Object.fromEntries(record.questions.map((q) => [q.id, merged[q.id]!]));
-  const next: AskRecord = {
-    ...record,
-    rev: record.rev + 1,
-    status: 'answered',
-    partial: {},
-    result: { status: 'answered', answers: ordered, answeredBy: by, answeredAt: new Date(now).toISOString() },
-  };
+  const next = withHistory(
+    {
+      ...record,
+      rev: record.rev + 1,
+      status: 'answered',
+      partial: {},
+      result: { status: 'answered', answers: ordered, answeredBy: by, answeredAt: new Date(now).toISOString() },
+    },
+    [{ type: 'answered', ...who(by) }],
+    now,
+  );
   return { kind: 'changed', record: next, effects: TERMINAL_EFFECTS, outcome: { code: 'resolved' } };
 }
 
@@ -116,12 +137,16 @@ function expired(record: AskRecord, now: number): TransitionResult {
 }
 
 function end(record: AskRecord, reason: NoAnswerReason, now: number, by?: Responder): TransitionResult {
-  const next: AskRecord = {
-    ...record,
-    rev: record.rev + 1,
-    status: 'no_answer',
-    result: { status: 'no_answer', reason, at: new Date(now).toISOString(), ...(by ? { by } : {}) },
-  };
+  const next = withHistory(
+    {
+      ...record,
+      rev: record.rev + 1,
+      status: 'no_answer',
+      result: { status: 'no_answer', reason, at: new Date(now).toISOString(), ...(by ? { by } : {}) },
+    },
+    [{ type: 'no_answer', reason, ...(by ? who(by) : {}) }],
+    now,
+  );
   return { kind: 'changed', record: next, effects: TERMINAL_EFFECTS, outcome: { code: 'resolved' } };
 }
 
@@ -132,17 +157,21 @@ function bookkeeping(record: AskRecord, event: Bookkeeping, now: number): Transi
   const current = record.deliveries[event.index];
   if (!current) return { kind: 'unchanged', outcome: { code: 'invalid', issues: [{ path: ['index'], message: 'no such delivery' }] } };
   const deliveries = [...record.deliveries];
+  let entry: Omit<HistoryEntry, 'at'>;
   if (event.type === 'delivered') {
     if (current.status === 'sent') return { kind: 'unchanged', outcome: { code: 'updated' } };
     deliveries[event.index] = { ...current, status: 'sent', message: event.message, error: undefined };
+    entry = { type: 'delivered', channel: current.channel, messageId: event.message.messageId };
   } else if (event.type === 'delivery_failed') {
     if (current.status !== 'pending') return { kind: 'unchanged', outcome: { code: 'updated' } };
     deliveries[event.index] = { ...current, status: 'failed', error: event.error };
+    entry = { type: 'delivery_failed', channel: current.channel, detail: event.error };
   } else {
     if (current.finalized !== 'no') return { kind: 'unchanged', outcome: { code: 'updated' } };
     deliveries[event.index] = { ...current, finalized: event.ok ? 'done' : 'failed' };
+    entry = { type: event.ok ? 'finalized' : 'finalize_failed', channel: current.channel };
   }
-  const next: AskRecord = { ...record, rev: record.rev + 1, deliveries };
+  const next = withHistory({ ...record, rev: record.rev + 1, deliveries }, [entry], now);
   const allFailed = deliveries.length > 0 && deliveries.every((d) => d.status === 'failed');
   if (!isTerminal(next) && allFailed) {
     const ended = end(next, 'undelivered', now);

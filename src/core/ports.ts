@@ -67,6 +67,9 @@ export interface AskStore {
    */
   commit(prev: AskRecord, next: AskRecord, opts: { ttlMs: number; publish: boolean }): Promise<'ok' | 'conflict' | 'missing'>;
 
+  /** The most recently created asks (pending or not), newest first, at most `limit`. */
+  recent(limit: number): Promise<AskRecord[]>;
+
   /** Schedules the reconciler to look at an ask at `atMs` (earliest of existing and new). */
   markForSweep(askId: string, atMs: number): Promise<void>;
   /** Asks whose sweep time is at or before `nowMs`, oldest first. */
@@ -97,6 +100,10 @@ export interface ResultBus {
   subscribe(askId: string, listener: () => void): () => void;
   /** Announces an ask id (used by stores that do not publish atomically themselves). */
   publish(askId: string): Promise<void>;
+  /** Calls `listener` whenever the history of any ask grows; returns an unsubscribe function. */
+  subscribeHistory(listener: (askId: string, runId: string) => void): () => void;
+  /** Announces that an ask's history grew (after the commit; best effort, readers re-read). */
+  notifyHistory(askId: string, runId: string): Promise<void>;
   /** Stops delivering and unsubscribes; connections passed in stay open for their owner to close. */
   close(): Promise<void>;
 }

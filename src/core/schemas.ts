@@ -89,6 +89,7 @@ export const AskRequestSchema = z
     to: TargetSchema.optional(),
     questions: z.array(QuestionSchema).min(1, 'ask at least 1 question').max(3, 'ask at most 3 questions'),
     timeoutSeconds: z.number().int('must be a whole number of seconds').positive('must be positive').optional(),
+    callbackUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000).optional(),
   })
   .strict()
   .transform((req) => ({
@@ -184,6 +185,37 @@ export const DeliverySchema = z.object({
 /** One delivery of an ask to one target. */
 export type Delivery = z.output<typeof DeliverySchema>;
 
+/** Kinds of entries in an ask's history (audit trail and event stream). */
+export const HistoryTypeSchema = z.enum([
+  'created',
+  'delivered',
+  'delivery_failed',
+  'reply_rejected',
+  'hint_sent',
+  'partial',
+  'answered',
+  'no_answer',
+  'finalized',
+  'finalize_failed',
+  'webhook_delivered',
+  'webhook_failed',
+]);
+
+/** One step in an ask's history. Never holds free-text answers or tokens. */
+export const HistoryEntrySchema = z.object({
+  type: HistoryTypeSchema,
+  at: z.string(),
+  channel: z.string().optional(),
+  userId: z.string().optional(),
+  reason: z.string().optional(),
+  /** Question ids answered by a partial reply. */
+  questions: z.array(z.string()).optional(),
+  messageId: z.string().optional(),
+  detail: z.string().optional(),
+});
+/** One step in an ask's history. */
+export type HistoryEntry = z.output<typeof HistoryEntrySchema>;
+
 /** Ask status as the API reports it. */
 export const AskStatusSchema = z.enum(['pending', 'answered', 'no_answer']);
 /** Ask status. */
@@ -215,12 +247,16 @@ export const AskRecordSchema = z.object({
   partial: z.record(z.string(), z.array(z.string())),
   deliveries: z.array(DeliverySchema),
   idempotencyKey: z.string().optional(),
+  /** Signed webhook that receives the terminal result. */
+  callbackUrl: z.string().optional(),
+  /** The ask's history, oldest first (capped; see core/lifecycle.ts). */
+  history: z.array(HistoryEntrySchema).default([]),
 });
 /** The stored record of one ask. */
 export type AskRecord = z.output<typeof AskRecordSchema>;
 
 /** The record as the API shows it (internal bookkeeping left out). */
 export function publicRecord(record: AskRecord) {
-  const { rev: _rev, idempotencyKey: _key, ...rest } = record;
+  const { rev: _rev, idempotencyKey: _key, history: _history, ...rest } = record;
   return rest;
 }

@@ -3,6 +3,9 @@ import type { ConversationKey } from '../core/ports.js';
 /** Default key prefix. */
 export const DEFAULT_PREFIX = 'askgate';
 
+/** Most ask ids kept in the global list of recent asks. */
+export const RECENT_MAX = 1000;
+
 /** Most ask ids kept in a run's history list. */
 export const HISTORY_MAX = 50;
 
@@ -49,6 +52,11 @@ export class StoreKeys {
     return `${this.prefix}:idem:${key}`;
   }
 
+  /** ZSET: ask id → creation time (ms), the newest {@link RECENT_MAX} asks of all runs. */
+  recent(): string {
+    return `${this.prefix}:recent`;
+  }
+
   /** ZSET: ask id → next sweep time (ms). */
   sweep(): string {
     return `${this.prefix}:sweep`;
@@ -67,5 +75,10 @@ export class StoreKeys {
   /** Pub/sub channel announcing ask ids that reached a terminal state. */
   resolvedChannel(): string {
     return `${this.prefix}:resolved`;
+  }
+
+  /** Pub/sub channel announcing `"<askId> <runId>"` whenever an ask's history grows. */
+  historyChannel(): string {
+    return `${this.prefix}:history`;
   }
 }

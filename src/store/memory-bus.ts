@@ -1,20 +1,15 @@
 import type { ResultBus } from '../core/ports.js';
+import { Listeners } from './listeners.js';
+
+const ALL = '*';
 
 /** In-process {@link ResultBus}; listeners run on a microtask, as a Redis message would arrive after the commit. */
 export class MemoryResultBus implements ResultBus {
-  private readonly listeners = new Map<string, Set<() => void>>();
+  private readonly results = new Listeners();
+  private readonly history = new Listeners<[string, string]>();
 
   subscribe(askId: string, listener: () => void): () => void {
-    let set = this.listeners.get(askId);
-    if (!set) this.listeners.set(askId, (set = new Set()));
-    const entry = () => listener();
-    set.add(entry);
-    return () => {
-      const current = this.listeners.get(askId);
-      if (!current) return;
-      current.delete(entry);
-      if (current.size === 0) this.listeners.delete(askId);
-    };
+    return this.results.add(askId, listener);
   }
 
   async publish(askId: string): Promise<void> {
@@ -23,23 +18,22 @@ export class MemoryResultBus implements ResultBus {
 
   /** Synchronous form of {@link publish} for the memory store's atomic sections. */
   announce(askId: string): void {
-    const set = this.listeners.get(askId);
-    if (!set) return;
-    const snapshot = [...set];
-    queueMicrotask(() => {
-      for (const listener of snapshot) {
-        // An unsubscribe between publish and delivery is honoured, as with Redis.
-        if (!this.listeners.get(askId)?.has(listener)) continue;
-        try {
-          listener();
-        } catch {
-          // A failing listener must not keep the others from waking.
-        }
-      }
-    });
+    // Snapshot now; an unsubscribe between publish and delivery is honoured, as with Redis.
+    const snapshot = this.results.snapshot(askId);
+    if (snapshot.length > 0) queueMicrotask(() => this.results.emit(askId, [], snapshot));
+  }
+
+  subscribeHistory(listener: (askId: string, runId: string) => void): () => void {
+    return this.history.add(ALL, listener);
+  }
+
+  async notifyHistory(askId: string, runId: string): Promise<void> {
+    const snapshot = this.history.snapshot(ALL);
+    if (snapshot.length > 0) queueMicrotask(() => this.history.emit(ALL, [askId, runId], snapshot));
   }
 
   async close(): Promise<void> {
-    this.listeners.clear();
+    this.results.clear();
+    this.history.clear();
   }
 }

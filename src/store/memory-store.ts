@@ -1,6 +1,6 @@
 import type { AskStore, Clock, ConversationKey, CreateArgs, CreateResult, IdempotencyClaim } from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
-import { HISTORY_MAX, INDEX_TTL_MS } from './keys.js';
+import { HISTORY_MAX, INDEX_TTL_MS, RECENT_MAX } from './keys.js';
 import type { MemoryResultBus } from './memory-bus.js';
 
 interface Expiring {
@@ -74,6 +74,9 @@ export class MemoryAskStore implements AskStore {
       this.bus.announce(next.id);
     }
     this.asks.set(record.id, { runId: record.runId, rev: record.rev, status: record.status, doc: JSON.stringify(record), expiresAt: now + args.ttlMs });
+    const recent = this.index('recent', now);
+    recent.set(record.id, Date.parse(record.createdAt));
+    if (recent.size > RECENT_MAX) recent.delete(sortedByScore(recent, () => true)[0]!);
     this.runs.set(record.runId, {
       version: record.version,
       current: record.id,
@@ -86,6 +89,19 @@ export class MemoryAskStore implements AskStore {
   async get(askId: string): Promise<AskRecord | null> {
     const entry = live(this.asks, askId, this.tick());
     return entry ? (JSON.parse(entry.doc) as AskRecord) : null;
+  }
+
+  async recent(limit: number): Promise<AskRecord[]> {
+    const now = this.tick();
+    const entry = live(this.indexes, 'recent', now);
+    if (!entry || limit <= 0) return [];
+    return sortedByScore(entry.members, () => true)
+      .reverse()
+      .slice(0, limit)
+      .flatMap((id) => {
+        const ask = live(this.asks, id, now);
+        return ask ? [JSON.parse(ask.doc) as AskRecord] : [];
+      });
   }
 
   async getRun(runId: string): Promise<{ current: AskRecord | null; version: number }> {

@@ -1,6 +1,9 @@
 import type { Redis, Cluster } from 'ioredis';
 import type { ResultBus } from '../core/ports.js';
 import { StoreKeys } from './keys.js';
+import { Listeners } from './listeners.js';
+
+const ALL = '*';
 
 /**
  * {@link ResultBus} over Redis pub/sub: one SUBSCRIBE to `<prefix>:resolved` per process, dispatched
@@ -9,17 +12,16 @@ import { StoreKeys } from './keys.js';
  */
 export class RedisResultBus implements ResultBus {
   private readonly channel: string;
-  private readonly listeners = new Map<string, Set<() => void>>();
+  private readonly historyChannel: string;
+  private readonly results = new Listeners();
+  private readonly history = new Listeners<[string, string]>();
   private readonly subscribed: Promise<void>;
   private closed = false;
   private readonly onMessage = (channel: string, message: string) => {
-    if (channel !== this.channel) return;
-    for (const listener of [...(this.listeners.get(message) ?? [])]) {
-      try {
-        listener();
-      } catch {
-        // A failing listener must not keep the others from waking.
-      }
+    if (channel === this.channel) this.results.emit(message, []);
+    else if (channel === this.historyChannel) {
+      const [askId, runId] = message.split(' ');
+      if (askId && runId) this.history.emit(ALL, [askId, runId]);
     }
   };
 
@@ -29,9 +31,11 @@ export class RedisResultBus implements ResultBus {
     private readonly publisher: Redis | Cluster,
     opts: { prefix?: string } = {},
   ) {
-    this.channel = new StoreKeys(opts.prefix).resolvedChannel();
+    const keys = new StoreKeys(opts.prefix);
+    this.channel = keys.resolvedChannel();
+    this.historyChannel = keys.historyChannel();
     subscriber.on('message', this.onMessage);
-    this.subscribed = subscriber.subscribe(this.channel).then(() => undefined);
+    this.subscribed = subscriber.subscribe(this.channel, this.historyChannel).then(() => undefined);
     this.subscribed.catch(() => undefined);
   }
 
@@ -48,17 +52,16 @@ export class RedisResultBus implements ResultBus {
   }
 
   subscribe(askId: string, listener: () => void): () => void {
-    let set = this.listeners.get(askId);
-    if (!set) this.listeners.set(askId, (set = new Set()));
-    // Wrapped so the same function subscribed twice gets two independent subscriptions.
-    const entry = () => listener();
-    set.add(entry);
-    return () => {
-      const current = this.listeners.get(askId);
-      if (!current) return;
-      current.delete(entry);
-      if (current.size === 0) this.listeners.delete(askId);
-    };
+    return this.results.add(askId, listener);
+  }
+
+  subscribeHistory(listener: (askId: string, runId: string) => void): () => void {
+    return this.history.add(ALL, listener);
+  }
+
+  async notifyHistory(askId: string, runId: string): Promise<void> {
+    // runIds never contain spaces (RunIdSchema), so "askId runId" is unambiguous.
+    await this.publisher.publish(this.historyChannel, `${askId} ${runId}`);
   }
 
   async publish(askId: string): Promise<void> {
@@ -68,8 +71,9 @@ export class RedisResultBus implements ResultBus {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.listeners.clear();
+    this.results.clear();
+    this.history.clear();
     this.subscriber.off('message', this.onMessage);
-    if (this.subscriber.status === 'ready') await this.subscriber.unsubscribe(this.channel).catch(() => undefined);
+    if (this.subscriber.status === 'ready') await this.subscriber.unsubscribe(this.channel, this.historyChannel).catch(() => undefined);
   }
 }

@@ -2,7 +2,7 @@ import type { Redis, Cluster } from 'ioredis';
 import { z } from 'zod';
 import type { AskStore, ConversationKey, CreateArgs, CreateResult, IdempotencyClaim } from '../core/ports.js';
 import { AskRecordSchema, type AskRecord } from '../core/schemas.js';
-import { HISTORY_MAX, INDEX_TTL_MS, StoreKeys } from './keys.js';
+import { HISTORY_MAX, INDEX_TTL_MS, RECENT_MAX, StoreKeys } from './keys.js';
 import { CLAIM, COMMIT, CREATE, CommitCode, CreateCode, EXTEND_TTL, ZADD_EXPIRE, runScript } from './scripts.js';
 
 /** A record read back from Redis that is not valid JSON or does not match {@link AskRecordSchema}. */
@@ -78,6 +78,8 @@ export class RedisAskStore implements AskStore {
     // mapping left by a crash before the script is harmless.
     await Promise.all([
       this.redis.set(k.idMap(record.id), record.runId, 'PX', ttl(args.ttlMs)),
+      runScript(this.redis, ZADD_EXPIRE, [k.recent()], ['SET', Date.parse(record.createdAt), record.id, INDEX_TTL_MS]),
+      this.redis.zremrangebyrank(k.recent(), 0, -(RECENT_MAX + 1)),
       supersede ? runScript(this.redis, EXTEND_TTL, [k.idMap(supersede.prev.id)], [ttl(args.retentionMs)]) : null,
     ]);
     this.remember(record.id, record.runId);
@@ -104,6 +106,13 @@ export class RedisAskStore implements AskStore {
     if (doc === null) return null;
     this.remember(askId, runId);
     return parseAskDoc(doc, key);
+  }
+
+  async recent(limit: number): Promise<AskRecord[]> {
+    if (limit <= 0) return [];
+    const ids = await this.redis.zrevrange(this.keys.recent(), 0, Math.min(limit, RECENT_MAX) - 1);
+    const records = await Promise.all(ids.map((id) => this.get(id)));
+    return records.filter((r): r is AskRecord => r !== null);
   }
 
   async getRun(runId: string): Promise<{ current: AskRecord | null; version: number }> {

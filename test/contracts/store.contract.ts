@@ -36,6 +36,8 @@ export function pendingAsk(runId: string, version: number, id = uid()): AskRecor
     expiresAt: new Date(T0 + 900_000).toISOString(),
     partial: { q2: ['A'] },
     deliveries: [{ ...to, status: 'pending', finalized: 'no' }],
+    callbackUrl: 'https://agent.example/hook',
+    history: [{ type: 'created', at: new Date(T0).toISOString() }],
   };
 }
 
@@ -99,6 +101,21 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
       expect(await h.peers[0]!.get(record.id)).toEqual(record);
       expect(await store.getRun(record.runId)).toEqual({ current: record, version: 1 });
       expect(await store.history(record.runId, 10)).toEqual([record]);
+    });
+
+    it('recent lists the newest asks of all runs first, with their current state', async () => {
+      // Newer than every other ask the suite creates (they are all created at T0).
+      const a = { ...pendingAsk(uid(), 1), createdAt: new Date(T0 + 500).toISOString() };
+      const b = { ...pendingAsk(uid(), 1), createdAt: new Date(T0 + 1000).toISOString() };
+      await store.create(args(a, 0));
+      await store.create(args(b, 0));
+      const a1 = answered(a);
+      expect(await store.commit(a, a1, { ttlMs: HOUR, publish: false })).toBe('ok');
+      const listed = await h.peers[0]!.recent(10);
+      expect(listed.map((r) => r.id).slice(0, 2)).toEqual([b.id, a.id]);
+      expect(listed.find((r) => r.id === a.id)?.status).toBe(a1.status);
+      expect(await store.recent(1)).toHaveLength(1);
+      expect(await store.recent(0)).toEqual([]);
     });
 
     it('creating the same ask id twice returns exists with the stored record and keeps one record', async () => {

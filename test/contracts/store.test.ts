@@ -190,7 +190,7 @@ describe('RedisAskStore specifics', () => {
     await store.addToConversation({ channel: 'telegram', chat: '5' }, a.id, Date.now() + 60_000);
     await store.bindMessage({ channel: 'telegram', chat: '5' }, '9', a.id, 60_000);
     const families = (await scanKeys(main, prefix)).map((k) => k.slice(prefix.length + 1).replace(a.id, '<id>')).sort();
-    expect(families).toEqual(['conv:telegram:5', 'id:<id>', 'idem:k', 'msg:telegram:5:9', 'sweep', '{r1}:ask:<id>', '{r1}:asks', '{r1}:run']);
+    expect(families).toEqual(['conv:telegram:5', 'id:<id>', 'idem:k', 'msg:telegram:5:9', 'recent', 'sweep', '{r1}:ask:<id>', '{r1}:asks', '{r1}:run']);
   });
 });
 
@@ -227,6 +227,20 @@ describe.each([
     await publisher.publish('ask-b');
     await sleep(50);
     expect(calls).toEqual(['a', 'a', 'a']);
+    await close();
+  });
+
+  it('history notifications reach every subscriber with the ask and run ids, across connections', async () => {
+    const { publisher, subscriber, close } = await make();
+    const seen: string[] = [];
+    const off = subscriber.subscribeHistory((askId, runId) => seen.push(`${askId}/${runId}`));
+    await publisher.notifyHistory('ask-1', 'run.a-1');
+    await publisher.notifyHistory('ask-2', 'run.b');
+    await vi.waitFor(() => expect(seen).toEqual(['ask-1/run.a-1', 'ask-2/run.b']));
+    off();
+    await publisher.notifyHistory('ask-3', 'run.c');
+    await sleep(50);
+    expect(seen).toHaveLength(2);
     await close();
   });
 });

@@ -85,8 +85,9 @@ describe('askgate as separate processes sharing one Redis', () => {
 describe('embedded mode', () => {
   it('runs without REDIS_URL on the memory store and says so', async () => {
     const child = await spawnAskgate(testEnv());
-    expect(child.output()).toMatch(/store: memory \(embedded: pending asks do not survive a restart/);
-    expect(child.output()).toMatch(/listening on loopback only/);
+    // stdout and stderr are separate pipes: wait for both lines rather than assume their order.
+    await eventually(async () => /store: memory \(embedded: pending asks do not survive a restart/.test(child.output()));
+    await eventually(async () => /listening on loopback only/.test(child.output()));
     const api = client(child.url);
     const { body: ask } = await api.post('/v1/asks', askBody('embedded'));
     const waiting = api.get(`/v1/asks/${ask.id}?wait=10`);

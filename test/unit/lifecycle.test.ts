@@ -39,6 +39,7 @@ function rec(over: Partial<AskRecord> = {}): AskRecord {
     result: null,
     partial: {},
     deliveries: [],
+    history: [],
     ...over,
   };
 }
@@ -102,7 +103,9 @@ describe('transition: answers', () => {
     const result = transition(frozen(record), { type: 'answer', answers, by: alice }, T0 + 5000);
     expect(result).toMatchObject({ kind: 'changed', effects: [], outcome: { code: 'partial', missing } });
     const next = changed(result);
-    expect(next).toEqual({ ...record, rev: record.rev + 1, partial });
+    const { history, ...rest } = next;
+    expect(rest).toEqual({ ...record, rev: record.rev + 1, partial, history: undefined });
+    expect(history).toEqual([{ type: 'partial', channel: alice.channel, userId: alice.userId, questions: Object.keys(answers), at: iso(T0 + 5000) }]);
   });
 
   it('completes an ask across two partial replies', () => {
@@ -268,7 +271,26 @@ describe('transition: delivery bookkeeping', () => {
     const result = transition(frozen(record), event, T0 + 1000);
     expect(result).toMatchObject({ kind: 'changed', effects: [], outcome: { code: 'updated' } });
     const next = changed(result);
-    expect(next).toEqual({ ...record, rev: record.rev + 1, deliveries });
+    expect({ ...next, history: record.history }).toEqual({ ...record, rev: record.rev + 1, deliveries });
+    const types = { delivered: 'delivered', delivery_failed: 'delivery_failed', finalized: event.type === 'finalized' && !event.ok ? 'finalize_failed' : 'finalized' };
+    expect(next.history.at(-1)).toMatchObject({ type: types[event.type as keyof typeof types], channel: 'telegram', at: iso(T0 + 1000) });
+  });
+
+  it('keeps the history bounded: the first entry and the newest ones', () => {
+    let record = rec({ history: [{ type: 'created', at: iso(T0) }] });
+    for (let i = 0; i < 150; i++) record = changed(transition(record, { type: 'note', entry: { type: 'reply_rejected', reason: `r${i}` } }, T0 + i));
+    expect(record.history).toHaveLength(100);
+    expect(record.history[0]).toEqual({ type: 'created', at: iso(T0) });
+    expect(record.history.at(-1)).toMatchObject({ type: 'reply_rejected', reason: 'r149' });
+    expect(record.history[1]).toMatchObject({ reason: 'r51' });
+  });
+
+  it('records who answered and why an ask ended, never the free text', () => {
+    const answered = changed(transition(rec(), { type: 'answer', answers: { env: ['my secret words'] }, by: alice }, T0 + 1000));
+    expect(answered.history.at(-1)).toEqual({ type: 'answered', channel: alice.channel, userId: alice.userId, at: iso(T0 + 1000) });
+    expect(JSON.stringify(answered.history)).not.toContain('secret');
+    const ended = changed(transition(rec(), { type: 'timeout' }, T0 + 3_600_000));
+    expect(ended.history.at(-1)).toEqual({ type: 'no_answer', reason: 'timeout', at: iso(T0 + 3_600_000) });
   });
 
   it.each<[string, AskRecord, AskEvent]>([

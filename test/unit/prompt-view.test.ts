@@ -37,6 +37,7 @@ function record(questions: Question[], over: Partial<AskRecord> = {}): AskRecord
     result: null,
     partial: {},
     deliveries: [],
+    history: [],
     ...over,
   };
 }
