@@ -60,7 +60,7 @@ export class OutboxWork implements OutboxHandlers {
     if (!record || !delivery?.message || delivery.finalized !== 'no' || !isTerminal(record)) return;
     const channel = channels.get(delivery.channel);
     if (!channel) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
-    await channel.finalize(delivery.message, outcomeView(record));
+    await channel.finalize(delivery.message, outcomeView(record), buildPromptView(record));
     await this.gateway.apply(askId, { type: 'finalized', index, ok: true });
   }
 

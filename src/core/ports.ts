@@ -230,8 +230,12 @@ export interface Channel {
   readonly name: string;
   /** Sends the question; returns where the message lives. Throws {@link ChannelError}. */
   deliver(request: DeliveryRequest): Promise<MessageRef>;
-  /** Edits a delivered message to show the outcome and removes its buttons. Throws {@link ChannelError}. */
-  finalize(ref: MessageRef, outcome: OutcomeView): Promise<void>;
+  /**
+   * Edits a delivered message to show the outcome and removes its buttons; `view` is the prompt as
+   * delivered, so the edit can keep the question text without reading the message back.
+   * Throws {@link ChannelError}.
+   */
+  finalize(ref: MessageRef, outcome: OutcomeView, view: PromptView): Promise<void>;
   /** Starts receiving inbound events. */
   start(sink: InboundSink): Promise<void>;
   /** Stops receiving and releases resources. */

@@ -146,12 +146,12 @@ export function channelContract(name: string, makeHarness: () => Promise<Channel
     it('finalizes: the outcome replaces the buttons, and a repeated edit still succeeds', async () => {
       const v = view(single);
       const ref = await h.channel.deliver({ askId: v.askId, version: 1, target: h.target, view: v });
-      await h.channel.finalize(ref, { status: 'answered', text: 'Answered: Staging — by @alice' });
+      await h.channel.finalize(ref, { status: 'answered', text: 'Answered: Staging — by @alice' }, v);
       const shown = await h.message(ref);
       expect(shown.text).toContain('Answered: Staging — by @alice');
       expect(shown.text).toContain('Where should I deploy?');
       expect(shown.buttons).toEqual([]);
-      await h.channel.finalize(ref, { status: 'answered', text: 'Answered: Staging — by @alice' });
+      await h.channel.finalize(ref, { status: 'answered', text: 'Answered: Staging — by @alice' }, v);
     });
 
     it('reports a 429 as a retryable error carrying retry_after', async () => {

@@ -4,21 +4,13 @@ import { ChannelError, type OutboxJob } from '../../src/core/ports.js';
 import { BullOutbox, type BullOutboxOptions } from '../../src/queue/bull-outbox.js';
 import { redisFactoryFromUrl, type RedisFactory } from '../../src/queue/connections.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
 let redis: TestRedis;
 let connect: RedisFactory;
 const open: BullOutbox[] = [];
 
 const prefix = () => `{t${randomBytes(5).toString('hex')}}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(cond: () => boolean, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await sleep(10);
-  }
-}
 
 function outbox(opts: Partial<BullOutboxOptions> = {}): BullOutbox {
   const o = new BullOutbox({ connect, prefix: prefix(), baseDelayMs: 50, maxDelayMs: 400, onError: () => {}, ...opts });

@@ -3,21 +3,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BullTimeoutScheduler, type BullTimeoutOptions } from '../../src/queue/bull-timeouts.js';
 import { redisFactoryFromUrl, type RedisFactory } from '../../src/queue/connections.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
 let redis: TestRedis;
 let connect: RedisFactory;
 const open: BullTimeoutScheduler[] = [];
 
 const prefix = () => `{t${randomBytes(5).toString('hex')}}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(cond: () => boolean, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await sleep(10);
-  }
-}
 
 function scheduler(opts: Partial<BullTimeoutOptions> & { prefix: string }): BullTimeoutScheduler {
   const s = new BullTimeoutScheduler({ connect, retryDelayMs: 50, onError: () => {}, ...opts });

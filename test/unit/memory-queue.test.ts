@@ -3,16 +3,8 @@ import { ChannelError, type OutboxJob } from '../../src/core/ports.js';
 import { DEFAULT_BACKOFF, isPermanent, retryAfterOf, retryDelayMs } from '../../src/queue/backoff.js';
 import { MemoryOutbox, type MemoryOutboxOptions } from '../../src/queue/memory-outbox.js';
 import { MemoryTimeoutScheduler } from '../../src/queue/memory-timeouts.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(cond: () => boolean, timeoutMs = 3000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await sleep(5);
-  }
-}
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -1,15 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Reconciler, type ReconcilerOptions } from '../../src/queue/reconciler.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(cond: () => boolean, timeoutMs = 3000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await sleep(5);
-  }
-}
 
 const running: Reconciler[] = [];
 afterEach(async () => {
