@@ -1,0 +1,131 @@
+import type { App, BlockAction, ButtonAction, webApi } from '@slack/bolt';
+import type { InboundOutcome, InboundSink, Logger } from '../../core/ports.js';
+import type { Responder } from '../../core/schemas.js';
+import { ID_PREFIX, escapeMrkdwn, unescapeMrkdwn } from './render.js';
+
+/** What the Slack inbound handlers need. */
+export interface SlackInboundDeps {
+  sink: InboundSink;
+  client: webApi.WebClient;
+  logger: Logger;
+}
+
+/** The ephemeral notice after "Other": Slack answers in the thread, not by replying to the message. */
+export const OTHER_PROMPT = 'Reply in this thread with your answer in your own words.';
+const FAILED_NOTICE = 'askgate could not record this right now. Please try again.';
+const ACTION_ID = new RegExp(`^${ID_PREFIX}`);
+
+/** The fields of a message event askgate reads; every other subtype is ignored. */
+interface MessageEvent {
+  type: 'message';
+  subtype?: string;
+  channel?: string;
+  channel_type?: string;
+  user?: string;
+  bot_id?: string;
+  text?: string;
+  ts?: string;
+  thread_ts?: string;
+}
+
+// thread_broadcast is a thread reply also shown in the channel: still a reply.
+const ANSWER_SUBTYPES = new Set([undefined, 'thread_broadcast']);
+
+/** Registers the block_actions and message listeners on a bolt App. */
+export function registerInbound(app: App, deps: SlackInboundDeps): void {
+  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: ACTION_ID }, async ({ ack, body, action }) => {
+    // Ack first: Slack shows the person an error after 3 s, and nothing below is fast enough to wait for.
+    await ack();
+    await onButton(deps, body, action);
+  });
+  app.event('message', async ({ event, context }) => {
+    await onMessage(deps, event as unknown as MessageEvent, (context.retryNum ?? 0) > 0);
+  });
+}
+
+async function onButton(deps: SlackInboundDeps, body: BlockAction<ButtonAction>, action: ButtonAction): Promise<void> {
+  const channel = body.channel?.id ?? (body.container as { channel_id?: string } | undefined)?.channel_id;
+  const user: Responder = { channel: 'slack', userId: body.user.id, ...(body.user.username ? { username: body.user.username } : {}) };
+  const threadTs = typeof body.message?.thread_ts === 'string' ? body.message.thread_ts : undefined;
+  let notice: string | null;
+  try {
+    const outcome = await deps.sink.button({ channel: 'slack', token: action.value ?? '', user, ...(channel ? { chat: channel } : {}) });
+    notice = buttonNotice(outcome);
+  } catch (error) {
+    deps.logger.error({ channel: 'slack', err: message(error) }, 'slack button could not be recorded');
+    notice = FAILED_NOTICE;
+  }
+  if (notice && channel) await ephemeral(deps, channel, user.userId, notice, threadTs);
+}
+
+async function onMessage(deps: SlackInboundDeps, event: MessageEvent, isRetry: boolean): Promise<void> {
+  if (!ANSWER_SUBTYPES.has(event.subtype) || event.bot_id || !event.user || !event.channel || typeof event.text !== 'string') return;
+  const replyTo = event.thread_ts && event.thread_ts !== event.ts ? event.thread_ts : undefined;
+  const privateChat = event.channel_type === 'im';
+  // A top-level message in a channel is never an answer: skip the store lookup for all channel chatter.
+  if (!replyTo && !privateChat) return;
+  // A failure here propagates: the HTTP receiver answers 500 and Slack retries the event.
+  const outcome = await deps.sink.text({
+    channel: 'slack',
+    chat: event.channel,
+    ...(replyTo ? { replyTo } : {}),
+    privateChat,
+    user: { channel: 'slack', userId: event.user },
+    text: unescapeMrkdwn(event.text),
+  });
+  switch (outcome.kind) {
+    case 'ignored':
+      return;
+    case 'partial':
+    case 'invalid':
+      await inThread(deps, event.channel, outcome.kind === 'partial' ? outcome.prompt : outcome.hint, replyTo);
+      return;
+    case 'need_text':
+      await ephemeral(deps, event.channel, event.user, OTHER_PROMPT, replyTo);
+      return;
+    case 'already_resolved':
+      // A retried event whose first attempt committed: the person was already told.
+      if (isRetry) return;
+      await ephemeral(deps, event.channel, event.user, outcome.summary, replyTo);
+      return;
+    default:
+      await ephemeral(deps, event.channel, event.user, outcome.summary, replyTo);
+  }
+}
+
+/** The notice for a tap's outcome, or null when nothing should be said. */
+export function buttonNotice(outcome: InboundOutcome): string | null {
+  switch (outcome.kind) {
+    case 'ignored':
+      return null;
+    case 'need_text':
+      return OTHER_PROMPT;
+    case 'partial':
+      return outcome.prompt;
+    case 'invalid':
+      return outcome.hint;
+    default:
+      return outcome.summary;
+  }
+}
+
+async function ephemeral(deps: SlackInboundDeps, channel: string, user: string, text: string, threadTs?: string): Promise<void> {
+  try {
+    await deps.client.chat.postEphemeral({ channel, user, text: escapeMrkdwn(text), ...(threadTs ? { thread_ts: threadTs } : {}) });
+  } catch (error) {
+    deps.logger.warn({ channel: 'slack', err: message(error) }, 'slack ephemeral notice failed');
+  }
+}
+
+async function inThread(deps: SlackInboundDeps, channel: string, text: string, threadTs?: string): Promise<void> {
+  try {
+    await deps.client.chat.postMessage({ channel, text: escapeMrkdwn(text), ...(threadTs ? { thread_ts: threadTs } : {}) });
+  } catch (error) {
+    deps.logger.warn({ channel: 'slack', err: message(error) }, 'slack thread notice failed');
+  }
+}
+
+function message(error: unknown): string {
+  const code = (error as { data?: { error?: unknown } } | null)?.data?.error;
+  return typeof code === 'string' ? code : error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,141 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
+import type { InboundHttpRequest, InboundHttpResponse, InboundRoute, Logger } from '../../core/ports.js';
+
+/** Path of the Events API and interactivity request URL on askgate's HTTP port. */
+export const SLACK_EVENTS_PATH = '/slack/events';
+/** Largest allowed distance between Slack's request timestamp and our clock, in seconds. */
+export const MAX_SKEW_SECONDS = 300;
+// Events are answered after processing so a failure gets Slack's retry; this caps the wait below Slack's 3 s.
+const EVENT_RESPONSE_CAP_MS = 2500;
+
+type Headers = InboundHttpRequest['headers'];
+
+function header(headers: Headers, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Checks Slack's v0 signature over the exact raw body, and that the request timestamp is within
+ * five minutes of `nowSeconds` in either direction (bolt checks only the past).
+ */
+export function verifySlackSignature(signingSecret: string, headers: Headers, rawBody: Buffer, nowSeconds: number): boolean {
+  const timestamp = header(headers, 'x-slack-request-timestamp');
+  const signature = header(headers, 'x-slack-signature');
+  if (!timestamp || !signature || !/^\d{1,12}$/.test(timestamp)) return false;
+  if (Math.abs(nowSeconds - Number(timestamp)) > MAX_SKEW_SECONDS) return false;
+  const hmac = createHmac('sha256', signingSecret);
+  hmac.update(`v0:${timestamp}:`);
+  hmac.update(rawBody);
+  const expected = Buffer.from(`v0=${hmac.digest('hex')}`);
+  const given = Buffer.from(signature);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** Parses an interactivity (`payload=` form) or Events API (JSON) body; null when malformed. */
+export function parseSlackBody(headers: Headers, rawBody: Buffer): Record<string, unknown> | null {
+  try {
+    const text = rawBody.toString('utf8');
+    const type = header(headers, 'content-type') ?? '';
+    if (type.includes('application/x-www-form-urlencoded')) {
+      const form = new URLSearchParams(text);
+      const payload = form.get('payload');
+      const parsed: unknown = payload !== null ? JSON.parse(payload) : Object.fromEntries(form);
+      return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    }
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function ackResponse(response: unknown): InboundHttpResponse {
+  if (response === undefined || response === null || response === '') return { status: 200, body: '' };
+  if (typeof response === 'string') return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: response };
+  return { status: 200, headers: { 'content-type': 'application/json' }, body: response as object };
+}
+
+/**
+ * A bolt Receiver without its own server: askgate's HTTP server hands it `POST /slack/events`.
+ * Interactivity is answered when the listener calls `ack()`; Events API requests are answered
+ * once processed (or after 2.5 s), so a failure returns 500 and Slack retries. Retries
+ * (`X-Slack-Retry-Num`) are processed like first attempts: the core CAS makes them harmless.
+ */
+export class SlackHttpReceiver implements Receiver {
+  private app: App | null = null;
+  private accepting = false;
+
+  constructor(
+    private readonly signingSecret: string,
+    private readonly logger: Logger,
+    private readonly now: () => number = () => Date.now(),
+  ) {}
+
+  /** Called by bolt's App constructor. */
+  init(app: App): void {
+    this.app = app;
+  }
+
+  /** Starts accepting requests (there is no server to start). */
+  async start(): Promise<void> {
+    this.accepting = true;
+  }
+
+  /** Stops accepting requests; in-flight ones finish. */
+  async stop(): Promise<void> {
+    this.accepting = false;
+  }
+
+  /** The one route Slack calls, for events and interactivity alike. */
+  route(): InboundRoute {
+    return { method: 'POST', path: SLACK_EVENTS_PATH, handle: (request) => this.handle(request) };
+  }
+
+  private async handle({ headers, rawBody }: InboundHttpRequest): Promise<InboundHttpResponse> {
+    if (!verifySlackSignature(this.signingSecret, headers, rawBody, Math.floor(this.now() / 1000))) {
+      return { status: 401, body: { error: 'invalid_signature' } };
+    }
+    const body = parseSlackBody(headers, rawBody);
+    if (!body) return { status: 400, body: { error: 'invalid_body' } };
+    if (body.type === 'url_verification') return { status: 200, body: { challenge: typeof body.challenge === 'string' ? body.challenge : '' } };
+    if (body.ssl_check !== undefined) return { status: 200, body: '' };
+    const app = this.app;
+    if (!app || !this.accepting) return { status: 503, body: { error: 'not_ready' } };
+
+    const retryNum = Number(header(headers, 'x-slack-retry-num'));
+    const retryReason = header(headers, 'x-slack-retry-reason');
+    const isEvent = body.type === 'event_callback';
+    return new Promise<InboundHttpResponse>((resolve) => {
+      let sent = false;
+      let acked: InboundHttpResponse | null = null;
+      const send = (response: InboundHttpResponse) => {
+        if (sent) return;
+        sent = true;
+        clearTimeout(cap);
+        resolve(response);
+      };
+      const cap = setTimeout(() => {
+        if (!isEvent) this.logger.warn({ channel: 'slack' }, 'slack request not acknowledged within 2.5 s');
+        send(acked ?? { status: 200, body: '' });
+      }, EVENT_RESPONSE_CAP_MS);
+      const event: ReceiverEvent = {
+        body,
+        ...(Number.isInteger(retryNum) && retryNum > 0 ? { retryNum } : {}),
+        ...(retryReason ? { retryReason } : {}),
+        ack: async (response?: unknown) => {
+          acked = ackResponse(response);
+          if (!isEvent) send(acked);
+        },
+      };
+      app.processEvent(event).then(
+        () => send(acked ?? { status: 200, body: '' }),
+        (error: unknown) => {
+          this.logger.warn({ channel: 'slack', err: error instanceof Error ? error.message : String(error) }, 'slack event processing failed');
+          send({ status: 500, body: { error: 'processing_failed' } });
+        },
+      );
+    });
+  }
+}

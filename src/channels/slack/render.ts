@@ -1,0 +1,133 @@
+import type { OutcomeView, PromptView, QuestionView } from '../../core/prompt-view.js';
+import { BUTTON_TEXT_MAX, FALLBACK_TEXT_MAX, SECTION_TEXT_MAX } from './limits.js';
+
+/** A Block Kit block as askgate builds and reads it back (loosely typed: Slack returns more fields). */
+export type Block = { type: string; block_id?: string; [key: string]: unknown };
+
+/** A message ready for chat.postMessage / chat.update: blocks plus the notification fallback text. */
+export interface RenderedMessage {
+  text: string;
+  blocks: Block[];
+}
+
+/** Prefix of every askgate block_id and action_id. */
+export const ID_PREFIX = 'askgate_';
+const QUESTION_BLOCK = `${ID_PREFIX}q`;
+const HELP_BLOCK = `${ID_PREFIX}help`;
+const ACTIONS_BLOCK = `${ID_PREFIX}actions`;
+const OUTCOME_BLOCK = `${ID_PREFIX}outcome`;
+
+const BUTTON_HELP = 'Tap an option, or reply in this thread with your own words. Send "skip" to skip.';
+const OTHER_LABEL = 'Other (reply in thread)';
+const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/** Escapes text for mrkdwn: `&`, `<`, `>` only, so no user string can mention, ping or link. */
+export function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Reverses {@link escapeMrkdwn}: Slack delivers typed `&`, `<`, `>` in message text as entities. */
+export function unescapeMrkdwn(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
+/** Cuts text to at most `max` UTF-16 units (Slack's count) on a grapheme boundary, ending in "…". */
+export function fitLength(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let out = '';
+  for (const { segment } of GRAPHEMES.segment(text)) {
+    if (out.length + segment.length + 1 > max) break;
+    out += segment;
+  }
+  return `${out.trimEnd()}…`;
+}
+
+/** Cuts already escaped mrkdwn to `max` units without splitting an entity such as `&amp;`. */
+export function fitEscaped(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max - 1).replace(/&[a-z]*$/, '').trimEnd()}…`;
+}
+
+interface Budget {
+  question: number;
+  label: number;
+  description: number;
+}
+// Tried in order until a question's section fits 3000 characters; options are never dropped.
+const BUDGETS: Budget[] = [
+  { question: Infinity, label: Infinity, description: Infinity },
+  { question: 1000, label: 100, description: 120 },
+  { question: 600, label: 100, description: 50 },
+  { question: 300, label: 60, description: 20 },
+  { question: 150, label: 40, description: 10 },
+];
+
+function questionText(q: QuestionView, several: boolean, budget: Budget): string {
+  const e = (s: string, max: number) => escapeMrkdwn(fitLength(s, max));
+  const question = e(q.question, budget.question);
+  const title = q.header !== undefined ? (several ? `${q.number}. ${q.header}` : q.header) : undefined;
+  const head = title !== undefined ? [`*${escapeMrkdwn(title)}*`, question] : [several ? `*${q.number}.* ${question}` : question];
+  const options = q.options.map((o) => {
+    const description = o.description ? ` — ${e(o.description.replace(/\s*\n\s*/g, ' '), budget.description)}` : '';
+    return `${o.number}. ${e(o.label, budget.label)}${description}`;
+  });
+  return [...head, ...options].join('\n');
+}
+
+function sectionFor(q: QuestionView, several: boolean): Block {
+  let text = '';
+  for (const budget of BUDGETS) {
+    text = questionText(q, several, budget);
+    if (text.length <= SECTION_TEXT_MAX) break;
+  }
+  return { type: 'section', block_id: `${QUESTION_BLOCK}${q.number}`, text: { type: 'mrkdwn', text: fitEscaped(text, SECTION_TEXT_MAX) } };
+}
+
+// Slack stores plain_text with `& < >` as entities too (bolt-python#513) and decodes them for display.
+function buttonLabel(label: string): string {
+  let max = BUTTON_TEXT_MAX;
+  let text = escapeMrkdwn(fitLength(label, max));
+  while (text.length > BUTTON_TEXT_MAX) text = escapeMrkdwn(fitLength(label, --max));
+  return text;
+}
+
+function actionId(kind: 'option' | 'other' | 'skip', index: number): string {
+  return kind === 'option' ? `${ID_PREFIX}opt_${index + 1}` : `${ID_PREFIX}${kind}`;
+}
+
+/** Renders a prompt: sections (one per question), how to answer, and buttons for a single single-choice question. */
+export function renderPrompt(view: PromptView): RenderedMessage {
+  const several = view.questions.length > 1;
+  const sections = view.questions.map((q) => sectionFor(q, several));
+  const help = view.buttons ? BUTTON_HELP : `Reply in this thread. ${view.instructions}`;
+  const blocks: Block[] = [...sections, { type: 'context', block_id: HELP_BLOCK, elements: [{ type: 'mrkdwn', text: escapeMrkdwn(help) }] }];
+  if (view.buttons) {
+    blocks.push({
+      type: 'actions',
+      block_id: ACTIONS_BLOCK,
+      elements: view.buttons.map((b, i) => ({
+        type: 'button',
+        action_id: actionId(b.kind, i),
+        text: { type: 'plain_text', text: buttonLabel(b.kind === 'other' ? OTHER_LABEL : b.label), emoji: true },
+        value: b.token,
+      })),
+    });
+  }
+  return { text: fallbackText(sections), blocks };
+}
+
+/** The finalized message: the question sections as delivered (no buttons, no help line) plus the outcome. */
+export function renderFinal(view: PromptView, outcome: OutcomeView): RenderedMessage {
+  const several = view.questions.length > 1;
+  const body = view.questions.map((q) => sectionFor(q, several));
+  const mark = outcome.status === 'answered' ? ':white_check_mark:' : ':heavy_minus_sign:';
+  const line = fitEscaped(`${mark} ${escapeMrkdwn(outcome.text)}`, SECTION_TEXT_MAX);
+  const blocks: Block[] = [...body, { type: 'section', block_id: OUTCOME_BLOCK, text: { type: 'mrkdwn', text: line } }];
+  return { text: fitEscaped(`${escapeMrkdwn(outcome.text)}\n${fallbackText(body)}`, FALLBACK_TEXT_MAX), blocks };
+}
+
+/** The mrkdwn text of the question sections, for the notification fallback. */
+function fallbackText(sections: readonly Block[]): string {
+  const texts = sections.map((b) => (b.text as { text?: unknown } | undefined)?.text).filter((t): t is string => typeof t === 'string');
+  return fitEscaped(texts.join('\n'), FALLBACK_TEXT_MAX);
+}

@@ -1,0 +1,137 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { InboundRoute } from '../../src/core/ports.js';
+import type { FakeMessage, FakeSlackApi } from './slack-api.js';
+
+/** How a signed request is built: forged signature, skewed timestamp, Events API retry headers. */
+export interface SignOptions {
+  badSignature?: boolean;
+  /** Added to the current time for `X-Slack-Request-Timestamp` (e.g. -301 for stale, +301 for future). */
+  skewSeconds?: number;
+  retryNum?: number;
+  retryReason?: string;
+}
+
+/** Slack's v0 signature of a request body. */
+export function slackSignature(secret: string, timestamp: number, rawBody: string): string {
+  return `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${rawBody}`).digest('hex')}`;
+}
+
+/** Slack sends typed `&`, `<`, `>` in message text as entities. */
+export function slackEscape(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+let seq = 0;
+const nextTs = () => `${1_750_000_000 + ++seq}.${String(seq).padStart(6, '0')}`;
+
+/**
+ * Acts as Slack towards askgate: builds form-encoded `block_actions` payloads and JSON
+ * `event_callback` messages, signs them (v0 HMAC) and POSTs them to `/slack/events`.
+ */
+export class SlackInjector {
+  constructor(
+    readonly eventsUrl: string,
+    readonly signingSecret: string,
+    readonly fake: FakeSlackApi,
+  ) {}
+
+  /** A `block_actions` payload for the button with `value` on `message`, pressed by `user`. */
+  blockAction(message: FakeMessage, value: string, user: string): object {
+    const button = message.blocks.flatMap((b: any) => (b.type === 'actions' ? b.elements : [])).find((e: any) => e.value === value);
+    if (!button) throw new Error(`no button with value ${value}`);
+    return {
+      type: 'block_actions',
+      user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0001' },
+      api_app_id: 'A0001',
+      token: 'legacy-verification-token',
+      container: { type: 'message', message_ts: message.ts, channel_id: message.channel, is_ephemeral: false, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) },
+      trigger_id: `${Date.now()}.trigger`,
+      team: { id: 'T0001', domain: 'askgate-test' },
+      channel: { id: message.channel, name: 'general' },
+      message: { type: 'message', ts: message.ts, text: message.text, blocks: message.blocks, user: message.user, bot_id: message.bot_id, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) },
+      response_url: `${this.fake.url}/response/${randomBytes(6).toString('hex')}`,
+      actions: [{ type: 'button', action_id: button.action_id, block_id: 'askgate_actions', text: button.text, value, action_ts: `${Date.now() / 1000}` }],
+    };
+  }
+
+  /** An `event_callback` for a message typed by `user` (text escaped as Slack does). */
+  messageEvent(m: { channel: string; user?: string; text: string; threadTs?: string; channelType?: string; botId?: string; subtype?: string; ts?: string }): object {
+    const ts = m.ts ?? nextTs();
+    return {
+      token: 'legacy-verification-token',
+      team_id: 'T0001',
+      api_app_id: 'A0001',
+      type: 'event_callback',
+      event_id: `Ev${randomBytes(5).toString('hex').toUpperCase()}`,
+      event_time: Math.floor(Date.now() / 1000),
+      authorizations: [{ team_id: 'T0001', user_id: 'UBOT', is_bot: true }],
+      event: {
+        type: 'message',
+        channel: m.channel,
+        channel_type: m.channelType ?? 'channel',
+        text: slackEscape(m.text),
+        ts,
+        event_ts: ts,
+        ...(m.user ? { user: m.user } : {}),
+        ...(m.threadTs ? { thread_ts: m.threadTs } : {}),
+        ...(m.botId ? { bot_id: m.botId } : {}),
+        ...(m.subtype ? { subtype: m.subtype } : {}),
+      },
+    };
+  }
+
+  /** POSTs an interactivity payload as `payload=<urlencoded JSON>`. */
+  postInteractive(payload: object, options: SignOptions = {}): Promise<{ status: number; text: string }> {
+    return this.post(`payload=${encodeURIComponent(JSON.stringify(payload))}`, 'application/x-www-form-urlencoded', options);
+  }
+
+  /** POSTs an Events API body as JSON. */
+  postEvent(body: object, options: SignOptions = {}): Promise<{ status: number; text: string }> {
+    return this.post(JSON.stringify(body), 'application/json', options);
+  }
+
+  /** Signs and POSTs a raw body. */
+  async post(rawBody: string, contentType: string, options: SignOptions = {}): Promise<{ status: number; text: string }> {
+    const timestamp = Math.floor(Date.now() / 1000) + (options.skewSeconds ?? 0);
+    const secret = options.badSignature ? `${this.signingSecret}-forged` : this.signingSecret;
+    const headers: Record<string, string> = {
+      'content-type': contentType,
+      'x-slack-request-timestamp': String(timestamp),
+      'x-slack-signature': slackSignature(secret, timestamp, rawBody),
+    };
+    if (options.retryNum !== undefined) {
+      headers['x-slack-retry-num'] = String(options.retryNum);
+      headers['x-slack-retry-reason'] = options.retryReason ?? 'http_timeout';
+    }
+    const response = await fetch(this.eventsUrl, { method: 'POST', headers, body: rawBody });
+    return { status: response.status, text: await response.text() };
+  }
+}
+
+/** Serves channel routes on a tiny node:http server (for tests that run a channel without askgate). */
+export async function serveRoutes(routes: readonly InboundRoute[]): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const route = routes.find((r) => r.method === req.method && r.path === req.url);
+    if (!route) {
+      res.writeHead(404).end();
+      return;
+    }
+    const response = await route.handle({ headers: req.headers, rawBody: Buffer.concat(chunks) });
+    const isText = typeof response.body === 'string' || response.body === undefined;
+    res.writeHead(response.status, { 'content-type': isText ? 'text/plain' : 'application/json', ...response.headers });
+    res.end(isText ? (response.body as string | undefined) ?? '' : JSON.stringify(response.body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
