@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ChannelNameSchema, type Target } from './core/schemas.js';
 
 const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(def);
 const optionalString = z
@@ -25,6 +26,10 @@ const EnvSchema = z.object({
   ASKGATE_OUTBOX_BASE_DELAY_MS: int(1_000, 1),
   ASKGATE_OUTBOX_MAX_DELAY_MS: int(60_000, 1),
   ASKGATE_ALLOW_EVICTION: z.enum(['true', 'false']).default('false'),
+  ASKGATE_WEBHOOK_SECRET: optionalString.refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters'),
+  ASKGATE_WEBHOOK_TIMEOUT_MS: int(10_000, 100, 60_000),
+  ASKGATE_DEFAULT_TO: optionalString,
+  ASKGATE_MCP_PROGRESS_MS: int(10_000, 50, 600_000),
   TELEGRAM_BOT_TOKEN: optionalString,
   TELEGRAM_API_ROOT: optionalString,
   TELEGRAM_WEBHOOK_URL: optionalString,
@@ -35,6 +40,7 @@ const EnvSchema = z.object({
   SLACK_API_URL: optionalString,
   DISCORD_BOT_TOKEN: optionalString,
   DISCORD_API_URL: optionalString,
+  DISCORD_GATEWAY: z.enum(['true', 'false']).default('true'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -55,6 +61,10 @@ export interface Config {
   /** Escape hatch for a Redis whose eviction policy cannot be changed (not for production). */
   allowEviction: boolean;
   logLevel: z.output<typeof EnvSchema>['LOG_LEVEL'];
+  /** Signed webhooks; without a secret, asks with a `callbackUrl` are refused. */
+  webhook: { secret?: string; timeoutMs: number };
+  /** The MCP server at `/mcp`: default target of `ask_user` and how often it reports progress. */
+  mcp: McpSettings;
   /** Chat platforms; a platform is enabled when its bot token is set. */
   channels: ChannelsConfig;
   /** Notes for the operator, printed at startup (e.g. a host forced to loopback). */
@@ -65,7 +75,57 @@ export interface Config {
 export interface ChannelsConfig {
   telegram?: { token: string; apiRoot?: string; webhookUrl?: string; webhookSecret?: string };
   slack?: { token: string; signingSecret?: string; appToken?: string; apiUrl?: string };
-  discord?: { token: string; apiUrl?: string };
+  discord?: { token: string; apiUrl?: string; gateway: boolean };
+}
+
+/** Settings of an MCP server (the `/mcp` route or `askgate mcp`). */
+export interface McpSettings {
+  /** Target of `ask_user` calls that give no `to` (`ASKGATE_DEFAULT_TO`). */
+  defaultTo?: Target;
+  /** Interval of progress notifications while a call waits, in ms. */
+  progressIntervalMs: number;
+}
+
+/** Parses `<channel>:<chat>` (e.g. `telegram:123456`) into a target; throws a readable message otherwise. */
+export function parseTargetSpec(spec: string): Target {
+  const at = spec.indexOf(':');
+  const channel = ChannelNameSchema.safeParse(spec.slice(0, Math.max(0, at)));
+  const chat = spec.slice(at + 1).trim();
+  if (at <= 0 || !channel.success || chat === '' || chat.length > 128) {
+    throw new Error(`"${spec.slice(0, 80)}" is not <channel>:<chat>, e.g. telegram:123456`);
+  }
+  return { channel: channel.data, chat };
+}
+
+const ClientEnvSchema = z.object({
+  PORT: int(7420, 0, 65535),
+  ASKGATE_URL: optionalString,
+  ASKGATE_API_TOKEN: optionalString,
+  ASKGATE_DEFAULT_TO: optionalString,
+  ASKGATE_MCP_PROGRESS_MS: int(10_000, 50, 600_000),
+});
+
+/** What `askgate mcp` (stdio) needs: where askgate runs, its token, and the MCP settings. */
+export function loadMcpClientConfig(env: NodeJS.ProcessEnv = process.env): { url: string; token?: string; mcp: McpSettings } {
+  const parsed = ClientEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(`invalid configuration:\n  ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('\n  ')}`);
+  }
+  const e = parsed.data;
+  return {
+    url: (e.ASKGATE_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, ''),
+    token: e.ASKGATE_API_TOKEN,
+    mcp: { defaultTo: defaultTarget(e.ASKGATE_DEFAULT_TO), progressIntervalMs: e.ASKGATE_MCP_PROGRESS_MS },
+  };
+}
+
+function defaultTarget(spec: string | undefined): Target | undefined {
+  if (spec === undefined) return undefined;
+  try {
+    return parseTargetSpec(spec);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration: ASKGATE_DEFAULT_TO: ${(error as Error).message}`);
+  }
 }
 
 /** Thrown for invalid configuration; the message names each bad variable. */
@@ -111,12 +171,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outbox: { attempts: e.ASKGATE_OUTBOX_ATTEMPTS, baseDelayMs: e.ASKGATE_OUTBOX_BASE_DELAY_MS, maxDelayMs: e.ASKGATE_OUTBOX_MAX_DELAY_MS },
     allowEviction: e.ASKGATE_ALLOW_EVICTION === 'true',
     logLevel: e.LOG_LEVEL,
+    webhook: { secret: e.ASKGATE_WEBHOOK_SECRET, timeoutMs: e.ASKGATE_WEBHOOK_TIMEOUT_MS },
+    mcp: { defaultTo: defaultTarget(e.ASKGATE_DEFAULT_TO), progressIntervalMs: e.ASKGATE_MCP_PROGRESS_MS },
     channels: {
       ...(e.TELEGRAM_BOT_TOKEN && {
         telegram: { token: e.TELEGRAM_BOT_TOKEN, apiRoot: e.TELEGRAM_API_ROOT, webhookUrl: e.TELEGRAM_WEBHOOK_URL, webhookSecret: e.TELEGRAM_WEBHOOK_SECRET },
       }),
       ...(e.SLACK_BOT_TOKEN && { slack: { token: e.SLACK_BOT_TOKEN, signingSecret: e.SLACK_SIGNING_SECRET, appToken: e.SLACK_APP_TOKEN, apiUrl: e.SLACK_API_URL } }),
-      ...(e.DISCORD_BOT_TOKEN && { discord: { token: e.DISCORD_BOT_TOKEN, apiUrl: e.DISCORD_API_URL } }),
+      ...(e.DISCORD_BOT_TOKEN && { discord: { token: e.DISCORD_BOT_TOKEN, apiUrl: e.DISCORD_API_URL, gateway: e.DISCORD_GATEWAY === 'true' } }),
     },
     notices,
   };

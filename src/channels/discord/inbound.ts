@@ -1,0 +1,165 @@
+import { DiscordAPIError, MessageFlags, MessageReferenceType, RateLimitError, Routes, type Interaction, type Message, type REST, type User } from 'discord.js';
+import type { InboundOutcome, InboundSink, Logger, TextReceived } from '../../core/ports.js';
+import type { Responder } from '../../core/schemas.js';
+import { NO_MENTIONS } from './limits.js';
+import { noticeText, renderNotice } from './render.js';
+
+/** Told to someone whose reply reached askgate without text (Message Content intent missing, or only an attachment). */
+export const EMPTY_CONTENT_HINT = 'I could not read that reply: use the buttons on the question, or mention me in your reply (@ the bot) with your answer.';
+const FAILURE = 'Something went wrong while recording that; please try again in a moment.';
+const CHANNEL = 'discord';
+
+/** What {@link DiscordInbound} needs. */
+export interface DiscordInboundDeps {
+  sink: InboundSink;
+  /** REST client with the bot token, for replies to messages. */
+  rest: REST;
+  logger: Logger;
+  /** The bot's user id once the gateway is ready. */
+  botId: () => string;
+}
+
+/** The person behind a tap or a message. */
+export function responderOf(user: User): Responder {
+  return { channel: CHANNEL, userId: user.id, ...(user.username ? { username: user.username } : {}), ...(user.globalName ? { name: user.globalName } : {}) };
+}
+
+/** Normalises Discord taps and messages for the core and tells people the outcome. */
+export class DiscordInbound {
+  /** Thread id → started on a bot message; bounded, so a busy server without the intent costs one lookup per thread. */
+  private readonly threadStarters = new Map<string, boolean>();
+
+  constructor(private readonly deps: DiscordInboundDeps) {}
+
+  /** A button tap: ack first (type 6, no queue in front of it), then the CAS, then an ephemeral follow-up. */
+  async interaction(interaction: Interaction): Promise<void> {
+    if (!interaction.isButton()) return;
+    const { sink, logger } = this.deps;
+    try {
+      await interaction.deferUpdate();
+    } catch (err) {
+      // 10062: the 3 s window passed (the person saw "This interaction failed" and may tap
+      // again); 40060: a duplicate delivery of a tap already being handled. Either way, do nothing.
+      logger.warn({ channel: CHANNEL, interactionId: interaction.id, code: codeOf(err) }, 'discord interaction ack failed');
+      return;
+    }
+    const channel = interaction.channel;
+    const chat = channel?.isThread() ? (channel.parentId ?? interaction.channelId) : interaction.channelId;
+    let notice: string | null;
+    let forbidden = false;
+    try {
+      const outcome = await sink.button({ channel: CHANNEL, token: interaction.customId, user: responderOf(interaction.user), ...(chat ? { chat } : {}) });
+      notice = noticeOf(outcome);
+      forbidden = outcome.kind === 'forbidden';
+    } catch (err) {
+      logger.error({ channel: CHANNEL, interactionId: interaction.id, err: err instanceof Error ? err.message : String(err) }, 'discord tap failed');
+      notice = FAILURE;
+    }
+    if (notice === null) return;
+    await interaction
+      .followUp({ content: noticeText(notice, forbidden), flags: MessageFlags.Ephemeral, allowedMentions: NO_MENTIONS })
+      .catch((err: unknown) => logger.warn({ channel: CHANNEL, interactionId: interaction.id, code: codeOf(err) }, 'discord follow-up failed'));
+  }
+
+  /** A message: a reply to a question, a message in a thread started on one, or a DM. */
+  async message(message: Message): Promise<void> {
+    if (message.author.bot || message.system || message.webhookId) return;
+    const { sink, logger, botId } = this.deps;
+    const channel = message.channel;
+    const privateChat = channel.isDMBased();
+    const reference = message.reference && message.reference.type !== MessageReferenceType.Forward ? (message.reference.messageId ?? undefined) : undefined;
+    const repliesToBot = reference !== undefined && message.mentions.repliedUser?.id === botId();
+    let chat = message.channelId;
+    let replyTo = reference;
+    if (channel.isThread()) {
+      // A thread started on a message has that message's id; replies to askgate's own follow-ups
+      // inside it keep their reference, any other message in the thread answers the thread's question.
+      chat = channel.parentId ?? message.channelId;
+      replyTo = repliesToBot ? reference : channel.id;
+    }
+    if (!privateChat && !replyTo) return;
+    const text = stripMention(message.content, botId()).trim();
+    if (text === '') {
+      if (privateChat || repliesToBot || (channel.isThread() && (await this.isOurs(chat, channel.id)))) await this.reply(message, EMPTY_CONTENT_HINT);
+      return;
+    }
+    const event: TextReceived = { channel: CHANNEL, chat, ...(replyTo ? { replyTo } : {}), privateChat, user: responderOf(message.author), text };
+    let outcome: InboundOutcome;
+    try {
+      outcome = await sink.text(event);
+    } catch (err) {
+      logger.error({ channel: CHANNEL, messageId: message.id, err: err instanceof Error ? err.message : String(err) }, 'discord reply failed');
+      await this.reply(message, FAILURE);
+      return;
+    }
+    const notice = noticeOf(outcome);
+    if (notice === null) return;
+    const sentId = await this.reply(message, notice, outcome.kind === 'forbidden');
+    if (sentId && (outcome.kind === 'partial' || outcome.kind === 'invalid')) {
+      await sink.bindFollowUp(CHANNEL, chat, sentId, outcome.askId).catch((err: unknown) =>
+        logger.warn({ channel: CHANNEL, askId: outcome.askId, err: err instanceof Error ? err.message : String(err) }, 'discord follow-up not bound'),
+      );
+    }
+  }
+
+  /** True when the message `messageId` in `channelId` was sent by the bot (a thread's starter). */
+  private async isOurs(channelId: string, messageId: string): Promise<boolean> {
+    const known = this.threadStarters.get(messageId);
+    if (known !== undefined) return known;
+    let ours = false;
+    try {
+      const m = (await this.deps.rest.get(Routes.channelMessage(channelId, messageId))) as { author?: { id?: string } };
+      ours = m.author?.id === this.deps.botId();
+    } catch {
+      return false;
+    }
+    if (this.threadStarters.size >= 1000) this.threadStarters.delete(this.threadStarters.keys().next().value!);
+    this.threadStarters.set(messageId, ours);
+    return ours;
+  }
+
+  /** Replies to `message` with a notice; returns the new message id, or null when it could not be sent. */
+  private async reply(message: Message, text: string, mentionIds = false): Promise<string | null> {
+    const body = renderNotice(text, message.id, mentionIds);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const sent = (await this.deps.rest.post(Routes.channelMessages(message.channelId), { body })) as { id: string };
+        return sent.id;
+      } catch (err) {
+        // One short wait for a rate-limited bucket: hints matter, but not more than a minute of a worker.
+        if (err instanceof RateLimitError && attempt === 0 && err.retryAfter <= 10_000) {
+          await new Promise((r) => setTimeout(r, err.retryAfter));
+          continue;
+        }
+        this.deps.logger.warn({ channel: CHANNEL, messageId: message.id, code: codeOf(err) }, 'discord reply not sent');
+        return null;
+      }
+    }
+  }
+}
+
+/** The text shown to the person for an outcome, or null to stay silent. */
+function noticeOf(outcome: InboundOutcome): string | null {
+  switch (outcome.kind) {
+    case 'ignored':
+      return null;
+    case 'partial':
+    case 'need_text':
+      return outcome.prompt;
+    case 'invalid':
+      return outcome.hint;
+    default:
+      return outcome.summary;
+  }
+}
+
+/** Removes mentions of the bot (`<@id>`, `<@!id>`): mentioning it is how text reaches it without the Message Content intent. */
+function stripMention(content: string, botId: string): string {
+  return botId ? content.replace(new RegExp(`<@!?${botId}>`, 'g'), ' ') : content;
+}
+
+function codeOf(err: unknown): string | number {
+  if (err instanceof DiscordAPIError) return err.code;
+  if (err instanceof RateLimitError) return 429;
+  return err instanceof Error ? err.name : 'unknown';
+}

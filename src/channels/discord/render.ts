@@ -1,0 +1,134 @@
+import { escapeMarkdown } from 'discord.js';
+import { shorten, type ButtonView, type OutcomeView, type PromptView, type QuestionView } from '../../core/prompt-view.js';
+import { BUTTONS_PER_ROW, CONTENT_MAX, LABEL_MAX, NO_MENTIONS, validateLayout, type ButtonJson, type MessageJson } from './limits.js';
+
+const PRIMARY = 1;
+const SECONDARY = 2;
+/** Message flag SUPPRESS_EMBEDS: URLs in labels do not unfurl into previews. */
+const SUPPRESS_EMBEDS = 4;
+
+/** A message body as sent: the wire payload plus the flags. */
+export type DiscordMessage = MessageJson & { flags: number };
+
+/**
+ * Escapes user text so it renders literally: markdown (bold, italics, code, spoilers, headings,
+ * lists, masked links), `<...>` (user/role/channel mentions, timestamps, emoji), block quotes and
+ * subtext. Pings are prevented separately by `allowed_mentions`.
+ */
+export function escapeText(text: string): string {
+  const md = escapeMarkdown(text, { heading: true, bulletedList: true, numberedList: true, maskedLink: true });
+  return md.replaceAll('<', '\\<').replace(/^(\s*)>/gm, '$1\\>').replace(/^(\s*)-#/gm, '$1\\-#');
+}
+
+/** What a person sees of escaped content: Discord drops a backslash before any ASCII punctuation. */
+export function visibleText(content: string): string {
+  return content.replace(/\\([^0-9A-Za-z\s])/g, '$1');
+}
+
+interface Limits {
+  question: number;
+  description: number;
+  label: number;
+}
+
+// Tried in order until the content fits; options are never dropped, only shortened.
+const TIERS: Limits[] = [
+  { question: 1000, description: 300, label: 100 },
+  { question: 500, description: 150, label: 100 },
+  { question: 300, description: 80, label: 80 },
+  { question: 200, description: 40, label: 60 },
+  { question: 120, description: 0, label: 50 },
+  { question: 80, description: 0, label: 30 },
+];
+
+/** `shorten` without the grapheme walk when the text already fits (grapheme count ≤ length). */
+function fit(text: string, max: number): string {
+  return text.length <= max ? text : shorten(text, max);
+}
+
+function questionLines(q: QuestionView, several: boolean, lim: Limits): string[] {
+  const header = q.header !== undefined ? escapeText(q.header) : null;
+  const title = several ? `**${header ? `${q.number}. ${header}` : `Question ${q.number}`}**` : header ? `**${header}**` : null;
+  const options = q.options.map((o) => {
+    const description = o.description !== undefined && lim.description > 0 ? ` — ${escapeText(fit(o.description, lim.description))}` : '';
+    return `${o.number}. ${escapeText(fit(o.label, lim.label))}${description}`;
+  });
+  return [...(title ? [title] : []), escapeText(fit(q.question, lim.question)), ...options];
+}
+
+/** The text of a prompt: every question with its numbered options, then (with `instructions`) how to answer. */
+export function promptContent(view: PromptView, max = CONTENT_MAX, instructions = true): string {
+  const several = view.questions.length > 1;
+  const footer = instructions ? [`-# ${escapeText(view.instructions.replace(/\s+/g, ' '))}`] : [];
+  let content = '';
+  for (const lim of TIERS) {
+    const blocks = view.questions.map((q) => questionLines(q, several, lim).join('\n'));
+    content = [...blocks, ...footer].join('\n\n');
+    if (content.length <= max) return content;
+  }
+  return cut(content, max);
+}
+
+function button(b: ButtonView): ButtonJson {
+  return { type: 2, style: b.kind === 'option' ? PRIMARY : SECONDARY, label: fit(b.label, LABEL_MAX), custom_id: b.token };
+}
+
+/** Action rows: the option buttons (5 a row), then "Other" and "Skip" on their own row. */
+export function buttonRows(buttons: readonly ButtonView[]): MessageJson['components'] {
+  const options = buttons.filter((b) => b.kind === 'option').map(button);
+  const rest = buttons.filter((b) => b.kind !== 'option').map(button);
+  const rows: MessageJson['components'] = [];
+  for (let i = 0; i < options.length; i += BUTTONS_PER_ROW) rows.push({ type: 1, components: options.slice(i, i + BUTTONS_PER_ROW) });
+  for (let i = 0; i < rest.length; i += BUTTONS_PER_ROW) rows.push({ type: 1, components: rest.slice(i, i + BUTTONS_PER_ROW) });
+  return rows;
+}
+
+/** The message for a prompt; throws a permanent ChannelError for a layout Discord would refuse. */
+export function renderPrompt(view: PromptView): DiscordMessage {
+  const message: DiscordMessage = {
+    content: promptContent(view),
+    components: view.buttons ? buttonRows(view.buttons) : [],
+    allowed_mentions: NO_MENTIONS,
+    flags: SUPPRESS_EMBEDS,
+  };
+  validateLayout(message);
+  return message;
+}
+
+/** The finalized message: the same questions and options, the outcome instead of the instructions, no components. */
+export function renderFinal(view: PromptView, outcome: OutcomeView): DiscordMessage {
+  const [first = '', ...rest] = outcome.text.replace(/\n{2,}/g, '\n').split('\n');
+  const line = cut([`**${escapeText(first)}**`, ...rest.map(escapeText)].join('\n'), 500);
+  const body = promptContent(view, CONTENT_MAX - line.length - 2, false);
+  const message: DiscordMessage = { content: `${body}\n\n${line}`, components: [], allowed_mentions: NO_MENTIONS, flags: SUPPRESS_EMBEDS };
+  validateLayout(message);
+  return message;
+}
+
+/**
+ * The text of a notice from core, escaped. With `mentionIds` (the "this question is for …" notice,
+ * which lists the allowed user ids) snowflakes become `<@id>`: shown as names, never pinging.
+ */
+export function noticeText(text: string, mentionIds = false): string {
+  const escaped = escapeText(text);
+  return mentionIds ? escaped.replace(/\b(\d{17,20})\b/g, '<@$1>') : escaped;
+}
+
+/** A short reply to a person's message (a notice from core): escaped, never pinging. */
+export function renderNotice(text: string, replyTo?: string, mentionIds = false): MessageJson {
+  return {
+    content: cut(noticeText(text, mentionIds), CONTENT_MAX),
+    components: [],
+    allowed_mentions: NO_MENTIONS,
+    ...(replyTo ? { message_reference: { message_id: replyTo, fail_if_not_exists: false as const } } : {}),
+  };
+}
+
+/** Cuts escaped content to `max` characters without splitting a surrogate pair or leaving a dangling backslash. */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let head = text.slice(0, max - 1);
+  if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
+  if ((/\\+$/.exec(head)?.[0].length ?? 0) % 2 === 1) head = head.slice(0, -1);
+  return `${head}…`;
+}

@@ -1,0 +1,292 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { WebSocketServer, type WebSocket } from 'ws';
+import * as P from './discord-payloads.js';
+
+/** One REST call the fake received (path without `/api/v10`). */
+export interface DiscordCall {
+  method: string;
+  path: string;
+  body: any;
+  status: number;
+  at: number;
+  authorized: boolean;
+}
+
+/** A tap the fake dispatched, and what the bot did with it. */
+export interface FakeInteraction {
+  id: string;
+  token: string;
+  messageId: string;
+  dispatchedAt: number;
+  ackedAt?: number;
+  ackType?: number;
+  followUps: { content: string; flags: number; allowed_mentions: unknown }[];
+}
+
+interface Fault {
+  method: string;
+  route: RegExp;
+  status: number;
+  code: number;
+  message: string;
+  retryAfter?: number;
+}
+
+const MESSAGE_CONTENT = 1 << 15;
+const ACK_WINDOW_MS = 3000;
+const TOKEN_LIFETIME_MS = 15 * 60_000;
+
+/**
+ * A fake Discord: REST under `/api/v10` and a gateway WebSocket on the same port. It enforces the
+ * platform's rules (3 s ack window → 10062, second ack → 40060, layout limits → 50035, 15-minute
+ * interaction tokens), injects 429s and refusals, and logs every call.
+ */
+export class FakeDiscord {
+  readonly token = `fake.${randomBytes(12).toString('hex')}`;
+  readonly bot = P.user(P.snowflake(), 'askgate-bot', null, true);
+  readonly applicationId = this.bot.id;
+  readonly guildId = P.snowflake();
+  readonly channels = new Map<string, P.ApiChannel>();
+  readonly messages = new Map<string, P.ApiMessage>();
+  readonly interactions = new Map<string, FakeInteraction>();
+  readonly calls: DiscordCall[] = [];
+  /** False: IDENTIFY with the Message Content intent is refused with close 4014. */
+  contentIntentEnabled = true;
+  /** Added to interaction token ages (simulate the 15-minute expiry). */
+  tokenAgeOffsetMs = 0;
+  private faults: Fault[] = [];
+  private blockedSendsUntil = 0;
+  private readonly sockets = new Set<WebSocket>();
+  private seq = 0;
+  private readonly wss: WebSocketServer;
+
+  private constructor(private readonly server: Server) {
+    this.wss = new WebSocketServer({ server });
+    this.wss.on('connection', (ws) => this.onSocket(ws));
+  }
+
+  /** Starts the fake on 127.0.0.1 with one guild text channel. */
+  static async start(): Promise<FakeDiscord> {
+    let fake: FakeDiscord | null = null;
+    const server = createServer((req, res) => void fake!.onRequest(req, res));
+    fake = new FakeDiscord(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return fake;
+  }
+
+  /** REST api root for discord.js (`rest.api`). */
+  get apiUrl(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/api`;
+  }
+
+  /** Adds a guild text channel (sent in GUILD_CREATE on the next IDENTIFY). */
+  addTextChannel(): string {
+    const id = P.snowflake();
+    this.channels.set(id, { id, type: 0, name: `chan-${id.slice(-4)}`, guild_id: this.guildId });
+    return id;
+  }
+
+  /** Adds a DM channel with `u`. */
+  addDm(u: P.ApiUser): string {
+    const id = P.snowflake();
+    this.channels.set(id, { id, type: 1, recipients: [u] });
+    return id;
+  }
+
+  /** Starts a thread on message `messageId` (the thread's id is the message id) and dispatches THREAD_CREATE. */
+  startThread(messageId: string, by: P.ApiUser): string {
+    const parent = this.messages.get(messageId)!.channel_id;
+    this.channels.set(messageId, { id: messageId, type: 11, guild_id: this.guildId, parent_id: parent, name: 'answer' });
+    this.dispatch('THREAD_CREATE', { ...P.thread(messageId, this.guildId, parent, by.id), newly_created: true });
+    return messageId;
+  }
+
+  /** The next `count` matching calls fail with `status`/`code` (e.g. 403/50001). */
+  failNext(method: string, route: RegExp, status: number, code: number, message: string, count = 1): void {
+    for (let i = 0; i < count; i++) this.faults.push({ method, route, status, code, message });
+  }
+
+  /** The next matching call gets a 429 with `retry_after` = `seconds`. */
+  rateLimitNext(method: string, route: RegExp, seconds: number): void {
+    this.faults.push({ method, route, status: 429, code: 0, message: 'You are being rate limited.', retryAfter: seconds });
+  }
+
+  /** Every message create answers 429 until `seconds` from now. */
+  blockMessageCreate(seconds: number): void {
+    this.blockedSendsUntil = Date.now() + seconds * 1000;
+  }
+
+  /** Dispatches a button tap on message `messageId` by `u` (`ageMs` old: a replayed event); returns the interaction. */
+  tap(messageId: string, customId: string, u: P.ApiUser, id = P.snowflake(), ageMs = 0): FakeInteraction {
+    const msg = this.messages.get(messageId)!;
+    const channel = this.channels.get(msg.channel_id)!;
+    const existing = this.interactions.get(id);
+    const interaction = existing ?? { id, token: `itok.${randomBytes(24).toString('base64url')}`, messageId, dispatchedAt: Date.now() - ageMs, followUps: [] };
+    this.interactions.set(id, interaction);
+    const guildId = channel.type === 1 ? undefined : this.guildId;
+    const data = P.buttonInteraction({ id, token: interaction.token, applicationId: this.applicationId, channel, ...(guildId ? { guildId } : {}), user: u, customId, message: msg });
+    this.dispatch('INTERACTION_CREATE', data);
+    return interaction;
+  }
+
+  /** Dispatches MESSAGE_CREATE from `u` in `channelId`, replying to `replyTo` when given; returns its id. */
+  say(channelId: string, u: P.ApiUser, content: string, opts: { replyTo?: string; mentions?: P.ApiUser[] } = {}): string {
+    const channel = this.channels.get(channelId)!;
+    const id = P.snowflake();
+    const referenced = opts.replyTo ? this.messages.get(opts.replyTo) : undefined;
+    const guildId = channel.type === 1 ? undefined : this.guildId;
+    const msg = P.userMessage({ id, channel, ...(guildId ? { guildId } : {}), user: u, content, ...(referenced ? { referenced } : {}), ...(opts.mentions ? { mentions: opts.mentions } : {}) });
+    this.messages.set(id, msg);
+    this.dispatch('MESSAGE_CREATE', msg);
+    return id;
+  }
+
+  /** Messages the bot sent to `channelId`, oldest first. */
+  sentTo(channelId: string): P.ApiMessage[] {
+    return [...this.messages.values()].filter((m) => m.channel_id === channelId && m.author.id === this.bot.id);
+  }
+
+  /** Sends a gateway dispatch to every identified connection. */
+  dispatch(t: string, d: unknown): void {
+    const frame = JSON.stringify({ op: 0, t, s: ++this.seq, d });
+    for (const ws of this.sockets) ws.send(frame);
+  }
+
+  /** Closes the gateway connections and the server. */
+  async close(): Promise<void> {
+    for (const ws of this.wss.clients) ws.terminate();
+    await new Promise<void>((r) => this.wss.close(() => r()));
+    this.server.closeAllConnections();
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+
+  private onSocket(ws: WebSocket): void {
+    ws.send(JSON.stringify({ op: 10, d: { heartbeat_interval: 45_000 }, s: null, t: null }));
+    ws.on('close', () => this.sockets.delete(ws));
+    ws.on('message', (raw) => {
+      const frame = JSON.parse(String(raw)) as { op: number; d: any };
+      if (frame.op === 1) ws.send(JSON.stringify({ op: 11 }));
+      if (frame.op !== 2) return;
+      if (frame.d.token !== this.token) return ws.close(4004, 'Authentication failed.');
+      if (frame.d.intents & MESSAGE_CONTENT && !this.contentIntentEnabled) return ws.close(4014, 'Disallowed intent(s).');
+      this.sockets.add(ws);
+      const url = `ws://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+      ws.send(JSON.stringify({ op: 0, t: 'READY', s: ++this.seq, d: P.ready(this.bot, this.applicationId, [this.guildId], url) }));
+      const guildChannels = [...this.channels.values()].filter((c) => c.guild_id === this.guildId);
+      ws.send(JSON.stringify({ op: 0, t: 'GUILD_CREATE', s: ++this.seq, d: P.guildCreate(this.guildId, this.bot.id, guildChannels) }));
+    });
+  }
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks).toString();
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const path = url.pathname.replace(/^\/api\/v10/, '');
+    const method = req.method ?? 'GET';
+    const body = raw && String(req.headers['content-type']).includes('json') ? JSON.parse(raw) : raw;
+    const call: DiscordCall = { method, path, body, status: 0, at: Date.now(), authorized: req.headers.authorization === `Bot ${this.token}` };
+    this.calls.push(call);
+    const send = (status: number, payload?: unknown, headers: Record<string, string> = {}) => {
+      call.status = status;
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(payload === undefined ? undefined : JSON.stringify(payload));
+    };
+    const error = (status: number, code: number, message: string, extra: object = {}) => send(status, { code, message, ...extra });
+    const interactionRoute = /^\/(interactions|webhooks)\//.test(path);
+    if (!interactionRoute && !call.authorized) return error(401, 0, '401: Unauthorized');
+    const fault = this.faults.findIndex((f) => f.method === method && f.route.test(path));
+    if (fault >= 0) {
+      const [f] = this.faults.splice(fault, 1);
+      if (f!.retryAfter !== undefined) return this.tooMany(send, f!.retryAfter);
+      return error(f!.status, f!.code, f!.message);
+    }
+    let m: RegExpExecArray | null;
+    if (method === 'GET' && path === '/gateway/bot') {
+      const wsUrl = `ws://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+      return send(200, { url: wsUrl, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } });
+    }
+    if (method === 'GET' && path === '/users/@me') return send(200, this.bot);
+    if ((m = /^\/channels\/(\d+)$/.exec(path)) && method === 'GET') {
+      const channel = this.channels.get(m[1]!);
+      return channel ? send(200, channel) : error(404, 10003, 'Unknown Channel');
+    }
+    if ((m = /^\/channels\/(\d+)\/messages$/.exec(path)) && method === 'POST') {
+      const channel = this.channels.get(m[1]!);
+      if (!channel) return error(404, 10003, 'Unknown Channel');
+      if (Date.now() < this.blockedSendsUntil) return this.tooMany(send, (this.blockedSendsUntil - Date.now()) / 1000);
+      const invalid = layoutErrors(body);
+      if (invalid) return error(400, 50035, 'Invalid Form Body', { errors: invalid });
+      const msg = P.message({ id: P.snowflake(), channel_id: channel.id, author: this.bot, content: body.content ?? '', components: body.components ?? [], flags: body.flags ?? 0, ...(channel.guild_id ? { guild_id: channel.guild_id } : {}) });
+      if (body.message_reference) Object.assign(msg, { type: 19, message_reference: { type: 0, ...body.message_reference, channel_id: channel.id } });
+      this.messages.set(msg.id, msg);
+      return send(200, msg);
+    }
+    if ((m = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path))) {
+      const msg = this.messages.get(m[2]!);
+      if (!msg || msg.channel_id !== m[1]) return error(404, 10008, 'Unknown Message');
+      if (method === 'GET') return send(200, msg);
+      if (method !== 'PATCH') return error(405, 0, '405: Method Not Allowed');
+      if (msg.author.id !== this.bot.id) return error(403, 50005, 'Cannot edit a message authored by another user');
+      const invalid = layoutErrors({ content: msg.content, components: msg.components, ...body });
+      if (invalid) return error(400, 50035, 'Invalid Form Body', { errors: invalid });
+      Object.assign(msg, { content: body.content ?? msg.content, components: body.components ?? msg.components, edited_timestamp: new Date().toISOString() });
+      return send(200, msg);
+    }
+    if ((m = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path)) && method === 'POST') {
+      const i = this.interactions.get(m[1]!);
+      if (!i || i.token !== m[2] || Date.now() - i.dispatchedAt > ACK_WINDOW_MS) return error(404, 10062, 'Unknown interaction');
+      if (i.ackedAt !== undefined) return error(400, 40060, 'Interaction has already been acknowledged.');
+      i.ackedAt = Date.now();
+      i.ackType = body.type;
+      if (body.type === 4) i.followUps.push({ content: body.data?.content ?? '', flags: body.data?.flags ?? 0, allowed_mentions: body.data?.allowed_mentions });
+      res.writeHead(204).end();
+      call.status = 204;
+      return;
+    }
+    if ((m = /^\/webhooks\/(\d+)\/([^/]+)$/.exec(path)) && method === 'POST') {
+      const i = [...this.interactions.values()].find((x) => x.token === m![2]);
+      if (!i || m[1] !== this.applicationId) return error(404, 10015, 'Unknown Webhook');
+      if (Date.now() + this.tokenAgeOffsetMs - i.dispatchedAt > TOKEN_LIFETIME_MS) return error(401, 50027, 'Invalid Webhook Token');
+      if (i.ackedAt === undefined) return error(400, 40060, 'Interaction has not been acknowledged.');
+      i.followUps.push({ content: body.content ?? '', flags: body.flags ?? 0, allowed_mentions: body.allowed_mentions });
+      const source = this.messages.get(i.messageId)!;
+      return send(200, P.message({ id: P.snowflake(), channel_id: source.channel_id, author: this.bot, content: body.content ?? '', flags: body.flags ?? 0, webhook_id: this.applicationId }));
+    }
+    return error(404, 0, '404: Not Found');
+  }
+
+  private tooMany(send: (s: number, p: unknown, h: Record<string, string>) => void, seconds: number): void {
+    const s = Math.max(0.001, seconds);
+    send(429, { message: 'You are being rate limited.', retry_after: s, global: false }, {
+      'retry-after': String(Math.ceil(s)),
+      'x-ratelimit-limit': '5',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset-after': s.toFixed(3),
+      'x-ratelimit-bucket': 'fake-messages-bucket',
+      'x-ratelimit-scope': 'user',
+    });
+  }
+}
+
+/** The 50035 `errors` object for a message body over Discord's limits, or null when it is valid. */
+function layoutErrors(body: any): Record<string, string> | null {
+  const errors: Record<string, string> = {};
+  if (typeof body.content === 'string' && body.content.length > 2000) errors.content = 'Must be 2000 or fewer in length.';
+  const rows: any[] = body.components ?? [];
+  if (rows.length > 5) errors.components = 'Must be 5 or fewer in length.';
+  rows.forEach((row, r) => {
+    const buttons: any[] = row.components ?? [];
+    if (row.type !== 1 || buttons.length < 1 || buttons.length > 5) errors[`components.${r}`] = 'An action row holds 1 to 5 components.';
+    const seen = new Set<string>();
+    buttons.forEach((b, i) => {
+      if (typeof b.label === 'string' && b.label.length > 80) errors[`components.${r}.components.${i}.label`] = 'Must be 80 or fewer in length.';
+      if (typeof b.custom_id !== 'string' || b.custom_id.length < 1 || b.custom_id.length > 100) errors[`components.${r}.components.${i}.custom_id`] = 'Must be between 1 and 100 in length.';
+      if (seen.has(b.custom_id)) errors[`components.${r}.components.${i}.custom_id`] = 'Component custom id is duplicated.';
+      seen.add(b.custom_id);
+    });
+  });
+  return Object.keys(errors).length > 0 ? errors : null;
+}
