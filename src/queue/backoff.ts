@@ -8,6 +8,17 @@ export interface BackoffPolicy {
   maxDelayMs: number;
 }
 
+/**
+ * How many times a job may wait out a platform's rate limit without that counting as a failed
+ * attempt: pacing and 429s mean "later", not "broken", so a busy chat must not burn the retries.
+ */
+export const MAX_RATE_LIMIT_DEFERRALS = 100;
+
+/** True when this failure is a rate-limit wait that should not use up an attempt. */
+export function isDeferral(err: unknown, deferralsSoFar: number): boolean {
+  return !isPermanent(err) && retryAfterOf(err) !== undefined && deferralsSoFar < MAX_RATE_LIMIT_DEFERRALS;
+}
+
 /** Default outbox backoff: 1 s doubling up to 60 s. */
 export const DEFAULT_BACKOFF: BackoffPolicy = { baseDelayMs: 1000, maxDelayMs: 60_000 };
 

@@ -1,7 +1,7 @@
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis, Cluster } from 'ioredis';
 import type { Outbox, OutboxHandlers, OutboxJob } from '../core/ports.js';
-import { DEFAULT_BACKOFF, isPermanent, retryDelayMs, type BackoffPolicy } from './backoff.js';
+import { DEFAULT_BACKOFF, isDeferral, isPermanent, retryDelayMs, type BackoffPolicy } from './backoff.js';
 import { DEFAULT_PREFIX, type WorkerTuning } from './bull-timeouts.js';
 import { closeConnection, PRODUCER_DEADLINE_MS, withDeadline, type RedisFactory } from './connections.js';
 import { DEFAULT_OUTBOX_ATTEMPTS, OutboxJobData, outboxJobId } from './jobs.js';
@@ -82,7 +82,7 @@ export class BullOutbox implements Outbox {
     if (this.worker) throw new Error('BullOutbox already started');
     if (this.closing) throw new Error('BullOutbox is closed');
     this.workerConn = this.opts.connect('worker');
-    this.worker = new Worker(OUTBOX_QUEUE, (job: Job) => this.process(job, handlers), {
+    this.worker = new Worker(OUTBOX_QUEUE, (job: Job, token?: string) => this.process(job, token, handlers), {
       connection: this.workerConn,
       prefix: this.prefix,
       concurrency: this.opts.concurrency ?? 20,
@@ -107,14 +107,20 @@ export class BullOutbox implements Outbox {
     return this.closing;
   }
 
-  private async process(job: Job, handlers: OutboxHandlers): Promise<void> {
+  private async process(job: Job, token: string | undefined, handlers: OutboxHandlers): Promise<void> {
     const parsed = OutboxJobData.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`invalid outbox job data (job ${job.id})`);
-    const data: OutboxJob = parsed.data;
+    const { deferrals = 0, ...data } = parsed.data;
     try {
       await handlers.run(data);
     } catch (thrown) {
       const err = toError(thrown);
+      if (token && isDeferral(err, deferrals)) {
+        // A rate-limit wait: park the job until retry_after without spending an attempt.
+        await job.updateData({ ...data, deferrals: deferrals + 1 });
+        await job.moveToDelayed(Date.now() + retryDelayMs(1, err, this.policy), token);
+        throw new DelayedError();
+      }
       // attemptsMade counts finished attempts before this one; a stalled re-run does not add one.
       const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       if (!isPermanent(err) && !last) throw err; // retried after the custom backoff delay
@@ -136,8 +142,9 @@ export class BullOutbox implements Outbox {
       this.onError(err);
       return;
     }
+    const { deferrals: _deferrals, ...data } = parsed.data;
     const pending = handlers
-      .giveUp(parsed.data, err)
+      .giveUp(data, err)
       .catch((giveUpErr: unknown) => this.onError(toError(giveUpErr)))
       .finally(() => this.pendingGiveUps.delete(pending));
     this.pendingGiveUps.add(pending);

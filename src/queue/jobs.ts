@@ -15,7 +15,9 @@ export const TimeoutJobData = z.object({ askId: z.string().min(1) });
 
 /** zod schema of outbox job data read back from a queue. */
 export const OutboxJobData = z.object({
-  kind: z.enum(['deliver', 'finalize']),
+  kind: z.enum(['deliver', 'finalize', 'webhook']),
   askId: z.string().min(1),
   index: z.number().int().nonnegative(),
+  /** Rate-limit waits so far (not counted as attempts). */
+  deferrals: z.number().int().nonnegative().optional(),
 });

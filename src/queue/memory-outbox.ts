@@ -1,5 +1,5 @@
 import type { Outbox, OutboxHandlers, OutboxJob } from '../core/ports.js';
-import { DEFAULT_BACKOFF, isPermanent, retryDelayMs, type BackoffPolicy } from './backoff.js';
+import { DEFAULT_BACKOFF, isPermanent, retryDelayMs, type BackoffPolicy, isDeferral } from './backoff.js';
 import { DEFAULT_OUTBOX_ATTEMPTS, outboxJobId } from './jobs.js';
 
 /** Options of {@link MemoryOutbox}. */
@@ -15,6 +15,8 @@ export interface MemoryOutboxOptions extends Partial<BackoffPolicy> {
 interface Entry {
   job: OutboxJob;
   attemptsMade: number;
+  /** Rate-limit waits so far; they do not count as attempts (see isDeferral). */
+  deferrals: number;
   timer: NodeJS.Timeout | null;
 }
 
@@ -50,7 +52,7 @@ export class MemoryOutbox implements Outbox {
     if (this.closed) throw new Error('MemoryOutbox is closed');
     const id = outboxJobId(job);
     if (this.entries.has(id)) return;
-    this.entries.set(id, { job: { kind: job.kind, askId: job.askId, index: job.index }, attemptsMade: 0, timer: null });
+    this.entries.set(id, { job: { kind: job.kind, askId: job.askId, index: job.index }, attemptsMade: 0, deferrals: 0, timer: null });
     this.ready.push(id);
     this.pump();
   }
@@ -95,7 +97,8 @@ export class MemoryOutbox implements Outbox {
       this.entries.delete(id);
     } catch (thrown) {
       const err = thrown instanceof Error ? thrown : new Error(String(thrown));
-      entry.attemptsMade += 1;
+      if (isDeferral(err, entry.deferrals)) entry.deferrals += 1;
+      else entry.attemptsMade += 1;
       if (isPermanent(err) || entry.attemptsMade >= this.attempts) {
         this.entries.delete(id);
         await handlers.giveUp(entry.job, err).catch((giveUpErr: unknown) => this.onError(giveUpErr instanceof Error ? giveUpErr : new Error(String(giveUpErr))));
@@ -106,7 +109,7 @@ export class MemoryOutbox implements Outbox {
         entry.timer = null;
         this.ready.push(id);
         this.pump();
-      }, retryDelayMs(entry.attemptsMade, err, this.policy));
+      }, retryDelayMs(Math.max(1, entry.attemptsMade), err, this.policy));
       entry.timer.unref();
     }
   }

@@ -92,6 +92,19 @@ describe('BullOutbox', () => {
     expect(rec.giveUps).toEqual([]);
   });
 
+  it('rate-limit waits do not use up attempts: more 429s than attempts still deliver', async () => {
+    const o = outbox({ attempts: 2 });
+    const rec = recorder((_job, attempt) => {
+      if (attempt <= 4) throw new ChannelError('429 Too Many Requests', false, 20);
+    });
+    await o.start(rec.handlers);
+    await o.enqueue(deliver('askDefer'));
+    await waitFor(() => rec.runs.length === 5);
+    await sleep(100);
+    expect(rec.runs).toHaveLength(5);
+    expect(rec.giveUps).toEqual([]);
+  });
+
   it('does not retry a permanent ChannelError and gives up once', async () => {
     const o = outbox();
     const rec = recorder(() => {

@@ -176,6 +176,19 @@ describe('MemoryOutbox', () => {
     expect(rec.runs[1]!.at - rec.runs[0]!.at).toBeGreaterThanOrEqual(149);
   });
 
+  it('rate-limit waits do not use up attempts: more 429s than attempts still deliver', async () => {
+    const o = make({ attempts: 2 });
+    const rec = recorder((n) => {
+      if (n <= 4) throw new ChannelError('429', false, 5);
+    });
+    await o.start(rec.handlers);
+    await o.enqueue(job);
+    await waitFor(() => rec.runs.length === 5);
+    await sleep(30);
+    expect(rec.runs).toHaveLength(5);
+    expect(rec.giveUps).toEqual([]);
+  });
+
   it('gives up once on a permanent error, without retrying', async () => {
     const o = make();
     const rec = recorder(() => {

@@ -1,0 +1,193 @@
+import type { Api } from 'grammy';
+import type { CallbackQuery, Message, Update, User } from 'grammy/types';
+import type { ButtonPressed, InboundOutcome, InboundSink, Logger, TextReceived } from '../../core/ports.js';
+import type { Responder } from '../../core/schemas.js';
+import { MESSAGE_MAX_CHARS, TOAST_MAX_CHARS, cut, deadline, describeError, type ChatPacer } from './limits.js';
+
+/** Text of the force-reply prompt sent after "Other…". */
+export const OWN_WORDS_PROMPT = 'Reply with your answer in your own words';
+/** How long a tap waits for the core before its callback query is answered empty. */
+export const ACK_BUDGET_MS = 1500;
+const FAILED_TAP = 'Sorry, that could not be recorded right now. Please tap again.';
+const FAILED_TEXT = 'Sorry, your answer could not be recorded right now. Please send it again.';
+
+/** What the inbound handler needs from the channel. */
+export interface TelegramInboundDeps {
+  api: Api;
+  sink: InboundSink;
+  logger: Logger;
+  pacer: ChatPacer;
+  /** Keeps track of work that outlives the update (the slow path of a tap). */
+  track: (work: Promise<unknown>) => void;
+  ackBudgetMs?: number;
+}
+
+type Settled = { ok: true; outcome: InboundOutcome } | { ok: false };
+
+/** The person behind a Telegram user, as askgate records them. */
+export function responder(from: User): Responder {
+  const name = [from.first_name, from.last_name].filter(Boolean).join(' ');
+  return {
+    channel: 'telegram',
+    userId: String(from.id),
+    ...(from.username ? { username: from.username.slice(0, 128) } : {}),
+    ...(name ? { name: cut(name, 256) } : {}),
+  };
+}
+
+/** A message that is only a bot command ("/start", "/help@my_bot") answers nothing. */
+function isBareCommand(m: Message): boolean {
+  const first = m.entities?.[0];
+  return first?.type === 'bot_command' && first.offset === 0 && first.length === m.text!.trim().length;
+}
+
+function toastOf(outcome: InboundOutcome): string {
+  switch (outcome.kind) {
+    case 'ignored':
+      return '';
+    case 'need_text':
+      return OWN_WORDS_PROMPT;
+    case 'partial':
+      return outcome.prompt;
+    case 'invalid':
+      return outcome.hint;
+    default:
+      return outcome.summary;
+  }
+}
+
+/** Turns Telegram updates into taps and text replies for the core, and tells the human the outcome. */
+export class TelegramInbound {
+  private readonly budget: number;
+
+  constructor(private readonly deps: TelegramInboundDeps) {
+    this.budget = deps.ackBudgetMs ?? ACK_BUDGET_MS;
+  }
+
+  /** Handles one update; never throws (failures are logged and told to the human). */
+  async handle(update: Update): Promise<void> {
+    if (update.callback_query) await this.onCallback(update.callback_query);
+    else if (update.message) await this.onMessage(update.message);
+  }
+
+  private async onCallback(q: CallbackQuery): Promise<void> {
+    if (typeof q.data !== 'string' || q.from.is_bot) return this.ack(q.id, '');
+    // `message` is absent for inline-mode messages and may be "inaccessible" (old): chat and id remain.
+    const chat = q.message ? String(q.message.chat.id) : undefined;
+    const questionId = q.message?.message_id;
+    const event: ButtonPressed = { channel: 'telegram', token: q.data, user: responder(q.from), ...(chat ? { chat } : {}) };
+    const work: Promise<Settled> = this.deps.sink.button(event).then(
+      (outcome) => ({ ok: true as const, outcome }),
+      (error: unknown) => {
+        this.deps.logger.error({ channel: 'telegram', err: describeError(error) }, 'tap could not be handled');
+        return { ok: false as const };
+      },
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), this.budget)));
+    const fast = await Promise.race([work, late]);
+    clearTimeout(timer);
+    if (fast) {
+      await this.ack(q.id, fast.ok ? toastOf(fast.outcome) : FAILED_TAP);
+      if (fast.ok && chat && questionId !== undefined) await this.afterTap(fast.outcome, chat, questionId, false);
+      return;
+    }
+    // Telegram allows one answer per query and it must come quickly: answer empty now, and
+    // report the outcome in the chat once the core has decided.
+    await this.ack(q.id, '');
+    const slow = work.then(async (settled) => {
+      if (!chat || questionId === undefined) return;
+      if (!settled.ok) await this.reply(chat, questionId, FAILED_TAP);
+      else await this.afterTap(settled.outcome, chat, questionId, true);
+    });
+    this.deps.track(slow);
+  }
+
+  private async afterTap(outcome: InboundOutcome, chat: string, questionId: number, late: boolean): Promise<void> {
+    if (outcome.kind === 'need_text') {
+      const sent = await this.reply(chat, questionId, OWN_WORDS_PROMPT, true);
+      if (sent !== null) await this.bind(chat, sent, outcome.askId);
+      return;
+    }
+    if (!late || outcome.kind === 'ignored') return;
+    const sent = await this.reply(chat, questionId, toastOf(outcome));
+    if (sent !== null && (outcome.kind === 'partial' || outcome.kind === 'invalid')) await this.bind(chat, sent, outcome.askId);
+  }
+
+  private async onMessage(m: Message): Promise<void> {
+    // Text only: captions, stickers and media answer nothing; nor do bots and bare commands.
+    if (!m.from || m.from.is_bot || typeof m.text !== 'string' || isBareCommand(m)) return;
+    const chat = String(m.chat.id);
+    const target = m.reply_to_message;
+    const event: TextReceived = {
+      channel: 'telegram',
+      chat,
+      ...(target ? { replyTo: String(target.message_id) } : {}),
+      privateChat: m.chat.type === 'private',
+      user: responder(m.from),
+      text: m.text,
+    };
+    let outcome: InboundOutcome;
+    try {
+      outcome = await this.deps.sink.text(event);
+    } catch (error) {
+      this.deps.logger.error({ channel: 'telegram', err: describeError(error) }, 'reply could not be handled');
+      await this.reply(chat, m.message_id, FAILED_TEXT);
+      return;
+    }
+    switch (outcome.kind) {
+      case 'ignored':
+      case 'recorded':
+        return; // a recorded answer shows in the question message, which finalize edits
+      case 'partial':
+      case 'invalid':
+      case 'need_text': {
+        const sent = await this.reply(chat, m.message_id, toastOf(outcome));
+        if (sent !== null) await this.bind(chat, sent, outcome.askId);
+        return;
+      }
+      default:
+        await this.reply(chat, m.message_id, outcome.summary);
+    }
+  }
+
+  /** Answers a callback query directly (no retry queue: the ack must not wait); failures are logged. */
+  private async ack(id: string, text: string): Promise<void> {
+    try {
+      await this.deps.api.answerCallbackQuery(id, text ? { text: cut(text, TOAST_MAX_CHARS) } : {}, deadline(3000));
+    } catch (error) {
+      this.deps.logger.warn({ channel: 'telegram', err: describeError(error) }, 'answerCallbackQuery failed');
+    }
+  }
+
+  /** Sends `text` as a reply to a message; returns the new message id, or null when it failed (logged). */
+  private async reply(chat: string, to: number, text: string, forceReply = false): Promise<number | null> {
+    if (!text) return null;
+    try {
+      // Replies to a human are not deferred: pace when the slot is near, else send anyway.
+      await this.deps.pacer.take(chat, true);
+      const sent = await this.deps.api.sendMessage(
+        chat,
+        cut(text, MESSAGE_MAX_CHARS),
+        {
+          reply_parameters: { message_id: to, allow_sending_without_reply: true },
+          link_preview_options: { is_disabled: true },
+          ...(forceReply ? { reply_markup: { force_reply: true, input_field_placeholder: 'Your answer' } } : {}),
+        },
+        deadline(10_000),
+      );
+      return sent.message_id;
+    } catch (error) {
+      this.deps.logger.warn({ channel: 'telegram', chat, err: describeError(error) }, 'reply could not be sent');
+      return null;
+    }
+  }
+
+  private async bind(chat: string, messageId: number, askId: string): Promise<void> {
+    try {
+      await this.deps.sink.bindFollowUp('telegram', chat, String(messageId), askId);
+    } catch (error) {
+      this.deps.logger.warn({ channel: 'telegram', askId, err: describeError(error) }, 'follow-up could not be bound');
+    }
+  }
+}

@@ -1,0 +1,140 @@
+import { GrammyError, HttpError, type Api } from 'grammy';
+import { ChannelError } from '../../core/ports.js';
+
+/** Telegram's limit on `callback_data`, in UTF-8 bytes. */
+export const CALLBACK_DATA_MAX_BYTES = 64;
+/** Telegram's limit on a message text, in characters (counted here as UTF-16 code units, the stricter reading). */
+export const MESSAGE_MAX_CHARS = 4096;
+/** Telegram's limit on an answerCallbackQuery toast. */
+export const TOAST_MAX_CHARS = 200;
+/** Longest in-process wait for a chat's next send slot; longer waits go back to the outbox. */
+export const MAX_INLINE_WAIT_MS = 1500;
+/** Default spacing of sends to one chat (Telegram: about one message per second per chat). */
+export const DEFAULT_MIN_SEND_INTERVAL_MS = 1000;
+/** Telegram: at most 20 messages per minute in one group. */
+export const GROUP_MAX_PER_MINUTE = 20;
+
+const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/** Throws when `data` does not fit Telegram's 1–64 byte `callback_data`. */
+export function assertCallbackData(data: string): string {
+  const bytes = Buffer.byteLength(data, 'utf8');
+  if (bytes < 1 || bytes > CALLBACK_DATA_MAX_BYTES) throw new Error(`callback_data must be 1–${CALLBACK_DATA_MAX_BYTES} bytes, got ${bytes}`);
+  return data;
+}
+
+/** Cuts `text` to at most `max` UTF-16 code units at a grapheme boundary, ending in "…" when cut. */
+export function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  if (max <= 0) return '';
+  let out = '';
+  for (const { segment } of GRAPHEMES.segment(text)) {
+    if (out.length + segment.length > max - 1) break;
+    out += segment;
+  }
+  return `${out.trimEnd()}…`;
+}
+
+/** Group chats have negative ids (or are addressed by @username); private chats have the user's id. */
+export function isGroupChat(chat: string): boolean {
+  return chat.startsWith('-') || chat.startsWith('@');
+}
+
+/**
+ * Per-chat send pacing, in this process only (several replicas pace independently; Telegram's
+ * 429 `retry_after` is the backstop). Private chats: one send per `minIntervalMs`; groups
+ * additionally at most {@link GROUP_MAX_PER_MINUTE} in any minute.
+ */
+export class ChatPacer {
+  private readonly next = new Map<string, number>();
+  private readonly recent = new Map<string, number[]>();
+
+  constructor(
+    private readonly minIntervalMs: number,
+    private readonly now: () => number = () => Date.now(),
+  ) {}
+
+  /**
+   * Takes the chat's next slot. Waits here when it is at most {@link MAX_INLINE_WAIT_MS} away;
+   * otherwise throws a retryable ChannelError so the outbox reschedules the job, unless `force`.
+   */
+  async take(chat: string, force = false): Promise<void> {
+    const now = this.now();
+    const slot = this.slotOf(chat, now);
+    const wait = slot - now;
+    if (wait > MAX_INLINE_WAIT_MS) {
+      if (force) return;
+      throw new ChannelError(`paced: chat ${chat} has its next send slot in ${wait} ms`, false, wait);
+    }
+    this.book(chat, slot);
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  }
+
+  /** Nothing may be sent to the chat before `atMs` (after a 429). */
+  blockUntil(chat: string, atMs: number): void {
+    this.next.set(chat, Math.max(this.next.get(chat) ?? 0, atMs));
+  }
+
+  private slotOf(chat: string, now: number): number {
+    let slot = Math.max(now, this.next.get(chat) ?? 0);
+    const recent = (this.recent.get(chat) ?? []).filter((t) => t > now - 60_000);
+    this.recent.set(chat, recent);
+    if (isGroupChat(chat) && recent.length >= GROUP_MAX_PER_MINUTE) slot = Math.max(slot, recent[recent.length - GROUP_MAX_PER_MINUTE]! + 60_000);
+    return slot;
+  }
+
+  private book(chat: string, at: number): void {
+    this.next.set(chat, at + this.minIntervalMs);
+    if (isGroupChat(chat)) this.recent.get(chat)!.push(at);
+    else this.recent.delete(chat);
+    if (this.next.size > 10_000) this.prune();
+  }
+
+  private prune(): void {
+    const now = this.now();
+    for (const [chat, at] of this.next) if (at < now && !this.recent.get(chat)?.length) this.next.delete(chat);
+  }
+}
+
+/** True for the 400 Telegram gives when an edit would change nothing (counts as success). */
+export function isNotModified(error: unknown): boolean {
+  return error instanceof GrammyError && error.error_code === 400 && /message is not modified/i.test(error.description);
+}
+
+/**
+ * Maps a Bot API failure to a {@link ChannelError}: 429 retries after `retry_after`; 403 (bot
+ * blocked or kicked), 400 (chat not found, message to edit not found, any bad request) and 401/404
+ * (token revoked) are permanent; 5xx, network errors and timeouts are retried.
+ */
+export function toChannelError(error: unknown, method: string): ChannelError {
+  if (error instanceof ChannelError) return error;
+  if (error instanceof GrammyError) {
+    const what = `Telegram ${method} failed: ${error.error_code} ${error.description}`;
+    if (error.error_code === 429) {
+      const seconds = error.parameters?.retry_after;
+      return new ChannelError(what, false, typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : 1000);
+    }
+    if ([400, 401, 403, 404].includes(error.error_code)) return new ChannelError(what, true);
+    return new ChannelError(what, false);
+  }
+  if (error instanceof HttpError) return new ChannelError(`Telegram ${method} failed: network error`, false);
+  const name = error instanceof Error ? error.name : 'Error';
+  return new ChannelError(`Telegram ${method} failed: ${name === 'AbortError' || name === 'TimeoutError' ? 'timed out' : 'unexpected error'}`, false);
+}
+
+/** A log-safe description of an error: never the token (it sits in request URLs) nor message text. */
+export function describeError(error: unknown): string {
+  if (error instanceof GrammyError) return `${error.method}: ${error.error_code} ${error.description}`;
+  if (error instanceof HttpError) return error.message;
+  if (error instanceof ChannelError) return error.message;
+  if (error instanceof Error) {
+    if (error.name === 'AbortError' || error.name === 'TimeoutError') return 'timed out';
+    return `${error.name}: ${error.message.replace(/\d+:[A-Za-z0-9_-]{20,}/g, '<token>').slice(0, 300)}`;
+  }
+  return 'unknown error';
+}
+
+/** An abort signal that fires after `ms`, typed as grammy's (node-fetch accepts Node's native signals). */
+export function deadline(ms: number): Parameters<Api['getMe']>[0] {
+  return AbortSignal.timeout(ms) as unknown as Parameters<Api['getMe']>[0];
+}

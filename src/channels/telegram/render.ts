@@ -1,0 +1,105 @@
+import type { InlineKeyboardButton, InlineKeyboardMarkup, MessageEntity } from 'grammy/types';
+import type { OutcomeView, PromptView, QuestionView } from '../../core/prompt-view.js';
+import { MESSAGE_MAX_CHARS, assertCallbackData, cut } from './limits.js';
+
+/** Plain text plus formatting entities (never parse_mode: user strings cannot break parsing). */
+export interface RenderedText {
+  text: string;
+  entities: MessageEntity[];
+}
+
+/** The sendMessage parameters of a prompt, and its body without the instructions (for the final edit). */
+export interface RenderedPrompt extends RenderedText {
+  reply_markup?: InlineKeyboardMarkup;
+  body: RenderedText;
+}
+
+/** Shortening steps tried in order until the message fits 4096 characters; options are never dropped. */
+const FIT_LEVELS: { description: number; question: number }[] = [
+  { description: Infinity, question: Infinity },
+  { description: 200, question: Infinity },
+  { description: 200, question: 1000 },
+  { description: 100, question: 600 },
+  { description: 60, question: 300 },
+  { description: 20, question: 100 },
+];
+
+class TextBuilder {
+  text = '';
+  readonly entities: MessageEntity[] = [];
+
+  add(part: string, bold = false): this {
+    // Entity offsets and lengths are in UTF-16 code units, which is what JS string lengths count.
+    if (bold && part.length > 0) this.entities.push({ type: 'bold', offset: this.text.length, length: part.length });
+    this.text += part;
+    return this;
+  }
+
+  result(): RenderedText {
+    return { text: this.text, entities: [...this.entities] };
+  }
+}
+
+function addQuestion(b: TextBuilder, q: QuestionView, several: boolean, level: (typeof FIT_LEVELS)[number]): void {
+  const title = several ? `Question ${q.number}${q.header ? ` · ${q.header}` : ''}` : q.header;
+  const pick = q.multiSelect ? ' (pick one or more)' : '';
+  if (title) b.add(title, true).add(`${pick}\n`);
+  b.add(cut(q.question, level.question));
+  if (!title) b.add(pick);
+  b.add('\n');
+  const indent = several ? '  ' : '';
+  for (const o of q.options) {
+    b.add(`\n${indent}${o.number}. ${o.label}`);
+    if (o.description) b.add(` — ${cut(o.description, Math.max(level.description, 2))}`);
+  }
+}
+
+function buildBody(view: PromptView, level: (typeof FIT_LEVELS)[number]): TextBuilder {
+  const b = new TextBuilder();
+  const several = view.questions.length > 1;
+  view.questions.forEach((q, i) => {
+    if (i > 0) b.add('\n\n');
+    addQuestion(b, q, several, level);
+  });
+  return b;
+}
+
+/** Keeps only entities that lie wholly inside the first `length` characters. */
+function clip(entities: readonly MessageEntity[], length: number): MessageEntity[] {
+  return entities.filter((e) => e.offset + e.length <= length);
+}
+
+function keyboard(view: PromptView): InlineKeyboardMarkup | undefined {
+  if (!view.buttons) return undefined;
+  const button = (b: { label: string; token: string }): InlineKeyboardButton.CallbackButton => ({ text: b.label, callback_data: assertCallbackData(b.token) });
+  const options = view.buttons.filter((b) => b.kind === 'option').map((b) => [button(b)]);
+  const extra = view.buttons.filter((b) => b.kind !== 'option').map(button);
+  return { inline_keyboard: extra.length > 0 ? [...options, extra] : options };
+}
+
+/** Renders a prompt: header, question, every option with its description, then the instructions. */
+export function renderPrompt(view: PromptView): RenderedPrompt {
+  const reply_markup = keyboard(view);
+  for (const level of FIT_LEVELS) {
+    const body = buildBody(view, level);
+    const bodyText = body.result();
+    const full = body.add(`\n\n${view.instructions}`);
+    if (full.text.length <= MESSAGE_MAX_CHARS) return { ...full.result(), ...(reply_markup ? { reply_markup } : {}), body: bodyText };
+  }
+  // Unreachable with askgate's input limits; a last resort so a send never fails on length.
+  const last = buildBody(view, FIT_LEVELS[FIT_LEVELS.length - 1]!).result();
+  const text = cut(`${last.text}\n\n${view.instructions}`, MESSAGE_MAX_CHARS);
+  const body = { text: cut(last.text, MESSAGE_MAX_CHARS), entities: clip(last.entities, Math.min(last.text.length, MESSAGE_MAX_CHARS - 1)) };
+  return { text, entities: clip(last.entities, text.length - 1), ...(reply_markup ? { reply_markup } : {}), body };
+}
+
+/** The finalized message: the original body (without instructions), a blank line and the outcome. */
+export function renderFinal(body: RenderedText, outcome: OutcomeView): RenderedText {
+  const tail = cut(outcome.text, 1000);
+  const room = MESSAGE_MAX_CHARS - tail.length - 2;
+  const head = cut(body.text, room);
+  const entities = clip(body.entities, head.length === body.text.length ? head.length : head.length - 1);
+  const text = head.length > 0 ? `${head}\n\n${tail}` : tail;
+  const offset = head.length > 0 ? head.length + 2 : 0;
+  return { text, entities: [...entities, { type: 'bold', offset, length: tail.length }] };
+}

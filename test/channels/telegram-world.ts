@@ -1,0 +1,54 @@
+import { FakeTelegramApi, type FakeUser, type StoredMessage } from '../fakes/telegram-api.js';
+import { TelegramChannel } from '../../src/channels/telegram/telegram-channel.js';
+import type { Logger } from '../../src/core/ports.js';
+import type { MessageRef } from '../../src/core/schemas.js';
+import { client, eventually } from '../helpers/http.js';
+
+/** A logger that keeps its lines (tests check that no token or answer text is logged). */
+export function memoryLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const log = (level: string) => (obj: object, msg?: string) => void lines.push(JSON.stringify({ level, ...obj, msg }));
+  return { lines, info: log('info'), warn: log('warn'), error: log('error') };
+}
+
+/** A Telegram channel pointed at a fake, with test-friendly pacing and polling. */
+export function channelFor(fake: FakeTelegramApi, logger: Logger, extra: { webhookUrl?: string; webhookSecret?: string } = {}): TelegramChannel {
+  return new TelegramChannel({ token: fake.token, apiRoot: fake.url, logger, minSendIntervalMs: 50, pollTimeoutSeconds: 1, ...extra });
+}
+
+let nextUserId = 10_000;
+/** A fresh user with a private chat, so tests do not share conversations. */
+export function newUser(fake: FakeTelegramApi, first: string, username?: string, last?: string): FakeUser {
+  return fake.addUser(++nextUserId, first, { ...(username ? { username } : {}), ...(last ? { last_name: last } : {}) });
+}
+
+/** Waits until the ask's delivery is sent and returns where its message lives. */
+export async function deliveredRef(api: ReturnType<typeof client>, askId: string, ms = 10_000): Promise<MessageRef> {
+  return eventually(async () => {
+    const r = await api.get(`/v1/asks/${askId}`);
+    return r.body.deliveries?.[0]?.status === 'sent' ? (r.body.deliveries[0].message as MessageRef) : undefined;
+  }, ms);
+}
+
+/** The message's visible text and buttons. */
+export function visible(fake: FakeTelegramApi, ref: MessageRef): { text: string; buttons: { label: string; data: string }[]; message: StoredMessage } {
+  const message = fake.message(ref.chat, ref.messageId)!;
+  const rows = message.reply_markup && 'inline_keyboard' in message.reply_markup ? message.reply_markup.inline_keyboard : [];
+  return { text: message.text, buttons: rows.flat().map((b) => ({ label: b.text, data: b.callback_data ?? '' })), message };
+}
+
+/** Taps as `user` and returns the toast (empty when the query was answered empty, null when never answered). */
+export async function tap(fake: FakeTelegramApi, ref: MessageRef, data: string, user: FakeUser): Promise<string | null> {
+  const answer = await fake.answerOf(fake.tap(ref.chat, ref.messageId, data, user), 4000);
+  return answer ? answer.text : null;
+}
+
+/** The first bot message in `chat` replying to `messageId`, waiting for it. */
+export async function botReply(fake: FakeTelegramApi, chat: number | string, messageId: number, ms = 5000): Promise<StoredMessage> {
+  return eventually(async () => fake.chatMessages(chat).find((m) => m.from.is_bot && m.reply_to === messageId), ms, 10);
+}
+
+/** The bot messages in a chat after a given message id. */
+export function botMessagesAfter(fake: FakeTelegramApi, chat: number | string, messageId: number): StoredMessage[] {
+  return fake.chatMessages(chat).filter((m) => m.from.is_bot && m.message_id > messageId);
+}
