@@ -67,5 +67,6 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.get('/metrics', async (_request, reply) => reply.type('text/plain; version=0.0.4').send(deps.metrics.render()));
 
   registerAskRoutes(app, deps);
+  void app.register(import('../console/routes.js'), { gateway: deps.gateway, apiToken: deps.apiToken });
   return app;
 }

@@ -1,0 +1,121 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { tokenMatches } from '../api/auth.js';
+import { AskgateError, invalid, toIssues } from '../core/errors.js';
+import type { Gateway } from '../core/gateway.js';
+import { AnswerRequestSchema } from '../core/schemas.js';
+import { ASK_ID_PATTERN } from '../core/token.js';
+import { ASSETS, SECURITY_HEADERS, type Asset } from './assets.js';
+import { ConsoleHub } from './hub.js';
+import { ConsoleAuth, CSRF_HEADER, isHttps, isLoopbackHost, originMatches, sessionCookie } from './session.js';
+import { consoleView } from './view.js';
+
+/** Who may call a console route: anyone (the page shell, login) or a signed-in session. */
+type Access = 'public' | 'session';
+/** What a state-changing route checks: the Origin only (login, logout) or Origin and CSRF token. */
+type Guard = 'none' | 'origin' | 'csrf';
+interface RouteRules {
+  access: Access;
+  guard: Guard;
+}
+
+const LoginSchema = z.object({ token: z.string().min(1).max(4096) }).strict();
+
+/** Sends `{error}`, also with a code the v1 API does not have (403 `forbidden`). */
+function deny(reply: FastifyReply, status: 401 | 403, code: string, message: string) {
+  return reply.code(status).send({ error: { code, message } });
+}
+
+/** What the console needs: the gateway, and the API token that guards it (none: open, loopback only). */
+export interface ConsoleOptions {
+  gateway: Gateway;
+  apiToken?: string;
+}
+
+/**
+ * The web console as a fastify plugin (encapsulated, so its hooks touch only its own routes):
+ * `GET /` (the page) and its assets, `/console/session`, `/console/login`, `/console/logout`,
+ * `/console/events` (server-sent events) and `/console/asks/:id/answer`. Console routes
+ * authenticate with a session cookie (when `ASKGATE_API_TOKEN` is set), never with the bearer
+ * token, and the v1 API never accepts the cookie.
+ */
+const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) => {
+  const auth = new ConsoleAuth(deps.apiToken);
+  const hub = new ConsoleHub(deps.gateway);
+
+  scope.addHook('preClose', async () => hub.close());
+
+  scope.addHook('onRequest', async (request, reply) => {
+    reply.headers(SECURITY_HEADERS);
+    if (auth.open && !isLoopbackHost(request.headers.host)) {
+      return deny(reply, 403, 'forbidden', 'without ASKGATE_API_TOKEN the console answers only on a loopback address');
+    }
+    const rules = request.routeOptions.config as Partial<RouteRules>;
+    const sid = auth.sessionOf(request.headers);
+    if (rules.access === 'session' && sid === null) return deny(reply, 401, 'unauthorized', 'sign in to the console first');
+    if (rules.guard === 'origin' || rules.guard === 'csrf') {
+      if (!originMatches(request.headers)) return deny(reply, 403, 'forbidden', 'cross-origin request refused');
+    }
+    if (rules.guard === 'csrf' && (sid === null || !auth.csrfMatches(sid, request.headers[CSRF_HEADER]))) {
+      return deny(reply, 403, 'forbidden', 'missing or invalid CSRF token');
+    }
+  });
+
+  const asset = (path: string, file: Asset) =>
+    scope.get(path, { config: { access: 'public', guard: 'none' } satisfies RouteRules }, async (request, reply) => {
+      reply.header('content-type', file.type).header('etag', file.etag).header('cache-control', 'no-cache').header('vary', 'accept-encoding');
+      if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
+      if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) return reply.header('content-encoding', 'gzip').send(file.gzip);
+      return reply.send(file.body);
+    });
+  asset('/', ASSETS.html);
+  asset('/console/app.js', ASSETS.js);
+  asset('/console/app.css', ASSETS.css);
+  asset('/console/icon.svg', ASSETS.icon);
+
+  scope.get('/console/session', { config: { access: 'public', guard: 'none' } satisfies RouteRules }, async (request) => {
+    const sid = auth.sessionOf(request.headers);
+    return { mode: auth.open ? 'open' : 'token', signedIn: sid !== null, ...(sid !== null ? { csrf: auth.csrfFor(sid) } : {}) };
+  });
+
+  scope.post('/console/login', { config: { access: 'public', guard: 'origin' } satisfies RouteRules }, async (request, reply) => {
+    if (auth.open) return { mode: 'open', signedIn: true, csrf: auth.csrfFor(auth.sessionOf(request.headers)!) };
+    const parsed = LoginSchema.safeParse(request.body);
+    if (!parsed.success || !tokenMatches(parsed.data.token, deps.apiToken!)) {
+      return deny(reply, 401, 'unauthorized', 'that is not the API token');
+    }
+    const { cookie, sid } = auth.issue();
+    reply.header('set-cookie', sessionCookie(cookie, isHttps(request.protocol, request.headers)));
+    return { mode: 'token', signedIn: true, csrf: auth.csrfFor(sid) };
+  });
+
+  scope.post('/console/logout', { config: { access: 'public', guard: 'origin' } satisfies RouteRules }, async (request, reply) => {
+    reply.header('set-cookie', sessionCookie(null, isHttps(request.protocol, request.headers)));
+    return reply.code(204).send();
+  });
+
+  scope.get('/console/events', { config: { access: 'session', guard: 'none' } satisfies RouteRules }, async (request, reply) => {
+    reply.hijack();
+    reply.raw.writeHead(200, {
+      ...(reply.getHeaders() as Record<string, string>),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store, no-transform',
+      'x-accel-buffering': 'no',
+      connection: 'keep-alive',
+    });
+    request.raw.socket.setTimeout(0);
+    await hub.attach(reply.raw);
+  });
+
+  scope.post('/console/asks/:id/answer', { config: { access: 'session', guard: 'csrf' } satisfies RouteRules }, async (request: FastifyRequest) => {
+    const id = (request.params as { id: string }).id;
+    if (!ASK_ID_PATTERN.test(id)) throw new AskgateError('not_found', `no ask with id "${id.slice(0, 40)}"`);
+    const parsed = AnswerRequestSchema.safeParse(request.body);
+    if (!parsed.success) throw invalid('invalid_answer', toIssues(parsed.error.issues));
+    const body = parsed.data;
+    const record = await deps.gateway.answer(id, body, { channel: 'web', userId: body.by ?? 'web' });
+    return { ask: consoleView(record) };
+  });
+};
+
+export default consoleRoutes;

@@ -1,0 +1,97 @@
+/** Browser script, part 3: finished asks (outcome, who, when, the event history) and start-up. */
+export const APP_HISTORY_JS = String.raw`
+const HISTORY_MAX = 100;
+const EVENT_NAMES = {
+  created: 'Asked', delivered: 'Delivered', delivery_failed: 'Delivery failed', reply_rejected: 'Reply not understood',
+  hint_sent: 'Hint sent', partial: 'Partly answered', answered: 'Answered', no_answer: 'Ended without an answer',
+  finalized: 'Chat message updated', finalize_failed: 'Chat message update failed',
+  webhook_delivered: 'Webhook delivered', webhook_failed: 'Webhook failed',
+};
+const REASONS = { timeout: 'Expired', skipped: 'Skipped', cancelled: 'Cancelled', superseded: 'Replaced', undelivered: 'Not delivered' };
+
+/** ask id -> li */
+const pastItems = new Map();
+
+function eventText(h) {
+  const parts = [EVENT_NAMES[h.type] || h.type];
+  if (h.reason) parts.push('(' + h.reason + ')');
+  if (h.userId) parts.push('by ' + h.userId);
+  if (h.channel) parts.push('via ' + h.channel);
+  if (h.questions && h.questions.length) parts.push('· questions ' + h.questions.join(', '));
+  if (h.detail) parts.push('· ' + h.detail);
+  return parts.join(' ');
+}
+
+function eventItems(history) {
+  return history.map((h) => el('li', {}, [el('time', { datetime: h.at, text: clock(h.at, true) }), el('span', { text: eventText(h) })]));
+}
+
+function fact(term, value) { return [el('dt', { text: term }), el('dd', { text: value })]; }
+
+function buildPast(ask) {
+  const o = ask.outcome;
+  const answered = o.status === 'answered';
+  const first = ask.questions[0];
+  const summary = el('summary', {}, [
+    el('span', { class: 'badge ' + (answered ? 'ok' : 'no'), text: answered ? 'Answered' : REASONS[o.reason] || 'No answer' }),
+    el('span', { class: 'run-id', text: ask.runId }),
+    el('span', { class: 'line', text: first.question.split('\n')[0] + (ask.questions.length > 1 ? ' (+' + (ask.questions.length - 1) + ')' : '') }),
+    el('time', { datetime: o.at, text: clock(o.at, false) }),
+  ]);
+  const body = el('div', { class: 'past-body' }, [
+    el('p', { class: 'outcome', text: o.text }),
+    el('dl', { class: 'facts' }, [
+      fact('Run', ask.runId + ' (ask ' + ask.version + ')'),
+      fact('Asked', clock(ask.createdAt, true)),
+      fact(answered ? 'Answered' : 'Ended', clock(o.at, true)),
+      o.by ? fact(answered ? 'By' : 'Skipped by', o.by + ' via ' + o.channel) : null,
+      ask.to ? fact('Sent to', ask.to.channel + ' ' + ask.to.chat) : null,
+    ]),
+    el('ol', { class: 'questions', 'aria-label': 'Questions' }, ask.questions.map((q) => el('li', {}, [
+      el('p', { class: 'question' }, questionText(q, null)),
+      el('ul', {}, q.options.map((opt) => el('li', { text: opt.description ? opt.label + ' — ' + opt.description : opt.label }))),
+    ]))),
+    el('p', { class: 'hint', text: 'Events' }),
+    el('ol', { class: 'events', 'aria-label': 'Events' }, eventItems(ask.history)),
+  ]);
+  return el('details', {}, [summary, body]);
+}
+
+function showPast(ask) {
+  if (!ask.outcome) return;
+  const list = $('history-list');
+  const details = buildPast(ask);
+  const known = pastItems.get(ask.id);
+  if (known) {
+    const old = known.firstElementChild;
+    const hadFocus = known.contains(document.activeElement);
+    details.open = old.open;
+    known.replaceChildren(details);
+    if (hadFocus) details.firstElementChild.focus();
+    return;
+  }
+  const li = el('li', { class: 'past', 'data-ask': ask.id, 'data-at': ask.outcome.at }, [details]);
+  // Newest first: insert before the first item that ended earlier.
+  const older = [...list.children].find((item) => item.getAttribute('data-at') < ask.outcome.at);
+  list.insertBefore(li, older || null);
+  pastItems.set(ask.id, li);
+  while (list.children.length > HISTORY_MAX) {
+    const last = list.lastElementChild;
+    pastItems.delete(last.getAttribute('data-ask'));
+    state.asks.delete(last.getAttribute('data-ask'));
+    last.remove();
+  }
+}
+
+function removePast(id) {
+  const li = pastItems.get(id);
+  if (li) li.remove();
+  pastItems.delete(id);
+}
+
+restoreOperator();
+$('login-form').addEventListener('submit', onLogin);
+$('logout').addEventListener('click', onLogout);
+setInterval(tick, 15000);
+checkSession();
+`;

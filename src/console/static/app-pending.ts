@@ -1,0 +1,206 @@
+/**
+ * Browser script, part 2: pending asks. A card is built once per ask (so a live update never
+ * wipes a half-filled stepper); later updates only refresh its status line and events.
+ * One single-choice question gets one-click option buttons (like the chat buttons); several
+ * questions or a multi-select get radios or checkboxes in a stepper with one submit at the end.
+ */
+export const APP_PENDING_JS = String.raw`
+/** ask id -> { id, runId, root, meta, events, error, busy } */
+const cards = new Map();
+
+function questionText(q, id) {
+  return [q.header ? el('span', { class: 'chip', text: q.header }) : null, el('span', { id, text: q.question })];
+}
+
+function optionText(o) {
+  return [el('span', { class: 'label', text: o.label }), o.description ? el('span', { class: 'desc', text: o.description }) : null];
+}
+
+function skipButton(card) {
+  return el('button', {
+    type: 'button', class: 'secondary skip', text: 'Skip', 'aria-label': 'Skip the question from ' + card.runId,
+    onclick: () => submit(card, { skip: true }),
+  });
+}
+
+function showError(card, text) { card.error.textContent = text; }
+
+function buildQuick(card, ask, base) {
+  const q = ask.questions[0];
+  const ownId = base + '-own';
+  const own = el('input', { id: ownId, type: 'text', maxlength: 4000, autocomplete: 'off', enterkeyhint: 'send' });
+  const choices = q.options.map((o) => el('button', {
+    type: 'button', class: 'choice', onclick: () => submit(card, { answers: { [q.id]: [o.label] } }),
+  }, optionText(o)));
+  const form = el('form', { class: 'own', onsubmit: (event) => {
+    event.preventDefault();
+    const text = own.value.trim();
+    if (!text) { showError(card, 'Write an answer first, or pick an option.'); own.focus(); return; }
+    submit(card, { answers: { [q.id]: [text] } });
+  } }, [
+    el('label', { for: ownId, text: 'Or answer in your own words' }),
+    el('div', { class: 'row' }, [own, el('button', { type: 'submit', text: 'Send' }), skipButton(card)]),
+  ]);
+  return el('div', { class: 'quick' }, [
+    el('p', { class: 'question' }, questionText(q, base + '-q')),
+    el('div', { class: 'choices', role: 'group', 'aria-labelledby': base + '-q' }, choices),
+    form,
+  ]);
+}
+
+function buildStep(q, base) {
+  const name = base + '-' + q.id;
+  const kind = q.multiSelect ? 'checkbox' : 'radio';
+  const inputs = [];
+  const rows = q.options.map((o, i) => {
+    const input = el('input', { type: kind, id: name + '-' + i, name, value: o.label });
+    inputs.push(input);
+    return el('div', { class: 'opt' }, [input, el('label', { for: name + '-' + i }, optionText(o))]);
+  });
+  const other = el('input', { type: kind, id: name + '-other', name, value: '' });
+  const text = el('input', { type: 'text', maxlength: 4000, autocomplete: 'off', 'aria-label': 'Other: your own words' });
+  text.addEventListener('input', () => { other.checked = text.value.trim() !== ''; });
+  other.addEventListener('change', () => { if (other.checked) text.focus(); });
+  const hint = q.multiSelect ? el('p', { class: 'hint', id: name + '-hint', text: 'Choose one or more.' }) : null;
+  const node = el('fieldset', { class: 'step', 'aria-describedby': hint ? name + '-hint' : null }, [
+    el('legend', {}, questionText(q, null)),
+    hint,
+    rows,
+    el('div', { class: 'opt other' }, [other, el('label', { for: name + '-other', text: 'Other' }), text]),
+  ]);
+  return {
+    node,
+    id: q.id,
+    multi: q.multiSelect,
+    values() {
+      const out = inputs.filter((i) => i.checked).map((i) => i.value);
+      if (other.checked && text.value.trim()) out.push(text.value.trim());
+      return out;
+    },
+    focus() { (inputs.find((i) => i.checked) || (other.checked ? text : inputs[0])).focus(); },
+  };
+}
+
+function buildStepper(card, ask, base) {
+  const steps = ask.questions.map((q) => buildStep(q, base));
+  const progress = el('p', { class: 'progress' });
+  const back = el('button', { type: 'button', class: 'secondary', text: 'Back' });
+  const next = el('button', { type: 'submit' });
+  const form = el('form', { class: 'stepper', novalidate: true }, [
+    progress,
+    steps.map((s) => s.node),
+    el('div', { class: 'row actions' }, [back, next, skipButton(card)]),
+  ]);
+  let current = 0;
+  const show = (index, focus) => {
+    current = index;
+    steps.forEach((s, i) => { s.node.hidden = i !== index; });
+    progress.hidden = steps.length === 1;
+    progress.textContent = 'Question ' + (index + 1) + ' of ' + steps.length;
+    back.hidden = index === 0;
+    next.textContent = index < steps.length - 1 ? 'Next' : steps.length > 1 ? 'Submit answers' : 'Submit answer';
+    if (focus) steps[index].focus();
+  };
+  back.addEventListener('click', () => { showError(card, ''); show(current - 1, true); });
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    showError(card, '');
+    const step = steps[current];
+    if (step.values().length === 0) {
+      showError(card, step.multi ? 'Choose at least one option, or write your own answer.' : 'Choose an option, or write your own answer.');
+      step.focus();
+      return;
+    }
+    if (current < steps.length - 1) { show(current + 1, true); return; }
+    const answers = {};
+    for (const s of steps) answers[s.id] = s.values();
+    submit(card, { answers });
+  });
+  show(0, false);
+  return form;
+}
+
+function cardStatus(ask) {
+  const parts = ['Ask ' + ask.version, 'asked ' + clock(ask.createdAt, false), expiresIn(ask.expiresAt)];
+  if (ask.to) parts.push('sent to ' + ask.to.channel);
+  const failed = ask.deliveries.filter((d) => d.status === 'failed').length;
+  if (failed) parts.push(failed + ' delivery failed');
+  if (ask.partial.length) parts.push(ask.partial.length + ' of ' + ask.questions.length + ' answered in chat');
+  return parts.join(' · ');
+}
+
+function runSection(ask) {
+  const key = 'run-' + ask.runId;
+  let section = document.querySelector('#runs > [data-run="' + CSS.escape(ask.runId) + '"]');
+  if (section) return section;
+  section = el('section', { class: 'run', 'data-run': ask.runId, 'data-expires': ask.expiresAt, 'aria-labelledby': key }, [
+    el('h3', { id: key, text: ask.runId }),
+  ]);
+  // Most urgent first: insert before the first run that expires later (existing nodes never move).
+  const later = [...$('runs').children].find((s) => s.getAttribute('data-expires') > ask.expiresAt);
+  $('runs').insertBefore(section, later || null);
+  return section;
+}
+
+function showPending(ask, live) {
+  let card = cards.get(ask.id);
+  if (!card) {
+    const base = 'ask-' + ask.id;
+    card = { id: ask.id, runId: ask.runId, busy: false };
+    card.meta = el('p', { class: 'meta' });
+    card.error = el('p', { class: 'error', role: 'alert' });
+    card.events = el('ol', { class: 'events' });
+    const body = ask.questions.length === 1 && !ask.questions[0].multiSelect ? buildQuick(card, ask, base) : buildStepper(card, ask, base);
+    card.root = el('article', { class: 'ask', id: base, 'data-ask': ask.id, 'aria-label': 'Question from ' + ask.runId }, [
+      card.meta, body, card.error,
+      el('details', { class: 'events' }, [el('summary', { text: 'Events' }), card.events]),
+    ]);
+    cards.set(ask.id, card);
+    runSection(ask).append(card.root);
+    if (live) announce('New question from ' + ask.runId + ': ' + ask.questions[0].question);
+  }
+  card.meta.textContent = cardStatus(ask);
+  card.events.replaceChildren(...eventItems(ask.history));
+}
+
+function removePending(id, endedElsewhere) {
+  const card = cards.get(id);
+  if (!card) return;
+  const hadFocus = card.root.contains(document.activeElement);
+  const section = card.root.parentElement;
+  card.root.remove();
+  cards.delete(id);
+  if (section && !section.querySelector('.ask')) section.remove();
+  if (endedElsewhere && endedElsewhere.outcome) announce(card.runId + ': ' + endedElsewhere.outcome.text.split('\n')[0]);
+  // Never move focus onto the next ask's options: a repeated Enter must not answer it.
+  if (hadFocus) $('pending-title').focus();
+}
+
+async function submit(card, body) {
+  if (card.busy) return;
+  const by = operatorName();
+  if (by) body.by = by;
+  card.busy = true;
+  card.root.setAttribute('aria-busy', 'true');
+  showError(card, '');
+  let res = null;
+  try { res = await request('POST', '/console/asks/' + encodeURIComponent(card.id) + '/answer', body); } catch (e) { res = null; }
+  card.busy = false;
+  card.root.removeAttribute('aria-busy');
+  if (res && res.status === 200 && res.data && res.data.ask) {
+    announce((body.skip ? 'Skipped ' : 'Answer sent for ') + card.runId + '.');
+    apply(res.data.ask, false);
+    renderCounts();
+    return;
+  }
+  if (res && res.status === 401) { showLogin('Your session ended; sign in again.'); return; }
+  showError(card, (res && res.data && res.data.error && res.data.error.message) || 'askgate did not answer; try again.');
+}
+
+function tick() {
+  for (const card of cards.values()) {
+    const ask = state.asks.get(card.id);
+    if (ask) card.meta.textContent = cardStatus(ask);
+  }
+}
+`;

@@ -1,0 +1,68 @@
+import { outcomeView, responderName } from '../core/prompt-view.js';
+import type { AskRecord, HistoryEntry } from '../core/schemas.js';
+
+/** How an ask ended, as the console shows it. Free-text answers appear only as "their own words". */
+export interface ConsoleOutcome {
+  status: 'answered' | 'no_answer';
+  reason?: string;
+  /** The outcome lines of the edited chat message (core/prompt-view.ts). */
+  text: string;
+  /** Who answered or skipped, e.g. "@alice" or "ops-bob", and through which channel. */
+  by?: string;
+  channel?: string;
+  at: string;
+}
+
+/**
+ * One ask as the console sees it: no button tokens, idempotency keys, callback URLs, message
+ * ids of deliveries or free-text answers. `rev` lets the page keep the newest of two updates.
+ */
+export interface ConsoleAsk {
+  id: string;
+  runId: string;
+  version: number;
+  rev: number;
+  status: AskRecord['status'];
+  questions: AskRecord['questions'];
+  to: { channel: string; chat: string } | null;
+  createdAt: string;
+  expiresAt: string;
+  outcome: ConsoleOutcome | null;
+  /** Ids of the questions already answered by partial chat replies. */
+  partial: string[];
+  deliveries: { channel: string; status: string }[];
+  history: HistoryEntry[];
+}
+
+/** The console view of a record. */
+export function consoleView(record: AskRecord): ConsoleAsk {
+  return {
+    id: record.id,
+    runId: record.runId,
+    version: record.version,
+    rev: record.rev,
+    status: record.status,
+    questions: record.questions,
+    to: record.to ? { channel: record.to.channel, chat: record.to.chat } : null,
+    createdAt: record.createdAt,
+    expiresAt: record.expiresAt,
+    outcome: outcomeOf(record),
+    partial: Object.keys(record.partial),
+    deliveries: record.deliveries.map((d) => ({ channel: d.channel, status: d.status })),
+    history: record.history.map(({ messageId: _messageId, ...entry }) => entry),
+  };
+}
+
+function outcomeOf(record: AskRecord): ConsoleOutcome | null {
+  const result = record.result;
+  if (record.status === 'pending' || !result) return null;
+  const { text } = outcomeView(record);
+  const who = result.status === 'answered' ? result.answeredBy : result.by;
+  return {
+    status: result.status,
+    ...(result.status === 'no_answer' ? { reason: result.reason } : {}),
+    text,
+    ...(who ? { by: responderName(who), channel: who.channel } : {}),
+    at: result.status === 'answered' ? result.answeredAt : result.at,
+  };
+}
