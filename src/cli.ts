@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, loadMcpClientConfig } from './config.js';
 import { startAskgate } from './main.js';
 
 /** Exit codes of `askgate ask`, documented in the README. */
@@ -10,11 +10,13 @@ const USAGE = `askgate — let AI agents ask people structured questions over ch
 
 Usage:
   askgate serve
+  askgate mcp                      MCP server on stdio (tool ask_user), asking through ASKGATE_URL
   askgate ask --run <runId> [--to <channel>:<chat>] --question "<text>" --option <label> --option <label>
               [--header <text>] [--multi] [--question ... --option ...] [--timeout <seconds>]
               [--wait] [--idempotency-key <key>] [--url <askgate url>]
 
-Environment: ASKGATE_URL (default http://127.0.0.1:$PORT), ASKGATE_API_TOKEN, and for serve see README.
+Environment: ASKGATE_URL (default http://127.0.0.1:$PORT), ASKGATE_API_TOKEN, for mcp also
+ASKGATE_DEFAULT_TO (e.g. telegram:123456); for serve see README.
 Exit codes of ask: 0 answered (or created, without --wait), 3 no answer, 4 still pending,
                    2 invalid arguments or request, 1 any other error.`;
 
@@ -25,7 +27,8 @@ async function serve(): Promise<void> {
   const mode = app.storeMode === 'redis' ? 'redis (durable)' : 'memory (embedded: pending asks do not survive a restart; set REDIS_URL for durability)';
   console.log(`askgate listening on ${app.url}`);
   console.log(`  store: ${mode}`);
-  console.log(`  channels: ${app.channels.length ? app.channels.join(', ') : 'none (answer through the API: POST /v1/asks/:id/answer)'}`);
+  console.log(`  channels: ${app.channels.length ? app.channels.join(', ') : 'none (answer in the web console or through POST /v1/asks/:id/answer)'}`);
+  console.log(`  web console: ${app.url}/`);
   const stop = async (signal: string) => {
     console.log(`askgate: ${signal}, shutting down`);
     await app.close();
@@ -112,6 +115,12 @@ async function main(argv: string[]): Promise<void> {
   try {
     if (command === 'serve') return await serve();
     if (command === 'ask') process.exit(await ask(rest));
+    if (command === 'mcp') {
+      const { url, token, mcp } = loadMcpClientConfig();
+      const { runStdioMcpServer } = await import('./mcp/stdio.js');
+      await runStdioMcpServer({ url, token, settings: mcp });
+      process.exit(0);
+    }
     console.log(USAGE);
     process.exit(command === undefined || command === 'help' || command === '--help' ? 0 : EXIT.usage);
   } catch (error) {

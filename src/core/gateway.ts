@@ -2,7 +2,7 @@ import { AskgateError, invalid } from './errors.js';
 import { normalizeAnswers } from './answers.js';
 import { deadlineOf, deliveriesToFinalize, isTerminal, transition, type AskEvent, type Effect, type TransitionOutcome } from './lifecycle.js';
 import type { AnswerRequest, AskRecord, AskRequest, Responder } from './schemas.js';
-import type { AskStore, Channel, Clock, Logger, Metrics, Outbox, ResultBus, TimeoutScheduler } from './ports.js';
+import type { AskStore, Channel, Clock, Logger, Metrics, Outbox, ResultBus, TimeoutScheduler, WebhookSender } from './ports.js';
 
 /** Tunables of the gateway, all in one place (filled from config.ts). */
 export interface GatewaySettings {
@@ -29,6 +29,8 @@ export interface GatewayDeps {
   metrics: Metrics;
   logger: Logger;
   settings: GatewaySettings;
+  /** Sends signed webhooks; without it, asks with a `callbackUrl` are refused. */
+  webhooks?: WebhookSender;
 }
 
 /** Result of applying an event: the record after it (null when unknown) and what it meant. */
@@ -62,6 +64,11 @@ export class Gateway {
       const enabled = [...channels.keys()];
       throw new AskgateError('channel_not_enabled', `channel "${request.to.channel}" is not enabled (enabled: ${enabled.join(', ') || 'none'})`, [
         { path: ['to', 'channel'], message: 'channel not enabled' },
+      ]);
+    }
+    if (request.callbackUrl && !this.deps.webhooks) {
+      throw new AskgateError('invalid_request', 'callbackUrl: webhooks are not configured on this askgate (set ASKGATE_WEBHOOK_SECRET)', [
+        { path: ['callbackUrl'], message: 'webhooks are not configured on this askgate (set ASKGATE_WEBHOOK_SECRET)' },
       ]);
     }
     const timeoutSeconds = this.clampTimeout(request.timeoutSeconds);
@@ -145,7 +152,7 @@ export class Gateway {
       if (!checked.ok) throw invalid('invalid_answer', checked.issues);
       event = { type: 'answer', answers: checked.answers, by };
     }
-    return this.expectResolved(await this.apply(askId, event), askId);
+    return this.expectResolved(await this.apply(askId, event, record), askId);
   }
 
   /** Cancels a pending ask (agent cancelled). */
@@ -158,7 +165,7 @@ export class Gateway {
     const { current, version } = await this.deps.store.getRun(runId);
     if (version === 0) throw new AskgateError('not_found', `no run with id "${runId}"`);
     if (!current || isTerminal(current)) return { cancelled: null };
-    const applied = await this.apply(current.id, { type: 'cancel' });
+    const applied = await this.apply(current.id, { type: 'cancel' }, current);
     return { cancelled: applied.outcome.code === 'resolved' ? applied.record : null };
   }
 
@@ -199,25 +206,33 @@ export class Gateway {
     if (!record || isTerminal(record)) return;
     const early = deadlineOf(record) - this.deps.clock.now();
     if (early > 0) await new Promise((r) => setTimeout(r, Math.min(early, 5_000)));
-    await this.apply(askId, { type: 'timeout' });
+    await this.apply(askId, { type: 'timeout' }, record);
   }
 
   /**
    * Reads, transitions and commits with compare-and-set, retrying on conflicts; then runs the
-   * effects. Every state change of an ask goes through here.
+   * effects. Every state change of an ask goes through here. `known`, the record as the caller
+   * just read it, saves the first read: the compare-and-set rejects it when it is stale, and an
+   * outcome that changes nothing is only ever reported from a fresh read.
    */
-  async apply(askId: string, event: AskEvent): Promise<Applied> {
+  async apply(askId: string, event: AskEvent, known?: AskRecord): Promise<Applied> {
     const { store, clock, settings } = this.deps;
+    let hint = known?.id === askId ? known : undefined;
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      const prev = await store.get(askId);
+      const fromHint = hint !== undefined;
+      const prev = hint ?? (await store.get(askId));
+      hint = undefined;
       if (!prev) return { record: null, outcome: { code: 'not_found' } };
       const now = clock.now();
       const result = transition(prev, event, now);
-      if (result.kind === 'unchanged') return { record: prev, outcome: result.outcome };
+      if (result.kind === 'unchanged') {
+        if (fromHint) continue;
+        return { record: prev, outcome: result.outcome };
+      }
       const next = result.record;
       const terminalNow = isTerminal(next) && !isTerminal(prev);
-      // Write-ahead: if we crash after the commit, the reconciler still finalizes the messages.
-      if (terminalNow && next.deliveries.length > 0) await store.markForSweep(askId, now + settings.sweepDelayMs);
+      // Write-ahead: if we crash after the commit, the reconciler still finalizes the messages and sends the webhook.
+      if (terminalNow && (next.deliveries.length > 0 || next.callbackUrl)) await store.markForSweep(askId, now + settings.sweepDelayMs);
       const ttlMs = isTerminal(next) ? settings.retentionMs : deadlineOf(next) - now + settings.retentionMs;
       const committed = await store.commit(prev, next, { ttlMs, publish: result.effects.includes('publish') });
       if (committed === 'conflict') continue;
@@ -251,6 +266,7 @@ export class Gateway {
     }
     const work: Promise<unknown>[] = [];
     if (effects.includes('cancel_timeout')) work.push(this.deps.timeouts.cancel(record.id));
+    if (effects.includes('publish') && record.callbackUrl) work.push(this.deps.outbox.enqueue({ kind: 'webhook', askId: record.id, index: 0 }));
     if (effects.includes('finalize')) {
       for (const index of deliveriesToFinalize(record)) work.push(this.deps.outbox.enqueue({ kind: 'finalize', askId: record.id, index }));
       for (const d of record.deliveries) work.push(this.deps.store.removeFromConversation({ channel: d.channel, chat: d.chat }, record.id));

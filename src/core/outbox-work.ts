@@ -2,6 +2,12 @@ import { ChannelError, type OutboxHandlers, type OutboxJob } from './ports.js';
 import { deadlineOf, deliveriesToFinalize, isSettled, isTerminal } from './lifecycle.js';
 import { buildPromptView, outcomeView } from './prompt-view.js';
 import type { Gateway } from './gateway.js';
+import type { AskRecord } from './schemas.js';
+
+/** True when the ask's webhook has nothing left to do (none, delivered, or given up). */
+export function webhookSettled(record: AskRecord): boolean {
+  return !record.callbackUrl || record.history.some((h) => h.type === 'webhook_delivered' || h.type === 'webhook_failed');
+}
 
 /**
  * Delivery, finalization and reconciliation work, run by the outbox and the reconciler.
@@ -13,6 +19,7 @@ export class OutboxWork implements OutboxHandlers {
   /** Runs one outbox job; throws to retry. */
   async run(job: OutboxJob): Promise<void> {
     if (job.kind === 'deliver') await this.deliver(job.askId, job.index);
+    else if (job.kind === 'webhook') await this.webhook(job.askId);
     else await this.finalize(job.askId, job.index);
   }
 
@@ -20,7 +27,9 @@ export class OutboxWork implements OutboxHandlers {
   async giveUp(job: OutboxJob, error: Error): Promise<void> {
     const { logger, metrics } = this.gateway.deps;
     logger.warn({ askId: job.askId, job: job.kind, index: job.index, err: error.message }, `${job.kind} gave up`);
-    if (job.kind === 'deliver') {
+    if (job.kind === 'webhook') {
+      await this.gateway.note(job.askId, { type: 'webhook_failed', detail: error.message.slice(0, 300) });
+    } else if (job.kind === 'deliver') {
       const record = await this.gateway.deps.store.get(job.askId);
       const channel = record?.deliveries[job.index]?.channel;
       if (channel) metrics.deliveryFailed(channel);
@@ -46,7 +55,7 @@ export class OutboxWork implements OutboxHandlers {
     await store.addToConversation(conv, askId, deadlineOf(record));
     const message = await channel.deliver({ askId, version: record.version, target: record.to, view: buildPromptView(record) });
     await store.bindMessage(conv, message.messageId, askId, deadlineOf(record) - clock.now() + settings.retentionMs);
-    const applied = await this.gateway.apply(askId, { type: 'delivered', index, message });
+    const applied = await this.gateway.apply(askId, { type: 'delivered', index, message }, record);
     // The ask may have ended while the message was in flight: show the outcome right away.
     if (applied.record && isTerminal(applied.record) && deliveriesToFinalize(applied.record).includes(index)) {
       await this.gateway.deps.outbox.enqueue({ kind: 'finalize', askId, index });
@@ -61,7 +70,18 @@ export class OutboxWork implements OutboxHandlers {
     const channel = channels.get(delivery.channel);
     if (!channel) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
     await channel.finalize(delivery.message, outcomeView(record), buildPromptView(record));
-    await this.gateway.apply(askId, { type: 'finalized', index, ok: true });
+    await this.gateway.apply(askId, { type: 'finalized', index, ok: true }, record);
+  }
+
+  /** POSTs the terminal result to the ask's callbackUrl once; a job that runs again after success does nothing. */
+  private async webhook(askId: string): Promise<void> {
+    const record = await this.gateway.deps.store.get(askId);
+    if (!record?.callbackUrl || !record.result || webhookSettled(record)) return;
+    const sender = this.gateway.deps.webhooks;
+    if (!sender) throw new ChannelError('webhooks are not configured (ASKGATE_WEBHOOK_SECRET)', true);
+    const payload = { askId, runId: record.runId, version: record.version, result: record.result };
+    const { status } = await sender.send(record.callbackUrl, payload);
+    await this.gateway.note(askId, { type: 'webhook_delivered', detail: `HTTP ${status}` });
   }
 
   /**
@@ -85,8 +105,9 @@ export class OutboxWork implements OutboxHandlers {
       const next = undelivered.length > 0 ? Math.min(now + settings.sweepDelayMs, deadline + settings.graceMs) : deadline + settings.graceMs;
       return store.rescheduleSweep(askId, next);
     }
-    if (isSettled(record)) return store.unmarkSweep(askId);
+    if (isSettled(record) && webhookSettled(record)) return store.unmarkSweep(askId);
     const work = [
+      ...(webhookSettled(record) ? [] : [outbox.enqueue({ kind: 'webhook', askId, index: 0 })]),
       ...deliveriesToFinalize(record).map((index) => outbox.enqueue({ kind: 'finalize', askId, index })),
       ...record.deliveries.flatMap((d, index) => (d.status === 'pending' ? [outbox.enqueue({ kind: 'deliver', askId, index })] : [])),
     ];

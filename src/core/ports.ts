@@ -120,8 +120,30 @@ export interface TimeoutScheduler {
   close(): Promise<void>;
 }
 
-/** Work the outbox does with retries: deliver an ask to a target, or edit it to its outcome. */
-export type OutboxJob = { kind: 'deliver'; askId: string; index: number } | { kind: 'finalize'; askId: string; index: number };
+/**
+ * Work the outbox does with retries: deliver an ask to a target, edit it to its outcome, or POST
+ * its result to the ask's `callbackUrl` (`index` is unused for webhooks and always 0).
+ */
+export type OutboxJob =
+  | { kind: 'deliver'; askId: string; index: number }
+  | { kind: 'finalize'; askId: string; index: number }
+  | { kind: 'webhook'; askId: string; index: number };
+
+/** What a webhook carries: the terminal result of one ask. */
+export interface WebhookPayload {
+  askId: string;
+  runId: string;
+  version: number;
+  result: NonNullable<AskRecord['result']>;
+}
+
+/**
+ * Signs and POSTs webhook payloads. Resolves with the HTTP status on 2xx; throws
+ * {@link ChannelError} otherwise (`permanent` for 4xx other than 408/429).
+ */
+export interface WebhookSender {
+  send(url: string, payload: WebhookPayload): Promise<{ status: number }>;
+}
 
 /** Handlers the outbox calls; `run` throws {@link ChannelError} (or any error) to retry. */
 export interface OutboxHandlers {

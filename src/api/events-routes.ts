@@ -1,0 +1,195 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { AskgateError, invalid, toIssues } from '../core/errors.js';
+import type { Gateway } from '../core/gateway.js';
+import { RunIdSchema, type AskRecord, type HistoryEntry } from '../core/schemas.js';
+import { ASK_ID_PATTERN } from '../core/token.js';
+
+/** Options of {@link registerEventRoutes}. */
+export interface EventRoutesOptions {
+  gateway: Gateway;
+  /** Interval of `: keep-alive` comments on open streams, in ms (default 15 000). */
+  heartbeatMs?: number;
+}
+
+/** One history entry as the event routes send it. */
+type Sent = HistoryEntry & { askId: string; index: number; version?: number };
+
+const QuerySchema = z.object({
+  stream: z.enum(['1', 'true', '0', 'false']).optional(),
+  lastEventId: z.string().max(64).optional(),
+});
+
+/**
+ * Where a stream is in one ask's history. Ids are positions in the stored history; the history
+ * is capped (first entry kept, oldest after it dropped), so after a trim the cursor finds the
+ * last entry it sent by content instead of by position.
+ */
+class Cursor {
+  private lastJson: string | null = null;
+  constructor(private next: number) {}
+
+  fresh(history: HistoryEntry[]): { entry: HistoryEntry; index: number }[] {
+    let start = Math.min(this.next, history.length);
+    if (this.lastJson !== null && JSON.stringify(history[start - 1]) !== this.lastJson) {
+      const found = history.map((h) => JSON.stringify(h)).lastIndexOf(this.lastJson);
+      start = found >= 0 ? found + 1 : Math.min(1, history.length);
+    }
+    const out = history.slice(start).map((entry, i) => ({ entry, index: start + i }));
+    this.next = history.length;
+    this.lastJson = history.length > 0 ? JSON.stringify(history[history.length - 1]) : null;
+    return out;
+  }
+}
+
+/** Runs `work` now, or once more after the running call when called meanwhile (coalesced, never concurrent). */
+function serialized(work: () => Promise<void>, onError: (error: unknown) => void): () => void {
+  let running = false;
+  let again = false;
+  const run = async (): Promise<void> => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    try {
+      do {
+        again = false;
+        await work().catch(onError);
+      } while (again);
+    } finally {
+      running = false;
+    }
+  };
+  return () => void run();
+}
+
+/** Registers `GET /v1/asks/:id/events` and `GET /v1/runs/:runId/events` (JSON, or SSE when asked for). */
+export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptions): void {
+  const { gateway } = opts;
+  const { store, bus, logger } = gateway.deps;
+  const heartbeatMs = opts.heartbeatMs ?? 15_000;
+  const open = new Set<() => void>();
+  app.addHook('preClose', async () => {
+    for (const close of [...open]) close();
+  });
+
+  const query = (request: FastifyRequest) => {
+    const parsed = QuerySchema.safeParse(request.query);
+    if (!parsed.success) throw invalid('invalid_request', toIssues(parsed.error.issues));
+    const header = request.headers['last-event-id'];
+    const wantsStream = parsed.data.stream === '1' || parsed.data.stream === 'true' || /\btext\/event-stream\b/.test(request.headers.accept ?? '');
+    return { wantsStream, lastEventId: (Array.isArray(header) ? header[0] : header) ?? parsed.data.lastEventId };
+  };
+
+  /** Switches the reply to an event stream; returns `send` and registers cleanup for when either side goes away. */
+  const openStream = (reply: FastifyReply, cleanup: () => void) => {
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.write('retry: 3000\n\n');
+    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), heartbeatMs);
+    let closed = false;
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      clearInterval(heartbeat);
+      open.delete(close);
+      cleanup();
+      res.end();
+    };
+    open.add(close);
+    // The response's 'close' fires when the client goes away (the request's fires once its body is read).
+    res.once('close', close);
+    const send = (id: string, data: Sent) => {
+      if (!closed) res.write(`id: ${id}\nevent: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
+    };
+    return { send, close, isClosed: () => closed };
+  };
+
+  const onError = (error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'event stream read failed');
+
+  app.get('/v1/asks/:id/events', async (request, reply) => {
+    const id = (request.params as { id: string }).id;
+    if (!ASK_ID_PATTERN.test(id)) throw new AskgateError('not_found', `no ask with id "${id.slice(0, 40)}"`);
+    const { wantsStream, lastEventId } = query(request);
+    const record = await gateway.get(id);
+    if (!wantsStream) return { askId: id, events: record.history };
+    const last = Number.parseInt(lastEventId ?? '-1', 10);
+    const cursor = new Cursor(Number.isFinite(last) && last >= 0 ? last + 1 : 0);
+    let unsubscribe = () => {};
+    const stream = openStream(reply, () => unsubscribe());
+    const pump = serialized(async () => {
+      const current = await store.get(id);
+      if (!current) return stream.close();
+      for (const { entry, index } of cursor.fresh(current.history)) stream.send(String(index), { ...entry, askId: id, index });
+    }, onError);
+    // Subscribe before the first read, so an entry committed in between is not missed.
+    unsubscribe = bus.subscribeHistory((askId) => askId === id && pump());
+    pump();
+  });
+
+  app.get('/v1/runs/:runId/events', async (request, reply) => {
+    const parsedRun = RunIdSchema.safeParse((request.params as { runId: string }).runId);
+    if (!parsedRun.success) throw invalid('invalid_request', toIssues(parsedRun.error.issues));
+    const runId = parsedRun.data;
+    const { wantsStream, lastEventId } = query(request);
+    const { history } = await gateway.run(runId, 50);
+    if (!wantsStream) return { runId, events: chronological(history.map((r) => ({ record: r, from: 0 }))) };
+    const [lastVersion, lastIndex] = (lastEventId ?? '').split('.').map((n) => Number.parseInt(n, 10));
+    const cursors = new Map<string, Cursor>();
+    let unsubscribe = () => {};
+    const stream = openStream(reply, () => unsubscribe());
+    const sendAll = (batch: { record: AskRecord; from: number }[]) => {
+      for (const e of chronological(batch)) stream.send(`${e.version}.${e.index}`, e);
+    };
+    let replayed = false;
+    const pending = new Set<string>();
+    const pump = serialized(async () => {
+      if (!replayed) {
+        replayed = true;
+        const asks = await store.history(runId, 50);
+        sendAll(
+          asks.map((record) => {
+            const from = startOf(record, lastVersion, lastIndex);
+            const cursor = new Cursor(from);
+            cursor.fresh(record.history);
+            cursors.set(record.id, cursor);
+            return { record, from };
+          }),
+        );
+      }
+      const ids = [...pending];
+      pending.clear();
+      for (const askId of ids) {
+        const record = await store.get(askId);
+        if (!record) continue;
+        const cursor = cursors.get(askId) ?? new Cursor(0);
+        cursors.set(askId, cursor);
+        for (const { entry, index } of cursor.fresh(record.history)) stream.send(`${record.version}.${index}`, { ...entry, askId, version: record.version, index });
+      }
+    }, onError);
+    unsubscribe = bus.subscribeHistory((askId, run) => {
+      if (run !== runId) return;
+      pending.add(askId);
+      pump();
+    });
+    pump();
+  });
+}
+
+/** Where a run stream resumes in one ask, given `Last-Event-ID: <version>.<index>`. */
+function startOf(record: AskRecord, lastVersion: number | undefined, lastIndex: number | undefined): number {
+  if (lastVersion === undefined || !Number.isFinite(lastVersion)) return 0;
+  if (record.version < lastVersion) return record.history.length;
+  if (record.version > lastVersion) return 0;
+  return lastIndex !== undefined && Number.isFinite(lastIndex) ? lastIndex + 1 : 0;
+}
+
+/** Entries of several asks from each ask's `from` index, in time order (ties: older ask, then position). */
+function chronological(asks: { record: AskRecord; from: number }[]): Sent[] {
+  const all = asks.flatMap(({ record, from }) =>
+    record.history.slice(from).map((entry, i) => ({ ...entry, askId: record.id, version: record.version, index: from + i })),
+  );
+  return all.sort((a, b) => a.at.localeCompare(b.at) || a.version - b.version || a.index - b.index);
+}
