@@ -11,6 +11,7 @@ const EnvSchema = z.object({
   PORT: int(7420, 0, 65535),
   HOST: optionalString,
   REDIS_URL: optionalString,
+  REDIS_CLUSTER: z.enum(['true', 'false']).default('false'),
   ASKGATE_API_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters'),
   ASKGATE_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default('askgate'),
   ASKGATE_TIMEOUT_DEFAULT_SECONDS: int(900, 1),
@@ -25,6 +26,8 @@ const EnvSchema = z.object({
   ASKGATE_OUTBOX_ATTEMPTS: int(8, 1, 100),
   ASKGATE_OUTBOX_BASE_DELAY_MS: int(1_000, 1),
   ASKGATE_OUTBOX_MAX_DELAY_MS: int(60_000, 1),
+  ASKGATE_QUEUE_LOCK_MS: int(10_000, 1_000, 600_000),
+  ASKGATE_QUEUE_STALLED_INTERVAL_MS: int(5_000, 500, 600_000),
   ASKGATE_ALLOW_EVICTION: z.enum(['true', 'false']).default('false'),
   ASKGATE_WEBHOOK_SECRET: optionalString.refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters'),
   ASKGATE_WEBHOOK_TIMEOUT_MS: int(10_000, 100, 60_000),
@@ -50,6 +53,8 @@ export interface Config {
   /** Address to listen on. Without an API token only loopback is allowed. */
   host: string;
   redisUrl?: string;
+  /** Set when `REDIS_CLUSTER=true`: `REDIS_URL` lists seed nodes of a Redis Cluster. */
+  redisCluster?: RedisClusterConfig;
   apiToken?: string;
   keyPrefix: string;
   timeouts: { defaultSeconds: number; minSeconds: number; maxSeconds: number };
@@ -58,6 +63,13 @@ export interface Config {
   bodyLimitBytes: number;
   reconciler: { intervalMs: number; graceMs: number; sweepDelayMs: number };
   outbox: { attempts: number; baseDelayMs: number; maxDelayMs: number };
+  /**
+   * How fast a queue job of a crashed process is taken over: its lock lapses after
+   * `lockDurationMs` (renewed every half of it while the job runs) and workers look for lapsed
+   * locks every `stalledIntervalMs` (BullMQ's 30 s + 30 s left deliveries, edits and timeouts
+   * stuck for ~60 s after a kill -9).
+   */
+  queue: { lockDurationMs: number; stalledIntervalMs: number };
   /** Escape hatch for a Redis whose eviction policy cannot be changed (not for production). */
   allowEviction: boolean;
   logLevel: z.output<typeof EnvSchema>['LOG_LEVEL'];
@@ -69,6 +81,51 @@ export interface Config {
   channels: ChannelsConfig;
   /** Notes for the operator, printed at startup (e.g. a host forced to loopback). */
   notices: string[];
+}
+
+/** Seed nodes and shared credentials of a Redis Cluster (every node uses the same ones). */
+export interface RedisClusterConfig {
+  nodes: { host: string; port: number }[];
+  username?: string;
+  password?: string;
+  /** `rediss://` seeds: connect to every node over TLS. */
+  tls: boolean;
+}
+
+/**
+ * Parses `REDIS_URL` in cluster mode: one or more comma-separated seed nodes, each `redis://`,
+ * `rediss://` or a bare `host:port`. Credentials and the scheme must be the same on every seed.
+ */
+export function parseClusterNodes(list: string): RedisClusterConfig {
+  const seeds = list.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (seeds.length === 0) throw new ConfigError('invalid configuration: REDIS_URL lists no cluster node');
+  const parsed = seeds.map((seed) => {
+    let url: URL;
+    try {
+      url = new URL(seed.includes('://') ? seed : `redis://${seed}`);
+    } catch {
+      throw new ConfigError(`invalid configuration: REDIS_URL: "${seed.replace(/\/\/[^@/]*@/, '//***@')}" is not a Redis URL`);
+    }
+    if ((url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
+      throw new ConfigError(`invalid configuration: REDIS_URL: cluster nodes must be redis://host:port or rediss://host:port`);
+    }
+    if (url.pathname !== '' && url.pathname !== '/' && url.pathname !== '/0') {
+      throw new ConfigError('invalid configuration: REDIS_URL: a Redis Cluster has only database 0');
+    }
+    return {
+      host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: url.port === '' ? 6379 : Number(url.port),
+      auth: `${url.protocol}${url.username}:${url.password}`,
+      username: url.username === '' ? undefined : decodeURIComponent(url.username),
+      password: url.password === '' ? undefined : decodeURIComponent(url.password),
+      tls: url.protocol === 'rediss:',
+    };
+  });
+  if (new Set(parsed.map((p) => p.auth)).size > 1) {
+    throw new ConfigError('invalid configuration: REDIS_URL: every cluster node must use the same scheme and credentials');
+  }
+  const first = parsed[0]!;
+  return { nodes: parsed.map(({ host, port }) => ({ host, port })), username: first.username, password: first.password, tls: first.tls };
 }
 
 /** Settings of each chat platform (absent when its token is not set). */
@@ -144,6 +201,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.ASKGATE_TIMEOUT_MIN_SECONDS > e.ASKGATE_TIMEOUT_MAX_SECONDS) {
     throw new ConfigError('invalid configuration: ASKGATE_TIMEOUT_MIN_SECONDS is above ASKGATE_TIMEOUT_MAX_SECONDS');
   }
+  if (e.REDIS_CLUSTER === 'true' && !e.REDIS_URL) {
+    throw new ConfigError('invalid configuration: REDIS_CLUSTER=true needs REDIS_URL with the seed nodes, e.g. redis://10.0.0.1:6379,redis://10.0.0.2:6379');
+  }
+  if (e.REDIS_CLUSTER !== 'true' && e.REDIS_URL?.includes(',')) {
+    throw new ConfigError('invalid configuration: REDIS_URL lists several nodes; set REDIS_CLUSTER=true for a Redis Cluster');
+  }
+  const redisCluster = e.REDIS_CLUSTER === 'true' ? parseClusterNodes(e.REDIS_URL!) : undefined;
   if (e.TELEGRAM_WEBHOOK_URL && !e.TELEGRAM_WEBHOOK_SECRET) {
     throw new ConfigError('invalid configuration: TELEGRAM_WEBHOOK_URL needs TELEGRAM_WEBHOOK_SECRET (16–256 characters of A-Z a-z 0-9 _ -)');
   }
@@ -161,6 +225,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host,
     redisUrl: e.REDIS_URL,
+    ...(redisCluster && { redisCluster }),
     apiToken: e.ASKGATE_API_TOKEN,
     keyPrefix: e.ASKGATE_KEY_PREFIX,
     timeouts: { defaultSeconds: e.ASKGATE_TIMEOUT_DEFAULT_SECONDS, minSeconds: e.ASKGATE_TIMEOUT_MIN_SECONDS, maxSeconds: e.ASKGATE_TIMEOUT_MAX_SECONDS },
@@ -169,6 +234,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: e.ASKGATE_BODY_LIMIT_BYTES,
     reconciler: { intervalMs: e.ASKGATE_RECONCILE_INTERVAL_MS, graceMs: e.ASKGATE_RECONCILE_GRACE_MS, sweepDelayMs: e.ASKGATE_SWEEP_DELAY_MS },
     outbox: { attempts: e.ASKGATE_OUTBOX_ATTEMPTS, baseDelayMs: e.ASKGATE_OUTBOX_BASE_DELAY_MS, maxDelayMs: e.ASKGATE_OUTBOX_MAX_DELAY_MS },
+    queue: { lockDurationMs: e.ASKGATE_QUEUE_LOCK_MS, stalledIntervalMs: e.ASKGATE_QUEUE_STALLED_INTERVAL_MS },
     allowEviction: e.ASKGATE_ALLOW_EVICTION === 'true',
     logLevel: e.LOG_LEVEL,
     webhook: { secret: e.ASKGATE_WEBHOOK_SECRET, timeoutMs: e.ASKGATE_WEBHOOK_TIMEOUT_MS },

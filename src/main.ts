@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Redis, type Cluster } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { Gateway } from './core/gateway.js';
@@ -7,6 +7,9 @@ import { OutboxWork } from './core/outbox-work.js';
 import type { AskStore, Channel, Clock, Logger, Outbox, ResultBus, TimeoutScheduler } from './core/ports.js';
 import { buildServer } from './api/server.js';
 import { registerChannelRoutes } from './api/channel-routes.js';
+import { registerEventRoutes } from './api/events-routes.js';
+import { registerMcpRoute } from './api/mcp-route.js';
+import { HttpWebhookSender } from './webhooks/http-sender.js';
 import { PrometheusMetrics } from './api/metrics.js';
 import { newAskId } from './ids.js';
 import { createLogger } from './logger.js';
@@ -19,7 +22,7 @@ import { BullOutbox } from './queue/bull-outbox.js';
 import { MemoryTimeoutScheduler } from './queue/memory-timeouts.js';
 import { MemoryOutbox } from './queue/memory-outbox.js';
 import { Reconciler } from './queue/reconciler.js';
-import { closeConnection, redisFactoryFromUrl } from './queue/connections.js';
+import { closeConnection, clusterConnection, redisFactoryFromCluster, redisFactoryFromUrl } from './queue/connections.js';
 import { checkRedisPolicy, connectWithRetry, isRedisUnavailable } from './store/redis-setup.js';
 
 /** A running askgate: the HTTP server, the gateway and a way to stop it all. */
@@ -50,17 +53,26 @@ interface Backend {
 }
 
 async function redisBackend(config: Config, url: string, logger: Logger): Promise<Backend> {
+  const cluster = config.redisCluster;
+  const seeds = cluster && {
+    nodes: cluster.nodes,
+    redisOptions: { username: cluster.username, password: cluster.password, ...(cluster.tls && { tls: {} }) },
+  };
   // The request path fails fast: no offline queue, and a command timeout for a hung Redis.
-  const main = new Redis(url, { enableOfflineQueue: false, commandTimeout: 1500, maxRetriesPerRequest: 1, lazyConnect: true });
+  const main: Redis | Cluster = seeds
+    ? clusterConnection(seeds, { request: true, commandTimeoutMs: 1500, lazyConnect: true })
+    : // Auto-pipelining: commands issued in the same tick share one socket write (bench: ~39 → ~4 writes per cycle under load).
+      new Redis(url, { enableOfflineQueue: false, commandTimeout: 1500, maxRetriesPerRequest: 1, lazyConnect: true, enableAutoPipelining: true });
   await connectWithRetry(main, logger);
-  await checkRedisPolicy(main, config.allowEviction, logger);
-  const subscriber = new Redis(url, { maxRetriesPerRequest: null });
+  // On a cluster every primary must be safe: each holds part of the asks and queues.
+  for (const node of main instanceof Redis ? [main] : main.nodes('master')) await checkRedisPolicy(node, config.allowEviction, logger);
+  const subscriber = seeds ? clusterConnection(seeds, { request: false }) : new Redis(url, { maxRetriesPerRequest: null });
   const store = new RedisAskStore(main, { prefix: config.keyPrefix });
   const bus = await RedisResultBus.create(subscriber, main, { prefix: config.keyPrefix });
-  const connect = redisFactoryFromUrl(url);
+  const connect = seeds ? redisFactoryFromCluster(seeds) : redisFactoryFromUrl(url);
   const queuePrefix = `{${config.keyPrefix}}`;
-  const timeouts = new BullTimeoutScheduler({ connect, prefix: queuePrefix });
-  const outbox = new BullOutbox({ connect, prefix: queuePrefix, ...config.outbox });
+  const timeouts = new BullTimeoutScheduler({ connect, prefix: queuePrefix, ...config.queue });
+  const outbox = new BullOutbox({ connect, prefix: queuePrefix, ...config.outbox, ...config.queue });
   return {
     store,
     bus,
@@ -124,6 +136,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     newId: () => newAskId(),
     metrics,
     logger,
+    webhooks: config.webhook.secret ? new HttpWebhookSender({ secret: config.webhook.secret, timeoutMs: config.webhook.timeoutMs }) : undefined,
     settings: {
       defaultTimeoutSeconds: config.timeouts.defaultSeconds,
       minTimeoutSeconds: config.timeouts.minSeconds,
@@ -157,6 +170,8 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     ready: () => backend.store.ping(),
   });
   registerChannelRoutes(server, [...channels.values()].flatMap((c) => c.routes?.() ?? []));
+  registerEventRoutes(server, { gateway });
+  registerMcpRoute(server, { gateway, apiToken: config.apiToken, settings: config.mcp });
 
   let closed = false;
   const close = async () => {

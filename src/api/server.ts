@@ -1,4 +1,5 @@
-import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
+import { isUtf8 } from 'node:buffer';
+import Fastify, { type FastifyInstance, type FastifyError, type FastifyReply } from 'fastify';
 import { AskgateError } from '../core/errors.js';
 import type { Gateway } from '../core/gateway.js';
 import type { Logger } from '../core/ports.js';
@@ -24,7 +25,25 @@ const OPEN_PATHS = new Set(['/healthz', '/readyz']);
 
 /** Builds the fastify server with every route, auth and JSON errors; channels may add routes before listen. */
 export function buildServer(deps: ServerDeps): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: deps.bodyLimitBytes, return503OnClosing: true });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: deps.bodyLimitBytes,
+    return503OnClosing: true,
+    // Run ids are up to 128 characters; the router's default of 100 refused longer ones with 414.
+    routerOptions: { maxParamLength: 256 },
+    // Malformed URLs and over-long path parameters get the API's JSON error shape too.
+    frameworkErrors: (error, _request, reply) =>
+      void (reply as FastifyReply).code(error.statusCode ?? 400).send({ error: { code: 'invalid_request', message: error.message.slice(0, 300) } }),
+  });
+
+  // JSON must be UTF-8 (RFC 8259): fastify's own parser decodes invalid bytes to U+FFFD and would
+  // store them. Check the raw bytes, then parse as fastify does (prototype poisoning refused).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    if (!isUtf8(body as Buffer)) return done(Object.assign(new Error('body is not valid UTF-8'), { statusCode: 400 }), undefined);
+    parseJson(request, (body as Buffer).toString('utf8'), done);
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     if (!deps.apiToken || OPEN_PATHS.has(request.url.split('?')[0]!)) return;

@@ -23,7 +23,9 @@ export class InboundHandler implements InboundSink {
     const token = decodeToken(event.token);
     if (!token) return { kind: 'not_found', summary: 'This button is not valid' };
     const record = await this.gateway.deps.store.get(token.askId);
-    const chatMatches = !event.chat || !record?.to || record.to.chat === event.chat;
+    // A tap must come from the ask's own chat; one that does not say where it came from (a
+    // Telegram inline-mode callback carries no message) cannot be checked, so it is refused.
+    const chatMatches = event.chat !== undefined && record?.to?.chat === event.chat;
     if (!record || record.version !== token.version || record.to?.channel !== event.channel || !chatMatches) {
       return { kind: 'not_found', summary: noticeFor(null, 'not_found') };
     }
@@ -37,7 +39,7 @@ export class InboundHandler implements InboundSink {
     }
     const ev: AskEvent =
       choice.kind === 'skip' ? { type: 'skip', by: event.user } : { type: 'answer', answers: { [question.id]: [question.options[choice.index]!.label] }, by: event.user };
-    return this.commit(record.id, ev);
+    return this.commit(record.id, ev, record);
   }
 
   /** Handles a text message that may answer an ask (routing rules in docs/ARCHITECTURE.md). */
@@ -54,9 +56,9 @@ export class InboundHandler implements InboundSink {
       case 'invalid':
         return this.noted(record.id, { kind: 'invalid', askId: record.id, hint: parsed.hint }, event.user);
       case 'skip':
-        return this.commit(record.id, { type: 'skip', by: event.user });
+        return this.commit(record.id, { type: 'skip', by: event.user }, record);
       case 'answers':
-        return this.commit(record.id, { type: 'answer', answers: parsed.answers, by: event.user });
+        return this.commit(record.id, { type: 'answer', answers: parsed.answers, by: event.user }, record);
     }
   }
 
@@ -109,8 +111,8 @@ export class InboundHandler implements InboundSink {
       : { kind: 'already_resolved', summary: noticeFor(record, 'already_resolved', this.notice) };
   }
 
-  private async commit(askId: string, event: AskEvent): Promise<InboundOutcome> {
-    const applied = await this.gateway.apply(askId, event);
+  private async commit(askId: string, event: AskEvent, known: AskRecord): Promise<InboundOutcome> {
+    const applied = await this.gateway.apply(askId, event, known);
     const record = applied.record;
     switch (applied.outcome.code) {
       case 'resolved':

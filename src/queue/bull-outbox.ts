@@ -3,13 +3,15 @@ import type { Redis, Cluster } from 'ioredis';
 import type { Outbox, OutboxHandlers, OutboxJob } from '../core/ports.js';
 import { DEFAULT_BACKOFF, isDeferral, isPermanent, retryDelayMs, type BackoffPolicy } from './backoff.js';
 import { DEFAULT_PREFIX, type WorkerTuning } from './bull-timeouts.js';
-import { closeConnection, PRODUCER_DEADLINE_MS, withDeadline, type RedisFactory } from './connections.js';
+import { closeConnection, closeWorker, PRODUCER_DEADLINE_MS, withDeadline, type RedisFactory } from './connections.js';
 import { DEFAULT_OUTBOX_ATTEMPTS, OutboxJobData, outboxJobId } from './jobs.js';
 
 /** BullMQ queue name of delivery and finalization work. */
 export const OUTBOX_QUEUE = 'askgate-outbox';
 
 const BACKOFF_TYPE = 'askgate';
+/** BullMQ's failure reason for a job whose lock lapsed more than `maxStalledCount` times. */
+const STALLED_TOO_OFTEN = 'job stalled more than allowable limit';
 
 /** Options of {@link BullOutbox}. */
 export interface BullOutboxOptions extends WorkerTuning, Partial<BackoffPolicy> {
@@ -34,8 +36,9 @@ class GaveUpError extends UnrecoverableError {}
  * Outbox on BullMQ. Retries use a custom backoff strategy that honours a `ChannelError`'s
  * `retryAfterMs`; permanent errors are not retried. `giveUp` runs inside the processor while the
  * job is still locked, so a crash during it leaves a stalled job that is re-run, not a lost
- * give-up. Jobs failed by BullMQ itself (stalled too often) get their `giveUp` from the
- * worker's 'failed' event.
+ * give-up. A job BullMQ fails for stalling too often (its workers were killed mid-job) is not
+ * a platform failure and gets no `giveUp`: the reconciler re-enqueues its work, since a
+ * delivery marked failed would end an ask `undelivered` whose message may already be on screen.
  */
 export class BullOutbox implements Outbox {
   private readonly queue: Queue;
@@ -99,7 +102,7 @@ export class BullOutbox implements Outbox {
   /** Closes the worker (waiting for running jobs unless `force`), pending give-ups, the queue and the connections. */
   close(opts: { force?: boolean } = {}): Promise<void> {
     this.closing ??= (async () => {
-      if (this.worker) await this.worker.close(opts.force ?? false).catch((err: Error) => this.onError(err));
+      if (this.worker) await closeWorker(this.worker, this.workerConn!, opts.force ?? false).catch((err: Error) => this.onError(err));
       await Promise.all(this.pendingGiveUps);
       await this.queue.close().catch((err: Error) => this.onError(err));
       await Promise.all([closeConnection(this.producer), this.workerConn && closeConnection(this.workerConn)]);
@@ -135,6 +138,10 @@ export class BullOutbox implements Outbox {
 
   private onFailed(job: Job | undefined, err: Error, handlers: OutboxHandlers): void {
     if (!job || err instanceof GaveUpError) return;
+    if (err.message === STALLED_TOO_OFTEN) {
+      this.onError(new Error(`outbox job ${job.id} stalled more than once (worker crashes); the reconciler re-enqueues it`));
+      return;
+    }
     const unrecoverable = err instanceof UnrecoverableError || err.name === 'UnrecoverableError';
     if (!unrecoverable && job.attemptsMade < (job.opts.attempts ?? 1)) return; // will be retried
     const parsed = OutboxJobData.safeParse(job.data);

@@ -1,7 +1,7 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis, Cluster } from 'ioredis';
 import type { TimeoutScheduler } from '../core/ports.js';
-import { closeConnection, PRODUCER_DEADLINE_MS, withDeadline, type RedisFactory } from './connections.js';
+import { closeConnection, closeWorker, PRODUCER_DEADLINE_MS, withDeadline, type RedisFactory } from './connections.js';
 import { TimeoutJobData, timeoutJobId } from './jobs.js';
 
 /** BullMQ queue name of ask timeouts. */
@@ -121,7 +121,7 @@ export class BullTimeoutScheduler implements TimeoutScheduler {
    */
   close(opts: { force?: boolean } = {}): Promise<void> {
     this.closing ??= (async () => {
-      if (this.worker) await this.worker.close(opts.force ?? false).catch((err: Error) => this.onError(err));
+      if (this.worker) await closeWorker(this.worker, this.workerConn!, opts.force ?? false).catch((err: Error) => this.onError(err));
       await this.queue.close().catch((err: Error) => this.onError(err));
       // BullMQ leaves connections it was handed open (it only closes its own duplicates).
       await Promise.all([closeConnection(this.producer), this.workerConn && closeConnection(this.workerConn)]);

@@ -1,4 +1,5 @@
-import { Redis, Cluster } from 'ioredis';
+import type { Worker } from 'bullmq';
+import { Redis, Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
 
 /** Which side of a queue a connection serves. */
 export type RedisRole = 'producer' | 'worker';
@@ -25,14 +26,52 @@ export function redisFactoryFromUrl(url: string, opts: RedisFactoryOptions = {})
   const commandTimeout = opts.commandTimeoutMs ?? PRODUCER_COMMAND_TIMEOUT_MS;
   return (role) =>
     role === 'producer'
-      ? new Redis(url, { enableOfflineQueue: false, commandTimeout, connectionName: 'askgate-producer' })
+      ? new Redis(url, { enableOfflineQueue: false, commandTimeout, connectionName: 'askgate-producer', enableAutoPipelining: true })
       : // No commandTimeout here: workers issue blocking commands (BZPOPMIN) that legitimately wait.
         new Redis(url, { maxRetriesPerRequest: null, connectionName: 'askgate-worker' });
+}
+
+/** Seed nodes of a Redis Cluster and the options every node connection shares (credentials, TLS). */
+export interface ClusterSeeds {
+  nodes: { host: string; port: number }[];
+  /** Options applied to every node connection, e.g. `{ username, password, tls }`. */
+  redisOptions?: RedisOptions;
+}
+
+/**
+ * Builds an ioredis `Cluster` over `seeds`. `request` = the fail-fast options of the HTTP path
+ * (no offline queue, command timeout); otherwise the options of a long-lived blocking or
+ * subscriber connection (`maxRetriesPerRequest: null`).
+ */
+export function clusterConnection(seeds: ClusterSeeds, kind: { request: true; commandTimeoutMs: number; lazyConnect?: boolean; connectionName?: string } | { request: false; connectionName?: string }): Cluster {
+  const base = { ...seeds.redisOptions, ...(kind.connectionName && { connectionName: kind.connectionName }) };
+  const options: ClusterOptions = kind.request
+    ? { enableOfflineQueue: false, enableReadyCheck: false, lazyConnect: kind.lazyConnect ?? false, redisOptions: { ...base, commandTimeout: kind.commandTimeoutMs, maxRetriesPerRequest: 1 } }
+    : { redisOptions: { ...base, maxRetriesPerRequest: null } };
+  return new Cluster(seeds.nodes, options);
+}
+
+/**
+ * A {@link RedisFactory} for a Redis Cluster: the same producer/worker split as
+ * {@link redisFactoryFromUrl}. The queues' BullMQ prefix must be a hash tag (`{askgate}`), so
+ * every key of a queue lands in one slot.
+ */
+export function redisFactoryFromCluster(seeds: ClusterSeeds, opts: RedisFactoryOptions = {}): RedisFactory {
+  const commandTimeoutMs = opts.commandTimeoutMs ?? PRODUCER_COMMAND_TIMEOUT_MS;
+  return (role) =>
+    role === 'producer'
+      ? clusterConnection(seeds, { request: true, commandTimeoutMs, connectionName: 'askgate-producer' })
+      : clusterConnection(seeds, { request: false, connectionName: 'askgate-worker' });
 }
 
 /** Closes a connection this process owns: QUIT with a short deadline, then a hard disconnect. */
 export async function closeConnection(conn: Redis | Cluster, deadlineMs = 1000): Promise<void> {
   if (conn.status === 'end') return;
+  // Not connected (Redis down, reconnecting): a QUIT could only wait in the offline queue.
+  if (conn.status !== 'ready') {
+    conn.disconnect();
+    return;
+  }
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
@@ -47,6 +86,23 @@ export async function closeConnection(conn: Redis | Cluster, deadlineMs = 1000):
     // quit() moves the status on; re-read it rather than trusting the narrowed type above.
     if ((conn.status as string) !== 'end') conn.disconnect();
   }
+}
+
+/** Longest a graceful worker close waits for running jobs before giving up, in ms. */
+export const WORKER_CLOSE_DEADLINE_MS = 10_000;
+
+/**
+ * Closes a BullMQ worker. A graceful close waits for the running jobs, and BullMQ needs Redis to
+ * finish them: while Redis is unreachable it would wait forever (askgate never exiting on
+ * SIGTERM). So the close is forced when `conn` does not answer a PING within 1 s, and a graceful
+ * one that takes longer than `deadlineMs` rejects. Jobs cut off this way keep their lock until it
+ * expires and are then re-run by another worker as stalled, exactly as after a crash.
+ */
+export async function closeWorker(worker: Worker, conn: Redis | Cluster, force: boolean, deadlineMs = WORKER_CLOSE_DEADLINE_MS): Promise<void> {
+  // A Cluster reports "ready" until a command fails, so ask the server rather than trust the status.
+  const reachable = !force && conn.status === 'ready' && (await withDeadline(conn.ping(), 1000, 'ping').then(() => true, () => false));
+  if (!reachable) return worker.close(true);
+  await withDeadline(worker.close(false), deadlineMs, 'graceful worker close');
 }
 
 /** Default deadline of a producer call (add/remove), in ms. */

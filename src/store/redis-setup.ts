@@ -1,15 +1,20 @@
-import type { Redis } from 'ioredis';
+import type { Redis, Cluster } from 'ioredis';
 import type { Logger } from '../core/ports.js';
 
 /** Raised when Redis is configured in a way that can lose asks. */
 export class UnsafeRedisError extends Error {}
 
-/** Connects, retrying for up to `totalMs` (Redis may start after askgate, e.g. in compose). */
-export async function connectWithRetry(redis: Redis, logger: Logger, totalMs = 30_000): Promise<void> {
+/**
+ * Connects, retrying for up to `totalMs` (Redis may start after askgate, e.g. in compose). A
+ * Redis Cluster must also report `cluster_state:ok` with its slots known (one still forming is
+ * retried like an unreachable one).
+ */
+export async function connectWithRetry(redis: Redis | Cluster, logger: Logger, totalMs = 30_000): Promise<void> {
   const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
       await redis.connect();
+      if (redis.isCluster) await assertClusterOk(redis as Cluster);
       return;
     } catch (error) {
       if (Date.now() - started > totalMs) throw new Error(`cannot connect to Redis: ${(error as Error).message}`);
@@ -18,6 +23,13 @@ export async function connectWithRetry(redis: Redis, logger: Logger, totalMs = 3
       await new Promise((r) => setTimeout(r, Math.min(2000, 200 * attempt)));
     }
   }
+}
+
+async function assertClusterOk(cluster: Cluster): Promise<void> {
+  const primaries = cluster.nodes('master');
+  if (primaries.length === 0) throw new Error('Redis Cluster has no slots assigned yet');
+  const info = String(await primaries[0]!.call('CLUSTER', 'INFO'));
+  if (!/cluster_state:ok/.test(info)) throw new Error('Redis Cluster state is not ok');
 }
 
 /**
@@ -42,7 +54,9 @@ export async function checkRedisPolicy(redis: Redis, allowEviction: boolean, log
   if (aof !== 'yes') logger.warn({ appendonly: aof }, 'Redis AOF is off: pending asks will not survive a Redis restart; use appendonly yes, appendfsync everysec');
 }
 
-const UNAVAILABLE = [/Stream isn't writeable/i, /Connection is closed/i, /Command timed out/i, /max retries per request/i, /ECONNREFUSED/, /ECONNRESET/, /ETIMEDOUT/, /enableOfflineQueue/i];
+const UNAVAILABLE = [/Stream isn't writeable/i, /Connection is closed/i, /Command timed out/i, /max retries per request/i, /ECONNREFUSED/, /ECONNRESET/, /ETIMEDOUT/, /enableOfflineQueue/i,
+  // Redis Cluster: a primary down (its slots unreachable, or the cluster marked failed) or no node reachable.
+  /Too many Cluster redirections/i, /CLUSTERDOWN/, /Failed to refresh slots cache/i, /None of startup nodes is available/i, /Cluster is ended/i];
 
 /** True for errors meaning Redis is unreachable or hung, which the API answers with 503. */
 export function isRedisUnavailable(error: unknown): boolean {
