@@ -23,7 +23,7 @@ import { MemoryTimeoutScheduler } from './queue/memory-timeouts.js';
 import { MemoryOutbox } from './queue/memory-outbox.js';
 import { Reconciler } from './queue/reconciler.js';
 import { closeConnection, clusterConnection, redisFactoryFromCluster, redisFactoryFromUrl } from './queue/connections.js';
-import { checkRedisPolicy, connectWithRetry, isRedisUnavailable } from './store/redis-setup.js';
+import { checkRedisPolicy, connectWithRetry, isRedisUnavailable, watchConnection } from './store/redis-setup.js';
 
 /** A running askgate: the HTTP server, the gateway and a way to stop it all. */
 export interface RunningAskgate {
@@ -63,10 +63,12 @@ async function redisBackend(config: Config, url: string, logger: Logger): Promis
     ? clusterConnection(seeds, { request: true, commandTimeoutMs: 1500, lazyConnect: true })
     : // Auto-pipelining: commands issued in the same tick share one socket write (bench: ~39 → ~4 writes per cycle under load).
       new Redis(url, { enableOfflineQueue: false, commandTimeout: 1500, maxRetriesPerRequest: 1, lazyConnect: true, enableAutoPipelining: true });
+  watchConnection(main, 'store', logger);
   await connectWithRetry(main, logger);
   // On a cluster every primary must be safe: each holds part of the asks and queues.
   for (const node of main instanceof Redis ? [main] : main.nodes('master')) await checkRedisPolicy(node, config.allowEviction, logger);
   const subscriber = seeds ? clusterConnection(seeds, { request: false }) : new Redis(url, { maxRetriesPerRequest: null });
+  watchConnection(subscriber, 'subscriber', logger);
   const store = new RedisAskStore(main, { prefix: config.keyPrefix });
   const bus = await RedisResultBus.create(subscriber, main, { prefix: config.keyPrefix });
   const connect = seeds ? redisFactoryFromCluster(seeds) : redisFactoryFromUrl(url);

@@ -64,3 +64,17 @@ export function isRedisUnavailable(error: unknown): boolean {
   if (error.name === 'MaxRetriesPerRequestError') return true;
   return UNAVAILABLE.some((re) => re.test(error.message));
 }
+
+/**
+ * Logs a connection's errors (at most one line per 10 s per connection) instead of letting
+ * ioredis print "Unhandled error event" on every reconnect attempt during an outage.
+ */
+export function watchConnection(conn: Redis | Cluster, name: string, logger: Logger): void {
+  let lastLogged = 0;
+  conn.on('error', (error: Error) => {
+    const now = Date.now();
+    if (now - lastLogged < 10_000) return;
+    lastLogged = now;
+    logger.warn({ connection: name, err: error.message }, 'Redis connection error; reconnecting');
+  });
+}
