@@ -44,6 +44,8 @@ export class BullTimeoutScheduler implements TimeoutScheduler {
   private readonly queue: Queue;
   private readonly producer: Redis | Cluster;
   private worker: Worker | null = null;
+  /** Ask ids whose timeout job this worker is running right now. */
+  private readonly running = new Set<string>();
   private workerConn: Redis | Cluster | null = null;
   private readonly prefix: string;
   private readonly onError: (err: Error) => void;
@@ -78,6 +80,8 @@ export class BullTimeoutScheduler implements TimeoutScheduler {
 
   /** Best effort: `remove` returns 0 for an active job and 1 even for an unknown id; both are fine. */
   async cancel(askId: string): Promise<void> {
+    // The job is running in this worker (the timeout itself): remove() would return 0 anyway.
+    if (this.running.has(askId)) return;
     try {
       await withDeadline(this.queue.remove(timeoutJobId(askId)), this.opts.producerDeadlineMs ?? PRODUCER_DEADLINE_MS, 'timeout cancel');
     } catch {
@@ -95,7 +99,12 @@ export class BullTimeoutScheduler implements TimeoutScheduler {
       async (job: Job) => {
         const parsed = TimeoutJobData.safeParse(job.data);
         if (!parsed.success) throw new UnrecoverableError(`invalid timeout job data (job ${job.id})`);
-        await onDue(parsed.data.askId);
+        this.running.add(parsed.data.askId);
+        try {
+          await onDue(parsed.data.askId);
+        } finally {
+          this.running.delete(parsed.data.askId);
+        }
       },
       {
         connection: this.workerConn,

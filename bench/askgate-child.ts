@@ -1,0 +1,183 @@
+/**
+ * askgate as the benchmark runs it: a child process started by bench/lib/askgate.ts with the
+ * normal config from the environment, the chat channels built here (so the bench can point them
+ * at the fakes and set Telegram's per-chat pacing), and ioredis instrumented to count commands
+ * and socket writes. Talks to the parent over IPC: `ready`, `stats`, `reset`, `stop`.
+ */
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { Pipeline, Redis } from 'ioredis';
+import { loadConfig } from '../src/config.js';
+import { Gateway } from '../src/core/gateway.js';
+import { BullTimeoutScheduler } from '../src/queue/bull-timeouts.js';
+import { startAskgate } from '../src/main.js';
+import { createLogger } from '../src/logger.js';
+import type { Channel } from '../src/core/ports.js';
+
+/** Redis traffic of this process, counted at the ioredis client. */
+export interface RedisCounters {
+  /** Commands handed to a connection (EVALSHA counts once; pipelined commands count each). */
+  commands: number;
+  /** Socket writes: a command sent on its own, or one pipeline/MULTI batch. */
+  writes: number;
+  byName: Record<string, number>;
+}
+
+/** What the parent asks for with `stats`. */
+export interface ChildStats {
+  cpuUserMs: number;
+  cpuSystemMs: number;
+  elu: { idle: number; active: number };
+  loopDelayMs: { p50: number; p99: number; max: number };
+  rssMiB: number;
+  heapUsedMiB: number;
+  redis: RedisCounters;
+}
+
+const counters: RedisCounters = { commands: 0, writes: 0, byName: {} };
+
+type SendCommand = (this: unknown, command: { name: string }, stream?: unknown, node?: unknown) => unknown;
+const redisProto = Redis.prototype as unknown as { sendCommand: SendCommand };
+const originalSend = redisProto.sendCommand;
+redisProto.sendCommand = function (command, stream, node) {
+  counters.commands++;
+  counters.byName[command.name] = (counters.byName[command.name] ?? 0) + 1;
+  if (!stream) counters.writes++;
+  return originalSend.call(this, command, stream, node);
+};
+const pipelineProto = Pipeline.prototype as unknown as { exec: (this: unknown, ...args: unknown[]) => unknown };
+const originalExec = pipelineProto.exec;
+pipelineProto.exec = function (...args) {
+  counters.writes++;
+  return originalExec.apply(this, args);
+};
+
+// BENCH_BEFORE=1 runs askgate as it was before the bench's optimisations (bench/OPTIMIZATIONS.md),
+// so `--ab` can measure before and after in one run: no auto-pipelining, every state change
+// re-reads the record instead of using the one its caller just read, and a timeout job tries to
+// remove itself.
+// BENCH_BEFORE_PARTS=pipelining,reread,cancel switches off only some of them.
+const beforeParts = new Set(process.env.BENCH_BEFORE === '1' ? (process.env.BENCH_BEFORE_PARTS ?? 'pipelining,reread,cancel').split(',') : []);
+if (beforeParts.has('pipelining')) {
+  const proto = Redis.prototype as unknown as { connect: (this: { options: Record<string, unknown> }, ...a: unknown[]) => unknown };
+  const connect = proto.connect;
+  proto.connect = function (...a) {
+    this.options.enableAutoPipelining = false;
+    return connect.apply(this, a);
+  };
+}
+if (beforeParts.has('cancel')) {
+  // The timeout job's own removal attempt is skipped now; before, it always ran.
+  const timeoutsProto = BullTimeoutScheduler.prototype as unknown as { cancel: (this: { running: Set<string> }, askId: string) => Promise<void> };
+  const cancel = timeoutsProto.cancel;
+  timeoutsProto.cancel = function (askId) {
+    const running = this.running;
+    this.running = new Set(); // the check runs before cancel's first await
+    try {
+      return cancel.call(this, askId);
+    } finally {
+      this.running = running;
+    }
+  };
+}
+if (beforeParts.has('reread')) {
+  const gatewayProto = Gateway.prototype as unknown as { apply: (this: Gateway, askId: string, event: unknown, known?: unknown) => unknown };
+  const apply = gatewayProto.apply;
+  gatewayProto.apply = function (askId, event) {
+    return apply.call(this, askId, event);
+  };
+}
+
+const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+loopDelay.enable();
+let eluMark = performance.eventLoopUtilization();
+
+function stats(): ChildStats {
+  const cpu = process.cpuUsage();
+  const elu = performance.eventLoopUtilization(eluMark);
+  const mem = process.memoryUsage();
+  const ns = (v: number) => Math.round(v / 1e4) / 100;
+  return {
+    cpuUserMs: cpu.user / 1000,
+    cpuSystemMs: cpu.system / 1000,
+    elu: { idle: elu.idle, active: elu.active },
+    loopDelayMs: { p50: ns(loopDelay.percentile(50)), p99: ns(loopDelay.percentile(99)), max: ns(loopDelay.max) },
+    rssMiB: Math.round(mem.rss / 2 ** 20),
+    heapUsedMiB: Math.round(mem.heapUsed / 2 ** 20),
+    redis: { commands: counters.commands, writes: counters.writes, byName: { ...counters.byName } },
+  };
+}
+
+async function buildChannels(env: NodeJS.ProcessEnv, logger: ReturnType<typeof createLogger>): Promise<Channel[]> {
+  const wanted = new Set((env.BENCH_CHANNELS ?? '').split(',').filter(Boolean));
+  const channels: Channel[] = [];
+  if (wanted.has('telegram')) {
+    const { TelegramChannel } = await import('../src/channels/telegram/telegram-channel.js');
+    const webhook = env.BENCH_TG_MODE !== 'polling';
+    channels.push(
+      new TelegramChannel({
+        token: env.BENCH_TG_TOKEN!,
+        apiRoot: env.BENCH_TG_API!,
+        logger,
+        minSendIntervalMs: Number(env.BENCH_TG_SEND_INTERVAL_MS ?? 1000),
+        pollTimeoutSeconds: 1,
+        ...(webhook ? { webhookUrl: `http://127.0.0.1:${env.PORT}/telegram/webhook`, webhookSecret: env.BENCH_TG_SECRET! } : {}),
+      }),
+    );
+  }
+  if (wanted.has('slack')) {
+    const { SlackChannel } = await import('../src/channels/slack/slack-channel.js');
+    channels.push(new SlackChannel({ token: 'xoxb-fake', signingSecret: env.BENCH_SLACK_SECRET!, apiUrl: env.BENCH_SLACK_API!, logger }));
+  }
+  if (wanted.has('discord')) {
+    const { DiscordChannel } = await import('../src/channels/discord/discord-channel.js');
+    channels.push(new DiscordChannel({ token: env.BENCH_DISCORD_TOKEN!, apiUrl: env.BENCH_DISCORD_API!, logger }));
+  }
+  return channels;
+}
+
+async function main(): Promise<void> {
+  if (!process.send) throw new Error('bench/askgate-child.ts must be started by the bench (IPC channel missing)');
+  const config = loadConfig(process.env);
+  const logger = createLogger(config.logLevel);
+  const app = await startAskgate(config, { channels: await buildChannels(process.env, logger), logger });
+  // BENCH_TRACE_EXPIRE=1: when each timeout job reached askgate, relative to the ask's deadline.
+  const expireTrace: [number, number, number, number][] = [];
+  if (process.env.BENCH_TRACE_EXPIRE === '1') {
+    const gateway = app.gateway;
+    const expire = gateway.expire.bind(gateway);
+    gateway.expire = async (askId: string) => {
+      const at = Date.now();
+      const r = await gateway.deps.store.get(askId);
+      const got = Date.now();
+      await expire(askId);
+      if (r) expireTrace.push([at, at - Date.parse(r.expiresAt), got - at, Date.now() - got]);
+    };
+  }
+  let stopping = false;
+  process.on('message', (msg: { type: string; id?: number }) => {
+    if (msg.type === 'stats') process.send!({ type: 'stats', id: msg.id, stats: stats() });
+    else if (msg.type === 'trace') process.send!({ type: 'trace', id: msg.id, trace: expireTrace });
+    else if (msg.type === 'reset') {
+      loopDelay.reset();
+      eluMark = performance.eventLoopUtilization();
+      process.send!({ type: 'reset', id: msg.id });
+    } else if (msg.type === 'stop' && !stopping) {
+      stopping = true;
+      // The bench needs no graceful drain: give the close 3 s (a CPU profile is written at exit either way).
+      const force = setTimeout(() => process.exit(0), 3000);
+      const closing = Date.now();
+      void app.close().finally(() => {
+        if (process.env.BENCH_DEBUG) console.log(`askgate closed in ${Date.now() - closing} ms`);
+        clearTimeout(force);
+        process.exit(0);
+      });
+    }
+  });
+  process.on('disconnect', () => process.exit(0));
+  process.send({ type: 'ready', url: app.url, pid: process.pid });
+}
+
+main().catch((error: unknown) => {
+  console.error('bench child failed:', error instanceof Error ? error.stack : error);
+  process.exit(1);
+});

@@ -1,0 +1,74 @@
+/**
+ * A latency-by-percentile chart as a plain SVG (no native dependencies): x is the percentile on a
+ * log-inverse scale (50, 90, 99, 99.9 evenly spaced), y the latency on a log scale.
+ */
+
+export interface Series {
+  name: string;
+  values: readonly number[];
+}
+
+const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#17becf'];
+const W = 900;
+const H = 520;
+const M = { left: 70, right: 20, top: 40, bottom: 120 };
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The percentile axis position of quantile q (0..1): -log10(1 − q), capped at 4 (99.99 %). */
+function qx(q: number): number {
+  return Math.min(4, -Math.log10(Math.max(1e-4, 1 - q)));
+}
+
+export function latencyChart(title: string, series: readonly Series[]): string {
+  const used = series.filter((s) => s.values.length > 0);
+  const all = used.flatMap((s) => s.values).filter((v) => Number.isFinite(v));
+  const lo = 0.1;
+  const hiRaw = Math.max(1, ...all);
+  const yMinExp = -1;
+  const yMaxExp = Math.ceil(Math.log10(hiRaw));
+  const xMax = 4;
+  const pw = W - M.left - M.right;
+  const ph = H - M.top - M.bottom;
+  const px = (x: number) => M.left + (x / xMax) * pw;
+  const py = (v: number) => M.top + ph - ((Math.log10(Math.max(lo, v)) - yMinExp) / (yMaxExp - yMinExp)) * ph;
+  const out: string[] = [];
+  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`);
+  out.push(`<rect width="${W}" height="${H}" fill="white"/>`);
+  out.push(`<text x="${W / 2}" y="22" text-anchor="middle" font-size="15" font-weight="bold">${esc(title)}</text>`);
+  for (let e = yMinExp; e <= yMaxExp; e++) {
+    const y = py(10 ** e);
+    out.push(`<line x1="${M.left}" y1="${y}" x2="${W - M.right}" y2="${y}" stroke="#ddd"/>`);
+    const label = 10 ** e >= 1000 ? `${10 ** e / 1000} s` : `${10 ** e} ms`;
+    out.push(`<text x="${M.left - 6}" y="${y + 4}" text-anchor="end">${label}</text>`);
+  }
+  for (const [q, label] of [[0, '0 %'], [0.5, '50 %'], [0.9, '90 %'], [0.99, '99 %'], [0.999, '99.9 %'], [0.9999, '99.99 %']] as const) {
+    const x = px(qx(q));
+    out.push(`<line x1="${x}" y1="${M.top}" x2="${x}" y2="${M.top + ph}" stroke="#ddd"/>`);
+    out.push(`<text x="${x}" y="${M.top + ph + 16}" text-anchor="middle">${label}</text>`);
+  }
+  out.push(`<text x="${M.left + pw / 2}" y="${M.top + ph + 34}" text-anchor="middle">percentile</text>`);
+  out.push(`<text transform="translate(16 ${M.top + ph / 2}) rotate(-90)" text-anchor="middle">latency (log scale)</text>`);
+  out.push(`<rect x="${M.left}" y="${M.top}" width="${pw}" height="${ph}" fill="none" stroke="#888"/>`);
+  used.forEach((s, i) => {
+    const sorted = Array.from(Float64Array.from(s.values).sort());
+    const n = sorted.length;
+    const points: string[] = [];
+    const steps = 400;
+    for (let k = 0; k <= steps; k++) {
+      const x = (k / steps) * xMax;
+      const q = 1 - 10 ** -x;
+      const idx = Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1));
+      points.push(`${px(x).toFixed(1)},${py(sorted[idx]!).toFixed(1)}`);
+      if (q * n >= n - 1) break;
+    }
+    const color = COLORS[i % COLORS.length]!;
+    out.push(`<polyline fill="none" stroke="${color}" stroke-width="2" points="${points.join(' ')}"/>`);
+    const ly = M.top + ph + 52 + Math.floor(i / 2) * 18;
+    const lx = M.left + (i % 2) * (pw / 2);
+    out.push(`<line x1="${lx}" y1="${ly - 4}" x2="${lx + 24}" y2="${ly - 4}" stroke="${color}" stroke-width="3"/>`);
+    out.push(`<text x="${lx + 30}" y="${ly}">${esc(`${s.name} (n=${n.toLocaleString('en-US')})`)}</text>`);
+  });
+  out.push('</svg>');
+  return out.join('\n');
+}

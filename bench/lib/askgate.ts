@@ -1,0 +1,102 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import type { ChildStats } from '../askgate-child.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/** askgate running in a child process (bench/askgate-child.ts). */
+export interface AskgateChild {
+  url: string;
+  pid: number;
+  stats(): Promise<ChildStats>;
+  /** With BENCH_TRACE_EXPIRE=1: [time, ms after the deadline] of each timeout reaching askgate. */
+  trace(): Promise<[number, number, number, number][]>;
+  /** Resets the event-loop delay histogram and utilisation mark. */
+  reset(): Promise<void>;
+  /** Warning and error log lines so far (count and the first few). */
+  problems(): { count: number; samples: string[] };
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startAskgateChild}. */
+export interface ChildOptions {
+  env: Record<string, string>;
+  /** Write a V8 CPU profile of askgate into this directory (node --cpu-prof). */
+  cpuProfDir?: string;
+}
+
+/** Starts askgate in a child process and waits until it listens. */
+export async function startAskgateChild(opts: ChildOptions): Promise<AskgateChild> {
+  const args = [...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []), '--import', 'tsx', 'bench/askgate-child.ts'];
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  let problemCount = 0;
+  const samples: string[] = [];
+  let tail = '';
+  const onOutput = (chunk: Buffer) => {
+    const text = tail + chunk.toString();
+    const lines = text.split('\n');
+    tail = lines.pop() ?? '';
+    for (const line of lines) {
+      if (!line.trim()) continue;
+      problemCount++;
+      if (samples.length < 8) samples.push(line.slice(0, 400));
+    }
+  };
+  child.stdout!.on('data', (c: Buffer) => (process.env.BENCH_DEBUG ? process.stderr.write(c) : onOutput(c)));
+  child.stderr!.on('data', onOutput);
+  let seq = 0;
+  const pending = new Map<number, (msg: any) => void>();
+  const ready = new Promise<{ url: string; pid: number }>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`askgate child did not start within 60 s:\n${samples.join('\n')}`)), 60_000);
+    child.on('message', (msg: any) => {
+      if (msg.type === 'ready') {
+        clearTimeout(timer);
+        res({ url: msg.url, pid: msg.pid });
+      } else if (typeof msg.id === 'number') {
+        pending.get(msg.id)?.(msg);
+        pending.delete(msg.id);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      rej(new Error(`askgate child exited with ${code}:\n${samples.join('\n')}${tail}`));
+    });
+  });
+  const { url, pid } = await ready;
+  const ask = (type: string) =>
+    new Promise<any>((res, rej) => {
+      const id = ++seq;
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        rej(new Error(`askgate child did not answer ${type}`));
+      }, 10_000);
+      pending.set(id, (msg) => {
+        clearTimeout(timer);
+        res(msg);
+      });
+      child.send({ type, id });
+    });
+  return {
+    url,
+    pid,
+    stats: async () => (await ask('stats')).stats as ChildStats,
+    trace: async () => (await ask('trace')).trace as [number, number, number, number][],
+    reset: async () => void (await ask('reset')),
+    problems: () => ({ count: problemCount, samples: [...samples] }),
+    stop: () =>
+      new Promise<void>((res) => {
+        if (child.exitCode !== null || child.signalCode !== null) return res();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          res();
+        });
+        if (child.connected) child.send({ type: 'stop' });
+        else child.kill('SIGTERM');
+      }),
+  };
+}

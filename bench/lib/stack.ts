@@ -1,0 +1,202 @@
+import { Redis } from 'ioredis';
+import { freePort, startRedis, type TestRedis } from '../../test/helpers/redis-server.js';
+import { startAskgateChild, type AskgateChild } from './askgate.js';
+import { HttpClient } from './http.js';
+import type { ChildStats } from '../askgate-child.js';
+import { cpuMeter, type CpuUse } from './machine.js';
+import type { World } from './world.js';
+
+/** Redis as the issue asks: private, `--hz 100`, AOF with fsync every second, no eviction. */
+export const REDIS_ARGS = ['--appendonly', 'yes', '--appendfsync', 'everysec', '--latency-monitor-threshold', '10'];
+
+/** Key prefix askgate uses in the bench. */
+export const PREFIX = 'bench';
+
+/** A private redis-server, askgate in a child process and optionally one platform fake. */
+export interface Stack {
+  redis: TestRedis;
+  /** The bench's own connection (INFO, MONITOR helpers, reading records back). */
+  admin: Redis;
+  child: AskgateChild;
+  api: HttpClient;
+  world: World | null;
+  close(): Promise<void>;
+}
+
+/** Options of {@link startStack}. */
+export interface StackOptions {
+  world?: World;
+  env?: Record<string, string>;
+  cpuProfDir?: string;
+  /** Run askgate as before the bench's optimisations (see bench/askgate-child.ts). */
+  before?: boolean;
+  /** Extra redis-server arguments (e.g. a memory setting under test). */
+  redisArgs?: string[];
+}
+
+export async function startRedisOnly(extraArgs: string[] = []): Promise<{ redis: TestRedis; admin: Redis }> {
+  const redis = await startRedis([...REDIS_ARGS, ...extraArgs]);
+  const admin = new Redis(redis.url, { maxRetriesPerRequest: null });
+  return { redis, admin };
+}
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const { redis, admin } = await startRedisOnly(opts.redisArgs ?? (process.env.BENCH_REDIS_ARGS ? process.env.BENCH_REDIS_ARGS.split(' ') : []));
+  const port = await freePort();
+  let child: AskgateChild;
+  try {
+    child = await startAskgateChild({
+      env: {
+        REDIS_URL: redis.url,
+        PORT: String(port),
+        ASKGATE_KEY_PREFIX: PREFIX,
+        ASKGATE_TIMEOUT_MIN_SECONDS: '1',
+        BENCH_CHANNELS: opts.world?.name ?? '',
+        ...(opts.before ? { BENCH_BEFORE: '1', ...(process.env.BENCH_BEFORE_PARTS ? { BENCH_BEFORE_PARTS: process.env.BENCH_BEFORE_PARTS } : {}) } : {}),
+        ...(process.env.BENCH_TRACE_EXPIRE ? { BENCH_TRACE_EXPIRE: process.env.BENCH_TRACE_EXPIRE } : {}),
+        ...(opts.world?.childEnv(port) ?? {}),
+        ...opts.env,
+      },
+      ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}),
+    });
+  } catch (error) {
+    admin.disconnect();
+    await redis.dispose();
+    throw error;
+  }
+  await opts.world?.attach(child.url);
+  const api = new HttpClient(child.url);
+  return {
+    redis,
+    admin,
+    child,
+    api,
+    world: opts.world ?? null,
+    async close() {
+      api.close();
+      await child.stop();
+      await opts.world?.close().catch(() => {});
+      admin.disconnect();
+      await redis.dispose();
+    },
+  };
+}
+
+/** INFO `section` as key/value pairs. */
+export async function info(redis: Redis, section: string): Promise<Record<string, string>> {
+  const text = await redis.info(section);
+  const out: Record<string, string> = {};
+  for (const line of text.split('\r\n')) {
+    const at = line.indexOf(':');
+    if (at > 0 && !line.startsWith('#')) out[line.slice(0, at)] = line.slice(at + 1);
+  }
+  return out;
+}
+
+/** Calls per command from INFO commandstats. */
+export async function commandStats(redis: Redis): Promise<Record<string, number>> {
+  const raw = await info(redis, 'commandstats');
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    const calls = /calls=(\d+)/.exec(value)?.[1];
+    if (key.startsWith('cmdstat_') && calls) out[key.slice(8)] = Number(calls);
+  }
+  return out;
+}
+
+/** Delta of two commandstats snapshots, without the bench's own INFO calls. */
+export function statsDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(after)) {
+    const d = v - (before[k] ?? 0);
+    if (d > 0 && k !== 'info') out[k] = d;
+  }
+  return out;
+}
+
+/** Redis server CPU seconds (user + sys, main and children). */
+export async function redisCpuSeconds(redis: Redis): Promise<number> {
+  const cpu = await info(redis, 'cpu');
+  return Number(cpu.used_cpu_user ?? 0) + Number(cpu.used_cpu_sys ?? 0);
+}
+
+/** Redis persistence and stalls over a window (AOF rewrites, fsyncs that blocked, latency events ≥ 10 ms). */
+export interface RedisHealth {
+  aofRewrites: number;
+  aofDelayedFsync: number;
+  latestForkMs: number;
+  /** LATENCY LATEST: event → worst ms. */
+  latency: Record<string, number>;
+}
+
+export async function redisHealth(redis: Redis): Promise<RedisHealth> {
+  const p = await info(redis, 'persistence');
+  const stats = await info(redis, 'stats');
+  const latest = (await redis.call('LATENCY', 'LATEST')) as [string, number, number, number][];
+  return {
+    aofRewrites: Number(p.aof_rewrites ?? 0),
+    aofDelayedFsync: Number(p.aof_delayed_fsync ?? 0),
+    latestForkMs: Number(stats.latest_fork_usec ?? 0) / 1000,
+    latency: Object.fromEntries((latest ?? []).map(([event, , , max]) => [event, Number(max)])),
+  };
+}
+
+/** Everything measured over one window of a scenario. */
+export interface Window {
+  seconds: number;
+  child: ChildStatsDelta;
+  redisCommands: Record<string, number>;
+  cpu: CpuUse;
+  /** Redis persistence counters over the window and latency events since the scenario's Redis started. */
+  redis: RedisHealth;
+}
+
+/** Child activity over a window. */
+export interface ChildStatsDelta {
+  cpuCores: number;
+  eventLoopUtilization: number;
+  loopDelayMs: ChildStats['loopDelayMs'];
+  rssMiB: number;
+  redisCommands: number;
+  redisWrites: number;
+  redisByName: Record<string, number>;
+}
+
+/** Starts a measurement window over the stack; the returned function ends it. */
+export async function openWindow(stack: Stack): Promise<() => Promise<Window>> {
+  await stack.child.reset();
+  const c0 = await stack.child.stats();
+  const r0 = await commandStats(stack.admin);
+  const h0 = await redisHealth(stack.admin);
+  const stopCpu = cpuMeter({ bench: process.pid, askgate: stack.child.pid, redis: stack.redis.pid() });
+  const t0 = performance.now();
+  return async () => {
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu = stopCpu();
+    const c1 = await stack.child.stats();
+    const r1 = await commandStats(stack.admin);
+    const h1 = await redisHealth(stack.admin);
+    const byName: Record<string, number> = {};
+    for (const [k, v] of Object.entries(c1.redis.byName)) {
+      const d = v - (c0.redis.byName[k] ?? 0);
+      if (d > 0) byName[k] = d;
+    }
+    const active = c1.elu.active;
+    const idle = c1.elu.idle;
+    return {
+      seconds,
+      cpu,
+      redisCommands: statsDelta(r0, r1),
+      redis: { ...h1, aofRewrites: h1.aofRewrites - h0.aofRewrites, aofDelayedFsync: h1.aofDelayedFsync - h0.aofDelayedFsync },
+      child: {
+        cpuCores: (c1.cpuUserMs + c1.cpuSystemMs - c0.cpuUserMs - c0.cpuSystemMs) / 1000 / seconds,
+        eventLoopUtilization: active / (active + idle || 1),
+        loopDelayMs: c1.loopDelayMs,
+        rssMiB: c1.rssMiB,
+        redisCommands: c1.redis.commands - c0.redis.commands,
+        redisWrites: c1.redis.writes - c0.redis.writes,
+        redisByName: byName,
+      },
+    };
+  };
+}

@@ -1,0 +1,220 @@
+/**
+ * `npm run bench`: runs every scenario of issue 9 in sequence, each on its own private
+ * redis-server and askgate child process, then writes BENCHMARKS.md and the latency chart.
+ *
+ *   npm run bench                     full run (about 10 minutes on 2 cores)
+ *   npm run bench -- --quick          ~1-minute smoke with small sizes (also BENCH_QUICK=1)
+ *   npm run bench -- --only=a,b       some of: baselines, full-cycle, tap, timeouts, cost
+ *   npm run bench -- --profile        CPU profile of askgate during the Telegram ×100 row
+ *   npm run bench -- --ab             also askgate as before the bench's optimisations, side by side
+ *
+ * Results: BENCHMARKS.md + bench/latency.svg (full run), bench/results/ otherwise; raw JSON in
+ * bench/results/latest-<mode>.json. Diagnostics: BENCH_DEBUG=1 (phase timings, askgate's stdout),
+ * BENCH_TRACE_EXPIRE=1 with bench/trace-timeouts.ts (when timeout jobs reach askgate),
+ * BENCH_REDIS_ARGS="--opt value" (extra redis-server arguments for every scenario).
+ */
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { bullAddRemove, bullLateness, rawRedis } from './baselines.js';
+import { latencyChart, type Series } from './chart.js';
+import { fullCycle, type FullCycleOptions } from './full-cycle.js';
+import { loadNow, machineInfo } from './lib/machine.js';
+import { summarizeProfile, type ProfileSummary } from './profile-summary.js';
+import { redisCost } from './redis-cost.js';
+import { renderMarkdown, type BenchResults } from './report.js';
+import { tapToAgent } from './tap-to-agent.js';
+import { memoryPerAsk, timeouts } from './timeouts.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const SCENARIOS = ['baselines', 'full-cycle', 'tap', 'timeouts', 'memory', 'cost'] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+const { values } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, profile: { type: 'boolean', default: false }, ab: { type: 'boolean', default: false } },
+  strict: true,
+});
+const quick = values.quick || process.env.BENCH_QUICK === '1';
+const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : null;
+for (const s of only ?? []) if (!SCENARIOS.includes(s as Scenario)) throw new Error(`--only: unknown scenario "${s}" (one of ${SCENARIOS.join(', ')})`);
+const wanted = (s: Scenario) => !only || only.has(s);
+
+const plan = quick
+  ? {
+      addRemove: { lanes: [1, 100], ms: 1500 },
+      lateness: [{ jobs: 2000, spread: 5 }],
+      cycles: [
+        { channel: 'telegram', concurrency: 1, warmupMs: 1000, measureMs: 3000 },
+        { channel: 'telegram', concurrency: 100, warmupMs: 1500, measureMs: 4000 },
+        { channel: 'slack', concurrency: 100, warmupMs: 1500, measureMs: 3000 },
+        { channel: 'discord', concurrency: 100, warmupMs: 1500, measureMs: 3000 },
+      ] as FullCycleOptions[],
+      tap: { pending: 1000, tapsPerSecond: 100, tapSeconds: 5 },
+      timeouts: [{ count: 2000, spreadSeconds: 5 }],
+      costCycles: 30,
+      memory: 2000,
+      ab: { concurrency: 100, warmupMs: 1500, measureMs: 3000, rounds: 1, costCycles: 30, timeouts: { count: 2000, spreadSeconds: 5 } },
+    }
+  : {
+      addRemove: { lanes: [1, 100, 1000], ms: 4000 },
+      lateness: [{ jobs: 100_000, spread: 60 }],
+      cycles: [
+        { channel: 'telegram', concurrency: 1, warmupMs: 2000, measureMs: 8000 },
+        { channel: 'telegram', concurrency: 100, warmupMs: 3000, measureMs: 10_000 },
+        { channel: 'telegram', concurrency: 1000, warmupMs: 6000, measureMs: 10_000 },
+        { channel: 'slack', concurrency: 100, warmupMs: 3000, measureMs: 10_000 },
+        { channel: 'discord', concurrency: 100, warmupMs: 3000, measureMs: 10_000 },
+        { channel: 'telegram', concurrency: 100, warmupMs: 3000, measureMs: 10_000, telegramSendIntervalMs: 1000 },
+        { channel: 'telegram', concurrency: 100, warmupMs: 3000, measureMs: 10_000, telegramMode: 'polling' },
+      ] as FullCycleOptions[],
+      tap: { pending: 10_000, tapsPerSecond: 100, tapSeconds: 30 },
+      timeouts: [
+        { count: 10_000, spreadSeconds: 60 },
+        { count: 100_000, spreadSeconds: 60 },
+      ],
+      costCycles: 200,
+      memory: 100_000,
+      ab: { concurrency: 100, warmupMs: 3000, measureMs: 8000, rounds: 2, costCycles: 100, timeouts: { count: 50_000, spreadSeconds: 30 } },
+    };
+
+const resultsDir = join(ROOT, 'bench', 'results');
+mkdirSync(resultsDir, { recursive: true });
+const profileDir = join(resultsDir, 'profiles', new Date().toISOString().replace(/[:.]/g, '-'));
+const started = Date.now();
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
+const log = (msg: string) => console.log(`[bench ${elapsed()}] ${msg}`);
+
+const results: BenchResults & { profile?: ProfileSummary } = {
+  mode: quick ? 'quick' : 'full',
+  command: `npm run bench${[quick ? ' --quick' : '', only ? ` --only=${[...only].join(',')}` : '', values.profile ? ' --profile' : '', values.ab ? ' --ab' : ''].join('').replace(/^ /, ' -- ')}`,
+  startedAt: new Date().toISOString(),
+  durationSeconds: 0,
+  machine: machineInfo(),
+  loadStart: loadNow(),
+  loadEnd: loadNow(),
+  baselines: {},
+  fullCycle: [],
+  timeouts: [],
+  failures: [],
+};
+
+async function step<T>(name: string, work: () => Promise<T>): Promise<T | undefined> {
+  log(`${name} ...`);
+  const t0 = Date.now();
+  try {
+    const out = await work();
+    log(`${name} done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    return out;
+  } catch (error) {
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    log(`${name} FAILED: ${message}`);
+    results.failures.push({ scenario: name, error: error instanceof Error ? error.message : String(error) });
+    return undefined;
+  }
+}
+
+log(`mode ${results.mode}; load average ${results.loadStart.load.join(' / ')}; ${results.machine.cpuModel}, ${results.machine.cores} cores`);
+
+if (wanted('baselines')) {
+  results.baselines.raw = await step('baseline: raw Redis', () => rawRedis(quick));
+  results.baselines.addRemove = await step('baseline: BullMQ add+remove', () => bullAddRemove(plan.addRemove.lanes, plan.addRemove.ms));
+  results.baselines.lateness = [];
+  for (const l of plan.lateness) {
+    const r = await step(`baseline: BullMQ lateness ${l.jobs} jobs`, () => bullLateness(l.jobs, l.spread));
+    if (r) results.baselines.lateness.push(r);
+  }
+}
+if (wanted('full-cycle')) {
+  for (const c of plan.cycles) {
+    const profiled = values.profile && c.channel === 'telegram' && c.concurrency === 100 && !c.telegramMode && !c.telegramSendIntervalMs;
+    const r = await step(`full cycle ${c.channel} ×${c.concurrency}${c.telegramMode ? ` ${c.telegramMode}` : ''}${c.telegramSendIntervalMs ? ` pacing ${c.telegramSendIntervalMs}` : ''}`, () =>
+      fullCycle({ ...c, ...(profiled ? { cpuProfDir: profileDir } : {}) }),
+    );
+    if (r) {
+      results.fullCycle.push(r);
+      log(`  ${r.label}: ${r.cyclesPerSecond.toFixed(0)} cycles/s, tap→agent p50 ${r.tapToAgentMs.p50.toFixed(1)} ms p99 ${r.tapToAgentMs.p99.toFixed(1)} ms, errors ${r.errors}`);
+    }
+  }
+}
+if (wanted('tap')) {
+  results.tapToAgent = await step(`tap to agent (${plan.tap.pending} pending)`, () => tapToAgent(plan.tap));
+  if (results.tapToAgent) log(`  p50 ${results.tapToAgent.latencyMs.p50.toFixed(1)} ms p99 ${results.tapToAgent.latencyMs.p99.toFixed(1)} ms`);
+}
+if (wanted('timeouts')) {
+  for (const t of plan.timeouts) {
+    const r = await step(`timeouts ${t.count}`, () => timeouts(t));
+    if (r) {
+      results.timeouts.push(r);
+      log(`  created ${r.createPerSecond.toFixed(0)}/s; lateness p50 ${r.latenessMs.p50} p99 ${r.latenessMs.p99} max ${r.latenessMs.max} ms; missed ${r.missed}; ${r.memory.bytesPerAsk.toFixed(0)} B/ask`);
+    }
+  }
+}
+if (wanted('memory')) {
+  const args = ['--hash-max-listpack-value', '1024'];
+  const r = await step(`memory per ask with ${args.join(' ')} (${plan.memory} asks)`, () => memoryPerAsk(plan.memory, args));
+  if (r) {
+    results.memoryVariants = [r];
+    log(`  ${r.bytesPerAsk.toFixed(0)} B/ask`);
+  }
+}
+if (wanted('cost')) {
+  results.redisCost = await step(`Redis cost (${plan.costCycles} cycles)`, () => redisCost(plan.costCycles));
+}
+if (values.ab) {
+  const a = plan.ab;
+  results.ab = { cycles: [], cost: [], timeouts: [] };
+  for (let round = 0; round < a.rounds; round++) {
+    for (const before of [true, false]) {
+      const r = await step(`A/B round ${round + 1}: telegram ×${a.concurrency} ${before ? 'before' : 'after'}`, () =>
+        fullCycle({ channel: 'telegram', concurrency: a.concurrency, warmupMs: a.warmupMs, measureMs: a.measureMs, before }),
+      );
+      if (r) results.ab.cycles.push(r);
+    }
+  }
+  for (const before of [true, false]) {
+    const r = await step(`A/B: Redis cost ${before ? 'before' : 'after'}`, () => redisCost(a.costCycles, before));
+    if (r) results.ab.cost.push({ before, ...r });
+  }
+  for (const before of [true, false]) {
+    const r = await step(`A/B: timeouts ${a.timeouts.count} over ${a.timeouts.spreadSeconds} s ${before ? 'before' : 'after'}`, () => timeouts({ ...a.timeouts, before }));
+    if (r) results.ab.timeouts!.push(r);
+  }
+}
+if (values.profile) {
+  try {
+    const files = readdirSync(profileDir).map((f) => join(profileDir, f));
+    const largest = files.sort((a, b) => statSync(b).size - statSync(a).size)[0];
+    if (largest) {
+      results.profile = summarizeProfile(largest, 25);
+      log(`CPU profile: ${largest}`);
+    }
+  } catch {
+    // no profile written
+  }
+}
+
+results.loadEnd = loadNow();
+results.durationSeconds = (Date.now() - started) / 1000;
+writeFileSync(join(resultsDir, `latest-${only ? 'partial' : results.mode}.json`), JSON.stringify(results, null, 1));
+
+const tg100 = results.fullCycle.find((r) => r.channel === 'telegram' && r.concurrency === 100 && !r.telegramMode?.includes('polling') && !r.telegramSendIntervalMs);
+const tg100Timeouts = results.timeouts[results.timeouts.length - 1];
+const series: Series[] = [
+  ...(results.tapToAgent ? [{ name: `tap → agent, ${results.tapToAgent.pending.toLocaleString('en-US')} pending, ${results.tapToAgent.tapsPerSecond} taps/s`, values: results.tapToAgent.samples }] : []),
+  ...(tg100 ? [{ name: `tap → agent, full cycle Telegram ×100 (saturated)`, values: tg100.samples.tapToAgentMs }] : []),
+  ...(tg100 ? [{ name: `ask → answer, full cycle Telegram ×100 (saturated)`, values: tg100.samples.cycleMs }] : []),
+  ...(tg100Timeouts ? [{ name: `timeout lateness, ${tg100Timeouts.count.toLocaleString('en-US')} pending`, values: tg100Timeouts.samples }] : []),
+  ...(results.baselines.lateness ?? []).map((b) => ({ name: `bare BullMQ delayed-job lateness, ${b.jobs.toLocaleString('en-US')} jobs`, values: b.samples })),
+];
+const partial = only !== null;
+const chartFile = quick || partial ? join(resultsDir, `latency-${partial ? 'partial' : 'quick'}.svg`) : join(ROOT, 'bench', 'latency.svg');
+const mdFile = quick || partial ? join(resultsDir, `BENCHMARKS-${partial ? 'partial' : 'quick'}.md`) : join(ROOT, 'BENCHMARKS.md');
+writeFileSync(chartFile, latencyChart(`askgate latency by percentile (${results.mode} run, ${results.startedAt.slice(0, 10)})`, series));
+let md = renderMarkdown(results, quick || partial ? chartFile.slice(resultsDir.length + 1) : 'bench/latency.svg', join(ROOT, 'bench', 'OPTIMIZATIONS.md'));
+if (results.profile) {
+  const p = results.profile;
+  md += `\n## CPU profile of askgate (Telegram ×100 row, \`--profile\`)\n\nBusy time ${p.busyMs} ms; shares of busy time.\n\n| Package | % |\n|---|---|\n${p.byPackage.slice(0, 15).map((r) => `| ${r.name} | ${r.share} |`).join('\n')}\n\n| Function (self) | % |\n|---|---|\n${p.byFunction.slice(0, 20).map((r) => `| \`${r.name}\` | ${r.share} |`).join('\n')}\n`;
+}
+writeFileSync(mdFile, md);
+log(`wrote ${mdFile} and ${chartFile}${results.failures.length ? `; ${results.failures.length} scenario(s) failed` : ''}`);
+process.exit(results.failures.length ? 1 : 0);

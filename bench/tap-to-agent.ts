@@ -1,0 +1,130 @@
+/**
+ * Tap to agent: `pending` asks delivered to Telegram (one chat each) with an agent long-polling
+ * each one (`GET /v1/asks/:id?wait=600`); humans then tap at a steady rate. Latency is from the
+ * tap's webhook update leaving for askgate to the agent's waiting call returning.
+ */
+import { performance } from 'node:perf_hooks';
+import { HttpClient, Semaphore, sleep } from './lib/http.js';
+import { info, openWindow, startStack, type Window } from './lib/stack.js';
+import { summarize, type Summary } from './lib/stats.js';
+import { telegramWorld, type Delivered } from './lib/world.js';
+import { thin } from './full-cycle.js';
+
+export interface TapToAgentOptions {
+  pending: number;
+  tapsPerSecond: number;
+  tapSeconds: number;
+  /** askgate as before the bench's optimisations (the `--ab` comparison). */
+  before?: boolean;
+}
+
+export interface TapToAgentResult {
+  pending: number;
+  tapsPerSecond: number;
+  taps: number;
+  createSeconds: number;
+  createPerSecond: number;
+  deliveredSeconds: number;
+  latencyMs: Summary;
+  /** Achieved tap rate (the generator is open loop; a busy machine can make it lag). */
+  achievedTapsPerSecond: number;
+  lost: number;
+  earlyReturns: number;
+  redisBytesPerPendingAsk: number;
+  askgateProblems: { count: number; samples: string[] };
+  window: Window;
+  samples: number[];
+}
+
+const QUESTION = [{ id: 'env', header: 'Deploy', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production', description: 'live traffic' }] }];
+
+export async function tapToAgent(opts: TapToAgentOptions): Promise<TapToAgentResult> {
+  const { pending } = opts;
+  const world = await telegramWorld(pending);
+  const stack = await startStack({ world, ...(opts.before ? { before: true } : {}) });
+  const pollers = new HttpClient(stack.child.url);
+  try {
+    const delivered = new Map<string, Delivered>();
+    world.onDelivered = (d) => delivered.set(d.chat, d);
+    const mem0 = Number((await info(stack.admin, 'memory')).used_memory);
+
+    const ids: string[] = new Array(pending);
+    const gate = new Semaphore(100);
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: pending }, (_, i) =>
+        gate.run(async () => {
+          const body = { runId: `run-${i}`, to: world.target(i), questions: QUESTION, timeoutSeconds: 3600 };
+          const reply = await stack.api.json('POST', '/v1/asks', body);
+          if (reply.status !== 201) throw new Error(`ask failed: ${reply.status} ${JSON.stringify(reply.body).slice(0, 200)}`);
+          ids[i] = reply.body.id;
+        }),
+      ),
+    );
+    const createSeconds = (performance.now() - t0) / 1000;
+    for (let waited = 0; delivered.size < pending && waited < 300_000; waited += 100) await sleep(100);
+    const deliveredSeconds = (performance.now() - t0) / 1000;
+    await sleep(1000);
+    const mem1 = Number((await info(stack.admin, 'memory')).used_memory);
+
+    // Every agent waits on its ask.
+    const returnedAt = new Array<number>(pending).fill(0);
+    let earlyReturns = 0;
+    let tapping = false;
+    ids.forEach((id, i) =>
+      void pollers
+        .request('GET', `/v1/asks/${id}?wait=600`, undefined, {}, 660_000)
+        .then((reply) => {
+          returnedAt[i] = performance.now();
+          if (!tapping || !reply.body.includes('"status":"answered"')) earlyReturns++;
+        })
+        .catch(() => undefined),
+    );
+    await sleep(Math.min(10_000, 1000 + pending / 5));
+
+    const taps = Math.min(pending, Math.round(opts.tapsPerSecond * opts.tapSeconds));
+    const sentAt = new Array<number>(taps).fill(0);
+    const close = await openWindow(stack);
+    tapping = true;
+    const start = performance.now();
+    const interval = 1000 / opts.tapsPerSecond;
+    const inflight: Promise<void>[] = [];
+    for (let i = 0; i < taps; i++) {
+      const due = start + i * interval;
+      const wait = due - performance.now();
+      if (wait > 1) await sleep(wait);
+      const d = delivered.get(world.target(i).chat)!;
+      inflight.push(world.tap(d, i, (at) => (sentAt[i] = at)).catch(() => void world.counts.tapErrors++));
+    }
+    const tapSpan = (performance.now() - start) / 1000;
+    await Promise.all(inflight);
+    const until = performance.now() + 15_000;
+    while (performance.now() < until && returnedAt.slice(0, taps).some((t) => t === 0)) await sleep(50);
+    const window = await close();
+    const latency: number[] = [];
+    let lost = 0;
+    for (let i = 0; i < taps; i++) {
+      if (returnedAt[i] && sentAt[i]) latency.push(returnedAt[i]! - sentAt[i]!);
+      else lost++;
+    }
+    return {
+      pending,
+      tapsPerSecond: opts.tapsPerSecond,
+      taps,
+      createSeconds,
+      createPerSecond: pending / createSeconds,
+      deliveredSeconds,
+      latencyMs: summarize(latency),
+      achievedTapsPerSecond: taps / tapSpan,
+      lost,
+      earlyReturns,
+      redisBytesPerPendingAsk: (mem1 - mem0) / pending,
+      askgateProblems: stack.child.problems(),
+      window,
+      samples: thin(latency, 5000),
+    };
+  } finally {
+    pollers.close();
+    await stack.close();
+  }
+}
