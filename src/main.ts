@@ -179,6 +179,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
   const close = async () => {
     if (closed) return;
     closed = true;
+    gateway.stopWaiting();
     await server.close();
     await reconciler.stop();
     for (const channel of channels.values()) await channel.stop().catch(() => {});

@@ -47,6 +47,9 @@ export function registerAskRoutes(app: FastifyInstance, deps: ServerDeps): void 
       return await gateway.wait(id, ms, abort.signal);
     } finally {
       reply.raw.off('close', onClose);
+      // Cut short by a shutdown: close the socket after this response, or the server would wait
+      // for the now idle keep-alive connection before it can stop.
+      if (gateway.isStopping) reply.header('connection', 'close');
     }
   };
 

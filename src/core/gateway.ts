@@ -46,6 +46,8 @@ const MAX_CAS_ATTEMPTS = 64;
  * commits it with one compare-and-set and then runs the effects through the ports.
  */
 export class Gateway {
+  private readonly stopping = new AbortController();
+
   constructor(readonly deps: GatewayDeps) {}
 
   /** Clamps a requested timeout into the configured bounds. */
@@ -181,13 +183,14 @@ export class Gateway {
    * a resolution between the read and the wait is never missed; works across processes.
    */
   async wait(askId: string, waitMs: number, signal?: AbortSignal): Promise<AskRecord> {
-    if (waitMs <= 0) return this.get(askId);
+    if (waitMs <= 0 || this.isStopping) return this.get(askId);
     let wake: () => void = () => {};
     const woken = new Promise<void>((resolve) => (wake = resolve));
     const unsubscribe = this.deps.bus.subscribe(askId, () => wake());
     const timer = setTimeout(() => wake(), waitMs);
     const onAbort = () => wake();
     signal?.addEventListener('abort', onAbort);
+    this.stopping.signal.addEventListener('abort', onAbort);
     try {
       const first = await this.get(askId);
       if (isTerminal(first)) return first;
@@ -197,7 +200,21 @@ export class Gateway {
       clearTimeout(timer);
       unsubscribe();
       signal?.removeEventListener('abort', onAbort);
+      this.stopping.signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /**
+   * Ends every long poll now with the record as it is (still pending), so a shutdown never waits
+   * out `?wait`; the agent's next poll goes to another replica or the restarted one.
+   */
+  stopWaiting(): void {
+    this.stopping.abort();
+  }
+
+  /** True once {@link stopWaiting} was called (the process is shutting down). */
+  get isStopping(): boolean {
+    return this.stopping.signal.aborted;
   }
 
   /** Applies the timeout; called by the timeout job. A job that fires a little early waits. */

@@ -253,3 +253,19 @@ describe('operations endpoints', () => {
     expect(metrics.body).toMatch(/askgate_time_to_answer_seconds_count [1-9]/);
   });
 });
+
+describe('shutdown', () => {
+  it('ends open long polls at once with the pending record instead of waiting them out', async () => {
+    const other = await startTestApp(testEnv({ REDIS_URL: redis.url }));
+    const api2 = client(other.url);
+    const { body: ask } = await api2.post('/v1/asks', askBody('shutdown-wait'));
+    const waiting = api2.get(`/v1/asks/${ask.id}?wait=60`);
+    await new Promise((r) => setTimeout(r, 200));
+    const started = Date.now();
+    await other.close();
+    const res = await waiting;
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('pending');
+  });
+});
