@@ -6,6 +6,7 @@ import { OWN_WORDS_PROMPT } from '../../src/channels/telegram/inbound.js';
 import { ChannelError, type InboundOutcome, type Logger } from '../../src/core/ports.js';
 import { buildPromptView, type PromptView } from '../../src/core/prompt-view.js';
 import type { MessageRef, Question } from '../../src/core/schemas.js';
+import { eventually } from '../helpers/http.js';
 
 /** A logger that keeps its lines, so tests can check that no token was logged. */
 function memoryLogger(): Logger & { lines: string[] } {
@@ -108,7 +109,8 @@ describe('Telegram channel specifics', () => {
     const other = (await h.message(ref)).buttons.find((b) => b.label === 'Other…')!;
     sink.buttonOutcome = { kind: 'need_text', askId: 'x', prompt: 'ignored' };
     expect(await h.tap(ref, other.data, h.userId)).toBe(OWN_WORDS_PROMPT);
-    const prompt = h.fake.chatMessages(ref.chat).at(-1)!;
+    // The prompt follows the toast: wait for it rather than race it.
+    const prompt = await eventually(async () => h.fake.chatMessages(ref.chat).find((m) => m.from.is_bot && m.reply_to === Number(ref.messageId)));
     expect(prompt).toMatchObject({ text: OWN_WORDS_PROMPT, reply_to: Number(ref.messageId), reply_markup: { force_reply: true } });
   });
 

@@ -29,6 +29,8 @@ const UPDATES = ['message', 'callback_query'] as const;
 const SEND_TIMEOUT_MS = 15_000;
 const WEBHOOK_ANSWER_MS = 1500;
 const SEEN_UPDATES = 5000;
+/** Longest the update loop waits for one update before it takes the next (see the constructor). */
+const LOOP_HOLD_MS = 100;
 
 /** A set of ids that forgets its oldest entries beyond `max`. */
 class RecentIds {
@@ -60,6 +62,7 @@ export class TelegramChannel implements Channel {
   private readonly pacer: ChatPacer;
   private readonly seenUpdates = new RecentIds(SEEN_UPDATES);
   private readonly inflight = new Set<Promise<unknown>>();
+  private readonly chatQueues = new Map<string, Promise<void>>();
   private readonly secretHash: Buffer | null;
   private inbound: TelegramInbound | null = null;
   private polling: Promise<void> | null = null;
@@ -71,8 +74,19 @@ export class TelegramChannel implements Channel {
     this.bot = new Bot(options.token, { client: { ...(apiRoot ? { apiRoot } : {}), timeoutSeconds: (options.pollTimeoutSeconds ?? 30) + 30 } });
     this.pacer = new ChatPacer(options.minSendIntervalMs ?? DEFAULT_MIN_SEND_INTERVAL_MS);
     this.secretHash = options.webhookSecret ? sha256(options.webhookSecret) : null;
+    // Updates are handled concurrently: the update loop waits at most LOOP_HOLD_MS for each, so a
+    // fast update is confirmed to Telegram (the next getUpdates offset) only once handled, and is
+    // re-sent after a crash, while a slow store never holds back the acks of the taps queued behind
+    // it (handled one by one, a burst of taps behind 1.5 s ones missed Telegram's answer deadline).
+    // Messages of one chat keep their order.
     this.bot.use(async (ctx) => {
-      await this.inbound?.handle(ctx.update);
+      const inbound = this.inbound;
+      if (!inbound) return;
+      const work = this.inOrder(ctx.update, () => inbound.handle(ctx.update)).catch((error: unknown) => {
+        options.logger.error({ channel: 'telegram', err: describeError(error) }, 'telegram update failed');
+      });
+      this.track(work);
+      await within(work, LOOP_HOLD_MS);
     });
     this.bot.catch((err) => options.logger.error({ channel: 'telegram', err: describeError(err.error) }, 'telegram update failed'));
   }
@@ -188,6 +202,19 @@ export class TelegramChannel implements Channel {
     this.track(work);
     await within(work, WEBHOOK_ANSWER_MS);
     return { status: 200, body: { ok: true } };
+  }
+
+  /** Runs the messages of one chat one after another; taps run at once. */
+  private inOrder(update: Update, run: () => Promise<void>): Promise<void> {
+    if (!update.message) return run();
+    const chat = String(update.message.chat.id);
+    const next = (this.chatQueues.get(chat) ?? Promise.resolve()).then(run, run);
+    this.chatQueues.set(chat, next);
+    const forget = () => {
+      if (this.chatQueues.get(chat) === next) this.chatQueues.delete(chat);
+    };
+    next.then(forget, forget);
+    return next;
   }
 
   private track(work: Promise<unknown>): void {

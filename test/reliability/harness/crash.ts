@@ -1,0 +1,76 @@
+import type { Exchange, Interposer, InterposerHooks, Reply } from './interposer.js';
+import type { AskgateNode } from './node.js';
+import type { RedisWatch } from './redis-watch.js';
+
+/** Where on a platform call askgate dies: before the fake sees it, or after the fake acted but before askgate hears back. */
+export interface CrashPoint {
+  /** Name recorded with the kill (e.g. `after-commit-before-ack`). */
+  point: string;
+  call: string;
+  when: 'before' | 'after';
+  match?: (ex: Exchange, reply?: Reply) => boolean;
+  /** With `when: 'after'`: let askgate read the answer and die `delayMs` later (random-ish timing). */
+  delayMs?: number;
+  /** Matching requests wait for this first (e.g. until the test has made every API call it needs). */
+  gate?: Promise<unknown>;
+}
+
+/**
+ * Arms a one-shot crash point on the interposer: the first matching exchange kills askgate
+ * (`kill -9`) at that point. Resolves once the kill is done (a supervised node restarts itself).
+ * This is the test-only crash-point hook of the matrix, built outside askgate: askgate's code
+ * is unchanged and unaware of it.
+ */
+export function crashAt(interposer: Interposer, node: AskgateNode, crash: CrashPoint): Promise<void> {
+  let fired = false;
+  const matches = (ex: Exchange, reply?: Reply) => !fired && ex.call === crash.call && (crash.match?.(ex, reply) ?? true);
+  return new Promise((resolve) => {
+    const fire = async () => {
+      fired = true;
+      interposer.hooks.delete(hook);
+      await node.kill9(crash.point);
+      resolve();
+    };
+    const hook: InterposerHooks = {
+      before: async (ex) => {
+        if (crash.gate && matches(ex)) await crash.gate;
+        if (crash.when !== 'before' || !matches(ex)) return undefined;
+        await fire();
+        return 'reset';
+      },
+      after: async (ex, reply) => {
+        if (crash.when !== 'after' || !matches(ex, reply)) return undefined;
+        if (crash.delayMs === undefined) {
+          await fire();
+          return 'reset';
+        }
+        fired = true;
+        setTimeout(() => void fire(), crash.delayMs);
+        return undefined;
+      },
+    };
+    interposer.hooks.add(hook);
+  });
+}
+
+/** Kills askgate right after the first PUBLISH on `<prefix>:resolved` of one of `askIds` (e.g. while timeouts are being processed). */
+export function crashOnPublish(watch: RedisWatch, node: AskgateNode, askIds: ReadonlySet<string>, point: string): Promise<void> {
+  return new Promise((resolve) => {
+    const listener = (askId: string) => {
+      if (!askIds.has(askId)) return;
+      watch.onPublish.delete(listener);
+      void node.kill9(point).then(resolve);
+    };
+    watch.onPublish.add(listener);
+  });
+}
+
+/** Races `work` against a deadline, so a crash trigger that never fires fails the row instead of hanging it. */
+export async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
