@@ -5,19 +5,11 @@ import { buildPromptView } from '../../src/core/prompt-view.js';
 import { createLogger } from '../../src/logger.js';
 import { FakeSlackApi, visibleMessage } from '../fakes/slack-api.js';
 import { SlackInjector, serveRoutes } from '../fakes/slack-events.js';
+import { until } from '../helpers/wait.js';
 
 const SECRET = 'contract-signing-secret';
 const logger = createLogger('silent');
 
-async function until<T>(fn: () => T | undefined, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 channelContract('slack', async () => {
   const fake = await FakeSlackApi.start();

@@ -3,6 +3,7 @@ import { ChannelError, type ButtonPressed, type Channel, type InboundOutcome, ty
 import { buildPromptView } from '../../src/core/prompt-view.js';
 import { decodeToken } from '../../src/core/token.js';
 import type { MessageRef, Question, Target } from '../../src/core/schemas.js';
+import { until } from '../helpers/wait.js';
 
 /** A message as a person sees it on the platform: visible text and buttons. */
 export interface VisibleMessage {
@@ -72,15 +73,6 @@ const hostile: Question[] = [
 let seq = 0;
 const view = (questions: Question[]) => buildPromptView({ id: `ContractAsk${String(++seq).padStart(4, '0')}`, version: 1, questions });
 
-async function until<T>(fn: () => T | undefined, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** The contract every Channel implementation must pass, driven through its real SDK against a fake. */
 export function channelContract(name: string, makeHarness: () => Promise<ChannelHarness>): void {

@@ -9,3 +9,14 @@ export async function waitFor(cond: () => boolean, timeoutMs = 5000, everyMs = 5
     await sleep(everyMs);
   }
 }
+
+/** Polls `fn` until it returns a value (not undefined), or throws after `ms`. */
+export async function until<T>(fn: () => T | undefined, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await sleep(10);
+  }
+}
