@@ -3,6 +3,7 @@ import { user as discordUser } from '../fakes/discord-payloads.js';
 import { eventually } from '../helpers/http.js';
 import { sleep } from '../helpers/wait.js';
 import { askAndDeliver, discordButtons, discordTap, newTgUser, slackMessage, slackValues, startSecurityWorld, tgButtons, tgTap, type SecurityWorld } from './security-world.js';
+import { seeded } from './harness/platform-faults.js';
 
 // Seeded fuzzing of button data: a few hundred forged callback_data strings of 1–64 bytes on
 // Telegram (any client can send any data for a message it sees), fewer on Slack and Discord.
@@ -16,18 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await w?.close();
 });
-
-/** mulberry32: a tiny seeded PRNG, so a failing case can be replayed from its index. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const ODD = ['\u0000', '\u200b', '\u202e', '\ufeff', ' ', '\n', '\t', '．', '１', 'é', '🙂'];
@@ -44,7 +33,7 @@ function fitBytes(s: string, max: number): string {
 
 /** `count` forged button data strings of 1–`maxBytes` UTF-8 bytes, none equal to a `valid` one. */
 function forgedData(seed: number, count: number, valid: string[], maxBytes = 64): string[] {
-  const r = rng(seed);
+  const r = seeded(seed);
   const int = (n: number) => Math.floor(r() * n);
   const pick = <T>(xs: readonly T[]) => xs[int(xs.length)]!;
   const chars = (alphabet: string, n: number) => Array.from({ length: n }, () => alphabet[int(alphabet.length)]).join('');

@@ -3,6 +3,7 @@ import type { InboundOutcome, InboundSink, Logger, TextReceived } from '../../co
 import type { Responder } from '../../core/schemas.js';
 import { NO_MENTIONS } from './limits.js';
 import { noticeText, renderNotice } from './render.js';
+import { outcomeNotice } from '../../core/inbound.js';
 
 /** Told to someone whose reply reached askgate without text (Message Content intent missing, or only an attachment). */
 export const EMPTY_CONTENT_HINT = 'I could not read that reply: use the buttons on the question, or mention me in your reply (@ the bot) with your answer.';
@@ -140,17 +141,7 @@ export class DiscordInbound {
 
 /** The text shown to the person for an outcome, or null to stay silent. */
 function noticeOf(outcome: InboundOutcome): string | null {
-  switch (outcome.kind) {
-    case 'ignored':
-      return null;
-    case 'partial':
-    case 'need_text':
-      return outcome.prompt;
-    case 'invalid':
-      return outcome.hint;
-    default:
-      return outcome.summary;
-  }
+  return outcomeNotice(outcome);
 }
 
 /** Removes mentions of the bot (`<@id>`, `<@!id>`): mentioning it is how text reaches it without the Message Content intent. */

@@ -2,6 +2,7 @@ import type { App, BlockAction, ButtonAction, webApi } from '@slack/bolt';
 import type { InboundOutcome, InboundSink, Logger } from '../../core/ports.js';
 import type { Responder } from '../../core/schemas.js';
 import { ID_PREFIX, escapeMrkdwn, unescapeMrkdwn } from './render.js';
+import { outcomeNotice } from '../../core/inbound.js';
 
 /** What the Slack inbound handlers need. */
 export interface SlackInboundDeps {
@@ -95,18 +96,7 @@ async function onMessage(deps: SlackInboundDeps, event: MessageEvent, isRetry: b
 
 /** The notice for a tap's outcome, or null when nothing should be said. */
 export function buttonNotice(outcome: InboundOutcome): string | null {
-  switch (outcome.kind) {
-    case 'ignored':
-      return null;
-    case 'need_text':
-      return OTHER_PROMPT;
-    case 'partial':
-      return outcome.prompt;
-    case 'invalid':
-      return outcome.hint;
-    default:
-      return outcome.summary;
-  }
+  return outcomeNotice(outcome, OTHER_PROMPT);
 }
 
 async function ephemeral(deps: SlackInboundDeps, channel: string, user: string, text: string, threadTs?: string): Promise<void> {

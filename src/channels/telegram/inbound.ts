@@ -3,6 +3,7 @@ import type { CallbackQuery, Message, Update, User } from 'grammy/types';
 import type { ButtonPressed, InboundOutcome, InboundSink, Logger, TextReceived } from '../../core/ports.js';
 import type { Responder } from '../../core/schemas.js';
 import { MESSAGE_MAX_CHARS, TOAST_MAX_CHARS, cut, deadline, describeError, type ChatPacer } from './limits.js';
+import { outcomeNotice } from '../../core/inbound.js';
 
 /** Text of the force-reply prompt sent after "Other…". */
 export const OWN_WORDS_PROMPT = 'Reply with your answer in your own words';
@@ -42,18 +43,7 @@ function isBareCommand(m: Message): boolean {
 }
 
 function toastOf(outcome: InboundOutcome): string {
-  switch (outcome.kind) {
-    case 'ignored':
-      return '';
-    case 'need_text':
-      return OWN_WORDS_PROMPT;
-    case 'partial':
-      return outcome.prompt;
-    case 'invalid':
-      return outcome.hint;
-    default:
-      return outcome.summary;
-  }
+  return outcomeNotice(outcome, OWN_WORDS_PROMPT) ?? '';
 }
 
 /** Turns Telegram updates into taps and text replies for the core, and tells the human the outcome. */
