@@ -101,6 +101,8 @@ export async function telegramWorld(runs: number, mode: 'webhook' | 'polling' = 
         sent(performance.now());
         const reply = await askgate!.request('POST', '/telegram/webhook', JSON.stringify(update), { 'x-telegram-bot-api-secret-token': webhookSecret }, 60_000);
         if (reply.status !== 200) counts.tapErrors++;
+        // Like Telegram, run the method askgate put in its answer (the tap's answerCallbackQuery).
+        else await fake.webhookReply(reply.body);
       });
     },
     async close() {

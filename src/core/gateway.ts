@@ -1,6 +1,6 @@
 import { AskgateError, invalid } from './errors.js';
 import { normalizeAnswers } from './answers.js';
-import { deadlineOf, deliveriesToFinalize, isTerminal, transition, type AskEvent, type Effect, type TransitionOutcome } from './lifecycle.js';
+import { deadlineOf, deliveriesToFinalize, isDone, isTerminal, transition, type AskEvent, type Effect, type TransitionOutcome } from './lifecycle.js';
 import type { AnswerRequest, AskRecord, AskRequest, Responder } from './schemas.js';
 import type { AskStore, Channel, Clock, Logger, Metrics, Outbox, ResultBus, TimeoutScheduler, WebhookSender } from './ports.js';
 
@@ -46,7 +46,8 @@ const MAX_CAS_ATTEMPTS = 64;
  * commits it with one compare-and-set and then runs the effects through the ports.
  */
 export class Gateway {
-  private readonly stopping = new AbortController();
+  /** Wakes the long polls in flight; null once the process is stopping. */
+  private waiters: Set<() => void> | null = new Set();
 
   constructor(readonly deps: GatewayDeps) {}
 
@@ -102,11 +103,7 @@ export class Gateway {
       if (result.status === 'conflict') continue;
       if (result.status === 'exists') return { record: result.record, created: false };
       this.deps.metrics.askCreated(record.to?.channel ?? 'none');
-      void this.notifyHistory(record);
-      if (supersede && superseding?.kind === 'changed') {
-        void this.notifyHistory(supersede.next);
-        await this.runEffects(supersede.next, superseding.effects);
-      }
+      if (supersede && superseding?.kind === 'changed') await this.runEffects(supersede.next, superseding.effects);
       await this.deps.timeouts.schedule(askId, deadlineOf(record));
       await Promise.all(record.deliveries.map((_, index) => this.deps.outbox.enqueue({ kind: 'deliver', askId, index })));
       return { record: result.record, created: true };
@@ -183,14 +180,15 @@ export class Gateway {
    * a resolution between the read and the wait is never missed; works across processes.
    */
   async wait(askId: string, waitMs: number, signal?: AbortSignal): Promise<AskRecord> {
-    if (waitMs <= 0 || this.isStopping) return this.get(askId);
+    const waiters = this.waiters;
+    if (waitMs <= 0 || !waiters) return this.get(askId);
     let wake: () => void = () => {};
     const woken = new Promise<void>((resolve) => (wake = resolve));
     const unsubscribe = this.deps.bus.subscribe(askId, () => wake());
     const timer = setTimeout(() => wake(), waitMs);
     const onAbort = () => wake();
     signal?.addEventListener('abort', onAbort);
-    this.stopping.signal.addEventListener('abort', onAbort);
+    waiters.add(onAbort);
     try {
       const first = await this.get(askId);
       if (isTerminal(first)) return first;
@@ -200,7 +198,7 @@ export class Gateway {
       clearTimeout(timer);
       unsubscribe();
       signal?.removeEventListener('abort', onAbort);
-      this.stopping.signal.removeEventListener('abort', onAbort);
+      waiters.delete(onAbort);
     }
   }
 
@@ -209,12 +207,14 @@ export class Gateway {
    * out `?wait`; the agent's next poll goes to another replica or the restarted one.
    */
   stopWaiting(): void {
-    this.stopping.abort();
+    const waiters = this.waiters;
+    this.waiters = null;
+    for (const wake of waiters ?? []) wake();
   }
 
   /** True once {@link stopWaiting} was called (the process is shutting down). */
   get isStopping(): boolean {
-    return this.stopping.signal.aborted;
+    return this.waiters === null;
   }
 
   /** Applies the timeout; called by the timeout job. A job that fires a little early waits. */
@@ -248,13 +248,16 @@ export class Gateway {
       }
       const next = result.record;
       const terminalNow = isTerminal(next) && !isTerminal(prev);
-      // Write-ahead: if we crash after the commit, the reconciler still finalizes the messages and sends the webhook.
-      if (terminalNow && (next.deliveries.length > 0 || next.callbackUrl)) await store.markForSweep(askId, now + settings.sweepDelayMs);
+      // Write-ahead: if we crash after the commit, the reconciler still finalizes the messages and
+      // sends the webhook. The mark made at creation (createdAt + sweepDelay) is still in place
+      // early in an ask's life, and it is the earlier one (the index keeps the lower score).
+      if (terminalNow && !isDone(next) && !this.creationMarkStands(prev, now)) await store.markForSweep(askId, now + settings.sweepDelayMs);
       const ttlMs = isTerminal(next) ? settings.retentionMs : deadlineOf(next) - now + settings.retentionMs;
       const committed = await store.commit(prev, next, { ttlMs, publish: result.effects.includes('publish') });
       if (committed === 'conflict') continue;
       if (committed === 'missing') return { record: null, outcome: { code: 'not_found' } };
-      void this.notifyHistory(next);
+      // Nothing left for the reconciler: forget the ask now rather than sweep it later.
+      if (isDone(next) && !isDone(prev)) await store.unmarkSweep(askId).catch(() => undefined);
       await this.runEffects(next, result.effects);
       return { record: next, outcome: result.outcome };
     }
@@ -270,8 +273,13 @@ export class Gateway {
     }
   }
 
-  private async notifyHistory(record: AskRecord): Promise<void> {
-    await this.deps.bus.notifyHistory(record.id, record.runId).catch(() => undefined);
+  /**
+   * True while the sweep mark written before the ask was created must still be in the index: the
+   * reconciler only moves or removes a mark once it is due, and it is due at createdAt +
+   * sweepDelay. Half the delay is kept as margin for clock skew between replicas.
+   */
+  private creationMarkStands(record: AskRecord, now: number): boolean {
+    return now < Date.parse(record.createdAt) + this.deps.settings.sweepDelayMs / 2;
   }
 
   /** Runs post-commit effects; failures are logged, the reconciler repeats what is missing. */

@@ -191,3 +191,13 @@ export function isSettled(record: AskRecord): boolean {
   if (!isTerminal(record)) return false;
   return record.deliveries.every((d) => d.status !== 'pending' && (d.status === 'failed' || d.finalized !== 'no'));
 }
+
+/** True when the ask's webhook has nothing left to do (none, delivered, or given up). */
+export function webhookSettled(record: AskRecord): boolean {
+  return !record.callbackUrl || record.history.some((h) => h.type === 'webhook_delivered' || h.type === 'webhook_failed');
+}
+
+/** True when nothing at all is left to do for this record: the reconciler can forget it. */
+export function isDone(record: AskRecord): boolean {
+  return isSettled(record) && webhookSettled(record);
+}

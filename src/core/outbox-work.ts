@@ -1,13 +1,7 @@
 import { ChannelError, type OutboxHandlers, type OutboxJob } from './ports.js';
-import { deadlineOf, deliveriesToFinalize, isSettled, isTerminal } from './lifecycle.js';
+import { deadlineOf, deliveriesToFinalize, isDone, isTerminal, webhookSettled } from './lifecycle.js';
 import { buildPromptView, outcomeView } from './prompt-view.js';
 import type { Gateway } from './gateway.js';
-import type { AskRecord } from './schemas.js';
-
-/** True when the ask's webhook has nothing left to do (none, delivered, or given up). */
-export function webhookSettled(record: AskRecord): boolean {
-  return !record.callbackUrl || record.history.some((h) => h.type === 'webhook_delivered' || h.type === 'webhook_failed');
-}
 
 /**
  * Delivery, finalization and reconciliation work, run by the outbox and the reconciler.
@@ -105,7 +99,7 @@ export class OutboxWork implements OutboxHandlers {
       const next = undelivered.length > 0 ? Math.min(now + settings.sweepDelayMs, deadline + settings.graceMs) : deadline + settings.graceMs;
       return store.rescheduleSweep(askId, next);
     }
-    if (isSettled(record) && webhookSettled(record)) return store.unmarkSweep(askId);
+    if (isDone(record)) return store.unmarkSweep(askId);
     const work = [
       ...(webhookSettled(record) ? [] : [outbox.enqueue({ kind: 'webhook', askId, index: 0 })]),
       ...deliveriesToFinalize(record).map((index) => outbox.enqueue({ kind: 'finalize', askId, index })),

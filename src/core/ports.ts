@@ -52,7 +52,8 @@ export interface AskStore {
   /**
    * Creates a record atomically: `exists` when the ask id already exists (idempotent retry),
    * `conflict` when the run's version or the superseded record's rev moved (re-read and retry).
-   * A superseded record that reaches a terminal state is published on the result bus.
+   * A superseded record that reaches a terminal state is published on the result bus. Both
+   * records' history growth is announced on the bus (`notifyHistory`) in the same atomic step.
    */
   create(args: CreateArgs): Promise<CreateResult>;
   /** Reads a record by ask id, or null when unknown or expired. */
@@ -63,7 +64,8 @@ export interface AskStore {
   history(runId: string, limit: number): Promise<AskRecord[]>;
   /**
    * Replaces `prev` with `next` if the stored rev still equals `prev.rev` (`next.rev` must be
-   * `prev.rev + 1`). With `publish`, announces `next.id` on the result bus in the same atomic step.
+   * `prev.rev + 1`). With `publish`, announces `next.id` on the result bus in the same atomic step;
+   * every commit also announces the history growth (`notifyHistory`) in that step.
    */
   commit(prev: AskRecord, next: AskRecord, opts: { ttlMs: number; publish: boolean }): Promise<'ok' | 'conflict' | 'missing'>;
 
@@ -102,7 +104,7 @@ export interface ResultBus {
   publish(askId: string): Promise<void>;
   /** Calls `listener` whenever the history of any ask grows; returns an unsubscribe function. */
   subscribeHistory(listener: (askId: string, runId: string) => void): () => void;
-  /** Announces that an ask's history grew (after the commit; best effort, readers re-read). */
+  /** Announces that an ask's history grew; stores that cannot do it atomically call it (best effort, readers re-read). */
   notifyHistory(askId: string, runId: string): Promise<void>;
   /** Stops delivering and unsubscribes; connections passed in stay open for their owner to close. */
   close(): Promise<void>;

@@ -72,6 +72,7 @@ export class MemoryAskStore implements AskStore {
       const { next } = supersede;
       this.asks.set(next.id, { runId: next.runId, rev: next.rev, status: next.status, doc: JSON.stringify(next), expiresAt: now + args.retentionMs });
       this.bus.announce(next.id);
+      void this.bus.notifyHistory(next.id, next.runId);
     }
     this.asks.set(record.id, { runId: record.runId, rev: record.rev, status: record.status, doc: JSON.stringify(record), expiresAt: now + args.ttlMs });
     const recent = this.index('recent', now);
@@ -83,6 +84,7 @@ export class MemoryAskStore implements AskStore {
       asks: [record.id, ...(run?.asks ?? [])].slice(0, HISTORY_MAX),
       expiresAt: Math.max(run?.expiresAt ?? 0, now + args.ttlMs),
     });
+    void this.bus.notifyHistory(record.id, record.runId);
     return { status: 'created', record, superseded: supersede?.next ?? null };
   }
 
@@ -134,6 +136,7 @@ export class MemoryAskStore implements AskStore {
     const run = live(this.runs, prev.runId, now);
     if (run) run.expiresAt = Math.max(run.expiresAt, now + opts.ttlMs);
     if (opts.publish) this.bus.announce(prev.id);
+    void this.bus.notifyHistory(prev.id, prev.runId);
     return 'ok';
   }
 

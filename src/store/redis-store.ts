@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AskStore, ConversationKey, CreateArgs, CreateResult, IdempotencyClaim } from '../core/ports.js';
 import { AskRecordSchema, type AskRecord } from '../core/schemas.js';
 import { HISTORY_MAX, INDEX_TTL_MS, RECENT_MAX, StoreKeys } from './keys.js';
-import { CLAIM, COMMIT, CREATE, CommitCode, CreateCode, EXTEND_TTL, ZADD_EXPIRE, runScript } from './scripts.js';
+import { CLAIM, COMMIT, CREATE, CommitCode, CreateCode, EXTEND_TTL, GET_RUN, ZADD_EXPIRE, runScript } from './scripts.js';
 
 /** A record read back from Redis that is not valid JSON or does not match {@link AskRecordSchema}. */
 export class CorruptRecordError extends Error {
@@ -21,6 +21,12 @@ export interface RedisAskStoreOptions {
 
 const BindingSchema = z.object({ askId: z.string().min(1), requestHash: z.string() });
 const RUN_CACHE_MAX = 10_000;
+/**
+ * An id → run key is not extended for less than this: the same expiry recomputed a few ms later
+ * (a pending ask's commits) is no reason for a round trip, and a record outliving its id mapping by
+ * at most this long, at the very end of its retention, is harmless.
+ */
+const ID_EXPIRY_MARGIN_MS = 1_000;
 
 /** Parses a stored ask document; throws {@link CorruptRecordError} with the key and the problem. */
 export function parseAskDoc(raw: string, where: string): AskRecord {
@@ -38,12 +44,15 @@ export function parseAskDoc(raw: string, where: string): AskRecord {
 /**
  * {@link AskStore} on Redis. Each state change is one Lua script over keys of one run (one hash
  * tag), so it runs unchanged on Redis Cluster. Round trips: create 2, get 1 (2 on a cold cache),
- * commit 1.
+ * getRun 1, commit 1.
  */
 export class RedisAskStore implements AskStore {
   private readonly keys: StoreKeys;
-  /** askId → runId; the mapping never changes, so an LRU saves the lookup on hot asks. */
-  private readonly runOf = new Map<string, string>();
+  /**
+   * askId → runId (the mapping never changes, so an LRU saves the lookup on hot asks) and the
+   * earliest the id → run key can expire as far as this process knows (0: unknown).
+   */
+  private readonly runOf = new Map<string, { runId: string; idExpiresAt: number }>();
 
   constructor(
     private readonly redis: Redis | Cluster,
@@ -68,7 +77,10 @@ export class RedisAskStore implements AskStore {
     }
     const k = this.keys;
     const keys = [k.run(record.runId), k.ask(record.runId, record.id), k.asks(record.runId)];
-    const argv: (string | number)[] = [args.expectedVersion, record.id, record.rev, record.status, JSON.stringify(record), record.version, ttl(args.ttlMs), HISTORY_MAX, k.resolvedChannel()];
+    const argv: (string | number)[] = [
+      ...[args.expectedVersion, record.id, record.rev, record.status, JSON.stringify(record), record.version, ttl(args.ttlMs)],
+      ...[HISTORY_MAX, k.resolvedChannel(), k.historyChannel(), record.runId],
+    ];
     if (supersede) {
       const { prev, next } = supersede;
       keys.push(k.ask(prev.runId, prev.id));
@@ -76,13 +88,13 @@ export class RedisAskStore implements AskStore {
     }
     // The mapping is written first so the ask is findable by id the moment it exists; an orphan
     // mapping left by a crash before the script is harmless.
+    const idExpiresAt = Date.now() + ttl(args.ttlMs);
     await Promise.all([
       this.redis.set(k.idMap(record.id), record.runId, 'PX', ttl(args.ttlMs)),
-      runScript(this.redis, ZADD_EXPIRE, [k.recent()], ['SET', Date.parse(record.createdAt), record.id, INDEX_TTL_MS]),
-      this.redis.zremrangebyrank(k.recent(), 0, -(RECENT_MAX + 1)),
-      supersede ? runScript(this.redis, EXTEND_TTL, [k.idMap(supersede.prev.id)], [ttl(args.retentionMs)]) : null,
+      runScript(this.redis, ZADD_EXPIRE, [k.recent()], ['SET', Date.parse(record.createdAt), record.id, INDEX_TTL_MS, RECENT_MAX]),
+      supersede ? this.extendIdMap(supersede.prev, args.retentionMs) : null,
     ]);
-    this.remember(record.id, record.runId);
+    this.remember(record.id, record.runId, idExpiresAt);
     const reply = (await runScript(this.redis, CREATE, keys, argv)) as [number, string?];
     switch (reply[0]) {
       case CreateCode.created:
@@ -95,7 +107,7 @@ export class RedisAskStore implements AskStore {
   }
 
   async get(askId: string): Promise<AskRecord | null> {
-    let runId = this.runOf.get(askId);
+    let runId = this.runOf.get(askId)?.runId;
     if (runId === undefined) {
       const mapped = await this.redis.get(this.keys.idMap(askId));
       if (mapped === null) return null;
@@ -116,14 +128,11 @@ export class RedisAskStore implements AskStore {
   }
 
   async getRun(runId: string): Promise<{ current: AskRecord | null; version: number }> {
-    const [version, current] = await this.redis.hmget(this.keys.run(runId), 'version', 'current');
+    const [version, current, doc] = (await runScript(this.redis, GET_RUN, [this.keys.run(runId)], [this.keys.ask(runId, '')])) as [string | null, string | null, string | null];
     const v = Number(version ?? 0);
-    if (!current) return { current: null, version: v };
-    const key = this.keys.ask(runId, current);
-    const doc = await this.redis.hget(key, 'doc');
-    if (doc === null) return { current: null, version: v };
+    if (!current || !doc) return { current: null, version: v };
     this.remember(current, runId);
-    return { current: parseAskDoc(doc, key), version: v };
+    return { current: parseAskDoc(doc, this.keys.ask(runId, current)), version: v };
   }
 
   async history(runId: string, limit: number): Promise<AskRecord[]> {
@@ -147,13 +156,10 @@ export class RedisAskStore implements AskStore {
     }
     const k = this.keys;
     const keys = [k.ask(prev.runId, prev.id), k.run(prev.runId), k.asks(prev.runId)];
-    const argv = [prev.rev, next.rev, next.status, JSON.stringify(next), ttl(opts.ttlMs), opts.publish ? k.resolvedChannel() : '', prev.id];
+    const argv = [prev.rev, next.rev, next.status, JSON.stringify(next), ttl(opts.ttlMs), opts.publish ? k.resolvedChannel() : '', prev.id, k.historyChannel(), prev.runId];
     // Sent together (one round trip): the id mapping must live as long as the record. Extending
     // is harmless when the commit then conflicts; a failure here only shortens findability.
-    const [, code] = await Promise.all([
-      runScript(this.redis, EXTEND_TTL, [k.idMap(prev.id)], [ttl(opts.ttlMs)]).catch(() => 0),
-      runScript(this.redis, COMMIT, keys, argv),
-    ]);
+    const [, code] = await Promise.all([this.extendIdMap(prev, opts.ttlMs), runScript(this.redis, COMMIT, keys, argv)]);
     if (code === CommitCode.ok) return 'ok';
     if (code === CommitCode.conflict) return 'conflict';
     if (code === CommitCode.missing) return 'missing';
@@ -207,9 +213,25 @@ export class RedisAskStore implements AskStore {
     if (reply !== 'PONG') throw new Error(`unexpected PING reply ${reply}`);
   }
 
-  private remember(askId: string, runId: string): void {
+  /**
+   * Makes the id → run key live at least `ttlMs` more, like the record. Skipped when this process
+   * set or extended it far enough already: an ask's pending commits keep the expiry given at
+   * creation (deadline + retention) and a terminal one before the deadline shortens it.
+   */
+  private async extendIdMap(record: AskRecord, ttlMs: number): Promise<void> {
+    const expiresAt = Date.now() + ttl(ttlMs);
+    const known = this.runOf.get(record.id)?.idExpiresAt ?? 0;
+    if (expiresAt <= known + ID_EXPIRY_MARGIN_MS) return;
+    await runScript(this.redis, EXTEND_TTL, [this.keys.idMap(record.id)], [ttl(ttlMs)]).then(
+      () => this.remember(record.id, record.runId, expiresAt),
+      () => undefined,
+    );
+  }
+
+  private remember(askId: string, runId: string, idExpiresAt?: number): void {
+    const known = this.runOf.get(askId);
     this.runOf.delete(askId);
-    this.runOf.set(askId, runId);
+    this.runOf.set(askId, { runId, idExpiresAt: Math.max(idExpiresAt ?? 0, known?.idExpiresAt ?? 0) });
     if (this.runOf.size > RUN_CACHE_MAX) this.runOf.delete(this.runOf.keys().next().value!);
   }
 }

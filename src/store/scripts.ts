@@ -19,9 +19,10 @@ export const CreateCode = { created: 0, exists: 1, versionConflict: 2, supersede
  * Creates an ask, superseding the run's pending one. All KEYS carry the run's hash tag.
  * KEYS[1] run hash, KEYS[2] new ask hash, KEYS[3] asks list, KEYS[4] superseded ask hash (optional).
  * ARGV[1] expected run version, [2] new ask id, [3] new rev, [4] new status, [5] new doc,
- * [6] new version, [7] ttl ms of the new ask, [8] history length, [9] result channel;
- * with KEYS[4]: [10] old ask id, [11] old stored rev expected, [12] old next rev, [13] old next
- * status, [14] old next doc, [15] retention ms.
+ * [6] new version, [7] ttl ms of the new ask, [8] history length, [9] result channel,
+ * [10] history channel, [11] run id;
+ * with KEYS[4]: [12] old ask id, [13] old stored rev expected, [14] old next rev, [15] old next
+ * status, [16] old next doc, [17] retention ms.
  * Returns {0} created | {1, doc} ask id exists | {2} run version moved | {3} superseded ask moved.
  */
 export const CREATE = lua(
@@ -34,16 +35,17 @@ local version = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
 if version ~= tonumber(ARGV[1]) then return {2} end
 local superseding = #KEYS == 4
 if superseding then
-  if redis.call('HGET', KEYS[1], 'current') ~= ARGV[10] then return {3} end
+  if redis.call('HGET', KEYS[1], 'current') ~= ARGV[12] then return {3} end
   local old = redis.call('HMGET', KEYS[4], 'rev', 'status')
-  if tonumber(old[1]) ~= tonumber(ARGV[11]) or old[2] ~= 'pending' then return {3} end
+  if tonumber(old[1]) ~= tonumber(ARGV[13]) or old[2] ~= 'pending' then return {3} end
 end
 local ttl = tonumber(ARGV[7])
 local runTtl = math.max(ttl, redis.call('PTTL', KEYS[1]), redis.call('PTTL', KEYS[3]))
 if superseding then
-  redis.call('HSET', KEYS[4], 'rev', ARGV[12], 'status', ARGV[13], 'doc', ARGV[14])
-  redis.call('PEXPIRE', KEYS[4], ARGV[15])
-  redis.call('PUBLISH', ARGV[9], ARGV[10])
+  redis.call('HSET', KEYS[4], 'rev', ARGV[14], 'status', ARGV[15], 'doc', ARGV[16])
+  redis.call('PEXPIRE', KEYS[4], ARGV[17])
+  redis.call('PUBLISH', ARGV[9], ARGV[12])
+  redis.call('PUBLISH', ARGV[10], ARGV[12] .. ' ' .. ARGV[11])
 end
 redis.call('HSET', KEYS[2], 'rev', ARGV[3], 'status', ARGV[4], 'doc', ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ttl)
@@ -52,6 +54,7 @@ redis.call('PEXPIRE', KEYS[1], runTtl)
 redis.call('LPUSH', KEYS[3], ARGV[2])
 redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[8]) - 1)
 redis.call('PEXPIRE', KEYS[3], runTtl)
+redis.call('PUBLISH', ARGV[10], ARGV[2] .. ' ' .. ARGV[11])
 return {0}
 `,
 );
@@ -63,8 +66,9 @@ export const CommitCode = { ok: 0, conflict: 1, missing: 2 } as const;
  * Compare-and-set of one ask on its stored rev. All KEYS carry the run's hash tag.
  * KEYS[1] ask hash, KEYS[2] run hash, KEYS[3] asks list.
  * ARGV[1] expected stored rev, [2] next rev, [3] next status, [4] next doc, [5] ttl ms,
- * [6] result channel ('' = do not publish), [7] ask id.
+ * [6] result channel ('' = do not publish), [7] ask id, [8] history channel, [9] run id.
  * The run hash and asks list are only ever extended to the ask's ttl, so a run outlives its asks.
+ * Every commit announces `<askId> <runId>` on the history channel.
  * Returns 0 ok | 1 conflict (rev moved) | 2 missing (no such ask).
  */
 export const COMMIT = lua(
@@ -81,6 +85,7 @@ for i = 2, 3 do
   if t >= 0 and t < ttl then redis.call('PEXPIRE', KEYS[i], ttl) end
 end
 if ARGV[6] ~= '' then redis.call('PUBLISH', ARGV[6], ARGV[7]) end
+redis.call('PUBLISH', ARGV[8], ARGV[7] .. ' ' .. ARGV[9])
 return 0
 `,
 );
@@ -95,6 +100,20 @@ export const EXTEND_TTL = lua(
 local t = redis.call('PTTL', KEYS[1])
 if t >= 0 and t < tonumber(ARGV[1]) then return redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return 0
+`,
+);
+
+/**
+ * Reads a run: its version and its current ask's document, in one round trip.
+ * KEYS[1] run hash. ARGV[1] ask key prefix (the current ask's key is the prefix + its id).
+ * Returns {version or false, current id or false, doc or false}.
+ */
+export const GET_RUN = lua(
+  'getRun',
+  `
+local run = redis.call('HMGET', KEYS[1], 'version', 'current')
+if not run[2] then return {run[1], false, false} end
+return {run[1], run[2], redis.call('HGET', ARGV[1] .. run[2], 'doc')}
 `,
 );
 
@@ -116,7 +135,8 @@ return false
 /**
  * ZADD to an index and extend the index key's TTL, so an idle index disappears.
  * KEYS[1] zset. ARGV[1] 'LT' (keep the lower score; adds new members too) or 'SET',
- * [2] score, [3] member, [4] key ttl ms. Returns 0.
+ * [2] score, [3] member, [4] key ttl ms, [5] optional: keep only this many highest-scored members.
+ * Returns 0.
  */
 export const ZADD_EXPIRE = lua(
   'zaddExpire',
@@ -126,6 +146,7 @@ if ARGV[1] == 'LT' then
 else
   redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
 end
+if ARGV[5] then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -(tonumber(ARGV[5]) + 1)) end
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
 return 0
 `,

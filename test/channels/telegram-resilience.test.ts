@@ -142,6 +142,8 @@ describe('Telegram: webhook mode', () => {
     const deliveries = fake.webhookLog.filter((l) => l.update_id === update.update_id);
     expect(deliveries).toEqual([expect.objectContaining({ attempt: 1, status: 200 })]);
     expect(deliveries[0]!.ms).toBeLessThan(1500);
+    // The answer to the tap rode on the answer to Telegram's POST (a webhook reply), not a call of its own.
+    expect(fake.webhookReplies).toEqual([{ method: 'answerCallbackQuery', params: { callback_query_id: update.callback_query.id, text: 'Answer recorded' } }]);
 
     // Telegram re-sends an update it thinks was lost: the same update_id is handled once.
     expect((await post(update, { 'x-telegram-bot-api-secret-token': secret })).status).toBe(200);

@@ -221,6 +221,34 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
       expect(wakes).toBe(1);
     });
 
+    it('create, supersede and every commit announce the history growth once each; a conflict announces nothing', async () => {
+      const heard: string[] = [];
+      const unsubscribe = h.remoteBus.subscribeHistory((askId, runId) => heard.push(`${askId} ${runId}`));
+      const runId = uid();
+      const a = await createAsk(store, runId);
+      await vi.waitFor(() => expect(heard).toEqual([`${a.id} ${runId}`]));
+      const a1 = delivered(a);
+      expect(await store.commit(a, a1, { ttlMs: HOUR, publish: false })).toBe('ok');
+      expect(await store.commit(a, delivered(a, 'stale'), { ttlMs: HOUR, publish: false })).toBe('conflict');
+      const b = await createAsk(store, runId);
+      await vi.waitFor(() => expect(heard).toHaveLength(4));
+      await sleep(50);
+      unsubscribe();
+      expect(heard.slice(0, 2)).toEqual([`${a.id} ${runId}`, `${a.id} ${runId}`]);
+      expect(heard.slice(2).sort()).toEqual([`${a.id} ${runId}`, `${b.id} ${runId}`].sort());
+    });
+
+    it('a record stays findable by id while it lives, however its TTL moved', async () => {
+      const a = await createAsk(store, uid(), 300);
+      const a1 = delivered(a);
+      expect(await store.commit(a, a1, { ttlMs: 300, publish: false })).toBe('ok');
+      const a2 = answered(a1);
+      expect(await store.commit(a1, a2, { ttlMs: 3000, publish: true })).toBe('ok');
+      await h.elapse(500);
+      expect(await store.get(a.id)).toEqual(a2);
+      expect(await h.peers[0]!.get(a.id)).toEqual(a2);
+    });
+
     it('unknown asks and runs read as absent', async () => {
       const ghost = pendingAsk(uid(), 1);
       expect(await store.get(ghost.id)).toBeNull();

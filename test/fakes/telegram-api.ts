@@ -22,6 +22,8 @@ export class FakeTelegramApi {
   readonly bot: FakeUser = { id: 700_000_001, is_bot: true, first_name: 'askgate', username: 'askgate_test_bot' };
   readonly calls: ApiCall[] = [];
   readonly answers: CallbackAnswer[] = [];
+  /** Methods the bot ran by answering a webhook POST with them (also listed in `calls`). */
+  readonly webhookReplies: { method: string; params: Record<string, unknown> }[] = [];
   /** Every update pushed, in order (as sent to the bot). */
   readonly pushed: any[] = [];
   readonly webhookLog: { update_id: number; attempt: number; status: number | 'timeout' | 'error'; ms: number }[] = [];
@@ -159,6 +161,23 @@ export class FakeTelegramApi {
     await new Promise<void>((r) => this.server.close(() => r()));
   }
 
+  /**
+   * Runs the method a bot put in its answer to a webhook POST, like Telegram does ("webhook
+   * reply"): the bot never learns the result. Returns the answer the method would have had.
+   */
+  async webhookReply(body: string): Promise<{ status: number; body: Record<string, unknown> } | null> {
+    let params: Record<string, unknown>;
+    try {
+      params = JSON.parse(body) as Record<string, unknown>;
+    } catch {
+      return null;
+    }
+    if (typeof params?.method !== 'string') return null;
+    const { method, ...rest } = params;
+    this.webhookReplies.push({ method, params: rest });
+    return this.invoke(method, rest, null);
+  }
+
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake');
     const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
@@ -167,24 +186,32 @@ export class FakeTelegramApi {
       if (!res.writableEnded && !res.destroyed) res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
     const method = match?.[2] ?? url.pathname;
+    if (!match || match[1] !== this.token || !params) {
+      const failure = !match ? { error_code: 404, description: 'Not Found' } : match[1] !== this.token ? { error_code: 401, description: 'Unauthorized' } : { error_code: 400, description: 'Bad Request: unsupported body' };
+      this.calls.push({ method, params: params ?? {}, at: Date.now(), ok: false, ...failure });
+      return send(failure.error_code, { ok: false, ...failure });
+    }
+    const answer = await this.invoke(method, params, res);
+    send(answer.status, answer.body);
+  }
+
+  /** Runs one Bot API method (failures injected first) and records the call. */
+  private async invoke(method: string, params: Record<string, unknown>, res: ServerResponse | null): Promise<{ status: number; body: Record<string, unknown> }> {
     const record = (ok: boolean, failure?: Failure) =>
-      this.calls.push({ method, params: params ?? {}, at: Date.now(), ok, ...(failure ? { error_code: failure.error_code, description: failure.description } : {}) });
+      this.calls.push({ method, params, at: Date.now(), ok, ...(failure ? { error_code: failure.error_code, description: failure.description } : {}) });
     try {
-      if (!match) fail(404, 'Not Found');
-      if (match![1] !== this.token) fail(401, 'Unauthorized');
-      if (!params) fail(400, 'Bad Request: unsupported body');
       const injected = this.failures.get(method)?.shift();
       if (injected) throw new ApiFail(injected);
-      const handler = (this.methods as Record<string, (p: any, res: ServerResponse) => unknown>)[method];
-      if (!handler) fail(404, 'Not Found: method not found');
+      const handler = (this.methods as Record<string, (p: any, res: ServerResponse | null) => unknown>)[method];
+      if (!handler || (method === 'getUpdates' && !res)) fail(404, 'Not Found: method not found');
       const result = await handler!(params, res);
       record(true);
-      send(200, { ok: true, result });
+      return { status: 200, body: { ok: true, result } };
     } catch (error) {
       const failure = error instanceof ApiFail ? error.failure : { error_code: 500, description: `Internal Server Error: ${String(error)}` };
       record(false, failure);
       const parameters = failure.retry_after !== undefined ? { parameters: { retry_after: failure.retry_after } } : {};
-      send(failure.error_code, { ok: false, error_code: failure.error_code, description: failure.description, ...parameters });
+      return { status: failure.error_code, body: { ok: false, error_code: failure.error_code, description: failure.description, ...parameters } };
     }
   }
 
@@ -331,8 +358,9 @@ export class FakeTelegramApi {
             body: JSON.stringify(item.update),
             signal: AbortSignal.timeout(this.webhookTimeoutMs),
           });
-          await response.arrayBuffer();
+          const reply = await response.text();
           status = response.status;
+          if (status >= 200 && status < 300) await this.webhookReply(reply);
         } catch (error) {
           status = (error as Error).name === 'TimeoutError' ? 'timeout' : 'error';
         }

@@ -55,13 +55,14 @@ export class TelegramInbound {
   }
 
   /** Handles one update; never throws (failures are logged and told to the human). */
-  async handle(update: Update): Promise<void> {
-    if (update.callback_query) await this.onCallback(update.callback_query);
+  async handle(update: Update, api: Api = this.deps.api): Promise<void> {
+    if (update.callback_query) await this.onCallback(update.callback_query, api);
     else if (update.message) await this.onMessage(update.message);
   }
 
-  private async onCallback(q: CallbackQuery): Promise<void> {
-    if (typeof q.data !== 'string' || q.from.is_bot) return this.ack(q.id, '');
+  /** `api` answers the query: the update's own API in webhook mode, whose first call may ride on the webhook's answer. */
+  private async onCallback(q: CallbackQuery, api: Api): Promise<void> {
+    if (typeof q.data !== 'string' || q.from.is_bot) return this.ack(api, q.id, '');
     // `message` is absent for inline-mode messages and may be "inaccessible" (old): chat and id remain.
     const chat = q.message ? String(q.message.chat.id) : undefined;
     const questionId = q.message?.message_id;
@@ -78,13 +79,13 @@ export class TelegramInbound {
     const fast = await Promise.race([work, late]);
     clearTimeout(timer);
     if (fast) {
-      await this.ack(q.id, fast.ok ? toastOf(fast.outcome) : FAILED_TAP);
+      await this.ack(api, q.id, fast.ok ? toastOf(fast.outcome) : FAILED_TAP);
       if (fast.ok && chat && questionId !== undefined) await this.afterTap(fast.outcome, chat, questionId, false);
       return;
     }
     // Telegram allows one answer per query and it must come quickly: answer empty now, and
     // report the outcome in the chat once the core has decided.
-    await this.ack(q.id, '');
+    await this.ack(api, q.id, '');
     const slow = work.then(async (settled) => {
       if (!chat || questionId === undefined) return;
       if (!settled.ok) await this.reply(chat, questionId, FAILED_TAP);
@@ -142,9 +143,9 @@ export class TelegramInbound {
   }
 
   /** Answers a callback query directly (no retry queue: the ack must not wait); failures are logged. */
-  private async ack(id: string, text: string): Promise<void> {
+  private async ack(api: Api, id: string, text: string): Promise<void> {
     try {
-      await this.deps.api.answerCallbackQuery(id, text ? { text: cut(text, TOAST_MAX_CHARS) } : {}, deadline(3000));
+      await api.answerCallbackQuery(id, text ? { text: cut(text, TOAST_MAX_CHARS) } : {}, deadline(3000));
     } catch (error) {
       this.deps.logger.warn({ channel: 'telegram', err: describeError(error) }, 'answerCallbackQuery failed');
     }

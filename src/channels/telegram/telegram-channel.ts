@@ -7,6 +7,7 @@ import type { MessageRef } from '../../core/schemas.js';
 import { TelegramInbound } from './inbound.js';
 import { ChatPacer, DEFAULT_MIN_SEND_INTERVAL_MS, deadline, describeError, isNotModified, toChannelError } from './limits.js';
 import { renderFinal, renderPrompt } from './render.js';
+import { botApiFetch } from './bot-api-fetch.js';
 
 /** Options of {@link TelegramChannel}. */
 export interface TelegramChannelOptions {
@@ -71,7 +72,17 @@ export class TelegramChannel implements Channel {
     if (options.webhookUrl && !options.webhookSecret) throw new Error('TELEGRAM_WEBHOOK_URL needs TELEGRAM_WEBHOOK_SECRET');
     const apiRoot = options.apiRoot?.replace(/\/+$/, '');
     // No auto-retry transformer: retries belong to the outbox, and acks must never queue behind them.
-    this.bot = new Bot(options.token, { client: { ...(apiRoot ? { apiRoot } : {}), timeoutSeconds: (options.pollTimeoutSeconds ?? 30) + 30 } });
+    // In webhook mode a tap's answerCallbackQuery rides on the answer to Telegram's POST (a "webhook
+    // reply": one HTTP call fewer per tap; Telegram does not report its result, which askgate only
+    // logged anyway). Only the update's own `ctx.api` can do that, and only for its first call.
+    this.bot = new Bot(options.token, {
+      client: {
+        ...(apiRoot ? { apiRoot } : {}),
+        timeoutSeconds: (options.pollTimeoutSeconds ?? 30) + 30,
+        fetch: botApiFetch as unknown as typeof fetch,
+        canUseWebhookReply: (method) => method === 'answerCallbackQuery',
+      },
+    });
     this.pacer = new ChatPacer(options.minSendIntervalMs ?? DEFAULT_MIN_SEND_INTERVAL_MS);
     this.secretHash = options.webhookSecret ? sha256(options.webhookSecret) : null;
     // Updates are handled concurrently: the update loop waits at most LOOP_HOLD_MS for each, so a
@@ -82,7 +93,7 @@ export class TelegramChannel implements Channel {
     this.bot.use(async (ctx) => {
       const inbound = this.inbound;
       if (!inbound) return;
-      const work = this.inOrder(ctx.update, () => inbound.handle(ctx.update)).catch((error: unknown) => {
+      const work = this.inOrder(ctx.update, () => inbound.handle(ctx.update, ctx.api)).catch((error: unknown) => {
         options.logger.error({ channel: 'telegram', err: describeError(error) }, 'telegram update failed');
       });
       this.track(work);
@@ -196,11 +207,14 @@ export class TelegramChannel implements Channel {
     if (!update || typeof update.update_id !== 'number') return { status: 400, body: { error: { code: 'invalid_request', message: 'not a Telegram update' } } };
     // Telegram re-sends an update whose answer was slow or failed: handle each id once.
     if (!this.seenUpdates.add(update.update_id)) return { status: 200, body: { ok: true } };
-    const work = this.bot.handleUpdate(update).catch((error: unknown) => {
+    let reply: (payload: string) => void = () => {};
+    const replied = new Promise<string>((resolve) => (reply = resolve));
+    const work = this.bot.handleUpdate(update, { send: async (payload) => reply(payload) }).catch((error: unknown) => {
       this.options.logger.error({ channel: 'telegram', err: describeError(error) }, 'telegram update failed');
     });
     this.track(work);
-    await within(work, WEBHOOK_ANSWER_MS);
+    const answer = await Promise.race([replied, within(work, WEBHOOK_ANSWER_MS)]);
+    if (typeof answer === 'string') return { status: 200, headers: { 'content-type': 'application/json' }, body: answer };
     return { status: 200, body: { ok: true } };
   }
 
