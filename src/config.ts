@@ -207,6 +207,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.REDIS_CLUSTER !== 'true' && e.REDIS_URL?.includes(',')) {
     throw new ConfigError('invalid configuration: REDIS_URL lists several nodes; set REDIS_CLUSTER=true for a Redis Cluster');
   }
+  if (e.ASKGATE_RECONCILE_GRACE_MS >= e.ASKGATE_RETENTION_SECONDS * 1000) {
+    // A pending record lives until deadline + retention; the reconciler acts at deadline + grace.
+    throw new ConfigError('invalid configuration: ASKGATE_RECONCILE_GRACE_MS must be shorter than ASKGATE_RETENTION_SECONDS, or an ask whose timeout job was lost expires before the reconciler ends it');
+  }
   const redisCluster = e.REDIS_CLUSTER === 'true' ? parseClusterNodes(e.REDIS_URL!) : undefined;
   if (e.TELEGRAM_WEBHOOK_URL && !e.TELEGRAM_WEBHOOK_SECRET) {
     throw new ConfigError('invalid configuration: TELEGRAM_WEBHOOK_URL needs TELEGRAM_WEBHOOK_SECRET (16–256 characters of A-Z a-z 0-9 _ -)');
