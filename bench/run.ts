@@ -46,6 +46,7 @@ const plan = quick
       cycles: [
         { channel: 'telegram', concurrency: 1, warmupMs: 1000, measureMs: 3000 },
         { channel: 'telegram', concurrency: 100, warmupMs: 1500, measureMs: 4000 },
+        { channel: 'telegram', concurrency: 100, warmupMs: 1500, measureMs: 4000, replicas: 2 },
         { channel: 'slack', concurrency: 100, warmupMs: 1500, measureMs: 3000 },
         { channel: 'discord', concurrency: 100, warmupMs: 1500, measureMs: 3000 },
       ] as FullCycleOptions[],
@@ -61,6 +62,7 @@ const plan = quick
       cycles: [
         { channel: 'telegram', concurrency: 1, warmupMs: 2000, measureMs: 8000 },
         { channel: 'telegram', concurrency: 100, warmupMs: 3000, measureMs: 10_000 },
+        { channel: 'telegram', concurrency: 100, warmupMs: 3000, measureMs: 10_000, replicas: 2 },
         { channel: 'telegram', concurrency: 1000, warmupMs: 6000, measureMs: 10_000 },
         { channel: 'slack', concurrency: 100, warmupMs: 3000, measureMs: 10_000 },
         { channel: 'discord', concurrency: 100, warmupMs: 3000, measureMs: 10_000 },
@@ -126,8 +128,8 @@ if (wanted('baselines')) {
 }
 if (wanted('full-cycle')) {
   for (const c of plan.cycles) {
-    const profiled = values.profile && c.channel === 'telegram' && c.concurrency === 100 && !c.telegramMode && !c.telegramSendIntervalMs;
-    const r = await step(`full cycle ${c.channel} ×${c.concurrency}${c.telegramMode ? ` ${c.telegramMode}` : ''}${c.telegramSendIntervalMs ? ` pacing ${c.telegramSendIntervalMs}` : ''}`, () =>
+    const profiled = values.profile && c.channel === 'telegram' && c.concurrency === 100 && !c.telegramMode && !c.telegramSendIntervalMs && !c.replicas;
+    const r = await step(`full cycle ${c.channel} ×${c.concurrency}${c.telegramMode ? ` ${c.telegramMode}` : ''}${c.telegramSendIntervalMs ? ` pacing ${c.telegramSendIntervalMs}` : ''}${c.replicas ? `, ${c.replicas} replicas` : ''}`, () =>
       fullCycle({ ...c, ...(profiled ? { cpuProfDir: profileDir } : {}) }),
     );
     if (r) {
@@ -197,7 +199,7 @@ results.loadEnd = loadNow();
 results.durationSeconds = (Date.now() - started) / 1000;
 writeFileSync(join(resultsDir, `latest-${only ? 'partial' : results.mode}.json`), JSON.stringify(results, null, 1));
 
-const tg100 = results.fullCycle.find((r) => r.channel === 'telegram' && r.concurrency === 100 && !r.telegramMode?.includes('polling') && !r.telegramSendIntervalMs);
+const tg100 = results.fullCycle.find((r) => r.channel === 'telegram' && r.concurrency === 100 && r.replicas === 1 && !r.telegramMode?.includes('polling') && !r.telegramSendIntervalMs);
 const tg100Timeouts = results.timeouts[results.timeouts.length - 1];
 const series: Series[] = [
   ...(results.tapToAgent ? [{ name: `tap → agent, ${results.tapToAgent.pending.toLocaleString('en-US')} pending, ${results.tapToAgent.tapsPerSecond} taps/s`, values: results.tapToAgent.samples }] : []),

@@ -12,16 +12,25 @@ export const REDIS_ARGS = ['--appendonly', 'yes', '--appendfsync', 'everysec', '
 /** Key prefix askgate uses in the bench. */
 export const PREFIX = 'bench';
 
-/** A private redis-server, askgate in a child process and optionally one platform fake. */
+/** A private redis-server, askgate in one or more child processes (replicas) and optionally one platform fake. */
 export interface Stack {
   redis: TestRedis;
   /** The bench's own connection (INFO, MONITOR helpers, reading records back). */
   admin: Redis;
+  /** The first replica (`children[0]`). */
   child: AskgateChild;
+  /** Every askgate replica, all on the same Redis, each on its own port. */
+  children: AskgateChild[];
+  /** Client of the first replica (`apis[0]`). */
   api: HttpClient;
+  /** One client per replica, in the order of {@link Stack.children}. */
+  apis: HttpClient[];
   world: World | null;
   close(): Promise<void>;
 }
+
+/** Name of replica `i` (0-based) in CPU figures: askgate, askgate-2, askgate-3… */
+export const replicaName = (i: number): string => (i === 0 ? 'askgate' : `askgate-${i + 1}`);
 
 /** Options of {@link startStack}. */
 export interface StackOptions {
@@ -32,6 +41,8 @@ export interface StackOptions {
   before?: boolean;
   /** Extra redis-server arguments (e.g. a memory setting under test). */
   redisArgs?: string[];
+  /** askgate processes sharing the Redis (default 1). */
+  replicas?: number;
 }
 
 export async function startRedisOnly(extraArgs: string[] = []): Promise<{ redis: TestRedis; admin: Redis }> {
@@ -40,46 +51,46 @@ export async function startRedisOnly(extraArgs: string[] = []): Promise<{ redis:
   return { redis, admin };
 }
 
+/** Starts Redis, then the askgate replicas (in parallel), then attaches the world to all of them. */
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const replicas = opts.replicas ?? 1;
   const { redis, admin } = await startRedisOnly(opts.redisArgs ?? (process.env.BENCH_REDIS_ARGS ? process.env.BENCH_REDIS_ARGS.split(' ') : []));
-  const port = await freePort();
-  let child: AskgateChild;
-  try {
-    child = await startAskgateChild({
-      env: {
-        REDIS_URL: redis.url,
-        PORT: String(port),
-        ASKGATE_KEY_PREFIX: PREFIX,
-        ASKGATE_TIMEOUT_MIN_SECONDS: '1',
-        BENCH_CHANNELS: opts.world?.name ?? '',
-        ...(opts.before ? { BENCH_BEFORE: '1', ...(process.env.BENCH_BEFORE_PARTS ? { BENCH_BEFORE_PARTS: process.env.BENCH_BEFORE_PARTS } : {}) } : {}),
-        ...(process.env.BENCH_TRACE_EXPIRE ? { BENCH_TRACE_EXPIRE: process.env.BENCH_TRACE_EXPIRE } : {}),
-        ...(opts.world?.childEnv(port) ?? {}),
-        ...opts.env,
-      },
-      ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}),
-    });
-  } catch (error) {
+  const ports: number[] = [];
+  while (ports.length < replicas) {
+    const port = await freePort();
+    if (!ports.includes(port)) ports.push(port);
+  }
+  const env = (port: number): Record<string, string> => ({
+    REDIS_URL: redis.url,
+    PORT: String(port),
+    ASKGATE_KEY_PREFIX: PREFIX,
+    ASKGATE_TIMEOUT_MIN_SECONDS: '1',
+    BENCH_CHANNELS: opts.world?.name ?? '',
+    ...(opts.before ? { BENCH_BEFORE: '1', ...(process.env.BENCH_BEFORE_PARTS ? { BENCH_BEFORE_PARTS: process.env.BENCH_BEFORE_PARTS } : {}) } : {}),
+    ...(process.env.BENCH_TRACE_EXPIRE ? { BENCH_TRACE_EXPIRE: process.env.BENCH_TRACE_EXPIRE } : {}),
+    ...(opts.world?.childEnv(port) ?? {}),
+    ...opts.env,
+  });
+  const started = await Promise.allSettled(ports.map((port) => startAskgateChild({ env: env(port), ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}) })));
+  const children = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const apis = children.map((c) => new HttpClient(c.url));
+  const close = async () => {
+    for (const api of apis) api.close();
+    await Promise.all(children.map((c) => c.stop()));
+    await opts.world?.close().catch(() => {});
     admin.disconnect();
     await redis.dispose();
+  };
+  try {
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    // After every replica started: each registered its webhook (Telegram) on startup.
+    await opts.world?.attach(children.map((c) => c.url));
+  } catch (error) {
+    await close();
     throw error;
   }
-  await opts.world?.attach(child.url);
-  const api = new HttpClient(child.url);
-  return {
-    redis,
-    admin,
-    child,
-    api,
-    world: opts.world ?? null,
-    async close() {
-      api.close();
-      await child.stop();
-      await opts.world?.close().catch(() => {});
-      admin.disconnect();
-      await redis.dispose();
-    },
-  };
+  return { redis, admin, child: children[0]!, children, api: apis[0]!, apis, world: opts.world ?? null, close };
 }
 
 /** INFO `section` as key/value pairs. */
@@ -144,8 +155,12 @@ export async function redisHealth(redis: Redis): Promise<RedisHealth> {
 /** Everything measured over one window of a scenario. */
 export interface Window {
   seconds: number;
+  /** All askgate replicas together (see {@link combine}); with one replica, that replica. */
   child: ChildStatsDelta;
+  /** Each replica on its own, in the order of {@link Stack.children}. */
+  children: ChildStatsDelta[];
   redisCommands: Record<string, number>;
+  /** By process: bench, redis, and askgate, askgate-2… ({@link replicaName}). */
   cpu: CpuUse;
   /** Redis persistence counters over the window and latency events since the scenario's Redis started. */
   redis: RedisHealth;
@@ -154,7 +169,10 @@ export interface Window {
 /** Child activity over a window. */
 export interface ChildStatsDelta {
   cpuCores: number;
+  /** Event-loop utilisation; for several replicas, the busiest one's. */
   eventLoopUtilization: number;
+  /** Mean event-loop utilisation of the replicas (the same as the above for one). */
+  eventLoopUtilizationMean: number;
   loopDelayMs: ChildStats['loopDelayMs'];
   rssMiB: number;
   redisCommands: number;
@@ -162,41 +180,72 @@ export interface ChildStatsDelta {
   redisByName: Record<string, number>;
 }
 
-/** Starts a measurement window over the stack; the returned function ends it. */
+function delta(c0: ChildStats, c1: ChildStats, seconds: number): ChildStatsDelta {
+  const byName: Record<string, number> = {};
+  for (const [k, v] of Object.entries(c1.redis.byName)) {
+    const d = v - (c0.redis.byName[k] ?? 0);
+    if (d > 0) byName[k] = d;
+  }
+  const elu = c1.elu.active / (c1.elu.active + c1.elu.idle || 1);
+  return {
+    cpuCores: (c1.cpuUserMs + c1.cpuSystemMs - c0.cpuUserMs - c0.cpuSystemMs) / 1000 / seconds,
+    eventLoopUtilization: elu,
+    eventLoopUtilizationMean: elu,
+    loopDelayMs: c1.loopDelayMs,
+    rssMiB: c1.rssMiB,
+    redisCommands: c1.redis.commands - c0.redis.commands,
+    redisWrites: c1.redis.writes - c0.redis.writes,
+    redisByName: byName,
+  };
+}
+
+/** Replicas together: CPU, memory and Redis counters summed; ELU and event-loop delay of the worst replica, plus the mean ELU. */
+export function combine(parts: ChildStatsDelta[]): ChildStatsDelta {
+  if (parts.length === 1) return parts[0]!;
+  const sum = (f: (p: ChildStatsDelta) => number) => parts.reduce((a, p) => a + f(p), 0);
+  const max = (f: (p: ChildStatsDelta) => number) => Math.max(...parts.map(f));
+  const byName: Record<string, number> = {};
+  for (const p of parts) for (const [k, v] of Object.entries(p.redisByName)) byName[k] = (byName[k] ?? 0) + v;
+  return {
+    cpuCores: sum((p) => p.cpuCores),
+    eventLoopUtilization: max((p) => p.eventLoopUtilization),
+    eventLoopUtilizationMean: sum((p) => p.eventLoopUtilization) / parts.length,
+    loopDelayMs: { p50: max((p) => p.loopDelayMs.p50), p99: max((p) => p.loopDelayMs.p99), max: max((p) => p.loopDelayMs.max) },
+    rssMiB: sum((p) => p.rssMiB),
+    redisCommands: sum((p) => p.redisCommands),
+    redisWrites: sum((p) => p.redisWrites),
+    redisByName: byName,
+  };
+}
+
+/** Starts a measurement window over the stack (every replica); the returned function ends it. */
 export async function openWindow(stack: Stack): Promise<() => Promise<Window>> {
-  await stack.child.reset();
-  const c0 = await stack.child.stats();
+  const all = stack.children;
+  await Promise.all(all.map((c) => c.reset()));
+  const c0 = await Promise.all(all.map((c) => c.stats()));
   const r0 = await commandStats(stack.admin);
   const h0 = await redisHealth(stack.admin);
-  const stopCpu = cpuMeter({ bench: process.pid, askgate: stack.child.pid, redis: stack.redis.pid() });
+  const stopCpu = cpuMeter({ bench: process.pid, ...Object.fromEntries(all.map((c, i) => [replicaName(i), c.pid])), redis: stack.redis.pid() });
   const t0 = performance.now();
   return async () => {
     const seconds = (performance.now() - t0) / 1000;
     const cpu = stopCpu();
-    const c1 = await stack.child.stats();
+    const c1 = await Promise.all(all.map((c) => c.stats()));
     const r1 = await commandStats(stack.admin);
     const h1 = await redisHealth(stack.admin);
-    const byName: Record<string, number> = {};
-    for (const [k, v] of Object.entries(c1.redis.byName)) {
-      const d = v - (c0.redis.byName[k] ?? 0);
-      if (d > 0) byName[k] = d;
-    }
-    const active = c1.elu.active;
-    const idle = c1.elu.idle;
+    const children = all.map((_, i) => delta(c0[i]!, c1[i]!, seconds));
     return {
       seconds,
       cpu,
       redisCommands: statsDelta(r0, r1),
       redis: { ...h1, aofRewrites: h1.aofRewrites - h0.aofRewrites, aofDelayedFsync: h1.aofDelayedFsync - h0.aofDelayedFsync },
-      child: {
-        cpuCores: (c1.cpuUserMs + c1.cpuSystemMs - c0.cpuUserMs - c0.cpuSystemMs) / 1000 / seconds,
-        eventLoopUtilization: active / (active + idle || 1),
-        loopDelayMs: c1.loopDelayMs,
-        rssMiB: c1.rssMiB,
-        redisCommands: c1.redis.commands - c0.redis.commands,
-        redisWrites: c1.redis.writes - c0.redis.writes,
-        redisByName: byName,
-      },
+      child: combine(children),
+      children,
     };
   };
+}
+
+/** askgate CPU over a window from `/proc`, all replicas together (cores). */
+export function askgateCores(w: Window): number {
+  return w.children.reduce((a, _, i) => a + (w.cpu.byProcess[replicaName(i)] ?? NaN), 0);
 }

@@ -39,13 +39,19 @@ export interface World {
   readonly name: ChannelName;
   /** Environment for the askgate child that points its channel at the fake. */
   childEnv(port: number): Record<string, string>;
-  /** Called once askgate listens. */
-  attach(askgateUrl: string): Promise<void>;
+  /**
+   * Called once every askgate replica listens (the URLs in replica order). Updates and events
+   * are then posted to the replicas round-robin, as a load balancer in front of them would.
+   */
+  attach(askgateUrls: string[]): Promise<void>;
   target(run: number): RunTarget;
   /** Called whenever a question message with buttons is stored by the fake. */
   onDelivered: (d: Delivered) => void;
-  /** The human taps the first option; `sent` gets performance.now() when the update leaves for askgate. */
-  tap(d: Delivered, run: number, sent: (at: number) => void): Promise<void>;
+  /**
+   * The human taps the first option; `sent` gets performance.now() when the update leaves for
+   * askgate and the index of the replica it goes to (0 where the platform picks no replica).
+   */
+  tap(d: Delivered, run: number, sent: (at: number, replica: number) => void): Promise<void>;
   /** Counters of platform calls askgate made. */
   counts: { delivered: number; finalized: number; acks: number; tapErrors: number };
   close(): Promise<void>;
@@ -53,7 +59,26 @@ export interface World {
 
 const noop = () => {};
 
-/** Telegram in webhook mode: the bench posts updates to askgate like Telegram does, up to 40 at once. */
+/** HTTP clients of the replicas, handed out round-robin. */
+class RoundRobin {
+  private next = 0;
+  constructor(private readonly clients: HttpClient[]) {}
+  pick(): { client: HttpClient; replica: number } {
+    const replica = this.next++ % this.clients.length;
+    return { client: this.clients[replica]!, replica };
+  }
+  close(): void {
+    for (const c of this.clients) c.close();
+  }
+}
+
+const clientsOf = (urls: string[]) => new RoundRobin(urls.map((u) => new HttpClient(u)));
+
+/**
+ * Telegram in webhook mode: the bench posts updates to askgate like Telegram does, up to 40 at
+ * once (over all replicas: Telegram posts to one URL, a balancer spreads the POSTs round-robin).
+ * Polling mode takes one replica only (a second getUpdates poller would conflict).
+ */
 export async function telegramWorld(runs: number, mode: 'webhook' | 'polling' = 'webhook', sendIntervalMs = 0): Promise<World> {
   const fake = await FakeTelegramApi.start({ callbackDeadlineMs: 120_000, longPollCapMs: 1000 });
   const secret = randomBytes(16).toString('hex');
@@ -61,7 +86,7 @@ export async function telegramWorld(runs: number, mode: 'webhook' | 'polling' = 
   for (let i = 0; i < runs; i++) users.push(fake.addUser(20_000_000 + i, `u${i}`, { username: `u${i}` }));
   const fakeHttp = new HttpClient(fake.url);
   const gate = new Semaphore(TELEGRAM_WEBHOOK_CONNECTIONS);
-  let askgate: HttpClient | null = null;
+  let askgate: RoundRobin | null = null;
   let webhookSecret = '';
   let lastUpdateId = 0;
   let sinceDrain = 0;
@@ -77,9 +102,12 @@ export async function telegramWorld(runs: number, mode: 'webhook' | 'polling' = 
       BENCH_TG_MODE: mode,
       BENCH_TG_SEND_INTERVAL_MS: String(sendIntervalMs),
     }),
-    async attach(url) {
-      askgate = new HttpClient(url);
+    async attach(urls) {
+      if (mode === 'polling' && urls.length > 1) throw new Error('Telegram polling mode takes one askgate replica (getUpdates has one consumer)');
+      askgate = clientsOf(urls);
       if (mode === 'webhook') {
+        // Every replica called setWebhook on startup (the last one's URL is the fake's now; all
+        // carry the same secret). Called once all have started, so none registers again later.
         if (!fake.webhook) throw new Error('askgate did not register its Telegram webhook');
         webhookSecret = fake.webhook.secret ?? '';
         // The bench posts updates itself (in parallel, like Telegram); the fake's own pump sends one at a time.
@@ -89,7 +117,7 @@ export async function telegramWorld(runs: number, mode: 'webhook' | 'polling' = 
     target: (run) => ({ channel: 'telegram', chat: String(users[run]!.id), users: [String(users[run]!.id)] }),
     async tap(d, run, sent) {
       fake.tap(d.chat, d.messageId, d.data, users[run]!);
-      if (mode === 'polling') return sent(performance.now()); // askgate's getUpdates picks it up
+      if (mode === 'polling') return sent(performance.now(), 0); // askgate's getUpdates picks it up
       const update = fake.pushed.pop()!;
       lastUpdateId = update.update_id;
       if (++sinceDrain >= 500) {
@@ -98,8 +126,9 @@ export async function telegramWorld(runs: number, mode: 'webhook' | 'polling' = 
         void fakeHttp.request('POST', `/bot${fake.token}/getUpdates`, JSON.stringify({ offset: lastUpdateId + 1, timeout: 0, limit: 1 })).catch(noop);
       }
       await gate.run(async () => {
-        sent(performance.now());
-        const reply = await askgate!.request('POST', '/telegram/webhook', JSON.stringify(update), { 'x-telegram-bot-api-secret-token': webhookSecret }, 60_000);
+        const { client, replica } = askgate!.pick();
+        sent(performance.now(), replica);
+        const reply = await client.request('POST', '/telegram/webhook', JSON.stringify(update), { 'x-telegram-bot-api-secret-token': webhookSecret }, 60_000);
         if (reply.status !== 200) counts.tapErrors++;
         // Like Telegram, run the method askgate put in its answer (the tap's answerCallbackQuery).
         else await fake.webhookReply(reply.body);
@@ -145,15 +174,15 @@ export async function slackWorld(runs: number): Promise<World> {
   }
   const injector = new SlackInjector('', secret, fake);
   const byTs = new Map<string, FakeMessage>();
-  let askgate: HttpClient | null = null;
+  let askgate: RoundRobin | null = null;
   const counts = { delivered: 0, finalized: 0, acks: 0, tapErrors: 0 };
   const world: World = {
     name: 'slack',
     onDelivered: noop,
     counts,
     childEnv: () => ({ BENCH_SLACK_API: `${fake.url}/api/`, BENCH_SLACK_SECRET: secret }),
-    async attach(url) {
-      askgate = new HttpClient(url);
+    async attach(urls) {
+      askgate = clientsOf(urls);
     },
     target: (run) => ({ channel: 'slack', chat: channels[run]!, users: [`UB${run}`] }),
     async tap(d, run, sent) {
@@ -162,8 +191,9 @@ export async function slackWorld(runs: number): Promise<World> {
       const body = `payload=${encodeURIComponent(JSON.stringify(injector.blockAction(message, d.data, `UB${run}`)))}`;
       const ts = Math.floor(Date.now() / 1000);
       const headers = { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(ts), 'x-slack-signature': slackSignature(secret, ts, body) };
-      sent(performance.now());
-      const reply = await askgate!.request('POST', '/slack/events', body, headers, 60_000);
+      const { client, replica } = askgate!.pick();
+      sent(performance.now(), replica);
+      const reply = await client.request('POST', '/slack/events', body, headers, 60_000);
       if (reply.status !== 200) counts.tapErrors++;
     },
     async close() {
@@ -209,10 +239,13 @@ export async function discordWorld(runs: number): Promise<World> {
     onDelivered: noop,
     counts,
     childEnv: () => ({ BENCH_DISCORD_TOKEN: fake.token, BENCH_DISCORD_API: fake.apiUrl }),
-    async attach() {},
+    async attach(urls) {
+      // Every replica would hold its own gateway session, and the fake dispatches to each.
+      if (urls.length > 1) throw new Error('the Discord world takes one askgate replica');
+    },
     target: (run) => ({ channel: 'discord', chat: channels[run]!, users: [users[run]!.id] }),
     async tap(d, run, sent) {
-      sent(performance.now());
+      sent(performance.now(), 0);
       fake.tap(d.messageId, d.data, users[run]!);
     },
     close: () => fake.close(),
