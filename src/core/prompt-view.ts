@@ -56,6 +56,7 @@ const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
 /** Cuts text to at most `max` characters (grapheme clusters), ending in "…" when cut. */
 export function shorten(text: string, max: number): string {
+  if (text.length <= max) return text; // never more graphemes than UTF-16 units: no need to segment
   const graphemes = [...GRAPHEMES.segment(text)].map((s) => s.segment);
   if (graphemes.length <= max) return text;
   return `${graphemes.slice(0, max - 1).join('').trimEnd()}…`;
