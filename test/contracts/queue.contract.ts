@@ -1,0 +1,312 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ChannelError, type OutboxJob } from '../../src/core/ports.js';
+import { BullOutbox, type BullOutboxOptions } from '../../src/queue/bull-outbox.js';
+import { BullTimeoutScheduler, type BullTimeoutOptions } from '../../src/queue/bull-timeouts.js';
+import type { RedisFactory } from '../../src/queue/connections.js';
+import { sleep, waitFor } from '../helpers/wait.js';
+
+// The BullMQ adapters' contract, run against a standalone redis-server
+// (test/integration/queue-*.test.ts) and a 3-primary Redis Cluster
+// (test/reliability/cluster-queue.test.ts) through askgate's own connection factories.
+
+/** A fresh hash-tagged BullMQ prefix, so tests never share a queue. */
+export const queuePrefix = () => `{t${randomBytes(5).toString('hex')}}`;
+
+/** Records every run (with its start time) and every give-up; `behave` decides each run's fate. */
+function recorder(behave: (job: OutboxJob, attempt: number) => void | Promise<void> = () => {}) {
+  const runs: Array<{ job: OutboxJob; at: number }> = [];
+  const giveUps: Array<{ job: OutboxJob; error: Error }> = [];
+  return {
+    runs,
+    giveUps,
+    handlers: {
+      async run(job: OutboxJob) {
+        runs.push({ job, at: Date.now() });
+        await behave(job, runs.filter((r) => r.job.askId === job.askId).length);
+      },
+      async giveUp(job: OutboxJob, error: Error) {
+        giveUps.push({ job, error });
+      },
+    },
+  };
+}
+
+const deliver = (askId: string, index = 0): OutboxJob => ({ kind: 'deliver', askId, index });
+
+/** The {@link BullTimeoutScheduler} contract; `connect()` gives the Redis factory once the server is up. */
+export function timeoutSchedulerContract(name: string, connect: () => RedisFactory): void {
+  describe(`BullTimeoutScheduler: ${name}`, () => {
+    const open: BullTimeoutScheduler[] = [];
+    const prefix = queuePrefix;
+    function scheduler(opts: Partial<BullTimeoutOptions> = {}): BullTimeoutScheduler {
+      const s = new BullTimeoutScheduler({ connect: connect(), prefix: prefix(), retryDelayMs: 50, onError: () => {}, ...opts });
+      open.push(s);
+      return s;
+    }
+    afterEach(async () => {
+      await Promise.all(open.splice(0).map((s) => s.close({ force: true })));
+    });
+
+    it('fires once, near the due time', async () => {
+      const s = scheduler({ prefix: prefix() });
+      const fired: Array<{ askId: string; at: number }> = [];
+      await s.start(async (askId) => {
+        fired.push({ askId, at: Date.now() });
+      });
+      const dueAt = Date.now() + 300;
+      await s.schedule('askA1', dueAt);
+      await waitFor(() => fired.length === 1);
+      await sleep(200);
+      expect(fired.map((f) => f.askId)).toEqual(['askA1']);
+      // BullMQ computes the due time from its own Date.now() at add, a few ms after ours.
+      expect(fired[0]!.at).toBeGreaterThanOrEqual(dueAt - 5);
+      expect(fired[0]!.at - dueAt).toBeLessThan(1500);
+    });
+
+    it('schedules idempotently: the same ask twice fires once', async () => {
+      const s = scheduler({ prefix: prefix() });
+      const fired: string[] = [];
+      await s.start(async (askId) => {
+        fired.push(askId);
+      });
+      await s.schedule('askB1', Date.now() + 150);
+      await s.schedule('askB1', Date.now() + 50);
+      await waitFor(() => fired.length >= 1);
+      await sleep(300);
+      expect(fired).toEqual(['askB1']);
+    });
+
+    it('cancel prevents the firing; cancelling an unknown ask is harmless', async () => {
+      const s = scheduler({ prefix: prefix() });
+      const fired: string[] = [];
+      await s.start(async (askId) => {
+        fired.push(askId);
+      });
+      await s.schedule('askC1', Date.now() + 200);
+      await s.schedule('askC2', Date.now() + 200);
+      await s.cancel('askC1');
+      await s.cancel('never-scheduled');
+      await waitFor(() => fired.length === 1);
+      await sleep(200);
+      expect(fired).toEqual(['askC2']);
+    });
+
+    it('fires a timeout that came due while no worker ran, once a worker starts', async () => {
+      const p = prefix();
+      const producer = scheduler({ prefix: p });
+      await producer.schedule('askD1', Date.now() + 50);
+      await sleep(300);
+      const fired: string[] = [];
+      const worker = scheduler({ prefix: p });
+      const startedAt = Date.now();
+      await worker.start(async (askId) => {
+        fired.push(askId);
+      });
+      await waitFor(() => fired.length === 1);
+      expect(fired).toEqual(['askD1']);
+      expect(Date.now() - startedAt).toBeLessThan(2000);
+    });
+
+    it('retries a timeout whose handler throws', async () => {
+      const s = scheduler({ prefix: prefix() });
+      let calls = 0;
+      await s.start(async () => {
+        calls += 1;
+        if (calls === 1) throw new Error('redis blip');
+      });
+      await s.schedule('askE1', Date.now());
+      await waitFor(() => calls === 2);
+      await sleep(200);
+      expect(calls).toBe(2);
+    });
+
+    it('re-runs a job whose worker died mid-handler (stalled job recovery)', async () => {
+      const p = prefix();
+      const tuning = { lockDurationMs: 600, stalledIntervalMs: 200 };
+      const dying = scheduler({ prefix: p, ...tuning });
+      let release!: () => void;
+      const hung = new Promise<void>((r) => (release = r));
+      const firstRuns: string[] = [];
+      await dying.start(async (askId) => {
+        firstRuns.push(askId);
+        await hung;
+      });
+      await dying.schedule('askF1', Date.now());
+      await waitFor(() => firstRuns.length === 1);
+      // A forced close stops lock renewal without finishing the job: what a killed process leaves.
+      await dying.close({ force: true });
+
+      const rescued: string[] = [];
+      const survivor = scheduler({ prefix: p, ...tuning });
+      await survivor.start(async (askId) => {
+        rescued.push(askId);
+      });
+      await waitFor(() => rescued.length === 1, 8000);
+      release();
+      expect(rescued).toEqual(['askF1']);
+    });
+  });
+}
+
+/** The {@link BullOutbox} contract; `connect()` gives the Redis factory once the server is up. */
+export function outboxContract(name: string, connect: () => RedisFactory): void {
+  describe(`BullOutbox: ${name}`, () => {
+    const open: BullOutbox[] = [];
+    const prefix = queuePrefix;
+    function outbox(opts: Partial<BullOutboxOptions> = {}): BullOutbox {
+      const o = new BullOutbox({ connect: connect(), prefix: prefix(), baseDelayMs: 50, maxDelayMs: 400, onError: () => {}, ...opts });
+      open.push(o);
+      return o;
+    }
+    afterEach(async () => {
+      await Promise.all(open.splice(0).map((o) => o.close({ force: true })));
+    });
+
+    it('runs a job once with its data', async () => {
+      const o = outbox();
+      const rec = recorder();
+      await o.start(rec.handlers);
+      await o.enqueue({ kind: 'finalize', askId: 'askA1', index: 2 });
+      await waitFor(() => rec.runs.length === 1);
+      await sleep(100);
+      expect(rec.runs.map((r) => r.job)).toEqual([{ kind: 'finalize', askId: 'askA1', index: 2 }]);
+      expect(rec.giveUps).toEqual([]);
+    });
+
+    it('retries with exponential backoff, then succeeds', async () => {
+      const o = outbox();
+      const rec = recorder((_job, attempt) => {
+        if (attempt < 3) throw new Error(`transient ${attempt}`);
+      });
+      await o.start(rec.handlers);
+      await o.enqueue(deliver('askB1'));
+      await waitFor(() => rec.runs.length === 3);
+      await sleep(150);
+      expect(rec.runs).toHaveLength(3);
+      expect(rec.giveUps).toEqual([]);
+      // 50 ms then 100 ms, each with ±10 % jitter.
+      expect(rec.runs[1]!.at - rec.runs[0]!.at).toBeGreaterThanOrEqual(44);
+      expect(rec.runs[2]!.at - rec.runs[1]!.at).toBeGreaterThanOrEqual(89);
+    });
+
+    it("waits at least a ChannelError's retryAfterMs before the retry", async () => {
+      const o = outbox();
+      const rec = recorder((_job, attempt) => {
+        if (attempt === 1) throw new ChannelError('429 Too Many Requests', false, 400);
+      });
+      await o.start(rec.handlers);
+      await o.enqueue(deliver('askC1'));
+      await waitFor(() => rec.runs.length === 2);
+      expect(rec.runs[1]!.at - rec.runs[0]!.at).toBeGreaterThanOrEqual(400);
+      expect(rec.giveUps).toEqual([]);
+    });
+
+    it('rate-limit waits do not use up attempts: more 429s than attempts still deliver', async () => {
+      const o = outbox({ attempts: 2 });
+      const rec = recorder((_job, attempt) => {
+        if (attempt <= 4) throw new ChannelError('429 Too Many Requests', false, 20);
+      });
+      await o.start(rec.handlers);
+      await o.enqueue(deliver('askDefer'));
+      await waitFor(() => rec.runs.length === 5);
+      await sleep(100);
+      expect(rec.runs).toHaveLength(5);
+      expect(rec.giveUps).toEqual([]);
+    });
+
+    it('does not retry a permanent ChannelError and gives up once', async () => {
+      const o = outbox();
+      const rec = recorder(() => {
+        throw new ChannelError('400 chat not found', true);
+      });
+      await o.start(rec.handlers);
+      await o.enqueue(deliver('askD1', 1));
+      await waitFor(() => rec.giveUps.length === 1);
+      await sleep(300);
+      expect(rec.runs).toHaveLength(1);
+      expect(rec.giveUps).toHaveLength(1);
+      expect(rec.giveUps[0]!.job).toEqual(deliver('askD1', 1));
+      expect(rec.giveUps[0]!.error).toBeInstanceOf(ChannelError);
+      expect(rec.giveUps[0]!.error.message).toBe('400 chat not found');
+    });
+
+    it('gives up once after the last attempt failed', async () => {
+      const o = outbox({ attempts: 3 });
+      const rec = recorder(() => {
+        throw new Error('502 Bad Gateway');
+      });
+      await o.start(rec.handlers);
+      await o.enqueue(deliver('askE1'));
+      await waitFor(() => rec.giveUps.length === 1);
+      await sleep(300);
+      expect(rec.runs).toHaveLength(3);
+      expect(rec.giveUps).toHaveLength(1);
+      expect(rec.giveUps[0]!.error.message).toBe('502 Bad Gateway');
+    });
+
+    it('runs a job enqueued twice while it waits only once; other kinds and indexes are separate jobs', async () => {
+      const o = outbox();
+      const rec = recorder();
+      await o.enqueue(deliver('askF1'));
+      await o.enqueue(deliver('askF1'));
+      await o.enqueue(deliver('askF1', 1));
+      await o.enqueue({ kind: 'finalize', askId: 'askF1', index: 0 });
+      await o.start(rec.handlers);
+      await waitFor(() => rec.runs.length >= 3);
+      await sleep(200);
+      expect(rec.runs.map((r) => `${r.job.kind}/${r.job.index}`).sort()).toEqual(['deliver/0', 'deliver/1', 'finalize/0']);
+    });
+
+    it('runs a job again when it is enqueued after it finished', async () => {
+      const o = outbox();
+      const rec = recorder();
+      await o.start(rec.handlers);
+      await o.enqueue(deliver('askG1'));
+      await waitFor(() => rec.runs.length === 1);
+      await sleep(50);
+      await o.enqueue(deliver('askG1'));
+      await waitFor(() => rec.runs.length === 2);
+    });
+
+    it('keeps a job that waits in Redis for a worker started later (another replica)', async () => {
+      const p = prefix();
+      const producer = outbox({ prefix: p });
+      await producer.enqueue(deliver('askH1'));
+      await producer.close();
+      const consumer = outbox({ prefix: p });
+      const rec = recorder();
+      await consumer.start(rec.handlers);
+      await waitFor(() => rec.runs.length === 1);
+      expect(rec.runs[0]!.job).toEqual(deliver('askH1'));
+    });
+
+    it('does not give up on a job BullMQ failed itself for stalling too often (crashed workers); a later enqueue runs it', async () => {
+      const p = prefix();
+      const tuning = { prefix: p, lockDurationMs: 300, stalledIntervalMs: 100 };
+      const hung = new Promise<void>(() => {});
+      const starts: number[] = [];
+      // Two workers die mid-job (forced close, lock left to expire): maxStalledCount is 1.
+      for (let round = 1; round <= 2; round++) {
+        const dying = outbox(tuning);
+        await dying.start({ run: async () => { starts.push(round); await hung; }, giveUp: async () => {} });
+        if (round === 1) await dying.enqueue(deliver('askI1'));
+        await waitFor(() => starts.length === round);
+        await dying.close({ force: true });
+      }
+      const rec = recorder();
+      const errors: Error[] = [];
+      const survivor = outbox({ ...tuning, onError: (err) => errors.push(err) });
+      await survivor.start(rec.handlers);
+      await waitFor(() => errors.some((e) => /stalled more than once/.test(e.message)), 8000);
+      await sleep(200);
+      // Not a platform failure: no give-up (which would mark the delivery failed) ...
+      expect(rec.giveUps).toEqual([]);
+      expect(rec.runs).toEqual([]);
+      // ... and the job id is free again, so the reconciler's re-enqueue runs it.
+      await survivor.enqueue(deliver('askI1'));
+      await waitFor(() => rec.runs.length === 1);
+      expect(rec.runs[0]!.job).toEqual(deliver('askI1'));
+    });
+  });
+}
