@@ -12,6 +12,19 @@ export interface DiscordCall {
   status: number;
   at: number;
   authorized: boolean;
+  /** For calls on an interaction token (callback, `webhooks/{app}/{token}`): the token's age in ms (the fake's clock). */
+  tokenAgeMs?: number;
+  /** True when the call used an interaction token older than 15 min (refused). */
+  expiredToken?: boolean;
+}
+
+/** Options of {@link FakeDiscord.start}. */
+export interface FakeDiscordOptions {
+  /**
+   * The fake's clock in epoch ms, for interaction windows and lifetimes (3 s to ack, 15 min for
+   * the token). Default `Date.now`; a test drives it to simulate long waits on virtual time.
+   */
+  now?: () => number;
 }
 
 /** A tap the fake dispatched, and what the bot did with it. */
@@ -36,12 +49,17 @@ interface Fault {
 
 const MESSAGE_CONTENT = 1 << 15;
 const ACK_WINDOW_MS = 3000;
-const TOKEN_LIFETIME_MS = 15 * 60_000;
+/** How long an interaction token is valid for follow-ups and edits (Discord: 15 min). */
+export const INTERACTION_TOKEN_LIFETIME_MS = 15 * 60_000;
+const TOKEN_LIFETIME_MS = INTERACTION_TOKEN_LIFETIME_MS;
 
 /**
  * A fake Discord: REST under `/api/v10` and a gateway WebSocket on the same port. It enforces the
  * platform's rules (3 s ack window → 10062, second ack → 40060, layout limits → 50035, 15-minute
- * interaction tokens), injects 429s and refusals, and logs every call.
+ * interaction tokens), injects 429s and refusals, and logs every call. Interaction windows and token
+ * lifetimes run on its clock ({@link FakeDiscordOptions.now}); a call on a token older than 15 min
+ * (callback → 10062, `webhooks/{app}/{token}` follow-ups and edits → 401 50027) is marked
+ * `expiredToken` and listed by {@link FakeDiscord.expiredTokenCalls}.
  */
 export class FakeDiscord {
   readonly token = `fake.${randomBytes(12).toString('hex')}`;
@@ -56,22 +74,30 @@ export class FakeDiscord {
   contentIntentEnabled = true;
   /** Added to interaction token ages (simulate the 15-minute expiry). */
   tokenAgeOffsetMs = 0;
+  /** The fake's clock (epoch ms), see {@link FakeDiscordOptions.now}. */
+  readonly now: () => number;
+  /** Messages sent through interaction webhooks (follow-ups), by id. */
+  readonly followUpMessages = new Map<string, P.ApiMessage>();
   private faults: Fault[] = [];
   private blockedSendsUntil = 0;
   private readonly sockets = new Set<WebSocket>();
   private seq = 0;
   private readonly wss: WebSocketServer;
 
-  private constructor(private readonly server: Server) {
+  private constructor(
+    private readonly server: Server,
+    options: FakeDiscordOptions = {},
+  ) {
+    this.now = options.now ?? (() => Date.now());
     this.wss = new WebSocketServer({ server });
     this.wss.on('connection', (ws) => this.onSocket(ws));
   }
 
   /** Starts the fake on 127.0.0.1 with one guild text channel. */
-  static async start(): Promise<FakeDiscord> {
+  static async start(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
     let fake: FakeDiscord | null = null;
     const server = createServer((req, res) => void fake!.onRequest(req, res));
-    fake = new FakeDiscord(server);
+    fake = new FakeDiscord(server, options);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     return fake;
   }
@@ -123,7 +149,7 @@ export class FakeDiscord {
     const msg = this.messages.get(messageId)!;
     const channel = this.channels.get(msg.channel_id)!;
     const existing = this.interactions.get(id);
-    const interaction = existing ?? { id, token: `itok.${randomBytes(24).toString('base64url')}`, messageId, dispatchedAt: Date.now() - ageMs, followUps: [] };
+    const interaction = existing ?? { id, token: `itok.${randomBytes(24).toString('base64url')}`, messageId, dispatchedAt: this.now() - ageMs, followUps: [] };
     this.interactions.set(id, interaction);
     const guildId = channel.type === 1 ? undefined : this.guildId;
     const data = P.buttonInteraction({ id, token: interaction.token, applicationId: this.applicationId, channel, ...(guildId ? { guildId } : {}), user: u, customId, message: msg });
@@ -141,6 +167,11 @@ export class FakeDiscord {
     this.messages.set(id, msg);
     this.dispatch('MESSAGE_CREATE', msg);
     return id;
+  }
+
+  /** Calls made with an interaction token older than 15 min (interaction callbacks and `webhooks/{app}/{token}` routes). */
+  get expiredTokenCalls(): DiscordCall[] {
+    return this.calls.filter((c) => c.expiredToken);
   }
 
   /** Messages the bot sent to `channelId`, oldest first. */
@@ -237,9 +268,10 @@ export class FakeDiscord {
     }
     if ((m = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path)) && method === 'POST') {
       const i = this.interactions.get(m[1]!);
-      if (!i || i.token !== m[2] || Date.now() - i.dispatchedAt > ACK_WINDOW_MS) return error(404, 10062, 'Unknown interaction');
+      if (i && i.token === m[2]) this.noteTokenAge(call, i);
+      if (!i || i.token !== m[2] || this.now() - i.dispatchedAt > ACK_WINDOW_MS) return error(404, 10062, 'Unknown interaction');
       if (i.ackedAt !== undefined) return error(400, 40060, 'Interaction has already been acknowledged.');
-      i.ackedAt = Date.now();
+      i.ackedAt = this.now();
       i.ackType = body.type;
       if (body.type === 4) i.followUps.push({ content: body.data?.content ?? '', flags: body.data?.flags ?? 0, allowed_mentions: body.data?.allowed_mentions });
       res.writeHead(204).end();
@@ -249,13 +281,44 @@ export class FakeDiscord {
     if ((m = /^\/webhooks\/(\d+)\/([^/]+)$/.exec(path)) && method === 'POST') {
       const i = [...this.interactions.values()].find((x) => x.token === m![2]);
       if (!i || m[1] !== this.applicationId) return error(404, 10015, 'Unknown Webhook');
-      if (Date.now() + this.tokenAgeOffsetMs - i.dispatchedAt > TOKEN_LIFETIME_MS) return error(401, 50027, 'Invalid Webhook Token');
+      if (this.noteTokenAge(call, i)) return error(401, 50027, 'Invalid Webhook Token');
       if (i.ackedAt === undefined) return error(400, 40060, 'Interaction has not been acknowledged.');
       i.followUps.push({ content: body.content ?? '', flags: body.flags ?? 0, allowed_mentions: body.allowed_mentions });
       const source = this.messages.get(i.messageId)!;
-      return send(200, P.message({ id: P.snowflake(), channel_id: source.channel_id, author: this.bot, content: body.content ?? '', flags: body.flags ?? 0, webhook_id: this.applicationId }));
+      const sent = P.message({ id: P.snowflake(), channel_id: source.channel_id, author: this.bot, content: body.content ?? '', flags: body.flags ?? 0, webhook_id: this.applicationId });
+      this.followUpMessages.set(sent.id, sent);
+      return send(200, sent);
+    }
+    // Interaction-token edits (`interaction.update` after a deferral, `editReply`, editing a follow-up).
+    if ((m = /^\/webhooks\/(\d+)\/([^/]+)\/messages\/(@original|\d+)$/.exec(path))) {
+      const i = [...this.interactions.values()].find((x) => x.token === m![2]);
+      if (!i || m[1] !== this.applicationId) return error(404, 10015, 'Unknown Webhook');
+      if (this.noteTokenAge(call, i)) return error(401, 50027, 'Invalid Webhook Token');
+      // For a component interaction, @original is the message the button was on.
+      const target = m[3] === '@original' ? this.messages.get(i.messageId) : this.followUpMessages.get(m[3]!);
+      if (!target) return error(404, 10008, 'Unknown Message');
+      if (method === 'GET') return send(200, target);
+      if (method === 'DELETE') {
+        this.messages.delete(target.id);
+        this.followUpMessages.delete(target.id);
+        res.writeHead(204).end();
+        call.status = 204;
+        return;
+      }
+      if (method !== 'PATCH') return error(405, 0, '405: Method Not Allowed');
+      const invalid = layoutErrors({ content: target.content, components: target.components, ...body });
+      if (invalid) return error(400, 50035, 'Invalid Form Body', { errors: invalid });
+      Object.assign(target, { content: body.content ?? target.content, components: body.components ?? target.components, edited_timestamp: new Date(this.now()).toISOString() });
+      return send(200, target);
     }
     return error(404, 0, '404: Not Found');
+  }
+
+  /** Records the age of the interaction token a call used; true when it is past its 15 minutes. */
+  private noteTokenAge(call: DiscordCall, i: FakeInteraction): boolean {
+    call.tokenAgeMs = this.now() + this.tokenAgeOffsetMs - i.dispatchedAt;
+    call.expiredToken = call.tokenAgeMs > TOKEN_LIFETIME_MS;
+    return call.expiredToken;
   }
 
   private tooMany(send: (s: number, p: unknown, h: Record<string, string>) => void, seconds: number): void {

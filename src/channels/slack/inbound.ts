@@ -65,7 +65,8 @@ async function onMessage(deps: SlackInboundDeps, event: MessageEvent, isRetry: b
   const privateChat = event.channel_type === 'im';
   // A top-level message in a channel is never an answer: skip the store lookup for all channel chatter.
   if (!replyTo && !privateChat) return;
-  // A failure here propagates: the HTTP receiver answers 500 and Slack retries the event.
+  // A failure here propagates: the HTTP receiver answers 500, the Socket Mode receiver does not
+  // ack the envelope, and Slack retries the event either way.
   const outcome = await deps.sink.text({
     channel: 'slack',
     chat: event.channel,

@@ -6,8 +6,9 @@ import type { InboundHttpRequest, InboundHttpResponse, InboundRoute, Logger } fr
 export const SLACK_EVENTS_PATH = '/slack/events';
 /** Largest allowed distance between Slack's request timestamp and our clock, in seconds. */
 export const MAX_SKEW_SECONDS = 300;
-// Events are answered after processing so a failure gets Slack's retry; this caps the wait below Slack's 3 s.
-const EVENT_RESPONSE_CAP_MS = 2500;
+// Interactivity not acked by a listener is answered after 2.5 s, below Slack's 3 s. Events have
+// no cap: they are answered only once processed, so a failure gets Slack's retry.
+const INTERACTIVE_RESPONSE_CAP_MS = 2500;
 
 type Headers = InboundHttpRequest['headers'];
 
@@ -59,9 +60,12 @@ function ackResponse(response: unknown): InboundHttpResponse {
 
 /**
  * A bolt Receiver without its own server: askgate's HTTP server hands it `POST /slack/events`.
- * Interactivity is answered when the listener calls `ack()`; Events API requests are answered
- * once processed (or after 2.5 s), so a failure returns 500 and Slack retries. Retries
- * (`X-Slack-Retry-Num`) are processed like first attempts: the core CAS makes them harmless.
+ * Interactivity is answered when the listener calls `ack()` (or after 2.5 s); Events API
+ * requests are answered only once processed, so a failure returns 500 and Slack retries. There
+ * is no early 200 for events: a store command can take more than 2.5 s to fail (queued behind
+ * another during a Redis hang), and a 200 sent before that stopped Slack's retries of a thread
+ * reply that was then lost. Processing past Slack's 3 s just gets a retry (`X-Slack-Retry-Num`);
+ * retries are processed like first attempts: the core CAS makes them harmless.
  */
 export class SlackHttpReceiver implements Receiver {
   private app: App | null = null;
@@ -116,10 +120,12 @@ export class SlackHttpReceiver implements Receiver {
         clearTimeout(cap);
         resolve(response);
       };
-      const cap = setTimeout(() => {
-        if (!isEvent) this.logger.warn({ channel: 'slack' }, 'slack request not acknowledged within 2.5 s');
-        send(acked ?? { status: 200, body: '' });
-      }, EVENT_RESPONSE_CAP_MS);
+      const cap = isEvent
+        ? undefined
+        : setTimeout(() => {
+            this.logger.warn({ channel: 'slack' }, 'slack request not acknowledged within 2.5 s');
+            send(acked ?? { status: 200, body: '' });
+          }, INTERACTIVE_RESPONSE_CAP_MS);
       const event: ReceiverEvent = {
         body,
         ...(Number.isInteger(retryNum) && retryNum > 0 ? { retryNum } : {}),

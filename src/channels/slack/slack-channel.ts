@@ -5,6 +5,7 @@ import type { MessageRef } from '../../core/schemas.js';
 import { registerInbound } from './inbound.js';
 import { platformErrorCode, toChannelError } from './limits.js';
 import { SlackHttpReceiver } from './receiver.js';
+import { SlackSocketReceiver } from './socket-receiver.js';
 import { renderFinal, renderPrompt } from './render.js';
 
 /** Settings of {@link SlackChannel}: HTTP mode with `signingSecret`, Socket Mode with `appToken`. */
@@ -60,10 +61,11 @@ export class SlackChannel implements Channel {
       convoStore: false,
       ignoreSelf: true,
       clientOptions: this.clientOptions(),
-      ...(appToken
-        ? // apps.connections.open goes through installerOptions.clientOptions, not clientOptions.
-          { socketMode: true, appToken, installerOptions: { clientOptions: { ...(apiUrl ? { slackApiUrl: apiBase(apiUrl) } : {}) } } }
-        : { receiver: this.receiver! }),
+      // Socket Mode: events are acked once processed (bolt's own receiver acks them first, so a
+      // crash or a failure before the commit lost a thread reply that Slack would not re-send).
+      receiver: appToken
+        ? new SlackSocketReceiver({ appToken, ...(apiUrl ? { apiUrl: apiBase(apiUrl) } : {}), boltLogger: this.bolt, logger: this.options.logger })
+        : this.receiver!,
     });
     app.error(async (error) => {
       this.options.logger.warn({ channel: 'slack', err: error.code ?? error.message }, 'slack listener failed');

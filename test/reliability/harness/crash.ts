@@ -65,6 +65,29 @@ export function crashOnPublish(watch: RedisWatch, node: AskgateNode, askIds: Rea
   });
 }
 
+/**
+ * A one-shot `kill -9` for crash points reached from the platform's side rather than through the
+ * interposer (a request written to askgate's socket, askgate's HTTP answer arriving, a Socket
+ * Mode ack arriving): call `fire()` from the hook; only the first call kills. `done` resolves
+ * once the kill is made.
+ */
+export function crashOnce(node: AskgateNode, point: string): { fire: () => void; done: Promise<void>; readonly fired: boolean } {
+  let fired = false;
+  let resolve: () => void = () => {};
+  const done = new Promise<void>((r) => (resolve = r));
+  return {
+    fire: () => {
+      if (fired) return;
+      fired = true;
+      void node.kill9(point).then(resolve);
+    },
+    done,
+    get fired() {
+      return fired;
+    },
+  };
+}
+
 /** Races `work` against a deadline, so a crash trigger that never fires fails the row instead of hanging it. */
 export async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

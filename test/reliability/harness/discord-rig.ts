@@ -82,6 +82,22 @@ export class DiscordRig {
     return interaction.id;
   }
 
+  /**
+   * The interaction (tap id) an exchange belongs to: its ack (`POST /interactions/:id/:token/callback`)
+   * or its follow-up (`POST /webhooks/:app/:token`); undefined for other calls.
+   */
+  interactionOf(ex: Exchange): string | undefined {
+    const acked = /\/interactions\/(\d+)\//.exec(ex.path)?.[1];
+    if (acked) return acked;
+    const token = /\/webhooks\/\d+\/([^/?]+)/.exec(ex.path)?.[1];
+    return token ? [...this.fake.interactions.values()].find((i) => i.token === token)?.id : undefined;
+  }
+
+  /** The message id a `PATCH /channels/:id/messages/:id` edits; undefined for other calls. */
+  editedMessageOf(ex: Exchange): string | undefined {
+    return ex.call === 'PATCH /channels/:id/messages/:id' ? /\/messages\/(\d+)/.exec(ex.path)?.[1] : undefined;
+  }
+
   /** Closes the interposer and the fake. */
   async close(): Promise<void> {
     await this.interposer.close();
@@ -113,7 +129,8 @@ export class DiscordRig {
         this.sends.set(askId, (this.sends.get(askId) ?? 0) + 1);
         this.messageAsk.set(String(reply!.body?.id), askId);
       }
-      this.history.observe('platform', { platform: 'discord', ...(askId ? { askId } : {}), data: { call: ex.call, status, code, ms: reply?.ms ?? null, note } });
+      // `at`: when askgate made the call; `messageId`: the id Discord gave the message (to tell a duplicate from the recorded one).
+      this.history.observe('platform', { platform: 'discord', ...(askId ? { askId } : {}), data: { call: ex.call, status, code, ms: reply?.ms ?? null, note, at: ex.at, ...(ok && reply?.body?.id ? { messageId: String(reply.body.id) } : {}) } });
     }
   }
 }

@@ -1,5 +1,6 @@
+import { request as httpRequest } from 'node:http';
 import { FakeSlackApi, visibleMessage, type FakeMessage } from '../../fakes/slack-api.js';
-import { SlackInjector } from '../../fakes/slack-events.js';
+import { SlackInjector, slackSignature } from '../../fakes/slack-events.js';
 import type { History } from './history.js';
 import { Interposer, slackCall, type Exchange, type Reply } from './interposer.js';
 import type { RedisWatch } from './redis-watch.js';
@@ -7,6 +8,68 @@ import type { RedisWatch } from './redis-watch.js';
 const SECRET = 'reliability-signing-secret';
 const TOKEN = /^([0-9A-Za-z]{12,24})\.\d+\./;
 const QUESTION = { id: 'env', header: 'Deploy', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production' }, { label: 'Canary' }] };
+
+/** What Slack got back from one HTTP delivery to askgate (status 0: refused, reset or no answer within 3 s). */
+export interface SlackHttpAnswer {
+  status: number;
+  ms: number;
+  /** Why there was no HTTP answer (`timeout`, `ECONNREFUSED`, `ECONNRESET`, ...). */
+  error?: string;
+}
+
+/** Hooks on one delivery to askgate (crash points reached from the platform's side). */
+export interface SlackHttpHooks {
+  /** The request is on the wire (written to askgate's socket), its answer not yet read. */
+  onWritten?: (attempt: number) => void;
+  /** askgate answered; runs before Slack acts on the answer. */
+  onAnswer?: (answer: SlackHttpAnswer, attempt: number) => void;
+}
+
+/**
+ * The Events API retry schedule (Slack: at once, after 1 min, after 5 min), compressed: delays
+ * before retries 1, 2 and 3 of an event askgate did not answer with 2xx within 3 s.
+ */
+export const EVENT_RETRY_DELAYS_MS = [500, 2500, 6000] as const;
+/** Slack's window for an HTTP answer. */
+export const SLACK_HTTP_WINDOW_MS = 3000;
+
+/**
+ * POSTs a signed body to askgate the way Slack does: v0 signature, `X-Slack-Retry-*` headers on
+ * retries, and at most {@link SLACK_HTTP_WINDOW_MS} to answer (then the connection is dropped).
+ */
+export function postSigned(url: string, secret: string, rawBody: string, contentType: string, retry: { num: number; reason: string } | null, hooks: SlackHttpHooks = {}, attempt = 0): Promise<SlackHttpAnswer> {
+  const timestamp = Math.floor(Date.now() / 1000);
+  const headers: Record<string, string> = {
+    'content-type': contentType,
+    'content-length': String(Buffer.byteLength(rawBody)),
+    'x-slack-request-timestamp': String(timestamp),
+    'x-slack-signature': slackSignature(secret, timestamp, rawBody),
+    ...(retry ? { 'x-slack-retry-num': String(retry.num), 'x-slack-retry-reason': retry.reason } : {}),
+  };
+  const started = Date.now();
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (answer: SlackHttpAnswer) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      hooks.onAnswer?.(answer, attempt);
+      resolve(answer);
+    };
+    const target = new URL(url);
+    const req = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => finish({ status: res.statusCode ?? 0, ms: Date.now() - started }));
+      res.on('error', (err) => finish({ status: 0, ms: Date.now() - started, error: (err as NodeJS.ErrnoException).code ?? err.message }));
+    });
+    const timer = setTimeout(() => {
+      finish({ status: 0, ms: Date.now() - started, error: 'timeout' });
+      req.destroy();
+    }, SLACK_HTTP_WINDOW_MS);
+    req.on('error', (err) => finish({ status: 0, ms: Date.now() - started, error: (err as NodeJS.ErrnoException).code ?? err.message }));
+    req.end(rawBody, () => hooks.onWritten?.(attempt));
+  });
+}
 
 /**
  * The Slack side of a reliability run: the fake Web API behind an interposer (every call askgate
@@ -22,6 +85,8 @@ export class SlackRig {
   /** Successful question posts per ask (more than one = a duplicate message). */
   readonly sends = new Map<string, number>();
   private tapSeq = 0;
+  /** Builds signed-request payloads (block_actions, message events); its own URL is never used. */
+  private readonly payloads: SlackInjector;
 
   private constructor(
     readonly fake: FakeSlackApi,
@@ -29,6 +94,7 @@ export class SlackRig {
     private readonly history: History,
   ) {
     interposer.onExchange = (ex, reply, note) => this.record(ex, reply, note);
+    this.payloads = new SlackInjector('http://payload-builder.invalid/slack/events', SECRET, fake);
   }
 
   /** Starts the fake Web API and its interposer. */
@@ -40,6 +106,11 @@ export class SlackRig {
   /** Env of an askgate child in HTTP mode against this rig. */
   env(): Record<string, string> {
     return { SLACK_BOT_TOKEN: this.fake.token, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: `${this.interposer.url}/api/` };
+  }
+
+  /** Env of an askgate child in Socket Mode against this rig (the Web API, apps.connections.open included, through the interposer). */
+  socketEnv(): Record<string, string> {
+    return { SLACK_BOT_TOKEN: this.fake.token, SLACK_APP_TOKEN: this.fake.appToken, SLACK_API_URL: `${this.interposer.url}/api/` };
   }
 
   /** An injector posting to `baseUrl`'s `/slack/events`. */
@@ -99,6 +170,82 @@ export class SlackRig {
     await Promise.all(sends);
   }
 
+  /**
+   * One button press delivered to askgate's fixed request URL `eventsUrl` (HTTP mode). Slack does
+   * not retry interactivity requests: without a 200 within 3 s the person sees an error and may
+   * tap again (a new request). Records the tap and Slack's view of the ack.
+   */
+  async tapAt(eventsUrl: string, askId: string, message: FakeMessage, label: string, user: string, options: { kind?: 'tap' | 'duplicate'; extra?: Record<string, unknown>; hooks?: SlackHttpHooks } = {}): Promise<SlackHttpAnswer> {
+    const button = visibleMessage(message).buttons.find((b) => b.label === label);
+    if (!button) throw new Error(`no Slack button ${label}`);
+    const tapId = `sl-tap-${++this.tapSeq}`;
+    this.history.inject(options.kind ?? 'tap', { askId, actor: user, platform: 'slack', data: { tapId, label, ...options.extra } });
+    const payload = this.payloads.blockAction(message, button.data, user);
+    const answer = await postSigned(eventsUrl, SECRET, `payload=${encodeURIComponent(JSON.stringify(payload))}`, 'application/x-www-form-urlencoded', null, options.hooks);
+    this.history.observe('toast', { platform: 'slack', result: '', data: { via: 'ack', tapId, ok: answer.status === 200, status: answer.status, ms: answer.ms, ...(answer.error ? { error: answer.error } : {}) } });
+    return answer;
+  }
+
+  /**
+   * A thread reply delivered as an Events API request to `eventsUrl`, re-sent like Slack while
+   * askgate does not answer 2xx within 3 s: retries 1..3 (same event, `X-Slack-Retry-Num`,
+   * `X-Slack-Retry-Reason`) after {@link EVENT_RETRY_DELAYS_MS}. Each retry is a `duplicate`
+   * event; each answer a `platform` event (`call: events-api`). Resolves with the last answer.
+   */
+  async replyAt(eventsUrl: string, askId: string, message: FakeMessage, text: string, user: string, hooks: SlackHttpHooks = {}): Promise<{ attempts: number; answer: SlackHttpAnswer }> {
+    const event = this.payloads.messageEvent({ channel: message.channel, user, text, threadTs: message.ts });
+    const raw = JSON.stringify(event);
+    this.history.inject('reply', { askId, actor: user, platform: 'slack', data: { eventId: (event as { event_id: string }).event_id } });
+    let answer: SlackHttpAnswer = { status: 0, ms: 0 };
+    for (let attempt = 0; attempt <= EVENT_RETRY_DELAYS_MS.length; attempt++) {
+      let retry: { num: number; reason: string } | null = null;
+      if (attempt > 0) {
+        await new Promise((r) => setTimeout(r, EVENT_RETRY_DELAYS_MS[attempt - 1]));
+        retry = { num: attempt, reason: answer.error === 'timeout' ? 'http_timeout' : answer.status >= 400 ? 'http_error' : 'connection_failed' };
+        this.history.inject('duplicate', { askId, actor: user, platform: 'slack', data: { kind: 'events-api-retry', retryNum: attempt, retryReason: retry.reason } });
+      }
+      answer = await postSigned(eventsUrl, SECRET, raw, 'application/json', retry, hooks, attempt);
+      this.history.observe('platform', { askId, platform: 'slack', result: answer.status, data: { call: 'events-api', attempt, ms: answer.ms, ...(answer.error ? { error: answer.error } : {}) } });
+      if (answer.status >= 200 && answer.status < 300) return { attempts: attempt + 1, answer };
+    }
+    return { attempts: EVENT_RETRY_DELAYS_MS.length + 1, answer };
+  }
+
+  /**
+   * A button press delivered over Socket Mode (an `interactive` envelope). Returns the envelope id
+   * at once and a promise of its ack (re-sends included); a `toast` ack event is recorded when
+   * the first send was acked (an ack after a re-send is Slack's retry, not askgate's latency).
+   */
+  tapSocket(askId: string, message: FakeMessage, label: string, user: string, ackTimeoutMs = 30_000): { envelopeId: string; acked: Promise<boolean> } {
+    const button = visibleMessage(message).buttons.find((b) => b.label === label);
+    if (!button) throw new Error(`no Slack button ${label}`);
+    const payload = this.payloads.blockAction(message, button.data, user);
+    return this.envelope('interactive', payload, { askId, actor: user, kind: 'tap', label }, ackTimeoutMs);
+  }
+
+  /** A thread reply delivered over Socket Mode (an `events_api` envelope); see {@link tapSocket}. */
+  replySocket(askId: string, message: FakeMessage, text: string, user: string, ackTimeoutMs = 30_000): { envelopeId: string; acked: Promise<boolean> } {
+    const event = this.payloads.messageEvent({ channel: message.channel, user, text, threadTs: message.ts });
+    return this.envelope('events_api', event, { askId, actor: user, kind: 'reply' }, ackTimeoutMs);
+  }
+
+  private envelope(type: 'interactive' | 'events_api', payload: object, who: { askId: string; actor: string; kind: 'tap' | 'reply'; label?: string }, ackTimeoutMs: number): { envelopeId: string; acked: Promise<boolean> } {
+    const started = Date.now();
+    const sending = this.fake.sendEnvelope(type, payload, {}, { ackTimeoutMs });
+    const envelopeId = this.fake.envelopeSends.at(-1)!.envelope_id;
+    this.history.inject(who.kind, { askId: who.askId, actor: who.actor, platform: 'slack', data: { ...(who.kind === 'tap' ? { tapId: envelopeId, label: who.label } : {}), envelopeId, socketMode: true } });
+    const acked = sending.then(
+      () => {
+        const resent = this.fake.envelopeSends.some((e) => e.envelope_id === envelopeId && e.retry_attempt > 0);
+        if (who.kind === 'tap' && !resent) this.history.observe('toast', { platform: 'slack', result: '', data: { via: 'ack', tapId: envelopeId, ok: true, ms: Date.now() - started } });
+        this.history.observe('platform', { askId: who.askId, platform: 'slack', result: 'acked', data: { call: 'socket-ack', envelopeId, resent, ms: Date.now() - started } });
+        return true;
+      },
+      () => false,
+    );
+    return { envelopeId, acked };
+  }
+
   /** Closes the interposer and the fake. */
   async close(): Promise<void> {
     await this.interposer.close();
@@ -121,7 +268,8 @@ export class SlackRig {
       const token = /"value":"([^"]+)"/.exec(blocks)?.[1];
       const askId = token ? TOKEN.exec(token)?.[1] : undefined;
       if (ex.call === 'chat.postMessage' && ok && askId) this.sends.set(askId, (this.sends.get(askId) ?? 0) + 1);
-      this.history.observe('platform', { platform: 'slack', ...(askId ? { askId } : {}), data: { call: ex.call, status, ms: reply?.ms ?? null, note, error: reply?.body?.error } });
+      // `at`: when askgate made the call; `messageId`: the ts Slack gave the message (to tell a duplicate from the recorded one).
+      this.history.observe('platform', { platform: 'slack', ...(askId ? { askId } : {}), data: { call: ex.call, status, ms: reply?.ms ?? null, note, error: reply?.body?.error, at: ex.at, ...(reply?.body?.ts ? { messageId: String(reply.body.ts) } : {}) } });
     }
   }
 }
