@@ -15,6 +15,12 @@ export interface FaultMode {
   blackhole: boolean;
   /** Destroy every new connection at once (a refused port, as the client sees it). */
   refuse: boolean;
+  /**
+   * Resets (RST, both sides) the connection a chunk travels on when this returns true, before the
+   * chunk is forwarded: a cut at an exact point of a protocol exchange, e.g. while the client's
+   * `INFO` ready check is in flight. `up` is client → upstream, `down` upstream → client.
+   */
+  resetWhen?: ((chunk: Buffer, direction: 'up' | 'down') => boolean) | undefined;
 }
 
 /** One proxied connection: the client side and the upstream side (null while blackholed). */
@@ -31,7 +37,7 @@ export interface FaultProxyStats {
   chunks: number;
 }
 
-const CLEAN: FaultMode = { latencyMs: 0, resetRate: 0, blackhole: false, refuse: false };
+const CLEAN: FaultMode = { latencyMs: 0, resetRate: 0, blackhole: false, refuse: false, resetWhen: undefined };
 
 /**
  * A small TCP fault proxy on 127.0.0.1 (Toxiproxy-like) for tests: per-chunk latency, random
@@ -140,6 +146,11 @@ export class FaultProxy {
     let tail: Promise<void> = Promise.resolve();
     from.on('data', (chunk: Buffer) => {
       this.stats.chunks++;
+      if (this.mode.resetWhen?.(chunk, from === link.client ? 'up' : 'down')) {
+        this.stats.resets++;
+        this.drop(link, true);
+        return;
+      }
       if (this.mode.resetRate > 0 && this.random() < this.mode.resetRate) {
         this.stats.resets++;
         this.drop(link, true);
