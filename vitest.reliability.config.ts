@@ -14,11 +14,5 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // One retry: R9 (slow/cut Redis link) fails about 1 run in 12 because an answer whose
-    // post-commit work failed can have its sweep pushed back to the deadline by a concurrent
-    // reconciler pass, so the row does not settle in time (open finding, see docs/RELIABILITY.md;
-    // the store connection itself recovers ~1 s after the link heals). Remove once that is fixed.
-    // A retry starts a fresh world; a second failure still fails CI.
-    retry: 1,
   },
 });

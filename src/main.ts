@@ -154,7 +154,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     intervalMs: config.reconciler.intervalMs,
     batch: 100,
     due: (now, limit) => backend.store.dueForSweep(now, limit),
-    sweep: (askId) => work.sweep(askId),
+    sweep: (entry) => work.sweep(entry.askId, entry.at),
     now: () => clock.now(),
     onError: (err) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'reconciler tick failed'),
   });

@@ -297,9 +297,11 @@ export class Gateway {
       for (const d of record.deliveries) work.push(this.deps.store.removeFromConversation({ channel: d.channel, chat: d.chat }, record.id));
     }
     const results = await Promise.allSettled(work);
-    for (const r of results) {
-      if (r.status === 'rejected') this.deps.logger.warn({ askId: record.id, err: String(r.reason) }, 'effect failed; the reconciler will retry');
-    }
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    for (const r of failed) this.deps.logger.warn({ askId: record.id, err: String(r.reason) }, 'effect failed; the reconciler will retry');
+    // Due now, whatever a reconciler pass that read the ask earlier decides (best effort: the
+    // write-ahead mark made before the commit covers a crash).
+    if (failed.length > 0) await this.deps.store.markForSweep(record.id, this.deps.clock.now()).catch(() => undefined);
   }
 
   private expectResolved(applied: Applied, askId: string): AskRecord {

@@ -80,24 +80,27 @@ export class OutboxWork implements OutboxHandlers {
 
   /**
    * The reconciler's look at one ask: expires it when its timeout job was lost, re-queues
-   * missing delivery and finalization work, and drops it from the index once settled.
+   * missing delivery and finalization work, and drops it from the index once settled. `seenAt`
+   * is the sweep time the ask was listed at: the next one is only written if nobody marked the
+   * ask meanwhile, since that mark may be an answer's write-ahead mark made after the record was
+   * read here (pushing it back to the deadline would leave the message unedited until then).
    */
-  async sweep(askId: string): Promise<void> {
+  async sweep(askId: string, seenAt?: number): Promise<void> {
     const { store, clock, settings, outbox, timeouts } = this.gateway.deps;
     const record = await store.get(askId);
     if (!record) return store.unmarkSweep(askId);
     const now = clock.now();
+    const reschedule = async (atMs: number) => void (await store.rescheduleSweep(askId, atMs, seenAt));
     if (!isTerminal(record)) {
       const deadline = deadlineOf(record);
       if (now >= deadline + settings.graceMs) {
         await this.gateway.apply(askId, { type: 'timeout' });
-        return store.rescheduleSweep(askId, now + settings.sweepDelayMs);
+        return reschedule(now + settings.sweepDelayMs);
       }
       const undelivered = record.deliveries.flatMap((d, index) => (d.status === 'pending' ? [index] : []));
       await Promise.all(undelivered.map((index) => outbox.enqueue({ kind: 'deliver', askId, index })));
       await timeouts.schedule(askId, deadline);
-      const next = undelivered.length > 0 ? Math.min(now + settings.sweepDelayMs, deadline + settings.graceMs) : deadline + settings.graceMs;
-      return store.rescheduleSweep(askId, next);
+      return reschedule(undelivered.length > 0 ? Math.min(now + settings.sweepDelayMs, deadline + settings.graceMs) : deadline + settings.graceMs);
     }
     if (isDone(record)) return store.unmarkSweep(askId);
     const work = [
@@ -106,6 +109,6 @@ export class OutboxWork implements OutboxHandlers {
       ...record.deliveries.flatMap((d, index) => (d.status === 'pending' ? [outbox.enqueue({ kind: 'deliver', askId, index })] : [])),
     ];
     await Promise.all(work);
-    await store.rescheduleSweep(askId, now + settings.sweepDelayMs);
+    await reschedule(now + settings.sweepDelayMs);
   }
 }

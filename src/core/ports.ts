@@ -72,12 +72,20 @@ export interface AskStore {
   /** The most recently created asks (pending or not), newest first, at most `limit`. */
   recent(limit: number): Promise<AskRecord[]>;
 
-  /** Schedules the reconciler to look at an ask at `atMs` (earliest of existing and new). */
+  /**
+   * Schedules the reconciler to look at an ask at `atMs` or earlier: the earlier of the existing
+   * and the new time, and always a change of the stored time (1 ms earlier when the existing one
+   * is already earlier), so a reconciler pass that read the ask before this mark cannot move it
+   * later ({@link rescheduleSweep} with `seenAt`).
+   */
   markForSweep(askId: string, atMs: number): Promise<void>;
-  /** Asks whose sweep time is at or before `nowMs`, oldest first. */
-  dueForSweep(nowMs: number, limit: number): Promise<string[]>;
-  /** Sets the next sweep time of an ask unconditionally. */
-  rescheduleSweep(askId: string, atMs: number): Promise<void>;
+  /** Asks whose sweep time is at or before `nowMs`, oldest first, with that time. */
+  dueForSweep(nowMs: number, limit: number): Promise<SweepEntry[]>;
+  /**
+   * Sets the next sweep time of an ask; with `seenAt`, only if its sweep time is still the one
+   * listed by {@link dueForSweep} (returns false when it moved: someone marked it meanwhile).
+   */
+  rescheduleSweep(askId: string, atMs: number, seenAt?: number): Promise<boolean>;
   /** Removes an ask from the sweep index. */
   unmarkSweep(askId: string): Promise<void>;
 
@@ -94,6 +102,12 @@ export interface AskStore {
 
   /** Throws when the store cannot serve requests. */
   ping(): Promise<void>;
+}
+
+/** An ask due for the reconciler, with the sweep time it was listed at. */
+export interface SweepEntry {
+  askId: string;
+  at: number;
 }
 
 /** Wakes waiters when an ask reaches a terminal state, across processes. */

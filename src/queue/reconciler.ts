@@ -1,13 +1,15 @@
+import type { SweepEntry } from '../core/ports.js';
+
 /** Options of {@link Reconciler}. */
 export interface ReconcilerOptions {
   /** Pause between the end of one tick and the start of the next, in ms. */
   intervalMs: number;
   /** Most ids swept per tick. */
   batch: number;
-  /** Ask ids due for a sweep at `nowMs`, at most `limit`. */
-  due: (nowMs: number, limit: number) => Promise<string[]>;
+  /** Asks due for a sweep at `nowMs` (with the sweep time they were listed at), at most `limit`. */
+  due: (nowMs: number, limit: number) => Promise<SweepEntry[]>;
   /** Resolves or re-drives one ask (must be idempotent: ticks on several replicas may overlap). */
-  sweep: (askId: string) => Promise<void>;
+  sweep: (entry: SweepEntry) => Promise<void>;
   /** Current time in epoch ms. */
   now: () => number;
   /** Receives errors of `due` and of single sweeps. Default: console.error. */
@@ -66,20 +68,20 @@ export class Reconciler {
   }
 
   private async tick(): Promise<number> {
-    let ids: string[];
+    let entries: SweepEntry[];
     try {
-      ids = await this.opts.due(this.opts.now(), this.opts.batch);
+      entries = await this.opts.due(this.opts.now(), this.opts.batch);
     } catch (err) {
       this.onError(err);
       return 0;
     }
-    const queue = [...new Set(ids)];
+    const queue = [...new Map(entries.map((e) => [e.askId, e])).values()];
     const total = queue.length;
     const lanes = Math.min(this.opts.concurrency ?? 10, queue.length);
     const lane = async (): Promise<void> => {
-      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      for (let entry = queue.shift(); entry !== undefined; entry = queue.shift()) {
         try {
-          await this.opts.sweep(id);
+          await this.opts.sweep(entry);
         } catch (err) {
           this.onError(err);
         }

@@ -1,4 +1,4 @@
-import type { AskStore, Clock, ConversationKey, CreateArgs, CreateResult, IdempotencyClaim } from '../core/ports.js';
+import type { AskStore, Clock, ConversationKey, CreateArgs, CreateResult, IdempotencyClaim, SweepEntry } from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
 import { HISTORY_MAX, INDEX_TTL_MS, RECENT_MAX } from './keys.js';
 import type { MemoryResultBus } from './memory-bus.js';
@@ -143,17 +143,22 @@ export class MemoryAskStore implements AskStore {
   async markForSweep(askId: string, atMs: number): Promise<void> {
     const members = this.index('sweep', atMs);
     const current = members.get(askId);
-    if (current === undefined || atMs < current) members.set(askId, atMs);
+    members.set(askId, current === undefined || atMs < current ? atMs : current - 1);
   }
 
-  async dueForSweep(nowMs: number, limit: number): Promise<string[]> {
+  async dueForSweep(nowMs: number, limit: number): Promise<SweepEntry[]> {
     const entry = live(this.indexes, 'sweep', this.tick());
     if (!entry || limit <= 0) return [];
-    return sortedByScore(entry.members, (score) => score <= nowMs).slice(0, limit);
+    return sortedByScore(entry.members, (score) => score <= nowMs)
+      .slice(0, limit)
+      .map((askId) => ({ askId, at: entry.members.get(askId)! }));
   }
 
-  async rescheduleSweep(askId: string, atMs: number): Promise<void> {
-    this.index('sweep', atMs).set(askId, atMs);
+  async rescheduleSweep(askId: string, atMs: number, seenAt?: number): Promise<boolean> {
+    const members = this.index('sweep', atMs);
+    if (seenAt !== undefined && members.get(askId) !== seenAt) return false;
+    members.set(askId, atMs);
+    return true;
   }
 
   async unmarkSweep(askId: string): Promise<void> {

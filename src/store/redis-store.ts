@@ -1,6 +1,6 @@
 import type { Redis, Cluster } from 'ioredis';
 import { z } from 'zod';
-import type { AskStore, ConversationKey, CreateArgs, CreateResult, IdempotencyClaim } from '../core/ports.js';
+import type { AskStore, ConversationKey, CreateArgs, CreateResult, IdempotencyClaim, SweepEntry } from '../core/ports.js';
 import { AskRecordSchema, type AskRecord } from '../core/schemas.js';
 import { HISTORY_MAX, INDEX_TTL_MS, RECENT_MAX, StoreKeys } from './keys.js';
 import { CLAIM, COMMIT, CREATE, CommitCode, CreateCode, EXTEND_TTL, GET_RUN, ZADD_EXPIRE, runScript } from './scripts.js';
@@ -167,16 +167,20 @@ export class RedisAskStore implements AskStore {
   }
 
   async markForSweep(askId: string, atMs: number): Promise<void> {
-    await runScript(this.redis, ZADD_EXPIRE, [this.keys.sweep()], ['LT', atMs, askId, indexTtl(atMs)]);
+    await runScript(this.redis, ZADD_EXPIRE, [this.keys.sweep()], ['MARK', atMs, askId, indexTtl(atMs)]);
   }
 
-  async dueForSweep(nowMs: number, limit: number): Promise<string[]> {
+  async dueForSweep(nowMs: number, limit: number): Promise<SweepEntry[]> {
     if (limit <= 0) return [];
-    return this.redis.zrangebyscore(this.keys.sweep(), '-inf', nowMs, 'LIMIT', 0, limit);
+    const flat = await this.redis.zrangebyscore(this.keys.sweep(), '-inf', nowMs, 'WITHSCORES', 'LIMIT', 0, limit);
+    const due: SweepEntry[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) due.push({ askId: flat[i]!, at: Number(flat[i + 1]) });
+    return due;
   }
 
-  async rescheduleSweep(askId: string, atMs: number): Promise<void> {
-    await runScript(this.redis, ZADD_EXPIRE, [this.keys.sweep()], ['SET', atMs, askId, indexTtl(atMs)]);
+  async rescheduleSweep(askId: string, atMs: number, seenAt?: number): Promise<boolean> {
+    const args = seenAt === undefined ? ['SET', atMs, askId, indexTtl(atMs)] : ['IF', atMs, askId, indexTtl(atMs), '', seenAt];
+    return (await runScript(this.redis, ZADD_EXPIRE, [this.keys.sweep()], args)) === 0;
   }
 
   async unmarkSweep(askId: string): Promise<void> {

@@ -134,19 +134,26 @@ return false
 
 /**
  * ZADD to an index and extend the index key's TTL, so an idle index disappears.
- * KEYS[1] zset. ARGV[1] 'LT' (keep the lower score; adds new members too) or 'SET',
- * [2] score, [3] member, [4] key ttl ms, [5] optional: keep only this many highest-scored members.
- * Returns 0.
+ * KEYS[1] zset. ARGV[1] mode: 'SET'; 'MARK' (the lower of the stored and the new score, and
+ * always a change: 1 below the stored one when that is already lower); 'IF' (set only while the
+ * stored score equals ARGV[6]), [2] score, [3] member, [4] key ttl ms, [5] optional (may be ''):
+ * keep only this many highest-scored members, [6] with 'IF': the expected score.
+ * Returns 0, or 1 when 'IF' found another score (nothing written).
  */
 export const ZADD_EXPIRE = lua(
   'zaddExpire',
   `
-if ARGV[1] == 'LT' then
-  redis.call('ZADD', KEYS[1], 'LT', ARGV[2], ARGV[3])
-else
-  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
+local score = tonumber(ARGV[2])
+if ARGV[1] ~= 'SET' then
+  local stored = redis.call('ZSCORE', KEYS[1], ARGV[3])
+  if ARGV[1] == 'IF' then
+    if not stored or tonumber(stored) ~= tonumber(ARGV[6]) then return 1 end
+  elseif stored and tonumber(stored) <= score then
+    score = tonumber(stored) - 1
+  end
 end
-if ARGV[5] then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -(tonumber(ARGV[5]) + 1)) end
+redis.call('ZADD', KEYS[1], score, ARGV[3])
+if ARGV[5] and ARGV[5] ~= '' then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -(tonumber(ARGV[5]) + 1)) end
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
 return 0
 `,

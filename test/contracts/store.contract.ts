@@ -295,21 +295,42 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
       expect(await store.history(a.runId, 5)).toEqual([a1]);
     });
 
-    it('sweep index keeps the earliest mark, reschedules, lists due asks oldest first and unmarks', async () => {
+    it('sweep index keeps the earliest mark, reschedules, lists due asks oldest first with their time, and unmarks', async () => {
       const [a, b, c] = [uid(), uid(), uid()];
+      const ids = (entries: { askId: string }[]) => entries.map((e) => e.askId);
       await store.markForSweep(a, T0 + 1000);
       await store.markForSweep(a, T0 + 2000);
-      expect(await store.dueForSweep(T0 + 1500, 10)).toEqual([a]);
+      // The later mark keeps the earlier time, 1 ms earlier still: every mark moves the time.
+      expect(await store.dueForSweep(T0 + 1500, 10)).toEqual([{ askId: a, at: T0 + 999 }]);
       await store.markForSweep(a, T0 + 500);
       await store.markForSweep(b, T0 + 800);
       await store.markForSweep(c, T0 + 3000);
-      expect(await store.dueForSweep(T0 + 1000, 10)).toEqual([a, b]);
-      expect(await store.dueForSweep(T0 + 1000, 1)).toEqual([a]);
+      expect(await store.dueForSweep(T0 + 1000, 10)).toEqual([{ askId: a, at: T0 + 500 }, { askId: b, at: T0 + 800 }]);
+      expect(ids(await store.dueForSweep(T0 + 1000, 1))).toEqual([a]);
       expect(await store.dueForSweep(T0 + 499, 10)).toEqual([]);
-      await store.rescheduleSweep(a, T0 + 5000);
-      expect(await store.dueForSweep(T0 + 1000, 10)).toEqual([b]);
+      expect(await store.rescheduleSweep(a, T0 + 5000)).toBe(true);
+      expect(ids(await store.dueForSweep(T0 + 1000, 10))).toEqual([b]);
       await store.unmarkSweep(b);
-      expect(await store.dueForSweep(T0 + 10_000, 10)).toEqual([c, a]);
+      expect(ids(await store.dueForSweep(T0 + 10_000, 10))).toEqual([c, a]);
+    });
+
+    it('a reschedule that names the time it listed is refused once the ask was marked again (concurrent reconciler passes and answers)', async () => {
+      const a = uid();
+      await store.markForSweep(a, T0 + 100);
+      const [listed] = await store.dueForSweep(T0 + 100, 10);
+      expect(listed).toEqual({ askId: a, at: T0 + 100 });
+      // An answer's write-ahead mark lands while the reconciler works on the stale record.
+      await store.markForSweep(a, T0 + 30_000);
+      expect(await store.rescheduleSweep(a, T0 + HOUR, listed!.at)).toBe(false);
+      expect(await store.dueForSweep(T0 + 100, 10)).toEqual([{ askId: a, at: T0 + 99 }]);
+      // Nobody marked it: the reschedule goes through, once.
+      expect(await all[all.length - 1]!.rescheduleSweep(a, T0 + HOUR, T0 + 99)).toBe(true);
+      expect(await store.rescheduleSweep(a, T0 + 2 * HOUR, T0 + 99)).toBe(false);
+      expect(await store.dueForSweep(T0 + HOUR, 10)).toEqual([{ askId: a, at: T0 + HOUR }]);
+      // An ask dropped from the index meanwhile stays dropped.
+      await store.unmarkSweep(a);
+      expect(await store.rescheduleSweep(a, T0 + HOUR, T0 + HOUR)).toBe(false);
+      expect(await store.dueForSweep(T0 + 3 * HOUR, 10)).toEqual([]);
     });
 
     it('conversation index: pending by score, stale members removed, conversations isolated', async () => {

@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Reconciler, type ReconcilerOptions } from '../../src/queue/reconciler.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
+/** Due entries for ids, listed at sweep time 900. */
+const due = (...ids: string[]) => ids.map((askId) => ({ askId, at: 900 }));
 
 const running: Reconciler[] = [];
 afterEach(async () => {
@@ -23,7 +25,7 @@ function make(opts: Partial<ReconcilerOptions>): Reconciler {
 }
 
 describe('Reconciler', () => {
-  it('sweeps every due id, passing now() and the batch size', async () => {
+  it('sweeps every due id once, with the time it was listed at, passing now() and the batch size', async () => {
     const calls: Array<[number, number]> = [];
     const swept: string[] = [];
     const r = make({
@@ -31,10 +33,11 @@ describe('Reconciler', () => {
       now: () => 42,
       due: async (now, limit) => {
         calls.push([now, limit]);
-        return ['a', 'b', 'c'];
+        return [...due('a', 'b', 'c'), { askId: 'a', at: 900 }];
       },
-      sweep: async (id) => {
-        swept.push(id);
+      sweep: async ({ askId, at }) => {
+        expect(at).toBe(900);
+        swept.push(askId);
       },
     });
     expect(await r.runOnce()).toBe(3);
@@ -46,10 +49,10 @@ describe('Reconciler', () => {
     const errors: unknown[] = [];
     const swept: string[] = [];
     const r = make({
-      due: async () => ['ok1', 'bad', 'ok2'],
-      sweep: async (id) => {
-        if (id === 'bad') throw new Error('boom');
-        swept.push(id);
+      due: async () => due('ok1', 'bad', 'ok2'),
+      sweep: async ({ askId }) => {
+        if (askId === 'bad') throw new Error('boom');
+        swept.push(askId);
       },
       onError: (err) => errors.push(err),
     });
@@ -64,7 +67,7 @@ describe('Reconciler', () => {
     let peak = 0;
     const ids = Array.from({ length: 25 }, (_, i) => `id${i}`);
     const r = make({
-      due: async () => ids,
+      due: async () => due(...ids),
       sweep: async () => {
         active += 1;
         peak = Math.max(peak, active);
@@ -102,7 +105,7 @@ describe('Reconciler', () => {
         inTick += 1;
         if (inTick > 1) overlap = true;
         ticks += 1;
-        return ['x'];
+        return due('x');
       },
       sweep: async () => {
         await sleep(15);
@@ -119,7 +122,7 @@ describe('Reconciler', () => {
     let finished = 0;
     let started = 0;
     const r = make({
-      due: async () => ['slow'],
+      due: async () => due('slow'),
       sweep: async () => {
         started += 1;
         await sleep(40);
