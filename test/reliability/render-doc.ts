@@ -48,10 +48,10 @@ function render(): string {
   out.push('', 'Recovery times (ms, from this run):', '', '| After | Measure | Value |', '|---|---|---|');
   for (const r of rows) {
     for (const [k, v] of Object.entries(r.extra ?? {})) {
-      if (/(Ms|BackMs)$/.test(k) && (typeof v === 'number' || Array.isArray(v))) out.push(`| ${r.row} ${r.title} | ${k} | ${value(v)} |`);
+      if (/(Ms|BackMs)$/.test(k) && (typeof v === 'number' || Array.isArray(v))) out.push(`| ${r.row} ${r.title} (${r.platform}) | ${k} | ${value(v)} |`);
     }
     for (const [k, v] of Object.entries(r.figures as Record<string, unknown>)) {
-      if (/(BackMs|AfterSwitchMs)$/.test(k)) out.push(`| ${r.row} ${r.title} | ${k} | ${value(v)} |`);
+      if (/(BackMs|AfterSwitchMs)$/.test(k)) out.push(`| ${r.row} ${r.title} (${r.platform}) | ${k} | ${value(v)} |`);
     }
   }
   out.push('', 'What each row injected, and its other measurements:', '');
