@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AskgateError, invalid, toIssues } from '../core/errors.js';
-import { AnswerRequestSchema, AskRequestSchema, RunIdSchema, publicRecord, type AskRecord } from '../core/schemas.js';
+import { AnswerRequestSchema, AskRequestSchema, RunIdSchema, publicRecord } from '../core/schemas.js';
 import { ASK_ID_PATTERN } from '../core/token.js';
 import type { ServerDeps } from './server.js';
 
@@ -39,12 +39,13 @@ export function registerAskRoutes(app: FastifyInstance, deps: ServerDeps): void 
   const waitMs = (request: FastifyRequest): number => (parse(WaitSchema, request.query).wait ?? 0) * 1000;
 
   /** Long-polls until terminal or the wait ends; stops early when the client goes away. */
-  const waitFor = async (id: string, ms: number, reply: FastifyReply): Promise<AskRecord> => {
+  /** Runs a long poll that ends early when the client goes away. */
+  const waitFor = async <T>(reply: FastifyReply, poll: (signal: AbortSignal) => Promise<T>): Promise<T> => {
     const abort = new AbortController();
     const onClose = () => abort.abort();
     reply.raw.once('close', onClose);
     try {
-      return await gateway.wait(id, ms, abort.signal);
+      return await poll(abort.signal);
     } finally {
       reply.raw.off('close', onClose);
       // Cut short by a shutdown: close the socket after this response, or the server would wait
@@ -59,15 +60,14 @@ export function registerAskRoutes(app: FastifyInstance, deps: ServerDeps): void 
     const rawKey = request.headers['idempotency-key'];
     const key = rawKey === undefined ? undefined : parse(IdempotencyKeySchema, Array.isArray(rawKey) ? rawKey[0] : rawKey);
     const idempotency = key ? { key, requestHash: createHash('sha256').update(canonical(body)).digest('hex') } : undefined;
-    const { record, created } = await gateway.ask(body, idempotency);
-    const result = ms > 0 ? await waitFor(record.id, ms, reply) : record;
-    return reply.code(created ? 201 : 200).header('location', `/v1/asks/${record.id}`).send(publicRecord(result));
+    const { record, created } = ms > 0 ? await waitFor(reply, (signal) => gateway.askAndWait(body, idempotency, ms, signal)) : await gateway.ask(body, idempotency);
+    return reply.code(created ? 201 : 200).header('location', `/v1/asks/${record.id}`).send(publicRecord(record));
   });
 
   app.get('/v1/asks/:id', async (request, reply) => {
     const id = askId(request);
     const ms = waitMs(request);
-    return publicRecord(ms > 0 ? await waitFor(id, ms, reply) : await gateway.get(id));
+    return publicRecord(ms > 0 ? await waitFor(reply, (signal) => gateway.wait(id, ms, signal)) : await gateway.get(id));
   });
 
   app.post('/v1/asks/:id/answer', async (request) => {

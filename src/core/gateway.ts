@@ -61,7 +61,7 @@ export class Gateway {
    * Creates an ask (superseding the run's pending one), schedules its timeout and queues its
    * delivery. With an idempotency key, every request carrying it returns the same record.
    */
-  async ask(request: AskRequest, idempotency?: { key: string; requestHash: string }): Promise<{ record: AskRecord; created: boolean }> {
+  async ask(request: AskRequest, idempotency?: { key: string; requestHash: string }, presetId?: string): Promise<{ record: AskRecord; created: boolean }> {
     const { store, channels, settings, clock } = this.deps;
     if (request.to && !channels.has(request.to.channel)) {
       const enabled = [...channels.keys()];
@@ -75,7 +75,7 @@ export class Gateway {
       ]);
     }
     const timeoutSeconds = this.clampTimeout(request.timeoutSeconds);
-    let askId = this.deps.newId();
+    let askId = presetId ?? this.deps.newId();
     if (idempotency) {
       const ttl = settings.retentionMs + settings.maxTimeoutSeconds * 1000;
       const claim = await store.claimIdempotencyKey(idempotency.key, idempotency.requestHash, askId, ttl);
@@ -180,8 +180,46 @@ export class Gateway {
    * a resolution between the read and the wait is never missed; works across processes.
    */
   async wait(askId: string, waitMs: number, signal?: AbortSignal): Promise<AskRecord> {
+    const waiter = this.waiter(askId, waitMs, signal);
+    if (!waiter) return this.get(askId);
+    try {
+      const first = await this.get(askId);
+      if (isTerminal(first)) return first;
+      await waiter.woken;
+      return await this.get(askId);
+    } finally {
+      waiter.close();
+    }
+  }
+
+  /**
+   * {@link ask}, then {@link wait} for the result, without the read `wait` starts with: the waiter
+   * subscribes to the new id before the ask exists, so nothing can resolve unseen in between.
+   */
+  async askAndWait(
+    request: AskRequest,
+    idempotency: { key: string; requestHash: string } | undefined,
+    waitMs: number,
+    signal?: AbortSignal,
+  ): Promise<{ record: AskRecord; created: boolean }> {
+    const askId = this.deps.newId();
+    const waiter = this.waiter(askId, waitMs, signal);
+    try {
+      const asked = await this.ask(request, idempotency, askId);
+      // An Idempotency-Key replay returns the ask stored under another id: wait for that one.
+      if (asked.record.id !== askId) return { record: await this.wait(asked.record.id, waitMs, signal), created: asked.created };
+      if (!waiter || isTerminal(asked.record)) return asked;
+      await waiter.woken;
+      return { record: await this.get(askId), created: asked.created };
+    } finally {
+      waiter?.close();
+    }
+  }
+
+  /** Subscribes a long poll: `woken` resolves on the ask's announcement, after `waitMs`, on abort or on shutdown. */
+  private waiter(askId: string, waitMs: number, signal?: AbortSignal): { woken: Promise<void>; close(): void } | null {
     const waiters = this.waiters;
-    if (waitMs <= 0 || !waiters) return this.get(askId);
+    if (waitMs <= 0 || !waiters) return null;
     let wake: () => void = () => {};
     const woken = new Promise<void>((resolve) => (wake = resolve));
     const unsubscribe = this.deps.bus.subscribe(askId, () => wake());
@@ -189,17 +227,15 @@ export class Gateway {
     const onAbort = () => wake();
     signal?.addEventListener('abort', onAbort);
     waiters.add(onAbort);
-    try {
-      const first = await this.get(askId);
-      if (isTerminal(first)) return first;
-      await woken;
-      return await this.get(askId);
-    } finally {
-      clearTimeout(timer);
-      unsubscribe();
-      signal?.removeEventListener('abort', onAbort);
-      waiters.delete(onAbort);
-    }
+    return {
+      woken,
+      close: () => {
+        clearTimeout(timer);
+        unsubscribe();
+        signal?.removeEventListener('abort', onAbort);
+        waiters.delete(onAbort);
+      },
+    };
   }
 
   /**

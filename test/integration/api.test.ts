@@ -61,6 +61,19 @@ describe('ask and answer through the API', () => {
     expect(res.body.result).toMatchObject({ status: 'no_answer', reason: 'skipped' });
   });
 
+  it('POST ?wait wakes on an answer given the instant the ask exists, and an Idempotency-Key replay waits on the stored ask', async () => {
+    const headers = { 'idempotency-key': `k-${Date.now()}` };
+    const started = Date.now();
+    const first = api.post('/v1/asks?wait=20', askBody('run-post-wait-race'), headers);
+    const id = await eventually(async () => (await api.get('/v1/runs/run-post-wait-race')).body.current?.id);
+    const replay = api.post('/v1/asks?wait=20', askBody('run-post-wait-race'), headers);
+    await api.post(`/v1/asks/${id}/answer`, { answers: { env: ['Staging'] } });
+    const [a, b] = await Promise.all([first, replay]);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect([a.status, b.status]).toEqual([201, 200]);
+    for (const res of [a, b]) expect(res.body).toMatchObject({ id, status: 'answered', result: { answers: { env: ['Staging'] } } });
+  });
+
   it('accepts free text for a question', async () => {
     const { body: ask } = await api.post('/v1/asks', askBody('run-free'));
     const res = await api.post(`/v1/asks/${ask.id}/answer`, { answers: { env: ['the canary cluster'] } });
