@@ -1,6 +1,7 @@
 import { AskgateError, invalid } from './errors.js';
 import { normalizeAnswers } from './answers.js';
-import { deadlineOf, deliveriesToFinalize, isDone, isTerminal, transition, type AskEvent, type Effect, type TransitionOutcome } from './lifecycle.js';
+import { LongPolls } from './long-poll.js';
+import { deadlineOf, deliveriesToFinalize, isDone, isTerminal, newAskRecord, transition, type AskEvent, type Effect, type TransitionOutcome } from './lifecycle.js';
 import type { AnswerRequest, AskRecord, AskRequest, Responder } from './schemas.js';
 import type { AskStore, Channel, Clock, Logger, Metrics, Outbox, ResultBus, TimeoutScheduler, WebhookSender } from './ports.js';
 
@@ -46,10 +47,11 @@ const MAX_CAS_ATTEMPTS = 64;
  * commits it with one compare-and-set and then runs the effects through the ports.
  */
 export class Gateway {
-  /** Wakes the long polls in flight; null once the process is stopping. */
-  private waiters: Set<() => void> | null = new Set();
+  private readonly polls: LongPolls;
 
-  constructor(readonly deps: GatewayDeps) {}
+  constructor(readonly deps: GatewayDeps) {
+    this.polls = new LongPolls(deps.bus);
+  }
 
   /** Clamps a requested timeout into the configured bounds. */
   clampTimeout(seconds: number | undefined): number {
@@ -89,7 +91,7 @@ export class Gateway {
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const now = clock.now();
       const { current, version } = await store.getRun(request.runId);
-      const record = this.newRecord(request, askId, version + 1, timeoutSeconds, now, idempotency?.key);
+      const record = newAskRecord(request, askId, version + 1, timeoutSeconds, now, idempotency?.key);
       const superseding = current && !isTerminal(current) ? transition(current, { type: 'supersede' }, now) : null;
       const supersede = superseding?.kind === 'changed' && current ? { prev: current, next: superseding.record } : null;
       await store.markForSweep(askId, now + settings.sweepDelayMs);
@@ -109,28 +111,6 @@ export class Gateway {
       return { record: result.record, created: true };
     }
     throw new AskgateError('internal', 'too many concurrent asks on this run; retry');
-  }
-
-  private newRecord(request: AskRequest, id: string, version: number, timeoutSeconds: number, now: number, key?: string): AskRecord {
-    const to = request.to ?? null;
-    return {
-      id,
-      runId: request.runId,
-      version,
-      rev: 0,
-      status: 'pending',
-      questions: request.questions,
-      to,
-      createdAt: new Date(now).toISOString(),
-      expiresAt: new Date(now + timeoutSeconds * 1000).toISOString(),
-      timeoutSeconds,
-      result: null,
-      partial: {},
-      history: [{ type: 'created', at: new Date(now).toISOString(), ...(to ? { channel: to.channel } : {}) }],
-      ...(request.callbackUrl ? { callbackUrl: request.callbackUrl } : {}),
-      deliveries: to ? [{ channel: to.channel, chat: to.chat, ...(to.thread ? { thread: to.thread } : {}), status: 'pending', finalized: 'no' }] : [],
-      ...(key ? { idempotencyKey: key } : {}),
-    };
   }
 
   /** Reads an ask or throws 404. */
@@ -180,7 +160,7 @@ export class Gateway {
    * a resolution between the read and the wait is never missed; works across processes.
    */
   async wait(askId: string, waitMs: number, signal?: AbortSignal): Promise<AskRecord> {
-    const waiter = this.waiter(askId, waitMs, signal);
+    const waiter = this.polls.open(askId, waitMs, signal);
     if (!waiter) return this.get(askId);
     try {
       const first = await this.get(askId);
@@ -203,7 +183,7 @@ export class Gateway {
     signal?: AbortSignal,
   ): Promise<{ record: AskRecord; created: boolean }> {
     const askId = this.deps.newId();
-    const waiter = this.waiter(askId, waitMs, signal);
+    const waiter = this.polls.open(askId, waitMs, signal);
     try {
       const asked = await this.ask(request, idempotency, askId);
       // An Idempotency-Key replay returns the ask stored under another id: wait for that one.
@@ -216,41 +196,17 @@ export class Gateway {
     }
   }
 
-  /** Subscribes a long poll: `woken` resolves on the ask's announcement, after `waitMs`, on abort or on shutdown. */
-  private waiter(askId: string, waitMs: number, signal?: AbortSignal): { woken: Promise<void>; close(): void } | null {
-    const waiters = this.waiters;
-    if (waitMs <= 0 || !waiters) return null;
-    let wake: () => void = () => {};
-    const woken = new Promise<void>((resolve) => (wake = resolve));
-    const unsubscribe = this.deps.bus.subscribe(askId, () => wake());
-    const timer = setTimeout(() => wake(), waitMs);
-    const onAbort = () => wake();
-    signal?.addEventListener('abort', onAbort);
-    waiters.add(onAbort);
-    return {
-      woken,
-      close: () => {
-        clearTimeout(timer);
-        unsubscribe();
-        signal?.removeEventListener('abort', onAbort);
-        waiters.delete(onAbort);
-      },
-    };
-  }
-
   /**
    * Ends every long poll now with the record as it is (still pending), so a shutdown never waits
    * out `?wait`; the agent's next poll goes to another replica or the restarted one.
    */
   stopWaiting(): void {
-    const waiters = this.waiters;
-    this.waiters = null;
-    for (const wake of waiters ?? []) wake();
+    this.polls.stop();
   }
 
   /** True once {@link stopWaiting} was called (the process is shutting down). */
   get isStopping(): boolean {
-    return this.waiters === null;
+    return this.polls.stopped;
   }
 
   /** Applies the timeout; called by the timeout job. A job that fires a little early waits. */

@@ -1,4 +1,4 @@
-import type { AskRecord, Answers, HistoryEntry, MessageRef, NoAnswerReason, Responder } from './schemas.js';
+import type { AskRecord, AskRequest, Answers, HistoryEntry, MessageRef, NoAnswerReason, Responder } from './schemas.js';
 import { missingQuestions, normalizeAnswers } from './answers.js';
 import type { Issue } from './errors.js';
 
@@ -200,4 +200,27 @@ export function webhookSettled(record: AskRecord): boolean {
 /** True when nothing at all is left to do for this record: the reconciler can forget it. */
 export function isDone(record: AskRecord): boolean {
   return isSettled(record) && webhookSettled(record);
+}
+
+/** A new pending record for `request` (version = the run's next, `key` = its Idempotency-Key). */
+export function newAskRecord(request: AskRequest, id: string, version: number, timeoutSeconds: number, now: number, key?: string): AskRecord {
+  const to = request.to ?? null;
+  return {
+    id,
+    runId: request.runId,
+    version,
+    rev: 0,
+    status: 'pending',
+    questions: request.questions,
+    to,
+    createdAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + timeoutSeconds * 1000).toISOString(),
+    timeoutSeconds,
+    result: null,
+    partial: {},
+    history: [{ type: 'created', at: new Date(now).toISOString(), ...(to ? { channel: to.channel } : {}) }],
+    ...(request.callbackUrl ? { callbackUrl: request.callbackUrl } : {}),
+    deliveries: to ? [{ channel: to.channel, chat: to.chat, ...(to.thread ? { thread: to.thread } : {}), status: 'pending', finalized: 'no' }] : [],
+    ...(key ? { idempotencyKey: key } : {}),
+  };
 }
