@@ -48,6 +48,8 @@ export function isGroupChat(chat: string): boolean {
 export class ChatPacer {
   private readonly next = new Map<string, number>();
   private readonly recent = new Map<string, number[]>();
+  /** Until when a 429 closed each chat. */
+  private readonly blocked = new Map<string, number>();
 
   constructor(
     private readonly minIntervalMs: number,
@@ -59,19 +61,26 @@ export class ChatPacer {
    * otherwise throws a retryable ChannelError so the outbox reschedules the job, unless `force`.
    */
   async take(chat: string, force = false): Promise<void> {
-    const now = this.now();
-    const slot = this.slotOf(chat, now);
-    const wait = slot - now;
-    if (wait > MAX_INLINE_WAIT_MS) {
-      if (force) return;
-      throw new ChannelError(`paced: chat ${chat} has its next send slot in ${wait} ms`, false, wait);
+    for (;;) {
+      const now = this.now();
+      const slot = this.slotOf(chat, now);
+      const wait = slot - now;
+      if (wait > MAX_INLINE_WAIT_MS) {
+        if (force) return;
+        throw new ChannelError(`paced: chat ${chat} has its next send slot in ${wait} ms`, false, wait);
+      }
+      this.book(chat, slot);
+      if (wait <= 0) return;
+      await new Promise((r) => setTimeout(r, wait));
+      // A 429 that came back for an earlier send while this one waited closes the chat past this
+      // slot: sending now would probe Telegram's flood wait (and may lengthen it). Take a new slot.
+      if ((this.blocked.get(chat) ?? 0) <= this.now()) return;
     }
-    this.book(chat, slot);
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   }
 
   /** Nothing may be sent to the chat before `atMs` (after a 429). */
   blockUntil(chat: string, atMs: number): void {
+    this.blocked.set(chat, Math.max(this.blocked.get(chat) ?? 0, atMs));
     this.next.set(chat, Math.max(this.next.get(chat) ?? 0, atMs));
   }
 
@@ -93,6 +102,7 @@ export class ChatPacer {
   private prune(): void {
     const now = this.now();
     for (const [chat, at] of this.next) if (at < now && !this.recent.get(chat)?.length) this.next.delete(chat);
+    for (const [chat, until] of this.blocked) if (until < now) this.blocked.delete(chat);
   }
 }
 
