@@ -5,6 +5,7 @@ import { FaultProxy } from '../helpers/fault-proxy.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 import { connectWithRetry, createStoreConnection, isRedisUnavailable, storeRetryDelayMs, watchConnection } from '../../src/store/redis-setup.js';
 import type { Logger } from '../../src/core/ports.js';
+import { seeded } from '../helpers/seeded.js';
 
 /**
  * R9 at the connection level: askgate's store connection (built by the same factory as in
@@ -14,17 +15,6 @@ import type { Logger } from '../../src/core/ports.js';
  * (the API's 503), and no reply may ever reach the wrong command.
  */
 
-/** A small seeded PRNG (mulberry32), so every run cuts at the same offsets. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Heal → first successful command: the reconnect delay (≤ 1.1 s) plus the handshake, with room for a loaded machine. */
 const RECOVERY_MS = 2500;

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/redis-server.js';
 import { Agents } from './harness/agents.js';
-import { crashAt, crashOnce, within } from './harness/crash.js';
+import { crashAt, crashPoints, crashOnce, within } from './harness/crash.js';
 import { DiscordRig } from './harness/discord-rig.js';
 import type { HistoryEvent } from './harness/history.js';
 import type { Exchange } from './harness/interposer.js';
@@ -89,14 +89,8 @@ describe('R4 + R12 on Slack, HTTP mode: kill -9 on the answer path and during de
     const eventsUrl = `http://127.0.0.1:${port}/slack/events`;
     const node = world.node('A', { ...slack.env(), PORT: String(port) });
     const agents = new Agents(world.history, () => world.nodes);
-    const points: Record<string, number> = {};
+    const { points, crash } = crashPoints(node);
     const work: Promise<unknown>[] = [];
-    const crash = async (point: string, trigger: Promise<void>, action: () => Promise<unknown> | unknown) => {
-      await action();
-      await within(trigger, 20_000, point);
-      points[point] = (points[point] ?? 0) + 1;
-      await node.whenUp();
-    };
     node.supervise = true;
     try {
       await node.start();
@@ -252,13 +246,7 @@ describe('R4 + R12 on Discord: kill -9 on the answer path and during delivery (f
     const chat = discord.fake.addTextChannel();
     const node = world.node('A', discord.env());
     const agents = new Agents(world.history, () => world.nodes);
-    const points: Record<string, number> = {};
-    const crash = async (point: string, trigger: Promise<void>, action: () => Promise<unknown> | unknown) => {
-      await action();
-      await within(trigger, 20_000, point);
-      points[point] = (points[point] ?? 0) + 1;
-      await node.whenUp();
-    };
+    const { points, crash } = crashPoints(node);
     node.supervise = true;
     try {
       await node.start();

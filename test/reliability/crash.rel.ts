@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Agents } from './harness/agents.js';
-import { crashAt, crashOnPublish, within } from './harness/crash.js';
+import { crashAt, crashPoints, crashOnPublish, within } from './harness/crash.js';
 import { timeUntil } from './harness/person.js';
 import { TelegramRig, type Posted } from './harness/telegram-rig.js';
 import { World, writeSummary, type RowSummary } from './harness/world.js';
@@ -18,13 +18,7 @@ describe('R4 + R5 + R12: kill -9 of askgate on the answer path, during delivery 
     const tg = await TelegramRig.start(world.history);
     const node = world.node('A', tg.env());
     const agents = new Agents(world.history, () => world.nodes);
-    const points: Record<string, number> = {};
-    const crash = async (point: string, trigger: Promise<void>, action: () => Promise<unknown> | unknown) => {
-      await action();
-      await within(trigger, 20_000, point);
-      points[point] = (points[point] ?? 0) + 1;
-      await node.whenUp();
-    };
+    const { points, crash } = crashPoints(node);
     node.supervise = true;
     try {
       await node.start();

@@ -3,7 +3,7 @@ import { user as discordUser } from '../fakes/discord-payloads.js';
 import { eventually } from '../helpers/http.js';
 import { sleep } from '../helpers/wait.js';
 import { askAndDeliver, discordButtons, discordTap, newTgUser, slackMessage, slackValues, startSecurityWorld, tgButtons, tgTap, type SecurityWorld } from './security-world.js';
-import { seeded } from './harness/platform-faults.js';
+import { seeded } from '../helpers/seeded.js';
 
 // Seeded fuzzing of button data: a few hundred forged callback_data strings of 1–64 bytes on
 // Telegram (any client can send any data for a message it sees), fewer on Slack and Discord.

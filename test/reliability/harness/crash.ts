@@ -97,3 +97,24 @@ export async function within<T>(work: Promise<T>, ms: number, what: string): Pro
     clearTimeout(timer);
   }
 }
+
+/**
+ * Kill points run one after another on a supervised node: `crash(point, trigger, action)` does
+ * the action, waits (at most 20 s) for the kill it triggers, counts it under `point` and waits
+ * for the restart. `points` tallies the kills by point for the row's summary.
+ */
+export function crashPoints(node: AskgateNode): {
+  points: Record<string, number>;
+  crash(point: string, trigger: Promise<void>, action: () => Promise<unknown> | unknown): Promise<void>;
+} {
+  const points: Record<string, number> = {};
+  return {
+    points,
+    async crash(point, trigger, action) {
+      await action();
+      await within(trigger, 20_000, point);
+      points[point] = (points[point] ?? 0) + 1;
+      await node.whenUp();
+    },
+  };
+}

@@ -1,17 +1,7 @@
 import type { History } from './history.js';
 import type { BeforeVerdict, Exchange, InterposerHooks } from './interposer.js';
+import { seeded } from '../../helpers/seeded.js';
 
-/** A small seeded PRNG (mulberry32), so every run injects the same faults. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Which platform's error shapes to answer with. */
 export type Platform = 'telegram' | 'slack' | 'discord';
