@@ -1,5 +1,6 @@
 import { labelKey, type Answers, type Question } from './schemas.js';
 import type { Issue } from './errors.js';
+import { ownValue } from './own.js';
 
 /** Result of checking answers against the questions. */
 export type NormalizedAnswers = { ok: true; answers: Answers } | { ok: false; issues: Issue[] };
@@ -12,7 +13,7 @@ export type NormalizedAnswers = { ok: true; answers: Answers } | { ok: false; is
 export function normalizeAnswers(questions: readonly Question[], answers: Answers, requireAll: boolean): NormalizedAnswers {
   const issues: Issue[] = [];
   const byId = new Map(questions.map((q) => [q.id, q]));
-  const out: Answers = {};
+  const out: [string, string[]][] = [];
   for (const [id, values] of Object.entries(answers)) {
     const question = byId.get(id);
     if (!question) {
@@ -25,15 +26,15 @@ export function normalizeAnswers(questions: readonly Question[], answers: Answer
     else if (blank >= 0) issues.push({ path: ['answers', id, blank], message: 'must not be empty' });
     else if (!question.multiSelect && normalized.length > 1) {
       issues.push({ path: ['answers', id], message: 'this question takes a single answer' });
-    } else out[id] = normalized;
+    } else out.push([id, normalized]);
   }
   if (Object.keys(answers).length === 0) issues.push({ path: ['answers'], message: 'answer at least one question' });
   if (requireAll) {
     for (const q of questions) {
-      if (!(q.id in answers)) issues.push({ path: ['answers', q.id], message: 'missing: answer every question, or skip' });
+      if (!Object.hasOwn(answers, q.id)) issues.push({ path: ['answers', q.id], message: 'missing: answer every question, or skip' });
     }
   }
-  return issues.length > 0 ? { ok: false, issues } : { ok: true, answers: out };
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, answers: Object.fromEntries(out) };
 }
 
 /** The declared label a value names, or the value itself (trimmed) when it is the human's own words. */
@@ -45,5 +46,5 @@ export function canonicalValue(question: Question, value: string): string {
 
 /** Ids of questions that have no answer yet. */
 export function missingQuestions(questions: readonly Question[], answers: Answers): string[] {
-  return questions.filter((q) => !(answers[q.id]?.length)).map((q) => q.id);
+  return questions.filter((q) => !ownValue(answers, q.id)?.length).map((q) => q.id);
 }

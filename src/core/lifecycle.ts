@@ -1,6 +1,7 @@
 import type { AskRecord, AskRequest, Answers, HistoryEntry, MessageRef, NoAnswerReason, Responder } from './schemas.js';
 import { missingQuestions, normalizeAnswers } from './answers.js';
 import type { Issue } from './errors.js';
+import { ownValue } from './own.js';
 
 /** Everything that can happen to an ask. */
 export type AskEvent =
@@ -116,7 +117,7 @@ function answer(record: AskRecord, answers: Answers, by: Responder, now: number)
     const next = withHistory({ ...record, rev: record.rev + 1, partial: merged }, [{ type: 'partial', ...who(by), questions: Object.keys(checked.answers) }], now);
     return { kind: 'changed', record: next, effects: [], outcome: { code: 'partial', missing } };
   }
-  const ordered: Answers = Object.fromEntries(record.questions.map((q) => [q.id, merged[q.id]!]));
+  const ordered: Answers = Object.fromEntries(record.questions.map((q) => [q.id, ownValue(merged, q.id)!]));
   const next = withHistory(
     {
       ...record,

@@ -1,5 +1,7 @@
 import { HEADER_DISPLAY_MAX, labelKey, type AskRecord, type Question, type Responder } from './schemas.js';
 import { encodeToken, type ButtonChoice } from './token.js';
+import { ownValue } from './own.js';
+import { stripInvisible } from './text.js';
 
 /** One numbered option as shown in a message body. */
 export interface OptionView {
@@ -111,10 +113,13 @@ export function partialPrompt(questions: readonly Question[], missing: readonly 
   return open.length === 1 ? `Got it. Still open: ${open[0]} ${how}` : ['Got it. Still open:', ...open, how].join('\n');
 }
 
-/** How a responder is named in summaries: "@username", else their name, else their user id. */
+/**
+ * How a responder is named in summaries: "@username", else their name, else their user id.
+ * Platform names are not validated by askgate: bidi overrides and other invisible characters are dropped.
+ */
 export function responderName(by: Responder): string {
-  if (by.username) return `@${by.username.replace(/^@/, '')}`;
-  return by.name || by.userId;
+  if (by.username) return `@${stripInvisible(by.username).replace(/^@/, '')}`;
+  return stripInvisible(by.name ?? '') || stripInvisible(by.userId);
 }
 
 /** " — by @alice", or " — via API" for answers through the API. */
@@ -156,10 +161,10 @@ export function outcomeView(record: AskRecord): OutcomeView {
   const by = byline(result.answeredBy);
   if (record.questions.length === 1) {
     const q = record.questions[0]!;
-    return { status: 'answered', text: `Answered: ${answerSummary(q, result.answers[q.id] ?? [])}${by}` };
+    return { status: 'answered', text: `Answered: ${answerSummary(q, ownValue(result.answers, q.id) ?? [])}${by}` };
   }
   const lines = record.questions.map(
-    (q, i) => `${i + 1}. ${q.header !== undefined ? displayHeader(q.header) : shorten(q.question, 40)}: ${answerSummary(q, result.answers[q.id] ?? [])}`,
+    (q, i) => `${i + 1}. ${q.header !== undefined ? displayHeader(q.header) : shorten(q.question, 40)}: ${answerSummary(q, ownValue(result.answers, q.id) ?? [])}`,
   );
   return { status: 'answered', text: [`Answered${by}`, ...lines].join('\n') };
 }

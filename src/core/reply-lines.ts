@@ -9,9 +9,6 @@ export type LineReading =
   /** `problem` is one sentence; the caller adds {@link guidance} and, for several questions, a prefix. */
   | { kind: 'invalid'; problem: string };
 
-// Zero-width, bidi and other format characters (ZWSP, ZWJ, LRM/RLM, BOM, ...): invisible in chat,
-// often pasted along with text, never meaningful for matching an option.
-const FORMAT_CHARS = /\p{Cf}/gu;
 const EDGES = /^[\s\p{Cf}]+|[\s\p{Cf}]+$/gu;
 const SKIP = /^skip[\s\p{P}]*$/iu;
 // A number the human typed to pick an option; "2." and "2)" as people copy them from the list.
@@ -33,9 +30,12 @@ export function isSkip(text: string): boolean {
   return SKIP.test(trimEdges(text).normalize('NFKC'));
 }
 
-/** The key two strings are compared by: NFKC, no format characters, single spaces, {@link labelKey}. */
+/**
+ * The key a reply is matched against labels and headers by: {@link labelKey}, the same one the
+ * schema compares labels by (NFKC, no zero-width/bidi/format characters, single spaces, case-folded).
+ */
 export function matchKey(text: string): string {
-  return labelKey(text.normalize('NFKC').replace(FORMAT_CHARS, '').replace(/\s+/g, ' '));
+  return labelKey(text);
 }
 
 /** Index of the option whose label matches `text` exactly (after {@link matchKey}), or -1. */

@@ -1,6 +1,7 @@
 import type { Answers, Question } from './schemas.js';
 import { displayHeader } from './prompt-view.js';
 import { guidance, isBlank, isSkip, matchKey, readLine, trimEdges } from './reply-lines.js';
+import { ownValue } from './own.js';
 
 /** What a text reply means for an ask. */
 export type ParsedReply =
@@ -72,12 +73,12 @@ function parseSeveral(questions: readonly Question[], text: string, answered: An
     } else assigned.set(keyed.index, keyed.value);
   }
 
-  const open = questions.flatMap((q, i) => (assigned.has(i) || answered[q.id]?.length ? [] : [i]));
+  const open = questions.flatMap((q, i) => (assigned.has(i) || ownValue(answered, q.id)?.length ? [] : [i]));
   while (unkeyed.length > 0 && isBlank(unkeyed[unkeyed.length - 1]!)) unkeyed.pop();
   if (unkeyed.length > open.length) return invalid(overflow(unkeyed, open));
   unkeyed.forEach((line, position) => assigned.set(open[position]!, line));
 
-  const answers: Answers = {};
+  const answers: [string, string[]][] = [];
   for (const [index, value] of [...assigned].sort(([a], [b]) => a - b)) {
     const q = questions[index]!;
     const reading = readLine(q, value);
@@ -85,9 +86,9 @@ function parseSeveral(questions: readonly Question[], text: string, answered: An
       return invalid(`Question ${index + 1}: send "skip" on its own to skip the whole question; questions cannot be skipped one by one.`);
     }
     if (reading.kind === 'invalid') return invalid(`Question ${index + 1}: ${lowerFirst(reading.problem)} ${guidance(q)}`);
-    if (reading.kind === 'values') answers[q.id] = reading.values;
+    if (reading.kind === 'values') answers.push([q.id, reading.values]);
   }
-  return Object.keys(answers).length > 0 ? { kind: 'answers', answers } : { kind: 'empty' };
+  return answers.length > 0 ? { kind: 'answers', answers: Object.fromEntries(answers) } : { kind: 'empty' };
 }
 
 /** The question a `key: value` line names, trying each colon from the left; null for an unkeyed line. */

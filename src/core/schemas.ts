@@ -1,44 +1,78 @@
 import { z } from 'zod';
+import { cleanText, compareKey, hasVisible, textProblem } from './text.js';
 
 /** Longest header shown on a platform; longer headers are accepted and shortened for display. */
 export const HEADER_DISPLAY_MAX = 12;
 
-const RESERVED_LABEL = /^(other|skip)\b[\s.…:!?]*$/i;
-const RECOMMENDED_SUFFIX = /\s*\(recommended\)\s*$/i;
+const RESERVED_LABEL = /^(other|skip)\b[\s.…:!?]*$/;
+const RECOMMENDED_SUFFIX = /\s*\(recommended\)\s*$/;
 
-/** The label without a trailing "(Recommended)", trimmed and lower-cased: the key used for matching. */
+/**
+ * The label without a trailing "(Recommended)", after {@link compareKey} (NFKC, no invisible
+ * characters, single spaces, case-folded): the key labels, replies and reserved words are matched by.
+ */
 export function labelKey(label: string): string {
-  return label.normalize('NFKC').replace(RECOMMENDED_SUFFIX, '').trim().toLowerCase();
+  return compareKey(label).replace(RECOMMENDED_SUFFIX, '').trim();
 }
 
-const singleLine = (max: number) =>
+/**
+ * A string people read (rules in core/text.ts): stored in NFC, trimmed, refused with a message
+ * naming the character when it holds control, invisible or format characters. Multi-line text
+ * keeps `\n` and `\t` (other line breaks become `\n`).
+ */
+function shownText(max: number, { multiline = false, required = true } = {}) {
+  const base = z
+    .string()
+    .overwrite((s) => cleanText(s, multiline))
+    .superRefine((s, ctx) => {
+      const problem = textProblem(s, multiline);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem, continue: false });
+    })
+    .trim();
+  const sized = required ? base.min(1, 'must not be empty') : base;
+  return sized.max(max, `must be at most ${max} characters`).refine((s) => s === '' || hasVisible(s), 'must contain a visible character');
+}
+
+const singleLine = (max: number) => shownText(max);
+
+/** A platform identifier (chat, thread, user): printable ASCII without spaces. */
+const platformId = (max: number) =>
   z
     .string()
     .trim()
     .min(1, 'must not be empty')
     .max(max, `must be at most ${max} characters`)
-    .refine((s) => !/[\r\n]/.test(s), 'must be a single line');
+    .regex(/^[\x21-\x7e]+$/, 'must be a platform id: printable ASCII without spaces');
 
 /** One answer option an agent offers. */
 export const OptionSchema = z
   .object({
-    label: singleLine(100).refine((s) => !RESERVED_LABEL.test(s), {
+    label: singleLine(100).refine((s) => !RESERVED_LABEL.test(labelKey(s)), {
       message:
         'labels "Other" and "Skip" are reserved: the human can always answer in their own words or skip',
     }),
-    description: z.string().trim().max(300, 'must be at most 300 characters').optional(),
+    description: shownText(300, { multiline: true, required: false }).optional(),
   })
   .strict();
+
+/**
+ * A question id: snake_case. Names like `__proto__` get their own message: they cannot even be
+ * sent as an answer's key in JSON.
+ */
+export const QuestionIdSchema = z
+  .string()
+  .refine((s) => !/^__.*__$/.test(s), {
+    message: 'names like "__proto__" are reserved: use snake_case (a-z, 0-9 and _, starting with a letter)',
+    abort: true,
+  })
+  .regex(/^[a-z][a-z0-9_]{0,39}$/, 'must be snake_case: a-z, 0-9 and _, starting with a letter, at most 40 characters');
 
 /** One question with 2–4 options. */
 export const QuestionSchema = z
   .object({
-    id: z
-      .string()
-      .regex(/^[a-z][a-z0-9_]{0,39}$/, 'must be snake_case: a-z, 0-9 and _, starting with a letter, at most 40 characters')
-      .optional(),
+    id: QuestionIdSchema.optional(),
     header: singleLine(60).optional(),
-    question: z.string().trim().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters'),
+    question: shownText(1000, { multiline: true }),
     options: z.array(OptionSchema).min(2, 'offer at least 2 options').max(4, 'offer at most 4 options'),
     multiSelect: z.boolean().default(false),
   })
@@ -53,7 +87,7 @@ export const QuestionSchema = z
         ctx.addIssue({
           code: 'custom',
           path: ['options', i, 'label'],
-          message: `duplicates option ${seen.get(key)! + 1} (labels must differ ignoring case)`,
+          message: `duplicates option ${seen.get(key)! + 1} (labels must differ ignoring case and character width)`,
         });
       } else seen.set(key, i);
     });
@@ -71,16 +105,32 @@ export const ChannelNameSchema = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'mu
 export const TargetSchema = z
   .object({
     channel: ChannelNameSchema,
-    chat: z.string().trim().min(1, 'must not be empty').max(128),
-    thread: z.string().trim().min(1).max(128).optional(),
-    users: z.array(z.string().trim().min(1).max(64)).min(1, 'list at least one user, or leave users out').max(50).optional(),
+    chat: platformId(128),
+    thread: platformId(128).optional(),
+    users: z.array(platformId(64)).min(1, 'list at least one user, or leave users out').max(50).optional(),
   })
   .strict();
 /** Delivery target. */
 export type Target = z.output<typeof TargetSchema>;
 
-/** The run identifier of an agent: 1–128 characters of `[A-Za-z0-9_.-]`. */
-export const RunIdSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, 'must be 1–128 characters of A-Z a-z 0-9 _ . -');
+/** The run identifier of an agent: 1–128 characters of `[A-Za-z0-9_.-]`, not only dots (`.` and `..` are URL dot segments). */
+export const RunIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,128}$/, 'must be 1–128 characters of A-Z a-z 0-9 _ . -')
+  .refine((s) => !/^\.+$/.test(s), 'must not be only dots: "." and ".." are path segments, unreachable in a URL');
+
+/** Why a requested timeout is refused, or null. Any finite size is fine (1e308 too): the gateway clamps it. */
+function timeoutProblem(value: unknown): string | null {
+  if (typeof value !== 'number' || Number.isNaN(value)) return 'must be a number of seconds';
+  if (value <= 0) return 'must be positive';
+  // JSON numbers beyond ~1.8e308 (1e400) parse as Infinity.
+  if (!Number.isFinite(value)) return 'must be a finite number of seconds (values above the maximum are clamped to it)';
+  if (!Number.isInteger(value)) return 'must be a whole number of seconds';
+  return null;
+}
+
+/** A requested timeout: a positive whole number of seconds, clamped to the configured bounds by the gateway. */
+export const TimeoutSecondsSchema = z.custom<number>((v) => timeoutProblem(v) === null, { error: (issue) => timeoutProblem(issue.input) ?? 'invalid' });
 
 /** The body of `POST /v1/asks`. */
 export const AskRequestSchema = z
@@ -88,7 +138,7 @@ export const AskRequestSchema = z
     runId: RunIdSchema,
     to: TargetSchema.optional(),
     questions: z.array(QuestionSchema).min(1, 'ask at least 1 question').max(3, 'ask at most 3 questions'),
-    timeoutSeconds: z.number().int('must be a whole number of seconds').positive('must be positive').optional(),
+    timeoutSeconds: TimeoutSecondsSchema.optional(),
     callbackUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000).optional(),
   })
   .strict()
@@ -121,7 +171,7 @@ export type Responder = z.output<typeof ResponderSchema>;
 /** Answers keyed by question id; each value is an option label or the human's own text. */
 export const AnswersSchema = z.record(
   z.string().min(1).max(40),
-  z.array(z.string().trim().min(1, 'must not be empty').max(4000, 'must be at most 4000 characters')).min(1, 'give at least one value').max(10),
+  z.array(shownText(4000, { multiline: true })).min(1, 'give at least one value').max(10),
 );
 /** Answers keyed by question id. */
 export type Answers = Record<string, string[]>;
@@ -131,7 +181,7 @@ export const AnswerRequestSchema = z
   .object({
     answers: AnswersSchema.optional(),
     skip: z.literal(true, 'must be true (or leave it out and send answers)').optional(),
-    by: z.string().trim().min(1).max(128).optional(),
+    by: singleLine(128).optional(),
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -238,7 +288,8 @@ export const AskRecordSchema = z.object({
       multiSelect: z.boolean(),
     }),
   ),
-  to: TargetSchema.nullable(),
+  // Read back without the input rules, so records written before a rule was added stay readable.
+  to: z.object({ channel: z.string(), chat: z.string(), thread: z.string().optional(), users: z.array(z.string()).optional() }).nullable(),
   createdAt: z.string(),
   expiresAt: z.string(),
   timeoutSeconds: z.number().int(),

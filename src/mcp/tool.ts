@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { AskRequestSchema, ChannelNameSchema, NoAnswerReasonSchema, type AskResult, type Target } from '../core/schemas.js';
+import { AskRequestSchema, ChannelNameSchema, NoAnswerReasonSchema, QuestionIdSchema, type AskResult, type NoAnswerReason, type Target } from '../core/schemas.js';
 import type { AskInput, AskView } from '../client/index.js';
 import { parseTargetSpec } from '../config.js';
+import { ownValue } from '../core/own.js';
 
 /** Name of the one tool the askgate MCP server offers. */
 export const TOOL_NAME = 'ask_user';
@@ -24,10 +25,7 @@ const OptionInput = z.object({
 });
 
 const QuestionInput = z.object({
-  id: z
-    .string()
-    .regex(/^[a-z][a-z0-9_]{0,39}$/, 'must be snake_case: a-z, 0-9 and _, starting with a letter, at most 40 characters')
-    .describe('snake_case key of this question in the answers, e.g. "deploy_target"'),
+  id: QuestionIdSchema.describe('snake_case key of this question in the answers, e.g. "deploy_target"'),
   header: z.string().min(1, 'must not be empty').max(60, 'must be at most 60 characters').describe('Very short label, about 12 characters, e.g. "Deploy"'),
   question: z.string().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters').describe('The full question'),
   options: z.array(OptionInput).min(2, 'offer at least 2 options').max(4, 'offer at most 4 options').describe('2–4 options, the recommended one first'),
@@ -85,6 +83,7 @@ export function toAskInput(args: AskUserArgs, defaults: { runId: string; to?: Ta
     runId: args.runId ?? defaults.runId,
     ...(to ? { to } : {}),
     questions: args.questions.map((q) => ({ id: q.id, header: q.header, question: q.question, options: q.options, multiSelect: q.multiSelect ?? false })),
+    // Any number is accepted, rounded, and clamped by askgate to its bounds (huge ones to the maximum).
     ...(args.timeoutSeconds !== undefined ? { timeoutSeconds: Math.max(1, Math.round(args.timeoutSeconds)) } : {}),
   };
   const checked = AskRequestSchema.safeParse(input);
@@ -97,13 +96,13 @@ export function toAskInput(args: AskUserArgs, defaults: { runId: string; to?: Ta
 /** The tool result: structured content plus a short text rendering for the model. */
 export function renderResult(result: AskResult, questions: AskUserArgs['questions']) {
   if (result.status === 'answered') {
-    const lines = questions.map((q) => `- ${q.header} (${q.id}): ${(result.answers[q.id] ?? []).join(', ')}`);
+    const lines = questions.map((q) => `- ${q.header} (${q.id}): ${(ownValue(result.answers, q.id) ?? []).join(', ')}`);
     return {
       content: [{ type: 'text' as const, text: `The user answered:\n${lines.join('\n')}` }],
       structuredContent: { status: 'answered' as const, answers: result.answers },
     };
   }
-  const why: Record<string, string> = {
+  const why: Record<NoAnswerReason, string> = {
     timeout: 'the question timed out',
     skipped: 'the user skipped the question',
     cancelled: 'the question was cancelled',

@@ -20,8 +20,10 @@ const HOSTILE = [
   '<!channel>', '<!here>', '<!everyone>', '<@U0001>', '<!subteam^S0123>', '<#C0001>', '<http://evil.example|click>', '&lt;!here&gt;',
   '@everyone', '@here', '<@123456789012345678>', '<@&123456789012345678>', '<#123456789012345678>', '<t:0:R>', '**bold** __u__ ||spoiler||',
   '[link](http://evil.example)', '# heading', '> quote', '-# small', '`code` ```block```', '<b>x</b><a href="http://evil">y</a>', '*_[]()~>#+-=|{}.!\\',
-  '\u202eevil', 'zero\u200bwidth', '&amp; &lt; &gt;',
+  '&amp; &lt; &gt;',
 ];
+// Bidi overrides and zero-width characters are refused at creation (test/unit/text.test.ts,
+// test/integration/text-and-keys.test.ts), so they cannot be part of these asks.
 
 /** Three asks that carry every hostile string: a single question with buttons, then two of several questions. */
 function hostileAsks(): Record<string, unknown>[] {

@@ -98,6 +98,17 @@ describe('AskRequestSchema rejects', () => {
     ['an empty users list', edit((b) => (b.to.users = [])), 'to.users', /at least one user/],
     ['a bad channel name', edit((b) => (b.to.channel = 'Tele gram')), 'to.channel', /channel name/],
     ['a non-boolean multiSelect', edit((b) => (b.questions[0].multiSelect = 'yes')), 'questions.0.multiSelect', /boolean/],
+    ['a runId "."', edit((b) => (b.runId = '.')), 'runId', /only dots/],
+    ['a runId ".."', edit((b) => (b.runId = '..')), 'runId', /only dots/],
+    ['a runId of dots only', edit((b) => (b.runId = '.'.repeat(128))), 'runId', /only dots/],
+    ['a question id "__proto__"', edit((b) => (b.questions[0].id = '__proto__')), 'questions.0.id', /"__proto__" are reserved/],
+    ['a question id "__defineGetter__"', edit((b) => (b.questions[0].id = '__defineGetter__')), 'questions.0.id', /"__proto__" are reserved/],
+    ['a question id "toString" (not snake_case)', edit((b) => (b.questions[0].id = 'toString')), 'questions.0.id', /snake_case/],
+    ['a negative timeoutSeconds', edit((b) => (b.timeoutSeconds = -5)), 'timeoutSeconds', /^must be positive$/],
+    ['a timeoutSeconds of -Infinity (JSON -1e400)', edit((b) => (b.timeoutSeconds = -Infinity)), 'timeoutSeconds', /^must be positive$/],
+    ['a timeoutSeconds of 1.5', edit((b) => (b.timeoutSeconds = 1.5)), 'timeoutSeconds', /^must be a whole number of seconds$/],
+    ['a null timeoutSeconds', edit((b) => (b.timeoutSeconds = null)), 'timeoutSeconds', /^must be a number of seconds$/],
+    ['a NaN timeoutSeconds', edit((b) => (b.timeoutSeconds = NaN)), 'timeoutSeconds', /^must be a number of seconds$/],
   ])('%s', (_name, input, path, message) => {
     const found = issues(input);
     expect(found.length).toBeGreaterThan(0);
@@ -107,6 +118,19 @@ describe('AskRequestSchema rejects', () => {
   it('rejects non-objects', () => {
     expect(AskRequestSchema.safeParse(null).success).toBe(false);
     expect(AskRequestSchema.safeParse('run-1').success).toBe(false);
+  });
+});
+
+describe('timeoutSeconds', () => {
+  // The gateway clamps every accepted value to ASKGATE_TIMEOUT_MIN/MAX_SECONDS (test/integration/text-and-keys.test.ts).
+  it.each([1, 60, 2 ** 53, 1e308])('accepts %s (clamped later, never "not a whole number")', (value) => {
+    expect(issues(edit((b) => (b.timeoutSeconds = value)))).toEqual([]);
+  });
+
+  it('gives exactly one true message per bad value', () => {
+    for (const [value, message] of [[0, 'must be positive'], [-1e308, 'must be positive'], [0.5, 'must be a whole number of seconds'], ['60', 'must be a number of seconds'], [Infinity, 'must be a finite number of seconds (values above the maximum are clamped to it)']] as const) {
+      expect(issues(edit((b) => (b.timeoutSeconds = value)))).toEqual([{ path: 'timeoutSeconds', message }]);
+    }
   });
 });
 
