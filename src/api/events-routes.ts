@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { AskgateError, invalid, toIssues } from '../core/errors.js';
+import { AskgateError, invalid, locate, toIssues } from '../core/errors.js';
 import type { Gateway } from '../core/gateway.js';
 import { RunIdSchema, type AskRecord, type HistoryEntry } from '../core/schemas.js';
 import { ASK_ID_PATTERN } from '../core/token.js';
@@ -76,7 +76,7 @@ export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptio
 
   const query = (request: FastifyRequest) => {
     const parsed = QuerySchema.safeParse(request.query);
-    if (!parsed.success) throw invalid('invalid_request', toIssues(parsed.error.issues));
+    if (!parsed.success) throw invalid('invalid_request', locate(toIssues(parsed.error.issues), 'query'));
     const header = request.headers['last-event-id'];
     const wantsStream = parsed.data.stream === '1' || parsed.data.stream === 'true' || /\btext\/event-stream\b/.test(request.headers.accept ?? '');
     return { wantsStream, lastEventId: (Array.isArray(header) ? header[0] : header) ?? parsed.data.lastEventId };
@@ -131,7 +131,7 @@ export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptio
 
   app.get('/v1/runs/:runId/events', async (request, reply) => {
     const parsedRun = RunIdSchema.safeParse((request.params as { runId: string }).runId);
-    if (!parsedRun.success) throw invalid('invalid_request', toIssues(parsedRun.error.issues));
+    if (!parsedRun.success) throw invalid('invalid_request', locate(toIssues(parsedRun.error.issues), 'path', 'runId'));
     const runId = parsedRun.data;
     const { wantsStream, lastEventId } = query(request);
     const { history } = await gateway.run(runId, 50);

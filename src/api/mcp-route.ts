@@ -2,25 +2,29 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpSettings } from '../config.js';
-import { AskgateError } from '../core/errors.js';
 import type { Gateway } from '../core/gateway.js';
 import type { AskgateMcp } from '../mcp/server.js';
 import { gatewayAsk } from '../mcp/gateway-ask.js';
-import { bearerToken, tokenMatches } from './auth.js';
+import { originIsHost } from '../security/http.js';
 
 /** Options of {@link registerMcpRoute}. */
 export interface McpRouteOptions {
   gateway: Gateway;
-  apiToken?: string;
   settings: McpSettings;
-  /** Sessions idle longer than this are closed, in ms (default 2 h: longer than the longest ask). */
+  /** Open sessions at most (default 100); when full, the least recently used one with no call in flight is closed. */
+  maxSessions?: number;
+  /** A session with no request open for this long is closed, in ms (default 10 min; a waiting call keeps it open). */
   idleMs?: number;
 }
 
 interface Session {
   transport: StreamableHTTPServerTransport;
   mcp: AskgateMcp;
+  /** When a request of this session last started or ended. */
   lastSeen: number;
+  /** Requests in progress: `calls` (POST, DELETE) and `streams` (GET, the server's event stream). */
+  calls: number;
+  streams: number;
 }
 
 /** The MCP SDK, loaded on the first `/mcp` request so askgate starts fast when MCP is unused. */
@@ -41,26 +45,47 @@ const jsonRpcError = (reply: FastifyReply, status: number, code: number, message
 
 /**
  * MCP over Streamable HTTP at `/mcp` (POST, GET for the server stream, DELETE to end a session),
- * with the same bearer auth as `/v1`. Each session gets its own MCP server; its id is the
- * default runId of its asks. Sessions live in this process: behind a load balancer, route a
+ * authenticated like `/v1` (a `bearer` route). Each session gets its own MCP server; its id is
+ * the default runId of its asks. Sessions live in this process: behind a load balancer, route a
  * session to one replica (the asks themselves are shared through Redis as always).
+ *
+ * Sessions are bounded: at most `maxSessions` (a new one evicts the least recently used session
+ * that has no call in flight, else initialize is refused with 503), closed after `idleMs`
+ * without an open request, and ended by `DELETE /mcp`, which also cancels their waiting asks.
  */
 export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): void {
   const { gateway, settings } = opts;
   const { logger } = gateway.deps;
-  const idleMs = opts.idleMs ?? 2 * 3600_000;
+  const idleMs = opts.idleMs ?? 10 * 60_000;
+  const maxSessions = opts.maxSessions ?? 100;
+  /** Open sessions, least recently used first (a request moves its session to the end). */
   const sessions = new Map<string, Session>();
+  /** Initialize requests admitted but not yet answered: they count against the cap. */
+  let opening = 0;
   const ask = gatewayAsk(gateway);
 
+  const end = (id: string, s: Session, why: string) => {
+    sessions.delete(id);
+    logger.info({ why, sessions: sessions.size }, 'mcp session closed');
+    void s.transport.close().catch(() => undefined);
+  };
   const sweeper = setInterval(() => {
     const now = Date.now();
     for (const [id, s] of sessions) {
-      if (now - s.lastSeen <= idleMs) continue;
-      sessions.delete(id);
-      void s.transport.close().catch(() => undefined);
+      if (s.calls === 0 && s.streams === 0 && now - s.lastSeen > idleMs) end(id, s, 'idle');
     }
-  }, 60_000);
+  }, Math.min(60_000, idleMs));
   sweeper.unref();
+  /** Makes room for one more session; false when every session has a call in flight. */
+  const admit = (): boolean => {
+    if (sessions.size + opening < maxSessions) return true;
+    for (const [id, s] of sessions) {
+      if (s.calls > 0) continue;
+      end(id, s, 'evicted: too many sessions');
+      return sessions.size + opening < maxSessions;
+    }
+    return false;
+  };
   app.addHook('preClose', async () => {
     clearInterval(sweeper);
     const all = [...sessions.values()];
@@ -69,41 +94,47 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
     await Promise.allSettled(all.map((s) => s.transport.close()));
   });
 
-  /** Rejects requests without the token, and browser requests from another origin (DNS rebinding). */
-  const guard = (request: FastifyRequest, reply: FastifyReply): boolean => {
-    if (opts.apiToken && !tokenMatches(bearerToken(request.headers.authorization), opts.apiToken)) {
-      void reply.code(401).header('www-authenticate', 'Bearer').send(new AskgateError('unauthorized', 'missing or invalid bearer token').toJSON());
-      return false;
-    }
-    const origin = request.headers.origin;
-    if (origin) {
-      let host: string | null = null;
-      try {
-        host = new URL(origin).host;
-      } catch {
-        // an unparsable Origin is refused below
-      }
-      if (host !== request.headers.host) {
-        void jsonRpcError(reply, 403, -32000, 'cross-origin requests to /mcp are not allowed');
-        return false;
-      }
-    }
-    return true;
+  /** Marks a request of `session` as open until its response closes, and the session as just used. */
+  const track = (id: string | undefined, session: Session, kind: 'calls' | 'streams', reply: FastifyReply) => {
+    session[kind] += 1;
+    session.lastSeen = Date.now();
+    if (id !== undefined && sessions.delete(id)) sessions.set(id, session);
+    reply.raw.once('close', () => {
+      session[kind] -= 1;
+      session.lastSeen = Date.now();
+    });
   };
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!guard(request, reply)) return reply;
+    // The route auth already checked the token (and, without one, Host and Origin). A browser
+    // page of another origin is refused in every mode, as the MCP transport spec requires.
+    if (request.headers.origin !== undefined && !originIsHost(request.headers)) {
+      return jsonRpcError(reply, 403, -32000, 'cross-origin requests to /mcp are not allowed');
+    }
     const header = request.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
     let session = sessionId ? sessions.get(sessionId) : undefined;
     if (sessionId && !session) return jsonRpcError(reply, 404, -32001, 'session not found; initialize a new one');
+    let admitted = false;
     if (!session) {
       if (request.method !== 'POST' || !(await loadSdk()).isInitializeRequest(request.body)) {
         return jsonRpcError(reply, 400, -32000, 'no session: send an initialize request first (without Mcp-Session-Id)');
       }
-      session = await openSession();
+      if (!admit()) {
+        logger.warn({ sessions: sessions.size, maxSessions }, 'mcp session refused: every session has a call in flight');
+        reply.header('retry-after', '5');
+        return jsonRpcError(reply, 503, -32000, `too many MCP sessions (${maxSessions}), each with a call in flight; retry later or end one (DELETE /mcp)`);
+      }
+      opening += 1;
+      admitted = true;
+      try {
+        session = await openSession();
+      } catch (error) {
+        opening -= 1;
+        throw error;
+      }
     }
-    session.lastSeen = Date.now();
+    track(sessionId, session, request.method === 'GET' ? 'streams' : 'calls', reply);
     reply.hijack();
     try {
       await session.transport.handleRequest(request.raw, reply.raw, request.body);
@@ -111,6 +142,9 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
       logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'mcp request failed');
       if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'application/json' });
       if (!reply.raw.writableEnded) reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'internal error' }, id: null }));
+    } finally {
+      // By now an initialize either registered its session or failed (and never will).
+      if (admitted) opening -= 1;
     }
     return reply;
   };
@@ -126,6 +160,8 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
     const session: Session = {
       mcp,
       lastSeen: Date.now(),
+      calls: 0,
+      streams: 0,
       transport: new Transport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => void sessions.set(id, session),

@@ -1,17 +1,23 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { AskgateError, invalid, toIssues } from '../core/errors.js';
+import { AskgateError, invalid, locate, toIssues, type IssueLocation } from '../core/errors.js';
 import { AnswerRequestSchema, AskRequestSchema, RunIdSchema, publicRecord } from '../core/schemas.js';
 import { ASK_ID_PATTERN } from '../core/token.js';
 import type { ServerDeps } from './server.js';
 
 const IdempotencyKeySchema = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
 
-/** Parses untrusted input with zod, throwing a 400 that names every offending path. */
-function parse<S extends z.ZodType>(schema: S, input: unknown, code: 'invalid_request' | 'invalid_answer' = 'invalid_request'): z.output<S> {
+/** Where a value outside the body comes from: a path parameter, the query or a header (by name). */
+type Source = { in: IssueLocation; name?: string };
+
+/** Parses untrusted input with zod, throwing a 400 that names every offending path (and where it is, outside the body). */
+function parse<S extends z.ZodType>(schema: S, input: unknown, code: 'invalid_request' | 'invalid_answer' = 'invalid_request', source?: Source): z.output<S> {
   const result = schema.safeParse(input);
-  if (!result.success) throw invalid(code, toIssues(result.error.issues));
+  if (!result.success) {
+    const issues = toIssues(result.error.issues);
+    throw invalid(code, source ? locate(issues, source.in, source.name) : issues);
+  }
   return result.data;
 }
 
@@ -35,10 +41,9 @@ export function registerAskRoutes(app: FastifyInstance, deps: ServerDeps): void 
     if (!ASK_ID_PATTERN.test(id)) throw new AskgateError('not_found', `no ask with id "${id.slice(0, 40)}"`);
     return id;
   };
-  const runId = (request: FastifyRequest): string => parse(RunIdSchema, (request.params as { runId: string }).runId);
-  const waitMs = (request: FastifyRequest): number => (parse(WaitSchema, request.query).wait ?? 0) * 1000;
+  const runId = (request: FastifyRequest): string => parse(RunIdSchema, (request.params as { runId: string }).runId, 'invalid_request', { in: 'path', name: 'runId' });
+  const waitMs = (request: FastifyRequest): number => (parse(WaitSchema, request.query, 'invalid_request', { in: 'query' }).wait ?? 0) * 1000;
 
-  /** Long-polls until terminal or the wait ends; stops early when the client goes away. */
   /** Runs a long poll that ends early when the client goes away. */
   const waitFor = async <T>(reply: FastifyReply, poll: (signal: AbortSignal) => Promise<T>): Promise<T> => {
     const abort = new AbortController();
@@ -58,7 +63,7 @@ export function registerAskRoutes(app: FastifyInstance, deps: ServerDeps): void 
     const ms = waitMs(request);
     const body = parse(AskRequestSchema, request.body);
     const rawKey = request.headers['idempotency-key'];
-    const key = rawKey === undefined ? undefined : parse(IdempotencyKeySchema, Array.isArray(rawKey) ? rawKey[0] : rawKey);
+    const key = rawKey === undefined ? undefined : parse(IdempotencyKeySchema, Array.isArray(rawKey) ? rawKey[0] : rawKey, 'invalid_request', { in: 'header', name: 'Idempotency-Key' });
     const idempotency = key ? { key, requestHash: createHash('sha256').update(canonical(body)).digest('hex') } : undefined;
     const { record, created } = ms > 0 ? await waitFor(reply, (signal) => gateway.askAndWait(body, idempotency, ms, signal)) : await gateway.ask(body, idempotency);
     return reply.code(created ? 201 : 200).header('location', `/v1/asks/${record.id}`).send(publicRecord(record));

@@ -3,6 +3,7 @@ export type ErrorCode =
   | 'invalid_request'
   | 'invalid_answer'
   | 'unauthorized'
+  | 'forbidden'
   | 'not_found'
   | 'already_resolved'
   | 'idempotency_conflict'
@@ -16,6 +17,7 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   invalid_answer: 400,
   channel_not_enabled: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   already_resolved: 409,
   idempotency_conflict: 409,
@@ -24,8 +26,12 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   internal: 500,
 };
 
-/** One validation problem, with the path of the offending field. */
+/** Where a request carries a value other than its JSON body. */
+export type IssueLocation = 'path' | 'query' | 'header';
+
+/** One validation problem, with the path of the offending field (in the body unless `in` says otherwise). */
 export interface Issue {
+  in?: IssueLocation;
   path: (string | number)[];
   message: string;
 }
@@ -58,8 +64,15 @@ export function toIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: s
   return issues.map((i) => ({ path: i.path.map((p) => (typeof p === 'number' ? p : String(p))), message: i.message }));
 }
 
-/** A 400 built from zod issues, naming each offending path in the message. */
+/** Moves issues to a path parameter, query parameter or header; `name` prefixes their paths (a parameter parsed on its own has none). */
+export function locate(issues: Issue[], where: IssueLocation, name?: string): Issue[] {
+  return issues.map((i) => ({ in: where, path: name === undefined ? i.path : [name, ...i.path], message: i.message }));
+}
+
+const WHERE: Record<IssueLocation, string> = { path: 'path parameter', query: 'query parameter', header: 'header' };
+
+/** A 400 built from zod issues, naming each offending path (and where it is, outside the body) in the message. */
 export function invalid(code: 'invalid_request' | 'invalid_answer', issues: Issue[]): AskgateError {
-  const text = issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ');
+  const text = issues.map((i) => `${i.in ? `${WHERE[i.in]} ${i.path.join('.')}` : i.path.join('.') || '(body)'}: ${i.message}`).join('; ');
   return new AskgateError(code, text || 'invalid input', issues);
 }

@@ -23,6 +23,8 @@ export function gatewayAsk(gateway: Gateway, chunkMs = 30_000): AskFn {
         });
         throw abortError(signal);
       }
+      // Shutting down: waits return at once from now on, so stop here; the ask stays open in the store.
+      if (gateway.isStopping) throw new AskgateError('store_unavailable', `askgate is shutting down; ask ${record.id} stays open`);
       current = await gateway.wait(record.id, chunkMs, signal);
     }
     if (!current.result) throw new AskgateError('internal', `ask ${record.id} ended without a result`);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { tokenMatches } from '../../src/api/auth.js';
+import { tokenMatches } from '../../src/security/http.js';
 import type { RunningAskgate } from '../../src/main.js';
 import { startTestApp, testEnv } from '../helpers/app.js';
 import { askBody } from '../helpers/http.js';
