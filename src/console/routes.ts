@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { tokenMatches } from '../api/auth.js';
 import { AskgateError, invalid, toIssues } from '../core/errors.js';
 import type { Gateway } from '../core/gateway.js';
 import { AnswerRequestSchema } from '../core/schemas.js';
 import { ASK_ID_PATTERN } from '../core/token.js';
 import { ASSETS, SECURITY_HEADERS, type Asset } from './assets.js';
 import { ConsoleHub } from './hub.js';
-import { ConsoleAuth, CSRF_HEADER, isHttps, isLoopbackHost, originMatches, sessionCookie } from './session.js';
+import { isLoopbackHost, originMatches, tokenMatches } from '../security/http.js';
+import { ConsoleAuth, CSRF_HEADER, isHttps, sessionCookie, type ConsoleSessionStore } from './session.js';
 import { consoleView } from './view.js';
 
 /** Who may call a console route: anyone (the page shell, login) or a signed-in session. */
@@ -15,6 +15,8 @@ type Access = 'public' | 'session';
 /** What a state-changing route checks: the Origin only (login, logout) or Origin and CSRF token. */
 type Guard = 'none' | 'origin' | 'csrf';
 interface RouteRules {
+  /** Console routes are authenticated by the hook below, never by the API's bearer token. */
+  auth: 'console';
   access: Access;
   guard: Guard;
 }
@@ -26,10 +28,11 @@ function deny(reply: FastifyReply, status: 401 | 403, code: string, message: str
   return reply.code(status).send({ error: { code, message } });
 }
 
-/** What the console needs: the gateway, and the API token that guards it (none: open, loopback only). */
+/** What the console needs: the gateway, the API token that guards it (none: open, loopback only), and where sign-outs are kept. */
 export interface ConsoleOptions {
   gateway: Gateway;
   apiToken?: string;
+  sessions: ConsoleSessionStore;
 }
 
 /**
@@ -40,8 +43,8 @@ export interface ConsoleOptions {
  * token, and the v1 API never accepts the cookie.
  */
 const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) => {
-  const auth = new ConsoleAuth(deps.apiToken);
-  const hub = new ConsoleHub(deps.gateway);
+  const auth = new ConsoleAuth(deps.apiToken, deps.sessions);
+  const hub = new ConsoleHub(deps.gateway, (sids) => auth.revoked(sids));
 
   scope.addHook('preClose', async () => hub.close());
 
@@ -51,7 +54,8 @@ const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) =>
       return deny(reply, 403, 'forbidden', 'without ASKGATE_API_TOKEN the console answers only on a loopback address');
     }
     const rules = request.routeOptions.config as Partial<RouteRules>;
-    const sid = auth.sessionOf(request.headers);
+    // Only routes that need the session look it up (a store read): the page shell loads without Redis.
+    const sid = rules.access === 'session' || rules.guard === 'csrf' ? await auth.sessionOf(request.headers) : null;
     if (rules.access === 'session' && sid === null) return deny(reply, 401, 'unauthorized', 'sign in to the console first');
     if (rules.guard === 'origin' || rules.guard === 'csrf') {
       if (!originMatches(request.headers)) return deny(reply, 403, 'forbidden', 'cross-origin request refused');
@@ -62,7 +66,7 @@ const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) =>
   });
 
   const asset = (path: string, file: Asset) =>
-    scope.get(path, { config: { access: 'public', guard: 'none' } satisfies RouteRules }, async (request, reply) => {
+    scope.get(path, { config: { auth: 'console', access: 'public', guard: 'none' } satisfies RouteRules }, async (request, reply) => {
       reply.header('content-type', file.type).header('etag', file.etag).header('cache-control', 'no-cache').header('vary', 'accept-encoding');
       if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
       if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) return reply.header('content-encoding', 'gzip').send(file.gzip);
@@ -73,13 +77,13 @@ const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) =>
   asset('/console/app.css', ASSETS.css);
   asset('/console/icon.svg', ASSETS.icon);
 
-  scope.get('/console/session', { config: { access: 'public', guard: 'none' } satisfies RouteRules }, async (request) => {
-    const sid = auth.sessionOf(request.headers);
+  scope.get('/console/session', { config: { auth: 'console', access: 'public', guard: 'none' } satisfies RouteRules }, async (request) => {
+    const sid = await auth.sessionOf(request.headers);
     return { mode: auth.open ? 'open' : 'token', signedIn: sid !== null, ...(sid !== null ? { csrf: auth.csrfFor(sid) } : {}) };
   });
 
-  scope.post('/console/login', { config: { access: 'public', guard: 'origin' } satisfies RouteRules }, async (request, reply) => {
-    if (auth.open) return { mode: 'open', signedIn: true, csrf: auth.csrfFor(auth.sessionOf(request.headers)!) };
+  scope.post('/console/login', { config: { auth: 'console', access: 'public', guard: 'origin' } satisfies RouteRules }, async (request, reply) => {
+    if (auth.open) return { mode: 'open', signedIn: true, csrf: auth.csrfFor(auth.sidOf(request.headers)!) };
     const parsed = LoginSchema.safeParse(request.body);
     if (!parsed.success || !tokenMatches(parsed.data.token, deps.apiToken!)) {
       return deny(reply, 401, 'unauthorized', 'that is not the API token');
@@ -89,12 +93,15 @@ const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) =>
     return { mode: 'token', signedIn: true, csrf: auth.csrfFor(sid) };
   });
 
-  scope.post('/console/logout', { config: { access: 'public', guard: 'origin' } satisfies RouteRules }, async (request, reply) => {
+  scope.post('/console/logout', { config: { auth: 'console', access: 'public', guard: 'origin' } satisfies RouteRules }, async (request, reply) => {
+    // Ended on the server, not only in this browser: a copied cookie stops working on every replica.
+    const sid = await auth.end(request.headers);
+    if (sid !== null) hub.endSession(sid);
     reply.header('set-cookie', sessionCookie(null, isHttps(request.protocol, request.headers)));
     return reply.code(204).send();
   });
 
-  scope.get('/console/events', { config: { access: 'session', guard: 'none' } satisfies RouteRules }, async (request, reply) => {
+  scope.get('/console/events', { config: { auth: 'console', access: 'session', guard: 'none' } satisfies RouteRules }, async (request, reply) => {
     reply.hijack();
     reply.raw.writeHead(200, {
       ...(reply.getHeaders() as Record<string, string>),
@@ -104,10 +111,10 @@ const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) =>
       connection: 'keep-alive',
     });
     request.raw.socket.setTimeout(0);
-    await hub.attach(reply.raw);
+    await hub.attach(reply.raw, auth.sidOf(request.headers)!);
   });
 
-  scope.post('/console/asks/:id/answer', { config: { access: 'session', guard: 'csrf' } satisfies RouteRules }, async (request: FastifyRequest) => {
+  scope.post('/console/asks/:id/answer', { config: { auth: 'console', access: 'session', guard: 'csrf' } satisfies RouteRules }, async (request: FastifyRequest) => {
     const id = (request.params as { id: string }).id;
     if (!ASK_ID_PATTERN.test(id)) throw new AskgateError('not_found', `no ask with id "${id.slice(0, 40)}"`);
     const parsed = AnswerRequestSchema.safeParse(request.body);

@@ -9,9 +9,19 @@ export const CSRF_HEADER = 'x-askgate-csrf';
 export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
 
 const SID_OPEN = 'open';
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 const b64url = (buf: Buffer) => buf.toString('base64url');
+
+/**
+ * Console sessions ended by "Sign out" before their cookie expires. Shared by every replica
+ * (Redis), so a copied cookie stops working everywhere at once; implementations: store/console-sessions.ts.
+ */
+export interface ConsoleSessionStore {
+  /** Records session `sid` as ended until `untilMs` (epoch ms, the cookie's own expiry). */
+  revoke(sid: string, untilMs: number): Promise<void>;
+  /** The ids among `sids` that were revoked. */
+  revoked(sids: readonly string[]): Promise<Set<string>>;
+}
 
 /** Constant-time equality of two strings (lengths may differ). */
 function safeEqual(a: string, b: string): boolean {
@@ -21,16 +31,18 @@ function safeEqual(a: string, b: string): boolean {
 }
 
 /**
- * Console sessions: stateless, HMAC-signed cookies `<sid>.<expires>.<mac>`. The key is derived
- * from `ASKGATE_API_TOKEN`, so every replica accepts the same sessions and rotating the token
- * ends them all; the cookie never holds the token itself. Without a token the console is open
- * (askgate then listens on loopback) and a random per-process key only signs CSRF tokens.
+ * Console sessions: HMAC-signed cookies `<sid>.<expires>.<mac>`. The key is derived from
+ * `ASKGATE_API_TOKEN`, so every replica accepts the same sessions and rotating the token ends
+ * them all; the cookie never holds the token itself. Signing out records the sid as revoked in
+ * the shared {@link ConsoleSessionStore} until the cookie expires. Without a token the console is
+ * open (askgate then listens on loopback) and a random per-process key only signs CSRF tokens.
  */
 export class ConsoleAuth {
   private readonly key: Buffer;
 
   constructor(
     readonly apiToken: string | undefined,
+    private readonly sessions: ConsoleSessionStore,
     private readonly nowMs: () => number = () => Date.now(),
   ) {
     this.key = apiToken ? createHmac('sha256', apiToken).update('askgate console session v1').digest() : randomBytes(32);
@@ -53,19 +65,44 @@ export class ConsoleAuth {
     return { cookie: `${payload}.${this.mac('session', payload)}`, sid };
   }
 
-  /** The session id of a valid, unexpired cookie value, else null. */
+  /** The session id of a validly signed, unexpired cookie value, else null (revocation not checked). */
   verify(value: string | undefined): string | null {
+    return this.signed(value)?.sid ?? null;
+  }
+
+  private signed(value: string | undefined): { sid: string; expiresMs: number } | null {
     const match = /^([A-Za-z0-9_-]{24})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(value ?? '');
     if (!match) return null;
     const [, sid, expires, mac] = match as unknown as [string, string, string, string];
     if (!safeEqual(mac, this.mac('session', `${sid}.${expires}`))) return null;
-    return Number(expires) * 1000 > this.nowMs() ? sid : null;
+    const expiresMs = Number(expires) * 1000;
+    return expiresMs > this.nowMs() ? { sid, expiresMs } : null;
   }
 
-  /** The session of a request: its sid, `open` without a token, or null when not signed in. */
-  sessionOf(headers: IncomingHttpHeaders): string | null {
-    if (this.open) return SID_OPEN;
-    return this.verify(readCookie(headers.cookie, SESSION_COOKIE));
+  /** The session of a request: its sid, `open` without a token, or null when not signed in or signed out. */
+  async sessionOf(headers: IncomingHttpHeaders): Promise<string | null> {
+    const sid = this.sidOf(headers);
+    if (sid === null || this.open) return sid;
+    return (await this.sessions.revoked([sid])).has(sid) ? null : sid;
+  }
+
+  /** The sid a request's cookie names (`open` without a token), without the revocation check of {@link sessionOf}. */
+  sidOf(headers: IncomingHttpHeaders): string | null {
+    return this.open ? SID_OPEN : this.verify(readCookie(headers.cookie, SESSION_COOKIE));
+  }
+
+  /** Ends the request's session on every replica (until its cookie expires); returns its sid, if it had one. */
+  async end(headers: IncomingHttpHeaders): Promise<string | null> {
+    if (this.open) return null;
+    const session = this.signed(readCookie(headers.cookie, SESSION_COOKIE));
+    if (!session) return null;
+    await this.sessions.revoke(session.sid, session.expiresMs);
+    return session.sid;
+  }
+
+  /** The ids among `sids` that were signed out (none without a token). */
+  async revoked(sids: readonly string[]): Promise<Set<string>> {
+    return this.open || sids.length === 0 ? new Set() : this.sessions.revoked(sids);
   }
 
   /** The CSRF token of session `sid`: derived from the key, so nothing is stored. */
@@ -100,32 +137,4 @@ export function sessionCookie(value: string | null, secure: boolean): string {
   const parts = [`${SESSION_COOKIE}=${value ?? ''}`, 'Path=/', 'HttpOnly', 'SameSite=Strict', `Max-Age=${value ? SESSION_TTL_SECONDS : 0}`];
   if (secure) parts.push('Secure');
   return parts.join('; ');
-}
-
-/**
- * True when the request's `Origin` names this server (its `Host`, or the `X-Forwarded-Host` a
- * proxy set). Browsers send `Origin` on every POST, so a missing one is refused too.
- */
-export function originMatches(headers: IncomingHttpHeaders): boolean {
-  const origin = headers.origin;
-  if (!origin || origin === 'null') return false;
-  let host: string;
-  try {
-    host = new URL(origin).host.toLowerCase();
-  } catch {
-    return false;
-  }
-  const forwarded = headers['x-forwarded-host'];
-  const candidates = [headers.host, ...(Array.isArray(forwarded) ? forwarded : [forwarded])];
-  return candidates.some((c) => c !== undefined && c.split(',')[0]!.trim().toLowerCase() === host);
-}
-
-/**
- * True when the `Host` header names a loopback address. The open console (no token) answers only
- * such requests, so a web page cannot reach it through DNS rebinding.
- */
-export function isLoopbackHost(host: string | undefined): boolean {
-  if (!host) return false;
-  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
-  return LOOPBACK_HOSTS.has(name.toLowerCase());
 }

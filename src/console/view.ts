@@ -1,5 +1,5 @@
-import { outcomeView, responderName } from '../core/prompt-view.js';
-import type { AskRecord, HistoryEntry } from '../core/schemas.js';
+import { displayHeader, outcomeView, responderName } from '../core/prompt-view.js';
+import type { AskRecord, HistoryEntry, Question } from '../core/schemas.js';
 
 /** How an ask ended, as the console shows it. Free-text answers appear only as "their own words". */
 export interface ConsoleOutcome {
@@ -14,6 +14,12 @@ export interface ConsoleOutcome {
 }
 
 /**
+ * A question as the console shows it: `header` shortened as in the chats (at most
+ * `HEADER_DISPLAY_MAX` characters), the whole header in `fullHeader` when that cut it.
+ */
+export type ConsoleQuestion = Question & { fullHeader?: string };
+
+/**
  * One ask as the console sees it: no button tokens, idempotency keys, callback URLs, message
  * ids of deliveries or free-text answers. `rev` lets the page keep the newest of two updates.
  */
@@ -23,7 +29,7 @@ export interface ConsoleAsk {
   version: number;
   rev: number;
   status: AskRecord['status'];
-  questions: AskRecord['questions'];
+  questions: ConsoleQuestion[];
   to: { channel: string; chat: string } | null;
   createdAt: string;
   expiresAt: string;
@@ -42,7 +48,7 @@ export function consoleView(record: AskRecord): ConsoleAsk {
     version: record.version,
     rev: record.rev,
     status: record.status,
-    questions: record.questions,
+    questions: record.questions.map(questionView),
     to: record.to ? { channel: record.to.channel, chat: record.to.chat } : null,
     createdAt: record.createdAt,
     expiresAt: record.expiresAt,
@@ -51,6 +57,12 @@ export function consoleView(record: AskRecord): ConsoleAsk {
     deliveries: record.deliveries.map((d) => ({ channel: d.channel, status: d.status })),
     history: record.history.map(({ messageId: _messageId, ...entry }) => entry),
   };
+}
+
+function questionView(q: Question): ConsoleQuestion {
+  if (q.header === undefined) return q;
+  const shown = displayHeader(q.header);
+  return shown === q.header ? q : { ...q, header: shown, fullHeader: q.header };
 }
 
 function outcomeOf(record: AskRecord): ConsoleOutcome | null {

@@ -68,10 +68,26 @@ describe('web console with ASKGATE_API_TOKEN (real browser)', () => {
       await c.getByRole('button', { name: 'Yes' }).click();
       expect((await waiting).body.result).toMatchObject({ status: 'answered', answers: { env: ['Yes'] }, answeredBy: { channel: 'web', userId: 'web' } });
 
+      const copied = await context.cookies(); // as if someone had copied the cookie out of this browser
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.locator('#login').waitFor();
+      await expect(page.locator('#login-error').textContent()).resolves.toBe('Signed out.');
       expect(await page.evaluate(pageFetch('/console/events'))).toBe(401);
       expect(await context.cookies()).toEqual([]);
+
+      // The copied cookie was ended on the server: another browser holding it gets the login page.
+      const thief = await openPage(browser);
+      try {
+        await thief.context.addCookies(copied);
+        await thief.page.goto(app.url + '/');
+        await thief.page.locator('#login').waitFor({ timeout: 5000 });
+        expect(await thief.page.locator('#pending').isVisible()).toBe(false);
+        expect(await thief.page.evaluate(pageFetch('/console/events'))).toBe(401);
+        expect(await thief.page.evaluate(pageFetch('/console/session'))).toBe(200);
+        expect(await thief.page.evaluate('fetch("/console/session").then((r) => r.json()).then((j) => j.signedIn)')).toBe(false);
+      } finally {
+        await thief.context.close();
+      }
     } finally {
       await context.close();
     }

@@ -4,6 +4,7 @@ import { askBody, client } from '../helpers/http.js';
 import { RecordingChannel } from '../helpers/test-channel.js';
 import type { RunningAskgate } from '../../src/main.js';
 import { ConsoleAuth, SESSION_TTL_SECONDS } from '../../src/console/session.js';
+import { MemoryConsoleSessions } from '../../src/store/console-sessions.js';
 import { ASSETS, shippedSize } from '../../src/console/assets.js';
 import { openSse, raw } from './raw-http.js';
 
@@ -143,6 +144,23 @@ describe('console with ASKGATE_API_TOKEN', () => {
     expect([out.status, String(out.headers['set-cookie'])]).toEqual([204, 'askgate_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0']);
   });
 
+  it('signing out ends the session on the server: the same cookie is refused afterwards, other sessions stay', async () => {
+    const api = client(locked.url, TOKEN);
+    const { body: ask } = await api.post('/v1/asks', askBody('run-signout'));
+    const [first, second] = [await login(TOKEN), await login(TOKEN)];
+    const cookie = cookieOf(first.headers['set-cookie']);
+    const keep = cookieOf(second.headers['set-cookie']);
+    const answer = (c: string, csrf: string) =>
+      raw(locked.url, 'POST', `/console/asks/${ask.id}/answer`, { cookie: c, ...sameOrigin(locked), 'x-askgate-csrf': csrf }, { skip: true });
+    expect((await raw(locked.url, 'POST', '/console/logout', { cookie, ...sameOrigin(locked) })).status).toBe(204);
+    expect((await raw(locked.url, 'GET', '/console/events', { cookie })).status).toBe(401);
+    expect((await answer(cookie, first.json().csrf)).status).toBe(401);
+    expect((await raw(locked.url, 'GET', '/console/session', { cookie })).json()).toEqual({ mode: 'token', signedIn: false });
+    expect((await api.get(`/v1/asks/${ask.id}`)).body.status).toBe('pending');
+    expect((await raw(locked.url, 'GET', '/console/session', { cookie: keep })).json()).toMatchObject({ signedIn: true });
+    expect((await answer(keep, second.json().csrf)).status).toBe(200);
+  });
+
   it('needs a valid cookie, its own CSRF token and a same-origin Origin to answer', async () => {
     const api = client(locked.url, TOKEN);
     const { body: ask } = await api.post('/v1/asks', askBody('run-locked'));
@@ -153,7 +171,7 @@ describe('console with ASKGATE_API_TOKEN', () => {
     const path = `/console/asks/${ask.id}/answer`;
     const answer = { answers: { env: ['Production'] } };
     const tampered = cookie.slice(0, -1) + (cookie.endsWith('A') ? 'B' : 'A');
-    const foreign = `askgate_session=${new ConsoleAuth('some-other-token-0123456789').issue().cookie}`;
+    const foreign = `askgate_session=${new ConsoleAuth('some-other-token-0123456789', new MemoryConsoleSessions()).issue().cookie}`;
 
     expect((await raw(locked.url, 'GET', '/console/events', { cookie: tampered })).status).toBe(401);
     expect((await raw(locked.url, 'GET', '/console/events', { cookie: foreign })).status).toBe(401);
@@ -179,10 +197,10 @@ describe('console with ASKGATE_API_TOKEN', () => {
 
   it('sessions expire, and are bound to the token that signed them', () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
-    const auth = new ConsoleAuth(TOKEN, () => now);
+    const auth = new ConsoleAuth(TOKEN, new MemoryConsoleSessions(), () => now);
     const { cookie, sid } = auth.issue();
     expect(auth.verify(cookie)).toBe(sid);
-    expect(new ConsoleAuth(TOKEN, () => now).verify(cookie)).toBe(sid); // another replica with the same token
+    expect(new ConsoleAuth(TOKEN, new MemoryConsoleSessions(), () => now).verify(cookie)).toBe(sid); // another replica with the same token
     now += SESSION_TTL_SECONDS * 1000 + 1;
     expect(auth.verify(cookie)).toBeNull();
     expect(auth.verify(`${sid}.9999999999.${'A'.repeat(43)}`)).toBeNull();

@@ -36,6 +36,8 @@ export interface SseEvent {
 export interface SseStream {
   status: number;
   events: SseEvent[];
+  /** Settles when the server ends the stream. */
+  ended: Promise<void>;
   next(match: (e: SseEvent) => boolean, timeoutMs?: number): Promise<SseEvent>;
   close(): void;
 }
@@ -47,6 +49,7 @@ export function openSse(base: string, path: string, headers: Record<string, stri
       const events: SseEvent[] = [];
       const waiters: Array<() => void> = [];
       let buffer = '';
+      const ended = new Promise<void>((done) => res.once('close', () => done()));
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         buffer += chunk;
@@ -62,6 +65,7 @@ export function openSse(base: string, path: string, headers: Record<string, stri
       resolve({
         status: res.statusCode ?? 0,
         events,
+        ended,
         async next(match, timeoutMs = 5000) {
           const until = Date.now() + timeoutMs;
           for (;;) {

@@ -90,7 +90,7 @@ function restoreOperator() {
 async function checkSession() {
   let res = null;
   try { res = await request('GET', '/console/session'); } catch (e) { res = null; }
-  if (!res) { setConn('offline', 'askgate is unreachable; retrying…'); setTimeout(checkSession, 3000); return; }
+  if (!res || res.status === 503) { setConn('offline', 'askgate is unreachable; retrying…'); setTimeout(checkSession, 3000); return; }
   if (res.status !== 200 || !res.data) {
     setConn('offline', (res.data && res.data.error && res.data.error.message) || 'askgate refused the console');
     return;
@@ -133,8 +133,10 @@ async function onLogin(event) {
 }
 
 async function onLogout() {
-  try { await request('POST', '/console/logout'); } catch (e) { /* signed out locally anyway */ }
-  showLogin('Signed out.');
+  let res = null;
+  try { res = await request('POST', '/console/logout'); } catch (e) { res = null; }
+  // Anything but 204: the session did not end on the server (its cookie is kept, so it can be retried).
+  showLogin(res && res.status === 204 ? 'Signed out.' : 'askgate could not end the session; reload and sign out again.');
 }
 
 function showConsole() {

@@ -1,19 +1,20 @@
 /** Browser script, part 3: finished asks (outcome, who, when, the event history) and start-up. */
 export const APP_HISTORY_JS = String.raw`
 const HISTORY_MAX = 100;
-const EVENT_NAMES = {
+// Maps, not plain objects: a looked-up name like "constructor" must not find Object.prototype's.
+const EVENT_NAMES = new Map(Object.entries({
   created: 'Asked', delivered: 'Delivered', delivery_failed: 'Delivery failed', reply_rejected: 'Reply not understood',
   hint_sent: 'Hint sent', partial: 'Partly answered', answered: 'Answered', no_answer: 'Ended without an answer',
   finalized: 'Chat message updated', finalize_failed: 'Chat message update failed',
   webhook_delivered: 'Webhook delivered', webhook_failed: 'Webhook failed',
-};
-const REASONS = { timeout: 'Expired', skipped: 'Skipped', cancelled: 'Cancelled', superseded: 'Replaced', undelivered: 'Not delivered' };
+}));
+const REASONS = new Map(Object.entries({ timeout: 'Expired', skipped: 'Skipped', cancelled: 'Cancelled', superseded: 'Replaced', undelivered: 'Not delivered' }));
 
 /** ask id -> li */
 const pastItems = new Map();
 
 function eventText(h) {
-  const parts = [EVENT_NAMES[h.type] || h.type];
+  const parts = [EVENT_NAMES.get(h.type) || h.type];
   if (h.reason) parts.push('(' + h.reason + ')');
   if (h.userId) parts.push('by ' + h.userId);
   if (h.channel) parts.push('via ' + h.channel);
@@ -33,7 +34,7 @@ function buildPast(ask) {
   const answered = o.status === 'answered';
   const first = ask.questions[0];
   const summary = el('summary', {}, [
-    el('span', { class: 'badge ' + (answered ? 'ok' : 'no'), text: answered ? 'Answered' : REASONS[o.reason] || 'No answer' }),
+    el('span', { class: 'badge ' + (answered ? 'ok' : 'no'), text: answered ? 'Answered' : REASONS.get(o.reason) || 'No answer' }),
     el('span', { class: 'run-id', text: ask.runId }),
     el('span', { class: 'line', text: first.question.split('\n')[0] + (ask.questions.length > 1 ? ' (+' + (ask.questions.length - 1) + ')' : '') }),
     el('time', { datetime: o.at, text: clock(o.at, false) }),

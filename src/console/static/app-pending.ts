@@ -8,8 +8,9 @@ export const APP_PENDING_JS = String.raw`
 /** ask id -> { id, runId, root, meta, events, error, busy } */
 const cards = new Map();
 
+/** The header is shortened as in the chats; a cut one shows whole as a tooltip. */
 function questionText(q, id) {
-  return [q.header ? el('span', { class: 'chip', text: q.header }) : null, el('span', { id, text: q.question })];
+  return [q.header ? el('span', { class: 'chip', text: q.header, title: q.fullHeader }) : null, el('span', { id, text: q.question })];
 }
 
 function optionText(o) {
@@ -112,9 +113,8 @@ function buildStepper(card, ask, base) {
       return;
     }
     if (current < steps.length - 1) { show(current + 1, true); return; }
-    const answers = {};
-    for (const s of steps) answers[s.id] = s.values();
-    submit(card, { answers });
+    // Question ids are chosen by agents: never assigned onto a plain object (a "__proto__" would vanish).
+    submit(card, { answers: Object.fromEntries(steps.map((s) => [s.id, s.values()])) });
   });
   show(0, false);
   return form;
