@@ -1,7 +1,7 @@
 import type { Gateway } from './gateway.js';
 import type { AskEvent } from './lifecycle.js';
 import { isTerminal, mayAnswer } from './lifecycle.js';
-import type { ButtonPressed, InboundOutcome, InboundSink, TextReceived } from './ports.js';
+import type { ButtonPressed, InboundOutcome, InboundSink, SeenEvents, TextReceived } from './ports.js';
 import { noticeFor, partialPrompt, type NoticeOptions } from './prompt-view.js';
 import { parseReply } from './reply-parser.js';
 import type { AskRecord } from './schemas.js';
@@ -35,6 +35,8 @@ export class InboundHandler implements InboundSink {
   constructor(
     private readonly gateway: Gateway,
     private readonly notice: NoticeOptions = {},
+    /** Platform event ids seen by every replica, for the channels' de-duplication of re-sends. */
+    readonly seen?: SeenEvents,
   ) {}
 
   /** Handles a button tap: forged or stale data changes nothing. */

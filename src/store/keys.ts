@@ -72,6 +72,11 @@ export class StoreKeys {
     return `${this.prefix}:msg:${conv.channel}:${part(conv.chat)}:${part(messageId)}`;
   }
 
+  /** String: a platform event's processing state (`p:<leaseUntilMs>:<token>` or `d`), see `seen-events.ts`. */
+  seen(channel: string, eventId: string): string {
+    return `${this.prefix}:seen:${channel}:${part(eventId)}`;
+  }
+
   /** Pub/sub channel announcing ask ids that reached a terminal state. */
   resolvedChannel(): string {
     return `${this.prefix}:resolved`;

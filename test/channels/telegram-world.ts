@@ -11,9 +11,9 @@ export function memoryLogger(): Logger & { lines: string[] } {
   return { lines, info: log('info'), warn: log('warn'), error: log('error') };
 }
 
-/** A Telegram channel pointed at a fake, with test-friendly pacing and polling. */
-export function channelFor(fake: FakeTelegramApi, logger: Logger, extra: { webhookUrl?: string; webhookSecret?: string } = {}): TelegramChannel {
-  return new TelegramChannel({ token: fake.token, apiRoot: fake.url, logger, minSendIntervalMs: 50, pollTimeoutSeconds: 1, ...extra });
+/** A Telegram channel pointed at a fake, with test-friendly pacing, polling and update lease (1 s). */
+export function channelFor(fake: FakeTelegramApi, logger: Logger, extra: { webhookUrl?: string; webhookSecret?: string; updateLeaseMs?: number } = {}): TelegramChannel {
+  return new TelegramChannel({ token: fake.token, apiRoot: fake.url, logger, minSendIntervalMs: 50, pollTimeoutSeconds: 1, updateLeaseMs: 1000, ...extra });
 }
 
 let nextUserId = 10_000;

@@ -83,6 +83,11 @@ export class FakeDiscord {
   private readonly sockets = new Set<WebSocket>();
   private seq = 0;
   private readonly wss: WebSocketServer;
+  /** The last dispatches sent, kept for RESUME replays. */
+  private readonly sentFrames: { s: number; frame: string }[] = [];
+  private replayFrom: number | null = null;
+  /** RESUMEs received (op 6), with the seq each client sent. */
+  readonly resumes: { seq: number; sessionId: string }[] = [];
 
   private constructor(
     private readonly server: Server,
@@ -182,7 +187,24 @@ export class FakeDiscord {
   /** Sends a gateway dispatch to every identified connection. */
   dispatch(t: string, d: unknown): void {
     const frame = JSON.stringify({ op: 0, t, s: ++this.seq, d });
+    this.sentFrames.push({ s: this.seq, frame });
+    if (this.sentFrames.length > 500) this.sentFrames.shift();
     for (const ws of this.sockets) ws.send(frame);
+  }
+
+  /** The sequence number of the last dispatch sent. */
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  /**
+   * Tells every connection to reconnect (op 7 Reconnect); the client then RESUMEs (op 6) and gets
+   * the dispatches after the seq it sends, or after `replayFrom` when given: events it already
+   * had are delivered again, as an overlapping replay would.
+   */
+  requestReconnect(replayFrom?: number): void {
+    this.replayFrom = replayFrom ?? null;
+    for (const ws of this.sockets) ws.send(JSON.stringify({ op: 7, d: null, s: null, t: null }));
   }
 
   /** Closes the gateway connections and the server. */
@@ -199,6 +221,7 @@ export class FakeDiscord {
     ws.on('message', (raw) => {
       const frame = JSON.parse(String(raw)) as { op: number; d: any };
       if (frame.op === 1) ws.send(JSON.stringify({ op: 11 }));
+      if (frame.op === 6) return this.onResume(ws, frame.d);
       if (frame.op !== 2) return;
       if (frame.d.token !== this.token) return ws.close(4004, 'Authentication failed.');
       if (frame.d.intents & MESSAGE_CONTENT && !this.contentIntentEnabled) return ws.close(4014, 'Disallowed intent(s).');
@@ -208,6 +231,16 @@ export class FakeDiscord {
       const guildChannels = [...this.channels.values()].filter((c) => c.guild_id === this.guildId);
       ws.send(JSON.stringify({ op: 0, t: 'GUILD_CREATE', s: ++this.seq, d: P.guildCreate(this.guildId, this.bot.id, guildChannels) }));
     });
+  }
+
+  private onResume(ws: WebSocket, d: { token: string; session_id: string; seq: number }): void {
+    if (d.token !== this.token) return ws.close(4004, 'Authentication failed.');
+    this.resumes.push({ seq: d.seq, sessionId: d.session_id });
+    this.sockets.add(ws);
+    const from = this.replayFrom ?? d.seq;
+    this.replayFrom = null;
+    for (const sent of this.sentFrames) if (sent.s > from) ws.send(sent.frame);
+    ws.send(JSON.stringify({ op: 0, t: 'RESUMED', s: ++this.seq, d: {} }));
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -153,6 +153,20 @@ export class FakeTelegramApi {
     return full.update_id;
   }
 
+  /**
+   * Delivers an update again with its own update_id, as Telegram does after a webhook answer that
+   * never arrived, or to a poller whose offset had not moved past it (a crash before confirming).
+   */
+  redeliver(update: { update_id: number }): void {
+    if (this.webhook) {
+      this.webhookQueue.push({ update, attempt: 0 });
+      void this.pump();
+    } else {
+      this.updates.push(update);
+      for (const wake of [...this.waiters]) wake();
+    }
+  }
+
   /** Stops the server and drops its connections. */
   async close(): Promise<void> {
     this.webhook = null;

@@ -14,11 +14,14 @@ export interface DiscordChannelOptions {
   logger: Logger;
   /**
    * False: no gateway connection (sends and edits only). With several replicas, keep the gateway
-   * on one of them per shard, or every replica receives (and answers) every message.
+   * on one of them per shard: every connection receives every message (each is answered once, by
+   * message id, but every replica does the work).
    */
   gateway?: boolean;
   /** How long start() waits for the gateway to be ready (default 30 s). */
   readyTimeoutMs?: number;
+  /** How long one attempt at a message holds it before another may take it over, in ms (default 5 s; tests shorten it). */
+  messageLeaseMs?: number;
 }
 
 const BASE_INTENTS = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages];
@@ -101,7 +104,8 @@ export class DiscordChannel implements Channel {
       rest: { api: this.api, rejectOnRateLimit: (d: RateLimitData) => d.route.startsWith('/interactions') || rejectOnRateLimit(d) },
     });
     this.client = client;
-    const inbound = new DiscordInbound({ sink, rest: this.rest, logger, botId: () => client.user?.id ?? '' });
+    const leaseMs = this.options.messageLeaseMs;
+    const inbound = new DiscordInbound({ sink, rest: this.rest, logger, botId: () => client.user?.id ?? '', ...(leaseMs ? { leaseMs } : {}) });
     const failed = (err: unknown) => logger.error({ channel: 'discord', err: err instanceof Error ? err.message : String(err) }, 'discord inbound event failed');
     client.on(Events.InteractionCreate, (i) => void inbound.interaction(i).catch(failed));
     client.on(Events.MessageCreate, (m) => void inbound.message(m).catch(failed));

@@ -4,6 +4,7 @@ import type { Responder } from '../../core/schemas.js';
 import { NO_MENTIONS } from './limits.js';
 import { noticeText, renderNotice } from './render.js';
 import { outcomeNotice } from '../../core/inbound.js';
+import { UNGATED, takeEvent, type EffectGate } from '../shared/take-event.js';
 
 /** Told to someone whose reply reached askgate without text (Message Content intent missing, or only an attachment). */
 export const EMPTY_CONTENT_HINT = 'I could not read that reply: use the buttons on the question, or mention me in your reply (@ the bot) with your answer.';
@@ -18,7 +19,12 @@ export interface DiscordInboundDeps {
   logger: Logger;
   /** The bot's user id once the gateway is ready. */
   botId: () => string;
+  /** How long one attempt at a message holds it before another may take it over (default 5 s). */
+  leaseMs?: number;
 }
+
+/** The gateway re-delivers within a session's resume window (minutes): an hour is ample. */
+const MESSAGE_KEEP_MS = 3_600_000;
 
 /** The person behind a tap or a message. */
 export function responderOf(user: User): Responder {
@@ -79,9 +85,14 @@ export class DiscordInbound {
       replyTo = repliesToBot ? reference : channel.id;
     }
     if (!privateChat && !replyTo) return;
+    // The same MESSAGE_CREATE reaches every gateway connection of the shard (one per replica) and
+    // may be replayed on a resume: it is answered once.
+    const gate = await this.take(message);
+    if (!gate) return;
     const text = stripMention(message.content, botId()).trim();
     if (text === '') {
-      if (privateChat || repliesToBot || (channel.isThread() && (await this.isOurs(chat, channel.id)))) await this.reply(message, EMPTY_CONTENT_HINT);
+      if (privateChat || repliesToBot || (channel.isThread() && (await this.isOurs(chat, channel.id)))) await this.reply(message, EMPTY_CONTENT_HINT, gate);
+      else await this.settle(gate);
       return;
     }
     const event: TextReceived = { channel: CHANNEL, chat, ...(replyTo ? { replyTo } : {}), privateChat, user: responderOf(message.author), text };
@@ -90,12 +101,15 @@ export class DiscordInbound {
       outcome = await sink.text(event);
     } catch (err) {
       logger.error({ channel: CHANNEL, messageId: message.id, err: err instanceof Error ? err.message : String(err) }, 'discord reply failed');
-      await this.reply(message, FAILURE);
+      await this.reply(message, FAILURE, gate);
       return;
     }
-    const notice = noticeOf(outcome);
+    // Settled even when nothing is said, so another replica holding the same event does not wait out the lease.
+    if (!(await this.settle(gate))) return;
+    // A retried message whose first attempt recorded it and died before replying: stay silent.
+    const notice = gate.retried && outcome.kind === 'already_resolved' ? null : noticeOf(outcome);
     if (notice === null) return;
-    const sentId = await this.reply(message, notice, outcome.kind === 'forbidden');
+    const sentId = await this.reply(message, notice, gate, outcome.kind === 'forbidden');
     if (sentId && (outcome.kind === 'partial' || outcome.kind === 'invalid')) {
       await sink.bindFollowUp(CHANNEL, chat, sentId, outcome.askId).catch((err: unknown) =>
         logger.warn({ channel: CHANNEL, askId: outcome.askId, err: err instanceof Error ? err.message : String(err) }, 'discord follow-up not bound'),
@@ -119,8 +133,30 @@ export class DiscordInbound {
     return ours;
   }
 
-  /** Replies to `message` with a notice; returns the new message id, or null when it could not be sent. */
-  private async reply(message: Message, text: string, mentionIds = false): Promise<string | null> {
+  /** Takes the message for this attempt; null when another attempt settled it or holds it. A store that cannot answer does not stop the reply. */
+  private async take(message: Message): Promise<EffectGate | null> {
+    try {
+      const taken = await takeEvent(this.deps.sink.seen, CHANNEL, message.id, { leaseMs: this.deps.leaseMs ?? 5_000, keepMs: MESSAGE_KEEP_MS });
+      return typeof taken === 'string' ? null : taken;
+    } catch (err) {
+      this.deps.logger.warn({ channel: CHANNEL, messageId: message.id, err: err instanceof Error ? err.message : String(err) }, 'discord message not de-duplicated: store unavailable');
+      return UNGATED;
+    }
+  }
+
+  /** Settles the message before anything is shown; an unreachable store does not silence it (Discord re-sends nothing). */
+  private async settle(gate: EffectGate): Promise<boolean> {
+    try {
+      return await gate.settle();
+    } catch (err) {
+      this.deps.logger.warn({ channel: CHANNEL, err: err instanceof Error ? err.message : String(err) }, 'discord message could not be marked handled; replying anyway');
+      return true;
+    }
+  }
+
+  /** Replies to `message` with a notice once it is settled; returns the new message id, or null when not sent. */
+  private async reply(message: Message, text: string, gate: EffectGate, mentionIds = false): Promise<string | null> {
+    if (!(await this.settle(gate))) return null;
     const body = renderNotice(text, message.id, mentionIds);
     for (let attempt = 0; ; attempt++) {
       try {

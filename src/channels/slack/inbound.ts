@@ -1,5 +1,5 @@
 import type { App, BlockAction, ButtonAction, webApi } from '@slack/bolt';
-import type { InboundOutcome, InboundSink, Logger } from '../../core/ports.js';
+import type { InboundOutcome, InboundSink, Logger, SeenTtl } from '../../core/ports.js';
 import type { Responder } from '../../core/schemas.js';
 import { ID_PREFIX, escapeMrkdwn, unescapeMrkdwn } from './render.js';
 import { outcomeNotice } from '../../core/inbound.js';
@@ -15,6 +15,27 @@ export interface SlackInboundDeps {
 export const OTHER_PROMPT = 'Reply in this thread with your answer in your own words.';
 const FAILED_NOTICE = 'askgate could not record this right now. Please try again.';
 const ACTION_ID = new RegExp(`^${ID_PREFIX}`);
+/**
+ * Slack re-sends an unanswered event after about 3 s, 1 min and 5 min: an hour covers them all. The
+ * lease only keeps two attempts from running at once; it is short so the re-send of an attempt that
+ * died is not refused for long (two attempts that do overlap still post once: the first settle wins).
+ */
+export const SLACK_EVENT_TTL: SeenTtl = { leaseMs: 3_000, keepMs: 3_600_000 };
+
+/** An event another attempt (on any replica) is processing: answered non-2xx or not acked, so Slack re-sends it later. */
+export class EventInProgressError extends Error {
+  /** bolt passes errors with a `code` through unchanged. */
+  readonly code = 'askgate_event_in_progress';
+  constructor() {
+    super('this event is being processed by another attempt');
+    this.name = 'EventInProgressError';
+  }
+}
+
+/** True for {@link EventInProgressError}, however bolt passed it on. */
+export function isEventInProgress(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'askgate_event_in_progress';
+}
 
 /** The fields of a message event askgate reads; every other subtype is ignored. */
 interface MessageEvent {
@@ -39,8 +60,9 @@ export function registerInbound(app: App, deps: SlackInboundDeps): void {
     await ack();
     await onButton(deps, body, action);
   });
-  app.event('message', async ({ event, context }) => {
-    await onMessage(deps, event as unknown as MessageEvent, (context.retryNum ?? 0) > 0);
+  app.event('message', async ({ event, body, context }) => {
+    const eventId = typeof body.event_id === 'string' && body.event_id !== '' ? body.event_id : undefined;
+    await onMessage(deps, event as unknown as MessageEvent, eventId, (context.retryNum ?? 0) > 0);
   });
 }
 
@@ -59,22 +81,41 @@ async function onButton(deps: SlackInboundDeps, body: BlockAction<ButtonAction>,
   if (notice && channel) await ephemeral(deps, channel, user.userId, notice, threadTs);
 }
 
-async function onMessage(deps: SlackInboundDeps, event: MessageEvent, isRetry: boolean): Promise<void> {
+async function onMessage(deps: SlackInboundDeps, event: MessageEvent, eventId: string | undefined, isRetry: boolean): Promise<void> {
   if (!ANSWER_SUBTYPES.has(event.subtype) || event.bot_id || !event.user || !event.channel || typeof event.text !== 'string') return;
   const replyTo = event.thread_ts && event.thread_ts !== event.ts ? event.thread_ts : undefined;
   const privateChat = event.channel_type === 'im';
   // A top-level message in a channel is never an answer: skip the store lookup for all channel chatter.
   if (!replyTo && !privateChat) return;
   // A failure here propagates: the HTTP receiver answers 500, the Socket Mode receiver does not
-  // ack the envelope, and Slack retries the event either way.
-  const outcome = await deps.sink.text({
-    channel: 'slack',
-    chat: event.channel,
-    ...(replyTo ? { replyTo } : {}),
-    privateChat,
-    user: { channel: 'slack', userId: event.user },
-    text: unescapeMrkdwn(event.text),
-  });
+  // ack the envelope, and Slack retries the event either way. So does a store that cannot say
+  // whether the event was seen, and an event another attempt is still processing.
+  const claim = eventId && deps.sink.seen ? await deps.sink.seen.claim('slack', eventId, SLACK_EVENT_TTL) : null;
+  if (claim === 'done') return; // settled by an earlier delivery, on any replica: acknowledge, say nothing
+  if (claim === 'busy') throw new EventInProgressError();
+  let outcome: InboundOutcome;
+  try {
+    outcome = await deps.sink.text({
+      channel: 'slack',
+      chat: event.channel,
+      ...(replyTo ? { replyTo } : {}),
+      privateChat,
+      user: { channel: 'slack', userId: event.user },
+      text: unescapeMrkdwn(event.text),
+    });
+  } catch (error) {
+    await claim?.release().catch(() => {});
+    throw error;
+  }
+  // Settled before anything is posted: a re-send after this point shows nothing; one before it
+  // (this attempt failed or died) is processed again. Unreachable store: 500, Slack re-sends.
+  if (claim && !(await claim.settle())) return;
+  await reactTo(deps, { channel: event.channel, user: event.user, ...(replyTo ? { replyTo } : {}) }, outcome, claim ? claim.status === 'retry' : isRetry);
+}
+
+/** Tells the person an outcome: in the thread (partial, invalid) or privately (the rest). */
+async function reactTo(deps: SlackInboundDeps, event: { channel: string; user: string; replyTo?: string }, outcome: InboundOutcome, retried: boolean): Promise<void> {
+  const { replyTo } = event;
   switch (outcome.kind) {
     case 'ignored':
       return;
@@ -86,8 +127,8 @@ async function onMessage(deps: SlackInboundDeps, event: MessageEvent, isRetry: b
       await ephemeral(deps, event.channel, event.user, OTHER_PROMPT, replyTo);
       return;
     case 'already_resolved':
-      // A retried event whose first attempt committed: the person was already told.
-      if (isRetry) return;
+      // A retried event whose first attempt committed and then failed: the answer is recorded.
+      if (retried) return;
       await ephemeral(deps, event.channel, event.user, outcome.summary, replyTo);
       return;
     default:

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
 import type { InboundHttpRequest, InboundHttpResponse, InboundRoute, Logger } from '../../core/ports.js';
+import { isEventInProgress } from './inbound.js';
 
 /** Path of the Events API and interactivity request URL on askgate's HTTP port. */
 export const SLACK_EVENTS_PATH = '/slack/events';
@@ -65,7 +66,7 @@ function ackResponse(response: unknown): InboundHttpResponse {
  * is no early 200 for events: a store command can take more than 2.5 s to fail (queued behind
  * another during a Redis hang), and a 200 sent before that stopped Slack's retries of a thread
  * reply that was then lost. Processing past Slack's 3 s just gets a retry (`X-Slack-Retry-Num`);
- * retries are processed like first attempts: the core CAS makes them harmless.
+ * the listener de-duplicates it by `event_id` (503 while the first attempt still runs).
  */
 export class SlackHttpReceiver implements Receiver {
   private app: App | null = null;
@@ -138,6 +139,11 @@ export class SlackHttpReceiver implements Receiver {
       app.processEvent(event).then(
         () => send(acked ?? { status: 200, body: '' }),
         (error: unknown) => {
+          if (isEventInProgress(error)) {
+            // Another attempt (a slow first delivery, maybe on another replica) holds the event.
+            this.logger.info({ channel: 'slack', retryNum: event.retryNum ?? 0 }, 'slack event already being processed; Slack will re-send it');
+            return send({ status: 503, body: { error: 'in_progress' } });
+          }
           this.logger.warn({ channel: 'slack', err: error instanceof Error ? error.message : String(error) }, 'slack event processing failed');
           send({ status: 500, body: { error: 'processing_failed' } });
         },

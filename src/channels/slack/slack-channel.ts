@@ -2,7 +2,7 @@ import { App, LogLevel, webApi, type Logger as BoltLogger } from '@slack/bolt';
 import { ChannelError, type Channel, type DeliveryRequest, type InboundRoute, type InboundSink, type Logger } from '../../core/ports.js';
 import type { OutcomeView, PromptView } from '../../core/prompt-view.js';
 import type { MessageRef } from '../../core/schemas.js';
-import { registerInbound } from './inbound.js';
+import { isEventInProgress, registerInbound } from './inbound.js';
 import { platformErrorCode, toChannelError } from './limits.js';
 import { SlackHttpReceiver } from './receiver.js';
 import { SlackSocketReceiver } from './socket-receiver.js';
@@ -68,7 +68,7 @@ export class SlackChannel implements Channel {
         : this.receiver!,
     });
     app.error(async (error) => {
-      this.options.logger.warn({ channel: 'slack', err: error.code ?? error.message }, 'slack listener failed');
+      if (!isEventInProgress(error)) this.options.logger.warn({ channel: 'slack', err: error.code ?? error.message }, 'slack listener failed');
       throw error;
     });
     registerInbound(app, { sink, client: this.client, logger: this.options.logger });

@@ -1,5 +1,6 @@
 import { SocketModeReceiver, type App, type Logger as BoltLogger, type Receiver, type ReceiverEvent } from '@slack/bolt';
 import type { Logger } from '../../core/ports.js';
+import { isEventInProgress } from './inbound.js';
 
 /** What the Socket Mode client hands a `slack_event` listener, for each envelope. */
 interface SocketEnvelope {
@@ -31,7 +32,8 @@ export interface SlackSocketReceiverOptions {
  * Slack re-sends it (`retry_attempt`, seen by listeners as `context.retryNum`). There is no
  * 2.5 s cap as in HTTP mode, where Slack drops the request at 3 s anyway: a store failure can
  * take longer than that to surface, and acking first would lose the reply. Processing that
- * outlasts Slack's timeout only gets a re-send, which the compare-and-set makes harmless.
+ * outlasts Slack's timeout only gets a re-send, de-duplicated by `event_id` (not acked while the
+ * first attempt still runs, acked without effect once it settled).
  * Interactive envelopes are acked when the listener calls `ack()`, as before (askgate acks taps
  * first), or once processed if no listener did.
  */
@@ -93,6 +95,10 @@ export class SlackSocketReceiver implements Receiver {
       // Processed: an event's held ack goes out now; an interaction no listener acked is acked too.
       await ack();
     } catch (error) {
+      if (isEventInProgress(error)) {
+        this.options.logger.info({ channel: 'slack', envelopeId: envelope.envelope_id }, 'slack envelope already being processed; not acknowledged, so Slack re-sends it');
+        return;
+      }
       this.options.logger.warn({ channel: 'slack', envelopeId: envelope.envelope_id, err: describe(error) }, acked ? 'slack envelope processing failed' : 'slack envelope processing failed; not acknowledged, so Slack re-sends it');
     }
   }

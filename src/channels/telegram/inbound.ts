@@ -4,6 +4,7 @@ import type { ButtonPressed, InboundOutcome, InboundSink, Logger, TextReceived }
 import type { Responder } from '../../core/schemas.js';
 import { MESSAGE_MAX_CHARS, TOAST_MAX_CHARS, cut, deadline, describeError, type ChatPacer } from './limits.js';
 import { outcomeNotice } from '../../core/inbound.js';
+import { UNGATED, type EffectGate } from '../shared/take-event.js';
 
 /** Text of the force-reply prompt sent after "Other…". */
 export const OWN_WORDS_PROMPT = 'Reply with your answer in your own words';
@@ -36,6 +37,11 @@ export function responder(from: User): Responder {
   };
 }
 
+/** Text only may answer: captions, stickers and media answer nothing; nor do bots and bare commands. */
+export function mayAnswer(m: Message): boolean {
+  return !!m.from && !m.from.is_bot && typeof m.text === 'string' && !isBareCommand(m);
+}
+
 /** A message that is only a bot command ("/start", "/help@my_bot") answers nothing. */
 function isBareCommand(m: Message): boolean {
   const first = m.entities?.[0];
@@ -54,14 +60,17 @@ export class TelegramInbound {
     this.budget = deps.ackBudgetMs ?? ACK_BUDGET_MS;
   }
 
-  /** Handles one update; never throws (failures are logged and told to the human). */
-  async handle(update: Update, api: Api = this.deps.api): Promise<void> {
-    if (update.callback_query) await this.onCallback(update.callback_query, api);
-    else if (update.message) await this.onMessage(update.message);
+  /**
+   * Handles one update; never throws (failures are logged and told to the human). Every message
+   * sent is settled through `gate` first; the callback answer is not: Telegram takes one per query.
+   */
+  async handle(update: Update, api: Api = this.deps.api, gate: EffectGate = UNGATED): Promise<void> {
+    if (update.callback_query) await this.onCallback(update.callback_query, api, gate);
+    else if (update.message) await this.onMessage(update.message, gate);
   }
 
   /** `api` answers the query: the update's own API in webhook mode, whose first call may ride on the webhook's answer. */
-  private async onCallback(q: CallbackQuery, api: Api): Promise<void> {
+  private async onCallback(q: CallbackQuery, api: Api, gate: EffectGate): Promise<void> {
     if (typeof q.data !== 'string' || q.from.is_bot) return this.ack(api, q.id, '');
     // `message` is absent for inline-mode messages and may be "inaccessible" (old): chat and id remain.
     const chat = q.message ? String(q.message.chat.id) : undefined;
@@ -80,7 +89,7 @@ export class TelegramInbound {
     clearTimeout(timer);
     if (fast) {
       await this.ack(api, q.id, fast.ok ? toastOf(fast.outcome) : FAILED_TAP);
-      if (fast.ok && chat && questionId !== undefined) await this.afterTap(fast.outcome, chat, questionId, false);
+      if (fast.ok && chat && questionId !== undefined) await this.afterTap(fast.outcome, chat, questionId, false, gate);
       return;
     }
     // Telegram allows one answer per query and it must come quickly: answer empty now, and
@@ -88,26 +97,25 @@ export class TelegramInbound {
     await this.ack(api, q.id, '');
     const slow = work.then(async (settled) => {
       if (!chat || questionId === undefined) return;
-      if (!settled.ok) await this.reply(chat, questionId, FAILED_TAP);
-      else await this.afterTap(settled.outcome, chat, questionId, true);
+      if (!settled.ok) await this.reply(chat, questionId, FAILED_TAP, gate);
+      else await this.afterTap(settled.outcome, chat, questionId, true, gate);
     });
     this.deps.track(slow);
   }
 
-  private async afterTap(outcome: InboundOutcome, chat: string, questionId: number, late: boolean): Promise<void> {
+  private async afterTap(outcome: InboundOutcome, chat: string, questionId: number, late: boolean, gate: EffectGate): Promise<void> {
     if (outcome.kind === 'need_text') {
-      const sent = await this.reply(chat, questionId, OWN_WORDS_PROMPT, true);
+      const sent = await this.reply(chat, questionId, OWN_WORDS_PROMPT, gate, true);
       if (sent !== null) await this.bind(chat, sent, outcome.askId);
       return;
     }
     if (!late || outcome.kind === 'ignored') return;
-    const sent = await this.reply(chat, questionId, toastOf(outcome));
+    const sent = await this.reply(chat, questionId, toastOf(outcome), gate);
     if (sent !== null && (outcome.kind === 'partial' || outcome.kind === 'invalid')) await this.bind(chat, sent, outcome.askId);
   }
 
-  private async onMessage(m: Message): Promise<void> {
-    // Text only: captions, stickers and media answer nothing; nor do bots and bare commands.
-    if (!m.from || m.from.is_bot || typeof m.text !== 'string' || isBareCommand(m)) return;
+  private async onMessage(m: Message, gate: EffectGate): Promise<void> {
+    if (!mayAnswer(m) || !m.from || typeof m.text !== 'string') return;
     const chat = String(m.chat.id);
     const target = m.reply_to_message;
     const event: TextReceived = {
@@ -123,9 +131,13 @@ export class TelegramInbound {
       outcome = await this.deps.sink.text(event);
     } catch (error) {
       this.deps.logger.error({ channel: 'telegram', err: describeError(error) }, 'reply could not be handled');
-      await this.reply(chat, m.message_id, FAILED_TEXT);
+      await this.reply(chat, m.message_id, FAILED_TEXT, gate);
       return;
     }
+    // Settled even when nothing is said, so a re-send is acknowledged at once instead of waiting out the lease.
+    if (!(await this.settle(gate))) return;
+    // A retried reply whose first attempt recorded it (and died before a word was sent): stay silent.
+    if (gate.retried && outcome.kind === 'already_resolved') return;
     switch (outcome.kind) {
       case 'ignored':
       case 'recorded':
@@ -133,12 +145,12 @@ export class TelegramInbound {
       case 'partial':
       case 'invalid':
       case 'need_text': {
-        const sent = await this.reply(chat, m.message_id, toastOf(outcome));
+        const sent = await this.reply(chat, m.message_id, toastOf(outcome), gate);
         if (sent !== null) await this.bind(chat, sent, outcome.askId);
         return;
       }
       default:
-        await this.reply(chat, m.message_id, outcome.summary);
+        await this.reply(chat, m.message_id, outcome.summary, gate);
     }
   }
 
@@ -151,9 +163,12 @@ export class TelegramInbound {
     }
   }
 
-  /** Sends `text` as a reply to a message; returns the new message id, or null when it failed (logged). */
-  private async reply(chat: string, to: number, text: string, forceReply = false): Promise<number | null> {
-    if (!text) return null;
+  /**
+   * Sends `text` as a reply to a message once the update is settled; returns the new message id, or
+   * null when another attempt settled it or the send failed (logged).
+   */
+  private async reply(chat: string, to: number, text: string, gate: EffectGate, forceReply = false): Promise<number | null> {
+    if (!text || !(await this.settle(gate))) return null;
     try {
       // Replies to a human are not deferred: pace when the slot is near, else send anyway.
       await this.deps.pacer.take(chat, true);
@@ -171,6 +186,16 @@ export class TelegramInbound {
     } catch (error) {
       this.deps.logger.warn({ channel: 'telegram', chat, err: describeError(error) }, 'reply could not be sent');
       return null;
+    }
+  }
+
+  /** Settles the update; a store that cannot answer does not silence the reply (Telegram re-sends nothing we answered). */
+  private async settle(gate: EffectGate): Promise<boolean> {
+    try {
+      return await gate.settle();
+    } catch (error) {
+      this.deps.logger.warn({ channel: 'telegram', err: describeError(error) }, 'update could not be marked handled; replying anyway');
+      return true;
     }
   }
 

@@ -1,10 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Bot, GrammyError } from 'grammy';
 import type { Update, UserFromGetMe } from 'grammy/types';
-import { ChannelError, type Channel, type DeliveryRequest, type InboundHttpRequest, type InboundHttpResponse, type InboundRoute, type InboundSink, type Logger } from '../../core/ports.js';
+import { ChannelError, type Channel, type DeliveryRequest, type InboundHttpRequest, type InboundHttpResponse, type InboundRoute, type InboundSink, type Logger, type SeenEvents } from '../../core/ports.js';
 import type { OutcomeView, PromptView } from '../../core/prompt-view.js';
 import type { MessageRef } from '../../core/schemas.js';
-import { TelegramInbound } from './inbound.js';
+import { TelegramInbound, mayAnswer } from './inbound.js';
+import { UNGATED, showOnceGate, takeEvent, type EffectGate } from '../shared/take-event.js';
 import { ChatPacer, DEFAULT_MIN_SEND_INTERVAL_MS, deadline, describeError, isNotModified, toChannelError } from './limits.js';
 import { renderFinal, renderPrompt } from './render.js';
 import { botApiFetch } from './bot-api-fetch.js';
@@ -22,6 +23,8 @@ export interface TelegramChannelOptions {
   minSendIntervalMs?: number;
   /** Long-poll timeout of getUpdates, in seconds (default 30). */
   pollTimeoutSeconds?: number;
+  /** How long one attempt at an update holds it before a re-send may take it over, in ms (default 5 s; tests shorten it). */
+  updateLeaseMs?: number;
 }
 
 /** Path of the webhook route on askgate's HTTP port. */
@@ -29,22 +32,10 @@ export const WEBHOOK_PATH = '/telegram/webhook';
 const UPDATES = ['message', 'callback_query'] as const;
 const SEND_TIMEOUT_MS = 15_000;
 const WEBHOOK_ANSWER_MS = 1500;
-const SEEN_UPDATES = 5000;
 /** Longest the update loop waits for one update before it takes the next (see the constructor). */
 const LOOP_HOLD_MS = 100;
-
-/** A set of ids that forgets its oldest entries beyond `max`. */
-class RecentIds {
-  private readonly ids = new Set<number>();
-  constructor(private readonly max: number) {}
-  /** Adds `id`; false when it was already there. */
-  add(id: number): boolean {
-    if (this.ids.has(id)) return false;
-    this.ids.add(id);
-    if (this.ids.size > this.max) this.ids.delete(this.ids.values().next().value!);
-    return true;
-  }
-}
+/** Telegram keeps an update for 24 h and may re-send it until then. */
+const UPDATE_KEEP_MS = 86_400_000;
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -61,7 +52,10 @@ export class TelegramChannel implements Channel {
   readonly name = 'telegram';
   private readonly bot: Bot;
   private readonly pacer: ChatPacer;
-  private readonly seenUpdates = new RecentIds(SEEN_UPDATES);
+  /** Webhook updates claimed before grammy runs them, by update_id. */
+  private readonly gates = new Map<number, EffectGate>();
+  private seen: SeenEvents | undefined;
+  private botId = 0;
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly chatQueues = new Map<string, Promise<void>>();
   private readonly secretHash: Buffer | null;
@@ -93,7 +87,13 @@ export class TelegramChannel implements Channel {
     this.bot.use(async (ctx) => {
       const inbound = this.inbound;
       if (!inbound) return;
-      const work = this.inOrder(ctx.update, () => inbound.handle(ctx.update, ctx.api)).catch((error: unknown) => {
+      const claimed = this.gates.get(ctx.update.update_id);
+      const run = async () => {
+        // Polling claims here (a poller that died before its offset moved on gets the update again); null: another attempt has it.
+        const gate = claimed ?? (await this.takePolled(ctx.update));
+        if (gate) await inbound.handle(ctx.update, ctx.api, gate);
+      };
+      const work = this.inOrder(ctx.update, run).catch((error: unknown) => {
         options.logger.error({ channel: 'telegram', err: describeError(error) }, 'telegram update failed');
       });
       this.track(work);
@@ -144,6 +144,8 @@ export class TelegramChannel implements Channel {
   async start(sink: InboundSink): Promise<void> {
     const me = await this.identify();
     this.bot.botInfo = me;
+    this.seen = sink.seen;
+    this.botId = me.id;
     this.inbound = new TelegramInbound({
       api: this.bot.api,
       sink,
@@ -205,17 +207,54 @@ export class TelegramChannel implements Channel {
       return { status: 400, body: { error: { code: 'invalid_request', message: 'body is not JSON' } } };
     }
     if (!update || typeof update.update_id !== 'number') return { status: 400, body: { error: { code: 'invalid_request', message: 'not a Telegram update' } } };
-    // Telegram re-sends an update whose answer was slow or failed: handle each id once.
-    if (!this.seenUpdates.add(update.update_id)) return { status: 200, body: { ok: true } };
+    // Telegram re-sends an update whose answer was slow or failed, to any replica: an update an
+    // attempt settled is acknowledged without effect; one no attempt could be sure of fails, so
+    // Telegram re-sends it later.
+    let taken: EffectGate | 'done' | 'busy';
+    try {
+      taken = await this.take(update);
+    } catch (error) {
+      this.options.logger.warn({ channel: 'telegram', err: describeError(error) }, 'telegram update not taken: store unavailable');
+      return { status: 503, body: { error: { code: 'unavailable', message: 'store unavailable, re-send later' } } };
+    }
+    if (taken === 'done') return { status: 200, body: { ok: true } };
+    if (taken === 'busy') return { status: 503, body: { error: { code: 'in_progress', message: 'this update is being handled, re-send later' } } };
     let reply: (payload: string) => void = () => {};
     const replied = new Promise<string>((resolve) => (reply = resolve));
-    const work = this.bot.handleUpdate(update, { send: async (payload) => reply(payload) }).catch((error: unknown) => {
-      this.options.logger.error({ channel: 'telegram', err: describeError(error) }, 'telegram update failed');
-    });
+    this.gates.set(update.update_id, taken);
+    const work = this.bot
+      .handleUpdate(update, { send: async (payload) => reply(payload) })
+      .catch((error: unknown) => {
+        this.options.logger.error({ channel: 'telegram', err: describeError(error) }, 'telegram update failed');
+      })
+      .finally(() => this.gates.delete(update.update_id));
     this.track(work);
     const answer = await Promise.race([replied, within(work, WEBHOOK_ANSWER_MS)]);
     if (typeof answer === 'string') return { status: 200, headers: { 'content-type': 'application/json' }, body: answer };
     return { status: 200, body: { ok: true } };
+  }
+
+  /**
+   * Takes an update (see {@link takeEvent}); the bot's id is part of the key, update ids are per bot.
+   * A tap is not claimed (nothing to pay on the hot path): processing it again is harmless, a second
+   * answer to its query is refused by Telegram, and only a message it sends is gated.
+   */
+  private async take(update: Update): Promise<EffectGate | 'done' | 'busy'> {
+    const ttl = { leaseMs: this.options.updateLeaseMs ?? 5_000, keepMs: UPDATE_KEEP_MS };
+    const id = `${this.botId}:${update.update_id}`;
+    if (!update.message) return showOnceGate(this.seen, 'telegram', id, ttl);
+    return mayAnswer(update.message) ? takeEvent(this.seen, 'telegram', id, ttl) : UNGATED; // chatter: ignored, nothing to pay
+  }
+
+  /** {@link take} for long polling, which cannot ask for a re-send: null when another attempt has it. */
+  private async takePolled(update: Update): Promise<EffectGate | null> {
+    try {
+      const taken = await this.take(update);
+      return typeof taken === 'string' ? null : taken;
+    } catch (error) {
+      this.options.logger.warn({ channel: 'telegram', err: describeError(error) }, 'telegram update not de-duplicated: store unavailable');
+      return UNGATED;
+    }
   }
 
   /** Runs the messages of one chat one after another; taps run at once. */
