@@ -71,11 +71,7 @@ export class Gateway {
         { path: ['to', 'channel'], message: 'channel not enabled' },
       ]);
     }
-    if (request.callbackUrl && !this.deps.webhooks) {
-      throw new AskgateError('invalid_request', 'callbackUrl: webhooks are not configured on this askgate (set ASKGATE_WEBHOOK_SECRET)', [
-        { path: ['callbackUrl'], message: 'webhooks are not configured on this askgate (set ASKGATE_WEBHOOK_SECRET)' },
-      ]);
-    }
+    if (request.callbackUrl !== undefined) this.checkCallbackUrl(request.callbackUrl);
     const timeoutSeconds = this.clampTimeout(request.timeoutSeconds);
     let askId = presetId ?? this.deps.newId();
     if (idempotency) {
@@ -111,6 +107,22 @@ export class Gateway {
       return { record: result.record, created: true };
     }
     throw new AskgateError('internal', 'too many concurrent asks on this run; retry');
+  }
+
+  /** Refuses a callbackUrl that could never be sent, carries credentials, or points where the webhook allow list refuses. */
+  private checkCallbackUrl(callbackUrl: string): void {
+    const refuse = (message: string) => new AskgateError('invalid_request', `callbackUrl: ${message}`, [{ path: ['callbackUrl'], message }]);
+    if (!this.deps.webhooks) throw refuse('webhooks are not configured on this askgate (set ASKGATE_WEBHOOK_SECRET)');
+    let url: URL;
+    try {
+      url = new URL(callbackUrl);
+    } catch {
+      throw refuse('must be an http(s) URL');
+    }
+    // Never echoed: the userinfo may be a password.
+    if (url.username !== '' || url.password !== '') throw refuse('must not contain credentials (user:password@); authenticate the webhook by its signature');
+    const refusal = this.deps.webhooks.refusal(url);
+    if (refusal) throw refuse(refusal);
   }
 
   /** Reads an ask or throws 404. */

@@ -28,7 +28,7 @@ beforeAll(async () => {
   hooks = createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end()));
   await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
   const channel = new TelegramChannel({ token: fake.token, apiRoot: fake.url, logger: quiet, minSendIntervalMs: 50, pollTimeoutSeconds: 1 });
-  app = await startTestApp(testEnv({ REDIS_URL: redis.url, ASKGATE_WEBHOOK_SECRET: 'whsec-events-0123456789' }), [channel]);
+  app = await startTestApp(testEnv({ REDIS_URL: redis.url, ASKGATE_WEBHOOK_SECRET: 'whsec-events-0123456789', ASKGATE_WEBHOOK_ALLOWED_HOSTS: 'loopback' }), [channel]);
   api = client(app.url);
   sdk = new AskgateClient({ url: app.url });
 });

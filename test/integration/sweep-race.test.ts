@@ -32,7 +32,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => hookServer.listen(0, '127.0.0.1', r));
   // The app's own reconciler ticks once at start and then sleeps: the test drives the passes.
   app = await startTestApp(
-    testEnv({ REDIS_URL: redis.url, ASKGATE_RECONCILE_INTERVAL_MS: '3600000', ASKGATE_SWEEP_DELAY_MS: '300', ASKGATE_WEBHOOK_SECRET: 'whsec-test-0123456789abcdef' }),
+    testEnv({ REDIS_URL: redis.url, ASKGATE_RECONCILE_INTERVAL_MS: '3600000', ASKGATE_SWEEP_DELAY_MS: '300', ASKGATE_WEBHOOK_SECRET: 'whsec-test-0123456789abcdef', ASKGATE_WEBHOOK_ALLOWED_HOSTS: 'loopback' }),
   );
 });
 

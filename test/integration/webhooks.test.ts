@@ -6,6 +6,7 @@ import { startTestApp, testEnv } from '../helpers/app.js';
 import { askBody, client, eventually } from '../helpers/http.js';
 import { WebhookPayloadSchema, signWebhook, verifyWebhook } from '../../src/client/index.js';
 import { HttpWebhookSender } from '../../src/webhooks/http-sender.js';
+import { HostAllowList } from '../../src/webhooks/allowed-hosts.js';
 import { Gateway } from '../../src/core/gateway.js';
 import type { RunningAskgate } from '../../src/main.js';
 
@@ -52,7 +53,7 @@ class Receiver {
     const next = this.scripts.get(path)?.shift() ?? 200;
     if (next === 'hang') return;
     this.received.push({ path, timestamp: String(req.headers['x-askgate-timestamp']), signature: String(req.headers['x-askgate-signature']), raw: Buffer.concat(chunks), status: next });
-    res.writeHead(next, { 'content-type': 'text/plain' }).end('ok');
+    res.writeHead(next, { 'content-type': 'text/plain', ...(path === '/s-busy' && { 'retry-after': '7' }) }).end('ok');
   }
 
   close(): Promise<void> {
@@ -70,7 +71,7 @@ let run = 0;
 beforeAll(async () => {
   redis = await startRedis();
   receiver = await new Receiver().start();
-  app = await startTestApp(testEnv({ REDIS_URL: redis.url, ASKGATE_WEBHOOK_SECRET: SECRET, ASKGATE_WEBHOOK_TIMEOUT_MS: '300' }));
+  app = await startTestApp(testEnv({ REDIS_URL: redis.url, ASKGATE_WEBHOOK_SECRET: SECRET, ASKGATE_WEBHOOK_TIMEOUT_MS: '300', ASKGATE_WEBHOOK_ALLOWED_HOSTS: 'loopback' }));
   api = client(app.url);
 });
 
@@ -178,7 +179,7 @@ describe('verifyWebhook (the documented check)', () => {
 
 describe('HttpWebhookSender', () => {
   it('classifies statuses: 2xx ok, 408/429/5xx retried (Retry-After honoured), other 4xx permanent, network errors retried', async () => {
-    const sender = new HttpWebhookSender({ secret: SECRET, timeoutMs: 300 });
+    const sender = new HttpWebhookSender({ secret: SECRET, timeoutMs: 300, allowedHosts: HostAllowList.parse('loopback') });
     const payload = { askId: 'a', runId: 'r', version: 1, result: { status: 'no_answer' as const, reason: 'timeout' as const, at: 'x' } };
     expect(await sender.send(receiver.script('/s-ok', 204), payload)).toEqual({ status: 204 });
     await expect(sender.send(receiver.script('/s-429', 429), payload)).rejects.toMatchObject({ name: 'ChannelError', permanent: false });
@@ -186,10 +187,6 @@ describe('HttpWebhookSender', () => {
     await expect(sender.send(receiver.script('/s-400', 400), payload)).rejects.toMatchObject({ permanent: true });
     await expect(sender.send(receiver.script('/s-hang', 'hang'), payload)).rejects.toMatchObject({ permanent: false, message: expect.stringContaining('300 ms') });
     await expect(sender.send('http://127.0.0.1:1/x', payload)).rejects.toMatchObject({ permanent: false, message: expect.not.stringContaining('127.0.0.1') });
-    const retryAfter = new HttpWebhookSender({
-      secret: SECRET,
-      fetch: async () => new Response('busy', { status: 503, headers: { 'retry-after': '7' } }),
-    });
-    await expect(retryAfter.send('http://example.invalid/', payload)).rejects.toMatchObject({ permanent: false, retryAfterMs: 7000 });
+    await expect(sender.send(receiver.script('/s-busy', 503), payload)).rejects.toMatchObject({ permanent: false, retryAfterMs: 7000 });
   });
 });

@@ -86,6 +86,7 @@ beforeAll(async () => {
     LOG_LEVEL: 'debug',
     ASKGATE_API_TOKEN: S.apiToken,
     ASKGATE_WEBHOOK_SECRET: S.webhookSecret,
+    ASKGATE_WEBHOOK_ALLOWED_HOSTS: 'loopback', // the hook server listens on 127.0.0.1
     TELEGRAM_BOT_TOKEN: S.tgToken,
     TELEGRAM_API_ROOT: tg.url,
     TELEGRAM_WEBHOOK_URL: `http://127.0.0.1:${port}/telegram/webhook`,
