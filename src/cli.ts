@@ -1,28 +1,40 @@
 #!/usr/bin/env node
+import { randomUUID } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, loadMcpClientConfig } from './config.js';
-import { startAskgate } from './main.js';
+import { AskgateApiError, AskgateClient, AskgateConnectionError, type AskInput, type AskView } from './client/index.js';
+import { ConfigError, loadConfig, loadMcpClientConfig, parseTargetSpec } from './config.js';
 
 /** Exit codes of `askgate ask`, documented in the README. */
 export const EXIT = { answered: 0, error: 1, usage: 2, noAnswer: 3, pending: 4 } as const;
 
+/** How `ask` retries an unreachable askgate: default `--retry-for` with `--wait`, margin past the deadline, backoff. */
+const RETRY = { defaultWaitSeconds: 60, pastDeadlineMs: 60_000, firstDelayMs: 200, maxDelayMs: 5_000 } as const;
+
 const USAGE = `askgate — let AI agents ask people structured questions over chat
 
 Usage:
-  askgate serve
+  askgate serve                    the server (configured by environment variables, see README)
   askgate mcp                      MCP server on stdio (tool ask_user), asking through ASKGATE_URL
   askgate ask --run <runId> [--to <channel>:<chat>] --question "<text>" --option <label> --option <label>
               [--header <text>] [--multi] [--question ... --option ...] [--timeout <seconds>]
-              [--wait] [--idempotency-key <key>] [--url <askgate url>]
+              [--wait] [--retry-for <seconds>] [--idempotency-key <key>] [--url <askgate url>]
+  askgate --help
 
 Environment: ASKGATE_URL (default http://127.0.0.1:$PORT), ASKGATE_API_TOKEN, for mcp also
 ASKGATE_DEFAULT_TO (e.g. telegram:123456); for serve see README.
+ask --wait rides out askgate restarts: refused or dropped connections and 502/503/504 are retried
+with the same idempotency key (generated when not given) for --retry-for seconds (default 60 with
+--wait, 0 without) and, once the ask exists, until 60 s past its deadline.
 Exit codes of ask: 0 answered (or created, without --wait), 3 no answer, 4 still pending,
-                   2 invalid arguments or request, 1 any other error.`;
+                   2 invalid arguments or request, 1 any other error (e.g. askgate unreachable).`;
 
 async function serve(): Promise<void> {
   const config = loadConfig();
   for (const notice of config.notices) console.error(`askgate: ${notice}`);
+  // Loaded here so that `ask`, `mcp` and `--help` start without the server's modules.
+  const { startAskgate } = await import('./main.js');
   const app = await startAskgate(config);
   const mode = app.storeMode === 'redis' ? 'redis (durable)' : 'memory (embedded: pending asks do not survive a restart; set REDIS_URL for durability)';
   console.log(`askgate listening on ${app.url}`);
@@ -45,8 +57,26 @@ interface DraftQuestion {
   multiSelect?: boolean;
 }
 
+/** A command line that cannot be run as given (exit 2, with the usage). */
+class UsageError extends Error {}
+
+/** What `askgate ask` sends: the ask body, whether to wait, and the optional URL and idempotency key. */
+export interface AskArgs {
+  body: Record<string, unknown>;
+  wait: boolean;
+  url?: string;
+  key?: string;
+  /** How long to retry an unreachable askgate, in seconds. */
+  retryFor: number;
+}
+
+const SINGLE = ['run', 'to', 'timeout', 'url', 'idempotency-key', 'retry-for'] as const;
+/** A user-given value for an error message: quoted, shortened, control and format characters (bidi, zero-width) escaped. */
+const shown = (value: string) =>
+  JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value).replace(/\p{C}/gu, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`);
+
 /** Builds the ask body from ordered CLI tokens: each --option belongs to the latest --question. */
-export function askBodyFromArgs(argv: string[]): { body: Record<string, unknown>; wait: boolean; url?: string; key?: string } {
+export function askBodyFromArgs(argv: string[]): AskArgs {
   const { values, tokens } = parseArgs({
     args: argv,
     tokens: true,
@@ -62,6 +92,7 @@ export function askBodyFromArgs(argv: string[]): { body: Record<string, unknown>
       wait: { type: 'boolean' },
       url: { type: 'string' },
       'idempotency-key': { type: 'string' },
+      'retry-for': { type: 'string' },
     },
   });
   const questions: DraftQuestion[] = [];
@@ -76,53 +107,144 @@ export function askBodyFromArgs(argv: string[]): { body: Record<string, unknown>
       if (token.name === 'multi') current.multiSelect = true;
     }
   }
+  for (const name of SINGLE) {
+    if (tokens.filter((t) => t.kind === 'option' && t.name === name).length > 1) throw new UsageError(`--${name} is given more than once`);
+  }
   if (!values.run) throw new UsageError('--run is required');
   const body: Record<string, unknown> = { runId: values.run, questions };
-  if (values.to) {
-    const at = values.to.indexOf(':');
-    if (at <= 0) throw new UsageError('--to must look like <channel>:<chat>, e.g. telegram:123456');
-    body.to = { channel: values.to.slice(0, at), chat: values.to.slice(at + 1) };
+  if (values.to !== undefined) {
+    try {
+      body.to = parseTargetSpec(values.to);
+    } catch (error) {
+      throw new UsageError(`--to: ${(error as Error).message}`);
+    }
   }
-  if (values.timeout !== undefined) body.timeoutSeconds = Number(values.timeout);
-  return { body, wait: values.wait ?? false, url: values.url, key: values['idempotency-key'] };
+  if (values.timeout !== undefined) body.timeoutSeconds = wholeSeconds('--timeout', values.timeout, 1);
+  const wait = values.wait ?? false;
+  const retryFor = values['retry-for'] === undefined ? (wait ? RETRY.defaultWaitSeconds : 0) : wholeSeconds('--retry-for', values['retry-for'], 0);
+  return { body, wait, url: values.url, key: values['idempotency-key'], retryFor };
 }
 
-class UsageError extends Error {}
+function wholeSeconds(flag: string, value: string, min: number): number {
+  const seconds = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
+  if (!(seconds >= min)) throw new UsageError(`${flag} must be a whole number of seconds${min ? ` of at least ${min}` : ''}, not ${shown(value)}`);
+  return seconds;
+}
+
+/** The base URL askgate is reached at: `--url`, else `ASKGATE_URL`, else `http://127.0.0.1:$PORT`. */
+function askgateUrl(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  const [source, raw] = flag !== undefined ? ['--url', flag] : env.ASKGATE_URL ? ['ASKGATE_URL', env.ASKGATE_URL] : ['PORT', `http://127.0.0.1:${env.PORT ?? 7420}`];
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`${source} is not a URL: ${shown(raw)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${source} must be an http:// or https:// URL`);
+  // Never echoed: the URL shows up in error messages, and a password in it would land in logs.
+  if (url.username || url.password) throw new UsageError(`${source} must not contain a user name or password (use ASKGATE_API_TOKEN)`);
+  if (url.search || url.hash) throw new UsageError(`${source} must not have a query or fragment`);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** Why a call failed to reach askgate, from the fetch error's cause (`ECONNREFUSED`, `UND_ERR_SOCKET`, ...). */
+function connectionCause(error: AskgateConnectionError): string {
+  let cause: unknown = error.cause;
+  for (let depth = 0; cause instanceof Error && depth < 4; depth++) {
+    const { code, name } = cause as Error & { code?: unknown };
+    if (typeof code === 'string') return code.startsWith('UND_ERR') ? cause.message : code;
+    if (name === 'TimeoutError') return 'no response in time';
+    if (!(cause.cause instanceof Error)) return cause.message;
+    cause = cause.cause;
+  }
+  return error.message;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `call` until it succeeds, retrying connection failures and 502/503/504 with capped backoff
+ * for `minMs` after the first failure, or until `untilMs` (epoch ms) when that is later.
+ * Says once on stderr that askgate is unreachable and until when it retries.
+ */
+async function retrying<T>(base: string, bound: { minMs: number; untilMs: number }, call: () => Promise<T>): Promise<T> {
+  let giveUpAt = 0;
+  let announced = false;
+  for (let delay: number = RETRY.firstDelayMs; ; delay = Math.min(delay * 2, RETRY.maxDelayMs)) {
+    try {
+      return await call();
+    } catch (error) {
+      const transient = error instanceof AskgateConnectionError || (error instanceof AskgateApiError && error.transient);
+      if (!transient) throw error;
+      giveUpAt ||= Math.max(Date.now() + bound.minMs, bound.untilMs);
+      if (Date.now() + delay > giveUpAt) throw error;
+      if (!announced) {
+        const why = error instanceof AskgateConnectionError ? `cannot reach ${base} (${connectionCause(error)})` : `${base} answered HTTP ${error.status}`;
+        console.error(`askgate: ${why}; retrying until ${new Date(giveUpAt).toISOString()}`);
+        announced = true;
+      }
+      await sleep(delay);
+    }
+  }
+}
 
 async function ask(argv: string[]): Promise<number> {
-  const { body, wait, url, key } = askBodyFromArgs(argv);
-  const base = (url ?? process.env.ASKGATE_URL ?? `http://127.0.0.1:${process.env.PORT ?? 7420}`).replace(/\/$/, '');
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (process.env.ASKGATE_API_TOKEN) headers.authorization = `Bearer ${process.env.ASKGATE_API_TOKEN}`;
-  if (key) headers['idempotency-key'] = key;
-  let response = await fetch(`${base}/v1/asks`, { method: 'POST', headers, body: JSON.stringify(body) });
-  let record = (await response.json()) as { id?: string; status?: string; result?: { status: string }; error?: unknown };
-  while (response.ok && wait && record.status === 'pending') {
-    response = await fetch(`${base}/v1/asks/${record.id}?wait=60`, { headers });
-    record = (await response.json()) as typeof record;
+  const { body, wait, url, key, retryFor } = askBodyFromArgs(argv);
+  const base = askgateUrl(url, process.env);
+  const client = new AskgateClient({ url: base, token: process.env.ASKGATE_API_TOKEN || undefined });
+  try {
+    // The key makes a retried POST return the ask that a lost response had already created.
+    const idempotencyKey = key ?? (retryFor > 0 ? `cli-${randomUUID()}` : undefined);
+    const minMs = retryFor * 1000;
+    let record: AskView = await retrying(base, { minMs, untilMs: 0 }, () => client.create(body as AskInput, { idempotencyKey }));
+    if (!wait) {
+      console.log(JSON.stringify(record, null, 2));
+      return EXIT.answered;
+    }
+    const bound = { minMs, untilMs: Date.parse(record.expiresAt) + RETRY.pastDeadlineMs };
+    while (record.status === 'pending') {
+      const id = record.id;
+      record = await retrying(base, bound, () => client.get(id, { wait: 30 }));
+    }
+    console.log(JSON.stringify(record.result, null, 2));
+    return record.result?.status === 'answered' ? EXIT.answered : EXIT.noAnswer;
+  } catch (error) {
+    if (error instanceof AskgateConnectionError) {
+      console.error(`askgate: cannot reach ${base} (${connectionCause(error)})`);
+      return EXIT.error;
+    }
+    if (error instanceof AskgateApiError) {
+      const { status, code, message, issues, details } = error;
+      console.error(`askgate: ${base} answered HTTP ${status}`);
+      console.error(JSON.stringify({ error: { ...details, code, message, ...(issues ? { issues } : {}) } }, null, 2));
+      return status === 400 ? EXIT.usage : EXIT.error;
+    }
+    throw error;
   }
-  if (!response.ok) {
-    console.error(JSON.stringify(record, null, 2));
-    return response.status === 400 ? EXIT.usage : EXIT.error;
-  }
-  console.log(JSON.stringify(wait ? record.result : record, null, 2));
-  if (!wait) return EXIT.answered;
-  return record.result?.status === 'answered' ? EXIT.answered : record.status === 'pending' ? EXIT.pending : EXIT.noAnswer;
 }
 
-async function main(argv: string[]): Promise<void> {
+/** Runs the `askgate` command line (`argv` without node and the script); exits the process except for `serve`. */
+export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   try {
     if (command === 'serve') return await serve();
-    if (command === 'ask') process.exit(await ask(rest));
+    if (command === 'ask' && !rest.includes('--help')) {
+      const code = await ask(rest);
+      // Exit once stdout is flushed: a pipe (`| jq`) is asynchronous on some platforms.
+      process.stdout.write('', () => process.exit(code));
+      return;
+    }
     if (command === 'mcp') {
-      const { url, token, mcp } = loadMcpClientConfig();
+      const { token, mcp } = loadMcpClientConfig();
+      const url = askgateUrl(undefined, process.env);
       const { runStdioMcpServer } = await import('./mcp/stdio.js');
       await runStdioMcpServer({ url, token, settings: mcp });
       process.exit(0);
     }
-    console.log(USAGE);
-    process.exit(command === undefined || command === 'help' || command === '--help' ? 0 : EXIT.usage);
+    const help = command === undefined || ['ask', 'help', '--help', '-h'].includes(command);
+    if (!help) console.error(`askgate: unknown command ${shown(command)}\n`);
+    (help ? console.log : console.error)(USAGE);
+    process.exit(help ? 0 : EXIT.usage);
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error(`askgate: ${(error as Error).message}\n\n${USAGE}`);
@@ -133,4 +255,15 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-if (process.argv[1] && /cli\.(ts|js)$/.test(process.argv[1])) void main(process.argv.slice(2));
+/** True when this module is the script node was started with, also through a symlink (`node dist/cli.js`, `tsx src/cli.ts`). */
+function isEntryScript(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryScript()) void main(process.argv.slice(2));

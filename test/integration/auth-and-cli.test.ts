@@ -75,4 +75,52 @@ describe('askgate ask', () => {
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/--run is required/);
   });
+
+  it('prints only JSON on stdout, so `npx askgate ask ... | jq` works', async () => {
+    const { stdout } = await run('bash', ['-c', 'npx askgate ask --run cli-jq --question "Q?" --option A --option B | jq -r .status'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ASKGATE_URL: app.url, ASKGATE_API_TOKEN: TOKEN },
+    });
+    expect(stdout).toBe('pending\n');
+  });
+
+  it('refuses a --timeout that is not a whole number of seconds (exit 2) and sends nothing', async () => {
+    const api = client(app.url, TOKEN);
+    const ask = (...extra: string[]) => cli(['ask', '--run', 'cli-timeout-bad', '--question', 'Q?', '--option', 'A', '--option', 'B', ...extra]);
+    for (const value of ['abc', '1.5', '=-3', '=0', '=', '1e3', '0x10', ' 5', '5s', '=\u202e7', '99999999999999999999']) {
+      const given = value.startsWith('=') ? [`--timeout${value}`] : ['--timeout', value];
+      const result = await ask(...given);
+      expect(result.code, `--timeout ${value}`).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/--timeout/);
+    }
+    // Shown escaped: a bidi override in the value cannot reorder the message.
+    expect((await ask('--timeout=\u202e7')).stderr).toContain('not "\\u202e7"');
+    // `--timeout -3` reads as a missing value followed by an unknown option.
+    expect((await ask('--timeout', '-3')).code).toBe(2);
+    expect((await api.get('/v1/runs/cli-timeout-bad')).status).toBe(404);
+    const ok = await ask('--timeout', '45');
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ runId: 'cli-timeout-bad', timeoutSeconds: 45, status: 'pending' });
+  });
+
+  it('refuses duplicated single-valued flags, bad --retry-for and URLs with credentials (exit 2), without echoing the password', async () => {
+    const base = ['ask', '--run', 'cli-flags', '--question', 'Q?', '--option', 'A', '--option', 'B'];
+    const twice = await cli([...base, '--run', 'other']);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(/--run is given more than once/);
+    expect((await cli([...base, '--retry-for', 'soon'])).stderr).toMatch(/--retry-for must be a whole number/);
+    for (const url of ['http://user:hunter2-secret@127.0.0.1:1', 'ftp://127.0.0.1', 'not a url', 'http://127.0.0.1:1/?token=hunter2-secret']) {
+      const bad = await cli([...base, '--url', url]);
+      expect(bad.code, url).toBe(2);
+      expect(bad.stderr).toMatch(/--url/);
+      expect(bad.stderr).not.toContain('hunter2-secret');
+    }
+    for (const spec of ['telegram', 'telegram:', ':42']) {
+      const to = await cli([...base, '--to', spec]);
+      expect(to.code, spec).toBe(2);
+      expect(to.stderr).toContain(`--to: "${spec}" is not <channel>:<chat>`);
+    }
+    expect((await client(app.url, TOKEN).get('/v1/runs/cli-flags')).status).toBe(404);
+  });
 });
