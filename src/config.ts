@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ChannelNameSchema, type Target } from './core/schemas.js';
+import { HostAllowList } from './webhooks/allowed-hosts.js';
 
 const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(def);
 const optionalString = z
@@ -31,8 +32,11 @@ const EnvSchema = z.object({
   ASKGATE_ALLOW_EVICTION: z.enum(['true', 'false']).default('false'),
   ASKGATE_WEBHOOK_SECRET: optionalString.refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters'),
   ASKGATE_WEBHOOK_TIMEOUT_MS: int(10_000, 100, 60_000),
+  ASKGATE_WEBHOOK_ALLOWED_HOSTS: optionalString,
   ASKGATE_DEFAULT_TO: optionalString,
   ASKGATE_MCP_PROGRESS_MS: int(10_000, 50, 600_000),
+  ASKGATE_MCP_MAX_SESSIONS: int(100, 1, 100_000),
+  ASKGATE_MCP_SESSION_IDLE_SECONDS: int(600, 1, 86_400),
   TELEGRAM_BOT_TOKEN: optionalString,
   TELEGRAM_API_ROOT: optionalString,
   TELEGRAM_WEBHOOK_URL: optionalString,
@@ -74,9 +78,11 @@ export interface Config {
   allowEviction: boolean;
   logLevel: z.output<typeof EnvSchema>['LOG_LEVEL'];
   /** Signed webhooks; without a secret, asks with a `callbackUrl` are refused. */
-  webhook: { secret?: string; timeoutMs: number };
+  webhook: { secret?: string; timeoutMs: number; allowedHosts: HostAllowList };
   /** The MCP server at `/mcp`: default target of `ask_user` and how often it reports progress. */
   mcp: McpSettings;
+  /** Sessions of `/mcp`: how many at most, and after how long without an open request one is closed. */
+  mcpSessions: { max: number; idleMs: number };
   /** Chat platforms; a platform is enabled when its bot token is set. */
   channels: ChannelsConfig;
   /** Notes for the operator, printed at startup (e.g. a host forced to loopback). */
@@ -185,6 +191,14 @@ function defaultTarget(spec: string | undefined): Target | undefined {
   }
 }
 
+function webhookAllowList(spec: string | undefined): HostAllowList {
+  try {
+    return HostAllowList.parse(spec ?? 'external');
+  } catch (error) {
+    throw new ConfigError(`invalid configuration: ASKGATE_WEBHOOK_ALLOWED_HOSTS: ${(error as Error).message}`);
+  }
+}
+
 /** Thrown for invalid configuration; the message names each bad variable. */
 export class ConfigError extends Error {}
 
@@ -241,8 +255,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queue: { lockDurationMs: e.ASKGATE_QUEUE_LOCK_MS, stalledIntervalMs: e.ASKGATE_QUEUE_STALLED_INTERVAL_MS },
     allowEviction: e.ASKGATE_ALLOW_EVICTION === 'true',
     logLevel: e.LOG_LEVEL,
-    webhook: { secret: e.ASKGATE_WEBHOOK_SECRET, timeoutMs: e.ASKGATE_WEBHOOK_TIMEOUT_MS },
+    webhook: { secret: e.ASKGATE_WEBHOOK_SECRET, timeoutMs: e.ASKGATE_WEBHOOK_TIMEOUT_MS, allowedHosts: webhookAllowList(e.ASKGATE_WEBHOOK_ALLOWED_HOSTS) },
     mcp: { defaultTo: defaultTarget(e.ASKGATE_DEFAULT_TO), progressIntervalMs: e.ASKGATE_MCP_PROGRESS_MS },
+    mcpSessions: { max: e.ASKGATE_MCP_MAX_SESSIONS, idleMs: e.ASKGATE_MCP_SESSION_IDLE_SECONDS * 1000 },
     channels: {
       ...(e.TELEGRAM_BOT_TOKEN && {
         telegram: { token: e.TELEGRAM_BOT_TOKEN, apiRoot: e.TELEGRAM_API_ROOT, webhookUrl: e.TELEGRAM_WEBHOOK_URL, webhookSecret: e.TELEGRAM_WEBHOOK_SECRET },

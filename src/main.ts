@@ -4,12 +4,13 @@ import type { Config } from './config.js';
 import { Gateway } from './core/gateway.js';
 import { InboundHandler } from './core/inbound.js';
 import { OutboxWork } from './core/outbox-work.js';
-import type { AskStore, Channel, Clock, Logger, Outbox, ResultBus, TimeoutScheduler } from './core/ports.js';
+import type { AskStore, Channel, Clock, Logger, Outbox, ResultBus, SeenEvents, TimeoutScheduler } from './core/ports.js';
+import type { ConsoleSessionStore } from './console/session.js';
 import { buildServer } from './api/server.js';
 import { registerChannelRoutes } from './api/channel-routes.js';
 import { registerEventRoutes } from './api/events-routes.js';
 import { registerMcpRoute } from './api/mcp-route.js';
-import { HttpWebhookSender } from './webhooks/http-sender.js';
+import { HttpWebhookSender, type ResolveHost } from './webhooks/http-sender.js';
 import { PrometheusMetrics } from './api/metrics.js';
 import { newAskId } from './ids.js';
 import { createLogger } from './logger.js';
@@ -17,6 +18,8 @@ import { RedisAskStore } from './store/redis-store.js';
 import { RedisResultBus } from './store/redis-bus.js';
 import { MemoryAskStore } from './store/memory-store.js';
 import { MemoryResultBus } from './store/memory-bus.js';
+import { MemoryConsoleSessions, RedisConsoleSessions } from './store/console-sessions.js';
+import { MemorySeenEvents, RedisSeenEvents } from './store/seen-events.js';
 import { BullTimeoutScheduler } from './queue/bull-timeouts.js';
 import { BullOutbox } from './queue/bull-outbox.js';
 import { MemoryTimeoutScheduler } from './queue/memory-timeouts.js';
@@ -42,6 +45,8 @@ export interface StartOptions {
   channels?: Channel[];
   logger?: Logger;
   clock?: Clock;
+  /** Resolver of webhook host names (tests: a name that resolves to a refused address). */
+  resolveWebhookHost?: ResolveHost;
 }
 
 interface Backend {
@@ -49,6 +54,9 @@ interface Backend {
   bus: ResultBus;
   timeouts: TimeoutScheduler;
   outbox: Outbox;
+  consoleSessions: ConsoleSessionStore;
+  /** Platform event ids seen by every replica (re-sent events have no second visible effect). */
+  seen: SeenEvents;
   close(): Promise<void>;
 }
 
@@ -79,6 +87,8 @@ async function redisBackend(config: Config, url: string, logger: Logger): Promis
     bus,
     timeouts,
     outbox,
+    consoleSessions: new RedisConsoleSessions(main, { prefix: config.keyPrefix }),
+    seen: new RedisSeenEvents(main, { prefix: config.keyPrefix }),
     async close() {
       await bus.close();
       await closeConnection(subscriber);
@@ -91,6 +101,8 @@ function memoryBackend(config: Config, clock: Clock): Backend {
   const bus = new MemoryResultBus();
   return {
     store: new MemoryAskStore(bus, clock),
+    consoleSessions: new MemoryConsoleSessions(clock),
+    seen: new MemorySeenEvents(clock),
     bus,
     timeouts: new MemoryTimeoutScheduler(),
     outbox: new MemoryOutbox(config.outbox),
@@ -137,7 +149,9 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     newId: () => newAskId(),
     metrics,
     logger,
-    webhooks: config.webhook.secret ? new HttpWebhookSender({ secret: config.webhook.secret, timeoutMs: config.webhook.timeoutMs }) : undefined,
+    webhooks: config.webhook.secret
+      ? new HttpWebhookSender({ secret: config.webhook.secret, timeoutMs: config.webhook.timeoutMs, allowedHosts: config.webhook.allowedHosts, resolve: options.resolveWebhookHost })
+      : undefined,
     settings: {
       defaultTimeoutSeconds: config.timeouts.defaultSeconds,
       minTimeoutSeconds: config.timeouts.minSeconds,
@@ -165,6 +179,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     metrics,
     logger,
     apiToken: config.apiToken,
+    consoleSessions: backend.consoleSessions,
     bodyLimitBytes: config.bodyLimitBytes,
     maxWaitSeconds: config.maxWaitSeconds,
     isStoreUnavailable: isRedisUnavailable,
@@ -172,7 +187,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
   });
   registerChannelRoutes(server, [...channels.values()].flatMap((c) => c.routes?.() ?? []));
   registerEventRoutes(server, { gateway });
-  registerMcpRoute(server, { gateway, apiToken: config.apiToken, settings: config.mcp });
+  registerMcpRoute(server, { gateway, settings: config.mcp, maxSessions: config.mcpSessions.max, idleMs: config.mcpSessions.idleMs });
 
   let closed = false;
   const close = async () => {
@@ -187,7 +202,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     await backend.close();
   };
   try {
-    const inbound = new InboundHandler(gateway);
+    const inbound = new InboundHandler(gateway, {}, backend.seen);
     for (const channel of channels.values()) await channel.start(inbound);
     const url = await server.listen({ port: config.port, host: config.host });
     return { server, gateway, storeMode: config.redisUrl ? 'redis' : 'memory', url, channels: [...channels.keys()], close };

@@ -1,9 +1,11 @@
-import { isUtf8 } from 'node:buffer';
 import Fastify, { type FastifyInstance, type FastifyError, type FastifyReply } from 'fastify';
 import { AskgateError } from '../core/errors.js';
 import type { Gateway } from '../core/gateway.js';
+import type { ConsoleSessionStore } from '../console/session.js';
 import type { Logger } from '../core/ports.js';
-import { bearerToken, tokenMatches } from './auth.js';
+import { installRouteAuth, type RouteConfig } from './auth.js';
+import { answerClientError } from './client-error.js';
+import { parseJsonBody } from './json-body.js';
 import type { PrometheusMetrics } from './metrics.js';
 import { registerAskRoutes } from './routes.js';
 
@@ -13,6 +15,8 @@ export interface ServerDeps {
   metrics: PrometheusMetrics;
   logger: Logger;
   apiToken?: string;
+  /** Console sign-outs, shared by every replica. */
+  consoleSessions: ConsoleSessionStore;
   bodyLimitBytes: number;
   maxWaitSeconds: number;
   /** True for errors meaning the store is unreachable or hung (answered with 503). */
@@ -20,8 +24,6 @@ export interface ServerDeps {
   /** Readiness: throws when askgate cannot serve (store down, workers stopped). */
   ready: () => Promise<void>;
 }
-
-const OPEN_PATHS = new Set(['/healthz', '/readyz']);
 
 /** Builds the fastify server with every route, auth and JSON errors; channels may add routes before listen. */
 export function buildServer(deps: ServerDeps): FastifyInstance {
@@ -34,23 +36,19 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     // Malformed URLs and over-long path parameters get the API's JSON error shape too.
     frameworkErrors: (error, _request, reply) =>
       void (reply as FastifyReply).code(error.statusCode ?? 400).send({ error: { code: 'invalid_request', message: error.message.slice(0, 300) } }),
+    // Requests node's HTTP parser refuses (bad request line, headers too large) get it as well.
+    clientErrorHandler: answerClientError,
   });
 
-  // JSON must be UTF-8 (RFC 8259): fastify's own parser decodes invalid bytes to U+FFFD and would
-  // store them. Check the raw bytes, then parse as fastify does (prototype poisoning refused).
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  // Before any route: every route added from here on is authenticated by its declaration.
+  installRouteAuth(app, deps.apiToken);
+
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    if (!isUtf8(body as Buffer)) return done(Object.assign(new Error('body is not valid UTF-8'), { statusCode: 400 }), undefined);
-    parseJson(request, (body as Buffer).toString('utf8'), done);
-  });
-
-  app.addHook('onRequest', async (request, reply) => {
-    if (!deps.apiToken || OPEN_PATHS.has(request.url.split('?')[0]!)) return;
-    if (!request.url.startsWith('/v1/') && !request.url.startsWith('/metrics')) return;
-    if (!tokenMatches(bearerToken(request.headers.authorization), deps.apiToken)) {
-      const err = new AskgateError('unauthorized', 'missing or invalid bearer token');
-      return reply.code(401).header('www-authenticate', 'Bearer').send(err.toJSON());
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as Buffer));
+    } catch (error) {
+      done(error as Error, undefined);
     }
   });
 
@@ -74,8 +72,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     reply.code(404).send(new AskgateError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`).toJSON()),
   );
 
-  app.get('/healthz', async () => ({ ok: true }));
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/healthz', { config: { auth: 'public' } satisfies RouteConfig }, async () => ({ ok: true }));
+  app.get('/readyz', { config: { auth: 'public' } satisfies RouteConfig }, async (_request, reply) => {
     try {
       await deps.ready();
       return { ok: true };
@@ -86,6 +84,6 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.get('/metrics', async (_request, reply) => reply.type('text/plain; version=0.0.4').send(deps.metrics.render()));
 
   registerAskRoutes(app, deps);
-  void app.register(import('../console/routes.js'), { gateway: deps.gateway, apiToken: deps.apiToken });
+  void app.register(import('../console/routes.js'), { gateway: deps.gateway, apiToken: deps.apiToken, sessions: deps.consoleSessions });
   return app;
 }

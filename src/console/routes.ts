@@ -6,7 +6,7 @@ import { AnswerRequestSchema } from '../core/schemas.js';
 import { ASK_ID_PATTERN } from '../core/token.js';
 import { ASSETS, SECURITY_HEADERS, type Asset } from './assets.js';
 import { ConsoleHub } from './hub.js';
-import { isLoopbackHost, originMatches, tokenMatches } from '../security/http.js';
+import { originMatches, tokenMatches } from '../security/http.js';
 import { ConsoleAuth, CSRF_HEADER, isHttps, sessionCookie, type ConsoleSessionStore } from './session.js';
 import { consoleView } from './view.js';
 
@@ -50,9 +50,7 @@ const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) =>
 
   scope.addHook('onRequest', async (request, reply) => {
     reply.headers(SECURITY_HEADERS);
-    if (auth.open && !isLoopbackHost(request.headers.host)) {
-      return deny(reply, 403, 'forbidden', 'without ASKGATE_API_TOKEN the console answers only on a loopback address');
-    }
+    // The Host rule without a token (DNS rebinding) is the server's, before this hook (api/auth.ts).
     const rules = request.routeOptions.config as Partial<RouteRules>;
     // Only routes that need the session look it up (a store read): the page shell loads without Redis.
     const sid = rules.access === 'session' || rules.guard === 'csrf' ? await auth.sessionOf(request.headers) : null;

@@ -159,6 +159,8 @@ export interface WebhookPayload {
  */
 export interface WebhookSender {
   send(url: string, payload: WebhookPayload): Promise<{ status: number }>;
+  /** Why `url` may not be a callbackUrl (a host its allow list refuses), or undefined; checked at creation. */
+  refusal(url: URL): string | undefined;
 }
 
 /** Handlers the outbox calls; `run` throws {@link ChannelError} (or any error) to retry. */
@@ -231,6 +233,28 @@ export interface InboundSink {
   text(event: TextReceived): Promise<InboundOutcome>;
   /** Binds a follow-up message askgate sent (a hint, a prompt for the rest) to its ask, so replies to it count. */
   bindFollowUp(channel: string, chat: string, messageId: string, askId: string): Promise<void>;
+  /** Event ids seen by every replica; without it (test sinks) every delivery is handled. */
+  readonly seen?: SeenEvents;
+}
+
+/** A platform event claimed by {@link SeenEvents.claim}: `new`, or `retry` (an earlier attempt took it and never settled it). */
+export interface EventClaim {
+  readonly status: 'new' | 'retry';
+  /** Marks it handled, right before its first visible effect: false when another attempt already did (show nothing). */
+  settle(): Promise<boolean>;
+  /** Gives it up after a failure, so a re-send is processed at once. */
+  release(): Promise<void>;
+}
+
+/** How long one attempt holds an event (`leaseMs`), and how long it is remembered (`keepMs`, the re-send window). */
+export type SeenTtl = { leaseMs: number; keepMs: number };
+
+/**
+ * Platform event ids (Slack `event_id`, Telegram `update_id`, Discord message ids) shared by every
+ * replica: `done` when an attempt settled it, `busy` while another attempt's lease runs.
+ */
+export interface SeenEvents {
+  claim(channel: string, eventId: string, ttl: SeenTtl): Promise<EventClaim | 'done' | 'busy'>;
 }
 
 /** What a channel needs to deliver one ask. */
