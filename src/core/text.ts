@@ -29,6 +29,9 @@ const TAG = /[\u{e0020}-\u{e007f}]/u;
 // Scripts in which ZWJ/ZWNJ select letter forms or conjuncts (shaping), between two of their letters.
 const JOINING_SCRIPT =
   /[\p{scx=Arabic}\p{scx=Syriac}\p{scx=Nko}\p{scx=Mongolian}\p{scx=Devanagari}\p{scx=Bengali}\p{scx=Gurmukhi}\p{scx=Gujarati}\p{scx=Oriya}\p{scx=Tamil}\p{scx=Telugu}\p{scx=Kannada}\p{scx=Malayalam}\p{scx=Sinhala}\p{scx=Khmer}\p{scx=Myanmar}\p{scx=Tibetan}]/u;
+// Every code point charProblem may refuse; text without any (nearly all text) skips the grapheme walk.
+const SUSPECT_SINGLE = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}\u0085\u2028\u2029]/u;
+const SUSPECT_MULTI = /[^\P{Cc}\n\t]|[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}\u0085\u2028\u2029]/u;
 const VISIBLE = /[^\s\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{M}\u2800]/u;
 
 /** `U+200B` for a character. */
@@ -79,6 +82,7 @@ function walk(text: string, visit: (p: Place) => boolean | void): void {
 export function textProblem(text: string, multiline: boolean): string | null {
   const surrogate = /\p{Cs}/u.exec(text);
   if (surrogate) return `contains a lone surrogate (${codeOf(surrogate[0])}): not valid Unicode text`;
+  if (!(multiline ? SUSPECT_MULTI : SUSPECT_SINGLE).test(text)) return null;
   let problem: string | null = null;
   walk(text, (p) => (problem = charProblem(p, multiline)) !== null);
   return problem;
@@ -98,6 +102,7 @@ export function hasVisible(text: string): boolean {
 /** The text without the characters {@link textProblem} refuses (single line): for names that come from platforms. */
 export function stripInvisible(text: string): string {
   const safe = text.replace(LONE_SURROGATES, '\ufffd');
+  if (!SUSPECT_SINGLE.test(safe)) return safe;
   let out = '';
   walk(safe, (p) => {
     if (charProblem(p, false) === null) out += p.cps[p.i];
