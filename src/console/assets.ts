@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { APP_CORE_JS } from './static/app-core.js';
-import { APP_HISTORY_JS } from './static/app-history.js';
-import { APP_PENDING_JS } from './static/app-pending.js';
 import { ICON_SVG, PAGE_HTML } from './static/page.js';
 import { APP_CSS } from './static/style.js';
 
@@ -19,11 +17,56 @@ function asset(type: string, text: string): Asset {
   return { type, body, gzip: gzipSync(body, { level: 9 }), etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
 }
 
-/** Every file of the console, built once at startup (no build step: the sources are plain text). */
+/** The browser modules in static/, in the order they run: the entry, app.js, last. */
+export const SCRIPT_MODULES = ['app-core.js', 'app-pending.js', 'app-history.js', 'app.js'] as const;
+
+// `import { a, b } from './x.js';`, also spread over several lines.
+const SIBLING_IMPORT = /^import \{[^}]*\} from (['"])\.\/([\w-]+\.js)\1;?\n/gm;
+const EXPORT_KEYWORD = /^export (?=(?:async )?function|const |let |class )/gm;
+// Comments are for the sources (types for tsc): whole-line doc blocks and `//` lines, and inline casts.
+const COMMENT_LINES = /^[ \t]*(?:\/\*\*(?:[^*]|\*(?!\/))*\*\/|\/\/.*)[ \t]*\n/gm;
+const TYPE_CAST = /\/\*\* @type \{[^{}\n]*\} \*\/ /g;
+const TOP_LEVEL_NAME = /^(?:(?:async )?function\*? |const |let |class )([\w$]+)/gm;
+
+/**
+ * The browser modules as the one script the page loads, in the order given: sibling imports
+ * dropped, `export` keywords removed (all share one scope), comments left out. Throws at startup
+ * on anything that would not survive that (another import, a name declared twice, a template
+ * literal: a line in one could look like a comment).
+ */
+export function joinModules(files: readonly string[], read: (file: string) => string): string {
+  const declared = new Set<string>();
+  return files
+    .map((file) => {
+      const text = read(file)
+        .replace(SIBLING_IMPORT, (_line, _quote, from: string) => {
+          if (!files.includes(from)) throw new Error(`console script ${file} imports ${from}, which is not one of its modules`);
+          return '';
+        })
+        .replace(EXPORT_KEYWORD, '')
+        .replace(COMMENT_LINES, '')
+        .replace(TYPE_CAST, '');
+      // A template literal opens on a code line, so its backtick outlives the comment stripping.
+      if (text.includes('`')) throw new Error(`console script ${file}: no template literals (plain strings join safely)`);
+      const left = /^\s*(?:import|export)\b.*$/m.exec(text);
+      if (left) throw new Error(`console script ${file}: cannot join "${left[0]}"`);
+      for (const [, name] of text.matchAll(TOP_LEVEL_NAME)) {
+        if (declared.has(name!)) throw new Error(`console script ${file}: "${name}" is declared by another module too`);
+        declared.add(name!);
+      }
+      return text;
+    })
+    .join('\n');
+}
+
+// Read next to this file: src/console/static in a checkout, the copy tsc emits (allowJs) in dist/.
+const readStatic = (file: string) => readFileSync(new URL(`./static/${file}`, import.meta.url), 'utf8');
+
+/** Every file of the console, built once at startup (no build step: plain ES modules, HTML and CSS). */
 export const ASSETS = {
   html: asset('text/html; charset=utf-8', PAGE_HTML),
   css: asset('text/css; charset=utf-8', APP_CSS),
-  js: asset('text/javascript; charset=utf-8', [APP_CORE_JS, APP_PENDING_JS, APP_HISTORY_JS].join('\n')),
+  js: asset('text/javascript; charset=utf-8', joinModules(SCRIPT_MODULES, readStatic)),
   icon: asset('image/svg+xml', ICON_SVG),
 } satisfies Record<string, Asset>;
 

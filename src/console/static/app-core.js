@@ -1,38 +1,66 @@
+'use strict';
 /**
- * Browser script, part 1: DOM helper, state, requests, sign-in and the event stream.
+ * Browser module, part 1: DOM helper, state, requests, sign-in and the event stream.
  * Rule for every part: strings from agents reach the page only as text (text nodes,
- * `textContent`, attribute values), never as HTML. Plain JS without template literals.
+ * `textContent`, attribute values), never as HTML. Checked by tsc (`checkJs`); console/assets.ts
+ * joins the modules into one script: they import only each other and use no template literals.
  */
-export const APP_CORE_JS = String.raw`'use strict';
-const $ = (id) => document.getElementById(id);
+import { cards, removePending, showPending } from './app-pending.js';
+import { removePast, showPast } from './app-history.js';
 
-/** Builds an element. props: text, class, on<event> handlers, other attributes; children: nodes or strings (text). */
-function el(tag, props, children) {
+/** @typedef {import('../view.js').ConsoleAsk} ConsoleAsk */
+/** @typedef {Node | string | null | undefined | false} Child */
+/** @typedef {{ error?: { message?: string }, mode?: string, signedIn?: boolean, csrf?: string, ask?: ConsoleAsk }} Reply Any console reply: `{error}`, the session, or an answered ask. */
+
+/** The page's element with this id (the HTML shell has every id the script asks for). @type {(id: string) => HTMLElement} */
+export const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+
+/**
+ * Builds an element. props: text, class, on<event> handlers, other attributes; children: nodes or strings (text).
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, unknown> | null} [props]
+ * @param {(Child | Child[])[]} [children]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
+export function el(tag, props, children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(props || {})) {
     if (value === undefined || value === null || value === false) continue;
     if (key === 'text') node.textContent = String(value);
-    else if (key === 'class') node.className = value;
-    else if (key.startsWith('on') && typeof value === 'function') node.addEventListener(key.slice(2), value);
+    else if (key === 'class') node.className = /** @type {string} */ (value);
+    else if (key.startsWith('on') && typeof value === 'function') node.addEventListener(key.slice(2), /** @type {EventListener} */ (value));
     else node.setAttribute(key, value === true ? '' : String(value));
   }
   if (children) node.append(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
   return node;
 }
 
-const state = {
+/** What the page knows: the session, the event stream and the newest view of each ask. */
+export const state = {
+  /** @type {string | null | undefined} */
   mode: null,
+  /** @type {string | null | undefined} */
   csrf: null,
+  /** @type {EventSource | null} */
   source: null,
   /** Snapshot received: from then on new asks are announced. */
   ready: false,
   /** Server clock minus ours, so countdowns follow the server. */
   skewMs: 0,
-  /** ask id -> newest console view of it */
+  /** @type {Map<string, ConsoleAsk>} ask id -> newest console view of it */
   asks: new Map(),
 };
 
-async function request(method, path, body) {
+/**
+ * One console request (JSON both ways, the CSRF token when signed in); `data` is null when the reply is not JSON.
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @returns {Promise<{ status: number, data: Reply | null }>}
+ */
+export async function request(method, path, body) {
+  /** @type {Record<string, string>} */
   const headers = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (state.csrf) headers['x-askgate-csrf'] = state.csrf;
@@ -45,14 +73,17 @@ async function request(method, path, body) {
   return { status: res.status, data };
 }
 
+/** @param {string} kind @param {string} text */
 function setConn(kind, text) {
   const conn = $('conn');
   conn.className = 'conn ' + kind;
   conn.textContent = text;
 }
 
+/** @type {ReturnType<typeof setTimeout> | 0} */
 let announceTimer = 0;
-function announce(text) {
+/** Tells screen readers, through the live region. @param {string} text */
+export function announce(text) {
   const region = $('announce');
   region.textContent = '';
   clearTimeout(announceTimer);
@@ -61,15 +92,18 @@ function announce(text) {
 
 function serverNow() { return Date.now() + state.skewMs; }
 
-function clock(iso, withSeconds) {
+/** A time of day as the server's clock sees today (older ones with their date). @param {string} iso @param {boolean} withSeconds */
+export function clock(iso, withSeconds) {
   const d = new Date(iso);
   if (isNaN(d.getTime())) return '';
+  /** @type {Intl.DateTimeFormatOptions} */
   const opts = withSeconds ? { hour: '2-digit', minute: '2-digit', second: '2-digit' } : { hour: '2-digit', minute: '2-digit' };
   const time = d.toLocaleTimeString([], opts);
   return d.toDateString() === new Date(serverNow()).toDateString() ? time : d.toLocaleDateString() + ' ' + time;
 }
 
-function expiresIn(iso) {
+/** "expires in 5 min", on the server's clock. @param {string} iso */
+export function expiresIn(iso) {
   const s = Math.round((Date.parse(iso) - serverNow()) / 1000);
   if (!(s > 0)) return 'expiring now';
   if (s < 90) return 'expires in ' + s + ' s';
@@ -77,17 +111,22 @@ function expiresIn(iso) {
   return m < 90 ? 'expires in ' + m + ' min' : 'expires in ' + Math.round(m / 60) + ' h';
 }
 
-function operatorName() { return $('operator').value.trim().slice(0, 128); }
+const operatorInput = () => /** @type {HTMLInputElement} */ ($('operator'));
 
-function restoreOperator() {
-  const input = $('operator');
+/** Who answers from this browser ("Answer as"), at most 128 characters. */
+export function operatorName() { return operatorInput().value.trim().slice(0, 128); }
+
+/** Fills "Answer as" from this browser's storage and keeps it there. */
+export function restoreOperator() {
+  const input = operatorInput();
   try { input.value = localStorage.getItem('askgate.operator') || ''; } catch (e) { /* storage blocked */ }
   input.addEventListener('change', () => {
     try { localStorage.setItem('askgate.operator', operatorName()); } catch (e) { /* storage blocked */ }
   });
 }
 
-async function checkSession() {
+/** Asks the server what the session is, then shows the sign-in or the console (retries while it is unreachable). */
+export async function checkSession() {
   let res = null;
   try { res = await request('GET', '/console/session'); } catch (e) { res = null; }
   if (!res || res.status === 503) { setConn('offline', 'askgate is unreachable; retrying…'); setTimeout(checkSession, 3000); return; }
@@ -101,7 +140,8 @@ async function checkSession() {
   showConsole();
 }
 
-function showLogin(message) {
+/** Ends the stream, forgets every ask and shows the sign-in form with this message. @param {string} message */
+export function showLogin(message) {
   stopEvents();
   clearAll();
   state.csrf = null;
@@ -114,9 +154,10 @@ function showLogin(message) {
   $('token').focus();
 }
 
-async function onLogin(event) {
+/** Signs in with the API token typed into the form. @param {SubmitEvent} event */
+export async function onLogin(event) {
   event.preventDefault();
-  const input = $('token');
+  const input = /** @type {HTMLInputElement} */ ($('token'));
   let res = null;
   try { res = await request('POST', '/console/login', { token: input.value }); } catch (e) { res = null; }
   input.value = '';
@@ -132,7 +173,8 @@ async function onLogin(event) {
   $('pending-title').focus();
 }
 
-async function onLogout() {
+/** Ends the session on the server, then shows the sign-in form. */
+export async function onLogout() {
   let res = null;
   try { res = await request('POST', '/console/logout'); } catch (e) { res = null; }
   // Anything but 204: the session did not end on the server (its cookie is kept, so it can be retried).
@@ -160,9 +202,11 @@ function startEvents() {
   setConn('connecting', 'Connecting…');
   const source = new EventSource('/console/events');
   state.source = source;
-  const mine = (fn) => (event) => { if (state.source === source) fn(event); };
+  /** @type {(fn: (event: MessageEvent<string>) => void) => (event: Event) => void} */
+  const mine = (fn) => (event) => { if (state.source === source) fn(/** @type {MessageEvent<string>} */ (event)); };
   source.addEventListener('open', mine(() => setConn('live', 'Live')));
   source.addEventListener('snapshot', mine((event) => {
+    /** @type {{ now: string, asks: ConsoleAsk[] }} */
     const data = JSON.parse(event.data);
     state.skewMs = Date.parse(data.now) - Date.now() || 0;
     // After a reconnect, show what a fresh load would: pending asks no longer listed are dropped.
@@ -184,8 +228,12 @@ function startEvents() {
   }));
 }
 
-/** Takes a console view if it is newer than what the page has, and shows it. */
-function apply(ask, live) {
+/**
+ * Takes a console view if it is newer than what the page has, and shows it.
+ * @param {ConsoleAsk} ask
+ * @param {boolean} live
+ */
+export function apply(ask, live) {
   const known = state.asks.get(ask.id);
   if (known && known.rev >= ask.rev) return;
   state.asks.set(ask.id, ask);
@@ -196,6 +244,7 @@ function apply(ask, live) {
   }
 }
 
+/** @param {string} id */
 function forget(id) {
   state.asks.delete(id);
   removePending(id, null);
@@ -206,11 +255,11 @@ function clearAll() {
   for (const id of [...state.asks.keys()]) forget(id);
 }
 
-function renderCounts() {
+/** Refreshes the pending count (heading and tab title) and the empty-list notes. */
+export function renderCounts() {
   const n = document.querySelectorAll('#runs .ask').length;
   $('pending-count').textContent = n ? '(' + n + ')' : '';
   $('pending-empty').hidden = n > 0;
   $('history-empty').hidden = $('history-list').children.length > 0;
   document.title = n ? '(' + n + ') askgate console' : 'askgate console';
 }
-`;

@@ -1,22 +1,35 @@
 /**
- * Browser script, part 2: pending asks. A card is built once per ask (so a live update never
+ * Browser module, part 2: pending asks. A card is built once per ask (so a live update never
  * wipes a half-filled stepper); later updates only refresh its status line and events.
  * One single-choice question gets one-click option buttons (like the chat buttons); several
  * questions or a multi-select get radios or checkboxes in a stepper with one submit at the end.
  */
-export const APP_PENDING_JS = String.raw`
-/** ask id -> { id, runId, root, meta, events, error, busy } */
-const cards = new Map();
+import { $, announce, apply, clock, el, expiresIn, operatorName, renderCounts, request, showLogin, state } from './app-core.js';
+import { eventItems } from './app-history.js';
 
-/** The header is shortened as in the chats; a cut one shows whole as a tooltip. */
-function questionText(q, id) {
+/** @typedef {import('../view.js').ConsoleAsk} ConsoleAsk */
+/** @typedef {import('../view.js').ConsoleQuestion} ConsoleQuestion */
+/** @typedef {{ id: string, runId: string, root: HTMLElement, meta: HTMLElement, events: HTMLElement, error: HTMLElement, busy: boolean }} Card */
+/** @typedef {{ skip?: boolean, answers?: Record<string, string[]>, by?: string }} AnswerBody */
+
+/** @type {Map<string, Card>} ask id -> its card */
+export const cards = new Map();
+
+/**
+ * The header is shortened as in the chats; a cut one shows whole as a tooltip.
+ * @param {ConsoleQuestion} q
+ * @param {string | null} id
+ */
+export function questionText(q, id) {
   return [q.header ? el('span', { class: 'chip', text: q.header, title: q.fullHeader }) : null, el('span', { id, text: q.question })];
 }
 
+/** @param {ConsoleQuestion['options'][number]} o */
 function optionText(o) {
   return [el('span', { class: 'label', text: o.label }), o.description ? el('span', { class: 'desc', text: o.description }) : null];
 }
 
+/** @param {Card} card */
 function skipButton(card) {
   return el('button', {
     type: 'button', class: 'secondary skip', text: 'Skip', 'aria-label': 'Skip the question from ' + card.runId,
@@ -24,8 +37,10 @@ function skipButton(card) {
   });
 }
 
+/** @param {Card} card @param {string} text */
 function showError(card, text) { card.error.textContent = text; }
 
+/** @param {Card} card @param {ConsoleAsk} ask @param {string} base */
 function buildQuick(card, ask, base) {
   const q = ask.questions[0];
   const ownId = base + '-own';
@@ -33,7 +48,7 @@ function buildQuick(card, ask, base) {
   const choices = q.options.map((o) => el('button', {
     type: 'button', class: 'choice', onclick: () => submit(card, { answers: { [q.id]: [o.label] } }),
   }, optionText(o)));
-  const form = el('form', { class: 'own', onsubmit: (event) => {
+  const form = el('form', { class: 'own', onsubmit: (/** @type {SubmitEvent} */ event) => {
     event.preventDefault();
     const text = own.value.trim();
     if (!text) { showError(card, 'Write an answer first, or pick an option.'); own.focus(); return; }
@@ -49,9 +64,11 @@ function buildQuick(card, ask, base) {
   ]);
 }
 
+/** @param {ConsoleQuestion} q @param {string} base */
 function buildStep(q, base) {
   const name = base + '-' + q.id;
   const kind = q.multiSelect ? 'checkbox' : 'radio';
+  /** @type {HTMLInputElement[]} */
   const inputs = [];
   const rows = q.options.map((o, i) => {
     const input = el('input', { type: kind, id: name + '-' + i, name, value: o.label });
@@ -82,6 +99,7 @@ function buildStep(q, base) {
   };
 }
 
+/** @param {Card} card @param {ConsoleAsk} ask @param {string} base */
 function buildStepper(card, ask, base) {
   const steps = ask.questions.map((q) => buildStep(q, base));
   const progress = el('p', { class: 'progress' });
@@ -93,6 +111,7 @@ function buildStepper(card, ask, base) {
     el('div', { class: 'row actions' }, [back, next, skipButton(card)]),
   ]);
   let current = 0;
+  /** @param {number} index @param {boolean} focus */
   const show = (index, focus) => {
     current = index;
     steps.forEach((s, i) => { s.node.hidden = i !== index; });
@@ -120,6 +139,7 @@ function buildStepper(card, ask, base) {
   return form;
 }
 
+/** @param {ConsoleAsk} ask */
 function cardStatus(ask) {
   const parts = ['Ask ' + ask.version, 'asked ' + clock(ask.createdAt, false), expiresIn(ask.expiresAt)];
   if (ask.to) parts.push('sent to ' + ask.to.channel);
@@ -129,24 +149,28 @@ function cardStatus(ask) {
   return parts.join(' · ');
 }
 
+/** @param {ConsoleAsk} ask @returns {HTMLElement} */
 function runSection(ask) {
   const key = 'run-' + ask.runId;
+  /** @type {HTMLElement | null} */
   let section = document.querySelector('#runs > [data-run="' + CSS.escape(ask.runId) + '"]');
   if (section) return section;
   section = el('section', { class: 'run', 'data-run': ask.runId, 'data-expires': ask.expiresAt, 'aria-labelledby': key }, [
     el('h3', { id: key, text: ask.runId }),
   ]);
   // Most urgent first: insert before the first run that expires later (existing nodes never move).
-  const later = [...$('runs').children].find((s) => s.getAttribute('data-expires') > ask.expiresAt);
+  const later = [...$('runs').children].find((s) => /** @type {string} */ (s.getAttribute('data-expires')) > ask.expiresAt);
   $('runs').insertBefore(section, later || null);
   return section;
 }
 
-function showPending(ask, live) {
+/** Shows a pending ask: its card is built once, later views refresh its status and events. @param {ConsoleAsk} ask @param {boolean} live */
+export function showPending(ask, live) {
   let card = cards.get(ask.id);
   if (!card) {
     const base = 'ask-' + ask.id;
-    card = { id: ask.id, runId: ask.runId, busy: false };
+    // The body's handlers need the card before its nodes exist: they are filled in right below.
+    card = /** @type {Card} */ ({ id: ask.id, runId: ask.runId, busy: false });
     card.meta = el('p', { class: 'meta' });
     card.error = el('p', { class: 'error', role: 'alert' });
     card.events = el('ol', { class: 'events' });
@@ -163,7 +187,8 @@ function showPending(ask, live) {
   card.events.replaceChildren(...eventItems(ask.history));
 }
 
-function removePending(id, endedElsewhere) {
+/** Removes a card; an ask that ended elsewhere is announced. @param {string} id @param {ConsoleAsk | null} endedElsewhere */
+export function removePending(id, endedElsewhere) {
   const card = cards.get(id);
   if (!card) return;
   const hadFocus = card.root.contains(document.activeElement);
@@ -176,6 +201,7 @@ function removePending(id, endedElsewhere) {
   if (hadFocus) $('pending-title').focus();
 }
 
+/** @param {Card} card @param {AnswerBody} body */
 async function submit(card, body) {
   if (card.busy) return;
   const by = operatorName();
@@ -197,10 +223,10 @@ async function submit(card, body) {
   showError(card, (res && res.data && res.data.error && res.data.error.message) || 'askgate did not answer; try again.');
 }
 
-function tick() {
+/** Refreshes every card's status line (its countdown). */
+export function tick() {
   for (const card of cards.values()) {
     const ask = state.asks.get(card.id);
     if (ask) card.meta.textContent = cardStatus(ask);
   }
 }
-`;

@@ -1,5 +1,10 @@
-/** Browser script, part 3: finished asks (outcome, who, when, the event history) and start-up. */
-export const APP_HISTORY_JS = String.raw`
+/** Browser module, part 3: finished asks (outcome, who, when, the event history). */
+import { $, clock, el, state } from './app-core.js';
+import { questionText } from './app-pending.js';
+
+/** @typedef {import('../view.js').ConsoleAsk} ConsoleAsk */
+/** @typedef {ConsoleAsk['history'][number]} HistoryEntry */
+
 const HISTORY_MAX = 100;
 // Maps, not plain objects: a looked-up name like "constructor" must not find Object.prototype's.
 const EVENT_NAMES = new Map(Object.entries({
@@ -10,9 +15,10 @@ const EVENT_NAMES = new Map(Object.entries({
 }));
 const REASONS = new Map(Object.entries({ timeout: 'Expired', skipped: 'Skipped', cancelled: 'Cancelled', superseded: 'Replaced', undelivered: 'Not delivered' }));
 
-/** ask id -> li */
+/** @type {Map<string, HTMLLIElement>} ask id -> li */
 const pastItems = new Map();
 
+/** @param {HistoryEntry} h */
 function eventText(h) {
   const parts = [EVENT_NAMES.get(h.type) || h.type];
   if (h.reason) parts.push('(' + h.reason + ')');
@@ -23,18 +29,21 @@ function eventText(h) {
   return parts.join(' ');
 }
 
-function eventItems(history) {
+/** The list items of an ask's events. @param {HistoryEntry[]} history */
+export function eventItems(history) {
   return history.map((h) => el('li', {}, [el('time', { datetime: h.at, text: clock(h.at, true) }), el('span', { text: eventText(h) })]));
 }
 
+/** @param {string} term @param {string} value */
 function fact(term, value) { return [el('dt', { text: term }), el('dd', { text: value })]; }
 
+/** @param {ConsoleAsk} ask (a finished one: it has an outcome) */
 function buildPast(ask) {
-  const o = ask.outcome;
+  const o = /** @type {import('../view.js').ConsoleOutcome} */ (ask.outcome);
   const answered = o.status === 'answered';
   const first = ask.questions[0];
   const summary = el('summary', {}, [
-    el('span', { class: 'badge ' + (answered ? 'ok' : 'no'), text: answered ? 'Answered' : REASONS.get(o.reason) || 'No answer' }),
+    el('span', { class: 'badge ' + (answered ? 'ok' : 'no'), text: answered ? 'Answered' : REASONS.get(/** @type {string} */ (o.reason)) || 'No answer' }),
     el('span', { class: 'run-id', text: ask.runId }),
     el('span', { class: 'line', text: first.question.split('\n')[0] + (ask.questions.length > 1 ? ' (+' + (ask.questions.length - 1) + ')' : '') }),
     el('time', { datetime: o.at, text: clock(o.at, false) }),
@@ -58,41 +67,38 @@ function buildPast(ask) {
   return el('details', {}, [summary, body]);
 }
 
-function showPast(ask) {
+/** Adds a finished ask to the history (newest first, at most HISTORY_MAX) or refreshes it in place. @param {ConsoleAsk} ask */
+export function showPast(ask) {
   if (!ask.outcome) return;
+  const outcome = ask.outcome;
   const list = $('history-list');
   const details = buildPast(ask);
   const known = pastItems.get(ask.id);
   if (known) {
-    const old = known.firstElementChild;
+    const old = /** @type {HTMLDetailsElement} */ (known.firstElementChild);
     const hadFocus = known.contains(document.activeElement);
     details.open = old.open;
     known.replaceChildren(details);
-    if (hadFocus) details.firstElementChild.focus();
+    if (hadFocus) /** @type {HTMLElement} */ (details.firstElementChild).focus();
     return;
   }
   const li = el('li', { class: 'past', 'data-ask': ask.id, 'data-at': ask.outcome.at }, [details]);
   // Newest first: insert before the first item that ended earlier.
-  const older = [...list.children].find((item) => item.getAttribute('data-at') < ask.outcome.at);
+  const older = [...list.children].find((item) => /** @type {string} */ (item.getAttribute('data-at')) < outcome.at);
   list.insertBefore(li, older || null);
   pastItems.set(ask.id, li);
   while (list.children.length > HISTORY_MAX) {
-    const last = list.lastElementChild;
-    pastItems.delete(last.getAttribute('data-ask'));
-    state.asks.delete(last.getAttribute('data-ask'));
+    const last = /** @type {Element} */ (list.lastElementChild);
+    const id = /** @type {string} */ (last.getAttribute('data-ask'));
+    pastItems.delete(id);
+    state.asks.delete(id);
     last.remove();
   }
 }
 
-function removePast(id) {
+/** Removes an ask from the history. @param {string} id */
+export function removePast(id) {
   const li = pastItems.get(id);
   if (li) li.remove();
   pastItems.delete(id);
 }
-
-restoreOperator();
-$('login-form').addEventListener('submit', onLogin);
-$('logout').addEventListener('click', onLogout);
-setInterval(tick, 15000);
-checkSession();
-`;
