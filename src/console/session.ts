@@ -1,5 +1,6 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { tokenMatches } from '../security/http.js';
 
 /** Name of the console's session cookie. */
 export const SESSION_COOKIE = 'askgate_session';
@@ -21,13 +22,6 @@ export interface ConsoleSessionStore {
   revoke(sid: string, untilMs: number): Promise<void>;
   /** The ids among `sids` that were revoked. */
   revoked(sids: readonly string[]): Promise<Set<string>>;
-}
-
-/** Constant-time equality of two strings (lengths may differ). */
-function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /**
@@ -74,7 +68,7 @@ export class ConsoleAuth {
     const match = /^([A-Za-z0-9_-]{24})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(value ?? '');
     if (!match) return null;
     const [, sid, expires, mac] = match as unknown as [string, string, string, string];
-    if (!safeEqual(mac, this.mac('session', `${sid}.${expires}`))) return null;
+    if (!tokenMatches(mac, this.mac('session', `${sid}.${expires}`))) return null;
     const expiresMs = Number(expires) * 1000;
     return expiresMs > this.nowMs() ? { sid, expiresMs } : null;
   }
@@ -112,7 +106,7 @@ export class ConsoleAuth {
 
   /** True when `presented` is the CSRF token of session `sid`. */
   csrfMatches(sid: string, presented: string | string[] | undefined): boolean {
-    return typeof presented === 'string' && safeEqual(presented, this.csrfFor(sid));
+    return typeof presented === 'string' && tokenMatches(presented, this.csrfFor(sid));
   }
 }
 

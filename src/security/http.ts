@@ -5,10 +5,11 @@ import type { IncomingHttpHeaders } from 'node:http';
 // (DNS rebinding) and the Origin rule (cross-site requests). No framework types: plain headers.
 
 /**
- * Compares a presented bearer token with the configured one in constant time: both are hashed
- * first, so neither the content nor the length of the secret leaks through timing.
+ * The one constant-time comparison of askgate (bearer tokens, console MACs and CSRF tokens,
+ * channel webhook secrets and signatures): both sides are hashed first, so neither the content
+ * nor the length of the secret leaks through timing.
  */
-export function tokenMatches(presented: string | undefined, expected: string): boolean {
+export function tokenMatches(presented: string | Buffer | undefined, expected: string | Buffer): boolean {
   if (presented === undefined) return false;
   const a = createHash('sha256').update(presented).digest();
   const b = createHash('sha256').update(expected).digest();

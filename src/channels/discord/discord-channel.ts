@@ -5,6 +5,7 @@ import type { MessageRef } from '../../core/schemas.js';
 import { DiscordInbound } from './inbound.js';
 import { NO_MENTIONS, rejectOnRateLimit, toChannelError } from './limits.js';
 import { renderFinal, renderPrompt } from './render.js';
+import { describeError } from '../shared/errors.js';
 
 /** Options of {@link DiscordChannel}. */
 export interface DiscordChannelOptions {
@@ -106,10 +107,10 @@ export class DiscordChannel implements Channel {
     this.client = client;
     const leaseMs = this.options.messageLeaseMs;
     const inbound = new DiscordInbound({ sink, rest: this.rest, logger, botId: () => client.user?.id ?? '', ...(leaseMs ? { leaseMs } : {}) });
-    const failed = (err: unknown) => logger.error({ channel: 'discord', err: err instanceof Error ? err.message : String(err) }, 'discord inbound event failed');
+    const failed = (err: unknown) => logger.error({ channel: 'discord', err: describeError(err) }, 'discord inbound event failed');
     client.on(Events.InteractionCreate, (i) => void inbound.interaction(i).catch(failed));
     client.on(Events.MessageCreate, (m) => void inbound.message(m).catch(failed));
-    client.on(Events.Error, (err) => logger.warn({ channel: 'discord', err: err.message }, 'discord client error'));
+    client.on(Events.Error, (err) => logger.warn({ channel: 'discord', err: describeError(err) }, 'discord client error'));
     client.on(Events.ShardDisconnect, (event) => {
       if (client.isReady()) logger.error({ channel: 'discord', code: event.code }, 'discord gateway closed and will not reconnect');
     });
@@ -150,5 +151,5 @@ export class DiscordChannel implements Channel {
 function loginError(err: unknown): Error {
   const code = (err as { code?: unknown }).code;
   if (code === 'TokenInvalid') return new Error('discord: Discord rejected DISCORD_BOT_TOKEN (401 on /gateway/bot)');
-  return new Error(`discord: login failed: ${err instanceof Error ? err.message : String(err)}`);
+  return new Error(`discord: login failed: ${describeError(err)}`);
 }

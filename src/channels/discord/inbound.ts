@@ -3,8 +3,11 @@ import type { InboundOutcome, InboundSink, Logger, TextReceived } from '../../co
 import type { Responder } from '../../core/schemas.js';
 import { NO_MENTIONS } from './limits.js';
 import { noticeText, renderNotice } from './render.js';
-import { outcomeNotice } from '../../core/inbound.js';
-import { UNGATED, takeEvent, type EffectGate } from '../shared/take-event.js';
+import { outcomeNotice } from '../../core/notices.js';
+import { DEFAULT_LEASE_MS, settleOrShow, takeEvent, takeOrPass, type EffectGate } from '../shared/take-event.js';
+import { describeError } from '../shared/errors.js';
+import { RecentIds } from '../shared/recent-ids.js';
+import { responderOf as toResponder } from '../shared/responder.js';
 
 /** Told to someone whose reply reached askgate without text (Message Content intent missing, or only an attachment). */
 export const EMPTY_CONTENT_HINT = 'I could not read that reply: use the buttons on the question, or mention me in your reply (@ the bot) with your answer.';
@@ -25,16 +28,20 @@ export interface DiscordInboundDeps {
 
 /** The gateway re-delivers within a session's resume window (minutes): an hour is ample. */
 const MESSAGE_KEEP_MS = 3_600_000;
+/** Thread starters remembered (is it the bot's message?), so a busy server costs one lookup per thread. */
+const THREAD_STARTERS_MAX = 1000;
+/** Longest rate-limit wait a reply sits out once, in a worker. */
+const REPLY_MAX_WAIT_MS = 10_000;
 
 /** The person behind a tap or a message. */
 export function responderOf(user: User): Responder {
-  return { channel: CHANNEL, userId: user.id, ...(user.username ? { username: user.username } : {}), ...(user.globalName ? { name: user.globalName } : {}) };
+  return toResponder(CHANNEL, { id: user.id, username: user.username, name: user.globalName });
 }
 
 /** Normalises Discord taps and messages for the core and tells people the outcome. */
 export class DiscordInbound {
   /** Thread id → started on a bot message; bounded, so a busy server without the intent costs one lookup per thread. */
-  private readonly threadStarters = new Map<string, boolean>();
+  private readonly threadStarters = new RecentIds<boolean>(THREAD_STARTERS_MAX);
 
   constructor(private readonly deps: DiscordInboundDeps) {}
 
@@ -59,7 +66,7 @@ export class DiscordInbound {
       notice = noticeOf(outcome);
       forbidden = outcome.kind === 'forbidden';
     } catch (err) {
-      logger.error({ channel: CHANNEL, interactionId: interaction.id, err: err instanceof Error ? err.message : String(err) }, 'discord tap failed');
+      logger.error({ channel: CHANNEL, interactionId: interaction.id, err: describeError(err) }, 'discord tap failed');
       notice = FAILURE;
     }
     if (notice === null) return;
@@ -100,7 +107,7 @@ export class DiscordInbound {
     try {
       outcome = await sink.text(event);
     } catch (err) {
-      logger.error({ channel: CHANNEL, messageId: message.id, err: err instanceof Error ? err.message : String(err) }, 'discord reply failed');
+      logger.error({ channel: CHANNEL, messageId: message.id, err: describeError(err) }, 'discord reply failed');
       await this.reply(message, FAILURE, gate);
       return;
     }
@@ -112,7 +119,7 @@ export class DiscordInbound {
     const sentId = await this.reply(message, notice, gate, outcome.kind === 'forbidden');
     if (sentId && (outcome.kind === 'partial' || outcome.kind === 'invalid')) {
       await sink.bindFollowUp(CHANNEL, chat, sentId, outcome.askId).catch((err: unknown) =>
-        logger.warn({ channel: CHANNEL, askId: outcome.askId, err: err instanceof Error ? err.message : String(err) }, 'discord follow-up not bound'),
+        logger.warn({ channel: CHANNEL, askId: outcome.askId, err: describeError(err) }, 'discord follow-up not bound'),
       );
     }
   }
@@ -128,30 +135,21 @@ export class DiscordInbound {
     } catch {
       return false;
     }
-    if (this.threadStarters.size >= 1000) this.threadStarters.delete(this.threadStarters.keys().next().value!);
     this.threadStarters.set(messageId, ours);
     return ours;
   }
 
   /** Takes the message for this attempt; null when another attempt settled it or holds it. A store that cannot answer does not stop the reply. */
-  private async take(message: Message): Promise<EffectGate | null> {
-    try {
-      const taken = await takeEvent(this.deps.sink.seen, CHANNEL, message.id, { leaseMs: this.deps.leaseMs ?? 5_000, keepMs: MESSAGE_KEEP_MS });
-      return typeof taken === 'string' ? null : taken;
-    } catch (err) {
-      this.deps.logger.warn({ channel: CHANNEL, messageId: message.id, err: err instanceof Error ? err.message : String(err) }, 'discord message not de-duplicated: store unavailable');
-      return UNGATED;
-    }
+  private take(message: Message): Promise<EffectGate | null> {
+    return takeOrPass(
+      () => takeEvent(this.deps.sink.seen, CHANNEL, message.id, { leaseMs: this.deps.leaseMs ?? DEFAULT_LEASE_MS, keepMs: MESSAGE_KEEP_MS }),
+      (err) => this.deps.logger.warn({ channel: CHANNEL, messageId: message.id, err: describeError(err) }, 'discord message not de-duplicated: store unavailable'),
+    );
   }
 
   /** Settles the message before anything is shown; an unreachable store does not silence it (Discord re-sends nothing). */
-  private async settle(gate: EffectGate): Promise<boolean> {
-    try {
-      return await gate.settle();
-    } catch (err) {
-      this.deps.logger.warn({ channel: CHANNEL, err: err instanceof Error ? err.message : String(err) }, 'discord message could not be marked handled; replying anyway');
-      return true;
-    }
+  private settle(gate: EffectGate): Promise<boolean> {
+    return settleOrShow(gate, (err) => this.deps.logger.warn({ channel: CHANNEL, err: describeError(err) }, 'discord message could not be marked handled; replying anyway'));
   }
 
   /** Replies to `message` with a notice once it is settled; returns the new message id, or null when not sent. */
@@ -164,7 +162,7 @@ export class DiscordInbound {
         return sent.id;
       } catch (err) {
         // One short wait for a rate-limited bucket: hints matter, but not more than a minute of a worker.
-        if (err instanceof RateLimitError && attempt === 0 && err.retryAfter <= 10_000) {
+        if (err instanceof RateLimitError && attempt === 0 && err.retryAfter <= REPLY_MAX_WAIT_MS) {
           await new Promise((r) => setTimeout(r, err.retryAfter));
           continue;
         }

@@ -1,5 +1,6 @@
 import { DiscordAPIError, HTTPError, RateLimitError, type RateLimitData } from 'discord.js';
 import { ChannelError } from '../../core/ports.js';
+import { isRefusal } from '../shared/errors.js';
 
 /** Longest message content Discord accepts. */
 export const CONTENT_MAX = 2000;
@@ -70,7 +71,7 @@ export function validateLayout(message: MessageJson): void {
     }
   });
   if (message.allowed_mentions?.parse?.length !== 0) problems.push('allowed_mentions must be {parse: []}');
-  if (problems.length > 0) throw new ChannelError(`discord layout refused before sending: ${problems.join('; ')}`, true);
+  if (problems.length > 0) throw new ChannelError(`discord layout refused before sending: ${problems.join('; ')}`, true, undefined, { channel: 'discord' });
 }
 
 /**
@@ -86,18 +87,19 @@ export function rejectOnRateLimit(data: RateLimitData): boolean {
 /** Maps a discord.js error to a {@link ChannelError}: 429 and 5xx/network retry, refusals are permanent. */
 export function toChannelError(err: unknown, action: string): ChannelError {
   if (err instanceof ChannelError) return err;
+  const context = { channel: 'discord', method: action, cause: err };
   if (err instanceof RateLimitError) {
     const ms = Math.max(err.retryAfter, err.timeToReset, 0);
-    return new ChannelError(`discord ${action}: rate limited for ${ms} ms`, false, ms);
+    return new ChannelError(`discord ${action}: rate limited for ${ms} ms`, false, ms, context);
   }
   if (err instanceof DiscordAPIError) {
     const code = typeof err.code === 'number' ? err.code : 0;
     const what = `discord ${action}: ${err.status} ${code} ${err.message}`.slice(0, 300);
-    if (err.status === 429) return new ChannelError(what, false, 1000);
+    if (err.status === 429) return new ChannelError(what, false, 1000, context);
     // Any other 4xx (401 bad token, 403, 404, 50035) fails the same way again.
-    return new ChannelError(what, PERMANENT_CODES.has(code) || (err.status >= 400 && err.status < 500 && err.status !== 408));
+    return new ChannelError(what, PERMANENT_CODES.has(code) || isRefusal(err.status), undefined, context);
   }
-  if (err instanceof HTTPError) return new ChannelError(`discord ${action}: HTTP ${err.status}`, err.status >= 400 && err.status < 500 && err.status !== 408);
+  if (err instanceof HTTPError) return new ChannelError(`discord ${action}: HTTP ${err.status}`, isRefusal(err.status), undefined, context);
   const message = err instanceof Error ? err.message : String(err);
-  return new ChannelError(`discord ${action}: ${message}`.slice(0, 300), false);
+  return new ChannelError(`discord ${action}: ${message}`.slice(0, 300), false, undefined, context);
 }

@@ -1,11 +1,15 @@
 import { escapeMarkdown } from 'discord.js';
 import { shorten, type ButtonView, type OutcomeView, type PromptView, type QuestionView } from '../../core/prompt-view.js';
+import { cutEscaped, fitToLimit } from '../shared/fit.js';
 import { BUTTONS_PER_ROW, CONTENT_MAX, LABEL_MAX, NO_MENTIONS, validateLayout, type ButtonJson, type MessageJson } from './limits.js';
 
 const PRIMARY = 1;
 const SECONDARY = 2;
 /** Message flag SUPPRESS_EMBEDS: URLs in labels do not unfurl into previews. */
 const SUPPRESS_EMBEDS = 4;
+
+/** Longest outcome part of a finalized message. */
+const OUTCOME_MAX = 500;
 
 /** A message body as sent: the wire payload plus the flags. */
 export type DiscordMessage = MessageJson & { flags: number };
@@ -41,36 +45,27 @@ const TIERS: Limits[] = [
   { question: 80, description: 0, label: 30 },
 ];
 
-/** `shorten` without the grapheme walk when the text already fits (grapheme count ≤ length). */
-function fit(text: string, max: number): string {
-  return text.length <= max ? text : shorten(text, max);
-}
-
 function questionLines(q: QuestionView, several: boolean, lim: Limits): string[] {
   const header = q.header !== undefined ? escapeText(q.header) : null;
   const title = several ? `**${header ? `${q.number}. ${header}` : `Question ${q.number}`}**` : header ? `**${header}**` : null;
   const options = q.options.map((o) => {
-    const description = o.description !== undefined && lim.description > 0 ? ` — ${escapeText(fit(o.description, lim.description))}` : '';
-    return `${o.number}. ${escapeText(fit(o.label, lim.label))}${description}`;
+    const description = o.description !== undefined && lim.description > 0 ? ` — ${escapeText(shorten(o.description, lim.description))}` : '';
+    return `${o.number}. ${escapeText(shorten(o.label, lim.label))}${description}`;
   });
-  return [...(title ? [title] : []), escapeText(fit(q.question, lim.question)), ...options];
+  return [...(title ? [title] : []), escapeText(shorten(q.question, lim.question)), ...options];
 }
 
 /** The text of a prompt: every question with its numbered options, then (with `instructions`) how to answer. */
 export function promptContent(view: PromptView, max = CONTENT_MAX, instructions = true): string {
   const several = view.questions.length > 1;
   const footer = instructions ? [`-# ${escapeText(view.instructions.replace(/\s+/g, ' '))}`] : [];
-  let content = '';
-  for (const lim of TIERS) {
-    const blocks = view.questions.map((q) => questionLines(q, several, lim).join('\n'));
-    content = [...blocks, ...footer].join('\n\n');
-    if (content.length <= max) return content;
-  }
-  return cut(content, max);
+  const build = (lim: Limits) => [...view.questions.map((q) => questionLines(q, several, lim).join('\n')), ...footer].join('\n\n');
+  const content = fitToLimit(TIERS, build, (c) => c.length <= max);
+  return content.fits ? content.value : cut(content.value, max);
 }
 
 function button(b: ButtonView): ButtonJson {
-  return { type: 2, style: b.kind === 'option' ? PRIMARY : SECONDARY, label: fit(b.label, LABEL_MAX), custom_id: b.token };
+  return { type: 2, style: b.kind === 'option' ? PRIMARY : SECONDARY, label: shorten(b.label, LABEL_MAX), custom_id: b.token };
 }
 
 /** Action rows: the option buttons (5 a row), then "Other" and "Skip" on their own row. */
@@ -98,7 +93,7 @@ export function renderPrompt(view: PromptView): DiscordMessage {
 /** The finalized message: the same questions and options, the outcome instead of the instructions, no components. */
 export function renderFinal(view: PromptView, outcome: OutcomeView): DiscordMessage {
   const [first = '', ...rest] = outcome.text.replace(/\n{2,}/g, '\n').split('\n');
-  const line = cut([`**${escapeText(first)}**`, ...rest.map(escapeText)].join('\n'), 500);
+  const line = cut([`**${escapeText(first)}**`, ...rest.map(escapeText)].join('\n'), OUTCOME_MAX);
   const body = promptContent(view, CONTENT_MAX - line.length - 2, false);
   const message: DiscordMessage = { content: `${body}\n\n${line}`, components: [], allowed_mentions: NO_MENTIONS, flags: SUPPRESS_EMBEDS };
   validateLayout(message);
@@ -126,9 +121,5 @@ export function renderNotice(text: string, replyTo?: string, mentionIds = false)
 
 /** Cuts escaped content to `max` characters without splitting a surrogate pair or leaving a dangling backslash. */
 function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let head = text.slice(0, max - 1);
-  if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
-  if ((/\\+$/.exec(head)?.[0].length ?? 0) % 2 === 1) head = head.slice(0, -1);
-  return `${head}…`;
+  return cutEscaped(text, max, (head) => ((/\\+$/.exec(head)?.[0].length ?? 0) % 2 === 1 ? head.slice(0, -1) : head));
 }

@@ -12,6 +12,8 @@ export interface EffectGate {
 export const UNGATED: EffectGate = { retried: false, settle: async () => true };
 
 const POLL_MS = 200;
+/** How long one attempt at an event holds it before another may take it over, unless a channel says otherwise. */
+export const DEFAULT_LEASE_MS = 5_000;
 
 function gateOf(claim: EventClaim): EffectGate {
   let settled: Promise<boolean> | null = null;
@@ -49,4 +51,32 @@ export function showOnceGate(seen: SeenEvents | undefined, channel: string, even
     return typeof claim === 'string' ? false : claim.settle();
   };
   return { retried: false, settle: () => (shown ??= show()) };
+}
+
+/**
+ * Settles `gate` before a visible effect; a store that cannot answer does not silence it (true,
+ * after `onError`): for platforms that re-send nothing once answered.
+ */
+export async function settleOrShow(gate: EffectGate, onError: (error: unknown) => void): Promise<boolean> {
+  try {
+    return await gate.settle();
+  } catch (error) {
+    onError(error);
+    return true;
+  }
+}
+
+/**
+ * Takes an event (see {@link takeEvent}) for platforms that cannot be asked to re-send it: null
+ * when another attempt settled or holds it; a store that cannot answer lets it through ungated
+ * (after `onError`), since refusing it would lose it.
+ */
+export async function takeOrPass(take: () => Promise<EffectGate | 'done' | 'busy'>, onError: (error: unknown) => void): Promise<EffectGate | null> {
+  try {
+    const taken = await take();
+    return typeof taken === 'string' ? null : taken;
+  } catch (error) {
+    onError(error);
+    return UNGATED;
+  }
 }

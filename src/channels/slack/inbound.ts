@@ -2,7 +2,9 @@ import type { App, BlockAction, ButtonAction, webApi } from '@slack/bolt';
 import type { InboundOutcome, InboundSink, Logger, SeenTtl } from '../../core/ports.js';
 import type { Responder } from '../../core/schemas.js';
 import { ID_PREFIX, escapeMrkdwn, unescapeMrkdwn } from './render.js';
-import { outcomeNotice } from '../../core/inbound.js';
+import { describeError } from './limits.js';
+import { responderOf } from '../shared/responder.js';
+import { outcomeNotice } from '../../core/notices.js';
 
 /** What the Slack inbound handlers need. */
 export interface SlackInboundDeps {
@@ -68,14 +70,14 @@ export function registerInbound(app: App, deps: SlackInboundDeps): void {
 
 async function onButton(deps: SlackInboundDeps, body: BlockAction<ButtonAction>, action: ButtonAction): Promise<void> {
   const channel = body.channel?.id ?? (body.container as { channel_id?: string } | undefined)?.channel_id;
-  const user: Responder = { channel: 'slack', userId: body.user.id, ...(body.user.username ? { username: body.user.username } : {}) };
+  const user: Responder = responderOf('slack', { id: body.user.id, username: body.user.username });
   const threadTs = typeof body.message?.thread_ts === 'string' ? body.message.thread_ts : undefined;
   let notice: string | null;
   try {
     const outcome = await deps.sink.button({ channel: 'slack', token: action.value ?? '', user, ...(channel ? { chat: channel } : {}) });
     notice = buttonNotice(outcome);
   } catch (error) {
-    deps.logger.error({ channel: 'slack', err: message(error) }, 'slack button could not be recorded');
+    deps.logger.error({ channel: 'slack', err: describeError(error) }, 'slack button could not be recorded');
     notice = FAILED_NOTICE;
   }
   if (notice && channel) await ephemeral(deps, channel, user.userId, notice, threadTs);
@@ -100,7 +102,7 @@ async function onMessage(deps: SlackInboundDeps, event: MessageEvent, eventId: s
       chat: event.channel,
       ...(replyTo ? { replyTo } : {}),
       privateChat,
-      user: { channel: 'slack', userId: event.user },
+      user: responderOf('slack', { id: event.user }),
       text: unescapeMrkdwn(event.text),
     });
   } catch (error) {
@@ -145,7 +147,7 @@ async function ephemeral(deps: SlackInboundDeps, channel: string, user: string, 
   try {
     await deps.client.chat.postEphemeral({ channel, user, text: escapeMrkdwn(text), ...(threadTs ? { thread_ts: threadTs } : {}) });
   } catch (error) {
-    deps.logger.warn({ channel: 'slack', err: message(error) }, 'slack ephemeral notice failed');
+    deps.logger.warn({ channel: 'slack', err: describeError(error) }, 'slack ephemeral notice failed');
   }
 }
 
@@ -153,11 +155,6 @@ async function inThread(deps: SlackInboundDeps, channel: string, text: string, t
   try {
     await deps.client.chat.postMessage({ channel, text: escapeMrkdwn(text), ...(threadTs ? { thread_ts: threadTs } : {}) });
   } catch (error) {
-    deps.logger.warn({ channel: 'slack', err: message(error) }, 'slack thread notice failed');
+    deps.logger.warn({ channel: 'slack', err: describeError(error) }, 'slack thread notice failed');
   }
-}
-
-function message(error: unknown): string {
-  const code = (error as { data?: { error?: unknown } } | null)?.data?.error;
-  return typeof code === 'string' ? code : error instanceof Error ? error.message : String(error);
 }

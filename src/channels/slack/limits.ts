@@ -1,4 +1,5 @@
 import { ChannelError } from '../../core/ports.js';
+import { describeError as describeAny, isRefusal, retryAfterMs } from '../shared/errors.js';
 
 /** Longest mrkdwn text of a section block. */
 export const SECTION_TEXT_MAX = 3000;
@@ -54,27 +55,33 @@ export function platformErrorCode(error: unknown): string | null {
  */
 export function toChannelError(error: unknown, method: string): ChannelError {
   if (error instanceof ChannelError) return error;
+  const context = { channel: 'slack', method, cause: error };
   if (isCoded(error)) {
     switch (error.code) {
-      case 'slack_webapi_rate_limited_error': {
-        const seconds = Number((error as { retryAfter?: unknown }).retryAfter);
-        return new ChannelError(`${method}: rate limited by Slack`, false, Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined);
-      }
+      case 'slack_webapi_rate_limited_error':
+        return new ChannelError(`${method}: rate limited by Slack`, false, retryAfterMs((error as { retryAfter?: unknown }).retryAfter), context);
       case 'slack_webapi_platform_error': {
         const code = platformErrorCode(error)!;
-        return new ChannelError(`${method}: ${code}`, PERMANENT_ERRORS.has(code));
+        return new ChannelError(`${method}: ${code}`, PERMANENT_ERRORS.has(code), undefined, context);
       }
       case 'slack_webapi_http_error': {
         const status = Number((error as { statusCode?: unknown }).statusCode);
         // Slack answers only 200 and 429; any other 4xx means a wrong SLACK_API_URL or a proxy refusing us.
-        const permanent = status >= 400 && status < 500 && status !== 408;
-        return new ChannelError(`${method}: HTTP ${status}`, permanent);
+        return new ChannelError(`${method}: HTTP ${status}`, isRefusal(status), undefined, context);
       }
       case 'slack_webapi_request_error':
-        return new ChannelError(`${method}: request failed (${(error as { original?: Error }).original?.message ?? 'network error'})`, false);
+        return new ChannelError(`${method}: request failed (${(error as { original?: Error }).original?.message ?? 'network error'})`, false, undefined, context);
     }
   }
-  return new ChannelError(`${method}: ${error instanceof Error ? error.message : String(error)}`, false);
+  return new ChannelError(`${method}: ${error instanceof Error ? error.message : String(error)}`, false, undefined, context);
+}
+
+/** A log-safe description of an error (see {@link describeAny}): a Web API error by its `error` code. */
+export function describeError(error: unknown): string {
+  return describeAny(error, (e) => {
+    const code = (e as { data?: { error?: unknown } } | null)?.data?.error;
+    return typeof code === 'string' ? code : undefined;
+  });
 }
 
 function isCoded(error: unknown): error is { code: string } {

@@ -1,7 +1,9 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
 import type { InboundHttpRequest, InboundHttpResponse, InboundRoute, Logger } from '../../core/ports.js';
 import { isEventInProgress } from './inbound.js';
+import { describeError } from './limits.js';
+import { tokenMatches } from '../../security/http.js';
 
 /** Path of the Events API and interactivity request URL on askgate's HTTP port. */
 export const SLACK_EVENTS_PATH = '/slack/events';
@@ -30,9 +32,7 @@ export function verifySlackSignature(signingSecret: string, headers: Headers, ra
   const hmac = createHmac('sha256', signingSecret);
   hmac.update(`v0:${timestamp}:`);
   hmac.update(rawBody);
-  const expected = Buffer.from(`v0=${hmac.digest('hex')}`);
-  const given = Buffer.from(signature);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return tokenMatches(signature, `v0=${hmac.digest('hex')}`);
 }
 
 /** Parses an interactivity (`payload=` form) or Events API (JSON) body; null when malformed. */
@@ -144,7 +144,7 @@ export class SlackHttpReceiver implements Receiver {
             this.logger.info({ channel: 'slack', retryNum: event.retryNum ?? 0 }, 'slack event already being processed; Slack will re-send it');
             return send({ status: 503, body: { error: 'in_progress' } });
           }
-          this.logger.warn({ channel: 'slack', err: error instanceof Error ? error.message : String(error) }, 'slack event processing failed');
+          this.logger.warn({ channel: 'slack', err: describeError(error) }, 'slack event processing failed');
           send({ status: 500, body: { error: 'processing_failed' } });
         },
       );

@@ -1,4 +1,5 @@
-import type { OutcomeView, PromptView, QuestionView } from '../../core/prompt-view.js';
+import { shorten, type OutcomeView, type PromptView, type QuestionView } from '../../core/prompt-view.js';
+import { cutEscaped, fitToLimit } from '../shared/fit.js';
 import { BUTTON_TEXT_MAX, FALLBACK_TEXT_MAX, SECTION_TEXT_MAX } from './limits.js';
 
 /** A Block Kit block as askgate builds and reads it back (loosely typed: Slack returns more fields). */
@@ -19,7 +20,6 @@ const OUTCOME_BLOCK = `${ID_PREFIX}outcome`;
 
 const BUTTON_HELP = 'Tap an option, or reply in this thread with your own words. Send "skip" to skip.';
 const OTHER_LABEL = 'Other (reply in thread)';
-const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
 /** Escapes text for mrkdwn: `&`, `<`, `>` only, so no user string can mention, ping or link. */
 export function escapeMrkdwn(text: string): string {
@@ -32,20 +32,11 @@ export function unescapeMrkdwn(text: string): string {
 }
 
 /** Cuts text to at most `max` UTF-16 units (Slack's count) on a grapheme boundary, ending in "…". */
-export function fitLength(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let out = '';
-  for (const { segment } of GRAPHEMES.segment(text)) {
-    if (out.length + segment.length + 1 > max) break;
-    out += segment;
-  }
-  return `${out.trimEnd()}…`;
-}
+export const fitLength = (text: string, max: number): string => shorten(text, max, 'utf16');
 
 /** Cuts already escaped mrkdwn to `max` units without splitting an entity such as `&amp;`. */
 export function fitEscaped(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max - 1).replace(/&[a-z]*$/, '').trimEnd()}…`;
+  return cutEscaped(text, max, (head) => head.replace(/&[a-z]*$/, '').trimEnd());
 }
 
 interface Budget {
@@ -75,11 +66,7 @@ function questionText(q: QuestionView, several: boolean, budget: Budget): string
 }
 
 function sectionFor(q: QuestionView, several: boolean): Block {
-  let text = '';
-  for (const budget of BUDGETS) {
-    text = questionText(q, several, budget);
-    if (text.length <= SECTION_TEXT_MAX) break;
-  }
+  const { value: text } = fitToLimit(BUDGETS, (budget) => questionText(q, several, budget), (t) => t.length <= SECTION_TEXT_MAX);
   return { type: 'section', block_id: `${QUESTION_BLOCK}${q.number}`, text: { type: 'mrkdwn', text: fitEscaped(text, SECTION_TEXT_MAX) } };
 }
 

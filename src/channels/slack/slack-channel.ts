@@ -3,7 +3,9 @@ import { ChannelError, type Channel, type DeliveryRequest, type InboundRoute, ty
 import type { OutcomeView, PromptView } from '../../core/prompt-view.js';
 import type { MessageRef } from '../../core/schemas.js';
 import { isEventInProgress, registerInbound } from './inbound.js';
-import { platformErrorCode, toChannelError } from './limits.js';
+import { describeError, platformErrorCode, toChannelError } from './limits.js';
+import { scrubTokens } from '../shared/errors.js';
+import { checkIdentity } from '../shared/startup.js';
 import { SlackHttpReceiver } from './receiver.js';
 import { SlackSocketReceiver } from './socket-receiver.js';
 import { renderFinal, renderPrompt } from './render.js';
@@ -93,7 +95,7 @@ export class SlackChannel implements Channel {
   async deliver(request: DeliveryRequest): Promise<MessageRef> {
     const { target, view, askId } = request;
     if (USER_ID.test(target.chat)) {
-      throw new ChannelError(`slack: to.chat must be a conversation id (C…, G… or D…), not the user id ${target.chat}`, true);
+      throw new ChannelError(`slack: to.chat must be a conversation id (C…, G… or D…), not the user id ${target.chat}`, true, undefined, { channel: 'slack', method: 'chat.postMessage' });
     }
     const message = renderPrompt(view);
     let channel: string;
@@ -107,7 +109,7 @@ export class SlackChannel implements Channel {
         unfurl_media: false,
         ...(target.thread ? { thread_ts: target.thread } : {}),
       });
-      if (!response.ts || !response.channel) throw new ChannelError('chat.postMessage: response without ts', false);
+      if (!response.ts || !response.channel) throw new ChannelError('chat.postMessage: response without ts', false, undefined, { channel: 'slack', method: 'chat.postMessage' });
       channel = response.channel;
       ts = response.ts;
     } catch (error) {
@@ -132,19 +134,22 @@ export class SlackChannel implements Channel {
     }
   }
 
-  private async authTest(): Promise<{ botId: string; botUserId: string }> {
-    for (let attempt = 1; ; attempt++) {
-      try {
+  private authTest(): Promise<{ botId: string; botUserId: string }> {
+    const failed = (error: unknown) => new Error(`Slack auth.test failed: ${describe(error)}`);
+    return checkIdentity({
+      call: async () => {
         const result = await this.client.auth.test();
         if (!result.user_id || !result.bot_id) throw new Error('auth.test returned no bot identity: SLACK_BOT_TOKEN must be a bot token (xoxb-…)');
         return { botId: result.bot_id, botUserId: result.user_id };
-      } catch (error) {
+      },
+      fatal: (error) => {
         const code = platformErrorCode(error);
-        if (code) throw new Error(`Slack rejected SLACK_BOT_TOKEN (auth.test: ${code})`);
-        if (attempt >= 3 || !(error as { code?: string }).code) throw new Error(`Slack auth.test failed: ${describe(error)}`);
-        await new Promise((r) => setTimeout(r, 500 * attempt));
-      }
-    }
+        if (code) return new Error(`Slack rejected SLACK_BOT_TOKEN (auth.test: ${code})`);
+        // Only the client's own errors (network, HTTP) are worth another attempt.
+        return (error as { code?: string }).code ? null : failed(error);
+      },
+      unreachable: failed,
+    });
   }
 
   private clientOptions(): webApi.WebClientOptions {
@@ -159,11 +164,9 @@ function apiBase(url: string): string {
   return url.endsWith('/') ? url : `${url}/`;
 }
 
-const TOKEN = /\bx(?:ox[a-z]|app)-[A-Za-z0-9-]+/g;
-
-function describe(error: unknown): string {
-  const text = error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error);
-  return String(text).replace(TOKEN, '[token]').slice(0, 300);
+/** An error or a log argument of bolt's, log-safe: objects as JSON, tokens scrubbed. */
+function describe(value: unknown): string {
+  return value instanceof Error || typeof value === 'string' ? describeError(value) : scrubTokens(String(JSON.stringify(value))).slice(0, 300);
 }
 
 /** bolt's logger interface over askgate's: debug dropped, tokens scrubbed, bodies never logged. */

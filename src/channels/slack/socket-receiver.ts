@@ -1,6 +1,7 @@
 import { SocketModeReceiver, type App, type Logger as BoltLogger, type Receiver, type ReceiverEvent } from '@slack/bolt';
 import type { Logger } from '../../core/ports.js';
 import { isEventInProgress } from './inbound.js';
+import { describeError as describe } from './limits.js';
 
 /** What the Socket Mode client hands a `slack_event` listener, for each envelope. */
 interface SocketEnvelope {
@@ -102,9 +103,4 @@ export class SlackSocketReceiver implements Receiver {
       this.options.logger.warn({ channel: 'slack', envelopeId: envelope.envelope_id, err: describe(error) }, acked ? 'slack envelope processing failed' : 'slack envelope processing failed; not acknowledged, so Slack re-sends it');
     }
   }
-}
-
-function describe(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.replace(/\bx(?:ox[a-z]|app)-[A-Za-z0-9-]+/g, '[token]').slice(0, 300);
 }

@@ -2,14 +2,18 @@ import type { Api } from 'grammy';
 import type { CallbackQuery, Message, Update, User } from 'grammy/types';
 import type { ButtonPressed, InboundOutcome, InboundSink, Logger, TextReceived } from '../../core/ports.js';
 import type { Responder } from '../../core/schemas.js';
+import { responderOf } from '../shared/responder.js';
 import { MESSAGE_MAX_CHARS, TOAST_MAX_CHARS, cut, deadline, describeError, type ChatPacer } from './limits.js';
-import { outcomeNotice } from '../../core/inbound.js';
-import { UNGATED, type EffectGate } from '../shared/take-event.js';
+import { outcomeNotice } from '../../core/notices.js';
+import { UNGATED, settleOrShow, type EffectGate } from '../shared/take-event.js';
 
 /** Text of the force-reply prompt sent after "Other…". */
 export const OWN_WORDS_PROMPT = 'Reply with your answer in your own words';
 /** How long a tap waits for the core before its callback query is answered empty. */
 export const ACK_BUDGET_MS = 1500;
+/** How long an answerCallbackQuery may take: the tap's spinner waits for it. */
+const ACK_TIMEOUT_MS = 3000;
+const REPLY_TIMEOUT_MS = 10_000;
 const FAILED_TAP = 'Sorry, that could not be recorded right now. Please tap again.';
 const FAILED_TEXT = 'Sorry, your answer could not be recorded right now. Please send it again.';
 
@@ -28,13 +32,7 @@ type Settled = { ok: true; outcome: InboundOutcome } | { ok: false };
 
 /** The person behind a Telegram user, as askgate records them. */
 export function responder(from: User): Responder {
-  const name = [from.first_name, from.last_name].filter(Boolean).join(' ');
-  return {
-    channel: 'telegram',
-    userId: String(from.id),
-    ...(from.username ? { username: from.username.slice(0, 128) } : {}),
-    ...(name ? { name: cut(name, 256) } : {}),
-  };
+  return responderOf('telegram', { id: from.id, username: from.username, name: [from.first_name, from.last_name].filter(Boolean).join(' ') });
 }
 
 /** Text only may answer: captions, stickers and media answer nothing; nor do bots and bare commands. */
@@ -157,7 +155,7 @@ export class TelegramInbound {
   /** Answers a callback query directly (no retry queue: the ack must not wait); failures are logged. */
   private async ack(api: Api, id: string, text: string): Promise<void> {
     try {
-      await api.answerCallbackQuery(id, text ? { text: cut(text, TOAST_MAX_CHARS) } : {}, deadline(3000));
+      await api.answerCallbackQuery(id, text ? { text: cut(text, TOAST_MAX_CHARS) } : {}, deadline(ACK_TIMEOUT_MS));
     } catch (error) {
       this.deps.logger.warn({ channel: 'telegram', err: describeError(error) }, 'answerCallbackQuery failed');
     }
@@ -180,7 +178,7 @@ export class TelegramInbound {
           link_preview_options: { is_disabled: true },
           ...(forceReply ? { reply_markup: { force_reply: true, input_field_placeholder: 'Your answer' } } : {}),
         },
-        deadline(10_000),
+        deadline(REPLY_TIMEOUT_MS),
       );
       return sent.message_id;
     } catch (error) {
@@ -190,13 +188,8 @@ export class TelegramInbound {
   }
 
   /** Settles the update; a store that cannot answer does not silence the reply (Telegram re-sends nothing we answered). */
-  private async settle(gate: EffectGate): Promise<boolean> {
-    try {
-      return await gate.settle();
-    } catch (error) {
-      this.deps.logger.warn({ channel: 'telegram', err: describeError(error) }, 'update could not be marked handled; replying anyway');
-      return true;
-    }
+  private settle(gate: EffectGate): Promise<boolean> {
+    return settleOrShow(gate, (error) => this.deps.logger.warn({ channel: 'telegram', err: describeError(error) }, 'update could not be marked handled; replying anyway'));
   }
 
   private async bind(chat: string, messageId: number, askId: string): Promise<void> {

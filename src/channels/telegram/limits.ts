@@ -1,5 +1,7 @@
 import { GrammyError, HttpError, type Api } from 'grammy';
 import { ChannelError } from '../../core/ports.js';
+import { shorten } from '../../core/prompt-view.js';
+import { describeError as describeAny, retryAfterMs } from '../shared/errors.js';
 
 /** Telegram's limit on `callback_data`, in UTF-8 bytes. */
 export const CALLBACK_DATA_MAX_BYTES = 64;
@@ -14,8 +16,6 @@ export const DEFAULT_MIN_SEND_INTERVAL_MS = 1000;
 /** Telegram: at most 20 messages per minute in one group. */
 export const GROUP_MAX_PER_MINUTE = 20;
 
-const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
-
 /** Throws when `data` does not fit Telegram's 1–64 byte `callback_data`. */
 export function assertCallbackData(data: string): string {
   const bytes = Buffer.byteLength(data, 'utf8');
@@ -23,17 +23,8 @@ export function assertCallbackData(data: string): string {
   return data;
 }
 
-/** Cuts `text` to at most `max` UTF-16 code units at a grapheme boundary, ending in "…" when cut. */
-export function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  if (max <= 0) return '';
-  let out = '';
-  for (const { segment } of GRAPHEMES.segment(text)) {
-    if (out.length + segment.length > max - 1) break;
-    out += segment;
-  }
-  return `${out.trimEnd()}…`;
-}
+/** Cuts `text` to at most `max` UTF-16 code units (Telegram's count) at a grapheme boundary, ending in "…" when cut. */
+export const cut = (text: string, max: number): string => shorten(text, max, 'utf16');
 
 /** Group chats have negative ids (or are addressed by @username); private chats have the user's id. */
 export function isGroupChat(chat: string): boolean {
@@ -67,7 +58,7 @@ export class ChatPacer {
       const wait = slot - now;
       if (wait > MAX_INLINE_WAIT_MS) {
         if (force) return;
-        throw new ChannelError(`paced: chat ${chat} has its next send slot in ${wait} ms`, false, wait);
+        throw new ChannelError(`paced: chat ${chat} has its next send slot in ${wait} ms`, false, wait, { channel: 'telegram' });
       }
       this.book(chat, slot);
       if (wait <= 0) return;
@@ -118,30 +109,27 @@ export function isNotModified(error: unknown): boolean {
  */
 export function toChannelError(error: unknown, method: string): ChannelError {
   if (error instanceof ChannelError) return error;
+  const context = { channel: 'telegram', method, cause: error };
   if (error instanceof GrammyError) {
     const what = `Telegram ${method} failed: ${error.error_code} ${error.description}`;
-    if (error.error_code === 429) {
-      const seconds = error.parameters?.retry_after;
-      return new ChannelError(what, false, typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : 1000);
-    }
-    if ([400, 401, 403, 404].includes(error.error_code)) return new ChannelError(what, true);
-    return new ChannelError(what, false);
+    if (error.error_code === 429) return new ChannelError(what, false, retryAfterMs(error.parameters?.retry_after, 1000), context);
+    return new ChannelError(what, [400, 401, 403, 404].includes(error.error_code), undefined, context);
   }
-  if (error instanceof HttpError) return new ChannelError(`Telegram ${method} failed: network error`, false);
+  if (error instanceof HttpError) return new ChannelError(`Telegram ${method} failed: network error`, false, undefined, context);
   const name = error instanceof Error ? error.name : 'Error';
-  return new ChannelError(`Telegram ${method} failed: ${name === 'AbortError' || name === 'TimeoutError' ? 'timed out' : 'unexpected error'}`, false);
+  return new ChannelError(`Telegram ${method} failed: ${name === 'AbortError' || name === 'TimeoutError' ? 'timed out' : 'unexpected error'}`, false, undefined, context);
 }
 
-/** A log-safe description of an error: never the token (it sits in request URLs) nor message text. */
-export function describeError(error: unknown): string {
+/** grammy's errors, described: the method, code and description (never the request URL, which holds the token). */
+function describeGrammy(error: unknown): string | undefined {
   if (error instanceof GrammyError) return `${error.method}: ${error.error_code} ${error.description}`;
   if (error instanceof HttpError) return error.message;
-  if (error instanceof ChannelError) return error.message;
-  if (error instanceof Error) {
-    if (error.name === 'AbortError' || error.name === 'TimeoutError') return 'timed out';
-    return `${error.name}: ${error.message.replace(/\d+:[A-Za-z0-9_-]{20,}/g, '<token>').slice(0, 300)}`;
-  }
-  return 'unknown error';
+  return undefined;
+}
+
+/** A log-safe description of an error (see {@link describeAny}), knowing grammy's error types. */
+export function describeError(error: unknown): string {
+  return describeAny(error, describeGrammy);
 }
 
 /** An abort signal that fires after `ms`, typed as grammy's (node-fetch accepts Node's native signals). */

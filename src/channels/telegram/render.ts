@@ -1,5 +1,6 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup, MessageEntity } from 'grammy/types';
 import type { OutcomeView, PromptView, QuestionView } from '../../core/prompt-view.js';
+import { fitToLimit } from '../shared/fit.js';
 import { MESSAGE_MAX_CHARS, assertCallbackData, cut } from './limits.js';
 
 /** Plain text plus formatting entities (never parse_mode: user strings cannot break parsing). */
@@ -13,6 +14,9 @@ export interface RenderedPrompt extends RenderedText {
   reply_markup?: InlineKeyboardMarkup;
   body: RenderedText;
 }
+
+/** Longest outcome line of a finalized message. */
+const OUTCOME_MAX_CHARS = 1000;
 
 /** Shortening steps tried in order until the message fits 4096 characters; options are never dropped. */
 const FIT_LEVELS: { description: number; question: number }[] = [
@@ -80,14 +84,18 @@ function keyboard(view: PromptView): InlineKeyboardMarkup | undefined {
 /** Renders a prompt: header, question, every option with its description, then the instructions. */
 export function renderPrompt(view: PromptView): RenderedPrompt {
   const reply_markup = keyboard(view);
-  for (const level of FIT_LEVELS) {
-    const body = buildBody(view, level);
-    const bodyText = body.result();
-    const full = body.add(`\n\n${view.instructions}`);
-    if (full.text.length <= MESSAGE_MAX_CHARS) return { ...full.result(), ...(reply_markup ? { reply_markup } : {}), body: bodyText };
-  }
+  const built = fitToLimit(
+    FIT_LEVELS,
+    (level) => {
+      const body = buildBody(view, level);
+      const bodyText = body.result();
+      return { full: body.add(`\n\n${view.instructions}`).result(), body: bodyText };
+    },
+    ({ full }) => full.text.length <= MESSAGE_MAX_CHARS,
+  );
+  if (built.fits) return { ...built.value.full, ...(reply_markup ? { reply_markup } : {}), body: built.value.body };
   // Unreachable with askgate's input limits; a last resort so a send never fails on length.
-  const last = buildBody(view, FIT_LEVELS[FIT_LEVELS.length - 1]!).result();
+  const last = built.value.body;
   const text = cut(`${last.text}\n\n${view.instructions}`, MESSAGE_MAX_CHARS);
   const body = { text: cut(last.text, MESSAGE_MAX_CHARS), entities: clip(last.entities, Math.min(last.text.length, MESSAGE_MAX_CHARS - 1)) };
   return { text, entities: clip(last.entities, text.length - 1), ...(reply_markup ? { reply_markup } : {}), body };
@@ -95,7 +103,7 @@ export function renderPrompt(view: PromptView): RenderedPrompt {
 
 /** The finalized message: the original body (without instructions), a blank line and the outcome. */
 export function renderFinal(body: RenderedText, outcome: OutcomeView): RenderedText {
-  const tail = cut(outcome.text, 1000);
+  const tail = cut(outcome.text, OUTCOME_MAX_CHARS);
   const room = MESSAGE_MAX_CHARS - tail.length - 2;
   const head = cut(body.text, room);
   const entities = clip(body.entities, head.length === body.text.length ? head.length : head.length - 1);

@@ -1,14 +1,15 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { Bot, GrammyError } from 'grammy';
 import type { Update, UserFromGetMe } from 'grammy/types';
-import { ChannelError, type Channel, type DeliveryRequest, type InboundHttpRequest, type InboundHttpResponse, type InboundRoute, type InboundSink, type Logger, type SeenEvents } from '../../core/ports.js';
+import { ChannelError, type Channel, type Clock, type DeliveryRequest, type InboundHttpRequest, type InboundHttpResponse, type InboundRoute, type InboundSink, type Logger, type SeenEvents } from '../../core/ports.js';
 import type { OutcomeView, PromptView } from '../../core/prompt-view.js';
 import type { MessageRef } from '../../core/schemas.js';
 import { TelegramInbound, mayAnswer } from './inbound.js';
-import { UNGATED, showOnceGate, takeEvent, type EffectGate } from '../shared/take-event.js';
+import { DEFAULT_LEASE_MS, UNGATED, showOnceGate, takeEvent, takeOrPass, type EffectGate } from '../shared/take-event.js';
 import { ChatPacer, DEFAULT_MIN_SEND_INTERVAL_MS, deadline, describeError, isNotModified, toChannelError } from './limits.js';
 import { renderFinal, renderPrompt } from './render.js';
 import { botApiFetch } from './bot-api-fetch.js';
+import { tokenMatches } from '../../security/http.js';
+import { checkIdentity } from '../shared/startup.js';
 
 /** Options of {@link TelegramChannel}. */
 export interface TelegramChannelOptions {
@@ -25,20 +26,21 @@ export interface TelegramChannelOptions {
   pollTimeoutSeconds?: number;
   /** How long one attempt at an update holds it before a re-send may take it over, in ms (default 5 s; tests shorten it). */
   updateLeaseMs?: number;
+  /** The clock sends are paced by (default: the system clock). */
+  clock?: Clock;
 }
 
 /** Path of the webhook route on askgate's HTTP port. */
 export const WEBHOOK_PATH = '/telegram/webhook';
 const UPDATES = ['message', 'callback_query'] as const;
 const SEND_TIMEOUT_MS = 15_000;
+const GET_ME_TIMEOUT_MS = 10_000;
 const WEBHOOK_ANSWER_MS = 1500;
 /** Longest the update loop waits for one update before it takes the next (see the constructor). */
 const LOOP_HOLD_MS = 100;
 /** Telegram keeps an update for 24 h and may re-send it until then. */
 const UPDATE_KEEP_MS = 86_400_000;
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest();
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Waits for `work`, but at most `ms`. */
 async function within(work: Promise<unknown>, ms: number): Promise<void> {
@@ -52,13 +54,13 @@ export class TelegramChannel implements Channel {
   readonly name = 'telegram';
   private readonly bot: Bot;
   private readonly pacer: ChatPacer;
+  private readonly clock: Clock;
   /** Webhook updates claimed before grammy runs them, by update_id. */
   private readonly gates = new Map<number, EffectGate>();
   private seen: SeenEvents | undefined;
   private botId = 0;
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly chatQueues = new Map<string, Promise<void>>();
-  private readonly secretHash: Buffer | null;
   private inbound: TelegramInbound | null = null;
   private polling: Promise<void> | null = null;
 
@@ -77,8 +79,8 @@ export class TelegramChannel implements Channel {
         canUseWebhookReply: (method) => method === 'answerCallbackQuery',
       },
     });
-    this.pacer = new ChatPacer(options.minSendIntervalMs ?? DEFAULT_MIN_SEND_INTERVAL_MS);
-    this.secretHash = options.webhookSecret ? sha256(options.webhookSecret) : null;
+    this.clock = options.clock ?? { now: () => Date.now() };
+    this.pacer = new ChatPacer(options.minSendIntervalMs ?? DEFAULT_MIN_SEND_INTERVAL_MS, () => this.clock.now());
     // Updates are handled concurrently: the update loop waits at most LOOP_HOLD_MS for each, so a
     // fast update is confirmed to Telegram (the next getUpdates offset) only once handled, and is
     // re-sent after a crash, while a slow store never holds back the acks of the taps queued behind
@@ -128,7 +130,7 @@ export class TelegramChannel implements Channel {
   /** Edits the question to its outcome (body re-rendered from `view`) and removes the keyboard. */
   async finalize(ref: MessageRef, outcome: OutcomeView, view: PromptView): Promise<void> {
     const messageId = Number(ref.messageId);
-    if (!Number.isSafeInteger(messageId)) throw new ChannelError(`not a Telegram message id: ${ref.messageId}`, true);
+    if (!Number.isSafeInteger(messageId)) throw new ChannelError(`not a Telegram message id: ${ref.messageId}`, true, undefined, { channel: 'telegram', method: 'editMessageText' });
     const final = renderFinal(renderPrompt(view).body, outcome);
     await this.pacer.take(ref.chat);
     try {
@@ -195,8 +197,8 @@ export class TelegramChannel implements Channel {
   private async onWebhook(request: InboundHttpRequest): Promise<InboundHttpResponse> {
     const header = request.headers['x-telegram-bot-api-secret-token'];
     const given = Array.isArray(header) ? header[0] : header;
-    // Hash both sides so the comparison takes the same time whatever the length of the guess.
-    if (!this.secretHash || typeof given !== 'string' || !timingSafeEqual(sha256(given), this.secretHash)) {
+    const secret = this.options.webhookSecret;
+    if (!secret || typeof given !== 'string' || !tokenMatches(given, secret)) {
       return { status: 401, body: { error: { code: 'unauthorized', message: 'missing or wrong X-Telegram-Bot-Api-Secret-Token' } } };
     }
     if (!this.inbound) return { status: 503, body: { error: { code: 'unavailable', message: 'telegram channel not started' } } };
@@ -240,21 +242,18 @@ export class TelegramChannel implements Channel {
    * answer to its query is refused by Telegram, and only a message it sends is gated.
    */
   private async take(update: Update): Promise<EffectGate | 'done' | 'busy'> {
-    const ttl = { leaseMs: this.options.updateLeaseMs ?? 5_000, keepMs: UPDATE_KEEP_MS };
+    const ttl = { leaseMs: this.options.updateLeaseMs ?? DEFAULT_LEASE_MS, keepMs: UPDATE_KEEP_MS };
     const id = `${this.botId}:${update.update_id}`;
     if (!update.message) return showOnceGate(this.seen, 'telegram', id, ttl);
     return mayAnswer(update.message) ? takeEvent(this.seen, 'telegram', id, ttl) : UNGATED; // chatter: ignored, nothing to pay
   }
 
   /** {@link take} for long polling, which cannot ask for a re-send: null when another attempt has it. */
-  private async takePolled(update: Update): Promise<EffectGate | null> {
-    try {
-      const taken = await this.take(update);
-      return typeof taken === 'string' ? null : taken;
-    } catch (error) {
-      this.options.logger.warn({ channel: 'telegram', err: describeError(error) }, 'telegram update not de-duplicated: store unavailable');
-      return UNGATED;
-    }
+  private takePolled(update: Update): Promise<EffectGate | null> {
+    return takeOrPass(
+      () => this.take(update),
+      (error) => this.options.logger.warn({ channel: 'telegram', err: describeError(error) }, 'telegram update not de-duplicated: store unavailable'),
+    );
   }
 
   /** Runs the messages of one chat one after another; taps run at once. */
@@ -276,23 +275,20 @@ export class TelegramChannel implements Channel {
   }
 
   /** getMe, so a bad token fails startup with a clear message (grammy's init would retry network errors forever). */
-  private async identify(): Promise<UserFromGetMe> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.bot.api.getMe(deadline(10_000));
-      } catch (error) {
-        if (error instanceof GrammyError && (error.error_code === 401 || error.error_code === 404)) {
-          throw new Error(`TELEGRAM_BOT_TOKEN is invalid: the Telegram Bot API answered ${error.error_code} ${error.description} (get a token from @BotFather)`);
-        }
-        if (attempt >= 3) throw new Error(`cannot reach the Telegram Bot API${this.options.apiRoot ? ` at ${this.options.apiRoot}` : ''}: ${describeError(error)}`);
-        await sleep(500 * attempt);
-      }
-    }
+  private identify(): Promise<UserFromGetMe> {
+    return checkIdentity({
+      call: () => this.bot.api.getMe(deadline(GET_ME_TIMEOUT_MS)),
+      fatal: (error) =>
+        error instanceof GrammyError && (error.error_code === 401 || error.error_code === 404)
+          ? new Error(`TELEGRAM_BOT_TOKEN is invalid: the Telegram Bot API answered ${error.error_code} ${error.description} (get a token from @BotFather)`)
+          : null,
+      unreachable: (error) => new Error(`cannot reach the Telegram Bot API${this.options.apiRoot ? ` at ${this.options.apiRoot}` : ''}: ${describeError(error)}`),
+    });
   }
 
   private failure(error: unknown, method: string, chat: string): ChannelError {
     const mapped = toChannelError(error, method);
-    if (mapped.retryAfterMs && error instanceof GrammyError && error.error_code === 429) this.pacer.blockUntil(chat, Date.now() + mapped.retryAfterMs);
+    if (mapped.retryAfterMs && error instanceof GrammyError && error.error_code === 429) this.pacer.blockUntil(chat, this.clock.now() + mapped.retryAfterMs);
     this.options.logger.warn({ channel: 'telegram', method, chat, permanent: mapped.permanent, err: describeError(error) }, 'telegram call failed');
     return mapped;
   }
