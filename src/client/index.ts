@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { AnswerRequestSchema, AskRecordSchema, AskRequestSchema, HistoryEntrySchema, type AskResult } from '../core/schemas.js';
+import { AskViewSchema, HistoryEntrySchema, type AnswerRequestSchema, type AskRequestSchema, type AskResult, type AskView } from './schemas.js';
 import { AskgateApiError, AskgateConnectionError, abortError, apiErrorFrom } from './errors.js';
 import { parseSse } from './sse.js';
 
-export * from '../core/schemas.js';
+export * from './schemas.js';
 export * from './errors.js';
 export * from './webhook.js';
 export { parseSse, type SseMessage } from './sse.js';
-
-/** An ask as the API returns it (the stored record without internal bookkeeping). */
-export const AskViewSchema = AskRecordSchema.omit({ rev: true, idempotencyKey: true, history: true });
-/** An ask as the API returns it. */
-export type AskView = z.output<typeof AskViewSchema>;
 
 /** `GET /v1/runs/:runId`: the run's current ask and its asks, newest first. */
 export const RunViewSchema = z.object({ runId: z.string(), current: AskViewSchema.nullable(), history: z.array(AskViewSchema) });

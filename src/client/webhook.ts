@@ -1,31 +1,11 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
-import { AskResultSchema } from '../core/schemas.js';
+import { timingSafeEqual } from 'node:crypto';
+import type { WebhookPayload } from '../core/schemas.js';
+import { signWebhook, type RawBody } from '../webhooks/signing.js';
 
-/** Header carrying the signing time, in Unix seconds. */
-export const WEBHOOK_TIMESTAMP_HEADER = 'X-Askgate-Timestamp';
-/** Header carrying `v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>">`. */
-export const WEBHOOK_SIGNATURE_HEADER = 'X-Askgate-Signature';
+export { WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER, signWebhook } from '../webhooks/signing.js';
 
-/** The JSON body of a webhook: the terminal result of one ask. */
-export const WebhookPayloadSchema = z.object({
-  askId: z.string(),
-  runId: z.string(),
-  version: z.number().int().positive(),
-  result: AskResultSchema,
-});
-/** The JSON body of a webhook. */
-export type WebhookBody = z.output<typeof WebhookPayloadSchema>;
-
-type RawBody = string | Uint8Array;
-
-/** The signature header value for a body signed at `timestamp` (Unix seconds). */
-export function signWebhook(secret: string, timestamp: number | string, rawBody: RawBody): string {
-  const mac = createHmac('sha256', secret);
-  mac.update(`${timestamp}.`);
-  mac.update(rawBody);
-  return `v1=${mac.digest('hex')}`;
-}
+/** The JSON body of a webhook (parse it with `WebhookPayloadSchema`). */
+export type WebhookBody = WebhookPayload;
 
 /**
  * Verifies a webhook: the signature must match the exact raw body and the timestamp must be

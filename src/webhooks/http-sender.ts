@@ -2,8 +2,8 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
-import { ChannelError, type WebhookPayload, type WebhookSender } from '../core/ports.js';
-import { WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER, signWebhook } from '../client/webhook.js';
+import { ChannelError, type Clock, type WebhookPayload, type WebhookSender } from '../core/ports.js';
+import { WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER, signWebhook } from './signing.js';
 import { ALLOWED_HOSTS_SETTING, EXTERNAL_ONLY, type HostAllowList } from './allowed-hosts.js';
 
 /** Resolves a host name to its addresses (default: the system resolver, like `dns.lookup`). */
@@ -19,8 +19,8 @@ export interface HttpWebhookSenderOptions {
   allowedHosts?: HostAllowList;
   /** Host name resolver (tests: a name that resolves to a refused address). */
   resolve?: ResolveHost;
-  /** Current time in epoch ms (tests). */
-  now?: () => number;
+  /** Source of the signing time and of `Retry-After` dates (default: the system clock). */
+  clock?: Clock;
 }
 
 /** Longest `Retry-After` honoured, so a receiver cannot park a job for days. */
@@ -28,9 +28,6 @@ const MAX_RETRY_AFTER_MS = 10 * 60_000;
 
 /** The one failure recorded for a refused target: nothing about what answered there. */
 const REFUSED = `webhook refused by ${ALLOWED_HOSTS_SETTING}`;
-
-class RefusedTarget extends Error {}
-class Timeout extends Error {}
 
 /** The addresses a connection may use: all of them for a name matching a host pattern, else the allowed ones. */
 export function allowedAddresses<T extends { address: string; family: number }>(hostname: string, addresses: T[], allowed: HostAllowList, family?: number): T[] {
@@ -51,13 +48,13 @@ export class HttpWebhookSender implements WebhookSender {
   private readonly timeoutMs: number;
   private readonly allowed: HostAllowList;
   private readonly resolve: ResolveHost;
-  private readonly now: () => number;
+  private readonly clock: Clock;
 
   constructor(private readonly opts: HttpWebhookSenderOptions) {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.allowed = opts.allowedHosts ?? EXTERNAL_ONLY;
     this.resolve = opts.resolve ?? ((hostname) => dnsLookup(hostname, { all: true }));
-    this.now = opts.now ?? (() => Date.now());
+    this.clock = opts.clock ?? { now: () => Date.now() };
   }
 
   /** Why `url` may not be a callbackUrl (a refused literal address or `localhost`), or undefined. */
@@ -77,7 +74,7 @@ export class HttpWebhookSender implements WebhookSender {
     if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new ChannelError('webhook refused: the callbackUrl is not http(s)', true);
     if (this.allowed.refusal(target)) throw new ChannelError(REFUSED, true);
     const body = JSON.stringify(payload);
-    const timestamp = Math.floor(this.now() / 1000);
+    const timestamp = Math.floor(this.clock.now() / 1000);
     const headers = {
       'content-type': 'application/json',
       'content-length': String(Buffer.byteLength(body)),
@@ -89,15 +86,15 @@ export class HttpWebhookSender implements WebhookSender {
     try {
       response = await this.post(target, headers, body);
     } catch (error) {
-      if (error instanceof RefusedTarget) throw new ChannelError(REFUSED, true);
-      const why = error instanceof Timeout ? `no response within ${this.timeoutMs} ms` : ((error as { code?: unknown }).code ?? 'network error');
-      throw new ChannelError(`webhook request failed: ${String(why)}`, false);
+      // A refused address and the timeout reach here already as the ChannelError to throw.
+      if (error instanceof ChannelError) throw error;
+      throw new ChannelError(`webhook request failed: ${String((error as { code?: unknown }).code ?? 'network error')}`, false);
     }
     const { status } = response;
     if (status >= 200 && status < 300) return { status };
     const retryable = status === 408 || status === 429 || status >= 500;
     const header = response.headers['retry-after'];
-    throw new ChannelError(`webhook answered HTTP ${status}`, !retryable, retryAfterMs(typeof header === 'string' ? header : null, this.now()));
+    throw new ChannelError(`webhook answered HTTP ${status}`, !retryable, retryAfterMs(typeof header === 'string' ? header : null, this.clock.now()));
   }
 
   /** One POST without following redirects; resolves on the response headers and drops the body unread. */
@@ -114,7 +111,7 @@ export class HttpWebhookSender implements WebhookSender {
           res.destroy();
         },
       );
-      const timer = setTimeout(() => req.destroy(new Timeout()), this.timeoutMs);
+      const timer = setTimeout(() => req.destroy(new ChannelError(`webhook request failed: no response within ${this.timeoutMs} ms`, false)), this.timeoutMs);
       req.on('error', (error) => {
         clearTimeout(timer);
         reject(error);
@@ -130,7 +127,7 @@ export class HttpWebhookSender implements WebhookSender {
       this.resolve(hostname).then(
         (all) => {
           const usable = allowedAddresses(hostname, all, this.allowed, options.family === 4 || options.family === 6 ? options.family : undefined);
-          if (usable.length === 0) done(new RefusedTarget(REFUSED), '');
+          if (usable.length === 0) done(new ChannelError(REFUSED, true), '');
           else if (options.all) done(null, usable);
           else done(null, usable[0]!.address, usable[0]!.family);
         },

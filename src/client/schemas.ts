@@ -1,0 +1,45 @@
+/**
+ * The SDK's public schemas and types, listed by name: what `askgate/client` promises to keep.
+ * Each is the server's own definition (one truth for what askgate accepts and answers), so a
+ * request the SDK validates is one the server accepts; an internal rename breaks this list at
+ * compile time, not users. Server helpers (`publicRecord`, `labelKey`, ...) are not part of it.
+ */
+export {
+  AnswerRequestSchema,
+  AnswersSchema,
+  AskRecordSchema,
+  AskRequestSchema,
+  AskResultSchema,
+  AskStatusSchema,
+  AskViewSchema,
+  ChannelNameSchema,
+  DeliverySchema,
+  HistoryEntrySchema,
+  HistoryTypeSchema,
+  MessageRefSchema,
+  NoAnswerReasonSchema,
+  OptionSchema,
+  QuestionIdSchema,
+  QuestionSchema,
+  ResponderSchema,
+  RunIdSchema,
+  TargetSchema,
+  TimeoutSecondsSchema,
+  WebhookPayloadSchema,
+  type AnswerRequest,
+  type Answers,
+  type AskRecord,
+  type AskRequest,
+  type AskResult,
+  type AskStatus,
+  type AskView,
+  type Delivery,
+  type HistoryEntry,
+  type MessageRef,
+  type NoAnswerReason,
+  type Option,
+  type Question,
+  type Responder,
+  type Target,
+  type WebhookPayload,
+} from '../core/schemas.js';
