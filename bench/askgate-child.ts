@@ -7,8 +7,8 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Pipeline, Redis } from 'ioredis';
 import { loadConfig } from '../src/config.js';
-import { Gateway } from '../src/core/gateway.js';
-import { BullTimeoutScheduler } from '../src/queue/bull-timeouts.js';
+import { Gateway } from '../src/app/gateway.js';
+import { BullStepScheduler } from '../src/queue/bull-steps.js';
 import { startAskgate } from '../src/main.js';
 import { createLogger } from '../src/logger.js';
 import type { Channel } from '../src/core/ports.js';
@@ -67,13 +67,13 @@ if (beforeParts.has('pipelining')) {
 }
 if (beforeParts.has('cancel')) {
   // The timeout job's own removal attempt is skipped now; before, it always ran.
-  const timeoutsProto = BullTimeoutScheduler.prototype as unknown as { cancel: (this: { running: Set<string> }, askId: string) => Promise<void> };
+  const timeoutsProto = BullStepScheduler.prototype as unknown as { cancel: (this: { running: Set<string> }, askId: string, step: string) => Promise<void> };
   const cancel = timeoutsProto.cancel;
-  timeoutsProto.cancel = function (askId) {
+  timeoutsProto.cancel = function (askId, step) {
     const running = this.running;
     this.running = new Set(); // the check runs before cancel's first await
     try {
-      return cancel.call(this, askId);
+      return cancel.call(this, askId, step);
     } finally {
       this.running = running;
     }
@@ -147,7 +147,7 @@ async function main(): Promise<void> {
     const expire = gateway.expire.bind(gateway);
     gateway.expire = async (askId: string) => {
       const at = Date.now();
-      const r = await gateway.deps.store.get(askId);
+      const r = await app.store.get(askId);
       const got = Date.now();
       await expire(askId);
       if (r) expireTrace.push([at, at - Date.parse(r.expiresAt), got - at, Date.now() - got]);

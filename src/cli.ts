@@ -235,10 +235,10 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     if (command === 'mcp') {
-      const { token, mcp } = loadMcpClientConfig();
+      const { token, mcp, logLevel } = loadMcpClientConfig();
       const url = askgateUrl(undefined, process.env);
-      const { runStdioMcpServer } = await import('./mcp/stdio.js');
-      await runStdioMcpServer({ url, token, settings: mcp });
+      const [{ runStdioMcpServer }, { createLogger }] = await Promise.all([import('./mcp/stdio.js'), import('./logger.js')]);
+      await runStdioMcpServer({ url, token, settings: mcp, logger: createLogger(logLevel).child({ component: 'mcp' }) });
       process.exit(0);
     }
     const help = command === undefined || ['ask', 'help', '--help', '-h'].includes(command);

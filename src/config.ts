@@ -8,6 +8,9 @@ const optionalString = z
   .optional()
   .transform((v) => (v && v.trim() !== '' ? v.trim() : undefined));
 
+/** `LOG_LEVEL`: pino's levels; JSON lines go to stderr. */
+const LogLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');
+
 const EnvSchema = z.object({
   PORT: int(7420, 0, 65535),
   HOST: optionalString,
@@ -48,7 +51,7 @@ const EnvSchema = z.object({
   DISCORD_BOT_TOKEN: optionalString,
   DISCORD_API_URL: optionalString,
   DISCORD_GATEWAY: z.enum(['true', 'false']).default('true'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: LogLevelSchema,
 });
 
 /** Every setting of askgate, parsed and defaulted. */
@@ -166,10 +169,12 @@ const ClientEnvSchema = z.object({
   ASKGATE_API_TOKEN: optionalString,
   ASKGATE_DEFAULT_TO: optionalString,
   ASKGATE_MCP_PROGRESS_MS: int(10_000, 50, 600_000),
+  // `askgate mcp` never refused to start over LOG_LEVEL, and an unknown value still does not stop it.
+  LOG_LEVEL: LogLevelSchema.catch('info'),
 });
 
 /** What `askgate mcp` (stdio) needs: where askgate runs, its token, and the MCP settings. */
-export function loadMcpClientConfig(env: NodeJS.ProcessEnv = process.env): { url: string; token?: string; mcp: McpSettings } {
+export function loadMcpClientConfig(env: NodeJS.ProcessEnv = process.env): { url: string; token?: string; mcp: McpSettings; logLevel: Config['logLevel'] } {
   const parsed = ClientEnvSchema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(`invalid configuration:\n  ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('\n  ')}`);
@@ -179,6 +184,7 @@ export function loadMcpClientConfig(env: NodeJS.ProcessEnv = process.env): { url
     url: (e.ASKGATE_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, ''),
     token: e.ASKGATE_API_TOKEN,
     mcp: { defaultTo: defaultTarget(e.ASKGATE_DEFAULT_TO), progressIntervalMs: e.ASKGATE_MCP_PROGRESS_MS },
+    logLevel: e.LOG_LEVEL,
   };
 }
 

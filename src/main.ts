@@ -1,10 +1,9 @@
 import { Redis, type Cluster } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
-import { Gateway } from './core/gateway.js';
-import { InboundHandler } from './core/inbound.js';
-import { OutboxWork } from './core/outbox-work.js';
-import type { AskStore, Channel, Clock, Logger, Outbox, ResultBus, SeenEvents, TimeoutScheduler } from './core/ports.js';
+import { assemble, type AppPorts } from './app/assemble.js';
+import type { Gateway } from './app/gateway.js';
+import type { AskStore, Channel, Clock, Logger, Outbox, ResultBus, SeenEvents, StepScheduler } from './core/ports.js';
 import type { ConsoleSessionStore } from './console/session.js';
 import { buildServer } from './api/server.js';
 import { registerChannelRoutes } from './api/channel-routes.js';
@@ -13,16 +12,16 @@ import { registerMcpRoute } from './api/mcp-route.js';
 import { HttpWebhookSender, type ResolveHost } from './webhooks/http-sender.js';
 import { PrometheusMetrics } from './api/metrics.js';
 import { newAskId } from './ids.js';
-import { createLogger } from './logger.js';
+import { createLogger, forComponent, isPino } from './logger.js';
 import { RedisAskStore } from './store/redis-store.js';
 import { RedisResultBus } from './store/redis-bus.js';
 import { MemoryAskStore } from './store/memory-store.js';
 import { MemoryResultBus } from './store/memory-bus.js';
 import { MemoryConsoleSessions, RedisConsoleSessions } from './store/console-sessions.js';
 import { MemorySeenEvents, RedisSeenEvents } from './store/seen-events.js';
-import { BullTimeoutScheduler } from './queue/bull-timeouts.js';
+import { BullStepScheduler } from './queue/bull-steps.js';
 import { BullOutbox } from './queue/bull-outbox.js';
-import { MemoryTimeoutScheduler } from './queue/memory-timeouts.js';
+import { MemoryStepScheduler } from './queue/memory-steps.js';
 import { MemoryOutbox } from './queue/memory-outbox.js';
 import { Reconciler } from './queue/reconciler.js';
 import { closeConnection, clusterConnection, redisFactoryFromCluster, redisFactoryFromUrl } from './queue/connections.js';
@@ -32,6 +31,10 @@ import { checkRedisPolicy, connectWithRetry, createStoreConnection, isRedisUnava
 export interface RunningAskgate {
   server: FastifyInstance;
   gateway: Gateway;
+  /** The ask store (tests read records through it). */
+  store: AskStore;
+  /** The ports the shell was built over (tests rebuild a piece with one swapped, see app/assemble.ts). */
+  ports: AppPorts;
   /** `redis` (durable) or `memory` (embedded, nothing survives a restart). */
   storeMode: 'redis' | 'memory';
   /** The base URL the server listens on. */
@@ -52,7 +55,7 @@ export interface StartOptions {
 interface Backend {
   store: AskStore;
   bus: ResultBus;
-  timeouts: TimeoutScheduler;
+  steps: StepScheduler;
   outbox: Outbox;
   consoleSessions: ConsoleSessionStore;
   /** Platform event ids seen by every replica (re-sent events have no second visible effect). */
@@ -60,7 +63,7 @@ interface Backend {
   close(): Promise<void>;
 }
 
-async function redisBackend(config: Config, url: string, logger: Logger): Promise<Backend> {
+async function redisBackend(config: Config, url: string, logger: Logger, clock: Clock): Promise<Backend> {
   const cluster = config.redisCluster;
   const seeds = cluster && {
     nodes: cluster.nodes,
@@ -70,25 +73,27 @@ async function redisBackend(config: Config, url: string, logger: Logger): Promis
   const main: Redis | Cluster = seeds
     ? clusterConnection(seeds, { request: true, commandTimeoutMs: STORE_COMMAND_TIMEOUT_MS, lazyConnect: true })
     : createStoreConnection(url);
-  watchConnection(main, 'store', logger);
-  await connectWithRetry(main, logger);
+  const storeLog = forComponent(logger, 'store');
+  watchConnection(main, 'store', storeLog);
+  await connectWithRetry(main, storeLog);
   // On a cluster every primary must be safe: each holds part of the asks and queues.
-  for (const node of main instanceof Redis ? [main] : main.nodes('master')) await checkRedisPolicy(node, config.allowEviction, logger);
+  for (const node of main instanceof Redis ? [main] : main.nodes('master')) await checkRedisPolicy(node, config.allowEviction, storeLog);
   const subscriber = seeds ? clusterConnection(seeds, { request: false }) : new Redis(url, { maxRetriesPerRequest: null });
-  watchConnection(subscriber, 'subscriber', logger);
-  const store = new RedisAskStore(main, { prefix: config.keyPrefix });
+  watchConnection(subscriber, 'subscriber', storeLog);
+  const store = new RedisAskStore(main, { prefix: config.keyPrefix, clock });
   const bus = await RedisResultBus.create(subscriber, main, { prefix: config.keyPrefix });
   const connect = seeds ? redisFactoryFromCluster(seeds) : redisFactoryFromUrl(url);
   const queuePrefix = `{${config.keyPrefix}}`;
-  const timeouts = new BullTimeoutScheduler({ connect, prefix: queuePrefix, ...config.queue });
-  const outbox = new BullOutbox({ connect, prefix: queuePrefix, ...config.outbox, ...config.queue });
+  const queueLog = forComponent(logger, 'queue');
+  const steps = new BullStepScheduler({ connect, prefix: queuePrefix, ...config.queue, logger: queueLog, clock });
+  const outbox = new BullOutbox({ connect, prefix: queuePrefix, ...config.outbox, ...config.queue, logger: queueLog });
   return {
     store,
     bus,
-    timeouts,
+    steps,
     outbox,
-    consoleSessions: new RedisConsoleSessions(main, { prefix: config.keyPrefix }),
-    seen: new RedisSeenEvents(main, { prefix: config.keyPrefix }),
+    consoleSessions: new RedisConsoleSessions(main, { prefix: config.keyPrefix, clock }),
+    seen: new RedisSeenEvents(main, { prefix: config.keyPrefix, clock }),
     async close() {
       await bus.close();
       await closeConnection(subscriber);
@@ -97,15 +102,16 @@ async function redisBackend(config: Config, url: string, logger: Logger): Promis
   };
 }
 
-function memoryBackend(config: Config, clock: Clock): Backend {
+function memoryBackend(config: Config, clock: Clock, logger: Logger): Backend {
   const bus = new MemoryResultBus();
+  const queueLog = forComponent(logger, 'queue');
   return {
     store: new MemoryAskStore(bus, clock),
     consoleSessions: new MemoryConsoleSessions(clock),
     seen: new MemorySeenEvents(clock),
     bus,
-    timeouts: new MemoryTimeoutScheduler(),
-    outbox: new MemoryOutbox(config.outbox),
+    steps: new MemoryStepScheduler({ logger: queueLog, clock }),
+    outbox: new MemoryOutbox({ ...config.outbox, logger: queueLog }),
     close: async () => {},
   };
 }
@@ -114,20 +120,20 @@ function memoryBackend(config: Config, clock: Clock): Backend {
  * Builds the chat channels enabled in config. Each SDK is loaded only when its platform is
  * configured, so the embedded default starts fast.
  */
-async function buildChannels(config: Config, logger: Logger): Promise<Channel[]> {
+async function buildChannels(config: Config, logger: Logger, clock: Clock): Promise<Channel[]> {
   const { telegram, slack, discord } = config.channels;
   const channels: Channel[] = [];
   if (telegram) {
     const { TelegramChannel } = await import('./channels/telegram/telegram-channel.js');
-    channels.push(new TelegramChannel({ ...telegram, logger }));
+    channels.push(new TelegramChannel({ ...telegram, logger: forComponent(logger, 'telegram'), clock }));
   }
   if (slack) {
     const { SlackChannel } = await import('./channels/slack/slack-channel.js');
-    channels.push(new SlackChannel({ ...slack, logger }));
+    channels.push(new SlackChannel({ ...slack, logger: forComponent(logger, 'slack') }));
   }
   if (discord) {
     const { DiscordChannel } = await import('./channels/discord/discord-channel.js');
-    channels.push(new DiscordChannel({ ...discord, logger }));
+    channels.push(new DiscordChannel({ ...discord, logger: forComponent(logger, 'discord') }));
   }
   return channels;
 }
@@ -136,21 +142,21 @@ async function buildChannels(config: Config, logger: Logger): Promise<Channel[]>
 export async function startAskgate(config: Config, options: StartOptions = {}): Promise<RunningAskgate> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? { now: () => Date.now() };
-  const backend = config.redisUrl ? await redisBackend(config, config.redisUrl, logger) : memoryBackend(config, clock);
-  const channels = new Map((options.channels ?? (await buildChannels(config, logger))).map((c) => [c.name, c]));
+  const backend = config.redisUrl ? await redisBackend(config, config.redisUrl, logger, clock) : memoryBackend(config, clock, logger);
+  const channels = new Map((options.channels ?? (await buildChannels(config, logger, clock))).map((c) => [c.name, c]));
   const metrics = new PrometheusMetrics();
-  const gateway = new Gateway({
+  const ports: AppPorts = {
     store: backend.store,
     bus: backend.bus,
-    timeouts: backend.timeouts,
+    steps: backend.steps,
     outbox: backend.outbox,
     clock,
     channels,
     newId: () => newAskId(),
     metrics,
-    logger,
+    logger: forComponent(logger, 'gateway'),
     webhooks: config.webhook.secret
-      ? new HttpWebhookSender({ secret: config.webhook.secret, timeoutMs: config.webhook.timeoutMs, allowedHosts: config.webhook.allowedHosts, resolve: options.resolveWebhookHost })
+      ? new HttpWebhookSender({ secret: config.webhook.secret, timeoutMs: config.webhook.timeoutMs, allowedHosts: config.webhook.allowedHosts, resolve: options.resolveWebhookHost, clock })
       : undefined,
     settings: {
       defaultTimeoutSeconds: config.timeouts.defaultSeconds,
@@ -160,9 +166,10 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
       graceMs: config.reconciler.graceMs,
       sweepDelayMs: config.reconciler.sweepDelayMs,
     },
-  });
-  const work = new OutboxWork(gateway);
-  await backend.timeouts.start((askId) => gateway.expire(askId));
+  };
+  const app = assemble(ports);
+  const { gateway, work } = app;
+  await backend.steps.start(app.steps);
   await backend.outbox.start(work);
   const reconciler = new Reconciler({
     intervalMs: config.reconciler.intervalMs,
@@ -170,14 +177,17 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     due: (now, limit) => backend.store.dueForSweep(now, limit),
     sweep: (entry) => work.sweep(entry.askId, entry.at),
     now: () => clock.now(),
-    onError: (err) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'reconciler tick failed'),
+    logger: forComponent(logger, 'reconciler'),
   });
   reconciler.start();
 
+  const httpLog = forComponent(logger, 'http');
   const server = buildServer({
     gateway,
+    consoleFeed: { store: backend.store, bus: backend.bus, clock, logger: httpLog },
     metrics,
-    logger,
+    logger: httpLog,
+    ...(isPino(httpLog) && { fastifyLogger: httpLog }),
     apiToken: config.apiToken,
     consoleSessions: backend.consoleSessions,
     bodyLimitBytes: config.bodyLimitBytes,
@@ -186,8 +196,8 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     ready: () => backend.store.ping(),
   });
   registerChannelRoutes(server, [...channels.values()].flatMap((c) => c.routes?.() ?? []));
-  registerEventRoutes(server, { gateway });
-  registerMcpRoute(server, { gateway, settings: config.mcp, maxSessions: config.mcpSessions.max, idleMs: config.mcpSessions.idleMs });
+  registerEventRoutes(server, { gateway, store: backend.store, bus: backend.bus, logger: httpLog });
+  registerMcpRoute(server, { gateway, logger: httpLog, settings: config.mcp, maxSessions: config.mcpSessions.max, idleMs: config.mcpSessions.idleMs });
 
   let closed = false;
   const close = async () => {
@@ -198,14 +208,14 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     await reconciler.stop();
     for (const channel of channels.values()) await channel.stop().catch(() => {});
     await backend.outbox.close();
-    await backend.timeouts.close();
+    await backend.steps.close();
     await backend.close();
   };
   try {
-    const inbound = new InboundHandler(gateway, {}, backend.seen);
+    const inbound = app.inbound({}, backend.seen);
     for (const channel of channels.values()) await channel.start(inbound);
     const url = await server.listen({ port: config.port, host: config.host });
-    return { server, gateway, storeMode: config.redisUrl ? 'redis' : 'memory', url, channels: [...channels.keys()], close };
+    return { server, gateway, store: backend.store, ports, storeMode: config.redisUrl ? 'redis' : 'memory', url, channels: [...channels.keys()], close };
   } catch (error) {
     await close().catch(() => {});
     throw error;

@@ -1,13 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AskgateError, invalid, locate, toIssues } from '../core/errors.js';
-import type { Gateway } from '../core/gateway.js';
+import type { Gateway } from '../app/gateway.js';
+import type { AskStore, Logger, ResultBus } from '../core/ports.js';
 import { RunIdSchema, type AskRecord, type HistoryEntry } from '../core/schemas.js';
 import { ASK_ID_PATTERN } from '../core/token.js';
 
 /** Options of {@link registerEventRoutes}. */
 export interface EventRoutesOptions {
-  gateway: Gateway;
+  gateway: Pick<Gateway, 'get' | 'run'>;
+  store: Pick<AskStore, 'get' | 'history'>;
+  bus: Pick<ResultBus, 'subscribeHistory'>;
+  logger: Pick<Logger, 'warn'>;
   /** Interval of `: keep-alive` comments on open streams, in ms (default 15 000). */
   heartbeatMs?: number;
 }
@@ -66,8 +70,7 @@ function serialized(work: () => Promise<void>, onError: (error: unknown) => void
 
 /** Registers `GET /v1/asks/:id/events` and `GET /v1/runs/:runId/events` (JSON, or SSE when asked for). */
 export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptions): void {
-  const { gateway } = opts;
-  const { store, bus, logger } = gateway.deps;
+  const { gateway, store, bus, logger } = opts;
   const heartbeatMs = opts.heartbeatMs ?? 15_000;
   const open = new Set<() => void>();
   app.addHook('preClose', async () => {

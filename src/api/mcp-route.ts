@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpSettings } from '../config.js';
-import type { Gateway } from '../core/gateway.js';
+import type { Gateway } from '../app/gateway.js';
+import type { Logger } from '../core/ports.js';
 import type { AskgateMcp } from '../mcp/server.js';
 import { gatewayAsk } from '../mcp/gateway-ask.js';
 import { originIsHost } from '../security/http.js';
@@ -10,6 +11,7 @@ import { originIsHost } from '../security/http.js';
 /** Options of {@link registerMcpRoute}. */
 export interface McpRouteOptions {
   gateway: Gateway;
+  logger: Pick<Logger, 'warn' | 'info'>;
   settings: McpSettings;
   /** Open sessions at most (default 100); when full, the least recently used one with no call in flight is closed. */
   maxSessions?: number;
@@ -54,8 +56,7 @@ const jsonRpcError = (reply: FastifyReply, status: number, code: number, message
  * without an open request, and ended by `DELETE /mcp`, which also cancels their waiting asks.
  */
 export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): void {
-  const { gateway, settings } = opts;
-  const { logger } = gateway.deps;
+  const { gateway, settings, logger } = opts;
   const idleMs = opts.idleMs ?? 10 * 60_000;
   const maxSessions = opts.maxSessions ?? 100;
   /** Open sessions, least recently used first (a request moves its session to the end). */

@@ -1,6 +1,7 @@
-import Fastify, { type FastifyInstance, type FastifyError, type FastifyReply } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyError, type FastifyReply } from 'fastify';
 import { AskgateError } from '../core/errors.js';
-import type { Gateway } from '../core/gateway.js';
+import type { Gateway } from '../app/gateway.js';
+import type { ConsoleFeed } from '../console/hub.js';
 import type { ConsoleSessionStore } from '../console/session.js';
 import type { Logger } from '../core/ports.js';
 import { installRouteAuth, type RouteConfig } from './auth.js';
@@ -12,8 +13,12 @@ import { registerAskRoutes } from './routes.js';
 /** What the HTTP server needs. */
 export interface ServerDeps {
   gateway: Gateway;
+  /** What the console's event stream reads. */
+  consoleFeed: ConsoleFeed;
   metrics: PrometheusMetrics;
   logger: Logger;
+  /** fastify's own logger (a pino child); without it fastify logs nothing. Request lines are always off. */
+  fastifyLogger?: FastifyBaseLogger;
   apiToken?: string;
   /** Console sign-outs, shared by every replica. */
   consoleSessions: ConsoleSessionStore;
@@ -28,7 +33,8 @@ export interface ServerDeps {
 /** Builds the fastify server with every route, auth and JSON errors; channels may add routes before listen. */
 export function buildServer(deps: ServerDeps): FastifyInstance {
   const app = Fastify({
-    logger: false,
+    // Request logging stays off: URLs, headers and bodies may carry tokens or answers.
+    ...(deps.fastifyLogger ? { loggerInstance: deps.fastifyLogger, logController: new LogController({ disableRequestLogging: true }) } : { logger: false }),
     bodyLimit: deps.bodyLimitBytes,
     return503OnClosing: true,
     // Run ids are up to 128 characters; the router's default of 100 refused longer ones with 414.
@@ -84,6 +90,6 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.get('/metrics', async (_request, reply) => reply.type('text/plain; version=0.0.4').send(deps.metrics.render()));
 
   registerAskRoutes(app, deps);
-  void app.register(import('../console/routes.js'), { gateway: deps.gateway, apiToken: deps.apiToken, sessions: deps.consoleSessions });
+  void app.register(import('../console/routes.js'), { gateway: deps.gateway, feed: deps.consoleFeed, apiToken: deps.apiToken, sessions: deps.consoleSessions });
   return app;
 }

@@ -1,37 +1,35 @@
-import { AskgateError, invalid } from './errors.js';
-import { normalizeAnswers } from './answers.js';
-import { LongPolls } from './long-poll.js';
-import { deadlineOf, deliveriesToFinalize, isDone, isTerminal, newAskRecord, transition, type AskEvent, type Effect, type TransitionOutcome } from './lifecycle.js';
-import type { AnswerRequest, AskRecord, AskRequest, Responder } from './schemas.js';
-import type { AskStore, Channel, Clock, Logger, Metrics, Outbox, ResultBus, TimeoutScheduler, WebhookSender } from './ports.js';
+import { AskgateError, invalid } from '../core/errors.js';
+import { normalizeAnswers } from '../core/answers.js';
+import { createAsk, deadlineOf, isTerminal, transition, type AskEvent, type TransitionOutcome } from '../core/lifecycle.js';
+import type { AnswerRequest, AskRecord, AskRequest, Responder } from '../core/schemas.js';
+import type { AskStore, Clock, Logger, WebhookSender } from '../core/ports.js';
+import { commitPlan, createPlan, followUp, type WorkSettings } from '../core/work.js';
+import type { EffectRunner } from './effect-runner.js';
+import type { LongPolls } from './long-poll.js';
 
 /** Tunables of the gateway, all in one place (filled from config.ts). */
-export interface GatewaySettings {
+export interface GatewaySettings extends WorkSettings {
   defaultTimeoutSeconds: number;
   minTimeoutSeconds: number;
   maxTimeoutSeconds: number;
   /** How long terminal records are kept for late taps, GET and audit. */
   retentionMs: number;
-  /** How long past the deadline the reconciler waits for the timeout job before acting itself. */
-  graceMs: number;
-  /** How soon the reconciler re-checks an ask that still has delivery or finalization work. */
-  sweepDelayMs: number;
 }
 
-/** Everything the gateway talks to, as ports. */
+/** What the gateway talks to. */
 export interface GatewayDeps {
-  store: AskStore;
-  bus: ResultBus;
-  timeouts: TimeoutScheduler;
-  outbox: Outbox;
+  store: Pick<AskStore, 'claimIdempotencyKey' | 'create' | 'get' | 'getRun' | 'history' | 'commit'>;
+  /** Interprets the effects of every change. */
+  runner: Pick<EffectRunner, 'strict' | 'settle'>;
+  polls: LongPolls;
   clock: Clock;
-  channels: ReadonlyMap<string, Channel>;
+  /** Names of the enabled channels. */
+  channels: { has(name: string): boolean; keys(): Iterable<string> };
   newId: () => string;
-  metrics: Metrics;
-  logger: Logger;
+  logger: Pick<Logger, 'warn'>;
   settings: GatewaySettings;
-  /** Sends signed webhooks; without it, asks with a `callbackUrl` are refused. */
-  webhooks?: WebhookSender;
+  /** Checks callbackUrls; without it, asks with a `callbackUrl` are refused. */
+  webhooks?: Pick<WebhookSender, 'refusal'>;
 }
 
 /** Result of applying an event: the record after it (null when unknown) and what it meant. */
@@ -43,14 +41,14 @@ export interface Applied {
 const MAX_CAS_ATTEMPTS = 64;
 
 /**
- * The imperative shell around the pure lifecycle: reads a record, computes the transition,
- * commits it with one compare-and-set and then runs the effects through the ports.
+ * The imperative shell around the pure lifecycle: reads a record, computes the transition and
+ * its plan (core/work.ts), commits it with one compare-and-set and hands the effects to the runner.
  */
 export class Gateway {
   private readonly polls: LongPolls;
 
-  constructor(readonly deps: GatewayDeps) {
-    this.polls = new LongPolls(deps.bus);
+  constructor(private readonly deps: GatewayDeps) {
+    this.polls = deps.polls;
   }
 
   /** Clamps a requested timeout into the configured bounds. */
@@ -64,7 +62,7 @@ export class Gateway {
    * delivery. With an idempotency key, every request carrying it returns the same record.
    */
   async ask(request: AskRequest, idempotency?: { key: string; requestHash: string }, presetId?: string): Promise<{ record: AskRecord; created: boolean }> {
-    const { store, channels, settings, clock } = this.deps;
+    const { store, channels, settings, clock, runner } = this.deps;
     if (request.to && !channels.has(request.to.channel)) {
       const enabled = [...channels.keys()];
       throw new AskgateError('channel_not_enabled', `channel "${request.to.channel}" is not enabled (enabled: ${enabled.join(', ') || 'none'})`, [
@@ -87,10 +85,11 @@ export class Gateway {
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const now = clock.now();
       const { current, version } = await store.getRun(request.runId);
-      const record = newAskRecord(request, askId, version + 1, timeoutSeconds, now, idempotency?.key);
+      const { record, effects } = createAsk(request, askId, version + 1, timeoutSeconds, now, idempotency?.key);
       const superseding = current && !isTerminal(current) ? transition(current, { type: 'supersede' }, now) : null;
       const supersede = superseding?.kind === 'changed' && current ? { prev: current, next: superseding.record } : null;
-      await store.markForSweep(askId, now + settings.sweepDelayMs);
+      const plan = createPlan(record, effects, now, settings);
+      await runner.strict(askId, plan.ahead);
       const result = await store.create({
         record,
         expectedVersion: version,
@@ -100,10 +99,9 @@ export class Gateway {
       });
       if (result.status === 'conflict') continue;
       if (result.status === 'exists') return { record: result.record, created: false };
-      this.deps.metrics.askCreated(record.to?.channel ?? 'none');
-      if (supersede && superseding?.kind === 'changed') await this.runEffects(supersede.next, superseding.effects);
-      await this.deps.timeouts.schedule(askId, deadlineOf(record));
-      await Promise.all(record.deliveries.map((_, index) => this.deps.outbox.enqueue({ kind: 'deliver', askId, index })));
+      if (supersede && superseding?.kind === 'changed') await runner.settle(supersede.next.id, followUp(supersede.prev, supersede.next, superseding.effects));
+      // Unlike a later change, creation fails when its timeout or delivery cannot be queued.
+      await runner.strict(askId, plan.after);
       return { record: result.record, created: true };
     }
     throw new AskgateError('internal', 'too many concurrent asks on this run; retry');
@@ -237,7 +235,7 @@ export class Gateway {
    * outcome that changes nothing is only ever reported from a fresh read.
    */
   async apply(askId: string, event: AskEvent, known?: AskRecord): Promise<Applied> {
-    const { store, clock, settings } = this.deps;
+    const { store, clock, settings, runner } = this.deps;
     let hint = known?.id === askId ? known : undefined;
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const fromHint = hint !== undefined;
@@ -251,18 +249,13 @@ export class Gateway {
         return { record: prev, outcome: result.outcome };
       }
       const next = result.record;
-      const terminalNow = isTerminal(next) && !isTerminal(prev);
-      // Write-ahead: if we crash after the commit, the reconciler still finalizes the messages and
-      // sends the webhook. The mark made at creation (createdAt + sweepDelay) is still in place
-      // early in an ask's life, and it is the earlier one (the index keeps the lower score).
-      if (terminalNow && !isDone(next) && !this.creationMarkStands(prev, now)) await store.markForSweep(askId, now + settings.sweepDelayMs);
+      const plan = commitPlan(prev, next, result.effects, now, settings);
+      await runner.strict(askId, plan.ahead);
       const ttlMs = isTerminal(next) ? settings.retentionMs : deadlineOf(next) - now + settings.retentionMs;
-      const committed = await store.commit(prev, next, { ttlMs, publish: result.effects.includes('publish') });
+      const committed = await store.commit(prev, next, { ttlMs, publish: result.effects.some((e) => e.type === 'publish') });
       if (committed === 'conflict') continue;
       if (committed === 'missing') return { record: null, outcome: { code: 'not_found' } };
-      // Nothing left for the reconciler: forget the ask now rather than sweep it later.
-      if (isDone(next) && !isDone(prev)) await store.unmarkSweep(askId).catch(() => undefined);
-      await this.runEffects(next, result.effects);
+      await runner.settle(askId, plan.after);
       return { record: next, outcome: result.outcome };
     }
     throw new AskgateError('internal', 'too much contention on this ask; retry');
@@ -275,37 +268,6 @@ export class Gateway {
     } catch (error) {
       this.deps.logger.warn({ askId, err: (error as Error).message }, 'could not record a history note');
     }
-  }
-
-  /**
-   * True while the sweep mark written before the ask was created must still be in the index: the
-   * reconciler only moves or removes a mark once it is due, and it is due at createdAt +
-   * sweepDelay. Half the delay is kept as margin for clock skew between replicas.
-   */
-  private creationMarkStands(record: AskRecord, now: number): boolean {
-    return now < Date.parse(record.createdAt) + this.deps.settings.sweepDelayMs / 2;
-  }
-
-  /** Runs post-commit effects; failures are logged, the reconciler repeats what is missing. */
-  async runEffects(record: AskRecord, effects: readonly Effect[]): Promise<void> {
-    if (effects.includes('publish') && record.result) {
-      const opened = Date.parse(record.createdAt);
-      const closed = Date.parse(record.result.status === 'answered' ? record.result.answeredAt : record.result.at);
-      this.deps.metrics.askResolved(record.result.status, record.result.status === 'no_answer' ? record.result.reason : null, (closed - opened) / 1000);
-    }
-    const work: Promise<unknown>[] = [];
-    if (effects.includes('cancel_timeout')) work.push(this.deps.timeouts.cancel(record.id));
-    if (effects.includes('publish') && record.callbackUrl) work.push(this.deps.outbox.enqueue({ kind: 'webhook', askId: record.id, index: 0 }));
-    if (effects.includes('finalize')) {
-      for (const index of deliveriesToFinalize(record)) work.push(this.deps.outbox.enqueue({ kind: 'finalize', askId: record.id, index }));
-      for (const d of record.deliveries) work.push(this.deps.store.removeFromConversation({ channel: d.channel, chat: d.chat }, record.id));
-    }
-    const results = await Promise.allSettled(work);
-    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    for (const r of failed) this.deps.logger.warn({ askId: record.id, err: String(r.reason) }, 'effect failed; the reconciler will retry');
-    // Due now, whatever a reconciler pass that read the ask earlier decides (best effort: the
-    // write-ahead mark made before the commit covers a crash).
-    if (failed.length > 0) await this.deps.store.markForSweep(record.id, this.deps.clock.now()).catch(() => undefined);
   }
 
   private expectResolved(applied: Applied, askId: string): AskRecord {

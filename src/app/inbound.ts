@@ -1,29 +1,20 @@
+import type { AskEvent } from '../core/lifecycle.js';
+import { isTerminal, mayAnswer } from '../core/lifecycle.js';
+import type { AskStore, ButtonPressed, Clock, InboundOutcome, InboundSink, SeenEvents, TextReceived } from '../core/ports.js';
+import { noticeFor, partialPrompt, type NoticeOptions } from '../core/prompt-view.js';
+import { parseReply } from '../core/reply-parser.js';
+import type { AskRecord } from '../core/schemas.js';
+import { decodeToken } from '../core/token.js';
 import type { Gateway } from './gateway.js';
-import type { AskEvent } from './lifecycle.js';
-import { isTerminal, mayAnswer } from './lifecycle.js';
-import type { ButtonPressed, InboundOutcome, InboundSink, SeenEvents, TextReceived } from './ports.js';
-import { noticeFor, partialPrompt, type NoticeOptions } from './prompt-view.js';
-import { parseReply } from './reply-parser.js';
-import type { AskRecord } from './schemas.js';
-import { decodeToken } from './token.js';
 
-/**
- * The text to show a person for an outcome, or null to stay silent. `ownWordsPrompt` replaces the
- * core's prompt after an "Other" tap, for platforms that phrase it their own way.
- */
-export function outcomeNotice(outcome: InboundOutcome, ownWordsPrompt?: string): string | null {
-  switch (outcome.kind) {
-    case 'ignored':
-      return null;
-    case 'need_text':
-      return ownWordsPrompt ?? outcome.prompt;
-    case 'partial':
-      return outcome.prompt;
-    case 'invalid':
-      return outcome.hint;
-    default:
-      return outcome.summary;
-  }
+/** What the inbound handler talks to. */
+export interface InboundDeps {
+  /** Commits answers and history notes. */
+  gateway: Pick<Gateway, 'apply' | 'note'>;
+  store: Pick<AskStore, 'get' | 'findByMessage' | 'pendingInConversation' | 'bindMessage'>;
+  clock: Clock;
+  /** How long terminal records are kept: follow-up bindings live until the deadline plus this. */
+  retentionMs: number;
 }
 
 /**
@@ -32,18 +23,22 @@ export function outcomeNotice(outcome: InboundOutcome, ownWordsPrompt?: string):
  * against the stored record.
  */
 export class InboundHandler implements InboundSink {
+  private readonly gateway: InboundDeps['gateway'];
+
   constructor(
-    private readonly gateway: Gateway,
+    private readonly deps: InboundDeps,
     private readonly notice: NoticeOptions = {},
     /** Platform event ids seen by every replica, for the channels' de-duplication of re-sends. */
     readonly seen?: SeenEvents,
-  ) {}
+  ) {
+    this.gateway = deps.gateway;
+  }
 
   /** Handles a button tap: forged or stale data changes nothing. */
   async button(event: ButtonPressed): Promise<InboundOutcome> {
     const token = decodeToken(event.token);
     if (!token) return { kind: 'not_found', summary: 'This button is not valid' };
-    const record = await this.gateway.deps.store.get(token.askId);
+    const record = await this.deps.store.get(token.askId);
     // A tap must come from the ask's own chat; one that does not say where it came from (a
     // Telegram inline-mode callback carries no message) cannot be checked, so it is refused.
     const chatMatches = event.chat !== undefined && record?.to?.chat === event.chat;
@@ -85,14 +80,14 @@ export class InboundHandler implements InboundSink {
 
   /** Binds a follow-up message to its ask until the ask's deadline plus retention. */
   async bindFollowUp(channel: string, chat: string, messageId: string, askId: string): Promise<void> {
-    const { store, settings, clock } = this.gateway.deps;
+    const { store, retentionMs, clock } = this.deps;
     const record = await store.get(askId);
     if (!record) return;
-    await store.bindMessage({ channel, chat }, messageId, askId, Date.parse(record.expiresAt) - clock.now() + settings.retentionMs);
+    await store.bindMessage({ channel, chat }, messageId, askId, Date.parse(record.expiresAt) - clock.now() + retentionMs);
   }
 
   private async findAsk(event: TextReceived): Promise<{ kind: 'found'; record: AskRecord } | { kind: 'none'; outcome: InboundOutcome }> {
-    const { store, clock } = this.gateway.deps;
+    const { store, clock } = this.deps;
     const conv = { channel: event.channel, chat: event.chat };
     let askId: string | null = null;
     if (event.replyTo) askId = await store.findByMessage(conv, event.replyTo);

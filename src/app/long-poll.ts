@@ -1,4 +1,4 @@
-import type { ResultBus } from './ports.js';
+import type { ResultBus } from '../core/ports.js';
 
 /** One long poll: `woken` resolves on the ask's announcement, after its time, on abort or on shutdown. */
 export interface LongPoll {

@@ -1,14 +1,37 @@
-import { ChannelError, type OutboxHandlers, type OutboxJob } from './ports.js';
-import { deadlineOf, deliveriesToFinalize, isDone, isTerminal, webhookSettled } from './lifecycle.js';
-import { buildPromptView, outcomeView } from './prompt-view.js';
+import { ChannelError, type AskStore, type Channel, type Clock, type Logger, type Metrics, type OutboxHandlers, type OutboxJob, type StepHandlers, type WebhookSender } from '../core/ports.js';
+import { deadlineOf, isTerminal, webhookSettled } from '../core/lifecycle.js';
+import { buildPromptView, outcomeView } from '../core/prompt-view.js';
+import type { Step } from '../core/effects.js';
+import { workFor, type WorkSettings } from '../core/work.js';
+import type { EffectRunner } from './effect-runner.js';
 import type { Gateway } from './gateway.js';
+
+/** What the outbox work and the reconciler's sweep talk to. */
+export interface OutboxWorkDeps {
+  /** Commits the bookkeeping of each step. */
+  gateway: Pick<Gateway, 'apply' | 'note'>;
+  store: Pick<AskStore, 'get' | 'addToConversation' | 'bindMessage' | 'unmarkSweep'>;
+  runner: Pick<EffectRunner, 'strict'>;
+  /** The handler of each step, run when the reconciler finds its job lost. */
+  steps: StepHandlers;
+  channels: ReadonlyMap<string, Channel>;
+  clock: Clock;
+  metrics: Pick<Metrics, 'deliveryFailed'>;
+  logger: Pick<Logger, 'warn'>;
+  settings: WorkSettings & { retentionMs: number };
+  webhooks?: Pick<WebhookSender, 'send'>;
+}
 
 /**
  * Delivery, finalization and reconciliation work, run by the outbox and the reconciler.
  * Each step re-reads the record, so a job that runs twice does nothing the second time.
  */
 export class OutboxWork implements OutboxHandlers {
-  constructor(private readonly gateway: Gateway) {}
+  private readonly gateway: OutboxWorkDeps['gateway'];
+
+  constructor(private readonly deps: OutboxWorkDeps) {
+    this.gateway = deps.gateway;
+  }
 
   /** Runs one outbox job; throws to retry. */
   async run(job: OutboxJob): Promise<void> {
@@ -19,12 +42,12 @@ export class OutboxWork implements OutboxHandlers {
 
   /** Marks the delivery failed (the ask ends `undelivered` when every target failed) or the finalization given up. */
   async giveUp(job: OutboxJob, error: Error): Promise<void> {
-    const { logger, metrics } = this.gateway.deps;
+    const { logger, metrics } = this.deps;
     logger.warn({ askId: job.askId, job: job.kind, index: job.index, err: error.message }, `${job.kind} gave up`);
     if (job.kind === 'webhook') {
       await this.gateway.note(job.askId, { type: 'webhook_failed', detail: error.message.slice(0, 300) });
     } else if (job.kind === 'deliver') {
-      const record = await this.gateway.deps.store.get(job.askId);
+      const record = await this.deps.store.get(job.askId);
       const channel = record?.deliveries[job.index]?.channel;
       if (channel) metrics.deliveryFailed(channel);
       await this.gateway.apply(job.askId, { type: 'delivery_failed', index: job.index, error: error.message.slice(0, 300) });
@@ -34,7 +57,7 @@ export class OutboxWork implements OutboxHandlers {
   }
 
   private async deliver(askId: string, index: number): Promise<void> {
-    const { store, channels, clock, settings } = this.gateway.deps;
+    const { store, channels, clock, settings } = this.deps;
     const record = await store.get(askId);
     const delivery = record?.deliveries[index];
     if (!record || !delivery || delivery.status !== 'pending') return;
@@ -49,15 +72,12 @@ export class OutboxWork implements OutboxHandlers {
     await store.addToConversation(conv, askId, deadlineOf(record));
     const message = await channel.deliver({ askId, version: record.version, target: record.to, view: buildPromptView(record) });
     await store.bindMessage(conv, message.messageId, askId, deadlineOf(record) - clock.now() + settings.retentionMs);
-    const applied = await this.gateway.apply(askId, { type: 'delivered', index, message }, record);
-    // The ask may have ended while the message was in flight: show the outcome right away.
-    if (applied.record && isTerminal(applied.record) && deliveriesToFinalize(applied.record).includes(index)) {
-      await this.gateway.deps.outbox.enqueue({ kind: 'finalize', askId, index });
-    }
+    // If the ask ended while the message was in flight, this commit queues its outcome edit (work.ts).
+    await this.gateway.apply(askId, { type: 'delivered', index, message }, record);
   }
 
   private async finalize(askId: string, index: number): Promise<void> {
-    const { store, channels } = this.gateway.deps;
+    const { store, channels } = this.deps;
     const record = await store.get(askId);
     const delivery = record?.deliveries[index];
     if (!record || !delivery?.message || delivery.finalized !== 'no' || !isTerminal(record)) return;
@@ -69,9 +89,9 @@ export class OutboxWork implements OutboxHandlers {
 
   /** POSTs the terminal result to the ask's callbackUrl once; a job that runs again after success does nothing. */
   private async webhook(askId: string): Promise<void> {
-    const record = await this.gateway.deps.store.get(askId);
+    const record = await this.deps.store.get(askId);
     if (!record?.callbackUrl || !record.result || webhookSettled(record)) return;
-    const sender = this.gateway.deps.webhooks;
+    const sender = this.deps.webhooks;
     if (!sender) throw new ChannelError('webhooks are not configured (ASKGATE_WEBHOOK_SECRET)', true);
     const payload = { askId, runId: record.runId, version: record.version, result: record.result };
     const { status } = await sender.send(record.callbackUrl, payload);
@@ -86,29 +106,12 @@ export class OutboxWork implements OutboxHandlers {
    * read here (pushing it back to the deadline would leave the message unedited until then).
    */
   async sweep(askId: string, seenAt?: number): Promise<void> {
-    const { store, clock, settings, outbox, timeouts } = this.gateway.deps;
+    const { store, clock, settings, runner } = this.deps;
     const record = await store.get(askId);
     if (!record) return store.unmarkSweep(askId);
-    const now = clock.now();
-    const reschedule = async (atMs: number) => void (await store.rescheduleSweep(askId, atMs, seenAt));
-    if (!isTerminal(record)) {
-      const deadline = deadlineOf(record);
-      if (now >= deadline + settings.graceMs) {
-        await this.gateway.apply(askId, { type: 'timeout' });
-        return reschedule(now + settings.sweepDelayMs);
-      }
-      const undelivered = record.deliveries.flatMap((d, index) => (d.status === 'pending' ? [index] : []));
-      await Promise.all(undelivered.map((index) => outbox.enqueue({ kind: 'deliver', askId, index })));
-      await timeouts.schedule(askId, deadline);
-      return reschedule(undelivered.length > 0 ? Math.min(now + settings.sweepDelayMs, deadline + settings.graceMs) : deadline + settings.graceMs);
-    }
-    if (isDone(record)) return store.unmarkSweep(askId);
-    const work = [
-      ...(webhookSettled(record) ? [] : [outbox.enqueue({ kind: 'webhook', askId, index: 0 })]),
-      ...deliveriesToFinalize(record).map((index) => outbox.enqueue({ kind: 'finalize', askId, index })),
-      ...record.deliveries.flatMap((d, index) => (d.status === 'pending' ? [outbox.enqueue({ kind: 'deliver', askId, index })] : [])),
-    ];
-    await Promise.all(work);
-    await reschedule(now + settings.sweepDelayMs);
+    await runner.strict(askId, workFor(record, clock.now(), settings), this.runDue, seenAt);
   }
+
+  /** Runs a step whose job was lost (`step` comes from the core, never from stored data). */
+  private readonly runDue = (askId: string, step: Step): Promise<void> => this.deps.steps[step](askId);
 }

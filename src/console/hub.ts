@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Gateway } from '../core/gateway.js';
+import type { AskStore, Clock, Logger, ResultBus } from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
 import { consoleView, type ConsoleAsk } from './view.js';
 
@@ -11,6 +11,14 @@ const HEARTBEAT_MS = 20_000;
 export const SESSION_CHECK_MS = 2_000;
 /** A console that reads slower than this backlog is dropped (it reconnects and gets a snapshot). */
 const MAX_BACKLOG_BYTES = 1 << 20;
+
+/** What the console's event stream reads: records, their history announcements, the time. */
+export interface ConsoleFeed {
+  store: Pick<AskStore, 'get' | 'recent'>;
+  bus: Pick<ResultBus, 'subscribeHistory'>;
+  clock: Clock;
+  logger: Pick<Logger, 'warn'>;
+}
 
 /**
  * Server-sent events for the console. One history subscription on the result bus (so changes on
@@ -32,7 +40,7 @@ export class ConsoleHub {
   private draining = false;
 
   constructor(
-    private readonly gateway: Gateway,
+    private readonly feed: ConsoleFeed,
     /** The ids among these sessions that were signed out. */
     private readonly revoked: (sids: readonly string[]) => Promise<Set<string>>,
   ) {}
@@ -42,7 +50,7 @@ export class ConsoleHub {
     this.clients.set(res, sid);
     res.once('close', () => this.detach(res));
     if (!this.unsubscribe) {
-      this.unsubscribe = this.gateway.deps.bus.subscribeHistory((askId) => this.changed(askId));
+      this.unsubscribe = this.feed.bus.subscribeHistory((askId) => this.changed(askId));
       this.heartbeat = setInterval(() => this.broadcast(': ping\n\n'), HEARTBEAT_MS);
       this.heartbeat.unref();
       this.sessionCheck = setInterval(() => void this.checkSessions(), SESSION_CHECK_MS);
@@ -50,13 +58,13 @@ export class ConsoleHub {
     }
     write(res, 'retry: 2000\n\n');
     try {
-      const recent = await this.gateway.deps.store.recent(SNAPSHOT_SCAN);
+      const recent = await this.feed.store.recent(SNAPSHOT_SCAN);
       const pending = recent.filter((r) => r.status === 'pending');
       const finished = recent.filter((r) => r.status !== 'pending').slice(0, SNAPSHOT_FINISHED);
       const asks = [...pending, ...finished].flatMap((r) => this.view(r) ?? []);
-      write(res, event('snapshot', { now: new Date(this.gateway.deps.clock.now()).toISOString(), asks }));
+      write(res, event('snapshot', { now: new Date(this.feed.clock.now()).toISOString(), asks }));
     } catch (error) {
-      this.gateway.deps.logger.warn({ err: (error as Error).message }, 'console snapshot failed');
+      this.feed.logger.warn({ err: (error as Error).message }, 'console snapshot failed');
       res.end(); // the browser reconnects after `retry`
     }
   }
@@ -97,7 +105,7 @@ export class ConsoleHub {
       this.checkFailed = false;
     } catch (error) {
       // Logged once per outage, not every check; the streams stay (they get no updates meanwhile).
-      if (!this.checkFailed) this.gateway.deps.logger.warn({ err: (error as Error).message }, 'console session check failed');
+      if (!this.checkFailed) this.feed.logger.warn({ err: (error as Error).message }, 'console session check failed');
       this.checkFailed = true;
     } finally {
       this.checking = false;
@@ -109,7 +117,7 @@ export class ConsoleHub {
     try {
       return consoleView(record);
     } catch (error) {
-      this.gateway.deps.logger.warn({ askId: record.id, err: (error as Error).message }, 'console view failed; ask left out');
+      this.feed.logger.warn({ askId: record.id, err: (error as Error).message }, 'console view failed; ask left out');
       return null;
     }
   }
@@ -125,12 +133,12 @@ export class ConsoleHub {
       for (let next = first(this.dirty); next !== undefined; next = first(this.dirty)) {
         this.dirty.delete(next);
         try {
-          const record = await this.gateway.deps.store.get(next);
+          const record = await this.feed.store.get(next);
           const view = record && this.view(record);
           // An ask that cannot be shown is dropped from the pages, as if it had expired.
           this.broadcast(view ? event('ask', view) : event('gone', { id: next }));
         } catch (error) {
-          this.gateway.deps.logger.warn({ askId: next, err: (error as Error).message }, 'console update failed');
+          this.feed.logger.warn({ askId: next, err: (error as Error).message }, 'console update failed');
         }
       }
     } finally {

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AskgateError, invalid, toIssues } from '../core/errors.js';
-import type { Gateway } from '../core/gateway.js';
+import type { Gateway } from '../app/gateway.js';
 import { AnswerRequestSchema } from '../core/schemas.js';
 import { ASK_ID_PATTERN } from '../core/token.js';
 import { ASSETS, SECURITY_HEADERS, type Asset } from './assets.js';
-import { ConsoleHub } from './hub.js';
+import { ConsoleHub, type ConsoleFeed } from './hub.js';
 import { originMatches, tokenMatches } from '../security/http.js';
 import { ConsoleAuth, CSRF_HEADER, isHttps, sessionCookie, type ConsoleSessionStore } from './session.js';
 import { consoleView } from './view.js';
@@ -31,6 +31,8 @@ function deny(reply: FastifyReply, status: 401 | 403, code: string, message: str
 /** What the console needs: the gateway, the API token that guards it (none: open, loopback only), and where sign-outs are kept. */
 export interface ConsoleOptions {
   gateway: Gateway;
+  /** What the event stream reads. */
+  feed: ConsoleFeed;
   apiToken?: string;
   sessions: ConsoleSessionStore;
 }
@@ -44,7 +46,7 @@ export interface ConsoleOptions {
  */
 const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) => {
   const auth = new ConsoleAuth(deps.apiToken, deps.sessions);
-  const hub = new ConsoleHub(deps.gateway, (sids) => auth.revoked(sids));
+  const hub = new ConsoleHub(deps.feed, (sids) => auth.revoked(sids));
 
   scope.addHook('preClose', async () => hub.close());
 

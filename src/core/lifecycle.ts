@@ -1,5 +1,6 @@
 import type { AskRecord, AskRequest, Answers, HistoryEntry, MessageRef, NoAnswerReason, Responder } from './schemas.js';
 import { missingQuestions, normalizeAnswers } from './answers.js';
+import type { Effect } from './effects.js';
 import type { Issue } from './errors.js';
 import { ownValue } from './own.js';
 
@@ -30,15 +31,6 @@ function withHistory(record: AskRecord, entries: Omit<HistoryEntry, 'at'>[], now
 
 const who = (by: Responder) => ({ channel: by.channel, userId: by.userId });
 
-/** Work the shell must do after committing a transition. */
-export type Effect =
-  /** Wake waiters (done atomically by the store when committing with `publish`). */
-  | 'publish'
-  /** Edit every sent message to show the outcome. */
-  | 'finalize'
-  /** Best-effort removal of the timeout job. */
-  | 'cancel_timeout';
-
 /** What a transition meant for whoever caused it. */
 export type TransitionOutcome =
   | { code: 'resolved' }
@@ -54,7 +46,23 @@ export type TransitionResult =
   | { kind: 'changed'; record: AskRecord; effects: Effect[]; outcome: TransitionOutcome }
   | { kind: 'unchanged'; outcome: TransitionOutcome };
 
-const TERMINAL_EFFECTS: Effect[] = ['publish', 'finalize', 'cancel_timeout'];
+/**
+ * The effects of reaching a terminal state: wake the waiters, drop the timeout, stop routing the
+ * conversations' replies here, count the outcome. The outbox jobs it needs come from work.ts.
+ */
+function terminalEffects(record: AskRecord): Effect[] {
+  const result = record.result!;
+  const closed = Date.parse(result.status === 'answered' ? result.answeredAt : result.at);
+  return [
+    { type: 'publish' },
+    { type: 'unschedule', step: 'timeout' },
+    ...record.deliveries.map((d): Effect => ({ type: 'leave', conversation: { channel: d.channel, chat: d.chat } })),
+    {
+      type: 'metric',
+      metric: { name: 'ask_resolved', status: result.status, reason: result.status === 'no_answer' ? result.reason : null, secondsOpen: (closed - Date.parse(record.createdAt)) / 1000 },
+    },
+  ];
+}
 
 /** True once an ask is answered or ended without an answer; terminal records never change status. */
 export function isTerminal(record: AskRecord): boolean {
@@ -129,7 +137,7 @@ function answer(record: AskRecord, answers: Answers, by: Responder, now: number)
     [{ type: 'answered', ...who(by) }],
     now,
   );
-  return { kind: 'changed', record: next, effects: TERMINAL_EFFECTS, outcome: { code: 'resolved' } };
+  return { kind: 'changed', record: next, effects: terminalEffects(next), outcome: { code: 'resolved' } };
 }
 
 function expired(record: AskRecord, now: number): TransitionResult {
@@ -148,7 +156,7 @@ function end(record: AskRecord, reason: NoAnswerReason, now: number, by?: Respon
     [{ type: 'no_answer', reason, ...(by ? who(by) : {}) }],
     now,
   );
-  return { kind: 'changed', record: next, effects: TERMINAL_EFFECTS, outcome: { code: 'resolved' } };
+  return { kind: 'changed', record: next, effects: terminalEffects(next), outcome: { code: 'resolved' } };
 }
 
 type Bookkeeping = Extract<AskEvent, { type: 'delivered' | 'delivery_failed' | 'finalized' }>;
@@ -223,5 +231,17 @@ export function newAskRecord(request: AskRequest, id: string, version: number, t
     ...(request.callbackUrl ? { callbackUrl: request.callbackUrl } : {}),
     deliveries: to ? [{ channel: to.channel, chat: to.chat, ...(to.thread ? { thread: to.thread } : {}), status: 'pending', finalized: 'no' }] : [],
     ...(key ? { idempotencyKey: key } : {}),
+  };
+}
+
+/** Creating an ask, as a transition from nothing: the record and its effects (count it, schedule its timeout). */
+export function createAsk(request: AskRequest, id: string, version: number, timeoutSeconds: number, now: number, key?: string): { record: AskRecord; effects: Effect[] } {
+  const record = newAskRecord(request, id, version, timeoutSeconds, now, key);
+  return {
+    record,
+    effects: [
+      { type: 'metric', metric: { name: 'ask_created', channel: record.to?.channel ?? 'none' } },
+      { type: 'schedule', step: 'timeout', at: deadlineOf(record) },
+    ],
   };
 }

@@ -1,4 +1,4 @@
-import type { AskRecord, MessageRef, Responder, Target } from './schemas.js';
+import type { AskRecord, MessageRef, Responder, Target, WebhookPayload } from './schemas.js';
 import type { PromptView, OutcomeView } from './prompt-view.js';
 
 /** Source of the current time in epoch milliseconds. */
@@ -114,8 +114,6 @@ export interface SweepEntry {
 export interface ResultBus {
   /** Calls `listener` when `askId` is announced; returns an unsubscribe function. */
   subscribe(askId: string, listener: () => void): () => void;
-  /** Announces an ask id (used by stores that do not publish atomically themselves). */
-  publish(askId: string): Promise<void>;
   /** Calls `listener` whenever the history of any ask grows; returns an unsubscribe function. */
   subscribeHistory(listener: (askId: string, runId: string) => void): () => void;
   /** Announces that an ask's history grew; stores that cannot do it atomically call it (best effort, readers re-read). */
@@ -124,17 +122,8 @@ export interface ResultBus {
   close(): Promise<void>;
 }
 
-/** Schedules the timeout of each ask. The handler runs at (or after) the due time. */
-export interface TimeoutScheduler {
-  /** Schedules (idempotently) the timeout of `askId` at `dueAtMs`. */
-  schedule(askId: string, dueAtMs: number): Promise<void>;
-  /** Best-effort removal of a scheduled timeout; correctness never depends on it. */
-  cancel(askId: string): Promise<void>;
-  /** Starts running due timeouts through `onDue`. */
-  start(onDue: (askId: string) => Promise<void>): Promise<void>;
-  /** Stops the worker and releases connections. */
-  close(): Promise<void>;
-}
+/** The scheduler of each ask's timed steps (defined in core/steps.ts). */
+export type { StepHandler, StepHandlers, StepScheduler } from './steps.js';
 
 /**
  * Work the outbox does with retries: deliver an ask to a target, edit it to its outcome, or POST
@@ -145,13 +134,8 @@ export type OutboxJob =
   | { kind: 'finalize'; askId: string; index: number }
   | { kind: 'webhook'; askId: string; index: number };
 
-/** What a webhook carries: the terminal result of one ask. */
-export interface WebhookPayload {
-  askId: string;
-  runId: string;
-  version: number;
-  result: NonNullable<AskRecord['result']>;
-}
+/** What a webhook carries: the terminal result of one ask (defined once, in core/schemas.ts). */
+export type { WebhookPayload };
 
 /**
  * Signs and POSTs webhook payloads. Resolves with the HTTP status on 2xx; throws
@@ -181,15 +165,30 @@ export interface Outbox {
   close(): Promise<void>;
 }
 
+/** Where a {@link ChannelError} came from: the channel, the platform method, the error it maps (kept as `cause`, never logged whole). */
+export interface ChannelErrorContext {
+  channel?: string;
+  method?: string;
+  cause?: unknown;
+}
+
 /** A platform error: `permanent` errors are not retried; `retryAfterMs` honours the platform's hint. */
 export class ChannelError extends Error {
+  /** The channel that failed (`telegram`, `slack`, …), when known. */
+  readonly channel?: string;
+  /** The platform method or action that failed (`sendMessage`, `chat.update`, …), when known. */
+  readonly method?: string;
+
   constructor(
     message: string,
     readonly permanent: boolean,
     readonly retryAfterMs?: number,
+    context: ChannelErrorContext = {},
   ) {
-    super(message);
+    super(message, context.cause !== undefined ? { cause: context.cause } : undefined);
     this.name = 'ChannelError';
+    if (context.channel !== undefined) this.channel = context.channel;
+    if (context.method !== undefined) this.method = context.method;
   }
 }
 

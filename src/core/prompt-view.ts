@@ -56,12 +56,25 @@ const SEVERAL_INSTRUCTIONS = 'Answer each question on its own line, in order, or
 const OWN_WORDS = 'their own words';
 const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
-/** Cuts text to at most `max` characters (grapheme clusters), ending in "…" when cut. */
-export function shorten(text: string, max: number): string {
+/** What a length limit counts: grapheme clusters (what a reader sees) or UTF-16 code units (what most platform limits count). */
+export type TextUnit = 'graphemes' | 'utf16';
+
+/**
+ * The one truncation of askgate, for core and every channel: cuts text to at most `max` units
+ * (see {@link TextUnit}) on a grapheme boundary, so no emoji, ZWJ sequence or combining mark is
+ * split, ending in "…" when cut (the "…" counts as one unit).
+ */
+export function shorten(text: string, max: number, unit: TextUnit = 'graphemes'): string {
   if (text.length <= max) return text; // never more graphemes than UTF-16 units: no need to segment
-  const graphemes = [...GRAPHEMES.segment(text)].map((s) => s.segment);
-  if (graphemes.length <= max) return text;
-  return `${graphemes.slice(0, max - 1).join('').trimEnd()}…`;
+  if (max <= 0) return '';
+  let head = '';
+  let used = 0;
+  for (const { segment } of GRAPHEMES.segment(text)) {
+    used += unit === 'utf16' ? segment.length : 1;
+    if (used > max) return `${head.trimEnd()}…`;
+    if (used < max) head += segment;
+  }
+  return text; // at most `max` graphemes
 }
 
 /** A header as displayed: at most {@link HEADER_DISPLAY_MAX} characters. */

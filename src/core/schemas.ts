@@ -306,8 +306,23 @@ export const AskRecordSchema = z.object({
 /** The stored record of one ask. */
 export type AskRecord = z.output<typeof AskRecordSchema>;
 
+/** An ask as the API shows it: the stored record without internal bookkeeping. */
+export const AskViewSchema = AskRecordSchema.omit({ rev: true, idempotencyKey: true, history: true });
+/** An ask as the API shows it. */
+export type AskView = z.output<typeof AskViewSchema>;
+
 /** The record as the API shows it (internal bookkeeping left out). */
-export function publicRecord(record: AskRecord) {
+export function publicRecord(record: AskRecord): AskView {
   const { rev: _rev, idempotencyKey: _key, history: _history, ...rest } = record;
   return rest;
 }
+
+/** The JSON body of a result webhook: the terminal result of one ask. */
+export const WebhookPayloadSchema = z.object({
+  askId: z.string(),
+  runId: z.string(),
+  version: z.number().int().positive(),
+  result: AskResultSchema,
+});
+/** The JSON body of a result webhook. */
+export type WebhookPayload = z.output<typeof WebhookPayloadSchema>;

@@ -1,5 +1,5 @@
 import { AskgateError, invalid, toIssues } from '../core/errors.js';
-import type { Gateway } from '../core/gateway.js';
+import type { Gateway } from '../app/gateway.js';
 import { AskRequestSchema } from '../core/schemas.js';
 import { abortError } from '../client/errors.js';
 import type { AskFn } from './tool.js';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { McpSettings } from '../config.js';
+import type { Logger } from '../core/ports.js';
 import { AskgateClient } from '../client/index.js';
 import { createAskgateMcpServer } from './server.js';
 
@@ -12,6 +13,8 @@ export interface StdioMcpOptions {
   settings: McpSettings;
   stdin?: NodeJS.ReadableStream & { pause(): unknown };
   stdout?: NodeJS.WritableStream;
+  /** Receives transport and protocol errors; it must write to stderr, never to stdout (the protocol's). */
+  logger?: Logger;
 }
 
 /**
@@ -35,6 +38,8 @@ export async function runStdioMcpServer(opts: StdioMcpOptions): Promise<void> {
     stdin.once('close', resolve);
     transport.onclose = () => resolve();
   });
+  const logger = opts.logger;
+  if (logger) mcp.server.server.onerror = (err) => logger.warn({ err }, 'mcp stdio error');
   await mcp.server.connect(transport);
   await ended;
   // The client went away: its waiting calls are over, and so are their asks (bounded, then exit).

@@ -1,8 +1,8 @@
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis, Cluster } from 'ioredis';
-import type { Outbox, OutboxHandlers, OutboxJob } from '../core/ports.js';
+import type { Logger, Outbox, OutboxHandlers, OutboxJob } from '../core/ports.js';
 import { DEFAULT_BACKOFF, isDeferral, isPermanent, retryDelayMs, type BackoffPolicy } from './backoff.js';
-import { DEFAULT_PREFIX, type WorkerTuning } from './bull-timeouts.js';
+import { DEFAULT_PREFIX, type WorkerTuning } from './bull-steps.js';
 import { closeConnection, closeWorker, PRODUCER_DEADLINE_MS, withDeadline, type RedisFactory } from './connections.js';
 import { DEFAULT_OUTBOX_ATTEMPTS, OutboxJobData, outboxJobId } from './jobs.js';
 
@@ -25,8 +25,8 @@ export interface BullOutboxOptions extends WorkerTuning, Partial<BackoffPolicy> 
   attempts?: number;
   /** Deadline of `enqueue` in ms (default 2000), so the request path never hangs. */
   producerDeadlineMs?: number;
-  /** Receives worker/queue errors and errors thrown by `giveUp`. Default: console.error. */
-  onError?: (err: Error) => void;
+  /** Receives worker/queue errors and errors thrown by `giveUp` (as `{ err }`). */
+  logger: Logger;
 }
 
 /** Thrown after `giveUp` ran inside the processor, so BullMQ fails the job and the 'failed' listener skips it. */
@@ -48,7 +48,7 @@ export class BullOutbox implements Outbox {
   private readonly prefix: string;
   private readonly attempts: number;
   private readonly policy: BackoffPolicy;
-  private readonly onError: (err: Error) => void;
+  private readonly logger: Logger;
   private readonly pendingGiveUps = new Set<Promise<void>>();
   private closing: Promise<void> | null = null;
 
@@ -59,10 +59,10 @@ export class BullOutbox implements Outbox {
       baseDelayMs: opts.baseDelayMs ?? DEFAULT_BACKOFF.baseDelayMs,
       maxDelayMs: opts.maxDelayMs ?? DEFAULT_BACKOFF.maxDelayMs,
     };
-    this.onError = opts.onError ?? ((err) => console.error('[askgate] outbox:', err));
+    this.logger = opts.logger;
     this.producer = opts.connect('producer');
     this.queue = new Queue(OUTBOX_QUEUE, { connection: this.producer, prefix: this.prefix });
-    this.queue.on('error', (err) => this.onError(err));
+    this.queue.on('error', (err) => this.logger.error({ err }, 'outbox queue error'));
   }
 
   /** Adds the job; while a job with the same id exists (waiting, delayed or active) this is a no-op. */
@@ -94,7 +94,7 @@ export class BullOutbox implements Outbox {
       ...(this.opts.lockDurationMs !== undefined && { lockDuration: this.opts.lockDurationMs }),
       ...(this.opts.stalledIntervalMs !== undefined && { stalledInterval: this.opts.stalledIntervalMs }),
     });
-    this.worker.on('error', (err) => this.onError(err));
+    this.worker.on('error', (err) => this.logger.error({ err }, 'outbox worker error'));
     this.worker.on('failed', (job, err) => this.onFailed(job, err, handlers));
     await this.worker.waitUntilReady();
   }
@@ -102,9 +102,9 @@ export class BullOutbox implements Outbox {
   /** Closes the worker (waiting for running jobs unless `force`), pending give-ups, the queue and the connections. */
   close(opts: { force?: boolean } = {}): Promise<void> {
     this.closing ??= (async () => {
-      if (this.worker) await closeWorker(this.worker, this.workerConn!, opts.force ?? false).catch((err: Error) => this.onError(err));
+      if (this.worker) await closeWorker(this.worker, this.workerConn!, opts.force ?? false).catch((err: Error) => this.logger.error({ err }, 'outbox worker close failed'));
       await Promise.all(this.pendingGiveUps);
-      await this.queue.close().catch((err: Error) => this.onError(err));
+      await this.queue.close().catch((err: Error) => this.logger.error({ err }, 'outbox queue close failed'));
       await Promise.all([closeConnection(this.producer), this.workerConn && closeConnection(this.workerConn)]);
     })();
     return this.closing;
@@ -130,7 +130,7 @@ export class BullOutbox implements Outbox {
       try {
         await handlers.giveUp(data, err);
       } catch (giveUpErr) {
-        this.onError(toError(giveUpErr));
+        this.giveUpFailed(data, giveUpErr);
       }
       throw new GaveUpError(err.message);
     }
@@ -139,22 +139,26 @@ export class BullOutbox implements Outbox {
   private onFailed(job: Job | undefined, err: Error, handlers: OutboxHandlers): void {
     if (!job || err instanceof GaveUpError) return;
     if (err.message === STALLED_TOO_OFTEN) {
-      this.onError(new Error(`outbox job ${job.id} stalled more than once (worker crashes); the reconciler re-enqueues it`));
+      this.logger.warn({ jobId: job.id }, 'outbox job stalled more than once (worker crashes); the reconciler re-enqueues it');
       return;
     }
     const unrecoverable = err instanceof UnrecoverableError || err.name === 'UnrecoverableError';
     if (!unrecoverable && job.attemptsMade < (job.opts.attempts ?? 1)) return; // will be retried
     const parsed = OutboxJobData.safeParse(job.data);
     if (!parsed.success) {
-      this.onError(err);
+      this.logger.error({ jobId: job.id, err }, 'outbox job with invalid data failed');
       return;
     }
     const { deferrals: _deferrals, ...data } = parsed.data;
     const pending = handlers
       .giveUp(data, err)
-      .catch((giveUpErr: unknown) => this.onError(toError(giveUpErr)))
+      .catch((giveUpErr: unknown) => this.giveUpFailed(data, giveUpErr))
       .finally(() => this.pendingGiveUps.delete(pending));
     this.pendingGiveUps.add(pending);
+  }
+
+  private giveUpFailed(job: OutboxJob, err: unknown): void {
+    this.logger.error({ askId: job.askId, job: job.kind, index: job.index, err: toError(err) }, 'outbox give-up failed');
   }
 }
 

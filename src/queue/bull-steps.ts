@@ -1,11 +1,12 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis, Cluster } from 'ioredis';
-import type { TimeoutScheduler } from '../core/ports.js';
+import { STEPS, type Step } from '../core/effects.js';
+import type { Clock, Logger, StepHandler, StepHandlers, StepScheduler } from '../core/ports.js';
 import { closeConnection, closeWorker, PRODUCER_DEADLINE_MS, withDeadline, type RedisFactory } from './connections.js';
-import { TimeoutJobData, timeoutJobId } from './jobs.js';
+import { stepJobData, stepJobId } from './jobs.js';
 
-/** BullMQ queue name of ask timeouts. */
-export const TIMEOUT_QUEUE = 'askgate-timeouts';
+/** BullMQ queue name of every step; the timeouts' name from before steps, so pending ones survive an upgrade. */
+export const STEP_QUEUE = 'askgate-timeouts';
 
 /** Default BullMQ key prefix: a hash tag, so every key of a queue lands in one Cluster slot. */
 export const DEFAULT_PREFIX = '{askgate}';
@@ -18,55 +19,64 @@ export interface WorkerTuning {
   stalledIntervalMs?: number;
 }
 
-/** Options of {@link BullTimeoutScheduler}. */
-export interface BullTimeoutOptions extends WorkerTuning {
+/** Options of {@link BullStepScheduler}. */
+export interface BullStepOptions<S extends string = Step> extends WorkerTuning {
   /** Builds this adapter's own producer and worker connections (closed by `close()`). */
   connect: RedisFactory;
   /** BullMQ key prefix; keep it a hash tag (`{...}`) for Redis Cluster. */
   prefix?: string;
-  /** Timeouts processed in parallel by this worker (default 50). */
+  /** The step names (default {@link STEPS}; tests add their own). */
+  steps?: readonly [S, ...S[]];
+  /** Steps processed in parallel by this worker (default 50). */
   concurrency?: number;
-  /** Attempts per timeout when the handler throws (default 5). */
+  /** Attempts per step when the handler throws (default 5). */
   attempts?: number;
   /** Base of the exponential retry delay in ms (default 1000). */
   retryDelayMs?: number;
   /** Deadline of `schedule`/`cancel` in ms (default 2000), so the request path never hangs. */
   producerDeadlineMs?: number;
-  /** Receives worker/queue errors (connection loss, failed handlers). Default: console.error. */
-  onError?: (err: Error) => void;
+  /** The clock due times are read against (default: the system clock). */
+  clock?: Clock;
+  /** Receives worker/queue errors (connection loss, failed handlers) as `{ err }`. */
+  logger: Logger;
 }
 
 /**
- * Ask timeouts as BullMQ delayed jobs. The job is only a trigger: the handler runs the same
- * compare-and-set as an answer, and the reconciler covers jobs that are lost or stalled out.
+ * The steps of asks as BullMQ delayed jobs of one queue, job id `<step>-<askId>`. A job is only a
+ * trigger: the handler runs the same compare-and-set as an answer, and the reconciler covers jobs
+ * that are lost or stalled out.
  */
-export class BullTimeoutScheduler implements TimeoutScheduler {
+export class BullStepScheduler<S extends string = Step> implements StepScheduler<S> {
   private readonly queue: Queue;
   private readonly producer: Redis | Cluster;
   private worker: Worker | null = null;
-  /** Ask ids whose timeout job this worker is running right now. */
+  /** Job ids this worker is running right now. */
   private readonly running = new Set<string>();
+  private readonly steps: readonly [S, ...S[]];
+  private readonly jobData: ReturnType<typeof stepJobData<S>>;
   private workerConn: Redis | Cluster | null = null;
   private readonly prefix: string;
-  private readonly onError: (err: Error) => void;
+  private readonly logger: Logger;
   private closing: Promise<void> | null = null;
 
-  constructor(private readonly opts: BullTimeoutOptions) {
+  constructor(private readonly opts: BullStepOptions<S>) {
+    this.steps = opts.steps ?? (STEPS as readonly [Step] as unknown as readonly [S, ...S[]]);
+    this.jobData = stepJobData(this.steps);
     this.prefix = opts.prefix ?? DEFAULT_PREFIX;
-    this.onError = opts.onError ?? ((err) => console.error('[askgate] timeout queue:', err));
+    this.logger = opts.logger;
     this.producer = opts.connect('producer');
-    this.queue = new Queue(TIMEOUT_QUEUE, { connection: this.producer, prefix: this.prefix });
-    this.queue.on('error', (err) => this.onError(err));
+    this.queue = new Queue(STEP_QUEUE, { connection: this.producer, prefix: this.prefix });
+    this.queue.on('error', (err) => this.logger.error({ err }, 'timeout queue error'));
   }
 
-  /** Adds the delayed job; a second call for the same ask returns the existing job unchanged. */
-  async schedule(askId: string, dueAtMs: number): Promise<void> {
+  /** Adds the delayed job; a second call for the same step of an ask returns the existing job unchanged. */
+  async schedule(askId: string, step: S, atMs: number): Promise<void> {
     const added = this.queue.add(
-      'timeout',
-      { askId },
+      step,
+      { askId, step },
       {
-        jobId: timeoutJobId(askId),
-        delay: Math.max(0, Math.round(dueAtMs - Date.now())),
+        jobId: stepJobId(step, askId),
+        delay: Math.max(0, Math.round(atMs - (this.opts.clock?.now() ?? Date.now()))),
         // removeOnComplete frees the id; a completed job that kept its id would silently swallow
         // any later add with the same id.
         removeOnComplete: true,
@@ -75,35 +85,42 @@ export class BullTimeoutScheduler implements TimeoutScheduler {
         backoff: { type: 'exponential', delay: this.opts.retryDelayMs ?? 1000 },
       },
     );
-    await withDeadline(added, this.opts.producerDeadlineMs ?? PRODUCER_DEADLINE_MS, 'timeout schedule');
+    await withDeadline(added, this.opts.producerDeadlineMs ?? PRODUCER_DEADLINE_MS, `${step} schedule`);
   }
 
   /** Best effort: `remove` returns 0 for an active job and 1 even for an unknown id; both are fine. */
-  async cancel(askId: string): Promise<void> {
-    // The job is running in this worker (the timeout itself): remove() would return 0 anyway.
-    if (this.running.has(askId)) return;
+  async cancel(askId: string, step: S): Promise<void> {
+    const jobId = stepJobId(step, askId);
+    // The job is running in this worker (the step itself): remove() would return 0 anyway.
+    if (this.running.has(jobId)) return;
     try {
-      await withDeadline(this.queue.remove(timeoutJobId(askId)), this.opts.producerDeadlineMs ?? PRODUCER_DEADLINE_MS, 'timeout cancel');
+      await withDeadline(this.queue.remove(jobId), this.opts.producerDeadlineMs ?? PRODUCER_DEADLINE_MS, `${step} cancel`);
     } catch {
       // Correctness never depends on removal: the due handler's CAS finds the ask resolved.
     }
   }
 
   /** Starts the worker and resolves once it is connected. */
-  async start(onDue: (askId: string) => Promise<void>): Promise<void> {
-    if (this.worker) throw new Error('BullTimeoutScheduler already started');
-    if (this.closing) throw new Error('BullTimeoutScheduler is closed');
+  async start(handlers: StepHandlers<S>): Promise<void> {
+    if (this.worker) throw new Error('BullStepScheduler already started');
+    if (this.closing) throw new Error('BullStepScheduler is closed');
+    // Looked up by the step of validated job data, through a Map over the known names only.
+    const byStep = new Map<string, StepHandler>(this.steps.map((s) => [s, handlers[s]]));
     this.workerConn = this.opts.connect('worker');
     this.worker = new Worker(
-      TIMEOUT_QUEUE,
+      STEP_QUEUE,
       async (job: Job) => {
-        const parsed = TimeoutJobData.safeParse(job.data);
-        if (!parsed.success) throw new UnrecoverableError(`invalid timeout job data (job ${job.id})`);
-        this.running.add(parsed.data.askId);
+        const parsed = this.jobData.safeParse(job.data);
+        const step = parsed.success ? (parsed.data.step ?? 'timeout') : '';
+        const handler = byStep.get(step);
+        // Dropped (kept in the failed set, logged by the 'failed' listener), never dispatched.
+        if (!parsed.success || !handler) throw new UnrecoverableError(`invalid step job data (job ${job.id})`);
+        const key = stepJobId(step, parsed.data.askId);
+        this.running.add(key);
         try {
-          await onDue(parsed.data.askId);
+          await handler(parsed.data.askId);
         } finally {
-          this.running.delete(parsed.data.askId);
+          this.running.delete(key);
         }
       },
       {
@@ -114,10 +131,14 @@ export class BullTimeoutScheduler implements TimeoutScheduler {
         ...(this.opts.stalledIntervalMs !== undefined && { stalledInterval: this.opts.stalledIntervalMs }),
       },
     );
-    this.worker.on('error', (err) => this.onError(err));
+    this.worker.on('error', (err) => this.logger.error({ err }, 'timeout worker error'));
     this.worker.on('failed', (job, err) => {
       if (job && (err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1))) {
-        this.onError(new Error(`timeout job ${job.id} gave up after ${job.attemptsMade} attempts: ${err.message}`));
+        // Rare: a second parse only names the step in the message (never the data itself).
+        const parsed = this.jobData.safeParse(job.data);
+        const step = parsed.success ? (parsed.data.step ?? 'timeout') : null;
+        if (step && byStep.has(step)) this.logger.error({ jobId: job.id, attempts: job.attemptsMade, err }, `${step} job gave up`);
+        else this.logger.error({ jobId: job.id }, 'invalid step job dropped');
       }
     });
     await this.worker.waitUntilReady();
@@ -130,8 +151,8 @@ export class BullTimeoutScheduler implements TimeoutScheduler {
    */
   close(opts: { force?: boolean } = {}): Promise<void> {
     this.closing ??= (async () => {
-      if (this.worker) await closeWorker(this.worker, this.workerConn!, opts.force ?? false).catch((err: Error) => this.onError(err));
-      await this.queue.close().catch((err: Error) => this.onError(err));
+      if (this.worker) await closeWorker(this.worker, this.workerConn!, opts.force ?? false).catch((err: Error) => this.logger.error({ err }, 'timeout worker close failed'));
+      await this.queue.close().catch((err: Error) => this.logger.error({ err }, 'timeout queue close failed'));
       // BullMQ leaves connections it was handed open (it only closes its own duplicates).
       await Promise.all([closeConnection(this.producer), this.workerConn && closeConnection(this.workerConn)]);
     })();

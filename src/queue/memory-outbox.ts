@@ -1,4 +1,4 @@
-import type { Outbox, OutboxHandlers, OutboxJob } from '../core/ports.js';
+import type { Logger, Outbox, OutboxHandlers, OutboxJob } from '../core/ports.js';
 import { DEFAULT_BACKOFF, isPermanent, retryDelayMs, type BackoffPolicy, isDeferral } from './backoff.js';
 import { DEFAULT_OUTBOX_ATTEMPTS, outboxJobId } from './jobs.js';
 
@@ -8,8 +8,8 @@ export interface MemoryOutboxOptions extends Partial<BackoffPolicy> {
   concurrency?: number;
   /** Attempts per job, the first included (default 8). */
   attempts?: number;
-  /** Receives errors thrown by `giveUp`. Default: console.error. */
-  onError?: (err: Error) => void;
+  /** Receives errors thrown by `giveUp` (as `{ err }`). */
+  logger: Logger;
 }
 
 interface Entry {
@@ -35,16 +35,16 @@ export class MemoryOutbox implements Outbox {
   private readonly concurrency: number;
   private readonly attempts: number;
   private readonly policy: BackoffPolicy;
-  private readonly onError: (err: Error) => void;
+  private readonly logger: Logger;
 
-  constructor(opts: MemoryOutboxOptions = {}) {
+  constructor(opts: MemoryOutboxOptions) {
     this.concurrency = opts.concurrency ?? 20;
     this.attempts = opts.attempts ?? DEFAULT_OUTBOX_ATTEMPTS;
     this.policy = {
       baseDelayMs: opts.baseDelayMs ?? DEFAULT_BACKOFF.baseDelayMs,
       maxDelayMs: opts.maxDelayMs ?? DEFAULT_BACKOFF.maxDelayMs,
     };
-    this.onError = opts.onError ?? ((err) => console.error('[askgate] outbox:', err));
+    this.logger = opts.logger;
   }
 
   /** Queues the job unless a job with the same id is waiting, delayed or running. */
@@ -101,7 +101,10 @@ export class MemoryOutbox implements Outbox {
       else entry.attemptsMade += 1;
       if (isPermanent(err) || entry.attemptsMade >= this.attempts) {
         this.entries.delete(id);
-        await handlers.giveUp(entry.job, err).catch((giveUpErr: unknown) => this.onError(giveUpErr instanceof Error ? giveUpErr : new Error(String(giveUpErr))));
+        await handlers.giveUp(entry.job, err).catch((giveUpErr: unknown) => {
+          const { askId, kind, index } = entry.job;
+          this.logger.error({ askId, job: kind, index, err: giveUpErr instanceof Error ? giveUpErr : new Error(String(giveUpErr)) }, 'outbox give-up failed');
+        });
         return;
       }
       if (this.closed) return;

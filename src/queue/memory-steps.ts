@@ -1,66 +1,77 @@
-import type { TimeoutScheduler } from '../core/ports.js';
+import type { Step } from '../core/effects.js';
+import type { Clock, Logger, StepHandlers, StepScheduler } from '../core/ports.js';
 import { retryDelayMs } from './backoff.js';
+import { stepJobId } from './jobs.js';
 
-/** Options of {@link MemoryTimeoutScheduler}. */
-export interface MemoryTimeoutOptions {
-  /** Attempts per timeout when the handler throws (default 5). */
+/** Options of {@link MemoryStepScheduler}. */
+export interface MemoryStepOptions {
+  /** Attempts per step when the handler throws (default 5). */
   attempts?: number;
   /** Base of the exponential retry delay in ms (default 1000). */
   retryDelayMs?: number;
-  /** Receives handler errors of timeouts that gave up. Default: console.error. */
-  onError?: (err: Error) => void;
+  /** The clock due times are read against (default: the system clock). */
+  clock?: Clock;
+  /** Receives handler errors of steps that gave up (as `{ err }`). */
+  logger: Logger;
 }
 
-interface Entry {
+interface Entry<S extends string> {
+  askId: string;
+  step: S;
   timer: NodeJS.Timeout | null;
   attemptsMade: number;
   active: boolean;
 }
 
 /**
- * In-process timeouts for the embedded mode (no Redis): one unref'd timer per ask, with the
- * semantics of the BullMQ scheduler — idempotent schedule, retries with exponential backoff,
- * timeouts that came due before `start()` fire when it is called. Nothing survives a restart.
+ * In-process steps for the embedded mode (no Redis): one unref'd timer per step of an ask, with
+ * the semantics of the BullMQ scheduler — idempotent schedule, retries with exponential backoff,
+ * steps that came due before `start()` fire when it is called. Nothing survives a restart.
  */
-export class MemoryTimeoutScheduler implements TimeoutScheduler {
-  private readonly entries = new Map<string, Entry>();
+export class MemoryStepScheduler<S extends string = Step> implements StepScheduler<S> {
+  /** Keyed by job id (`<step>-<askId>`), as in BullMQ. */
+  private readonly entries = new Map<string, Entry<S>>();
   private readonly inFlight = new Set<Promise<void>>();
-  private onDue: ((askId: string) => Promise<void>) | null = null;
+  private handlers: StepHandlers<S> | null = null;
   private closed = false;
   private readonly attempts: number;
   private readonly baseDelayMs: number;
-  private readonly onError: (err: Error) => void;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
 
-  constructor(opts: MemoryTimeoutOptions = {}) {
+  constructor(opts: MemoryStepOptions) {
     this.attempts = opts.attempts ?? 5;
     this.baseDelayMs = opts.retryDelayMs ?? 1000;
-    this.onError = opts.onError ?? ((err) => console.error('[askgate] timeout:', err));
+    this.logger = opts.logger;
+    this.clock = opts.clock ?? { now: () => Date.now() };
   }
 
-  /** Arms a timer; a second call for an ask that is still scheduled or running is a no-op. */
-  async schedule(askId: string, dueAtMs: number): Promise<void> {
-    if (this.closed) throw new Error('MemoryTimeoutScheduler is closed');
-    if (this.entries.has(askId)) return;
-    const entry: Entry = { timer: null, attemptsMade: 0, active: false };
-    this.entries.set(askId, entry);
-    this.arm(askId, entry, dueAtMs - Date.now());
+  /** Arms a timer; a second call for a step that is still scheduled or running is a no-op. */
+  async schedule(askId: string, step: S, atMs: number): Promise<void> {
+    if (this.closed) throw new Error('MemoryStepScheduler is closed');
+    const id = stepJobId(step, askId);
+    if (this.entries.has(id)) return;
+    const entry: Entry<S> = { askId, step, timer: null, attemptsMade: 0, active: false };
+    this.entries.set(id, entry);
+    this.arm(id, entry, atMs - this.clock.now());
   }
 
-  /** Removes a waiting timeout; like BullMQ, a running one is left to finish (and retry). */
-  async cancel(askId: string): Promise<void> {
-    const entry = this.entries.get(askId);
+  /** Removes a waiting step; like BullMQ, a running one is left to finish (and retry). */
+  async cancel(askId: string, step: S): Promise<void> {
+    const id = stepJobId(step, askId);
+    const entry = this.entries.get(id);
     if (!entry || entry.active) return;
     if (entry.timer) clearTimeout(entry.timer);
-    this.entries.delete(askId);
+    this.entries.delete(id);
   }
 
-  /** Starts firing timeouts, including those that came due before this call. */
-  async start(onDue: (askId: string) => Promise<void>): Promise<void> {
-    if (this.onDue) throw new Error('MemoryTimeoutScheduler already started');
-    if (this.closed) throw new Error('MemoryTimeoutScheduler is closed');
-    this.onDue = onDue;
-    for (const [askId, entry] of this.entries) {
-      if (!entry.timer && !entry.active) this.fire(askId, entry);
+  /** Starts firing steps, including those that came due before this call. */
+  async start(handlers: StepHandlers<S>): Promise<void> {
+    if (this.handlers) throw new Error('MemoryStepScheduler already started');
+    if (this.closed) throw new Error('MemoryStepScheduler is closed');
+    this.handlers = handlers;
+    for (const [id, entry] of this.entries) {
+      if (!entry.timer && !entry.active) this.fire(id, entry);
     }
   }
 
@@ -72,36 +83,38 @@ export class MemoryTimeoutScheduler implements TimeoutScheduler {
     await Promise.all(this.inFlight);
   }
 
-  private arm(askId: string, entry: Entry, delayMs: number): void {
+  private arm(id: string, entry: Entry<S>, delayMs: number): void {
     entry.timer = setTimeout(() => {
       entry.timer = null;
-      this.fire(askId, entry);
+      this.fire(id, entry);
     }, Math.max(0, delayMs));
     entry.timer.unref();
   }
 
-  private fire(askId: string, entry: Entry): void {
+  private fire(id: string, entry: Entry<S>): void {
     // Not started yet: the entry stays without a timer and start() fires it.
-    if (this.closed || !this.onDue || this.entries.get(askId) !== entry) return;
+    if (this.closed || !this.handlers || this.entries.get(id) !== entry) return;
     entry.active = true;
-    const run = this.runOnce(askId, entry, this.onDue).finally(() => this.inFlight.delete(run));
+    // `entry.step` is typed: it came from schedule(), never from stored data.
+    const run = this.runOnce(id, entry, this.handlers[entry.step]).finally(() => this.inFlight.delete(run));
     this.inFlight.add(run);
   }
 
-  private async runOnce(askId: string, entry: Entry, onDue: (askId: string) => Promise<void>): Promise<void> {
+  private async runOnce(id: string, entry: Entry<S>, handler: (askId: string) => Promise<void>): Promise<void> {
     try {
-      await onDue(askId);
-      if (this.entries.get(askId) === entry) this.entries.delete(askId);
+      await handler(entry.askId);
+      if (this.entries.get(id) === entry) this.entries.delete(id);
     } catch (err) {
       entry.active = false;
       entry.attemptsMade += 1;
-      if (this.closed || this.entries.get(askId) !== entry) return;
+      if (this.closed || this.entries.get(id) !== entry) return;
       if (entry.attemptsMade >= this.attempts) {
-        this.entries.delete(askId);
-        this.onError(new Error(`timeout of ${askId} gave up after ${entry.attemptsMade} attempts: ${String(err)}`));
+        this.entries.delete(id);
+        const error = err instanceof Error ? err : new Error(String(err));
+        this.logger.error({ askId: entry.askId, step: entry.step, attempts: entry.attemptsMade, err: error }, `${entry.step} gave up`);
         return;
       }
-      this.arm(askId, entry, retryDelayMs(entry.attemptsMade, undefined, { baseDelayMs: this.baseDelayMs, maxDelayMs: 60_000 }));
+      this.arm(id, entry, retryDelayMs(entry.attemptsMade, undefined, { baseDelayMs: this.baseDelayMs, maxDelayMs: 60_000 }));
     }
   }
 }

@@ -1,4 +1,4 @@
-import type { SweepEntry } from '../core/ports.js';
+import type { Logger, SweepEntry } from '../core/ports.js';
 
 /** Options of {@link Reconciler}. */
 export interface ReconcilerOptions {
@@ -12,8 +12,8 @@ export interface ReconcilerOptions {
   sweep: (entry: SweepEntry) => Promise<void>;
   /** Current time in epoch ms. */
   now: () => number;
-  /** Receives errors of `due` and of single sweeps. Default: console.error. */
-  onError?: (err: unknown) => void;
+  /** Receives errors of `due` and of single sweeps (as `{ err }`, at warn: the next tick retries). */
+  logger: Logger;
   /** Sweeps run in parallel within a tick (default 10). */
   concurrency?: number;
 }
@@ -27,11 +27,7 @@ export class Reconciler {
   private timer: NodeJS.Timeout | null = null;
   private running = false;
   private tail: Promise<unknown> = Promise.resolve();
-  private readonly onError: (err: unknown) => void;
-
-  constructor(private readonly opts: ReconcilerOptions) {
-    this.onError = opts.onError ?? ((err) => console.error('[askgate] reconciler:', err));
-  }
+  constructor(private readonly opts: ReconcilerOptions) {}
 
   /** Starts the loop; the first tick runs right away (catching up after a restart). */
   start(): void {
@@ -59,7 +55,7 @@ export class Reconciler {
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.runOnce()
-        .catch((err: unknown) => this.onError(err))
+        .catch((err: unknown) => this.failed(err))
         .finally(() => {
           if (this.running) this.arm(this.opts.intervalMs);
         });
@@ -72,7 +68,7 @@ export class Reconciler {
     try {
       entries = await this.opts.due(this.opts.now(), this.opts.batch);
     } catch (err) {
-      this.onError(err);
+      this.failed(err);
       return 0;
     }
     const queue = [...new Map(entries.map((e) => [e.askId, e])).values()];
@@ -83,11 +79,15 @@ export class Reconciler {
         try {
           await this.opts.sweep(entry);
         } catch (err) {
-          this.onError(err);
+          this.failed(err, entry.askId);
         }
       }
     };
     await Promise.all(Array.from({ length: lanes }, lane));
     return total;
+  }
+
+  private failed(err: unknown, askId?: string): void {
+    this.opts.logger.warn({ ...(askId && { askId }), err: err instanceof Error ? err : new Error(String(err)) }, 'reconciler tick failed');
   }
 }

@@ -12,11 +12,7 @@ export class MemoryResultBus implements ResultBus {
     return this.results.add(askId, listener);
   }
 
-  async publish(askId: string): Promise<void> {
-    this.announce(askId);
-  }
-
-  /** Synchronous form of {@link publish} for the memory store's atomic sections. */
+  /** Wakes the ask's subscribers; the memory store calls it inside its atomic sections. */
   announce(askId: string): void {
     // Snapshot now; an unsubscribe between publish and delivery is honoured, as with Redis.
     const snapshot = this.results.snapshot(askId);

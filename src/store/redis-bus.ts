@@ -64,10 +64,6 @@ export class RedisResultBus implements ResultBus {
     await this.publisher.publish(this.historyChannel, `${askId} ${runId}`);
   }
 
-  async publish(askId: string): Promise<void> {
-    await this.publisher.publish(this.channel, askId);
-  }
-
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

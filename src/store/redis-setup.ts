@@ -39,9 +39,6 @@ export function createStoreConnection(url: string, opts: { commandTimeoutMs?: nu
   });
 }
 
-/** Raised when Redis is configured in a way that can lose asks. */
-export class UnsafeRedisError extends Error {}
-
 /**
  * Connects, retrying for up to `totalMs` (Redis may start after askgate, e.g. in compose). A
  * Redis Cluster must also report `cluster_state:ok` with its slots known (one still forming is
@@ -86,7 +83,7 @@ export async function checkRedisPolicy(redis: Redis, allowEviction: boolean, log
   }
   if (policy !== 'noeviction') {
     const message = `Redis maxmemory-policy is "${policy}"; askgate needs "noeviction" (an evicting Redis silently drops pending asks and queue locks). Run: CONFIG SET maxmemory-policy noeviction`;
-    if (!allowEviction) throw new UnsafeRedisError(message);
+    if (!allowEviction) throw new Error(message);
     logger.warn({ policy }, `${message} (continuing: ASKGATE_ALLOW_EVICTION=true)`);
   }
   if (aof !== 'yes') logger.warn({ appendonly: aof }, 'Redis AOF is off: pending asks will not survive a Redis restart; use appendonly yes, appendfsync everysec');

@@ -1,6 +1,6 @@
 import type { Redis, Cluster } from 'ioredis';
 import { z } from 'zod';
-import type { AskStore, ConversationKey, CreateArgs, CreateResult, IdempotencyClaim, SweepEntry } from '../core/ports.js';
+import type { AskStore, Clock, ConversationKey, CreateArgs, CreateResult, IdempotencyClaim, SweepEntry } from '../core/ports.js';
 import { AskRecordSchema, type AskRecord } from '../core/schemas.js';
 import { HISTORY_MAX, INDEX_TTL_MS, RECENT_MAX, StoreKeys } from './keys.js';
 import { CLAIM, COMMIT, CREATE, CommitCode, CreateCode, EXTEND_TTL, GET_RUN, ZADD_EXPIRE, runScript } from './scripts.js';
@@ -17,6 +17,8 @@ export class CorruptRecordError extends Error {
 export interface RedisAskStoreOptions {
   /** Key prefix (default `askgate`); tests use a unique one each. */
   prefix?: string;
+  /** The clock sweep and conversation times are read against (default: the system clock). */
+  clock?: Clock;
 }
 
 const BindingSchema = z.object({ askId: z.string().min(1), requestHash: z.string() });
@@ -53,12 +55,14 @@ export class RedisAskStore implements AskStore {
    * earliest the id → run key can expire as far as this process knows (0: unknown).
    */
   private readonly runOf = new Map<string, { runId: string; idExpiresAt: number }>();
+  private readonly clock: Clock;
 
   constructor(
     private readonly redis: Redis | Cluster,
     opts: RedisAskStoreOptions = {},
   ) {
     this.keys = new StoreKeys(opts.prefix);
+    this.clock = opts.clock ?? { now: () => Date.now() };
   }
 
   async claimIdempotencyKey(key: string, requestHash: string, askId: string, ttlMs: number): Promise<IdempotencyClaim> {
@@ -88,7 +92,7 @@ export class RedisAskStore implements AskStore {
     }
     // The mapping is written first so the ask is findable by id the moment it exists; an orphan
     // mapping left by a crash before the script is harmless.
-    const idExpiresAt = Date.now() + ttl(args.ttlMs);
+    const idExpiresAt = this.clock.now() + ttl(args.ttlMs);
     await Promise.all([
       this.redis.set(k.idMap(record.id), record.runId, 'PX', ttl(args.ttlMs)),
       runScript(this.redis, ZADD_EXPIRE, [k.recent()], ['SET', Date.parse(record.createdAt), record.id, INDEX_TTL_MS, RECENT_MAX]),
@@ -167,7 +171,7 @@ export class RedisAskStore implements AskStore {
   }
 
   async markForSweep(askId: string, atMs: number): Promise<void> {
-    await runScript(this.redis, ZADD_EXPIRE, [this.keys.sweep()], ['MARK', atMs, askId, indexTtl(atMs)]);
+    await runScript(this.redis, ZADD_EXPIRE, [this.keys.sweep()], ['MARK', atMs, askId, this.indexTtl(atMs)]);
   }
 
   async dueForSweep(nowMs: number, limit: number): Promise<SweepEntry[]> {
@@ -179,7 +183,7 @@ export class RedisAskStore implements AskStore {
   }
 
   async rescheduleSweep(askId: string, atMs: number, seenAt?: number): Promise<boolean> {
-    const args = seenAt === undefined ? ['SET', atMs, askId, indexTtl(atMs)] : ['IF', atMs, askId, indexTtl(atMs), '', seenAt];
+    const args = seenAt === undefined ? ['SET', atMs, askId, this.indexTtl(atMs)] : ['IF', atMs, askId, this.indexTtl(atMs), '', seenAt];
     return (await runScript(this.redis, ZADD_EXPIRE, [this.keys.sweep()], args)) === 0;
   }
 
@@ -188,7 +192,7 @@ export class RedisAskStore implements AskStore {
   }
 
   async addToConversation(conv: ConversationKey, askId: string, untilMs: number): Promise<void> {
-    await runScript(this.redis, ZADD_EXPIRE, [this.keys.conv(conv)], ['SET', untilMs, askId, indexTtl(untilMs)]);
+    await runScript(this.redis, ZADD_EXPIRE, [this.keys.conv(conv)], ['SET', untilMs, askId, this.indexTtl(untilMs)]);
   }
 
   async removeFromConversation(conv: ConversationKey, askId: string): Promise<void> {
@@ -223,13 +227,18 @@ export class RedisAskStore implements AskStore {
    * creation (deadline + retention) and a terminal one before the deadline shortens it.
    */
   private async extendIdMap(record: AskRecord, ttlMs: number): Promise<void> {
-    const expiresAt = Date.now() + ttl(ttlMs);
+    const expiresAt = this.clock.now() + ttl(ttlMs);
     const known = this.runOf.get(record.id)?.idExpiresAt ?? 0;
     if (expiresAt <= known + ID_EXPIRY_MARGIN_MS) return;
     await runScript(this.redis, EXTEND_TTL, [this.keys.idMap(record.id)], [ttl(ttlMs)]).then(
       () => this.remember(record.id, record.runId, expiresAt),
       () => undefined,
     );
+  }
+
+  /** An index key must outlive its latest member by a comfortable margin. */
+  private indexTtl(scoreMs: number): number {
+    return Math.max(INDEX_TTL_MS, Math.ceil(scoreMs - this.clock.now()) + INDEX_TTL_MS / 2);
   }
 
   private remember(askId: string, runId: string, idExpiresAt?: number): void {
@@ -243,11 +252,6 @@ export class RedisAskStore implements AskStore {
 /** A positive whole number of ms (PEXPIRE rejects 0, negatives and fractions). */
 function ttl(ms: number): number {
   return Math.max(1, Math.ceil(ms));
-}
-
-/** An index key must outlive its latest member by a comfortable margin. */
-function indexTtl(scoreMs: number): number {
-  return Math.max(INDEX_TTL_MS, Math.ceil(scoreMs - Date.now()) + INDEX_TTL_MS / 2);
 }
 
 function safeJson(raw: string): unknown {

@@ -38,7 +38,7 @@ async function ask(app: RunningAskgate, questions: object[]): Promise<{ id: stri
 
 /** The bot's replies to message `id`. */
 const repliesTo = (id: string) => [...fake.messages.values()].filter((m) => m.author.id === fake.bot.id && (m.message_reference as { message_id?: string } | undefined)?.message_id === id);
-const stored = async (app: RunningAskgate, id: string) => (await app.gateway.deps.store.get(id))!;
+const stored = async (app: RunningAskgate, id: string) => (await app.store.get(id))!;
 const notes = async (app: RunningAskgate, id: string, type: string) => (await stored(app, id)).history.filter((h) => h.type === type);
 
 beforeAll(async () => {

@@ -67,7 +67,7 @@ async function ask(app: RunningAskgate, questions: object[], chat = CHAT, users?
 
 /** askgate's own messages in the question's thread (prompts for the rest, hints). */
 const inThread = (message: FakeMessage) => [...fake.messages.values()].filter((m) => m.thread_ts === message.ts && m.bot_id);
-const stored = async (app: RunningAskgate, id: string) => (await app.gateway.deps.store.get(id))!;
+const stored = async (app: RunningAskgate, id: string) => (await app.store.get(id))!;
 const historyOf = async (app: RunningAskgate, id: string, type: string) => (await stored(app, id)).history.filter((h) => h.type === type);
 
 beforeAll(async () => {

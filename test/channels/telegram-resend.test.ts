@@ -42,7 +42,7 @@ async function ask(app: RunningAskgate, user: FakeUser, extra: Record<string, un
   return { id: body.id as string, ref: await deliveredRef(api, body.id) };
 }
 
-const stored = async (app: RunningAskgate, id: string) => (await app.gateway.deps.store.get(id))!;
+const stored = async (app: RunningAskgate, id: string) => (await app.store.get(id))!;
 const notes = async (app: RunningAskgate, id: string, type: string) => (await stored(app, id)).history.filter((h) => h.type === type);
 /** The bot's replies to one message of the person. */
 const repliesTo = (chat: number, messageId: number) => botMessagesAfter(fake, chat, 0).filter((m) => m.reply_to === messageId);

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChannelError, type OutboxJob } from '../../src/core/ports.js';
+import type { Step } from '../../src/core/effects.js';
 import { BullOutbox, type BullOutboxOptions } from '../../src/queue/bull-outbox.js';
-import { BullTimeoutScheduler, type BullTimeoutOptions } from '../../src/queue/bull-timeouts.js';
-import type { RedisFactory } from '../../src/queue/connections.js';
+import { BullStepScheduler, STEP_QUEUE, type BullStepOptions } from '../../src/queue/bull-steps.js';
+import { closeConnection, type RedisFactory } from '../../src/queue/connections.js';
+import { captureLogger, silentLogger } from '../helpers/logs.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
 // The BullMQ adapters' contract, run against a standalone redis-server
@@ -34,16 +37,30 @@ function recorder(behave: (job: OutboxJob, attempt: number) => void | Promise<vo
 
 const deliver = (askId: string, index = 0): OutboxJob => ({ kind: 'deliver', askId, index });
 
-/** The {@link BullTimeoutScheduler} contract; `connect()` gives the Redis factory once the server is up. */
-export function timeoutSchedulerContract(name: string, connect: () => RedisFactory): void {
-  describe(`BullTimeoutScheduler: ${name}`, () => {
-    const open: BullTimeoutScheduler[] = [];
+/** The {@link BullStepScheduler} contract; `connect()` gives the Redis factory once the server is up. */
+export function stepSchedulerContract(name: string, connect: () => RedisFactory): void {
+  describe(`BullStepScheduler: ${name}`, () => {
+    const open: Array<{ close(opts?: { force?: boolean }): Promise<void> }> = [];
     const prefix = queuePrefix;
-    function scheduler(opts: Partial<BullTimeoutOptions> = {}): BullTimeoutScheduler {
-      const s = new BullTimeoutScheduler({ connect: connect(), prefix: prefix(), retryDelayMs: 50, onError: () => {}, ...opts });
+    function scheduler<S extends string = Step>(opts: Partial<BullStepOptions<S>> = {}): BullStepScheduler<S> {
+      const s = new BullStepScheduler<S>({ connect: connect(), prefix: prefix(), retryDelayMs: 50, logger: silentLogger, ...opts });
       open.push(s);
       return s;
     }
+    /** A bare BullMQ queue on the steps' queue, to write jobs as older or broken code would. */
+    function rawQueue(p: string) {
+      const conn = connect()('producer');
+      const queue = new Queue(STEP_QUEUE, { connection: conn, prefix: p });
+      open.push({
+        close: async () => {
+          await queue.close();
+          await closeConnection(conn);
+        },
+      });
+      return queue;
+    }
+    /** Handlers of the timeout alone. */
+    const onTimeout = (run: (askId: string) => Promise<void>) => ({ timeout: run });
     afterEach(async () => {
       await Promise.all(open.splice(0).map((s) => s.close({ force: true })));
     });
@@ -51,11 +68,11 @@ export function timeoutSchedulerContract(name: string, connect: () => RedisFacto
     it('fires once, near the due time', async () => {
       const s = scheduler({ prefix: prefix() });
       const fired: Array<{ askId: string; at: number }> = [];
-      await s.start(async (askId) => {
+      await s.start(onTimeout(async (askId) => {
         fired.push({ askId, at: Date.now() });
-      });
+      }));
       const dueAt = Date.now() + 300;
-      await s.schedule('askA1', dueAt);
+      await s.schedule('askA1', 'timeout', dueAt);
       await waitFor(() => fired.length === 1);
       await sleep(200);
       expect(fired.map((f) => f.askId)).toEqual(['askA1']);
@@ -67,11 +84,11 @@ export function timeoutSchedulerContract(name: string, connect: () => RedisFacto
     it('schedules idempotently: the same ask twice fires once', async () => {
       const s = scheduler({ prefix: prefix() });
       const fired: string[] = [];
-      await s.start(async (askId) => {
+      await s.start(onTimeout(async (askId) => {
         fired.push(askId);
-      });
-      await s.schedule('askB1', Date.now() + 150);
-      await s.schedule('askB1', Date.now() + 50);
+      }));
+      await s.schedule('askB1', 'timeout', Date.now() + 150);
+      await s.schedule('askB1', 'timeout', Date.now() + 50);
       await waitFor(() => fired.length >= 1);
       await sleep(300);
       expect(fired).toEqual(['askB1']);
@@ -80,13 +97,13 @@ export function timeoutSchedulerContract(name: string, connect: () => RedisFacto
     it('cancel prevents the firing; cancelling an unknown ask is harmless', async () => {
       const s = scheduler({ prefix: prefix() });
       const fired: string[] = [];
-      await s.start(async (askId) => {
+      await s.start(onTimeout(async (askId) => {
         fired.push(askId);
-      });
-      await s.schedule('askC1', Date.now() + 200);
-      await s.schedule('askC2', Date.now() + 200);
-      await s.cancel('askC1');
-      await s.cancel('never-scheduled');
+      }));
+      await s.schedule('askC1', 'timeout', Date.now() + 200);
+      await s.schedule('askC2', 'timeout', Date.now() + 200);
+      await s.cancel('askC1', 'timeout');
+      await s.cancel('never-scheduled', 'timeout');
       await waitFor(() => fired.length === 1);
       await sleep(200);
       expect(fired).toEqual(['askC2']);
@@ -95,14 +112,14 @@ export function timeoutSchedulerContract(name: string, connect: () => RedisFacto
     it('fires a timeout that came due while no worker ran, once a worker starts', async () => {
       const p = prefix();
       const producer = scheduler({ prefix: p });
-      await producer.schedule('askD1', Date.now() + 50);
+      await producer.schedule('askD1', 'timeout', Date.now() + 50);
       await sleep(300);
       const fired: string[] = [];
       const worker = scheduler({ prefix: p });
       const startedAt = Date.now();
-      await worker.start(async (askId) => {
+      await worker.start(onTimeout(async (askId) => {
         fired.push(askId);
-      });
+      }));
       await waitFor(() => fired.length === 1);
       expect(fired).toEqual(['askD1']);
       expect(Date.now() - startedAt).toBeLessThan(2000);
@@ -111,11 +128,11 @@ export function timeoutSchedulerContract(name: string, connect: () => RedisFacto
     it('retries a timeout whose handler throws', async () => {
       const s = scheduler({ prefix: prefix() });
       let calls = 0;
-      await s.start(async () => {
+      await s.start(onTimeout(async () => {
         calls += 1;
         if (calls === 1) throw new Error('redis blip');
-      });
-      await s.schedule('askE1', Date.now());
+      }));
+      await s.schedule('askE1', 'timeout', Date.now());
       await waitFor(() => calls === 2);
       await sleep(200);
       expect(calls).toBe(2);
@@ -128,23 +145,78 @@ export function timeoutSchedulerContract(name: string, connect: () => RedisFacto
       let release!: () => void;
       const hung = new Promise<void>((r) => (release = r));
       const firstRuns: string[] = [];
-      await dying.start(async (askId) => {
+      await dying.start(onTimeout(async (askId) => {
         firstRuns.push(askId);
         await hung;
-      });
-      await dying.schedule('askF1', Date.now());
+      }));
+      await dying.schedule('askF1', 'timeout', Date.now());
       await waitFor(() => firstRuns.length === 1);
       // A forced close stops lock renewal without finishing the job: what a killed process leaves.
       await dying.close({ force: true });
 
       const rescued: string[] = [];
       const survivor = scheduler({ prefix: p, ...tuning });
-      await survivor.start(async (askId) => {
+      await survivor.start(onTimeout(async (askId) => {
         rescued.push(askId);
-      });
+      }));
       await waitFor(() => rescued.length === 1, 8000);
       release();
       expect(rescued).toEqual(['askF1']);
+    });
+    it('keeps the job id and queue of timeouts from before steps: timeout-<askId> on askgate-timeouts', async () => {
+      const p = prefix();
+      const s = scheduler({ prefix: p });
+      await s.schedule('askJ1', 'timeout', Date.now() + 60_000);
+      const job = await rawQueue(p).getJob('timeout-askJ1');
+      expect(job?.data).toEqual({ askId: 'askJ1', step: 'timeout' });
+    });
+
+    it('schedules two steps of one ask independently: cancelling one, the other fires', async () => {
+      const s = scheduler<'timeout' | 'reminder'>({ steps: ['timeout', 'reminder'] });
+      const fired: string[] = [];
+      await s.start({
+        timeout: async (askId) => void fired.push(`timeout ${askId}`),
+        reminder: async (askId) => void fired.push(`reminder ${askId}`),
+      });
+      await s.schedule('askK1', 'reminder', Date.now() + 200);
+      await s.schedule('askK1', 'timeout', Date.now() + 250);
+      await s.schedule('askK2', 'reminder', Date.now() + 200);
+      await s.schedule('askK2', 'timeout', Date.now() + 250);
+      await s.cancel('askK1', 'reminder');
+      await s.cancel('askK2', 'timeout');
+      await waitFor(() => fired.length === 2);
+      await sleep(300);
+      expect(fired.sort()).toEqual(['reminder askK2', 'timeout askK1']);
+    });
+
+    it('fires a job written before steps (no `step` in its data) as a timeout', async () => {
+      const p = prefix();
+      await rawQueue(p).add('timeout', { askId: 'askL1' }, { jobId: 'timeout-askL1', delay: 50, removeOnComplete: true });
+      const s = scheduler<'timeout' | 'reminder'>({ prefix: p, steps: ['timeout', 'reminder'] });
+      const fired: string[] = [];
+      await s.start({
+        timeout: async (askId) => void fired.push(`timeout ${askId}`),
+        reminder: async (askId) => void fired.push(`reminder ${askId}`),
+      });
+      await waitFor(() => fired.length === 1);
+      expect(fired).toEqual(['timeout askL1']);
+    });
+
+    it('drops and logs job data that fails validation, never dispatching it', async () => {
+      const p = prefix();
+      const raw = rawQueue(p);
+      await raw.add('timeout', { askId: '' }, { jobId: 'timeout-bad1' });
+      await raw.add('bogus', { askId: 'askM1', step: 'bogus' }, { jobId: 'bogus-askM1' });
+      await raw.add('timeout', { askId: 42 }, { jobId: 'timeout-bad2' });
+      const log = captureLogger();
+      const s = scheduler({ prefix: p, logger: log });
+      const fired: string[] = [];
+      await s.start(onTimeout(async (askId) => void fired.push(askId)));
+      await waitFor(() => log.entries.filter((e) => e.msg === 'invalid step job dropped').length === 3);
+      await sleep(200);
+      expect(fired).toEqual([]);
+      expect(log.entries.filter((e) => e.level === 'error').map((e) => e.fields.jobId).sort()).toEqual(['bogus-askM1', 'timeout-bad1', 'timeout-bad2']);
+      expect(await raw.getJobCounts('wait', 'delayed', 'active')).toEqual({ wait: 0, delayed: 0, active: 0 });
     });
   });
 }
@@ -155,7 +227,7 @@ export function outboxContract(name: string, connect: () => RedisFactory): void 
     const open: BullOutbox[] = [];
     const prefix = queuePrefix;
     function outbox(opts: Partial<BullOutboxOptions> = {}): BullOutbox {
-      const o = new BullOutbox({ connect: connect(), prefix: prefix(), baseDelayMs: 50, maxDelayMs: 400, onError: () => {}, ...opts });
+      const o = new BullOutbox({ connect: connect(), prefix: prefix(), baseDelayMs: 50, maxDelayMs: 400, logger: silentLogger, ...opts });
       open.push(o);
       return o;
     }
@@ -295,10 +367,10 @@ export function outboxContract(name: string, connect: () => RedisFactory): void 
         await dying.close({ force: true });
       }
       const rec = recorder();
-      const errors: Error[] = [];
-      const survivor = outbox({ ...tuning, onError: (err) => errors.push(err) });
+      const log = captureLogger();
+      const survivor = outbox({ ...tuning, logger: log });
       await survivor.start(rec.handlers);
-      await waitFor(() => errors.some((e) => /stalled more than once/.test(e.message)), 8000);
+      await waitFor(() => log.entries.some((e) => /stalled more than once/.test(e.msg ?? '')), 8000);
       await sleep(200);
       // Not a platform failure: no give-up (which would mark the delivery failed) ...
       expect(rec.giveUps).toEqual([]);

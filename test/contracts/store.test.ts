@@ -5,7 +5,7 @@ import { MemoryAskStore } from '../../src/store/memory-store.js';
 import { MemoryResultBus } from '../../src/store/memory-bus.js';
 import { RedisAskStore, CorruptRecordError } from '../../src/store/redis-store.js';
 import { RedisResultBus } from '../../src/store/redis-bus.js';
-import { StoreKeys } from '../../src/store/keys.js';
+import { INDEX_TTL_MS, StoreKeys } from '../../src/store/keys.js';
 import { storeContract, createAsk, delivered, uid, type StoreHarness } from './store.contract.js';
 
 type Conn = Redis | Cluster;
@@ -180,6 +180,19 @@ describe('RedisAskStore specifics', () => {
     await expect(cluster.state.main!.eval('return 1', 2, '{a}x', '{b}y')).rejects.toThrow(/CROSSSLOT/);
   });
 
+  it('index TTLs are read against the injected clock, not the system one', async () => {
+    const prefix = `t-${uid(8)}`;
+    const main = single.state.main!;
+    const hour = 3_600_000;
+    // A clock 100 h behind: an index member due 60 h after it must keep its key ~60 h + margin,
+    // where the system clock would see it 40 h in the past and give only the minimum.
+    const now = Date.now() - 100 * hour;
+    const store = new RedisAskStore(main, { prefix, clock: { now: () => now } });
+    await store.addToConversation({ channel: 'telegram', chat: '5' }, 'a1', now + 60 * hour);
+    const pttl = await main.pttl(new StoreKeys(prefix).conv({ channel: 'telegram', chat: '5' }));
+    expect(pttl).toBeGreaterThan(60 * hour + INDEX_TTL_MS / 2 - 60_000);
+  });
+
   it('writes only the documented key families, all under the prefix', async () => {
     const prefix = `t-${uid(8)}`;
     const main = single.state.main!;
@@ -197,34 +210,38 @@ describe('RedisAskStore specifics', () => {
 describe.each([
   ['memory', async () => {
     const bus = new MemoryResultBus();
-    return { publisher: bus, subscriber: bus, close: () => bus.close() };
+    // The memory store announces a resolution synchronously inside its atomic section.
+    const resolve = async (askId: string) => bus.announce(askId);
+    return { publisher: bus, subscriber: bus, resolve, close: () => bus.close() };
   }],
   ['redis', async () => {
     const prefix = `t-${uid(8)}`;
     const conns = [0, 1, 2].map(() => new Redis(standalone.url, redisOpts));
     const subscriber = await RedisResultBus.create(conns[0]!, single.state.main!, { prefix });
     const publisher = await RedisResultBus.create(conns[1]!, conns[2]!, { prefix });
+    // What the commit script does on a terminal commit: PUBLISH the ask id on `<prefix>:resolved`.
+    const resolve = async (askId: string) => void (await conns[2]!.publish(new StoreKeys(prefix).resolvedChannel(), askId));
     const close = async () => {
       await Promise.all([subscriber.close(), publisher.close()]);
       await quitAll(conns);
     };
-    return { publisher, subscriber, close };
+    return { publisher, subscriber, resolve, close };
   }],
 ] as const)('ResultBus: %s', (_name, make) => {
-  it('publish wakes each subscription of that ask id once, across connections; unsubscribe and close stop it', async () => {
-    const { publisher, subscriber, close } = await make();
+  it('a resolution wakes each subscription of that ask id once, across connections; unsubscribe and close stop it', async () => {
+    const { resolve, subscriber, close } = await make();
     const calls: string[] = [];
     const listener = () => calls.push('a');
     const offA1 = subscriber.subscribe('ask-a', listener);
     subscriber.subscribe('ask-a', listener);
     subscriber.subscribe('ask-b', () => calls.push('b'));
-    await publisher.publish('ask-a');
+    await resolve('ask-a');
     await vi.waitFor(() => expect(calls).toEqual(['a', 'a']));
     offA1();
-    await publisher.publish('ask-a');
+    await resolve('ask-a');
     await vi.waitFor(() => expect(calls).toEqual(['a', 'a', 'a']));
     await subscriber.close();
-    await publisher.publish('ask-b');
+    await resolve('ask-b');
     await sleep(50);
     expect(calls).toEqual(['a', 'a', 'a']);
     await close();

@@ -8,7 +8,6 @@ import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { startTestApp, testEnv } from '../helpers/app.js';
 import { askBody, client, eventually } from '../helpers/http.js';
 import { AskgateClient, type StreamedHistoryEvent } from '../../src/client/index.js';
-import { Gateway } from '../../src/core/gateway.js';
 import { registerEventRoutes } from '../../src/api/events-routes.js';
 import type { RunningAskgate } from '../../src/main.js';
 
@@ -153,12 +152,11 @@ describe('GET /v1/runs/:runId/events', () => {
 
 describe('stream lifecycle', () => {
   it('sends heartbeat comments, unsubscribes when the client goes away, and ends open streams on close', async () => {
-    const deps = app.gateway.deps;
+    const deps = app.ports;
     let active = 0;
     const bus = {
       ...deps.bus,
       subscribe: deps.bus.subscribe.bind(deps.bus),
-      publish: deps.bus.publish.bind(deps.bus),
       notifyHistory: deps.bus.notifyHistory.bind(deps.bus),
       close: deps.bus.close.bind(deps.bus),
       subscribeHistory: (listener: (askId: string, runId: string) => void) => {
@@ -168,7 +166,7 @@ describe('stream lifecycle', () => {
       },
     };
     const mini = Fastify();
-    registerEventRoutes(mini, { gateway: new Gateway({ ...deps, bus }), heartbeatMs: 50 });
+    registerEventRoutes(mini, { gateway: app.gateway, store: app.store, bus, logger: quiet, heartbeatMs: 50 });
     const url = await mini.listen({ port: 0, host: '127.0.0.1' });
     const { body: ask } = await api.post('/v1/asks', askBody(`ev-${++run}`));
 

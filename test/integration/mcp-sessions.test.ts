@@ -186,7 +186,7 @@ describe('shutting down with a call in flight', () => {
     const started = Date.now();
     await own.close();
     expect(Date.now() - started).toBeLessThan(2_000);
-    expect((await own.gateway.deps.store.get(id))?.status).toBe('pending');
+    expect((await own.store.get(id))?.status).toBe('pending');
     const result = await pending;
     expect(result.isError).toBe(true);
     expect((result.content as { text: string }[])[0]!.text).toContain(`askgate is shutting down; ask ${id} stays open`);

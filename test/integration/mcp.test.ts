@@ -62,7 +62,7 @@ async function stdioClient(): Promise<Connected> {
   return {
     mcp,
     runId: async () =>
-      (seen ??= await eventually(async () => (await app.gateway.deps.store.recent(50)).find((r) => r.runId.startsWith('mcp-'))?.runId)),
+      (seen ??= await eventually(async () => (await app.store.recent(50)).find((r) => r.runId.startsWith('mcp-'))?.runId)),
     close: () => mcp.close(),
   };
 }

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BullTimeoutScheduler } from '../../src/queue/bull-timeouts.js';
+import { BullStepScheduler } from '../../src/queue/bull-steps.js';
 import { redisFactoryFromUrl, type RedisFactory } from '../../src/queue/connections.js';
-import { timeoutSchedulerContract } from '../contracts/queue.contract.js';
+import { stepSchedulerContract } from '../contracts/queue.contract.js';
+import { silentLogger } from '../helpers/logs.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 
 let redis: TestRedis;
@@ -16,29 +17,29 @@ afterAll(async () => {
   await redis?.dispose();
 });
 
-timeoutSchedulerContract('standalone redis-server', () => connect);
+stepSchedulerContract('standalone redis-server', () => connect);
 
-describe('BullTimeoutScheduler: Redis unavailable', () => {
+describe('BullStepScheduler: Redis unavailable', () => {
   it('fails fast when Redis was never reachable, went away, or hangs', async () => {
-    const never = new BullTimeoutScheduler({ connect: redisFactoryFromUrl('redis://127.0.0.1:1'), producerDeadlineMs: 500, onError: () => {} });
+    const never = new BullStepScheduler({ connect: redisFactoryFromUrl('redis://127.0.0.1:1'), producerDeadlineMs: 500, logger: silentLogger });
     let started = Date.now();
-    await expect(never.schedule('askG1', Date.now() + 1000)).rejects.toThrow(/timed out/);
+    await expect(never.schedule('askG1', 'timeout', Date.now() + 1000)).rejects.toThrow(/timed out/);
     expect(Date.now() - started).toBeLessThan(1500);
     await never.close();
 
     const own = await startRedis();
-    const s = new BullTimeoutScheduler({ connect: redisFactoryFromUrl(own.url, { commandTimeoutMs: 300 }), onError: () => {} });
+    const s = new BullStepScheduler({ connect: redisFactoryFromUrl(own.url, { commandTimeoutMs: 300 }), logger: silentLogger });
     try {
-      await s.schedule('askG2', Date.now() + 60_000);
+      await s.schedule('askG2', 'timeout', Date.now() + 60_000);
       process.kill(own.pid(), 'SIGSTOP');
       started = Date.now();
-      await expect(s.schedule('askG3', Date.now() + 60_000)).rejects.toThrow();
+      await expect(s.schedule('askG3', 'timeout', Date.now() + 60_000)).rejects.toThrow();
       expect(Date.now() - started).toBeLessThan(1500);
       process.kill(own.pid(), 'SIGCONT');
       await own.stop();
       started = Date.now();
-      await expect(s.schedule('askG4', Date.now() + 60_000)).rejects.toThrow();
-      await s.cancel('askG4'); // best effort: never throws
+      await expect(s.schedule('askG4', 'timeout', Date.now() + 60_000)).rejects.toThrow();
+      await s.cancel('askG4', 'timeout'); // best effort: never throws
       expect(Date.now() - started).toBeLessThan(500);
     } finally {
       try {

@@ -1,8 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Gateway } from '../../src/core/gateway.js';
-import { OutboxWork } from '../../src/core/outbox-work.js';
+import { assemble } from '../../src/app/assemble.js';
 import type { AskStore, Outbox } from '../../src/core/ports.js';
 import type { RunningAskgate } from '../../src/main.js';
 import { startTestApp, testEnv } from '../helpers/app.js';
@@ -44,7 +43,7 @@ afterAll(async () => {
 
 describe('reconciler pass racing an answer', () => {
   it('a pass that read the ask as pending does not push back the sweep of an answer whose post-commit work failed', async () => {
-    const { store } = app.gateway.deps;
+    const { store } = app;
     const callbackUrl = `http://127.0.0.1:${(hookServer.address() as AddressInfo).port}/hook`;
     const { body: ask } = await client(app.url).post('/v1/asks', askBody('race-run', { callbackUrl, timeoutSeconds: 600 }));
     await sleep(400); // the mark written at creation is due
@@ -63,17 +62,17 @@ describe('reconciler pass racing an answer', () => {
       await held;
       return record;
     };
-    const stalePass = new OutboxWork(new Gateway({ ...app.gateway.deps, store: slowStore })).sweep(ask.id, listed!.at);
+    const stalePass = assemble({ ...app.ports, store: slowStore }).work.sweep(ask.id, listed!.at);
     await read;
 
     // Meanwhile the answer commits, and enqueueing its webhook fails.
     const failing: Outbox = {
-      ...app.gateway.deps.outbox,
+      ...app.ports.outbox,
       enqueue: async () => {
         throw new Error("Stream isn't writeable and enableOfflineQueue options is false");
       },
     };
-    const answered = await new Gateway({ ...app.gateway.deps, outbox: failing }).answer(ask.id, { answers: { env: ['Staging'] }, by: 'ops' }, { channel: 'api', userId: 'ops' });
+    const answered = await assemble({ ...app.ports, outbox: failing }).gateway.answer(ask.id, { answers: { env: ['Staging'] }, by: 'ops' }, { channel: 'api', userId: 'ops' });
     expect(answered.status).toBe('answered');
 
     release();
@@ -83,7 +82,7 @@ describe('reconciler pass racing an answer', () => {
 
     // The next pass re-drives the webhook at once.
     await sleep(Math.max(0, entry!.at - Date.now()));
-    await new OutboxWork(app.gateway).sweep(entry!.askId, entry!.at);
+    await assemble(app.ports).work.sweep(entry!.askId, entry!.at);
     await waitFor(() => hooks === 1, 3000);
     await sleep(200);
     expect(hooks).toBe(1);

@@ -7,7 +7,7 @@ import { askBody, client, eventually } from '../helpers/http.js';
 import { WebhookPayloadSchema, signWebhook, verifyWebhook } from '../../src/client/index.js';
 import { HttpWebhookSender } from '../../src/webhooks/http-sender.js';
 import { HostAllowList } from '../../src/webhooks/allowed-hosts.js';
-import { Gateway } from '../../src/core/gateway.js';
+import { assemble } from '../../src/app/assemble.js';
 import type { RunningAskgate } from '../../src/main.js';
 
 const SECRET = 'whsec-test-0123456789abcdef';
@@ -125,7 +125,7 @@ describe('signed webhooks', () => {
     const url = receiver.script('/crash');
     const { body: ask } = await api.post('/v1/asks', askBody(`wh-${++run}`, { callbackUrl: url }));
     // This gateway commits the answer but "crashes" before its outbox work reaches the queue.
-    const lost = new Gateway({ ...app.gateway.deps, outbox: { enqueue: async () => {}, start: async () => {}, close: async () => {} } });
+    const lost = assemble({ ...app.ports, outbox: { enqueue: async () => {}, start: async () => {}, close: async () => {} } }).gateway;
     await lost.answer(ask.id, { answers: { env: ['Staging'] }, by: 'ops' }, { channel: 'api', userId: 'ops' });
     await eventually(async () => receiver.verified('/crash').length === 1, 10_000);
     expect(JSON.parse(receiver.verified('/crash')[0]!.raw.toString())).toMatchObject({ askId: ask.id, result: { status: 'answered' } });

@@ -27,7 +27,7 @@ import { DiscordChannel } from '../../src/channels/discord/discord-channel.js';
 import { visibleText } from '../../src/channels/discord/render.js';
 import { SlackChannel } from '../../src/channels/slack/slack-channel.js';
 import { loadConfig } from '../../src/config.js';
-import { OutboxWork } from '../../src/core/outbox-work.js';
+import { assemble } from '../../src/app/assemble.js';
 import type { Clock, Logger } from '../../src/core/ports.js';
 import type { AskRecord, MessageRef } from '../../src/core/schemas.js';
 import { startAskgate, type RunningAskgate } from '../../src/main.js';
@@ -274,7 +274,7 @@ interface Outcome {
 async function scenario(w: World, n: number): Promise<Outcome> {
   const started = Date.now();
   const { app, api, clock } = w;
-  const store = app.gateway.deps.store;
+  const store = app.store;
   const t0 = clock.now();
   const deadline = t0 + TIMEOUT_S * 1000;
   const earlyAt = t0 + MINUTE;
@@ -378,7 +378,7 @@ async function scenario(w: World, n: number): Promise<Outcome> {
   clock.set(deadline);
   await Promise.all(runs.filter((r) => r.end === 'timeout-job').map((r) => app.gateway.expire(r.askId)));
   clock.set(deadline + GRACE_MS);
-  const work = new OutboxWork(app.gateway);
+  const { work } = assemble(app.ports);
   await Promise.all(runs.filter((r) => r.end === 'reconciler').map((r) => work.sweep(r.askId)));
   await until('every edit settled', async () => (await records()).every(([, rec]) => settled(rec)), 15_000);
   return { runs, t0, deadline, earlyAt, creationCheck, atTMinus1, realMs: Date.now() - started };
@@ -386,7 +386,7 @@ async function scenario(w: World, n: number): Promise<Outcome> {
 
 /** Asserts outcomes, final edits through bot-token endpoints, and no use of an expired credential. */
 async function checkOutcome(w: World, o: Outcome): Promise<void> {
-  const store = w.app.gateway.deps.store;
+  const store = w.app.store;
   const records = new Map<string, AskRecord>();
   for (const run of o.runs) records.set(run.askId, (await store.get(run.askId))!);
 
@@ -531,7 +531,7 @@ describe.each([
   // Redis counts its TTLs in real time (checked through PTTL above); only the memory store runs on the virtual clock.
   if (mode === 'memory') it('control: the memory store expires records on the virtual clock (the T − 1 s presence check is not vacuous)', async () => {
     expect(outcome).toBeDefined();
-    const store = w.app.gateway.deps.store;
+    const store = w.app.store;
     const ids = outcome.runs.map((r) => r.askId);
     expect((await Promise.all(ids.map((id) => store.get(id)))).every((r) => r !== null)).toBe(true);
     // Terminal records keep the retention (60 s) from their last commit, at T + grace at the latest.

@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest';
+import { askRecord, DEADLINE, T0, iso } from '../helpers/records.js';
 import {
   deadlineOf,
   deliveriesToFinalize,
@@ -11,10 +12,14 @@ import {
 } from '../../src/core/lifecycle.js';
 import type { AskRecord, Delivery, Question, Responder } from '../../src/core/schemas.js';
 
-const T0 = Date.parse('2030-01-01T14:00:00.000Z');
-const DEADLINE = T0 + 900_000;
-const iso = (ms: number) => new Date(ms).toISOString();
-const TERMINAL = ['publish', 'finalize', 'cancel_timeout'];
+/** Ending an ask: wake the waiters, drop its timeout, leave each conversation it was sent to, count the outcome. */
+const terminal = (conversations = 0) => [
+  { type: 'publish' },
+  { type: 'unschedule', step: 'timeout' },
+  ...Array.from({ length: conversations }, () => ({ type: 'leave', conversation: { channel: 'telegram', chat: '42' } })),
+  { type: 'metric', metric: { name: 'ask_resolved' } },
+];
+const TERMINAL = terminal();
 
 function q(id: string, labels: string[], multiSelect = false): Question {
   return { id, question: `Which ${id}?`, options: labels.map((label) => ({ label })), multiSelect };
@@ -24,25 +29,7 @@ const env = q('env', ['Staging (Recommended)', 'Prod']);
 const region = q('region', ['eu', 'us', 'ap'], true);
 const size = q('size', ['S', 'M', 'L']);
 
-function rec(over: Partial<AskRecord> = {}): AskRecord {
-  return {
-    id: 'AbCdEfGhIjKl',
-    runId: 'run-1',
-    version: 1,
-    rev: 4,
-    status: 'pending',
-    questions: [env],
-    to: { channel: 'telegram', chat: '42' },
-    createdAt: iso(T0),
-    expiresAt: iso(DEADLINE),
-    timeoutSeconds: 900,
-    result: null,
-    partial: {},
-    deliveries: [],
-    history: [],
-    ...over,
-  };
-}
+const rec = (over: Partial<AskRecord> = {}) => askRecord([env], { rev: 4, ...over });
 
 const multi = (over: Partial<AskRecord> = {}) => rec({ questions: [env, region, size], ...over });
 const alice: Responder = { channel: 'telegram', userId: '1001', username: 'alice' };
@@ -323,7 +310,7 @@ describe('transition: delivery bookkeeping', () => {
     expect(next.rev).toBe(record.rev + 1);
     expect(next.deliveries[index]).toMatchObject({ status: 'failed', error: 'chat not found' });
     if (ends) {
-      expect(result).toMatchObject({ effects: TERMINAL, outcome: { code: 'resolved' } });
+      expect(result).toMatchObject({ effects: terminal(deliveries.length), outcome: { code: 'resolved' } });
       expect(next.status).toBe('no_answer');
       expect(next.result).toEqual({ status: 'no_answer', reason: 'undelivered', at: iso(T0 + 1000) });
     } else {

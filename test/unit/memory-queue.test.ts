@@ -1,8 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ChannelError, type OutboxJob } from '../../src/core/ports.js';
 import { DEFAULT_BACKOFF, isPermanent, retryAfterOf, retryDelayMs } from '../../src/queue/backoff.js';
 import { MemoryOutbox, type MemoryOutboxOptions } from '../../src/queue/memory-outbox.js';
-import { MemoryTimeoutScheduler } from '../../src/queue/memory-timeouts.js';
+import { MemoryStepScheduler, type MemoryStepOptions } from '../../src/queue/memory-steps.js';
+import { captureLogger, silentLogger } from '../helpers/logs.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
 
@@ -37,87 +38,131 @@ describe('retryDelayMs', () => {
   });
 });
 
-describe('MemoryTimeoutScheduler', () => {
-  function make(opts: ConstructorParameters<typeof MemoryTimeoutScheduler>[0] = {}) {
-    const s = new MemoryTimeoutScheduler({ retryDelayMs: 20, onError: () => {}, ...opts });
+describe('MemoryStepScheduler', () => {
+  // Fake timers and an injected clock (an hour off the system one): no real waiting, and due
+  // times are read against the clock the scheduler was given.
+  const clock = { now: () => Date.now() + 3_600_000 };
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(async () => {
+    await Promise.all(closers.splice(0).map((c) => c()));
+    vi.useRealTimers();
+  });
+  function make(opts: Partial<MemoryStepOptions> = {}) {
+    const s = new MemoryStepScheduler({ retryDelayMs: 20, logger: silentLogger, clock, ...opts });
     closers.push(() => s.close());
     return s;
   }
+  /** Handlers of the timeout alone. */
+  const onTimeout = (run: (askId: string) => Promise<void>) => ({ timeout: run });
 
   it('fires once, at or after the due time', async () => {
     const s = make();
     const fired: Array<{ askId: string; at: number }> = [];
-    await s.start(async (askId) => {
-      fired.push({ askId, at: Date.now() });
-    });
-    const dueAt = Date.now() + 80;
-    await s.schedule('a1', dueAt);
-    await waitFor(() => fired.length === 1);
-    await sleep(50);
+    await s.start(
+      onTimeout(async (askId) => {
+        fired.push({ askId, at: clock.now() });
+      }),
+    );
+    const dueAt = clock.now() + 80;
+    await s.schedule('a1', 'timeout', dueAt);
+    await vi.advanceTimersByTimeAsync(79);
+    expect(fired).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
     expect(fired).toHaveLength(1);
-    expect(fired[0]!.at).toBeGreaterThanOrEqual(dueAt - 2);
+    await vi.advanceTimersByTimeAsync(50);
+    expect(fired).toHaveLength(1);
+    expect(fired[0]!.at).toBeGreaterThanOrEqual(dueAt);
   });
 
   it('schedules idempotently and cancels', async () => {
     const s = make();
     const fired: string[] = [];
-    await s.start(async (askId) => {
-      fired.push(askId);
-    });
-    await s.schedule('b1', Date.now() + 30);
-    await s.schedule('b1', Date.now() + 10);
-    await s.schedule('b2', Date.now() + 30);
-    await s.cancel('b2');
-    await s.cancel('unknown');
-    await sleep(120);
+    await s.start(
+      onTimeout(async (askId) => {
+        fired.push(askId);
+      }),
+    );
+    await s.schedule('b1', 'timeout', clock.now() + 30);
+    await s.schedule('b1', 'timeout', clock.now() + 10);
+    await s.schedule('b2', 'timeout', clock.now() + 30);
+    await s.cancel('b2', 'timeout');
+    await s.cancel('unknown', 'timeout');
+    await vi.advanceTimersByTimeAsync(120);
     expect(fired).toEqual(['b1']);
+  });
+
+  it('schedules two steps of one ask independently: cancelling one leaves the other', async () => {
+    const s = new MemoryStepScheduler<'timeout' | 'reminder'>({ logger: silentLogger, clock });
+    closers.push(() => s.close());
+    const fired: string[] = [];
+    await s.start({
+      timeout: async (askId) => void fired.push(`timeout ${askId}`),
+      reminder: async (askId) => void fired.push(`reminder ${askId}`),
+    });
+    await s.schedule('s1', 'reminder', clock.now() + 10);
+    await s.schedule('s1', 'timeout', clock.now() + 20);
+    await s.schedule('s2', 'reminder', clock.now() + 10);
+    await s.schedule('s2', 'timeout', clock.now() + 20);
+    await s.cancel('s1', 'reminder');
+    await s.cancel('s2', 'timeout');
+    await vi.advanceTimersByTimeAsync(60);
+    expect(fired.sort()).toEqual(['reminder s2', 'timeout s1']);
   });
 
   it('fires timeouts that came due before start()', async () => {
     const s = make();
-    await s.schedule('c1', Date.now() - 1000);
-    await s.schedule('c2', Date.now() + 10);
-    await sleep(40);
+    await s.schedule('c1', 'timeout', clock.now() - 1000);
+    await s.schedule('c2', 'timeout', clock.now() + 10);
+    await vi.advanceTimersByTimeAsync(40);
     const fired: string[] = [];
-    await s.start(async (askId) => {
-      fired.push(askId);
-    });
-    await waitFor(() => fired.length === 2);
+    await s.start(
+      onTimeout(async (askId) => {
+        fired.push(askId);
+      }),
+    );
+    await vi.advanceTimersByTimeAsync(0);
     expect(fired.sort()).toEqual(['c1', 'c2']);
   });
 
   it('retries a throwing handler, and stops after the last attempt', async () => {
-    const errors: Error[] = [];
-    const s = make({ attempts: 3, onError: (e) => errors.push(e) });
-    const calls: Record<string, number> = {};
-    await s.start(async (askId) => {
-      calls[askId] = (calls[askId] ?? 0) + 1;
-      if (askId === 'always' || calls[askId] === 1) throw new Error('boom');
-    });
-    await s.schedule('once', Date.now());
-    await s.schedule('always', Date.now());
-    await waitFor(() => calls.once === 2 && errors.length === 1);
-    await sleep(150);
-    expect(calls).toEqual({ once: 2, always: 3 });
-    expect(errors[0]!.message).toMatch(/always/);
+    const log = captureLogger();
+    const s = make({ attempts: 3, logger: log });
+    const calls = new Map<string, number>();
+    await s.start(
+      onTimeout(async (askId) => {
+        calls.set(askId, (calls.get(askId) ?? 0) + 1);
+        if (askId === 'always' || calls.get(askId) === 1) throw new Error('boom');
+      }),
+    );
+    await s.schedule('once', 'timeout', clock.now());
+    await s.schedule('always', 'timeout', clock.now());
+    // Retries after ~20 ms and ~40 ms (±10 %), then a quiet stretch.
+    await vi.advanceTimersByTimeAsync(250);
+    expect(Object.fromEntries(calls)).toEqual({ once: 2, always: 3 });
+    expect(log.errors()).toHaveLength(1);
+    expect(log.entries[0]!.fields.askId).toBe('always');
   });
 
   it('close() clears pending timers', async () => {
-    const s = new MemoryTimeoutScheduler();
+    const s = new MemoryStepScheduler({ logger: silentLogger, clock });
     const fired: string[] = [];
-    await s.start(async (askId) => {
-      fired.push(askId);
-    });
-    await s.schedule('d1', Date.now() + 20);
+    await s.start(
+      onTimeout(async (askId) => {
+        fired.push(askId);
+      }),
+    );
+    await s.schedule('d1', 'timeout', clock.now() + 20);
     await s.close();
-    await sleep(60);
+    await vi.advanceTimersByTimeAsync(60);
     expect(fired).toEqual([]);
   });
 });
 
 describe('MemoryOutbox', () => {
-  function make(opts: MemoryOutboxOptions = {}) {
-    const o = new MemoryOutbox({ baseDelayMs: 20, maxDelayMs: 200, onError: () => {}, ...opts });
+  function make(opts: Partial<MemoryOutboxOptions> = {}) {
+    const o = new MemoryOutbox({ baseDelayMs: 20, maxDelayMs: 200, logger: silentLogger, ...opts });
     closers.push(() => o.close());
     return o;
   }
@@ -251,7 +296,7 @@ describe('MemoryOutbox', () => {
   });
 
   it('close() drops delayed retries', async () => {
-    const o = new MemoryOutbox({ baseDelayMs: 20 });
+    const o = new MemoryOutbox({ baseDelayMs: 20, logger: silentLogger });
     const rec = recorder(() => {
       throw new Error('transient');
     });

@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest';
+import { askRecord } from '../helpers/records.js';
 import {
   BUTTON_INSTRUCTIONS,
   buildPromptView,
@@ -22,25 +23,8 @@ function q(id: string, labels: string[], extra: Partial<Question> = {}): Questio
 const env = q('env', ['Staging (Recommended)', 'Prod', 'Dev'], { header: 'Environment' });
 const region = q('region', ['eu', 'us'], { header: 'Region of deployment' });
 
-function record(questions: Question[], over: Partial<AskRecord> = {}): AskRecord {
-  return {
-    id: ASK_ID,
-    runId: 'run-1',
-    version: 3,
-    rev: 1,
-    status: 'pending',
-    questions,
-    to: { channel: 'telegram', chat: '42' },
-    createdAt: '2030-01-01T13:47:00.000Z',
-    expiresAt: '2030-01-01T14:02:00.000Z',
-    timeoutSeconds: 900,
-    result: null,
-    partial: {},
-    deliveries: [],
-    history: [],
-    ...over,
-  };
-}
+const record = (questions: Question[], over: Partial<AskRecord> = {}) =>
+  askRecord(questions, { id: ASK_ID, version: 3, createdAt: '2030-01-01T13:47:00.000Z', expiresAt: '2030-01-01T14:02:00.000Z', ...over });
 
 const alice: Responder = { channel: 'telegram', userId: '1001', username: 'alice', name: 'Alice A.' };
 const bob: Responder = { channel: 'slack', userId: 'U0B', name: 'Bob' };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { askRecord, T0 } from '../helpers/records.js';
 import { transition } from '../../src/core/lifecycle.js';
 import { missingQuestions, normalizeAnswers } from '../../src/core/answers.js';
 import { parseReply } from '../../src/core/reply-parser.js';
@@ -9,31 +10,13 @@ import { AskRecordSchema, AskRequestSchema, type AskRecord, type Question, type 
 // Question ids are user-chosen keys: the ones Object.prototype also has must behave like any other.
 // Ids the schema refuses ("toString", "__proto__", ...) are in test/unit/schemas.test.ts.
 const PROTO_IDS = ['constructor', 'prototype'];
-const T0 = Date.parse('2030-01-01T14:00:00.000Z');
 const alice: Responder = { channel: 'telegram', userId: '1001', username: 'alice' };
 
 const q = (id: string): Question => ({ id, header: id.slice(0, 12), question: `Which ${id}?`, options: [{ label: 'Yes' }, { label: 'No' }], multiSelect: false });
 
 /** A stored record as it comes back from storage (JSON round trip, then the schema). */
 function rec(questions: Question[], over: Partial<AskRecord> = {}): AskRecord {
-  const record: AskRecord = {
-    id: 'AbCdEfGhIjKl',
-    runId: 'run-1',
-    version: 1,
-    rev: 1,
-    status: 'pending',
-    questions,
-    to: { channel: 'telegram', chat: '42' },
-    createdAt: new Date(T0).toISOString(),
-    expiresAt: new Date(T0 + 900_000).toISOString(),
-    timeoutSeconds: 900,
-    result: null,
-    partial: {},
-    deliveries: [],
-    history: [],
-    ...over,
-  };
-  return AskRecordSchema.parse(JSON.parse(JSON.stringify(record)));
+  return AskRecordSchema.parse(JSON.parse(JSON.stringify(askRecord(questions, over))));
 }
 
 describe.each(PROTO_IDS)('question id "%s"', (id) => {

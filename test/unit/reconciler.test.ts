@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Reconciler, type ReconcilerOptions } from '../../src/queue/reconciler.js';
+import { captureLogger, silentLogger } from '../helpers/logs.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
 /** Due entries for ids, listed at sweep time 900. */
@@ -17,7 +18,7 @@ function make(opts: Partial<ReconcilerOptions>): Reconciler {
     due: async () => [],
     sweep: async () => {},
     now: () => 1_000,
-    onError: () => {},
+    logger: silentLogger,
     ...opts,
   });
   running.push(r);
@@ -46,7 +47,7 @@ describe('Reconciler', () => {
   });
 
   it('keeps sweeping the others when one id fails, and reports the error', async () => {
-    const errors: unknown[] = [];
+    const log = captureLogger();
     const swept: string[] = [];
     const r = make({
       due: async () => due('ok1', 'bad', 'ok2'),
@@ -54,12 +55,12 @@ describe('Reconciler', () => {
         if (askId === 'bad') throw new Error('boom');
         swept.push(askId);
       },
-      onError: (err) => errors.push(err),
+      logger: log,
     });
     await r.runOnce();
     expect(swept.sort()).toEqual(['ok1', 'ok2']);
-    expect(errors).toHaveLength(1);
-    expect((errors[0] as Error).message).toBe('boom');
+    expect(log.errors()).toHaveLength(1);
+    expect(log.errors()[0]!.message).toBe('boom');
   });
 
   it('bounds the number of sweeps in flight', async () => {
@@ -80,7 +81,7 @@ describe('Reconciler', () => {
   });
 
   it('reports a failing due() and keeps looping', async () => {
-    const errors: unknown[] = [];
+    const log = captureLogger();
     let calls = 0;
     const r = make({
       due: async () => {
@@ -88,11 +89,11 @@ describe('Reconciler', () => {
         if (calls === 1) throw new Error('redis down');
         return [];
       },
-      onError: (err) => errors.push(err),
+      logger: log,
     });
     r.start();
     await waitFor(() => calls >= 3);
-    expect(errors).toHaveLength(1);
+    expect(log.errors()).toHaveLength(1);
   });
 
   it('never overlaps ticks, even when a tick outlasts the interval or runOnce() is called meanwhile', async () => {

@@ -1,0 +1,51 @@
+import type { AskStore, Channel, Clock, Logger, Metrics, Outbox, ResultBus, SeenEvents, StepHandlers, StepScheduler, WebhookSender } from '../core/ports.js';
+import type { NoticeOptions } from '../core/prompt-view.js';
+import { EffectRunner } from './effect-runner.js';
+import { Gateway, type GatewaySettings } from './gateway.js';
+import { InboundHandler } from './inbound.js';
+import { LongPolls } from './long-poll.js';
+import { OutboxWork } from './outbox-work.js';
+
+/** Every port the shell is built over (main.ts fills it; tests rebuild the shell with one swapped). */
+export interface AppPorts {
+  store: AskStore;
+  bus: ResultBus;
+  /** Every step of an ask (the timeout today) as a delayed job. */
+  steps: StepScheduler;
+  outbox: Outbox;
+  clock: Clock;
+  channels: ReadonlyMap<string, Channel>;
+  newId: () => string;
+  metrics: Metrics;
+  logger: Logger;
+  settings: GatewaySettings;
+  /** Sends signed webhooks; without it, asks with a `callbackUrl` are refused. */
+  webhooks?: WebhookSender;
+}
+
+/** The shell over one set of ports: each piece gets only the ports it uses. */
+export interface App {
+  gateway: Gateway;
+  /** Outbox jobs and the reconciler's sweep. */
+  work: OutboxWork;
+  /** The handler of each step: run by its job, or by the reconciler when the job was lost. */
+  steps: StepHandlers;
+  /** An inbound handler for the channels. */
+  inbound(notice?: NoticeOptions, seen?: SeenEvents): InboundHandler;
+}
+
+/** Wires the effect runner, gateway, outbox work and inbound handler over `ports`. */
+export function assemble(ports: AppPorts): App {
+  const { store, clock, logger, settings, channels, metrics, webhooks } = ports;
+  const runner = new EffectRunner({ store, outbox: ports.outbox, steps: ports.steps, metrics, logger, clock });
+  const gateway = new Gateway({ store, runner, polls: new LongPolls(ports.bus), clock, channels, newId: ports.newId, logger, settings, webhooks });
+  // A new step is a new line here (and its name and rule in core).
+  const steps: StepHandlers = { timeout: (askId) => gateway.expire(askId) };
+  const work = new OutboxWork({ gateway, store, runner, steps, channels, clock, metrics, logger, settings, webhooks });
+  return {
+    gateway,
+    work,
+    steps,
+    inbound: (notice = {}, seen) => new InboundHandler({ gateway, store, clock, retentionMs: settings.retentionMs }, notice, seen),
+  };
+}

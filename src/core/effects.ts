@@ -1,0 +1,47 @@
+import type { ConversationKey } from './ports.js';
+
+/**
+ * The steps of an ask that run at a time of their own, as delayed jobs. Today only the timeout; a
+ * reminder later is a new name here, the rule that schedules it and a handler in the shell.
+ */
+export const STEPS = ['timeout'] as const;
+
+/** A step of an ask that runs at a time of its own (one of {@link STEPS}). */
+export type Step = (typeof STEPS)[number];
+
+/** Outbox work for one ask (`index` is the delivery; unused for webhooks and always 0). */
+export interface Job {
+  kind: 'deliver' | 'finalize' | 'webhook';
+  index: number;
+}
+
+/** A metric a change reports. */
+export type MetricEffect =
+  | { name: 'ask_created'; channel: string }
+  | { name: 'ask_resolved'; status: string; reason: string | null; secondsOpen: number };
+
+/** Work the shell does for one ask, as data: computed by the pure core, interpreted by app/. */
+export type Effect =
+  /** Wake waiters (done atomically by the store in the commit that carries it). */
+  | { type: 'publish' }
+  /** Runs `step` at `at` (epoch ms), idempotently. */
+  | { type: 'schedule'; step: Step; at: number }
+  /** Best-effort removal of a scheduled step; correctness never depends on it. */
+  | { type: 'unschedule'; step: Step }
+  /** `step` is overdue and its job was lost: run it now. */
+  | { type: 'due'; step: Step }
+  | { type: 'enqueue'; job: Job }
+  /** Stop routing the conversation's replies to this ask. */
+  | { type: 'leave'; conversation: ConversationKey }
+  /** The reconciler looks at the ask at `at` or earlier (the earlier of the existing mark and this). */
+  | { type: 'sweepAt'; at: number }
+  /** The reconciler's next look at the ask, set only if nobody marked it since it was listed. */
+  | { type: 'resweep'; at: number }
+  /** Nothing is left for the reconciler: drop the ask from the sweep index. */
+  | { type: 'unsweep' }
+  | { type: 'metric'; metric: MetricEffect };
+
+/** Same job (kind and index). */
+export function sameJob(a: Job, b: Job): boolean {
+  return a.kind === b.kind && a.index === b.index;
+}

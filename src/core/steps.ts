@@ -1,0 +1,22 @@
+import type { Step } from './effects.js';
+
+/** Runs one step of an ask when it falls due (or later). */
+export type StepHandler = (askId: string) => Promise<void>;
+
+/** A handler for every step (`S`: the step names, {@link Step} outside tests). */
+export type StepHandlers<S extends string = Step> = { readonly [K in S]: StepHandler };
+
+/**
+ * Runs the steps of each ask (the timeout today) at their time, as delayed jobs of one queue: a
+ * new step is a new name and a handler, not a new queue. Handlers run at (or after) the due time.
+ */
+export interface StepScheduler<S extends string = Step> {
+  /** Schedules (idempotently) `step` of `askId` at `atMs`; each step of an ask is its own job. */
+  schedule(askId: string, step: S, atMs: number): Promise<void>;
+  /** Best-effort removal of a scheduled step; correctness never depends on it. */
+  cancel(askId: string, step: S): Promise<void>;
+  /** Starts running due steps through their handlers. */
+  start(handlers: StepHandlers<S>): Promise<void>;
+  /** Stops the worker and releases connections. */
+  close(): Promise<void>;
+}

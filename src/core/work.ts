@@ -1,0 +1,85 @@
+import { sameJob, type Effect, type Job } from './effects.js';
+import { deadlineOf, deliveriesToFinalize, isDone, isTerminal, webhookSettled } from './lifecycle.js';
+import type { AskRecord } from './schemas.js';
+
+/** The reconciler's timing (filled from config.ts). */
+export interface WorkSettings {
+  /** How long past the deadline the reconciler waits for the timeout job before acting itself. */
+  graceMs: number;
+  /** How soon the reconciler re-checks an ask that still has delivery or finalization work. */
+  sweepDelayMs: number;
+}
+
+const enqueue = (job: Job): Effect => ({ type: 'enqueue', job });
+
+/**
+ * The outbox jobs a record still needs: its webhook once it ended (until sent or given up), the
+ * outcome edit of every sent message once it ended, and every delivery not yet tried.
+ */
+export function jobsFor(record: AskRecord): Job[] {
+  const jobs: Job[] = [];
+  if (isTerminal(record) && !webhookSettled(record)) jobs.push({ kind: 'webhook', index: 0 });
+  for (const index of deliveriesToFinalize(record)) jobs.push({ kind: 'finalize', index });
+  record.deliveries.forEach((d, index) => d.status === 'pending' && jobs.push({ kind: 'deliver', index }));
+  return jobs;
+}
+
+/**
+ * What to do after `next` is committed over `prev` (null: created): the transition's own effects
+ * and the jobs the change made necessary (those `prev` did not already need), e.g. the outcome
+ * edit of a message that was sent after the ask ended.
+ */
+export function followUp(prev: AskRecord | null, next: AskRecord, effects: readonly Effect[]): Effect[] {
+  // A pending record only ever loses jobs (deliveries never return to pending): skip the diff.
+  if (prev && !isTerminal(next)) return [...effects];
+  const before = prev ? jobsFor(prev) : [];
+  const fresh = jobsFor(next).filter((job) => !before.some((b) => sameJob(b, job)));
+  return [...effects, ...fresh.map(enqueue)];
+}
+
+/**
+ * The effects of committing a transition: `ahead` run before the commit, `after` once it is in.
+ * Ahead is the write-ahead sweep mark of an ask that just ended with work left, so the reconciler
+ * still finalizes its messages and sends its webhook if we crash after the commit; skipped while
+ * the mark made at creation stands (it is the earlier one, the index keeps the lower score).
+ * After starts with the unmark of an ask that has nothing left, rather than sweep it later.
+ */
+export function commitPlan(prev: AskRecord, next: AskRecord, effects: readonly Effect[], now: number, settings: WorkSettings): { ahead: Effect[]; after: Effect[] } {
+  const endedNow = isTerminal(next) && !isTerminal(prev);
+  const ahead: Effect[] = endedNow && !isDone(next) && !creationMarkStands(prev, now, settings) ? [{ type: 'sweepAt', at: now + settings.sweepDelayMs }] : [];
+  const after = followUp(prev, next, effects);
+  if (isDone(next) && !isDone(prev)) after.unshift({ type: 'unsweep' });
+  return { ahead, after };
+}
+
+/** Creating `record`: the write-ahead mark (before the record exists), then its effects and first jobs. */
+export function createPlan(record: AskRecord, effects: readonly Effect[], now: number, settings: WorkSettings): { ahead: Effect[]; after: Effect[] } {
+  return { ahead: [{ type: 'sweepAt', at: now + settings.sweepDelayMs }], after: followUp(null, record, effects) };
+}
+
+/**
+ * True while the sweep mark written before the ask was created must still be in the index: the
+ * reconciler only moves or removes a mark once it is due, and it is due at createdAt +
+ * sweepDelay. Half the delay is kept as margin for clock skew between replicas.
+ */
+function creationMarkStands(record: AskRecord, now: number, settings: WorkSettings): boolean {
+  return now < Date.parse(record.createdAt) + settings.sweepDelayMs / 2;
+}
+
+/**
+ * The reconciler's look at one ask at `now`: the timeout when its job was lost (past deadline +
+ * grace), else the missing jobs, the timeout (re)scheduled, and when to look again; nothing but
+ * the unmark once the ask is done.
+ */
+export function workFor(record: AskRecord, now: number, settings: WorkSettings): Effect[] {
+  const { graceMs, sweepDelayMs } = settings;
+  if (!isTerminal(record)) {
+    const deadline = deadlineOf(record);
+    if (now >= deadline + graceMs) return [{ type: 'due', step: 'timeout' }, { type: 'resweep', at: now + sweepDelayMs }];
+    const jobs = jobsFor(record).map(enqueue);
+    const next = jobs.length > 0 ? Math.min(now + sweepDelayMs, deadline + graceMs) : deadline + graceMs;
+    return [...jobs, { type: 'schedule', step: 'timeout', at: deadline }, { type: 'resweep', at: next }];
+  }
+  if (isDone(record)) return [{ type: 'unsweep' }];
+  return [...jobsFor(record).map(enqueue), { type: 'resweep', at: now + sweepDelayMs }];
+}

@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { askRecord, DEADLINE, T0, iso } from '../helpers/records.js';
+import type { Effect } from '../../src/core/effects.js';
+import { createAsk, transition } from '../../src/core/lifecycle.js';
+import type { AskRecord, Delivery, HistoryEntry } from '../../src/core/schemas.js';
+import { commitPlan, createPlan, followUp, jobsFor, workFor } from '../../src/core/work.js';
+
+const settings = { graceMs: 30_000, sweepDelayMs: 10_000 };
+
+const d = (status: Delivery['status'], finalized: Delivery['finalized'] = 'no'): Delivery => ({
+  channel: 'telegram',
+  chat: '42',
+  status,
+  finalized,
+  ...(status === 'sent' ? { message: { chat: '42', messageId: '7' } } : {}),
+});
+const note = (type: HistoryEntry['type']): HistoryEntry => ({ type, at: iso(T0) }) as HistoryEntry;
+
+const rec = (over: Partial<AskRecord> = {}) =>
+  askRecord([{ id: 'env', question: 'Which env?', options: [{ label: 'Prod' }, { label: 'Staging' }], multiSelect: false }], { rev: 4, ...over });
+const answered = (over: Partial<AskRecord> = {}) =>
+  rec({ status: 'answered', result: { status: 'answered', answers: { env: ['Prod'] }, answeredBy: { channel: 'api', userId: 'ops' }, answeredAt: iso(T0 + 60_000) }, ...over });
+const hook = 'https://hooks.example.com/a';
+const enqueue = (kind: 'deliver' | 'finalize' | 'webhook', index = 0): Effect => ({ type: 'enqueue', job: { kind, index } });
+
+describe('jobsFor', () => {
+  it.each<[string, AskRecord, ReturnType<typeof jobsFor>]>([
+    ['pending, not yet delivered', rec({ deliveries: [d('pending')] }), [{ kind: 'deliver', index: 0 }]],
+    ['pending, delivered: nothing (the webhook waits for the end)', rec({ deliveries: [d('sent')], callbackUrl: hook }), []],
+    ['ended, sent, not edited', answered({ deliveries: [d('sent'), d('failed'), d('sent', 'done')] }), [{ kind: 'finalize', index: 0 }]],
+    ['ended with a webhook to send', answered({ callbackUrl: hook }), [{ kind: 'webhook', index: 0 }]],
+    ['ended, webhook delivered', answered({ callbackUrl: hook, history: [note('webhook_delivered')] }), []],
+    ['ended, webhook given up', answered({ callbackUrl: hook, history: [note('webhook_failed')] }), []],
+    ['ended while still undelivered', answered({ deliveries: [d('pending')] }), [{ kind: 'deliver', index: 0 }]],
+  ])('%s', (_name, record, jobs) => {
+    expect(jobsFor(record)).toEqual(jobs);
+  });
+});
+
+describe('workFor (the reconciler)', () => {
+  const now = T0 + 20_000;
+  it.each<[string, AskRecord, number, Effect[]]>([
+    [
+      'pending with a delivery left: re-queue it, keep the timeout, look again soon',
+      rec({ deliveries: [d('pending')] }),
+      now,
+      [enqueue('deliver'), { type: 'schedule', step: 'timeout', at: DEADLINE }, { type: 'resweep', at: now + 10_000 }],
+    ],
+    ['pending, delivered: keep the timeout, look again after deadline + grace', rec({ deliveries: [d('sent')] }), now, [{ type: 'schedule', step: 'timeout', at: DEADLINE }, { type: 'resweep', at: DEADLINE + 30_000 }]],
+    [
+      'pending with a delivery left near the deadline: look again at deadline + grace',
+      rec({ deliveries: [d('pending')] }),
+      DEADLINE + 25_000,
+      [enqueue('deliver'), { type: 'schedule', step: 'timeout', at: DEADLINE }, { type: 'resweep', at: DEADLINE + 30_000 }],
+    ],
+    ['pending just before deadline + grace: still the job’s turn', rec(), DEADLINE + 29_999, [{ type: 'schedule', step: 'timeout', at: DEADLINE }, { type: 'resweep', at: DEADLINE + 30_000 }]],
+    ['pending at deadline + grace: the timeout job was lost, time it out now', rec({ deliveries: [d('pending')] }), DEADLINE + 30_000, [{ type: 'due', step: 'timeout' }, { type: 'resweep', at: DEADLINE + 40_000 }]],
+    ['ended, nothing left: unmark', answered({ deliveries: [d('sent', 'done'), d('failed')] }), now, [{ type: 'unsweep' }]],
+    ['ended, API only: unmark', answered(), now, [{ type: 'unsweep' }]],
+    [
+      'ended with work left: webhook, edits and deliveries, then look again',
+      answered({ callbackUrl: hook, deliveries: [d('sent'), d('pending'), d('sent', 'failed')] }),
+      now,
+      [enqueue('webhook'), enqueue('finalize', 0), enqueue('deliver', 1), { type: 'resweep', at: now + 10_000 }],
+    ],
+  ])('%s', (_name, record, at, effects) => {
+    expect(workFor(record, at, settings)).toEqual(effects);
+  });
+});
+
+describe('commitPlan and followUp (after a commit)', () => {
+  const pending = rec({ deliveries: [d('sent')], callbackUrl: hook });
+  const answer = (record: AskRecord, now: number) => {
+    const result = transition(record, { type: 'answer', answers: { env: ['Prod'] }, by: { channel: 'api', userId: 'ops' } }, now);
+    if (result.kind !== 'changed') throw new Error('expected a change');
+    return result;
+  };
+
+  it('an answer late in the ask: write-ahead mark, then publish, drop the timeout, leave, count, webhook and edit', () => {
+    const now = T0 + 60_000;
+    const result = answer(pending, now);
+    const plan = commitPlan(pending, result.record, result.effects, now, settings);
+    expect(plan.ahead).toEqual([{ type: 'sweepAt', at: now + 10_000 }]);
+    expect(plan.after).toEqual([
+      { type: 'publish' },
+      { type: 'unschedule', step: 'timeout' },
+      { type: 'leave', conversation: { channel: 'telegram', chat: '42' } },
+      { type: 'metric', metric: { name: 'ask_resolved', status: 'answered', reason: null, secondsOpen: 60 } },
+      enqueue('webhook'),
+      enqueue('finalize', 0),
+    ]);
+  });
+
+  it('an answer while the creation mark stands: no write-ahead mark', () => {
+    const now = T0 + 4_999;
+    const result = answer(pending, now);
+    expect(commitPlan(pending, result.record, result.effects, now, settings).ahead).toEqual([]);
+    expect(commitPlan(pending, result.record, result.effects, T0 + 5_000, settings).ahead).toEqual([{ type: 'sweepAt', at: T0 + 15_000 }]);
+  });
+
+  it('an answer that leaves nothing to do: no mark, unmark first', () => {
+    const apiOnly = rec({ to: null });
+    const now = T0 + 60_000;
+    const result = answer(apiOnly, now);
+    const plan = commitPlan(apiOnly, result.record, result.effects, now, settings);
+    expect(plan.ahead).toEqual([]);
+    expect(plan.after[0]).toEqual({ type: 'unsweep' });
+    expect(plan.after.filter((e) => e.type === 'enqueue')).toEqual([]);
+  });
+
+  it('a message sent after the ask ended: its edit is queued by the delivered commit', () => {
+    const ended = answered({ deliveries: [d('pending')], callbackUrl: hook });
+    const result = transition(ended, { type: 'delivered', index: 0, message: { chat: '42', messageId: '9' } }, T0 + 70_000);
+    if (result.kind !== 'changed') throw new Error('expected a change');
+    const plan = commitPlan(ended, result.record, result.effects, T0 + 70_000, settings);
+    expect(plan).toEqual({ ahead: [], after: [enqueue('finalize', 0)] });
+  });
+
+  it.each<[string, AskRecord, AskRecord]>([
+    ['an edit done: nothing new', answered({ deliveries: [d('sent')] }), answered({ deliveries: [d('sent', 'done')] })],
+    ['a webhook delivered: nothing new', answered({ callbackUrl: hook }), answered({ callbackUrl: hook, history: [note('webhook_delivered')] })],
+    ['a pending record delivered: nothing new', rec({ deliveries: [d('pending')] }), rec({ deliveries: [d('sent')] })],
+  ])('%s', (_name, prev, next) => {
+    expect(followUp(prev, next, [])).toEqual([]);
+  });
+
+  it('finishing the last job of an ended ask unmarks it', () => {
+    const prev = answered({ deliveries: [d('sent')] });
+    const next = answered({ deliveries: [d('sent', 'done')] });
+    expect(commitPlan(prev, next, [], T0 + 80_000, settings)).toEqual({ ahead: [], after: [{ type: 'unsweep' }] });
+  });
+});
+
+describe('creating an ask is a transition', () => {
+  it('marks it for a sweep first, then counts it, schedules its timeout and queues its delivery', () => {
+    const { record, effects } = createAsk({ runId: 'run-1', questions: rec().questions, to: { channel: 'telegram', chat: '42' } }, 'AbCdEfGhIjKl', 1, 900, T0);
+    expect(createPlan(record, effects, T0, settings)).toEqual({
+      ahead: [{ type: 'sweepAt', at: T0 + 10_000 }],
+      after: [{ type: 'metric', metric: { name: 'ask_created', channel: 'telegram' } }, { type: 'schedule', step: 'timeout', at: DEADLINE }, enqueue('deliver')],
+    });
+  });
+
+  it('an ask without a target: no delivery, counted under "none"', () => {
+    const { record, effects } = createAsk({ runId: 'run-1', questions: rec().questions }, 'AbCdEfGhIjKl', 1, 60, T0);
+    expect(createPlan(record, effects, T0, settings).after).toEqual([{ type: 'metric', metric: { name: 'ask_created', channel: 'none' } }, { type: 'schedule', step: 'timeout', at: T0 + 60_000 }]);
+  });
+});
