@@ -1,16 +1,10 @@
 #!/usr/bin/env node
-import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { AskgateApiError, AskgateClient, AskgateConnectionError, type AskInput, type AskView } from './client/index.js';
-import { ConfigError, loadConfig, loadMcpClientConfig, parseTargetSpec } from './config.js';
+import { ConfigError, loadConfig, loadMcpClientConfig } from './config.js';
+import { EXIT, UsageError, askgateUrl, runAsk, shown } from './cli-ask.js';
 
-/** Exit codes of `askgate ask`, documented in the README. */
-export const EXIT = { answered: 0, error: 1, usage: 2, noAnswer: 3, pending: 4 } as const;
-
-/** How `ask` retries an unreachable askgate: default `--retry-for` with `--wait`, margin past the deadline, backoff. */
-const RETRY = { defaultWaitSeconds: 60, pastDeadlineMs: 60_000, firstDelayMs: 200, maxDelayMs: 5_000 } as const;
+export { EXIT, askBodyFromArgs, type AskArgs } from './cli-ask.js';
 
 const USAGE = `askgate — let AI agents ask people structured questions over chat
 
@@ -50,186 +44,13 @@ async function serve(): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
 }
 
-interface DraftQuestion {
-  question: string;
-  header?: string;
-  options: { label: string }[];
-  multiSelect?: boolean;
-}
-
-/** A command line that cannot be run as given (exit 2, with the usage). */
-class UsageError extends Error {}
-
-/** What `askgate ask` sends: the ask body, whether to wait, and the optional URL and idempotency key. */
-export interface AskArgs {
-  body: Record<string, unknown>;
-  wait: boolean;
-  url?: string;
-  key?: string;
-  /** How long to retry an unreachable askgate, in seconds. */
-  retryFor: number;
-}
-
-const SINGLE = ['run', 'to', 'timeout', 'url', 'idempotency-key', 'retry-for'] as const;
-/** A user-given value for an error message: quoted, shortened, control and format characters (bidi, zero-width) escaped. */
-const shown = (value: string) =>
-  JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value).replace(/\p{C}/gu, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`);
-
-/** Builds the ask body from ordered CLI tokens: each --option belongs to the latest --question. */
-export function askBodyFromArgs(argv: string[]): AskArgs {
-  const { values, tokens } = parseArgs({
-    args: argv,
-    tokens: true,
-    strict: true,
-    options: {
-      run: { type: 'string' },
-      to: { type: 'string' },
-      question: { type: 'string', multiple: true },
-      option: { type: 'string', multiple: true },
-      header: { type: 'string', multiple: true },
-      multi: { type: 'boolean', multiple: true },
-      timeout: { type: 'string' },
-      wait: { type: 'boolean' },
-      url: { type: 'string' },
-      'idempotency-key': { type: 'string' },
-      'retry-for': { type: 'string' },
-    },
-  });
-  const questions: DraftQuestion[] = [];
-  for (const token of tokens) {
-    if (token.kind !== 'option') continue;
-    if (token.name === 'question') questions.push({ question: token.value!, options: [] });
-    else if (['option', 'header', 'multi'].includes(token.name)) {
-      const current = questions.at(-1);
-      if (!current) throw new UsageError(`--${token.name} must follow a --question`);
-      if (token.name === 'option') current.options.push({ label: token.value! });
-      if (token.name === 'header') current.header = token.value!;
-      if (token.name === 'multi') current.multiSelect = true;
-    }
-  }
-  for (const name of SINGLE) {
-    if (tokens.filter((t) => t.kind === 'option' && t.name === name).length > 1) throw new UsageError(`--${name} is given more than once`);
-  }
-  if (!values.run) throw new UsageError('--run is required');
-  const body: Record<string, unknown> = { runId: values.run, questions };
-  if (values.to !== undefined) {
-    try {
-      body.to = parseTargetSpec(values.to);
-    } catch (error) {
-      throw new UsageError(`--to: ${(error as Error).message}`);
-    }
-  }
-  if (values.timeout !== undefined) body.timeoutSeconds = wholeSeconds('--timeout', values.timeout, 1);
-  const wait = values.wait ?? false;
-  const retryFor = values['retry-for'] === undefined ? (wait ? RETRY.defaultWaitSeconds : 0) : wholeSeconds('--retry-for', values['retry-for'], 0);
-  return { body, wait, url: values.url, key: values['idempotency-key'], retryFor };
-}
-
-function wholeSeconds(flag: string, value: string, min: number): number {
-  const seconds = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
-  if (!(seconds >= min)) throw new UsageError(`${flag} must be a whole number of seconds${min ? ` of at least ${min}` : ''}, not ${shown(value)}`);
-  return seconds;
-}
-
-/** The base URL askgate is reached at: `--url`, else `ASKGATE_URL`, else `http://127.0.0.1:$PORT`. */
-function askgateUrl(flag: string | undefined, env: NodeJS.ProcessEnv): string {
-  const [source, raw] = flag !== undefined ? ['--url', flag] : env.ASKGATE_URL ? ['ASKGATE_URL', env.ASKGATE_URL] : ['PORT', `http://127.0.0.1:${env.PORT ?? 7420}`];
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError(`${source} is not a URL: ${shown(raw)}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${source} must be an http:// or https:// URL`);
-  // Never echoed: the URL shows up in error messages, and a password in it would land in logs.
-  if (url.username || url.password) throw new UsageError(`${source} must not contain a user name or password (use ASKGATE_API_TOKEN)`);
-  if (url.search || url.hash) throw new UsageError(`${source} must not have a query or fragment`);
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-}
-
-/** Why a call failed to reach askgate, from the fetch error's cause (`ECONNREFUSED`, `UND_ERR_SOCKET`, ...). */
-function connectionCause(error: AskgateConnectionError): string {
-  let cause: unknown = error.cause;
-  for (let depth = 0; cause instanceof Error && depth < 4; depth++) {
-    const { code, name } = cause as Error & { code?: unknown };
-    if (typeof code === 'string') return code.startsWith('UND_ERR') ? cause.message : code;
-    if (name === 'TimeoutError') return 'no response in time';
-    if (!(cause.cause instanceof Error)) return cause.message;
-    cause = cause.cause;
-  }
-  return error.message;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Runs `call` until it succeeds, retrying connection failures and 502/503/504 with capped backoff
- * for `minMs` after the first failure, or until `untilMs` (epoch ms) when that is later.
- * Says once on stderr that askgate is unreachable and until when it retries.
- */
-async function retrying<T>(base: string, bound: { minMs: number; untilMs: number }, call: () => Promise<T>): Promise<T> {
-  let giveUpAt = 0;
-  let announced = false;
-  for (let delay: number = RETRY.firstDelayMs; ; delay = Math.min(delay * 2, RETRY.maxDelayMs)) {
-    try {
-      return await call();
-    } catch (error) {
-      const transient = error instanceof AskgateConnectionError || (error instanceof AskgateApiError && error.transient);
-      if (!transient) throw error;
-      giveUpAt ||= Math.max(Date.now() + bound.minMs, bound.untilMs);
-      if (Date.now() + delay > giveUpAt) throw error;
-      if (!announced) {
-        const why = error instanceof AskgateConnectionError ? `cannot reach ${base} (${connectionCause(error)})` : `${base} answered HTTP ${error.status}`;
-        console.error(`askgate: ${why}; retrying until ${new Date(giveUpAt).toISOString()}`);
-        announced = true;
-      }
-      await sleep(delay);
-    }
-  }
-}
-
-async function ask(argv: string[]): Promise<number> {
-  const { body, wait, url, key, retryFor } = askBodyFromArgs(argv);
-  const base = askgateUrl(url, process.env);
-  const client = new AskgateClient({ url: base, token: process.env.ASKGATE_API_TOKEN || undefined });
-  try {
-    // The key makes a retried POST return the ask that a lost response had already created.
-    const idempotencyKey = key ?? (retryFor > 0 ? `cli-${randomUUID()}` : undefined);
-    const minMs = retryFor * 1000;
-    let record: AskView = await retrying(base, { minMs, untilMs: 0 }, () => client.create(body as AskInput, { idempotencyKey }));
-    if (!wait) {
-      console.log(JSON.stringify(record, null, 2));
-      return EXIT.answered;
-    }
-    const bound = { minMs, untilMs: Date.parse(record.expiresAt) + RETRY.pastDeadlineMs };
-    while (record.status === 'pending') {
-      const id = record.id;
-      record = await retrying(base, bound, () => client.get(id, { wait: 30 }));
-    }
-    console.log(JSON.stringify(record.result, null, 2));
-    return record.result?.status === 'answered' ? EXIT.answered : EXIT.noAnswer;
-  } catch (error) {
-    if (error instanceof AskgateConnectionError) {
-      console.error(`askgate: cannot reach ${base} (${connectionCause(error)})`);
-      return EXIT.error;
-    }
-    if (error instanceof AskgateApiError) {
-      const { status, code, message, issues, details } = error;
-      console.error(`askgate: ${base} answered HTTP ${status}`);
-      console.error(JSON.stringify({ error: { ...details, code, message, ...(issues ? { issues } : {}) } }, null, 2));
-      return status === 400 ? EXIT.usage : EXIT.error;
-    }
-    throw error;
-  }
-}
-
 /** Runs the `askgate` command line (`argv` without node and the script); exits the process except for `serve`. */
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   try {
     if (command === 'serve') return await serve();
     if (command === 'ask' && !rest.includes('--help')) {
-      const code = await ask(rest);
+      const code = await runAsk(rest);
       // Exit once stdout is flushed: a pipe (`| jq`) is asynchronous on some platforms.
       process.stdout.write('', () => process.exit(code));
       return;

@@ -1,6 +1,9 @@
 import { z } from 'zod';
-import { ChannelNameSchema, type Target } from './core/schemas.js';
-import { HostAllowList } from './webhooks/allowed-hosts.js';
+import type { Target } from './core/schemas.js';
+import type { HostAllowList } from './webhooks/allowed-hosts.js';
+import { ConfigError, defaultTarget, parseClusterNodes, webhookAllowList, type RedisClusterConfig } from './config-values.js';
+
+export { ConfigError, parseClusterNodes, parseTargetSpec, type RedisClusterConfig } from './config-values.js';
 
 const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(def);
 const optionalString = z
@@ -38,6 +41,8 @@ const EnvSchema = z.object({
   ASKGATE_WEBHOOK_ALLOWED_HOSTS: optionalString,
   ASKGATE_DEFAULT_TO: optionalString,
   ASKGATE_MCP_PROGRESS_MS: int(10_000, 50, 600_000),
+  // Below the 60 s request timeout MCP clients default to: a call never outlives it.
+  ASKGATE_MCP_WAIT_SECONDS: int(50, 1, 55),
   ASKGATE_MCP_MAX_SESSIONS: int(100, 1, 100_000),
   ASKGATE_MCP_SESSION_IDLE_SECONDS: int(600, 1, 86_400),
   TELEGRAM_BOT_TOKEN: optionalString,
@@ -92,51 +97,6 @@ export interface Config {
   notices: string[];
 }
 
-/** Seed nodes and shared credentials of a Redis Cluster (every node uses the same ones). */
-export interface RedisClusterConfig {
-  nodes: { host: string; port: number }[];
-  username?: string;
-  password?: string;
-  /** `rediss://` seeds: connect to every node over TLS. */
-  tls: boolean;
-}
-
-/**
- * Parses `REDIS_URL` in cluster mode: one or more comma-separated seed nodes, each `redis://`,
- * `rediss://` or a bare `host:port`. Credentials and the scheme must be the same on every seed.
- */
-export function parseClusterNodes(list: string): RedisClusterConfig {
-  const seeds = list.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  if (seeds.length === 0) throw new ConfigError('invalid configuration: REDIS_URL lists no cluster node');
-  const parsed = seeds.map((seed) => {
-    let url: URL;
-    try {
-      url = new URL(seed.includes('://') ? seed : `redis://${seed}`);
-    } catch {
-      throw new ConfigError(`invalid configuration: REDIS_URL: "${seed.replace(/\/\/[^@/]*@/, '//***@')}" is not a Redis URL`);
-    }
-    if ((url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
-      throw new ConfigError(`invalid configuration: REDIS_URL: cluster nodes must be redis://host:port or rediss://host:port`);
-    }
-    if (url.pathname !== '' && url.pathname !== '/' && url.pathname !== '/0') {
-      throw new ConfigError('invalid configuration: REDIS_URL: a Redis Cluster has only database 0');
-    }
-    return {
-      host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-      port: url.port === '' ? 6379 : Number(url.port),
-      auth: `${url.protocol}${url.username}:${url.password}`,
-      username: url.username === '' ? undefined : decodeURIComponent(url.username),
-      password: url.password === '' ? undefined : decodeURIComponent(url.password),
-      tls: url.protocol === 'rediss:',
-    };
-  });
-  if (new Set(parsed.map((p) => p.auth)).size > 1) {
-    throw new ConfigError('invalid configuration: REDIS_URL: every cluster node must use the same scheme and credentials');
-  }
-  const first = parsed[0]!;
-  return { nodes: parsed.map(({ host, port }) => ({ host, port })), username: first.username, password: first.password, tls: first.tls };
-}
-
 /** Settings of each chat platform (absent when its token is not set). */
 export interface ChannelsConfig {
   telegram?: { token: string; apiRoot?: string; webhookUrl?: string; webhookSecret?: string };
@@ -150,17 +110,8 @@ export interface McpSettings {
   defaultTo?: Target;
   /** Interval of progress notifications while a call waits, in ms. */
   progressIntervalMs: number;
-}
-
-/** Parses `<channel>:<chat>` (e.g. `telegram:123456`) into a target; throws a readable message otherwise. */
-export function parseTargetSpec(spec: string): Target {
-  const at = spec.indexOf(':');
-  const channel = ChannelNameSchema.safeParse(spec.slice(0, Math.max(0, at)));
-  const chat = spec.slice(at + 1).trim();
-  if (at <= 0 || !channel.success || chat === '' || chat.length > 128) {
-    throw new Error(`"${spec.slice(0, 80)}" is not <channel>:<chat>, e.g. telegram:123456`);
-  }
-  return { channel: channel.data, chat };
+  /** The longest one `ask_user`/`await_answer` call waits before returning `pending`, in s (`ASKGATE_MCP_WAIT_SECONDS`). */
+  waitSeconds: number;
 }
 
 const ClientEnvSchema = z.object({
@@ -169,6 +120,8 @@ const ClientEnvSchema = z.object({
   ASKGATE_API_TOKEN: optionalString,
   ASKGATE_DEFAULT_TO: optionalString,
   ASKGATE_MCP_PROGRESS_MS: int(10_000, 50, 600_000),
+  // Below the 60 s request timeout MCP clients default to: a call never outlives it.
+  ASKGATE_MCP_WAIT_SECONDS: int(50, 1, 55),
   // `askgate mcp` never refused to start over LOG_LEVEL, and an unknown value still does not stop it.
   LOG_LEVEL: LogLevelSchema.catch('info'),
 });
@@ -183,30 +136,10 @@ export function loadMcpClientConfig(env: NodeJS.ProcessEnv = process.env): { url
   return {
     url: (e.ASKGATE_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, ''),
     token: e.ASKGATE_API_TOKEN,
-    mcp: { defaultTo: defaultTarget(e.ASKGATE_DEFAULT_TO), progressIntervalMs: e.ASKGATE_MCP_PROGRESS_MS },
+    mcp: { defaultTo: defaultTarget(e.ASKGATE_DEFAULT_TO), progressIntervalMs: e.ASKGATE_MCP_PROGRESS_MS, waitSeconds: e.ASKGATE_MCP_WAIT_SECONDS },
     logLevel: e.LOG_LEVEL,
   };
 }
-
-function defaultTarget(spec: string | undefined): Target | undefined {
-  if (spec === undefined) return undefined;
-  try {
-    return parseTargetSpec(spec);
-  } catch (error) {
-    throw new ConfigError(`invalid configuration: ASKGATE_DEFAULT_TO: ${(error as Error).message}`);
-  }
-}
-
-function webhookAllowList(spec: string | undefined): HostAllowList {
-  try {
-    return HostAllowList.parse(spec ?? 'external');
-  } catch (error) {
-    throw new ConfigError(`invalid configuration: ASKGATE_WEBHOOK_ALLOWED_HOSTS: ${(error as Error).message}`);
-  }
-}
-
-/** Thrown for invalid configuration; the message names each bad variable. */
-export class ConfigError extends Error {}
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
@@ -262,7 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowEviction: e.ASKGATE_ALLOW_EVICTION === 'true',
     logLevel: e.LOG_LEVEL,
     webhook: { secret: e.ASKGATE_WEBHOOK_SECRET, timeoutMs: e.ASKGATE_WEBHOOK_TIMEOUT_MS, allowedHosts: webhookAllowList(e.ASKGATE_WEBHOOK_ALLOWED_HOSTS) },
-    mcp: { defaultTo: defaultTarget(e.ASKGATE_DEFAULT_TO), progressIntervalMs: e.ASKGATE_MCP_PROGRESS_MS },
+    mcp: { defaultTo: defaultTarget(e.ASKGATE_DEFAULT_TO), progressIntervalMs: e.ASKGATE_MCP_PROGRESS_MS, waitSeconds: e.ASKGATE_MCP_WAIT_SECONDS },
     mcpSessions: { max: e.ASKGATE_MCP_MAX_SESSIONS, idleMs: e.ASKGATE_MCP_SESSION_IDLE_SECONDS * 1000 },
     channels: {
       ...(e.TELEGRAM_BOT_TOKEN && {

@@ -1,9 +1,10 @@
 import { AskgateError, invalid } from '../core/errors.js';
 import { normalizeAnswers } from '../core/answers.js';
-import { createAsk, deadlineOf, isTerminal, transition, type AskEvent, type TransitionOutcome } from '../core/lifecycle.js';
+import { deadlineOf, isTerminal, transition, type AskEvent, type TransitionOutcome } from '../core/lifecycle.js';
 import type { AnswerRequest, AskRecord, AskRequest, Responder } from '../core/schemas.js';
 import type { AskStore, Clock, Logger, WebhookSender } from '../core/ports.js';
-import { commitPlan, createPlan, followUp, type WorkSettings } from '../core/work.js';
+import { commitPlan, type WorkSettings } from '../core/work.js';
+import { MAX_CAS_ATTEMPTS, openAsk } from './open-ask.js';
 import type { EffectRunner } from './effect-runner.js';
 import type { LongPolls } from './long-poll.js';
 
@@ -38,8 +39,6 @@ export interface Applied {
   outcome: TransitionOutcome | { code: 'not_found' };
 }
 
-const MAX_CAS_ATTEMPTS = 64;
-
 /**
  * The imperative shell around the pure lifecycle: reads a record, computes the transition and
  * its plan (core/work.ts), commits it with one compare-and-set and hands the effects to the runner.
@@ -62,65 +61,7 @@ export class Gateway {
    * delivery. With an idempotency key, every request carrying it returns the same record.
    */
   async ask(request: AskRequest, idempotency?: { key: string; requestHash: string }, presetId?: string): Promise<{ record: AskRecord; created: boolean }> {
-    const { store, channels, settings, clock, runner } = this.deps;
-    if (request.to && !channels.has(request.to.channel)) {
-      const enabled = [...channels.keys()];
-      throw new AskgateError('channel_not_enabled', `channel "${request.to.channel}" is not enabled (enabled: ${enabled.join(', ') || 'none'})`, [
-        { path: ['to', 'channel'], message: 'channel not enabled' },
-      ]);
-    }
-    if (request.callbackUrl !== undefined) this.checkCallbackUrl(request.callbackUrl);
-    const timeoutSeconds = this.clampTimeout(request.timeoutSeconds);
-    let askId = presetId ?? this.deps.newId();
-    if (idempotency) {
-      const ttl = settings.retentionMs + settings.maxTimeoutSeconds * 1000;
-      const claim = await store.claimIdempotencyKey(idempotency.key, idempotency.requestHash, askId, ttl);
-      if (claim.requestHash !== idempotency.requestHash) {
-        throw new AskgateError('idempotency_conflict', 'this Idempotency-Key was used with a different request body');
-      }
-      askId = claim.askId;
-      const existing = await store.get(askId);
-      if (existing) return { record: existing, created: false };
-    }
-    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      const now = clock.now();
-      const { current, version } = await store.getRun(request.runId);
-      const { record, effects } = createAsk(request, askId, version + 1, timeoutSeconds, now, idempotency?.key);
-      const superseding = current && !isTerminal(current) ? transition(current, { type: 'supersede' }, now) : null;
-      const supersede = superseding?.kind === 'changed' && current ? { prev: current, next: superseding.record } : null;
-      const plan = createPlan(record, effects, now, settings);
-      await runner.strict(askId, plan.ahead);
-      const result = await store.create({
-        record,
-        expectedVersion: version,
-        supersede,
-        ttlMs: deadlineOf(record) - now + settings.retentionMs,
-        retentionMs: settings.retentionMs,
-      });
-      if (result.status === 'conflict') continue;
-      if (result.status === 'exists') return { record: result.record, created: false };
-      if (supersede && superseding?.kind === 'changed') await runner.settle(supersede.next.id, followUp(supersede.prev, supersede.next, superseding.effects));
-      // Unlike a later change, creation fails when its timeout or delivery cannot be queued.
-      await runner.strict(askId, plan.after);
-      return { record: result.record, created: true };
-    }
-    throw new AskgateError('internal', 'too many concurrent asks on this run; retry');
-  }
-
-  /** Refuses a callbackUrl that could never be sent, carries credentials, or points where the webhook allow list refuses. */
-  private checkCallbackUrl(callbackUrl: string): void {
-    const refuse = (message: string) => new AskgateError('invalid_request', `callbackUrl: ${message}`, [{ path: ['callbackUrl'], message }]);
-    if (!this.deps.webhooks) throw refuse('webhooks are not configured on this askgate (set ASKGATE_WEBHOOK_SECRET)');
-    let url: URL;
-    try {
-      url = new URL(callbackUrl);
-    } catch {
-      throw refuse('must be an http(s) URL');
-    }
-    // Never echoed: the userinfo may be a password.
-    if (url.username !== '' || url.password !== '') throw refuse('must not contain credentials (user:password@); authenticate the webhook by its signature');
-    const refusal = this.deps.webhooks.refusal(url);
-    if (refusal) throw refuse(refusal);
+    return openAsk(this.deps, request, this.clampTimeout(request.timeoutSeconds), idempotency, presetId);
   }
 
   /** Reads an ask or throws 404. */

@@ -18,7 +18,7 @@ function asset(type: string, text: string): Asset {
 }
 
 /** The browser modules in static/, in the order they run: the entry, app.js, last. */
-export const SCRIPT_MODULES = ['app-core.js', 'app-pending.js', 'app-history.js', 'app.js'] as const;
+export const SCRIPT_MODULES = ['app-core.js', 'app-session.js', 'app-answer.js', 'app-pending.js', 'app-history.js', 'app.js'] as const;
 
 // `import { a, b } from './x.js';`, also spread over several lines.
 const SIBLING_IMPORT = /^import \{[^}]*\} from (['"])\.\/([\w-]+\.js)\1;?\n/gm;

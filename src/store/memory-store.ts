@@ -1,29 +1,9 @@
 import type { AskStore, Clock, ConversationKey, CreateArgs, CreateResult, IdempotencyClaim, SweepEntry } from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
-import { HISTORY_MAX, INDEX_TTL_MS, RECENT_MAX } from './keys.js';
+import { HISTORY_MAX, RECENT_MAX } from './keys.js';
 import type { MemoryResultBus } from './memory-bus.js';
-
-interface Expiring {
-  expiresAt: number;
-}
-interface AskEntry extends Expiring {
-  runId: string;
-  rev: number;
-  status: string;
-  /** JSON, so callers never share objects with the store and reads match Redis round trips. */
-  doc: string;
-}
-interface RunEntry extends Expiring {
-  version: number;
-  current: string;
-  asks: string[];
-}
-interface IndexEntry extends Expiring {
-  members: Map<string, number>;
-}
-interface ValueEntry<T> extends Expiring {
-  value: T;
-}
+import { live, sortedByScore, type AskEntry, type Expiring, type RunEntry, type ValueEntry } from './memory-entries.js';
+import { MemoryIndexes } from './memory-indexes.js';
 
 const PURGE_EVERY_MS = 60_000;
 
@@ -37,8 +17,7 @@ export class MemoryAskStore implements AskStore {
   private readonly asks = new Map<string, AskEntry>();
   private readonly runs = new Map<string, RunEntry>();
   private readonly idem = new Map<string, ValueEntry<{ askId: string; requestHash: string }>>();
-  private readonly messages = new Map<string, ValueEntry<string>>();
-  private readonly indexes = new Map<string, IndexEntry>();
+  private readonly indexes = new MemoryIndexes(() => this.tick());
   private lastPurge = -Infinity;
 
   constructor(
@@ -75,7 +54,7 @@ export class MemoryAskStore implements AskStore {
       void this.bus.notifyHistory(next.id, next.runId);
     }
     this.asks.set(record.id, { runId: record.runId, rev: record.rev, status: record.status, doc: JSON.stringify(record), expiresAt: now + args.ttlMs });
-    const recent = this.index('recent', now);
+    const recent = this.indexes.index('recent', now);
     recent.set(record.id, Date.parse(record.createdAt));
     if (recent.size > RECENT_MAX) recent.delete(sortedByScore(recent, () => true)[0]!);
     this.runs.set(record.runId, {
@@ -95,7 +74,7 @@ export class MemoryAskStore implements AskStore {
 
   async recent(limit: number): Promise<AskRecord[]> {
     const now = this.tick();
-    const entry = live(this.indexes, 'recent', now);
+    const entry = this.indexes.entry('recent', now);
     if (!entry || limit <= 0) return [];
     return sortedByScore(entry.members, () => true)
       .reverse()
@@ -140,52 +119,40 @@ export class MemoryAskStore implements AskStore {
     return 'ok';
   }
 
-  async markForSweep(askId: string, atMs: number): Promise<void> {
-    const members = this.index('sweep', atMs);
-    const current = members.get(askId);
-    members.set(askId, current === undefined || atMs < current ? atMs : current - 1);
+  markForSweep(askId: string, atMs: number): Promise<void> {
+    return this.indexes.markForSweep(askId, atMs);
   }
 
-  async dueForSweep(nowMs: number, limit: number): Promise<SweepEntry[]> {
-    const entry = live(this.indexes, 'sweep', this.tick());
-    if (!entry || limit <= 0) return [];
-    return sortedByScore(entry.members, (score) => score <= nowMs)
-      .slice(0, limit)
-      .map((askId) => ({ askId, at: entry.members.get(askId)! }));
+  dueForSweep(nowMs: number, limit: number): Promise<SweepEntry[]> {
+    return this.indexes.dueForSweep(nowMs, limit);
   }
 
-  async rescheduleSweep(askId: string, atMs: number, seenAt?: number): Promise<boolean> {
-    const members = this.index('sweep', atMs);
-    if (seenAt !== undefined && members.get(askId) !== seenAt) return false;
-    members.set(askId, atMs);
-    return true;
+  rescheduleSweep(askId: string, atMs: number, seenAt?: number): Promise<boolean> {
+    return this.indexes.rescheduleSweep(askId, atMs, seenAt);
   }
 
-  async unmarkSweep(askId: string): Promise<void> {
-    live(this.indexes, 'sweep', this.tick())?.members.delete(askId);
+  unmarkSweep(askId: string): Promise<void> {
+    return this.indexes.unmarkSweep(askId);
   }
 
-  async addToConversation(conv: ConversationKey, askId: string, untilMs: number): Promise<void> {
-    this.index(convKey(conv), untilMs).set(askId, untilMs);
+  addToConversation(conv: ConversationKey, askId: string, untilMs: number): Promise<void> {
+    return this.indexes.addToConversation(conv, askId, untilMs);
   }
 
-  async removeFromConversation(conv: ConversationKey, askId: string): Promise<void> {
-    live(this.indexes, convKey(conv), this.tick())?.members.delete(askId);
+  removeFromConversation(conv: ConversationKey, askId: string): Promise<void> {
+    return this.indexes.removeFromConversation(conv, askId);
   }
 
-  async pendingInConversation(conv: ConversationKey, nowMs: number): Promise<string[]> {
-    const entry = live(this.indexes, convKey(conv), this.tick());
-    if (!entry) return [];
-    for (const [id, until] of entry.members) if (until <= nowMs) entry.members.delete(id);
-    return sortedByScore(entry.members, () => true);
+  pendingInConversation(conv: ConversationKey, nowMs: number): Promise<string[]> {
+    return this.indexes.pendingInConversation(conv, nowMs);
   }
 
-  async bindMessage(conv: ConversationKey, messageId: string, askId: string, ttlMs: number): Promise<void> {
-    this.messages.set(msgKey(conv, messageId), { value: askId, expiresAt: this.tick() + ttlMs });
+  bindMessage(conv: ConversationKey, messageId: string, askId: string, ttlMs: number): Promise<void> {
+    return this.indexes.bindMessage(conv, messageId, askId, ttlMs);
   }
 
-  async findByMessage(conv: ConversationKey, messageId: string): Promise<string | null> {
-    return live(this.messages, msgKey(conv, messageId), this.tick())?.value ?? null;
+  findByMessage(conv: ConversationKey, messageId: string): Promise<string | null> {
+    return this.indexes.findByMessage(conv, messageId);
   }
 
   async ping(): Promise<void> {}
@@ -193,7 +160,7 @@ export class MemoryAskStore implements AskStore {
   /** Number of live entries (records, runs, bindings, indexes), after dropping expired ones; for leak checks. */
   size(): number {
     this.purge(this.clock.now());
-    return this.asks.size + this.runs.size + this.idem.size + this.messages.size + this.indexes.size;
+    return this.asks.size + this.runs.size + this.idem.size + this.indexes.size;
   }
 
   private tick(): number {
@@ -204,38 +171,10 @@ export class MemoryAskStore implements AskStore {
 
   private purge(now: number): void {
     this.lastPurge = now;
-    for (const map of [this.asks, this.runs, this.idem, this.messages, this.indexes] as Map<string, Expiring>[]) {
+    for (const map of [this.asks, this.runs, this.idem] as Map<string, Expiring>[]) {
       for (const [key, entry] of map) if (entry.expiresAt <= now) map.delete(key);
     }
-    for (const [key, entry] of this.indexes) if (entry.members.size === 0) this.indexes.delete(key);
+    this.indexes.purge(now);
   }
 
-  /** The members of an index, created if needed, its lifetime extended to cover `scoreMs`. */
-  private index(key: string, scoreMs: number): Map<string, number> {
-    const now = this.tick();
-    const entry = live(this.indexes, key, now) ?? { members: new Map<string, number>(), expiresAt: 0 };
-    entry.expiresAt = Math.max(entry.expiresAt, now + INDEX_TTL_MS, scoreMs + INDEX_TTL_MS / 2);
-    this.indexes.set(key, entry);
-    return entry.members;
-  }
 }
-
-function live<T extends Expiring>(map: Map<string, T>, key: string, now: number): T | undefined {
-  const entry = map.get(key);
-  if (entry && entry.expiresAt <= now) {
-    map.delete(key);
-    return undefined;
-  }
-  return entry;
-}
-
-/** Members in Redis ZSET order: by score, then by member. */
-function sortedByScore(members: Map<string, number>, keep: (score: number) => boolean): string[] {
-  return [...members]
-    .filter(([, score]) => keep(score))
-    .sort(([a, x], [b, y]) => x - y || (a < b ? -1 : a > b ? 1 : 0))
-    .map(([id]) => id);
-}
-
-const convKey = (conv: ConversationKey) => `conv\u0000${conv.channel}\u0000${conv.chat}`;
-const msgKey = (conv: ConversationKey, messageId: string) => `${conv.channel}\u0000${conv.chat}\u0000${messageId}`;

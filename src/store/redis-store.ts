@@ -1,17 +1,13 @@
 import type { Redis, Cluster } from 'ioredis';
 import { z } from 'zod';
 import type { AskStore, Clock, ConversationKey, CreateArgs, CreateResult, IdempotencyClaim, SweepEntry } from '../core/ports.js';
-import { AskRecordSchema, type AskRecord } from '../core/schemas.js';
+import type { AskRecord } from '../core/schemas.js';
+import { CorruptRecordError, parseAskDoc } from './ask-doc.js';
 import { HISTORY_MAX, INDEX_TTL_MS, RECENT_MAX, StoreKeys } from './keys.js';
 import { CLAIM, COMMIT, CREATE, CommitCode, CreateCode, EXTEND_TTL, GET_RUN, ZADD_EXPIRE, runScript } from './scripts.js';
+import { RedisIndexes, ttl } from './redis-indexes.js';
 
-/** A record read back from Redis that is not valid JSON or does not match {@link AskRecordSchema}. */
-export class CorruptRecordError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CorruptRecordError';
-  }
-}
+export { CorruptRecordError, parseAskDoc } from './ask-doc.js';
 
 /** Options of {@link RedisAskStore}. */
 export interface RedisAskStoreOptions {
@@ -30,19 +26,6 @@ const RUN_CACHE_MAX = 10_000;
  */
 const ID_EXPIRY_MARGIN_MS = 1_000;
 
-/** Parses a stored ask document; throws {@link CorruptRecordError} with the key and the problem. */
-export function parseAskDoc(raw: string, where: string): AskRecord {
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch (error) {
-    throw new CorruptRecordError(`corrupt ask record at ${where}: not JSON (${(error as Error).message})`);
-  }
-  const parsed = AskRecordSchema.safeParse(json);
-  if (!parsed.success) throw new CorruptRecordError(`corrupt ask record at ${where}: ${z.prettifyError(parsed.error)}`);
-  return parsed.data;
-}
-
 /**
  * {@link AskStore} on Redis. Each state change is one Lua script over keys of one run (one hash
  * tag), so it runs unchanged on Redis Cluster. Round trips: create 2, get 1 (2 on a cold cache),
@@ -56,6 +39,7 @@ export class RedisAskStore implements AskStore {
    */
   private readonly runOf = new Map<string, { runId: string; idExpiresAt: number }>();
   private readonly clock: Clock;
+  private readonly indexes: RedisIndexes;
 
   constructor(
     private readonly redis: Redis | Cluster,
@@ -63,6 +47,7 @@ export class RedisAskStore implements AskStore {
   ) {
     this.keys = new StoreKeys(opts.prefix);
     this.clock = opts.clock ?? { now: () => Date.now() };
+    this.indexes = new RedisIndexes(redis, this.keys, this.clock);
   }
 
   async claimIdempotencyKey(key: string, requestHash: string, askId: string, ttlMs: number): Promise<IdempotencyClaim> {
@@ -170,50 +155,40 @@ export class RedisAskStore implements AskStore {
     throw new Error(`commit: unexpected script reply ${String(code)}`);
   }
 
-  async markForSweep(askId: string, atMs: number): Promise<void> {
-    await runScript(this.redis, ZADD_EXPIRE, [this.keys.sweep()], ['MARK', atMs, askId, this.indexTtl(atMs)]);
+  markForSweep(askId: string, atMs: number): Promise<void> {
+    return this.indexes.markForSweep(askId, atMs);
   }
 
-  async dueForSweep(nowMs: number, limit: number): Promise<SweepEntry[]> {
-    if (limit <= 0) return [];
-    const flat = await this.redis.zrangebyscore(this.keys.sweep(), '-inf', nowMs, 'WITHSCORES', 'LIMIT', 0, limit);
-    const due: SweepEntry[] = [];
-    for (let i = 0; i + 1 < flat.length; i += 2) due.push({ askId: flat[i]!, at: Number(flat[i + 1]) });
-    return due;
+  dueForSweep(nowMs: number, limit: number): Promise<SweepEntry[]> {
+    return this.indexes.dueForSweep(nowMs, limit);
   }
 
-  async rescheduleSweep(askId: string, atMs: number, seenAt?: number): Promise<boolean> {
-    const args = seenAt === undefined ? ['SET', atMs, askId, this.indexTtl(atMs)] : ['IF', atMs, askId, this.indexTtl(atMs), '', seenAt];
-    return (await runScript(this.redis, ZADD_EXPIRE, [this.keys.sweep()], args)) === 0;
+  rescheduleSweep(askId: string, atMs: number, seenAt?: number): Promise<boolean> {
+    return this.indexes.rescheduleSweep(askId, atMs, seenAt);
   }
 
-  async unmarkSweep(askId: string): Promise<void> {
-    await this.redis.zrem(this.keys.sweep(), askId);
+  unmarkSweep(askId: string): Promise<void> {
+    return this.indexes.unmarkSweep(askId);
   }
 
-  async addToConversation(conv: ConversationKey, askId: string, untilMs: number): Promise<void> {
-    await runScript(this.redis, ZADD_EXPIRE, [this.keys.conv(conv)], ['SET', untilMs, askId, this.indexTtl(untilMs)]);
+  addToConversation(conv: ConversationKey, askId: string, untilMs: number): Promise<void> {
+    return this.indexes.addToConversation(conv, askId, untilMs);
   }
 
-  async removeFromConversation(conv: ConversationKey, askId: string): Promise<void> {
-    await this.redis.zrem(this.keys.conv(conv), askId);
+  removeFromConversation(conv: ConversationKey, askId: string): Promise<void> {
+    return this.indexes.removeFromConversation(conv, askId);
   }
 
-  async pendingInConversation(conv: ConversationKey, nowMs: number): Promise<string[]> {
-    const key = this.keys.conv(conv);
-    const replies = await this.redis.multi().zremrangebyscore(key, '-inf', nowMs).zrangebyscore(key, `(${nowMs}`, '+inf').exec();
-    if (!replies) throw new Error('pendingInConversation: transaction aborted');
-    const [error, ids] = replies[1]!;
-    if (error) throw error;
-    return ids as string[];
+  pendingInConversation(conv: ConversationKey, nowMs: number): Promise<string[]> {
+    return this.indexes.pendingInConversation(conv, nowMs);
   }
 
-  async bindMessage(conv: ConversationKey, messageId: string, askId: string, ttlMs: number): Promise<void> {
-    await this.redis.set(this.keys.msg(conv, messageId), askId, 'PX', ttl(ttlMs));
+  bindMessage(conv: ConversationKey, messageId: string, askId: string, ttlMs: number): Promise<void> {
+    return this.indexes.bindMessage(conv, messageId, askId, ttlMs);
   }
 
-  async findByMessage(conv: ConversationKey, messageId: string): Promise<string | null> {
-    return this.redis.get(this.keys.msg(conv, messageId));
+  findByMessage(conv: ConversationKey, messageId: string): Promise<string | null> {
+    return this.indexes.findByMessage(conv, messageId);
   }
 
   async ping(): Promise<void> {
@@ -236,22 +211,12 @@ export class RedisAskStore implements AskStore {
     );
   }
 
-  /** An index key must outlive its latest member by a comfortable margin. */
-  private indexTtl(scoreMs: number): number {
-    return Math.max(INDEX_TTL_MS, Math.ceil(scoreMs - this.clock.now()) + INDEX_TTL_MS / 2);
-  }
-
   private remember(askId: string, runId: string, idExpiresAt?: number): void {
     const known = this.runOf.get(askId);
     this.runOf.delete(askId);
     this.runOf.set(askId, { runId, idExpiresAt: Math.max(idExpiresAt ?? 0, known?.idExpiresAt ?? 0) });
     if (this.runOf.size > RUN_CACHE_MAX) this.runOf.delete(this.runOf.keys().next().value!);
   }
-}
-
-/** A positive whole number of ms (PEXPIRE rejects 0, negatives and fractions). */
-function ttl(ms: number): number {
-  return Math.max(1, Math.ceil(ms));
 }
 
 function safeJson(raw: string): unknown {

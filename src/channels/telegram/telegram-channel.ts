@@ -1,14 +1,14 @@
 import { Bot, GrammyError } from 'grammy';
 import type { Update, UserFromGetMe } from 'grammy/types';
-import { ChannelError, type Channel, type Clock, type DeliveryRequest, type InboundHttpRequest, type InboundHttpResponse, type InboundRoute, type InboundSink, type Logger, type SeenEvents } from '../../core/ports.js';
+import type { Channel, Clock, DeliveryRequest, InboundHttpRequest, InboundHttpResponse, InboundRoute, InboundSink, Logger, SeenEvents } from '../../core/ports.js';
 import type { OutcomeView, PromptView } from '../../core/prompt-view.js';
 import type { MessageRef } from '../../core/schemas.js';
 import { TelegramInbound, mayAnswer } from './inbound.js';
 import { DEFAULT_LEASE_MS, UNGATED, showOnceGate, takeEvent, takeOrPass, type EffectGate } from '../shared/take-event.js';
-import { ChatPacer, DEFAULT_MIN_SEND_INTERVAL_MS, deadline, describeError, isNotModified, toChannelError } from './limits.js';
-import { renderFinal, renderPrompt } from './render.js';
+import { ChatPacer, DEFAULT_MIN_SEND_INTERVAL_MS, deadline, describeError } from './limits.js';
+import { TelegramDelivery } from './delivery.js';
+import { WEBHOOK_PATH, receiveWebhook, within } from './webhook.js';
 import { botApiFetch } from './bot-api-fetch.js';
-import { tokenMatches } from '../../security/http.js';
 import { checkIdentity } from '../shared/startup.js';
 
 /** Options of {@link TelegramChannel}. */
@@ -30,30 +30,21 @@ export interface TelegramChannelOptions {
   clock?: Clock;
 }
 
-/** Path of the webhook route on askgate's HTTP port. */
-export const WEBHOOK_PATH = '/telegram/webhook';
+export { WEBHOOK_PATH } from './webhook.js';
+
 const UPDATES = ['message', 'callback_query'] as const;
-const SEND_TIMEOUT_MS = 15_000;
 const GET_ME_TIMEOUT_MS = 10_000;
-const WEBHOOK_ANSWER_MS = 1500;
 /** Longest the update loop waits for one update before it takes the next (see the constructor). */
 const LOOP_HOLD_MS = 100;
 /** Telegram keeps an update for 24 h and may re-send it until then. */
 const UPDATE_KEEP_MS = 86_400_000;
-
-
-/** Waits for `work`, but at most `ms`. */
-async function within(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work, new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
-  clearTimeout(timer);
-}
 
 /** The Telegram channel: grammy against the Bot API, long polling by default, webhook mode when a URL is set. */
 export class TelegramChannel implements Channel {
   readonly name = 'telegram';
   private readonly bot: Bot;
   private readonly pacer: ChatPacer;
+  private readonly delivery: TelegramDelivery;
   private readonly clock: Clock;
   /** Webhook updates claimed before grammy runs them, by update_id. */
   private readonly gates = new Map<number, EffectGate>();
@@ -81,6 +72,7 @@ export class TelegramChannel implements Channel {
     });
     this.clock = options.clock ?? { now: () => Date.now() };
     this.pacer = new ChatPacer(options.minSendIntervalMs ?? DEFAULT_MIN_SEND_INTERVAL_MS, () => this.clock.now());
+    this.delivery = new TelegramDelivery(this.bot.api, this.pacer, this.clock, options.logger);
     // Updates are handled concurrently: the update loop waits at most LOOP_HOLD_MS for each, so a
     // fast update is confirmed to Telegram (the next getUpdates offset) only once handled, and is
     // re-sent after a crash, while a slow store never holds back the acks of the taps queued behind
@@ -105,41 +97,13 @@ export class TelegramChannel implements Channel {
   }
 
   /** Sends the question; buttons only for a single single-choice question. */
-  async deliver(request: DeliveryRequest): Promise<MessageRef> {
-    const rendered = renderPrompt(request.view);
-    const { chat, thread } = request.target;
-    await this.pacer.take(chat);
-    try {
-      const sent = await this.bot.api.sendMessage(
-        chat,
-        rendered.text,
-        {
-          entities: rendered.entities,
-          link_preview_options: { is_disabled: true },
-          ...(rendered.reply_markup ? { reply_markup: rendered.reply_markup } : {}),
-          ...(thread ? { message_thread_id: Number(thread) } : {}),
-        },
-        deadline(SEND_TIMEOUT_MS),
-      );
-      return { chat: String(sent.chat.id), messageId: String(sent.message_id), ...(thread ? { thread } : {}) };
-    } catch (error) {
-      throw this.failure(error, 'sendMessage', chat);
-    }
+  deliver(request: DeliveryRequest): Promise<MessageRef> {
+    return this.delivery.deliver(request);
   }
 
   /** Edits the question to its outcome (body re-rendered from `view`) and removes the keyboard. */
-  async finalize(ref: MessageRef, outcome: OutcomeView, view: PromptView): Promise<void> {
-    const messageId = Number(ref.messageId);
-    if (!Number.isSafeInteger(messageId)) throw new ChannelError(`not a Telegram message id: ${ref.messageId}`, true, undefined, { channel: 'telegram', method: 'editMessageText' });
-    const final = renderFinal(renderPrompt(view).body, outcome);
-    await this.pacer.take(ref.chat);
-    try {
-      // Without reply_markup, editMessageText drops the inline keyboard.
-      await this.bot.api.editMessageText(ref.chat, messageId, final.text, { entities: final.entities, link_preview_options: { is_disabled: true } }, deadline(SEND_TIMEOUT_MS));
-    } catch (error) {
-      if (isNotModified(error)) return;
-      throw this.failure(error, 'editMessageText', ref.chat);
-    }
+  finalize(ref: MessageRef, outcome: OutcomeView, view: PromptView): Promise<void> {
+    return this.delivery.finalize(ref, outcome, view);
   }
 
   /** Checks the token, then starts long polling in the background or registers the webhook. */
@@ -194,46 +158,24 @@ export class TelegramChannel implements Channel {
     return [{ method: 'POST', path: WEBHOOK_PATH, handle: (request) => this.onWebhook(request) }];
   }
 
-  private async onWebhook(request: InboundHttpRequest): Promise<InboundHttpResponse> {
-    const header = request.headers['x-telegram-bot-api-secret-token'];
-    const given = Array.isArray(header) ? header[0] : header;
-    const secret = this.options.webhookSecret;
-    if (!secret || typeof given !== 'string' || !tokenMatches(given, secret)) {
-      return { status: 401, body: { error: { code: 'unauthorized', message: 'missing or wrong X-Telegram-Bot-Api-Secret-Token' } } };
-    }
-    if (!this.inbound) return { status: 503, body: { error: { code: 'unavailable', message: 'telegram channel not started' } } };
-    let update: Update;
-    try {
-      update = JSON.parse(request.rawBody.toString('utf8')) as Update;
-    } catch {
-      return { status: 400, body: { error: { code: 'invalid_request', message: 'body is not JSON' } } };
-    }
-    if (!update || typeof update.update_id !== 'number') return { status: 400, body: { error: { code: 'invalid_request', message: 'not a Telegram update' } } };
-    // Telegram re-sends an update whose answer was slow or failed, to any replica: an update an
-    // attempt settled is acknowledged without effect; one no attempt could be sure of fails, so
-    // Telegram re-sends it later.
-    let taken: EffectGate | 'done' | 'busy';
-    try {
-      taken = await this.take(update);
-    } catch (error) {
-      this.options.logger.warn({ channel: 'telegram', err: describeError(error) }, 'telegram update not taken: store unavailable');
-      return { status: 503, body: { error: { code: 'unavailable', message: 'store unavailable, re-send later' } } };
-    }
-    if (taken === 'done') return { status: 200, body: { ok: true } };
-    if (taken === 'busy') return { status: 503, body: { error: { code: 'in_progress', message: 'this update is being handled, re-send later' } } };
-    let reply: (payload: string) => void = () => {};
-    const replied = new Promise<string>((resolve) => (reply = resolve));
-    this.gates.set(update.update_id, taken);
-    const work = this.bot
-      .handleUpdate(update, { send: async (payload) => reply(payload) })
-      .catch((error: unknown) => {
-        this.options.logger.error({ channel: 'telegram', err: describeError(error) }, 'telegram update failed');
-      })
-      .finally(() => this.gates.delete(update.update_id));
-    this.track(work);
-    const answer = await Promise.race([replied, within(work, WEBHOOK_ANSWER_MS)]);
-    if (typeof answer === 'string') return { status: 200, headers: { 'content-type': 'application/json' }, body: answer };
-    return { status: 200, body: { ok: true } };
+  private onWebhook(request: InboundHttpRequest): Promise<InboundHttpResponse> {
+    return receiveWebhook(request, {
+      secret: this.options.webhookSecret,
+      logger: this.options.logger,
+      started: () => this.inbound !== null,
+      take: (update) => this.take(update),
+      run: (update, gate, send) => {
+        this.gates.set(update.update_id, gate);
+        const work = this.bot
+          .handleUpdate(update, { send })
+          .catch((error: unknown) => {
+            this.options.logger.error({ channel: 'telegram', err: describeError(error) }, 'telegram update failed');
+          })
+          .finally(() => this.gates.delete(update.update_id));
+        this.track(work);
+        return work;
+      },
+    });
   }
 
   /**
@@ -284,12 +226,5 @@ export class TelegramChannel implements Channel {
           : null,
       unreachable: (error) => new Error(`cannot reach the Telegram Bot API${this.options.apiRoot ? ` at ${this.options.apiRoot}` : ''}: ${describeError(error)}`),
     });
-  }
-
-  private failure(error: unknown, method: string, chat: string): ChannelError {
-    const mapped = toChannelError(error, method);
-    if (mapped.retryAfterMs && error instanceof GrammyError && error.error_code === 429) this.pacer.blockUntil(chat, this.clock.now() + mapped.retryAfterMs);
-    this.options.logger.warn({ channel: 'telegram', method, chat, permanent: mapped.permanent, err: describeError(error) }, 'telegram call failed');
-    return mapped;
   }
 }

@@ -1,11 +1,12 @@
 'use strict';
 /**
- * Browser module, part 1: DOM helper, state, requests, sign-in and the event stream.
+ * Browser module, part 1: DOM helper, state, requests, and applying ask views (sign-in and
+ * the event stream are in app-session.js).
  * Rule for every part: strings from agents reach the page only as text (text nodes,
  * `textContent`, attribute values), never as HTML. Checked by tsc (`checkJs`); console/assets.ts
  * joins the modules into one script: they import only each other and use no template literals.
  */
-import { cards, removePending, showPending } from './app-pending.js';
+import { removePending, showPending } from './app-pending.js';
 import { removePast, showPast } from './app-history.js';
 
 /** @typedef {import('../view.js').ConsoleAsk} ConsoleAsk */
@@ -74,7 +75,7 @@ export async function request(method, path, body) {
 }
 
 /** @param {string} kind @param {string} text */
-function setConn(kind, text) {
+export function setConn(kind, text) {
   const conn = $('conn');
   conn.className = 'conn ' + kind;
   conn.textContent = text;
@@ -125,109 +126,6 @@ export function restoreOperator() {
   });
 }
 
-/** Asks the server what the session is, then shows the sign-in or the console (retries while it is unreachable). */
-export async function checkSession() {
-  let res = null;
-  try { res = await request('GET', '/console/session'); } catch (e) { res = null; }
-  if (!res || res.status === 503) { setConn('offline', 'askgate is unreachable; retrying…'); setTimeout(checkSession, 3000); return; }
-  if (res.status !== 200 || !res.data) {
-    setConn('offline', (res.data && res.data.error && res.data.error.message) || 'askgate refused the console');
-    return;
-  }
-  state.mode = res.data.mode;
-  if (!res.data.signedIn) { showLogin(''); return; }
-  state.csrf = res.data.csrf;
-  showConsole();
-}
-
-/** Ends the stream, forgets every ask and shows the sign-in form with this message. @param {string} message */
-export function showLogin(message) {
-  stopEvents();
-  clearAll();
-  state.csrf = null;
-  $('pending').hidden = true;
-  $('history').hidden = true;
-  $('who').hidden = true;
-  $('login').hidden = false;
-  $('login-error').textContent = message;
-  setConn('idle', 'Signed out');
-  $('token').focus();
-}
-
-/** Signs in with the API token typed into the form. @param {SubmitEvent} event */
-export async function onLogin(event) {
-  event.preventDefault();
-  const input = /** @type {HTMLInputElement} */ ($('token'));
-  let res = null;
-  try { res = await request('POST', '/console/login', { token: input.value }); } catch (e) { res = null; }
-  input.value = '';
-  if (!res || res.status !== 200 || !res.data) {
-    $('login-error').textContent = res && res.status === 401 ? 'That is not the API token.' : 'Sign-in failed; try again.';
-    input.focus();
-    return;
-  }
-  state.mode = res.data.mode;
-  state.csrf = res.data.csrf;
-  $('login-error').textContent = '';
-  showConsole();
-  $('pending-title').focus();
-}
-
-/** Ends the session on the server, then shows the sign-in form. */
-export async function onLogout() {
-  let res = null;
-  try { res = await request('POST', '/console/logout'); } catch (e) { res = null; }
-  // Anything but 204: the session did not end on the server (its cookie is kept, so it can be retried).
-  showLogin(res && res.status === 204 ? 'Signed out.' : 'askgate could not end the session; reload and sign out again.');
-}
-
-function showConsole() {
-  $('login').hidden = true;
-  $('pending').hidden = false;
-  $('history').hidden = false;
-  $('who').hidden = false;
-  $('logout').hidden = state.mode !== 'token';
-  renderCounts();
-  startEvents();
-}
-
-function stopEvents() {
-  if (state.source) state.source.close();
-  state.source = null;
-  state.ready = false;
-}
-
-function startEvents() {
-  stopEvents();
-  setConn('connecting', 'Connecting…');
-  const source = new EventSource('/console/events');
-  state.source = source;
-  /** @type {(fn: (event: MessageEvent<string>) => void) => (event: Event) => void} */
-  const mine = (fn) => (event) => { if (state.source === source) fn(/** @type {MessageEvent<string>} */ (event)); };
-  source.addEventListener('open', mine(() => setConn('live', 'Live')));
-  source.addEventListener('snapshot', mine((event) => {
-    /** @type {{ now: string, asks: ConsoleAsk[] }} */
-    const data = JSON.parse(event.data);
-    state.skewMs = Date.parse(data.now) - Date.now() || 0;
-    // After a reconnect, show what a fresh load would: pending asks no longer listed are dropped.
-    const listed = new Set(data.asks.map((ask) => ask.id));
-    for (const id of [...cards.keys()]) if (!listed.has(id)) forget(id);
-    for (const ask of data.asks) apply(ask, false);
-    state.ready = true;
-    renderCounts();
-  }));
-  source.addEventListener('ask', mine((event) => { apply(JSON.parse(event.data), true); renderCounts(); }));
-  source.addEventListener('gone', mine((event) => { forget(JSON.parse(event.data).id); renderCounts(); }));
-  source.addEventListener('error', mine(() => {
-    if (source.readyState === EventSource.CLOSED) {
-      // Refused (signed out, or askgate restarting): ask again what the session is.
-      state.source = null;
-      setConn('offline', 'Disconnected; checking…');
-      setTimeout(checkSession, 2000);
-    } else setConn('connecting', 'Reconnecting…');
-  }));
-}
-
 /**
  * Takes a console view if it is newer than what the page has, and shows it.
  * @param {ConsoleAsk} ask
@@ -244,14 +142,15 @@ export function apply(ask, live) {
   }
 }
 
-/** @param {string} id */
-function forget(id) {
+/** Drops an ask from the page. @param {string} id */
+export function forget(id) {
   state.asks.delete(id);
   removePending(id, null);
   removePast(id);
 }
 
-function clearAll() {
+/** Drops every ask from the page. */
+export function clearAll() {
   for (const id of [...state.asks.keys()]) forget(id);
 }
 

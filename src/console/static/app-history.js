@@ -1,6 +1,6 @@
 /** Browser module, part 3: finished asks (outcome, who, when, the event history). */
 import { $, clock, el, state } from './app-core.js';
-import { questionText } from './app-pending.js';
+import { questionText } from './app-answer.js';
 
 /** @typedef {import('../view.js').ConsoleAsk} ConsoleAsk */
 /** @typedef {ConsoleAsk['history'][number]} HistoryEntry */

@@ -1,143 +1,17 @@
 /**
  * Browser module, part 2: pending asks. A card is built once per ask (so a live update never
- * wipes a half-filled stepper); later updates only refresh its status line and events.
- * One single-choice question gets one-click option buttons (like the chat buttons); several
- * questions or a multi-select get radios or checkboxes in a stepper with one submit at the end.
+ * wipes a half-filled stepper); later updates only refresh its status line and events. Its
+ * answer form comes from app-answer.js.
  */
-import { $, announce, apply, clock, el, expiresIn, operatorName, renderCounts, request, showLogin, state } from './app-core.js';
+import { $, announce, clock, el, expiresIn, state } from './app-core.js';
+import { buildQuick, buildStepper } from './app-answer.js';
 import { eventItems } from './app-history.js';
 
 /** @typedef {import('../view.js').ConsoleAsk} ConsoleAsk */
-/** @typedef {import('../view.js').ConsoleQuestion} ConsoleQuestion */
-/** @typedef {{ id: string, runId: string, root: HTMLElement, meta: HTMLElement, events: HTMLElement, error: HTMLElement, busy: boolean }} Card */
-/** @typedef {{ skip?: boolean, answers?: Record<string, string[]>, by?: string }} AnswerBody */
+/** @typedef {import('./app-answer.js').Card} Card */
 
 /** @type {Map<string, Card>} ask id -> its card */
 export const cards = new Map();
-
-/**
- * The header is shortened as in the chats; a cut one shows whole as a tooltip.
- * @param {ConsoleQuestion} q
- * @param {string | null} id
- */
-export function questionText(q, id) {
-  return [q.header ? el('span', { class: 'chip', text: q.header, title: q.fullHeader }) : null, el('span', { id, text: q.question })];
-}
-
-/** @param {ConsoleQuestion['options'][number]} o */
-function optionText(o) {
-  return [el('span', { class: 'label', text: o.label }), o.description ? el('span', { class: 'desc', text: o.description }) : null];
-}
-
-/** @param {Card} card */
-function skipButton(card) {
-  return el('button', {
-    type: 'button', class: 'secondary skip', text: 'Skip', 'aria-label': 'Skip the question from ' + card.runId,
-    onclick: () => submit(card, { skip: true }),
-  });
-}
-
-/** @param {Card} card @param {string} text */
-function showError(card, text) { card.error.textContent = text; }
-
-/** @param {Card} card @param {ConsoleAsk} ask @param {string} base */
-function buildQuick(card, ask, base) {
-  const q = ask.questions[0];
-  const ownId = base + '-own';
-  const own = el('input', { id: ownId, type: 'text', maxlength: 4000, autocomplete: 'off', enterkeyhint: 'send' });
-  const choices = q.options.map((o) => el('button', {
-    type: 'button', class: 'choice', onclick: () => submit(card, { answers: { [q.id]: [o.label] } }),
-  }, optionText(o)));
-  const form = el('form', { class: 'own', onsubmit: (/** @type {SubmitEvent} */ event) => {
-    event.preventDefault();
-    const text = own.value.trim();
-    if (!text) { showError(card, 'Write an answer first, or pick an option.'); own.focus(); return; }
-    submit(card, { answers: { [q.id]: [text] } });
-  } }, [
-    el('label', { for: ownId, text: 'Or answer in your own words' }),
-    el('div', { class: 'row' }, [own, el('button', { type: 'submit', text: 'Send' }), skipButton(card)]),
-  ]);
-  return el('div', { class: 'quick' }, [
-    el('p', { class: 'question' }, questionText(q, base + '-q')),
-    el('div', { class: 'choices', role: 'group', 'aria-labelledby': base + '-q' }, choices),
-    form,
-  ]);
-}
-
-/** @param {ConsoleQuestion} q @param {string} base */
-function buildStep(q, base) {
-  const name = base + '-' + q.id;
-  const kind = q.multiSelect ? 'checkbox' : 'radio';
-  /** @type {HTMLInputElement[]} */
-  const inputs = [];
-  const rows = q.options.map((o, i) => {
-    const input = el('input', { type: kind, id: name + '-' + i, name, value: o.label });
-    inputs.push(input);
-    return el('div', { class: 'opt' }, [input, el('label', { for: name + '-' + i }, optionText(o))]);
-  });
-  const other = el('input', { type: kind, id: name + '-other', name, value: '' });
-  const text = el('input', { type: 'text', maxlength: 4000, autocomplete: 'off', 'aria-label': 'Other: your own words' });
-  text.addEventListener('input', () => { other.checked = text.value.trim() !== ''; });
-  other.addEventListener('change', () => { if (other.checked) text.focus(); });
-  const hint = q.multiSelect ? el('p', { class: 'hint', id: name + '-hint', text: 'Choose one or more.' }) : null;
-  const node = el('fieldset', { class: 'step', 'aria-describedby': hint ? name + '-hint' : null }, [
-    el('legend', {}, questionText(q, null)),
-    hint,
-    rows,
-    el('div', { class: 'opt other' }, [other, el('label', { for: name + '-other', text: 'Other' }), text]),
-  ]);
-  return {
-    node,
-    id: q.id,
-    multi: q.multiSelect,
-    values() {
-      const out = inputs.filter((i) => i.checked).map((i) => i.value);
-      if (other.checked && text.value.trim()) out.push(text.value.trim());
-      return out;
-    },
-    focus() { (inputs.find((i) => i.checked) || (other.checked ? text : inputs[0])).focus(); },
-  };
-}
-
-/** @param {Card} card @param {ConsoleAsk} ask @param {string} base */
-function buildStepper(card, ask, base) {
-  const steps = ask.questions.map((q) => buildStep(q, base));
-  const progress = el('p', { class: 'progress' });
-  const back = el('button', { type: 'button', class: 'secondary', text: 'Back' });
-  const next = el('button', { type: 'submit' });
-  const form = el('form', { class: 'stepper', novalidate: true }, [
-    progress,
-    steps.map((s) => s.node),
-    el('div', { class: 'row actions' }, [back, next, skipButton(card)]),
-  ]);
-  let current = 0;
-  /** @param {number} index @param {boolean} focus */
-  const show = (index, focus) => {
-    current = index;
-    steps.forEach((s, i) => { s.node.hidden = i !== index; });
-    progress.hidden = steps.length === 1;
-    progress.textContent = 'Question ' + (index + 1) + ' of ' + steps.length;
-    back.hidden = index === 0;
-    next.textContent = index < steps.length - 1 ? 'Next' : steps.length > 1 ? 'Submit answers' : 'Submit answer';
-    if (focus) steps[index].focus();
-  };
-  back.addEventListener('click', () => { showError(card, ''); show(current - 1, true); });
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    showError(card, '');
-    const step = steps[current];
-    if (step.values().length === 0) {
-      showError(card, step.multi ? 'Choose at least one option, or write your own answer.' : 'Choose an option, or write your own answer.');
-      step.focus();
-      return;
-    }
-    if (current < steps.length - 1) { show(current + 1, true); return; }
-    // Question ids are chosen by agents: never assigned onto a plain object (a "__proto__" would vanish).
-    submit(card, { answers: Object.fromEntries(steps.map((s) => [s.id, s.values()])) });
-  });
-  show(0, false);
-  return form;
-}
 
 /** @param {ConsoleAsk} ask */
 function cardStatus(ask) {
@@ -199,28 +73,6 @@ export function removePending(id, endedElsewhere) {
   if (endedElsewhere && endedElsewhere.outcome) announce(card.runId + ': ' + endedElsewhere.outcome.text.split('\n')[0]);
   // Never move focus onto the next ask's options: a repeated Enter must not answer it.
   if (hadFocus) $('pending-title').focus();
-}
-
-/** @param {Card} card @param {AnswerBody} body */
-async function submit(card, body) {
-  if (card.busy) return;
-  const by = operatorName();
-  if (by) body.by = by;
-  card.busy = true;
-  card.root.setAttribute('aria-busy', 'true');
-  showError(card, '');
-  let res = null;
-  try { res = await request('POST', '/console/asks/' + encodeURIComponent(card.id) + '/answer', body); } catch (e) { res = null; }
-  card.busy = false;
-  card.root.removeAttribute('aria-busy');
-  if (res && res.status === 200 && res.data && res.data.ask) {
-    announce((body.skip ? 'Skipped ' : 'Answer sent for ') + card.runId + '.');
-    apply(res.data.ask, false);
-    renderCounts();
-    return;
-  }
-  if (res && res.status === 401) { showLogin('Your session ended; sign in again.'); return; }
-  showError(card, (res && res.data && res.data.error && res.data.error.message) || 'askgate did not answer; try again.');
 }
 
 /** Refreshes every card's status line (its countdown). */

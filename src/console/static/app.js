@@ -1,5 +1,6 @@
 /** Browser module, start-up: the entry of the console's script (console/assets.ts serves it last). */
-import { $, checkSession, onLogin, onLogout, restoreOperator } from './app-core.js';
+import { $, restoreOperator } from './app-core.js';
+import { checkSession, onLogin, onLogout } from './app-session.js';
 import { tick } from './app-pending.js';
 
 restoreOperator();

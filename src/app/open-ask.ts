@@ -1,0 +1,79 @@
+import { AskgateError } from '../core/errors.js';
+import { createAsk, deadlineOf, isTerminal, transition } from '../core/lifecycle.js';
+import type { AskRecord, AskRequest } from '../core/schemas.js';
+import { createPlan, followUp } from '../core/work.js';
+import type { GatewayDeps } from './gateway.js';
+
+/** Most compare-and-set attempts at one change before giving up. */
+export const MAX_CAS_ATTEMPTS = 64;
+
+/**
+ * {@link Gateway.ask} after the timeout is clamped: creates the ask (superseding the run's pending
+ * one), schedules its timeout and queues its delivery.
+ */
+export async function openAsk(
+  deps: GatewayDeps,
+  request: AskRequest,
+  timeoutSeconds: number,
+  idempotency?: { key: string; requestHash: string },
+  presetId?: string,
+): Promise<{ record: AskRecord; created: boolean }> {
+  const { store, channels, settings, clock, runner } = deps;
+  if (request.to && !channels.has(request.to.channel)) {
+    const enabled = [...channels.keys()];
+    throw new AskgateError('channel_not_enabled', `channel "${request.to.channel}" is not enabled (enabled: ${enabled.join(', ') || 'none'})`, [
+      { path: ['to', 'channel'], message: 'channel not enabled' },
+    ]);
+  }
+  if (request.callbackUrl !== undefined) checkCallbackUrl(deps.webhooks, request.callbackUrl);
+  let askId = presetId ?? deps.newId();
+  if (idempotency) {
+    const ttl = settings.retentionMs + settings.maxTimeoutSeconds * 1000;
+    const claim = await store.claimIdempotencyKey(idempotency.key, idempotency.requestHash, askId, ttl);
+    if (claim.requestHash !== idempotency.requestHash) {
+      throw new AskgateError('idempotency_conflict', 'this Idempotency-Key was used with a different request body');
+    }
+    askId = claim.askId;
+    const existing = await store.get(askId);
+    if (existing) return { record: existing, created: false };
+  }
+  for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+    const now = clock.now();
+    const { current, version } = await store.getRun(request.runId);
+    const { record, effects } = createAsk(request, askId, version + 1, timeoutSeconds, now, idempotency?.key);
+    const superseding = current && !isTerminal(current) ? transition(current, { type: 'supersede' }, now) : null;
+    const supersede = superseding?.kind === 'changed' && current ? { prev: current, next: superseding.record } : null;
+    const plan = createPlan(record, effects, now, settings);
+    await runner.strict(askId, plan.ahead);
+    const result = await store.create({
+      record,
+      expectedVersion: version,
+      supersede,
+      ttlMs: deadlineOf(record) - now + settings.retentionMs,
+      retentionMs: settings.retentionMs,
+    });
+    if (result.status === 'conflict') continue;
+    if (result.status === 'exists') return { record: result.record, created: false };
+    if (supersede && superseding?.kind === 'changed') await runner.settle(supersede.next.id, followUp(supersede.prev, supersede.next, superseding.effects));
+    // Unlike a later change, creation fails when its timeout or delivery cannot be queued.
+    await runner.strict(askId, plan.after);
+    return { record: result.record, created: true };
+  }
+  throw new AskgateError('internal', 'too many concurrent asks on this run; retry');
+}
+
+/** Refuses a callbackUrl that could never be sent, carries credentials, or points where the webhook allow list refuses. */
+function checkCallbackUrl(webhooks: GatewayDeps['webhooks'], callbackUrl: string): void {
+  const refuse = (message: string) => new AskgateError('invalid_request', `callbackUrl: ${message}`, [{ path: ['callbackUrl'], message }]);
+  if (!webhooks) throw refuse('webhooks are not configured on this askgate (set ASKGATE_WEBHOOK_SECRET)');
+  let url: URL;
+  try {
+    url = new URL(callbackUrl);
+  } catch {
+    throw refuse('must be an http(s) URL');
+  }
+  // Never echoed: the userinfo may be a password.
+  if (url.username !== '' || url.password !== '') throw refuse('must not contain credentials (user:password@); authenticate the webhook by its signature');
+  const refusal = webhooks.refusal(url);
+  if (refusal) throw refuse(refusal);
+}

@@ -1,0 +1,82 @@
+import { ChannelNameSchema, type Target } from './core/schemas.js';
+import { HostAllowList } from './webhooks/allowed-hosts.js';
+
+/** Parsers of the configuration values that are more than a number or a string (config.ts uses them). */
+
+/** Thrown for invalid configuration; the message names each bad variable. */
+export class ConfigError extends Error {}
+
+/** Seed nodes and shared credentials of a Redis Cluster (every node uses the same ones). */
+export interface RedisClusterConfig {
+  nodes: { host: string; port: number }[];
+  username?: string;
+  password?: string;
+  /** `rediss://` seeds: connect to every node over TLS. */
+  tls: boolean;
+}
+
+/**
+ * Parses `REDIS_URL` in cluster mode: one or more comma-separated seed nodes, each `redis://`,
+ * `rediss://` or a bare `host:port`. Credentials and the scheme must be the same on every seed.
+ */
+export function parseClusterNodes(list: string): RedisClusterConfig {
+  const seeds = list.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (seeds.length === 0) throw new ConfigError('invalid configuration: REDIS_URL lists no cluster node');
+  const parsed = seeds.map((seed) => {
+    let url: URL;
+    try {
+      url = new URL(seed.includes('://') ? seed : `redis://${seed}`);
+    } catch {
+      throw new ConfigError(`invalid configuration: REDIS_URL: "${seed.replace(/\/\/[^@/]*@/, '//***@')}" is not a Redis URL`);
+    }
+    if ((url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
+      throw new ConfigError(`invalid configuration: REDIS_URL: cluster nodes must be redis://host:port or rediss://host:port`);
+    }
+    if (url.pathname !== '' && url.pathname !== '/' && url.pathname !== '/0') {
+      throw new ConfigError('invalid configuration: REDIS_URL: a Redis Cluster has only database 0');
+    }
+    return {
+      host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: url.port === '' ? 6379 : Number(url.port),
+      auth: `${url.protocol}${url.username}:${url.password}`,
+      username: url.username === '' ? undefined : decodeURIComponent(url.username),
+      password: url.password === '' ? undefined : decodeURIComponent(url.password),
+      tls: url.protocol === 'rediss:',
+    };
+  });
+  if (new Set(parsed.map((p) => p.auth)).size > 1) {
+    throw new ConfigError('invalid configuration: REDIS_URL: every cluster node must use the same scheme and credentials');
+  }
+  const first = parsed[0]!;
+  return { nodes: parsed.map(({ host, port }) => ({ host, port })), username: first.username, password: first.password, tls: first.tls };
+}
+
+/** Parses `<channel>:<chat>` (e.g. `telegram:123456`) into a target; throws a readable message otherwise. */
+export function parseTargetSpec(spec: string): Target {
+  const at = spec.indexOf(':');
+  const channel = ChannelNameSchema.safeParse(spec.slice(0, Math.max(0, at)));
+  const chat = spec.slice(at + 1).trim();
+  if (at <= 0 || !channel.success || chat === '' || chat.length > 128) {
+    throw new Error(`"${spec.slice(0, 80)}" is not <channel>:<chat>, e.g. telegram:123456`);
+  }
+  return { channel: channel.data, chat };
+}
+
+/** `ASKGATE_DEFAULT_TO`, parsed. */
+export function defaultTarget(spec: string | undefined): Target | undefined {
+  if (spec === undefined) return undefined;
+  try {
+    return parseTargetSpec(spec);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration: ASKGATE_DEFAULT_TO: ${(error as Error).message}`);
+  }
+}
+
+/** `ASKGATE_WEBHOOK_ALLOWED_HOSTS`, parsed (default `external`). */
+export function webhookAllowList(spec: string | undefined): HostAllowList {
+  try {
+    return HostAllowList.parse(spec ?? 'external');
+  } catch (error) {
+    throw new ConfigError(`invalid configuration: ASKGATE_WEBHOOK_ALLOWED_HOSTS: ${(error as Error).message}`);
+  }
+}

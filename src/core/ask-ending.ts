@@ -1,0 +1,43 @@
+import type { AskRecord, NoAnswerReason, Responder } from './schemas.js';
+import type { Effect } from './effects.js';
+import type { TransitionResult } from './lifecycle.js';
+import { withHistory, who } from './record-history.js';
+
+/**
+ * The effects of reaching a terminal state: wake the waiters, drop the timeout, stop routing the
+ * conversations' replies here, count the outcome. The outbox jobs it needs come from work.ts.
+ */
+export function terminalEffects(record: AskRecord): Effect[] {
+  const result = record.result!;
+  const closed = Date.parse(result.status === 'answered' ? result.answeredAt : result.at);
+  return [
+    { type: 'publish' },
+    { type: 'unschedule', step: 'timeout' },
+    ...record.deliveries.map((d): Effect => ({ type: 'leave', conversation: { channel: d.channel, chat: d.chat } })),
+    {
+      type: 'metric',
+      metric: { name: 'ask_resolved', status: result.status, reason: result.status === 'no_answer' ? result.reason : null, secondsOpen: (closed - Date.parse(record.createdAt)) / 1000 },
+    },
+  ];
+}
+
+/** An answer or skip after the deadline: the ask ends as a timeout and the caller hears `expired`. */
+export function expired(record: AskRecord, now: number): TransitionResult {
+  const ended = end(record, 'timeout', now);
+  return { ...ended, outcome: { code: 'expired' } } as TransitionResult;
+}
+
+/** Ends the ask without an answer for `reason`. */
+export function end(record: AskRecord, reason: NoAnswerReason, now: number, by?: Responder): TransitionResult {
+  const next = withHistory(
+    {
+      ...record,
+      rev: record.rev + 1,
+      status: 'no_answer',
+      result: { status: 'no_answer', reason, at: new Date(now).toISOString(), ...(by ? { by } : {}) },
+    },
+    [{ type: 'no_answer', reason, ...(by ? who(by) : {}) }],
+    now,
+  );
+  return { kind: 'changed', record: next, effects: terminalEffects(next), outcome: { code: 'resolved' } };
+}

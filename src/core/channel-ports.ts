@@ -1,0 +1,142 @@
+import type { MessageRef, Responder, Target } from './schemas.js';
+import type { PromptView, OutcomeView } from './prompt-view.js';
+
+/** Where a {@link ChannelError} came from: the channel, the platform method, the error it maps (kept as `cause`, never logged whole). */
+export interface ChannelErrorContext {
+  channel?: string;
+  method?: string;
+  cause?: unknown;
+}
+
+/** A platform error: `permanent` errors are not retried; `retryAfterMs` honours the platform's hint. */
+export class ChannelError extends Error {
+  /** The channel that failed (`telegram`, `slack`, …), when known. */
+  readonly channel?: string;
+  /** The platform method or action that failed (`sendMessage`, `chat.update`, …), when known. */
+  readonly method?: string;
+
+  constructor(
+    message: string,
+    readonly permanent: boolean,
+    readonly retryAfterMs?: number,
+    context: ChannelErrorContext = {},
+  ) {
+    super(message, context.cause !== undefined ? { cause: context.cause } : undefined);
+    this.name = 'ChannelError';
+    if (context.channel !== undefined) this.channel = context.channel;
+    if (context.method !== undefined) this.method = context.method;
+  }
+}
+
+/** A button tap, normalised. `token` is untrusted data from the platform. */
+export interface ButtonPressed {
+  channel: string;
+  token: string;
+  user: Responder;
+  /** Conversation the tap came from, when the platform says. */
+  chat?: string;
+}
+
+/** A text message that may be a reply to an ask. */
+export interface TextReceived {
+  channel: string;
+  chat: string;
+  /** Id of the message this one replies to (or the thread root), when any. */
+  replyTo?: string;
+  /** True for one-to-one conversations (DMs), where the next message may count as a reply. */
+  privateChat: boolean;
+  user: Responder;
+  text: string;
+}
+
+/** What the human should be told after a tap or a reply. */
+export type InboundOutcome =
+  | { kind: 'recorded'; summary: string }
+  | { kind: 'partial'; prompt: string; askId: string }
+  | { kind: 'need_text'; prompt: string; askId: string }
+  | { kind: 'invalid'; hint: string; askId: string }
+  | { kind: 'already_resolved'; summary: string }
+  | { kind: 'expired'; summary: string }
+  | { kind: 'forbidden'; summary: string }
+  | { kind: 'not_found'; summary: string }
+  | { kind: 'ambiguous'; summary: string }
+  | { kind: 'ignored' };
+
+/** Where channels send normalised inbound events. */
+export interface InboundSink {
+  button(event: ButtonPressed): Promise<InboundOutcome>;
+  text(event: TextReceived): Promise<InboundOutcome>;
+  /** Binds a follow-up message askgate sent (a hint, a prompt for the rest) to its ask, so replies to it count. */
+  bindFollowUp(channel: string, chat: string, messageId: string, askId: string): Promise<void>;
+  /** Event ids seen by every replica; without it (test sinks) every delivery is handled. */
+  readonly seen?: SeenEvents;
+}
+
+/** A platform event claimed by {@link SeenEvents.claim}: `new`, or `retry` (an earlier attempt took it and never settled it). */
+export interface EventClaim {
+  readonly status: 'new' | 'retry';
+  /** Marks it handled, right before its first visible effect: false when another attempt already did (show nothing). */
+  settle(): Promise<boolean>;
+  /** Gives it up after a failure, so a re-send is processed at once. */
+  release(): Promise<void>;
+}
+
+/** How long one attempt holds an event (`leaseMs`), and how long it is remembered (`keepMs`, the re-send window). */
+export type SeenTtl = { leaseMs: number; keepMs: number };
+
+/**
+ * Platform event ids (Slack `event_id`, Telegram `update_id`, Discord message ids) shared by every
+ * replica: `done` when an attempt settled it, `busy` while another attempt's lease runs.
+ */
+export interface SeenEvents {
+  claim(channel: string, eventId: string, ttl: SeenTtl): Promise<EventClaim | 'done' | 'busy'>;
+}
+
+/** What a channel needs to deliver one ask. */
+export interface DeliveryRequest {
+  askId: string;
+  version: number;
+  target: Target;
+  view: PromptView;
+}
+
+/** An inbound HTTP request as a channel sees it: headers and the exact raw body (for signatures). */
+export interface InboundHttpRequest {
+  headers: Record<string, string | string[] | undefined>;
+  rawBody: Buffer;
+}
+
+/** The response a channel's inbound route sends. */
+export interface InboundHttpResponse {
+  status: number;
+  headers?: Record<string, string>;
+  /** A string is sent as is; an object as JSON. */
+  body?: string | object;
+}
+
+/** A route a channel serves on askgate's one HTTP port (e.g. `POST /slack/events`). */
+export interface InboundRoute {
+  method: 'POST';
+  path: string;
+  handle(request: InboundHttpRequest): Promise<InboundHttpResponse>;
+}
+
+/** A chat platform adapter. */
+export interface Channel {
+  /** Channel name used in `to.channel`. */
+  readonly name: string;
+  /** Sends the question; returns where the message lives. Throws {@link ChannelError}. */
+  deliver(request: DeliveryRequest): Promise<MessageRef>;
+  /**
+   * Edits a delivered message to show the outcome and removes its buttons; `view` is the prompt as
+   * delivered, so the edit can keep the question text without reading the message back.
+   * Throws {@link ChannelError}.
+   */
+  finalize(ref: MessageRef, outcome: OutcomeView, view: PromptView): Promise<void>;
+  /** Starts receiving inbound events. */
+  start(sink: InboundSink): Promise<void>;
+  /** Stops receiving and releases resources. */
+  stop(): Promise<void>;
+  /** HTTP routes this channel serves (webhooks), registered before the server listens. */
+  routes?(): InboundRoute[];
+}

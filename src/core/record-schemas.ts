@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { AskResultSchema } from './result-schemas.js';
+
+/** Where a delivered message lives on its platform. */
+export const MessageRefSchema = z.object({
+  chat: z.string(),
+  messageId: z.string(),
+  thread: z.string().optional(),
+});
+/** Where a delivered message lives on its platform. */
+export type MessageRef = z.output<typeof MessageRefSchema>;
+
+/** One delivery of an ask to one target. */
+export const DeliverySchema = z.object({
+  channel: z.string(),
+  chat: z.string(),
+  thread: z.string().optional(),
+  status: z.enum(['pending', 'sent', 'failed']),
+  message: MessageRefSchema.optional(),
+  error: z.string().optional(),
+  /** `done` once the message shows the outcome; `failed` when that edit gave up. */
+  finalized: z.enum(['no', 'done', 'failed']).default('no'),
+});
+/** One delivery of an ask to one target. */
+export type Delivery = z.output<typeof DeliverySchema>;
+
+/** Kinds of entries in an ask's history (audit trail and event stream). */
+export const HistoryTypeSchema = z.enum([
+  'created',
+  'delivered',
+  'delivery_failed',
+  'reply_rejected',
+  'hint_sent',
+  'partial',
+  'answered',
+  'no_answer',
+  'finalized',
+  'finalize_failed',
+  'webhook_delivered',
+  'webhook_failed',
+]);
+
+/** One step in an ask's history. Never holds free-text answers or tokens. */
+export const HistoryEntrySchema = z.object({
+  type: HistoryTypeSchema,
+  at: z.string(),
+  channel: z.string().optional(),
+  userId: z.string().optional(),
+  reason: z.string().optional(),
+  /** Question ids answered by a partial reply. */
+  questions: z.array(z.string()).optional(),
+  messageId: z.string().optional(),
+  detail: z.string().optional(),
+});
+/** One step in an ask's history. */
+export type HistoryEntry = z.output<typeof HistoryEntrySchema>;
+
+/** Ask status as the API reports it. */
+export const AskStatusSchema = z.enum(['pending', 'answered', 'no_answer']);
+/** Ask status. */
+export type AskStatus = z.output<typeof AskStatusSchema>;
+
+/** The stored record of one ask (read back from storage through this schema). */
+export const AskRecordSchema = z.object({
+  id: z.string(),
+  runId: z.string(),
+  version: z.number().int().positive(),
+  /** Revision of the stored document; every commit increments it (compare-and-set token). */
+  rev: z.number().int().nonnegative(),
+  status: AskStatusSchema,
+  questions: z.array(
+    z.object({
+      id: z.string(),
+      header: z.string().optional(),
+      question: z.string(),
+      options: z.array(z.object({ label: z.string(), description: z.string().optional() })),
+      multiSelect: z.boolean(),
+    }),
+  ),
+  // Read back without the input rules, so records written before a rule was added stay readable.
+  to: z.object({ channel: z.string(), chat: z.string(), thread: z.string().optional(), users: z.array(z.string()).optional() }).nullable(),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  timeoutSeconds: z.number().int(),
+  result: AskResultSchema.nullable(),
+  /** Answers collected so far from partial replies; merged into the result when complete. */
+  partial: z.record(z.string(), z.array(z.string())),
+  deliveries: z.array(DeliverySchema),
+  idempotencyKey: z.string().optional(),
+  /** Signed webhook that receives the terminal result. */
+  callbackUrl: z.string().optional(),
+  /** The ask's history, oldest first (capped; see core/record-history.ts). */
+  history: z.array(HistoryEntrySchema).default([]),
+});
+/** The stored record of one ask. */
+export type AskRecord = z.output<typeof AskRecordSchema>;
+
+/** An ask as the API shows it: the stored record without internal bookkeeping. */
+export const AskViewSchema = AskRecordSchema.omit({ rev: true, idempotencyKey: true, history: true });
+/** An ask as the API shows it. */
+export type AskView = z.output<typeof AskViewSchema>;
+
+/** The record as the API shows it (internal bookkeeping left out). */
+export function publicRecord(record: AskRecord): AskView {
+  const { rev: _rev, idempotencyKey: _key, history: _history, ...rest } = record;
+  return rest;
+}

@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { RESERVED_LABEL, labelKey, platformId, shownText, singleLine } from './shown-text.js';
+
+/** Longest header shown on a platform; longer headers are accepted and shortened for display. */
+export const HEADER_DISPLAY_MAX = 12;
+
+/** One answer option an agent offers. */
+export const OptionSchema = z
+  .object({
+    label: singleLine(100).refine((s) => !RESERVED_LABEL.test(labelKey(s)), {
+      message:
+        'labels "Other" and "Skip" are reserved: the human can always answer in their own words or skip',
+    }),
+    description: shownText(300, { multiline: true, required: false }).optional(),
+  })
+  .strict();
+
+/**
+ * A question id: snake_case. Names like `__proto__` get their own message: they cannot even be
+ * sent as an answer's key in JSON.
+ */
+export const QuestionIdSchema = z
+  .string()
+  .refine((s) => !/^__.*__$/.test(s), {
+    message: 'names like "__proto__" are reserved: use snake_case (a-z, 0-9 and _, starting with a letter)',
+    abort: true,
+  })
+  .regex(/^[a-z][a-z0-9_]{0,39}$/, 'must be snake_case: a-z, 0-9 and _, starting with a letter, at most 40 characters');
+
+/** One question with 2–4 options. */
+export const QuestionSchema = z
+  .object({
+    id: QuestionIdSchema.optional(),
+    header: singleLine(60).optional(),
+    question: shownText(1000, { multiline: true }),
+    options: z.array(OptionSchema).min(2, 'offer at least 2 options').max(4, 'offer at most 4 options'),
+    multiSelect: z.boolean().default(false),
+  })
+  .strict()
+  .superRefine((q, ctx) => {
+    const seen = new Map<string, number>();
+    q.options.forEach((o, i) => {
+      const key = labelKey(o.label);
+      if (key === '') {
+        ctx.addIssue({ code: 'custom', path: ['options', i, 'label'], message: 'must not be empty' });
+      } else if (seen.has(key)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['options', i, 'label'],
+          message: `duplicates option ${seen.get(key)! + 1} (labels must differ ignoring case and character width)`,
+        });
+      } else seen.set(key, i);
+    });
+  });
+
+/** A question after defaults are applied: `id` is always set. */
+export type Question = Omit<z.output<typeof QuestionSchema>, 'id'> & { id: string };
+/** An option as stored. */
+export type Option = z.output<typeof OptionSchema>;
+
+/** Channel names: lower-case identifiers such as `telegram`, `slack`, `discord`. */
+export const ChannelNameSchema = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a channel name such as "telegram"');
+
+/** Where a question is delivered and who may answer it. */
+export const TargetSchema = z
+  .object({
+    channel: ChannelNameSchema,
+    chat: platformId(128),
+    thread: platformId(128).optional(),
+    users: z.array(platformId(64)).min(1, 'list at least one user, or leave users out').max(50).optional(),
+  })
+  .strict();
+/** Delivery target. */
+export type Target = z.output<typeof TargetSchema>;
+
+/** The run identifier of an agent: 1–128 characters of `[A-Za-z0-9_.-]`, not only dots (`.` and `..` are URL dot segments). */
+export const RunIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,128}$/, 'must be 1–128 characters of A-Z a-z 0-9 _ . -')
+  .refine((s) => !/^\.+$/.test(s), 'must not be only dots: "." and ".." are path segments, unreachable in a URL');
+
+/** Why a requested timeout is refused, or null. Any finite size is fine (1e308 too): the gateway clamps it. */
+function timeoutProblem(value: unknown): string | null {
+  if (typeof value !== 'number' || Number.isNaN(value)) return 'must be a number of seconds';
+  if (value <= 0) return 'must be positive';
+  // JSON numbers beyond ~1.8e308 (1e400) parse as Infinity.
+  if (!Number.isFinite(value)) return 'must be a finite number of seconds (values above the maximum are clamped to it)';
+  if (!Number.isInteger(value)) return 'must be a whole number of seconds';
+  return null;
+}
+
+/** A requested timeout: a positive whole number of seconds, clamped to the configured bounds by the gateway. */
+export const TimeoutSecondsSchema = z.custom<number>((v) => timeoutProblem(v) === null, { error: (issue) => timeoutProblem(issue.input) ?? 'invalid' });
+
+/** The body of `POST /v1/asks`. */
+export const AskRequestSchema = z
+  .object({
+    runId: RunIdSchema,
+    to: TargetSchema.optional(),
+    questions: z.array(QuestionSchema).min(1, 'ask at least 1 question').max(3, 'ask at most 3 questions'),
+    timeoutSeconds: TimeoutSecondsSchema.optional(),
+    callbackUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000).optional(),
+  })
+  .strict()
+  .transform((req) => ({
+    ...req,
+    questions: req.questions.map((q, i): Question => ({ ...q, id: q.id ?? `q${i + 1}` })),
+  }))
+  .superRefine((req, ctx) => {
+    const seen = new Set<string>();
+    req.questions.forEach((q, i) => {
+      if (seen.has(q.id)) ctx.addIssue({ code: 'custom', path: ['questions', i, 'id'], message: `duplicate question id "${q.id}"` });
+      seen.add(q.id);
+    });
+  });
+/** A validated ask request (question ids filled in). */
+export type AskRequest = z.output<typeof AskRequestSchema>;
+
+/** Who answered. `channel` is `api` for answers through the HTTP API. */
+export const ResponderSchema = z
+  .object({
+    channel: z.string().min(1).max(32),
+    userId: z.string().min(1).max(128),
+    username: z.string().max(128).optional(),
+    name: z.string().max(256).optional(),
+  })
+  .strict();
+/** The person (or operator) who answered. */
+export type Responder = z.output<typeof ResponderSchema>;
+
+/** Answers keyed by question id; each value is an option label or the human's own text. */
+export const AnswersSchema = z.record(
+  z.string().min(1).max(40),
+  z.array(shownText(4000, { multiline: true })).min(1, 'give at least one value').max(10),
+);
+/** Answers keyed by question id. */
+export type Answers = Record<string, string[]>;
+
+/** The body of `POST /v1/asks/:id/answer`: `{answers}` or `{skip: true}`, optionally `by` (who, for the audit). */
+export const AnswerRequestSchema = z
+  .object({
+    answers: AnswersSchema.optional(),
+    skip: z.literal(true, 'must be true (or leave it out and send answers)').optional(),
+    by: singleLine(128).optional(),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    if (body.answers && body.skip) ctx.addIssue({ code: 'custom', path: ['skip'], message: 'send either answers or skip, not both' });
+    if (!body.answers && !body.skip) ctx.addIssue({ code: 'custom', path: ['answers'], message: 'send answers, or skip: true' });
+  })
+  .transform((body) =>
+    body.skip ? { skip: true as const, by: body.by } : { answers: body.answers!, by: body.by },
+  );
+/** A validated API answer. */
+export type AnswerRequest = z.output<typeof AnswerRequestSchema>;

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { ResponderSchema } from './request-schemas.js';
+
+/** Why an ask ended without an answer. */
+export const NoAnswerReasonSchema = z.enum(['timeout', 'skipped', 'cancelled', 'superseded', 'undelivered']);
+/** Why an ask ended without an answer. */
+export type NoAnswerReason = z.output<typeof NoAnswerReasonSchema>;
+
+/** The typed result an agent receives. */
+export const AskResultSchema = z.discriminatedUnion('status', [
+  z.object({
+    status: z.literal('answered'),
+    answers: z.record(z.string(), z.array(z.string())),
+    answeredBy: ResponderSchema,
+    answeredAt: z.string(),
+  }),
+  z.object({ status: z.literal('no_answer'), reason: NoAnswerReasonSchema, at: z.string(), by: ResponderSchema.optional() }),
+]);
+/** The typed result an agent receives. */
+export type AskResult = z.output<typeof AskResultSchema>;
+
+/** The JSON body of a result webhook: the terminal result of one ask. */
+export const WebhookPayloadSchema = z.object({
+  askId: z.string(),
+  runId: z.string(),
+  version: z.number().int().positive(),
+  result: AskResultSchema,
+});
+/** The JSON body of a result webhook. */
+export type WebhookPayload = z.output<typeof WebhookPayloadSchema>;

@@ -1,0 +1,117 @@
+import type { AskRecord } from './schemas.js';
+
+/** Result of {@link AskStore.create}. */
+export type CreateResult =
+  | { status: 'created'; record: AskRecord; superseded: AskRecord | null }
+  | { status: 'exists'; record: AskRecord }
+  | { status: 'conflict' };
+
+/** Arguments of {@link AskStore.create}. */
+export interface CreateArgs {
+  /** The new record (status pending, rev 0, version = run's last version + 1). */
+  record: AskRecord;
+  /** The run's version counter the caller read; the create fails with `conflict` if it moved. */
+  expectedVersion: number;
+  /** The run's pending ask as read (prev) and its superseded next state, when there was one. */
+  supersede: { prev: AskRecord; next: AskRecord } | null;
+  /** Time to live of the new record's keys, in ms. */
+  ttlMs: number;
+  /** Time to live for the superseded record, in ms (the retention window). */
+  retentionMs: number;
+}
+
+/** Result of {@link AskStore.claimIdempotencyKey}. */
+export interface IdempotencyClaim {
+  /** The ask id bound to the key: the caller's own when it won, else the earlier one. */
+  askId: string;
+  /** Hash of the request body that first claimed the key. */
+  requestHash: string;
+  /** True when this call claimed the key. */
+  won: boolean;
+}
+
+/** A conversation on a platform: where text replies are routed from. */
+export interface ConversationKey {
+  channel: string;
+  chat: string;
+}
+
+/**
+ * Durable storage of asks. Every state change is one atomic compare-and-set on the record's
+ * `rev`; implementations: Redis (Lua) and memory. All methods are safe to call concurrently.
+ */
+export interface AskStore {
+  /** Binds an idempotency key to an ask id (SET NX semantics); returns the winning binding. */
+  claimIdempotencyKey(key: string, requestHash: string, askId: string, ttlMs: number): Promise<IdempotencyClaim>;
+  /**
+   * Creates a record atomically: `exists` when the ask id already exists (idempotent retry),
+   * `conflict` when the run's version or the superseded record's rev moved (re-read and retry).
+   * A superseded record that reaches a terminal state is published on the result bus. Both
+   * records' history growth is announced on the bus (`notifyHistory`) in the same atomic step.
+   */
+  create(args: CreateArgs): Promise<CreateResult>;
+  /** Reads a record by ask id, or null when unknown or expired. */
+  get(askId: string): Promise<AskRecord | null>;
+  /** The run's latest ask (pending or not) and its version counter (0 for an unknown run). */
+  getRun(runId: string): Promise<{ current: AskRecord | null; version: number }>;
+  /** The run's asks, newest first, at most `limit`. */
+  history(runId: string, limit: number): Promise<AskRecord[]>;
+  /**
+   * Replaces `prev` with `next` if the stored rev still equals `prev.rev` (`next.rev` must be
+   * `prev.rev + 1`). With `publish`, announces `next.id` on the result bus in the same atomic step;
+   * every commit also announces the history growth (`notifyHistory`) in that step.
+   */
+  commit(prev: AskRecord, next: AskRecord, opts: { ttlMs: number; publish: boolean }): Promise<'ok' | 'conflict' | 'missing'>;
+
+  /** The most recently created asks (pending or not), newest first, at most `limit`. */
+  recent(limit: number): Promise<AskRecord[]>;
+
+  /**
+   * Schedules the reconciler to look at an ask at `atMs` or earlier: the earlier of the existing
+   * and the new time, and always a change of the stored time (1 ms earlier when the existing one
+   * is already earlier), so a reconciler pass that read the ask before this mark cannot move it
+   * later ({@link rescheduleSweep} with `seenAt`).
+   */
+  markForSweep(askId: string, atMs: number): Promise<void>;
+  /** Asks whose sweep time is at or before `nowMs`, oldest first, with that time. */
+  dueForSweep(nowMs: number, limit: number): Promise<SweepEntry[]>;
+  /**
+   * Sets the next sweep time of an ask; with `seenAt`, only if its sweep time is still the one
+   * listed by {@link dueForSweep} (returns false when it moved: someone marked it meanwhile).
+   */
+  rescheduleSweep(askId: string, atMs: number, seenAt?: number): Promise<boolean>;
+  /** Removes an ask from the sweep index. */
+  unmarkSweep(askId: string): Promise<void>;
+
+  /** Records that an ask waits for replies in a conversation until `untilMs`. */
+  addToConversation(conv: ConversationKey, askId: string, untilMs: number): Promise<void>;
+  /** Removes an ask from a conversation's pending set. */
+  removeFromConversation(conv: ConversationKey, askId: string): Promise<void>;
+  /** Ask ids waiting in a conversation whose `untilMs` is after `nowMs`. */
+  pendingInConversation(conv: ConversationKey, nowMs: number): Promise<string[]>;
+  /** Maps a platform message id to its ask, so replies to that message find the ask. */
+  bindMessage(conv: ConversationKey, messageId: string, askId: string, ttlMs: number): Promise<void>;
+  /** The ask a platform message belongs to, or null. */
+  findByMessage(conv: ConversationKey, messageId: string): Promise<string | null>;
+
+  /** Throws when the store cannot serve requests. */
+  ping(): Promise<void>;
+}
+
+/** An ask due for the reconciler, with the sweep time it was listed at. */
+export interface SweepEntry {
+  askId: string;
+  at: number;
+}
+
+/** Wakes waiters when an ask reaches a terminal state, across processes. */
+export interface ResultBus {
+  /** Calls `listener` when `askId` is announced; returns an unsubscribe function. */
+  subscribe(askId: string, listener: () => void): () => void;
+  /** Calls `listener` whenever the history of any ask grows; returns an unsubscribe function. */
+  subscribeHistory(listener: (askId: string, runId: string) => void): () => void;
+  /** Announces that an ask's history grew; stores that cannot do it atomically call it (best effort, readers re-read). */
+  notifyHistory(askId: string, runId: string): Promise<void>;
+  /** Stops delivering and unsubscribes; connections passed in stay open for their owner to close. */
+  close(): Promise<void>;
+}
