@@ -63,7 +63,7 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
   const sessions = new Map<string, Session>();
   /** Initialize requests admitted but not yet answered: they count against the cap. */
   let opening = 0;
-  const ask = gatewayAsk(gateway);
+  const backend = gatewayAsk(gateway);
 
   const end = (id: string, s: Session, why: string) => {
     sessions.delete(id);
@@ -153,10 +153,11 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
   const openSession = async (): Promise<Session> => {
     const { Transport, createAskgateMcpServer } = await loadSdk();
     const mcp = createAskgateMcpServer({
-      ask,
+      backend,
       defaultTo: settings.defaultTo,
       runIdFor: (id) => id ?? `mcp-${randomUUID()}`,
       progressIntervalMs: settings.progressIntervalMs,
+      waitMs: settings.waitSeconds * 1000,
     });
     const session: Session = {
       mcp,

@@ -4,6 +4,7 @@ import type { McpSettings } from '../config.js';
 import type { Logger } from '../core/ports.js';
 import { AskgateClient } from '../client/index.js';
 import { createAskgateMcpServer } from './server.js';
+import { httpAsk } from './http-ask.js';
 
 /** Options of {@link runStdioMcpServer}. */
 export interface StdioMcpOptions {
@@ -26,10 +27,11 @@ export async function runStdioMcpServer(opts: StdioMcpOptions): Promise<void> {
   const client = new AskgateClient({ url: opts.url, token: opts.token });
   const runId = `mcp-${randomBytes(9).toString('base64url').replace(/[^A-Za-z0-9]/g, 'x')}`;
   const mcp = createAskgateMcpServer({
-    ask: (input, o) => client.ask(input, o),
+    backend: httpAsk(client),
     defaultTo: opts.settings.defaultTo,
     runIdFor: () => runId,
     progressIntervalMs: opts.settings.progressIntervalMs,
+    waitMs: opts.settings.waitSeconds * 1000,
   });
   const stdin = opts.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin as typeof process.stdin, (opts.stdout ?? process.stdout) as typeof process.stdout);

@@ -4,8 +4,10 @@ import type { AskInput, AskView } from '../client/index.js';
 import { parseTargetSpec } from '../config.js';
 import { ownValue } from '../core/own.js';
 
-/** Name of the one tool the askgate MCP server offers. */
+/** Name of the tool that asks. */
 export const TOOL_NAME = 'ask_user';
+/** Name of the tool that keeps waiting on an ask that `ask_user` returned as pending. */
+export const AWAIT_TOOL_NAME = 'await_answer';
 
 /** The tool description: it teaches the model when and how to ask. */
 export const TOOL_DESCRIPTION = `Ask the user (a human, reached over chat: Telegram, Slack, Discord or the askgate console) 1–3 multiple-choice questions and wait for the answer.
@@ -17,7 +19,15 @@ Use it when a decision belongs to the user: preferences, trade-offs, scope, irre
 - Never ask for passwords, API keys, tokens or other secrets.
 - header is a very short label (about 12 characters), e.g. "Deploy"; id is a snake_case key, e.g. "deploy_target".
 
-The call blocks until the user answers or timeoutSeconds (default 900, clamped to 30–3600) passes. The result is {"status": "answered", "answers": {"<question id>": ["<option label or the user's own words>", ...]}} or {"status": "no_answer", "reason": "timeout" | "skipped" | "cancelled" | "superseded" | "undelivered"}. On no_answer, do not ask the same question again right away: proceed with your best judgment (usually the recommended option) and state the assumption you made.`;
+The question stays open until the user answers or timeoutSeconds (default 900, clamped to 30–3600) passes; one call waits at most about a minute. The result is {"status": "answered", "answers": {"<question id>": ["<option label or the user's own words>", ...]}}, {"status": "no_answer", "reason": "timeout" | "skipped" | "cancelled" | "superseded" | "undelivered"}, or {"status": "pending", "askId": "...", "expiresAt": "..."} when the user has not answered yet: then call await_answer with that askId (again while it returns pending) instead of asking again. On no_answer, do not ask the same question again right away: proceed with your best judgment (usually the recommended option) and state the assumption you made.`;
+
+/** The description of `await_answer`. */
+export const AWAIT_DESCRIPTION = `Keep waiting for the answer to a question that ask_user (or an earlier await_answer) returned as {"status": "pending", "askId": "..."}. Pass that askId. The result is the same as ask_user's: answered, no_answer, or pending again (then call await_answer again with the same askId). Never ask the question again while it is pending.`;
+
+/** Input schema of `await_answer`. */
+export const AwaitAnswerInputShape = {
+  askId: z.string().describe('The askId of a pending result of ask_user or await_answer'),
+};
 
 const OptionInput = z.object({
   label: z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters').describe('Short option label (1–5 words), shown on a button'),
@@ -54,7 +64,9 @@ export type AskUserArgs = z.output<z.ZodObject<typeof AskUserInputShape>>;
 
 /** Structured result of `ask_user`. */
 export const AskUserOutputShape = {
-  status: z.enum(['answered', 'no_answer']),
+  status: z.enum(['answered', 'no_answer', 'pending']),
+  askId: z.string().optional().describe('When pending: the id to pass to await_answer'),
+  expiresAt: z.string().optional().describe('When pending: when the question times out (ISO 8601)'),
   answers: z.record(z.string(), z.array(z.string())).optional().describe('Question id -> chosen labels or the user\'s own words'),
   reason: NoAnswerReasonSchema.optional(),
 };
@@ -93,10 +105,31 @@ export function toAskInput(args: AskUserArgs, defaults: { runId: string; to?: Ta
   return input;
 }
 
+/** A wait that ended before the ask did: the ask stays open and `await_answer` picks it up. */
+export interface PendingResult {
+  status: 'pending';
+  askId: string;
+  expiresAt: string;
+}
+/** What one bounded wait came to. */
+export type WaitOutcome = AskResult | PendingResult;
+
 /** The tool result: structured content plus a short text rendering for the model. */
-export function renderResult(result: AskResult, questions: AskUserArgs['questions']) {
+export function renderResult(result: WaitOutcome, questions: readonly { id: string; header?: string }[]) {
+  if (result.status === 'pending') {
+    const { askId, expiresAt } = result;
+    return {
+      content: [
+        {
+          type: 'text' as const,
+          text: `The user has not answered yet; the question stays open until ${expiresAt}. Call the tool ${AWAIT_TOOL_NAME} with {"askId": "${askId}"} to keep waiting (do not ask again).`,
+        },
+      ],
+      structuredContent: { status: 'pending' as const, askId, expiresAt },
+    };
+  }
   if (result.status === 'answered') {
-    const lines = questions.map((q) => `- ${q.header} (${q.id}): ${(ownValue(result.answers, q.id) ?? []).join(', ')}`);
+    const lines = questions.map((q) => `- ${q.header ?? q.id} (${q.id}): ${(ownValue(result.answers, q.id) ?? []).join(', ')}`);
     return {
       content: [{ type: 'text' as const, text: `The user answered:\n${lines.join('\n')}` }],
       structuredContent: { status: 'answered' as const, answers: result.answers },
@@ -120,5 +153,19 @@ export function toolError(message: string) {
   return { content: [{ type: 'text' as const, text: message }], isError: true };
 }
 
-/** Asks and waits for the result; the MCP server is built over one of these (HTTP client or gateway). */
-export type AskFn = (input: AskInput, opts: { signal: AbortSignal; onCreated: (ask: Pick<AskView, 'id' | 'timeoutSeconds' | 'to'>) => void }) => Promise<AskResult>;
+/** The ask was not found (`await_answer` with an id askgate does not know). */
+export class UnknownAskError extends Error {}
+
+/** What a backend hands back once an ask exists. */
+export type CreatedAsk = Pick<AskView, 'id' | 'timeoutSeconds' | 'to'>;
+
+/**
+ * How the MCP server asks and waits: through the HTTP API (stdio) or the gateway (`/mcp`).
+ * Every wait returns within `waitMs` (pending if the ask is still open); an abort cancels the ask.
+ */
+export interface AskBackend {
+  /** Creates the ask and waits for its result. */
+  ask(input: AskInput, opts: { signal: AbortSignal; waitMs: number; onCreated: (ask: CreatedAsk) => void }): Promise<WaitOutcome>;
+  /** Waits for the result of an existing ask; throws {@link UnknownAskError} when there is none. */
+  await(askId: string, opts: { signal: AbortSignal; waitMs: number }): Promise<{ outcome: WaitOutcome; questions: { id: string; header?: string }[] }>;
+}

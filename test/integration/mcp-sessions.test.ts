@@ -101,7 +101,7 @@ describe('the session cap', () => {
     // B's waiting call was untouched and still gets its answer.
     await answer(askB);
     expect((await callB).structuredContent).toEqual({ status: 'answered', answers: { env: ['Production'] } });
-    expect((await b.mcp.listTools()).tools.map((t) => t.name)).toEqual(['ask_user']);
+    expect((await b.mcp.listTools()).tools.map((t) => t.name)).toEqual(['ask_user', 'await_answer']);
     await b.transport.terminateSession();
     await c.transport.terminateSession();
     await Promise.all([a, b, c].map((x) => x.mcp.close()));

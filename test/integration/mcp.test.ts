@@ -86,9 +86,10 @@ describe.each([
     await c?.close();
   });
 
-  it('lists ask_user with the OpenClaw input shape and an output schema', async () => {
+  it('lists ask_user with the OpenClaw input shape and an output schema, and await_answer', async () => {
     const { tools } = await c.mcp.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['ask_user']);
+    expect(tools.map((t) => t.name)).toEqual(['ask_user', 'await_answer']);
+    expect(Object.keys(tools[1]!.inputSchema.properties ?? {})).toEqual(['askId']);
     const tool = tools[0]!;
     expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual(['questions', 'runId', 'timeoutSeconds', 'to']);
     expect(tool.inputSchema.required).toEqual(['questions']);

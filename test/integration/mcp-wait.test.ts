@@ -1,0 +1,147 @@
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { startTestApp, testEnv } from '../helpers/app.js';
+import { client, eventually } from '../helpers/http.js';
+import { RecordingChannel } from '../helpers/test-channel.js';
+import type { RunningAskgate } from '../../src/main.js';
+import { ConfigError, loadConfig, loadMcpClientConfig } from '../../src/config.js';
+
+// Waits that survive any client timeout: every call returns within ASKGATE_MCP_WAIT_SECONDS (here
+// 2 s, standing in for the default 50 s below the clients' 60 s), `pending` while the ask is open.
+// The clients run on their DEFAULT options (request timeout 60 s, not reset on progress).
+const ROOT = resolve(import.meta.dirname, '../..');
+const TOKEN = 'mcp-wait-test-token-0123456789';
+const WAIT_SECONDS = 2;
+
+let app: RunningAskgate;
+let api: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  const env = { ASKGATE_API_TOKEN: TOKEN, ASKGATE_DEFAULT_TO: 'test:chat-1', ASKGATE_MCP_PROGRESS_MS: '100', ASKGATE_MCP_WAIT_SECONDS: String(WAIT_SECONDS) };
+  app = await startTestApp(testEnv(env), [new RecordingChannel('test')]);
+  api = client(app.url, TOKEN);
+});
+
+afterAll(async () => {
+  await app?.close();
+});
+
+const question = { id: 'env', header: 'Deploy', question: 'Where should I deploy?', options: [{ label: 'Staging (Recommended)' }, { label: 'Production' }] };
+
+async function httpClient(): Promise<Client> {
+  const mcp = new Client({ name: 'test', version: '1.0.0' });
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+  return mcp;
+}
+
+async function stdioClient(): Promise<Client> {
+  const mcp = new Client({ name: 'test', version: '1.0.0' });
+  const env = { PATH: process.env.PATH ?? '', ASKGATE_URL: app.url, ASKGATE_API_TOKEN: TOKEN, ASKGATE_DEFAULT_TO: 'test:chat-1', ASKGATE_MCP_WAIT_SECONDS: String(WAIT_SECONDS) };
+  await mcp.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli.ts', 'mcp'], cwd: ROOT, env, stderr: 'pipe' }));
+  return mcp;
+}
+
+type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown>; content: unknown };
+const text = (r: ToolResult) => (r.content as { text: string }[])[0]!.text;
+const status = async (id: string) => (await api.get(`/v1/asks/${id}`)).body as { status: string; expiresAt: string; result?: unknown };
+/** An ask made through the API (so the test knows its id before any tool call). */
+const apiAsk = async (extra: Record<string, unknown> = {}) =>
+  (await api.post('/v1/asks', { runId: `wait-${Date.now()}-${Math.random().toString(36).slice(2)}`, to: { channel: 'test', chat: 'chat-1' }, questions: [question], ...extra })).body.id as string;
+
+describe.each([
+  ['Streamable HTTP at /mcp', httpClient],
+  ['stdio (askgate mcp)', stdioClient],
+])('MCP waits over %s', (_name, connect) => {
+  let mcp: Client;
+  beforeAll(async () => {
+    mcp = await connect();
+  }, 30_000);
+  afterAll(async () => {
+    await mcp?.close();
+  });
+  const awaitAnswer = (askId: string, signal?: AbortSignal) => mcp.callTool({ name: 'await_answer', arguments: { askId } }, undefined, signal ? { signal } : undefined) as Promise<ToolResult>;
+
+  it(`an answer after 3 × the wait (the issue's "answer after 75 s", scaled to ${WAIT_SECONDS} s waits): pending, pending, then answered`, async () => {
+    const started = Date.now();
+    const first = (await mcp.callTool({ name: 'ask_user', arguments: { questions: [question], runId: `late-${Date.now()}` } })) as ToolResult;
+    expect(Date.now() - started).toBeLessThan(WAIT_SECONDS * 1000 + 1500);
+    expect(first.isError).toBeFalsy();
+    const askId = first.structuredContent!.askId as string;
+    const open = await status(askId);
+    expect(first.structuredContent).toEqual({ status: 'pending', askId, expiresAt: open.expiresAt });
+    expect(text(first)).toContain('await_answer');
+    expect(text(first)).toContain(askId);
+    // Returning did not cancel the ask.
+    expect(open.status).toBe('pending');
+
+    const again = await awaitAnswer(askId);
+    expect(again.structuredContent).toEqual({ status: 'pending', askId, expiresAt: open.expiresAt });
+    expect(text(again)).toContain('await_answer');
+    expect((await status(askId)).status).toBe('pending');
+    while (Date.now() - started < 3 * WAIT_SECONDS * 1000) expect((await awaitAnswer(askId)).structuredContent?.status).toBe('pending');
+
+    const last = awaitAnswer(askId);
+    await sleep(300);
+    expect((await api.post(`/v1/asks/${askId}/answer`, { answers: { env: ['Production'] } })).status).toBe(200);
+    const answered = await last;
+    expect(answered.isError).toBeFalsy();
+    expect(answered.structuredContent).toEqual({ status: 'answered', answers: { env: ['Production'] } });
+    expect(text(answered)).toContain('Deploy (env): Production');
+    // Asking about an ended ask answers at once, the same way.
+    expect((await awaitAnswer(askId)).structuredContent).toEqual({ status: 'answered', answers: { env: ['Production'] } });
+  }, 30_000);
+
+  it('await_answer on an ask that timed out or was cancelled returns no_answer with the reason', async () => {
+    const timedOut = await apiAsk({ timeoutSeconds: 1 });
+    await eventually(async () => (await status(timedOut)).status !== 'pending');
+    const t = await awaitAnswer(timedOut);
+    expect(t.isError).toBeFalsy();
+    expect(t.structuredContent).toEqual({ status: 'no_answer', reason: 'timeout' });
+
+    const cancelled = await apiAsk();
+    expect((await api.post(`/v1/asks/${cancelled}/cancel`, {})).status).toBe(200);
+    expect((await awaitAnswer(cancelled)).structuredContent).toEqual({ status: 'no_answer', reason: 'cancelled' });
+  }, 15_000);
+
+  it('await_answer on an unknown or malformed askId is a tool error', async () => {
+    const unknown = await awaitAnswer('AAAAAAAAAAAAAA');
+    expect(unknown.isError).toBe(true);
+    expect(text(unknown)).toMatch(/no ask with id "AAAAAAAAAAAAAA"/);
+    const malformed = await awaitAnswer('../not an id');
+    expect(malformed.isError).toBe(true);
+    expect(text(malformed)).toMatch(/askId/);
+  });
+
+  it('an explicit cancel of a waiting await_answer still cancels the ask', async () => {
+    const askId = await apiAsk();
+    const abort = new AbortController();
+    const call = awaitAnswer(askId, abort.signal);
+    await sleep(300);
+    abort.abort();
+    await expect(call).rejects.toThrow();
+    const ended = await eventually(async () => {
+      const r = await status(askId);
+      return r.status !== 'pending' && r;
+    });
+    expect(ended.result).toMatchObject({ status: 'no_answer', reason: 'cancelled' });
+  });
+});
+
+describe('ASKGATE_MCP_WAIT_SECONDS', () => {
+  it('defaults to 50, takes 1–55 (server and `askgate mcp`), and anything else is a config error', () => {
+    expect(loadConfig(testEnv()).mcp.waitSeconds).toBe(50);
+    expect(loadMcpClientConfig({}).mcp.waitSeconds).toBe(50);
+    for (const ok of ['1', '55']) {
+      expect(loadConfig(testEnv({ ASKGATE_MCP_WAIT_SECONDS: ok })).mcp.waitSeconds).toBe(Number(ok));
+      expect(loadMcpClientConfig({ ASKGATE_MCP_WAIT_SECONDS: ok }).mcp.waitSeconds).toBe(Number(ok));
+    }
+    for (const bad of ['0', '56', '60', '2.5', 'soon']) {
+      expect(() => loadConfig(testEnv({ ASKGATE_MCP_WAIT_SECONDS: bad }))).toThrow(ConfigError);
+      expect(() => loadMcpClientConfig({ ASKGATE_MCP_WAIT_SECONDS: bad })).toThrow(/ASKGATE_MCP_WAIT_SECONDS/);
+    }
+  });
+});
