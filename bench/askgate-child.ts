@@ -56,9 +56,13 @@ pipelineProto.exec = function (...args) {
 // re-reads the record instead of using the one its caller just read, and a timeout job tries to
 // remove itself.
 // BENCH_BEFORE_PARTS=pipelining,reread,cancel switches off only some of them.
-const beforeParts = new Set(process.env.BENCH_BEFORE === '1' ? (process.env.BENCH_BEFORE_PARTS ?? 'pipelining,reread,cancel').split(',') : []);
+const beforeParts = new Set(
+  process.env.BENCH_BEFORE === '1' ? (process.env.BENCH_BEFORE_PARTS ?? 'pipelining,reread,cancel').split(',') : [],
+);
 if (beforeParts.has('pipelining')) {
-  const proto = Redis.prototype as unknown as { connect: (this: { options: Record<string, unknown> }, ...a: unknown[]) => unknown };
+  const proto = Redis.prototype as unknown as {
+    connect: (this: { options: Record<string, unknown> }, ...a: unknown[]) => unknown;
+  };
   const connect = proto.connect;
   proto.connect = function (...a) {
     this.options.enableAutoPipelining = false;
@@ -67,7 +71,9 @@ if (beforeParts.has('pipelining')) {
 }
 if (beforeParts.has('cancel')) {
   // The timeout job's own removal attempt is skipped now; before, it always ran.
-  const timeoutsProto = BullStepScheduler.prototype as unknown as { cancel: (this: { running: Set<string> }, askId: string, step: string) => Promise<void> };
+  const timeoutsProto = BullStepScheduler.prototype as unknown as {
+    cancel: (this: { running: Set<string> }, askId: string, step: string) => Promise<void>;
+  };
   const cancel = timeoutsProto.cancel;
   timeoutsProto.cancel = function (askId, step) {
     const running = this.running;
@@ -80,7 +86,9 @@ if (beforeParts.has('cancel')) {
   };
 }
 if (beforeParts.has('reread')) {
-  const gatewayProto = Gateway.prototype as unknown as { apply: (this: Gateway, askId: string, event: unknown, known?: unknown) => unknown };
+  const gatewayProto = Gateway.prototype as unknown as {
+    apply: (this: Gateway, askId: string, event: unknown, known?: unknown) => unknown;
+  };
   const apply = gatewayProto.apply;
   gatewayProto.apply = function (askId, event) {
     return apply.call(this, askId, event);
@@ -120,13 +128,22 @@ async function buildChannels(env: NodeJS.ProcessEnv, logger: ReturnType<typeof c
         logger,
         minSendIntervalMs: Number(env.BENCH_TG_SEND_INTERVAL_MS ?? 1000),
         pollTimeoutSeconds: 1,
-        ...(webhook ? { webhookUrl: `http://127.0.0.1:${env.PORT}/telegram/webhook`, webhookSecret: env.BENCH_TG_SECRET! } : {}),
+        ...(webhook
+          ? { webhookUrl: `http://127.0.0.1:${env.PORT}/telegram/webhook`, webhookSecret: env.BENCH_TG_SECRET! }
+          : {}),
       }),
     );
   }
   if (wanted.has('slack')) {
     const { SlackChannel } = await import('../src/channels/slack/slack-channel.js');
-    channels.push(new SlackChannel({ token: 'xoxb-fake', signingSecret: env.BENCH_SLACK_SECRET!, apiUrl: env.BENCH_SLACK_API!, logger }));
+    channels.push(
+      new SlackChannel({
+        token: 'xoxb-fake',
+        signingSecret: env.BENCH_SLACK_SECRET!,
+        apiUrl: env.BENCH_SLACK_API!,
+        logger,
+      }),
+    );
   }
   if (wanted.has('discord')) {
     const { DiscordChannel } = await import('../src/channels/discord/discord-channel.js');

@@ -28,9 +28,28 @@ export interface RawRedisResult {
   ioredisPipelinedSetsPerSecond: number;
 }
 
-function runRedisBenchmark(port: number, requests: number, clients: number, pipeline: number): Promise<RedisBenchmarkRow[]> {
+function runRedisBenchmark(
+  port: number,
+  requests: number,
+  clients: number,
+  pipeline: number,
+): Promise<RedisBenchmarkRow[]> {
   return new Promise((resolve, reject) => {
-    const args = ['-h', '127.0.0.1', '-p', String(port), '-n', String(requests), '-c', String(clients), '-P', String(pipeline), '-t', 'ping,set,get', '--csv'];
+    const args = [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-n',
+      String(requests),
+      '-c',
+      String(clients),
+      '-P',
+      String(pipeline),
+      '-t',
+      'ping,set,get',
+      '--csv',
+    ];
     const proc = spawn('redis-benchmark', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -53,7 +72,10 @@ export async function rawRedis(quick: boolean): Promise<RawRedisResult> {
   const { redis, admin } = await startRedisOnly();
   try {
     const n = quick ? 50_000 : 200_000;
-    const redisBenchmark = [...(await runRedisBenchmark(redis.port, n, 50, 1)), ...(await runRedisBenchmark(redis.port, n * 4, 50, 16))];
+    const redisBenchmark = [
+      ...(await runRedisBenchmark(redis.port, n, 50, 1)),
+      ...(await runRedisBenchmark(redis.port, n * 4, 50, 16)),
+    ];
     const client = new Redis(redis.url);
     const runFor = quick ? 1500 : 3000;
     let gets = 0;
@@ -107,7 +129,18 @@ export async function bullAddRemove(lanesList: number[], runMs: number): Promise
       const lane = async (stopAt: number, count: boolean) => {
         while (performance.now() < stopAt) {
           const id = `timeout-b${++seq}`;
-          await queue.add('timeout', { askId: id }, { jobId: id, delay: 600_000, removeOnComplete: true, removeOnFail: 1000, attempts: 5, backoff: { type: 'exponential', delay: 1000 } });
+          await queue.add(
+            'timeout',
+            { askId: id },
+            {
+              jobId: id,
+              delay: 600_000,
+              removeOnComplete: true,
+              removeOnFail: 1000,
+              attempts: 5,
+              backoff: { type: 'exponential', delay: 1000 },
+            },
+          );
           await queue.remove(id);
           if (count) pairs++;
         }
@@ -166,7 +199,17 @@ export async function bullLateness(jobs: number, spreadSeconds: number): Promise
       for (let j = i; j < Math.min(jobs, i + 500); j++) {
         const due = start + (spreadSeconds * 1000 * j) / jobs;
         const id = `timeout-l${j}`;
-        batch.push({ name: 'timeout', data: { askId: id }, opts: { jobId: id, delay: Math.max(0, due - Date.now()), removeOnComplete: true, removeOnFail: 1000, attempts: 5 } });
+        batch.push({
+          name: 'timeout',
+          data: { askId: id },
+          opts: {
+            jobId: id,
+            delay: Math.max(0, due - Date.now()),
+            removeOnComplete: true,
+            removeOnFail: 1000,
+            attempts: 5,
+          },
+        });
       }
       await queue.addBulk(batch);
     }
@@ -174,7 +217,14 @@ export async function bullLateness(jobs: number, spreadSeconds: number): Promise
     const deadline = Math.max(start, Date.now()) + spreadSeconds * 1000 + 20_000;
     while (lateness.length < jobs && Date.now() < deadline) await sleep(250);
     const summary = summarize(lateness);
-    return { jobs, spreadSeconds, addSeconds, latenessMs: summary, missed: jobs - lateness.length, samples: lateness.filter((_, i) => i % Math.max(1, Math.floor(lateness.length / 5000)) === 0) };
+    return {
+      jobs,
+      spreadSeconds,
+      addSeconds,
+      latenessMs: summary,
+      missed: jobs - lateness.length,
+      samples: lateness.filter((_, i) => i % Math.max(1, Math.floor(lateness.length / 5000)) === 0),
+    };
   } finally {
     await worker.close(true);
     await queue.close();

@@ -33,7 +33,9 @@ export function latencyChart(title: string, series: readonly Series[]): string {
   const px = (x: number) => M.left + (x / xMax) * pw;
   const py = (v: number) => M.top + ph - ((Math.log10(Math.max(lo, v)) - yMinExp) / (yMaxExp - yMinExp)) * ph;
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
+  );
   out.push(`<rect width="${W}" height="${H}" fill="white"/>`);
   out.push(`<text x="${W / 2}" y="22" text-anchor="middle" font-size="15" font-weight="bold">${esc(title)}</text>`);
   for (let e = yMinExp; e <= yMaxExp; e++) {
@@ -42,13 +44,22 @@ export function latencyChart(title: string, series: readonly Series[]): string {
     const label = 10 ** e >= 1000 ? `${10 ** e / 1000} s` : `${10 ** e} ms`;
     out.push(`<text x="${M.left - 6}" y="${y + 4}" text-anchor="end">${label}</text>`);
   }
-  for (const [q, label] of [[0, '0 %'], [0.5, '50 %'], [0.9, '90 %'], [0.99, '99 %'], [0.999, '99.9 %'], [0.9999, '99.99 %']] as const) {
+  for (const [q, label] of [
+    [0, '0 %'],
+    [0.5, '50 %'],
+    [0.9, '90 %'],
+    [0.99, '99 %'],
+    [0.999, '99.9 %'],
+    [0.9999, '99.99 %'],
+  ] as const) {
     const x = px(qx(q));
     out.push(`<line x1="${x}" y1="${M.top}" x2="${x}" y2="${M.top + ph}" stroke="#ddd"/>`);
     out.push(`<text x="${x}" y="${M.top + ph + 16}" text-anchor="middle">${label}</text>`);
   }
   out.push(`<text x="${M.left + pw / 2}" y="${M.top + ph + 34}" text-anchor="middle">percentile</text>`);
-  out.push(`<text transform="translate(16 ${M.top + ph / 2}) rotate(-90)" text-anchor="middle">latency (log scale)</text>`);
+  out.push(
+    `<text transform="translate(16 ${M.top + ph / 2}) rotate(-90)" text-anchor="middle">latency (log scale)</text>`,
+  );
   out.push(`<rect x="${M.left}" y="${M.top}" width="${pw}" height="${ph}" fill="none" stroke="#888"/>`);
   used.forEach((s, i) => {
     const sorted = Array.from(Float64Array.from(s.values).sort());

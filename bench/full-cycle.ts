@@ -56,7 +56,14 @@ export interface FullCycleResult {
   samples: { cycleMs: number[]; tapToAgentMs: number[] };
 }
 
-const QUESTION = [{ id: 'env', header: 'Deploy', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production', description: 'live traffic' }] }];
+const QUESTION = [
+  {
+    id: 'env',
+    header: 'Deploy',
+    question: 'Where should I deploy?',
+    options: [{ label: 'Staging' }, { label: 'Production', description: 'live traffic' }],
+  },
+];
 
 export async function fullCycle(opts: FullCycleOptions): Promise<FullCycleResult> {
   const { channel, concurrency } = opts;
@@ -64,8 +71,16 @@ export async function fullCycle(opts: FullCycleOptions): Promise<FullCycleResult
   const interval = channel === 'telegram' ? (opts.telegramSendIntervalMs ?? 0) : undefined;
   const replicas = opts.replicas ?? 1;
   const label = `${channel}${mode === 'polling' ? ' (polling)' : ''}${interval ? ` (pacing ${interval} ms)` : ''} × ${concurrency}${replicas > 1 ? ` (${replicas} askgate processes)` : ''}${opts.before ? ' [before]' : ''}`;
-  const world = await worldFor(channel, concurrency, { ...(mode ? { telegramMode: mode } : {}), ...(interval !== undefined ? { telegramSendIntervalMs: interval } : {}) });
-  const stack = await startStack({ world, replicas, ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}), ...(opts.before ? { before: true } : {}) });
+  const world = await worldFor(channel, concurrency, {
+    ...(mode ? { telegramMode: mode } : {}),
+    ...(interval !== undefined ? { telegramSendIntervalMs: interval } : {}),
+  });
+  const stack = await startStack({
+    world,
+    replicas,
+    ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}),
+    ...(opts.before ? { before: true } : {}),
+  });
   try {
     const runOfChat = new Map<string, number>();
     const tapSent = new Map<string, { at: number; replica: number }>();
@@ -115,7 +130,9 @@ export async function fullCycle(opts: FullCycleOptions): Promise<FullCycleResult
         }
       }
     };
-    const debug = process.env.BENCH_DEBUG ? (m: string) => console.error(`[full-cycle ${label}] ${(performance.now() / 1000).toFixed(1)} ${m}`) : () => {};
+    const debug = process.env.BENCH_DEBUG
+      ? (m: string) => console.error(`[full-cycle ${label}] ${(performance.now() / 1000).toFixed(1)} ${m}`)
+      : () => {};
     debug('started');
     const runs = Array.from({ length: concurrency }, (_, i) => runOne(i));
     await sleep(opts.warmupMs);

@@ -20,22 +20,41 @@ const channel = (args[0] ?? 'telegram') as ChannelName;
 const concurrency = Number(args[1] ?? 100);
 const measureMs = Number(args[2] ?? 8000);
 if (profileDir) mkdirSync(profileDir, { recursive: true });
-const r = await fullCycle({ channel, concurrency, warmupMs: 3000, measureMs, replicas, ...(profileDir ? { cpuProfDir: profileDir } : {}) });
+const r = await fullCycle({
+  channel,
+  concurrency,
+  warmupMs: 3000,
+  measureMs,
+  replicas,
+  ...(profileDir ? { cpuProfDir: profileDir } : {}),
+});
 const w = r.window;
 const cpu = w.cpu.byProcess;
 const perCycle = (cores: number | undefined) => (((cores ?? 0) * 1000) / r.cyclesPerSecond).toFixed(3);
-const each = replicas > 1 ? ` (${w.children.map((c, i) => `${replicaName(i)} ${perCycle(cpu[replicaName(i)])}, ELU ${c.eventLoopUtilization.toFixed(2)}`).join('; ')})` : '';
-const elu = replicas > 1 ? `ELU max ${w.child.eventLoopUtilization.toFixed(2)} mean ${w.child.eventLoopUtilizationMean.toFixed(2)}` : `ELU ${w.child.eventLoopUtilization.toFixed(2)}`;
-const pq = (s: { p50: number; p99: number; count: number }) => `${s.p50.toFixed(1)}/${s.p99.toFixed(1)} ms (${s.count})`;
-const split = r.tapToAgentByReplica ? `; tap→agent same replica ${pq(r.tapToAgentByReplica.same)}, other replica ${pq(r.tapToAgentByReplica.cross)}` : '';
+const each =
+  replicas > 1
+    ? ` (${w.children.map((c, i) => `${replicaName(i)} ${perCycle(cpu[replicaName(i)])}, ELU ${c.eventLoopUtilization.toFixed(2)}`).join('; ')})`
+    : '';
+const elu =
+  replicas > 1
+    ? `ELU max ${w.child.eventLoopUtilization.toFixed(2)} mean ${w.child.eventLoopUtilizationMean.toFixed(2)}`
+    : `ELU ${w.child.eventLoopUtilization.toFixed(2)}`;
+const pq = (s: { p50: number; p99: number; count: number }) =>
+  `${s.p50.toFixed(1)}/${s.p99.toFixed(1)} ms (${s.count})`;
+const split = r.tapToAgentByReplica
+  ? `; tap→agent same replica ${pq(r.tapToAgentByReplica.same)}, other replica ${pq(r.tapToAgentByReplica.cross)}`
+  : '';
 console.log(
   `${r.label}: ${Math.round(r.cyclesPerSecond)} cycles/s, errors ${r.errors + r.counts.tapErrors}; CPU ms/cycle askgate ${perCycle(askgateCores(w))}${each} redis ${perCycle(cpu.redis)} bench ${perCycle(cpu.bench)};` +
     ` cores askgate ${askgateCores(w).toFixed(2)} redis ${(cpu.redis ?? NaN).toFixed(2)} bench ${(cpu.bench ?? NaN).toFixed(2)} others ${w.cpu.othersCores.toFixed(2)}; askgate ${elu};` +
     ` Redis commands/cycle sent ${r.perCycle.clientCommands.toFixed(1)}, executed ${r.perCycle.redisServerCommands.toFixed(1)}; tap→agent p50/p99 ${r.tapToAgentMs.p50.toFixed(1)}/${r.tapToAgentMs.p99.toFixed(1)} ms${split}`,
 );
-if (r.errorSamples.length || r.askgateProblems.count) console.log('errors / askgate log lines:', [...r.errorSamples, ...r.askgateProblems.samples].join('\n  '));
+if (r.errorSamples.length || r.askgateProblems.count)
+  console.log('errors / askgate log lines:', [...r.errorSamples, ...r.askgateProblems.samples].join('\n  '));
 if (profileDir) {
-  const files = readdirSync(profileDir).map((f) => join(profileDir, f)).sort((a, b) => statSync(b).size - statSync(a).size);
+  const files = readdirSync(profileDir)
+    .map((f) => join(profileDir, f))
+    .sort((a, b) => statSync(b).size - statSync(a).size);
   const p = summarizeProfile(files[0]!, 40);
   console.log('busy ms', p.busyMs);
   console.table(p.byPackage.slice(0, 20));

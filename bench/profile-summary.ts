@@ -29,17 +29,37 @@ function packageOf(url: string): string {
   }
   if (url.startsWith('node:')) return 'node:' + url.slice(5).split('/')[0];
   const src = url.indexOf('/src/');
-  if (src >= 0) return 'askgate ' + url.slice(src + 1).split('/').slice(0, 2).join('/');
+  if (src >= 0)
+    return (
+      'askgate ' +
+      url
+        .slice(src + 1)
+        .split('/')
+        .slice(0, 2)
+        .join('/')
+    );
   return url.split('/').slice(-2).join('/');
 }
 
 export function summarizeProfile(path: string, top = 30): ProfileSummary {
-  const profile = JSON.parse(readFileSync(path, 'utf8')) as { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[] };
+  const profile = JSON.parse(readFileSync(path, 'utf8')) as {
+    nodes: ProfileNode[];
+    startTime: number;
+    endTime: number;
+    samples: number[];
+  };
   const allHits = profile.nodes.reduce((a, n) => a + (n.hitCount ?? 0), 0);
   const perHit = (profile.endTime - profile.startTime) / 1000 / Math.max(1, allHits);
   const label = (n: ProfileNode) => {
     const { functionName, url, lineNumber } = n.callFrame;
-    return `${functionName || '(anonymous)'} ${url ? `${url.replace(/^.*node_modules\//, '').replace(/^.*\/main\//, '').replace(/^file:\/\//, '')}:${lineNumber + 1}` : ''}`.trim();
+    return `${functionName || '(anonymous)'} ${
+      url
+        ? `${url
+            .replace(/^.*node_modules\//, '')
+            .replace(/^.*\/main\//, '')
+            .replace(/^file:\/\//, '')}:${lineNumber + 1}`
+        : ''
+    }`.trim();
   };
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const fn = new Map<string, number>();
@@ -69,8 +89,17 @@ export function summarizeProfile(path: string, top = 30): ProfileSummary {
     [...m.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
-      .map(([name, hits]) => ({ name, ms: Math.round(hits * perHit), share: Math.round((hits / Math.max(1, busyHits)) * 1000) / 10 }));
-  return { busyMs: Math.round(busyHits * perHit), byFunction: rows(fn), byPackage: rows(pkg), inclusive: rows(inclusive) };
+      .map(([name, hits]) => ({
+        name,
+        ms: Math.round(hits * perHit),
+        share: Math.round((hits / Math.max(1, busyHits)) * 1000) / 10,
+      }));
+  return {
+    busyMs: Math.round(busyHits * perHit),
+    byFunction: rows(fn),
+    byPackage: rows(pkg),
+    inclusive: rows(inclusive),
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -37,7 +37,14 @@ export interface RedisCostResult {
   askgateClient: { commandsPerCycle: number; writesPerCycle: number };
 }
 
-const QUESTION = [{ id: 'env', header: 'Deploy', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production', description: 'live traffic' }] }];
+const QUESTION = [
+  {
+    id: 'env',
+    header: 'Deploy',
+    question: 'Where should I deploy?',
+    options: [{ label: 'Staging' }, { label: 'Production', description: 'live traffic' }],
+  },
+];
 
 function scriptNames(): Map<string, string> {
   const names = new Map<string, string>();
@@ -71,7 +78,8 @@ export async function redisCost(cycles: number, before = false): Promise<RedisCo
     const body = JSON.stringify({ runId: 'cost', to: world.target(0), questions: QUESTION, timeoutSeconds: 600 });
     const cycle = async () => {
       const reply = await stack.api.request('POST', '/v1/asks?wait=30', body, {}, 40_000);
-      if (reply.status !== 201 || !reply.body.includes('"answered"')) throw new Error(`cycle failed: ${reply.status} ${reply.body.slice(0, 200)}`);
+      if (reply.status !== 201 || !reply.body.includes('"answered"'))
+        throw new Error(`cycle failed: ${reply.status} ${reply.body.slice(0, 200)}`);
     };
     for (let i = 0; i < 20; i++) await cycle();
     await sleep(500); // let the last finalize settle
@@ -118,7 +126,8 @@ export async function redisCost(cycles: number, before = false): Promise<RedisCo
     }
     rows.sort((a, b) => b.perCycle - a.perCycle);
     const byConnection: Record<string, number> = {};
-    for (const r of rows) byConnection[r.connection] = Math.round(((byConnection[r.connection] ?? 0) + r.perCycle) * 100) / 100;
+    for (const r of rows)
+      byConnection[r.connection] = Math.round(((byConnection[r.connection] ?? 0) + r.perCycle) * 100) / 100;
     const server = Object.values(statsDelta(s0, s1)).reduce((a, b) => a + b, 0);
     const serverIdle = lines.filter((l) => l.phase === 'idle').length / (idleMs / 1000);
     return {

@@ -7,6 +7,11 @@ import { join } from 'node:path';
 import { renderMarkdown } from './report.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const results = JSON.parse(readFileSync(join(ROOT, 'bench', 'results', 'latest-full.json'), 'utf8')) as Parameters<typeof renderMarkdown>[0];
-writeFileSync(join(ROOT, 'BENCHMARKS.md'), renderMarkdown(results, 'bench/latency.svg', join(ROOT, 'bench', 'OPTIMIZATIONS.md')));
+const results = JSON.parse(readFileSync(join(ROOT, 'bench', 'results', 'latest-full.json'), 'utf8')) as Parameters<
+  typeof renderMarkdown
+>[0];
+writeFileSync(
+  join(ROOT, 'BENCHMARKS.md'),
+  renderMarkdown(results, 'bench/latency.svg', join(ROOT, 'bench', 'OPTIMIZATIONS.md')),
+);
 console.log('rewrote BENCHMARKS.md from bench/results/latest-full.json');

@@ -31,12 +31,19 @@ const SCENARIOS = ['baselines', 'full-cycle', 'tap', 'timeouts', 'memory', 'cost
 type Scenario = (typeof SCENARIOS)[number];
 
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, profile: { type: 'boolean', default: false }, ab: { type: 'boolean', default: false } },
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    ab: { type: 'boolean', default: false },
+  },
   strict: true,
 });
 const quick = values.quick || process.env.BENCH_QUICK === '1';
 const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : null;
-for (const s of only ?? []) if (!SCENARIOS.includes(s as Scenario)) throw new Error(`--only: unknown scenario "${s}" (one of ${SCENARIOS.join(', ')})`);
+for (const s of only ?? [])
+  if (!SCENARIOS.includes(s as Scenario))
+    throw new Error(`--only: unknown scenario "${s}" (one of ${SCENARIOS.join(', ')})`);
 const wanted = (s: Scenario) => !only || only.has(s);
 
 const plan = quick
@@ -54,7 +61,14 @@ const plan = quick
       timeouts: [{ count: 2000, spreadSeconds: 5 }],
       costCycles: 30,
       memory: 2000,
-      ab: { concurrency: 100, warmupMs: 1500, measureMs: 3000, rounds: 1, costCycles: 30, timeouts: { count: 2000, spreadSeconds: 5 } },
+      ab: {
+        concurrency: 100,
+        warmupMs: 1500,
+        measureMs: 3000,
+        rounds: 1,
+        costCycles: 30,
+        timeouts: { count: 2000, spreadSeconds: 5 },
+      },
     }
   : {
       addRemove: { lanes: [1, 100, 1000], ms: 4000 },
@@ -76,7 +90,14 @@ const plan = quick
       ],
       costCycles: 200,
       memory: 100_000,
-      ab: { concurrency: 100, warmupMs: 3000, measureMs: 8000, rounds: 2, costCycles: 100, timeouts: { count: 50_000, spreadSeconds: 30 } },
+      ab: {
+        concurrency: 100,
+        warmupMs: 3000,
+        measureMs: 8000,
+        rounds: 2,
+        costCycles: 100,
+        timeouts: { count: 50_000, spreadSeconds: 30 },
+      },
     };
 
 const resultsDir = join(ROOT, 'bench', 'results');
@@ -115,11 +136,15 @@ async function step<T>(name: string, work: () => Promise<T>): Promise<T | undefi
   }
 }
 
-log(`mode ${results.mode}; load average ${results.loadStart.load.join(' / ')}; ${results.machine.cpuModel}, ${results.machine.cores} cores`);
+log(
+  `mode ${results.mode}; load average ${results.loadStart.load.join(' / ')}; ${results.machine.cpuModel}, ${results.machine.cores} cores`,
+);
 
 if (wanted('baselines')) {
   results.baselines.raw = await step('baseline: raw Redis', () => rawRedis(quick));
-  results.baselines.addRemove = await step('baseline: BullMQ add+remove', () => bullAddRemove(plan.addRemove.lanes, plan.addRemove.ms));
+  results.baselines.addRemove = await step('baseline: BullMQ add+remove', () =>
+    bullAddRemove(plan.addRemove.lanes, plan.addRemove.ms),
+  );
   results.baselines.lateness = [];
   for (const l of plan.lateness) {
     const r = await step(`baseline: BullMQ lateness ${l.jobs} jobs`, () => bullLateness(l.jobs, l.spread));
@@ -128,32 +153,48 @@ if (wanted('baselines')) {
 }
 if (wanted('full-cycle')) {
   for (const c of plan.cycles) {
-    const profiled = values.profile && c.channel === 'telegram' && c.concurrency === 100 && !c.telegramMode && !c.telegramSendIntervalMs && !c.replicas;
-    const r = await step(`full cycle ${c.channel} ×${c.concurrency}${c.telegramMode ? ` ${c.telegramMode}` : ''}${c.telegramSendIntervalMs ? ` pacing ${c.telegramSendIntervalMs}` : ''}${c.replicas ? `, ${c.replicas} replicas` : ''}`, () =>
-      fullCycle({ ...c, ...(profiled ? { cpuProfDir: profileDir } : {}) }),
+    const profiled =
+      values.profile &&
+      c.channel === 'telegram' &&
+      c.concurrency === 100 &&
+      !c.telegramMode &&
+      !c.telegramSendIntervalMs &&
+      !c.replicas;
+    const r = await step(
+      `full cycle ${c.channel} ×${c.concurrency}${c.telegramMode ? ` ${c.telegramMode}` : ''}${c.telegramSendIntervalMs ? ` pacing ${c.telegramSendIntervalMs}` : ''}${c.replicas ? `, ${c.replicas} replicas` : ''}`,
+      () => fullCycle({ ...c, ...(profiled ? { cpuProfDir: profileDir } : {}) }),
     );
     if (r) {
       results.fullCycle.push(r);
-      log(`  ${r.label}: ${r.cyclesPerSecond.toFixed(0)} cycles/s, tap→agent p50 ${r.tapToAgentMs.p50.toFixed(1)} ms p99 ${r.tapToAgentMs.p99.toFixed(1)} ms, errors ${r.errors}`);
+      log(
+        `  ${r.label}: ${r.cyclesPerSecond.toFixed(0)} cycles/s, tap→agent p50 ${r.tapToAgentMs.p50.toFixed(1)} ms p99 ${r.tapToAgentMs.p99.toFixed(1)} ms, errors ${r.errors}`,
+      );
     }
   }
 }
 if (wanted('tap')) {
   results.tapToAgent = await step(`tap to agent (${plan.tap.pending} pending)`, () => tapToAgent(plan.tap));
-  if (results.tapToAgent) log(`  p50 ${results.tapToAgent.latencyMs.p50.toFixed(1)} ms p99 ${results.tapToAgent.latencyMs.p99.toFixed(1)} ms`);
+  if (results.tapToAgent)
+    log(
+      `  p50 ${results.tapToAgent.latencyMs.p50.toFixed(1)} ms p99 ${results.tapToAgent.latencyMs.p99.toFixed(1)} ms`,
+    );
 }
 if (wanted('timeouts')) {
   for (const t of plan.timeouts) {
     const r = await step(`timeouts ${t.count}`, () => timeouts(t));
     if (r) {
       results.timeouts.push(r);
-      log(`  created ${r.createPerSecond.toFixed(0)}/s; lateness p50 ${r.latenessMs.p50} p99 ${r.latenessMs.p99} max ${r.latenessMs.max} ms; missed ${r.missed}; ${r.memory.bytesPerAsk.toFixed(0)} B/ask`);
+      log(
+        `  created ${r.createPerSecond.toFixed(0)}/s; lateness p50 ${r.latenessMs.p50} p99 ${r.latenessMs.p99} max ${r.latenessMs.max} ms; missed ${r.missed}; ${r.memory.bytesPerAsk.toFixed(0)} B/ask`,
+      );
     }
   }
 }
 if (wanted('memory')) {
   const args = ['--hash-max-listpack-value', '1024'];
-  const r = await step(`memory per ask with ${args.join(' ')} (${plan.memory} asks)`, () => memoryPerAsk(plan.memory, args));
+  const r = await step(`memory per ask with ${args.join(' ')} (${plan.memory} asks)`, () =>
+    memoryPerAsk(plan.memory, args),
+  );
   if (r) {
     results.memoryVariants = [r];
     log(`  ${r.bytesPerAsk.toFixed(0)} B/ask`);
@@ -168,7 +209,13 @@ if (values.ab) {
   for (let round = 0; round < a.rounds; round++) {
     for (const before of [true, false]) {
       const r = await step(`A/B round ${round + 1}: telegram ×${a.concurrency} ${before ? 'before' : 'after'}`, () =>
-        fullCycle({ channel: 'telegram', concurrency: a.concurrency, warmupMs: a.warmupMs, measureMs: a.measureMs, before }),
+        fullCycle({
+          channel: 'telegram',
+          concurrency: a.concurrency,
+          warmupMs: a.warmupMs,
+          measureMs: a.measureMs,
+          before,
+        }),
       );
       if (r) results.ab.cycles.push(r);
     }
@@ -178,7 +225,10 @@ if (values.ab) {
     if (r) results.ab.cost.push({ before, ...r });
   }
   for (const before of [true, false]) {
-    const r = await step(`A/B: timeouts ${a.timeouts.count} over ${a.timeouts.spreadSeconds} s ${before ? 'before' : 'after'}`, () => timeouts({ ...a.timeouts, before }));
+    const r = await step(
+      `A/B: timeouts ${a.timeouts.count} over ${a.timeouts.spreadSeconds} s ${before ? 'before' : 'after'}`,
+      () => timeouts({ ...a.timeouts, before }),
+    );
     if (r) results.ab.timeouts!.push(r);
   }
 }
@@ -199,24 +249,67 @@ results.loadEnd = loadNow();
 results.durationSeconds = (Date.now() - started) / 1000;
 writeFileSync(join(resultsDir, `latest-${only ? 'partial' : results.mode}.json`), JSON.stringify(results, null, 1));
 
-const tg100 = results.fullCycle.find((r) => r.channel === 'telegram' && r.concurrency === 100 && r.replicas === 1 && !r.telegramMode?.includes('polling') && !r.telegramSendIntervalMs);
+const tg100 = results.fullCycle.find(
+  (r) =>
+    r.channel === 'telegram' &&
+    r.concurrency === 100 &&
+    r.replicas === 1 &&
+    !r.telegramMode?.includes('polling') &&
+    !r.telegramSendIntervalMs,
+);
 const tg100Timeouts = results.timeouts[results.timeouts.length - 1];
 const series: Series[] = [
-  ...(results.tapToAgent ? [{ name: `tap → agent, ${results.tapToAgent.pending.toLocaleString('en-US')} pending, ${results.tapToAgent.tapsPerSecond} taps/s`, values: results.tapToAgent.samples }] : []),
+  ...(results.tapToAgent
+    ? [
+        {
+          name: `tap → agent, ${results.tapToAgent.pending.toLocaleString('en-US')} pending, ${results.tapToAgent.tapsPerSecond} taps/s`,
+          values: results.tapToAgent.samples,
+        },
+      ]
+    : []),
   ...(tg100 ? [{ name: `tap → agent, full cycle Telegram ×100 (saturated)`, values: tg100.samples.tapToAgentMs }] : []),
   ...(tg100 ? [{ name: `ask → answer, full cycle Telegram ×100 (saturated)`, values: tg100.samples.cycleMs }] : []),
-  ...(tg100Timeouts ? [{ name: `timeout lateness, ${tg100Timeouts.count.toLocaleString('en-US')} pending`, values: tg100Timeouts.samples }] : []),
-  ...(results.baselines.lateness ?? []).map((b) => ({ name: `bare BullMQ delayed-job lateness, ${b.jobs.toLocaleString('en-US')} jobs`, values: b.samples })),
+  ...(tg100Timeouts
+    ? [
+        {
+          name: `timeout lateness, ${tg100Timeouts.count.toLocaleString('en-US')} pending`,
+          values: tg100Timeouts.samples,
+        },
+      ]
+    : []),
+  ...(results.baselines.lateness ?? []).map((b) => ({
+    name: `bare BullMQ delayed-job lateness, ${b.jobs.toLocaleString('en-US')} jobs`,
+    values: b.samples,
+  })),
 ];
 const partial = only !== null;
-const chartFile = quick || partial ? join(resultsDir, `latency-${partial ? 'partial' : 'quick'}.svg`) : join(ROOT, 'bench', 'latency.svg');
-const mdFile = quick || partial ? join(resultsDir, `BENCHMARKS-${partial ? 'partial' : 'quick'}.md`) : join(ROOT, 'BENCHMARKS.md');
-writeFileSync(chartFile, latencyChart(`askgate latency by percentile (${results.mode} run, ${results.startedAt.slice(0, 10)})`, series));
-let md = renderMarkdown(results, quick || partial ? chartFile.slice(resultsDir.length + 1) : 'bench/latency.svg', join(ROOT, 'bench', 'OPTIMIZATIONS.md'));
+const chartFile =
+  quick || partial
+    ? join(resultsDir, `latency-${partial ? 'partial' : 'quick'}.svg`)
+    : join(ROOT, 'bench', 'latency.svg');
+const mdFile =
+  quick || partial ? join(resultsDir, `BENCHMARKS-${partial ? 'partial' : 'quick'}.md`) : join(ROOT, 'BENCHMARKS.md');
+writeFileSync(
+  chartFile,
+  latencyChart(`askgate latency by percentile (${results.mode} run, ${results.startedAt.slice(0, 10)})`, series),
+);
+let md = renderMarkdown(
+  results,
+  quick || partial ? chartFile.slice(resultsDir.length + 1) : 'bench/latency.svg',
+  join(ROOT, 'bench', 'OPTIMIZATIONS.md'),
+);
 if (results.profile) {
   const p = results.profile;
-  md += `\n## CPU profile of askgate (Telegram ×100 row, \`--profile\`)\n\nBusy time ${p.busyMs} ms; shares of busy time.\n\n| Package | % |\n|---|---|\n${p.byPackage.slice(0, 15).map((r) => `| ${r.name} | ${r.share} |`).join('\n')}\n\n| Function (self) | % |\n|---|---|\n${p.byFunction.slice(0, 20).map((r) => `| \`${r.name}\` | ${r.share} |`).join('\n')}\n`;
+  md += `\n## CPU profile of askgate (Telegram ×100 row, \`--profile\`)\n\nBusy time ${p.busyMs} ms; shares of busy time.\n\n| Package | % |\n|---|---|\n${p.byPackage
+    .slice(0, 15)
+    .map((r) => `| ${r.name} | ${r.share} |`)
+    .join('\n')}\n\n| Function (self) | % |\n|---|---|\n${p.byFunction
+    .slice(0, 20)
+    .map((r) => `| \`${r.name}\` | ${r.share} |`)
+    .join('\n')}\n`;
 }
 writeFileSync(mdFile, md);
-log(`wrote ${mdFile} and ${chartFile}${results.failures.length ? `; ${results.failures.length} scenario(s) failed` : ''}`);
+log(
+  `wrote ${mdFile} and ${chartFile}${results.failures.length ? `; ${results.failures.length} scenario(s) failed` : ''}`,
+);
 process.exit(results.failures.length ? 1 : 0);

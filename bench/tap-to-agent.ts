@@ -36,7 +36,14 @@ export interface TapToAgentResult {
   samples: number[];
 }
 
-const QUESTION = [{ id: 'env', header: 'Deploy', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production', description: 'live traffic' }] }];
+const QUESTION = [
+  {
+    id: 'env',
+    header: 'Deploy',
+    question: 'Where should I deploy?',
+    options: [{ label: 'Staging' }, { label: 'Production', description: 'live traffic' }],
+  },
+];
 
 export async function tapToAgent(opts: TapToAgentOptions): Promise<TapToAgentResult> {
   const { pending } = opts;
@@ -56,7 +63,8 @@ export async function tapToAgent(opts: TapToAgentOptions): Promise<TapToAgentRes
         gate.run(async () => {
           const body = { runId: `run-${i}`, to: world.target(i), questions: QUESTION, timeoutSeconds: 3600 };
           const reply = await stack.api.json('POST', '/v1/asks', body);
-          if (reply.status !== 201) throw new Error(`ask failed: ${reply.status} ${JSON.stringify(reply.body).slice(0, 200)}`);
+          if (reply.status !== 201)
+            throw new Error(`ask failed: ${reply.status} ${JSON.stringify(reply.body).slice(0, 200)}`);
           ids[i] = reply.body.id;
         }),
       ),
@@ -71,14 +79,15 @@ export async function tapToAgent(opts: TapToAgentOptions): Promise<TapToAgentRes
     const returnedAt = new Array<number>(pending).fill(0);
     let earlyReturns = 0;
     let tapping = false;
-    ids.forEach((id, i) =>
-      void pollers
-        .request('GET', `/v1/asks/${id}?wait=600`, undefined, {}, 660_000)
-        .then((reply) => {
-          returnedAt[i] = performance.now();
-          if (!tapping || !reply.body.includes('"status":"answered"')) earlyReturns++;
-        })
-        .catch(() => undefined),
+    ids.forEach(
+      (id, i) =>
+        void pollers
+          .request('GET', `/v1/asks/${id}?wait=600`, undefined, {}, 660_000)
+          .then((reply) => {
+            returnedAt[i] = performance.now();
+            if (!tapping || !reply.body.includes('"status":"answered"')) earlyReturns++;
+          })
+          .catch(() => undefined),
     );
     await sleep(Math.min(10_000, 1000 + pending / 5));
 

@@ -53,13 +53,25 @@ export interface TimeoutsResult {
   samples: number[];
 }
 
-const QUESTION = [{ id: 'env', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production' }] }];
+const QUESTION = [
+  { id: 'env', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production' }] },
+];
 const GRACE_MS = 5000;
 
 /** MEMORY USAGE (median over a sample) of one ask's keys. */
-async function keyBreakdown(admin: Redis, keys: StoreKeys, asks: { runId: string; id: string }[]): Promise<Record<string, number>> {
+async function keyBreakdown(
+  admin: Redis,
+  keys: StoreKeys,
+  asks: { runId: string; id: string }[],
+): Promise<Record<string, number>> {
   const usage = async (key: string) => Number((await admin.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) ?? 0);
-  const out: Record<string, number[]> = { 'ask hash': [], 'run hash': [], 'run asks list': [], 'id → run map': [], 'BullMQ timeout job hash': [] };
+  const out: Record<string, number[]> = {
+    'ask hash': [],
+    'run hash': [],
+    'run asks list': [],
+    'id → run map': [],
+    'BullMQ timeout job hash': [],
+  };
   for (const a of asks) {
     out['ask hash']!.push(await usage(keys.ask(a.runId, a.id)));
     out['run hash']!.push(await usage(keys.run(a.runId)));
@@ -87,7 +99,12 @@ export async function memoryPerAsk(count: number, redisArgs: string[] = []): Pro
     await Promise.all(
       Array.from({ length: count }, (_, i) =>
         gate.run(async () => {
-          const reply = await stack.api.json('POST', '/v1/asks', { runId: `m-${i}`, questions: QUESTION, timeoutSeconds: 3600 }, 60_000);
+          const reply = await stack.api.json(
+            'POST',
+            '/v1/asks',
+            { runId: `m-${i}`, questions: QUESTION, timeoutSeconds: 3600 },
+            60_000,
+          );
           if (reply.status === 201) made.push({ runId: `m-${i}`, id: reply.body.id });
         }),
       ),
@@ -95,7 +112,12 @@ export async function memoryPerAsk(count: number, redisArgs: string[] = []): Pro
     await sleep(300);
     const mem1 = Number((await info(stack.admin, 'memory')).used_memory);
     const sample = made.filter((_, n) => n % Math.max(1, Math.floor(made.length / 25)) === 0).slice(0, 25);
-    return { count: made.length, redisArgs, bytesPerAsk: (mem1 - mem0) / Math.max(1, made.length), keys: await keyBreakdown(stack.admin, keys, sample) };
+    return {
+      count: made.length,
+      redisArgs,
+      bytesPerAsk: (mem1 - mem0) / Math.max(1, made.length),
+      keys: await keyBreakdown(stack.admin, keys, sample),
+    };
   } finally {
     await stack.close();
   }
@@ -108,7 +130,10 @@ function median(values: number[]): number {
 
 export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
   const { count, spreadSeconds } = opts;
-  const stack = await startStack({ env: { ASKGATE_RECONCILE_GRACE_MS: String(GRACE_MS) }, ...(opts.before ? { before: true } : {}) });
+  const stack = await startStack({
+    env: { ASKGATE_RECONCILE_GRACE_MS: String(GRACE_MS) },
+    ...(opts.before ? { before: true } : {}),
+  });
   const keys = new StoreKeys(PREFIX);
   const sub = new Redis(stack.redis.url, { maxRetriesPerRequest: null });
   try {
@@ -127,11 +152,19 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
     const c0 = Date.now();
     await Promise.all(
       Array.from({ length: calibration }, (_, i) =>
-        calGate.run(() => stack.api.json('POST', '/v1/asks', { runId: `cal-${i}`, questions: QUESTION, timeoutSeconds: 3600 }, 60_000).catch(() => undefined)),
+        calGate.run(() =>
+          stack.api
+            .json('POST', '/v1/asks', { runId: `cal-${i}`, questions: QUESTION, timeoutSeconds: 3600 }, 60_000)
+            .catch(() => undefined),
+        ),
       ),
     );
     const calRate = calibration / Math.max(0.001, (Date.now() - c0) / 1000);
-    await Promise.all(Array.from({ length: calibration }, (_, i) => calGate.run(() => stack.api.request('DELETE', `/v1/runs/cal-${i}`).catch(() => undefined))));
+    await Promise.all(
+      Array.from({ length: calibration }, (_, i) =>
+        calGate.run(() => stack.api.request('DELETE', `/v1/runs/cal-${i}`).catch(() => undefined)),
+      ),
+    );
     await sleep(500);
     const mem0 = Number((await info(stack.admin, 'memory')).used_memory);
 
@@ -153,7 +186,9 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
           if (release > now) await sleep(release - now);
           runs[i] = `t-${i}`;
           const sent = performance.now();
-          const reply = await stack.api.json('POST', '/v1/asks', { runId: runs[i], questions: QUESTION, timeoutSeconds }, 60_000).catch((e: Error) => ({ status: 0, body: { error: e.message } as any }));
+          const reply = await stack.api
+            .json('POST', '/v1/asks', { runId: runs[i], questions: QUESTION, timeoutSeconds }, 60_000)
+            .catch((e: Error) => ({ status: 0, body: { error: e.message } as any }));
           if (reply.status !== 201) {
             createErrors++;
             return;
@@ -181,7 +216,11 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
     const sample = valid.filter((_, n) => n % Math.max(1, Math.floor(valid.length / 25)) === 0).slice(0, 25);
     const memory: MemoryBreakdown = {
       bytesPerAsk: (mem1 - mem0) / Math.max(1, valid.length),
-      keys: await keyBreakdown(stack.admin, keys, sample.map((i) => ({ runId: runs[i]!, id: ids[i]! }))),
+      keys: await keyBreakdown(
+        stack.admin,
+        keys,
+        sample.map((i) => ({ runId: runs[i]!, id: ids[i]! })),
+      ),
     };
 
     const close = await openWindow(stack);
@@ -195,10 +234,13 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
       const trace = await stack.child.trace();
       const t0 = trace.reduce((a, b) => Math.min(a, b[0]), Infinity);
       const bySecond = new Map<number, (typeof trace)[number][]>();
-      for (const t of trace) bySecond.set(Math.floor((t[0] - t0) / 1000), [...(bySecond.get(Math.floor((t[0] - t0) / 1000)) ?? []), t]);
+      for (const t of trace)
+        bySecond.set(Math.floor((t[0] - t0) / 1000), [...(bySecond.get(Math.floor((t[0] - t0) / 1000)) ?? []), t]);
       for (const [sec, l] of [...bySecond].sort((a, b) => a[0] - b[0])) {
         const col = (k: number) => summarize(l.map((x) => x[k]!));
-        console.error(`[trace] +${sec}s n=${l.length} entry-late p50=${col(1).p50} max=${col(1).max} get p50=${col(2).p50} max=${col(2).max} expire p50=${col(3).p50} max=${col(3).max}`);
+        console.error(
+          `[trace] +${sec}s n=${l.length} entry-late p50=${col(1).p50} max=${col(1).max} get p50=${col(2).p50} max=${col(2).max} expire p50=${col(3).p50} max=${col(3).max}`,
+        );
       }
     }
 
@@ -214,7 +256,10 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
       batch.forEach((i, n) => {
         const doc = replies[n]?.[1];
         if (typeof doc !== 'string') return void missed++;
-        const record = JSON.parse(doc) as { status: string; result: { status: string; reason?: string; at?: string } | null };
+        const record = JSON.parse(doc) as {
+          status: string;
+          result: { status: string; reason?: string; at?: string } | null;
+        };
         if (!record.result) return void missed++;
         if (record.result.reason !== 'timeout') notTimeout++;
         const late = Date.parse(record.result.at!) - deadlines[i]!;

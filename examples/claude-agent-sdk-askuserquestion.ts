@@ -26,12 +26,18 @@ import { AskgateClient, type AskView, type Target } from '../src/client/index.js
 
 /** AskUserQuestion's input as Claude sends it (1–4 questions). */
 export interface AskUserQuestionInput {
-  questions: { question: string; header: string; options: { label: string; description?: string }[]; multiSelect: boolean }[];
+  questions: {
+    question: string;
+    header: string;
+    options: { label: string; description?: string }[];
+    multiSelect: boolean;
+  }[];
   [key: string]: unknown;
 }
 
 /** What a canUseTool callback returns. */
-export type PermissionResult = { behavior: 'allow'; updatedInput: Record<string, unknown> } | { behavior: 'deny'; message: string };
+export type PermissionResult =
+  { behavior: 'allow'; updatedInput: Record<string, unknown> } | { behavior: 'deny'; message: string };
 
 /** Where and how long to ask. */
 export interface AskUserQuestionOptions {
@@ -53,7 +59,10 @@ const BATCH = 3;
  * No answer (timeout, skip, ...) becomes a deny whose message tells Claude to proceed on its own.
  */
 export function askUserQuestionViaAskgate(client: AskgateClient, opts: AskUserQuestionOptions) {
-  return async (input: AskUserQuestionInput, call: { signal?: AbortSignal; toolUseID?: string } = {}): Promise<PermissionResult> => {
+  return async (
+    input: AskUserQuestionInput,
+    call: { signal?: AbortSignal; toolUseID?: string } = {},
+  ): Promise<PermissionResult> => {
     const answers: Record<string, string> = {};
     for (let start = 0; start < input.questions.length; start += BATCH) {
       const batch = input.questions.slice(start, start + BATCH);
@@ -65,13 +74,23 @@ export function askUserQuestionViaAskgate(client: AskgateClient, opts: AskUserQu
         multiSelect: q.multiSelect ?? false,
       }));
       // Keyed on the tool call: a retried callback finds the same ask instead of asking twice.
-      const idempotencyKey = call.toolUseID ? `claude-${opts.runId}-${call.toolUseID}-${start}`.slice(0, 255) : undefined;
+      const idempotencyKey = call.toolUseID
+        ? `claude-${opts.runId}-${call.toolUseID}-${start}`.slice(0, 255)
+        : undefined;
       const result = await client.ask(
-        { runId: opts.runId, ...(opts.to ? { to: opts.to } : {}), questions, ...(opts.timeoutSeconds ? { timeoutSeconds: opts.timeoutSeconds } : {}) },
+        {
+          runId: opts.runId,
+          ...(opts.to ? { to: opts.to } : {}),
+          questions,
+          ...(opts.timeoutSeconds ? { timeoutSeconds: opts.timeoutSeconds } : {}),
+        },
         { signal: call.signal, idempotencyKey, onCreated: opts.onCreated },
       );
       if (result.status === 'no_answer') {
-        return { behavior: 'deny', message: `The user did not answer (${result.reason}). Proceed with your best judgment and state the assumption you made.` };
+        return {
+          behavior: 'deny',
+          message: `The user did not answer (${result.reason}). Proceed with your best judgment and state the assumption you made.`,
+        };
       }
       for (const q of questions) answers[q.question] = (result.answers[q.id] ?? []).join(', ');
     }
@@ -97,11 +116,25 @@ async function main(): Promise<void> {
   });
   const result = await handle({
     questions: [
-      { header: 'CI', question: 'Which CI system should I set up?', multiSelect: false, options: [{ label: 'GitHub Actions (Recommended)', description: 'the repository is on GitHub' }, { label: 'GitLab CI' }] },
-      { header: 'Checks', question: 'Which checks should run on every push?', multiSelect: true, options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }] },
+      {
+        header: 'CI',
+        question: 'Which CI system should I set up?',
+        multiSelect: false,
+        options: [
+          { label: 'GitHub Actions (Recommended)', description: 'the repository is on GitHub' },
+          { label: 'GitLab CI' },
+        ],
+      },
+      {
+        header: 'Checks',
+        question: 'Which checks should run on every push?',
+        multiSelect: true,
+        options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }],
+      },
     ],
   });
   console.log(JSON.stringify(result, null, 2));
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void main().catch((error) => (console.error(error), process.exit(1)));
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
+  void main().catch((error) => (console.error(error), process.exit(1)));

@@ -30,7 +30,10 @@ import { AskgateClient, type AskInput, type AskResult, type AskView, type Target
 export type Questions = AskInput['questions'];
 
 /** A node: reads the state and returns changes; `interrupt()` pauses it until the person answers. */
-export type GraphNode<S> = (state: S, interrupt: (questions: Questions) => AskResult) => Partial<S> | Promise<Partial<S>>;
+export type GraphNode<S> = (
+  state: S,
+  interrupt: (questions: Questions) => AskResult,
+) => Partial<S> | Promise<Partial<S>>;
 
 /** Thrown by `interrupt()` to pause a node (as LangGraph's GraphInterrupt does). */
 class Interrupt extends Error {
@@ -54,7 +57,11 @@ export interface RunOptions {
  * Runs nodes in order. When a node interrupts, asks through askgate and re-runs that node from
  * its start with the answers so far (its n-th `interrupt()` returns the n-th answer).
  */
-export async function runWithAskgate<S extends object>(nodes: [string, GraphNode<S>][], initial: S, opts: RunOptions): Promise<S> {
+export async function runWithAskgate<S extends object>(
+  nodes: [string, GraphNode<S>][],
+  initial: S,
+  opts: RunOptions,
+): Promise<S> {
   let state = initial;
   for (const [name, node] of nodes) {
     const resumes: AskResult[] = [];
@@ -70,7 +77,12 @@ export async function runWithAskgate<S extends object>(nodes: [string, GraphNode
         break;
       } catch (error) {
         if (!(error instanceof Interrupt)) throw error;
-        const input: AskInput = { runId: opts.threadId, questions: error.questions, ...(opts.to ? { to: opts.to } : {}), ...(opts.timeoutSeconds ? { timeoutSeconds: opts.timeoutSeconds } : {}) };
+        const input: AskInput = {
+          runId: opts.threadId,
+          questions: error.questions,
+          ...(opts.to ? { to: opts.to } : {}),
+          ...(opts.timeoutSeconds ? { timeoutSeconds: opts.timeoutSeconds } : {}),
+        };
         const idempotencyKey = `${opts.threadId}-${name}-${resumes.length}`;
         resumes.push(await opts.client.ask(input, { idempotencyKey, signal: opts.signal, onCreated: opts.onCreated }));
       }
@@ -92,15 +104,33 @@ export const releaseGraph: [string, GraphNode<ReleaseState>][] = [
   [
     'choose_target',
     (state, interrupt) => {
-      const answer = interrupt([{ id: 'target', header: 'Deploy', question: `Where should ${state.version} go first?`, options: [{ label: 'Staging (Recommended)' }, { label: 'Production' }] }]);
+      const answer = interrupt([
+        {
+          id: 'target',
+          header: 'Deploy',
+          question: `Where should ${state.version} go first?`,
+          options: [{ label: 'Staging (Recommended)' }, { label: 'Production' }],
+        },
+      ]);
       const target = answer.status === 'answered' ? answer.answers.target![0]! : 'Staging (Recommended)';
-      return { target, log: [...state.log, `target: ${target}${answer.status === 'no_answer' ? ` (assumed: ${answer.reason})` : ''}`] };
+      return {
+        target,
+        log: [...state.log, `target: ${target}${answer.status === 'no_answer' ? ` (assumed: ${answer.reason})` : ''}`],
+      };
     },
   ],
   [
     'choose_checks',
     (state, interrupt) => {
-      const answer = interrupt([{ id: 'checks', header: 'Checks', question: `Which checks before ${state.target}?`, multiSelect: true, options: [{ label: 'smoke' }, { label: 'load' }, { label: 'security' }] }]);
+      const answer = interrupt([
+        {
+          id: 'checks',
+          header: 'Checks',
+          question: `Which checks before ${state.target}?`,
+          multiSelect: true,
+          options: [{ label: 'smoke' }, { label: 'load' }, { label: 'security' }],
+        },
+      ]);
       const checks = answer.status === 'answered' ? answer.answers.checks! : ['smoke'];
       return { checks, log: [...state.log, `checks: ${checks.join(', ')}`] };
     },
@@ -112,18 +142,23 @@ async function main(): Promise<void> {
   const url = process.env.ASKGATE_URL ?? 'http://127.0.0.1:7420';
   const spec = process.env.ASKGATE_DEFAULT_TO;
   const to = spec ? { channel: spec.slice(0, spec.indexOf(':')), chat: spec.slice(spec.indexOf(':') + 1) } : undefined;
-  const final = await runWithAskgate(releaseGraph, { version: 'v2.3', log: [] }, {
-    client: new AskgateClient({ url, token: process.env.ASKGATE_API_TOKEN }),
-    threadId: `langgraph-demo-${Date.now()}`,
-    to,
-    timeoutSeconds: 300,
-    onCreated: (ask) =>
-      console.log(
-        `Interrupted: ask ${ask.id} (${ask.questions[0]!.question}). Answer it in the chat, or:\n` +
-          `  curl -s -X POST ${url}/v1/asks/${ask.id}/answer -H 'content-type: application/json' -d '{"answers": {"${ask.questions[0]!.id}": ["${ask.questions[0]!.options[0]!.label}"]}}'`,
-      ),
-  });
+  const final = await runWithAskgate(
+    releaseGraph,
+    { version: 'v2.3', log: [] },
+    {
+      client: new AskgateClient({ url, token: process.env.ASKGATE_API_TOKEN }),
+      threadId: `langgraph-demo-${Date.now()}`,
+      to,
+      timeoutSeconds: 300,
+      onCreated: (ask) =>
+        console.log(
+          `Interrupted: ask ${ask.id} (${ask.questions[0]!.question}). Answer it in the chat, or:\n` +
+            `  curl -s -X POST ${url}/v1/asks/${ask.id}/answer -H 'content-type: application/json' -d '{"answers": {"${ask.questions[0]!.id}": ["${ask.questions[0]!.options[0]!.label}"]}}'`,
+        ),
+    },
+  );
   console.log(final.log.join('\n'));
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void main().catch((error) => (console.error(error), process.exit(1)));
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
+  void main().catch((error) => (console.error(error), process.exit(1)));

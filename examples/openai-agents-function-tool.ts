@@ -32,7 +32,10 @@ export const AskUserParameters = z.object({
         id: z.string().describe('snake_case key of this question in the answers'),
         header: z.string().describe('Very short label, about 12 characters'),
         question: z.string(),
-        options: z.array(z.object({ label: z.string(), description: z.string().nullable() })).min(2).max(4),
+        options: z
+          .array(z.object({ label: z.string(), description: z.string().nullable() }))
+          .min(2)
+          .max(4),
         multiSelect: z.boolean().nullable(),
       }),
     )
@@ -61,7 +64,11 @@ export function askUserFunctionTool(client: AskgateClient, opts: AskUserToolOpti
     name: 'ask_user',
     description: TOOL_DESCRIPTION,
     parameters: AskUserParameters,
-    async execute(args: AskUserParametersInput, _context?: unknown, details?: { signal?: AbortSignal }): Promise<string> {
+    async execute(
+      args: AskUserParametersInput,
+      _context?: unknown,
+      details?: { signal?: AbortSignal },
+    ): Promise<string> {
       const questions = args.questions.map((q) => ({
         id: q.id,
         header: q.header,
@@ -71,13 +78,23 @@ export function askUserFunctionTool(client: AskgateClient, opts: AskUserToolOpti
       }));
       try {
         const result = await client.ask(
-          { runId: opts.runId, ...(opts.to ? { to: opts.to } : {}), questions, ...(args.timeoutSeconds ? { timeoutSeconds: Math.round(args.timeoutSeconds) } : {}) },
+          {
+            runId: opts.runId,
+            ...(opts.to ? { to: opts.to } : {}),
+            questions,
+            ...(args.timeoutSeconds ? { timeoutSeconds: Math.round(args.timeoutSeconds) } : {}),
+          },
           { signal: details?.signal, onCreated: opts.onCreated },
         );
-        return JSON.stringify(result.status === 'answered' ? { status: 'answered', answers: result.answers } : { status: 'no_answer', reason: result.reason });
+        return JSON.stringify(
+          result.status === 'answered'
+            ? { status: 'answered', answers: result.answers }
+            : { status: 'no_answer', reason: result.reason },
+        );
       } catch (error) {
         const issues = (error as { issues?: { path: unknown[]; message: string }[] }).issues;
-        if (issues) return `Invalid ask_user arguments: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`;
+        if (issues)
+          return `Invalid ask_user arguments: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`;
         throw error;
       }
     },
@@ -104,7 +121,10 @@ async function main(): Promise<void> {
         id: 'window',
         header: 'Deploy',
         question: 'When should I deploy v2.3 to production?',
-        options: [{ label: 'Tonight (Recommended)', description: 'low traffic' }, { label: 'Now', description: null }],
+        options: [
+          { label: 'Tonight (Recommended)', description: 'low traffic' },
+          { label: 'Now', description: null },
+        ],
         multiSelect: null,
       },
     ],
@@ -113,4 +133,5 @@ async function main(): Promise<void> {
   console.log(output);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) void main().catch((error) => (console.error(error), process.exit(1)));
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
+  void main().catch((error) => (console.error(error), process.exit(1)));

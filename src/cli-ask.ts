@@ -32,7 +32,10 @@ export interface AskArgs {
 const SINGLE = ['run', 'to', 'timeout', 'url', 'idempotency-key', 'retry-for'] as const;
 /** A user-given value for an error message: quoted, shortened, control and format characters (bidi, zero-width) escaped. */
 export const shown = (value: string) =>
-  JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value).replace(/\p{C}/gu, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`);
+  JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value).replace(
+    /\p{C}/gu,
+    (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`,
+  );
 
 /** Builds the ask body from ordered CLI tokens: each --option belongs to the latest --question. */
 export function askBodyFromArgs(argv: string[]): AskArgs {
@@ -67,7 +70,8 @@ export function askBodyFromArgs(argv: string[]): AskArgs {
     }
   }
   for (const name of SINGLE) {
-    if (tokens.filter((t) => t.kind === 'option' && t.name === name).length > 1) throw new UsageError(`--${name} is given more than once`);
+    if (tokens.filter((t) => t.kind === 'option' && t.name === name).length > 1)
+      throw new UsageError(`--${name} is given more than once`);
   }
   if (!values.run) throw new UsageError('--run is required');
   const body: Record<string, unknown> = { runId: values.run, questions };
@@ -80,28 +84,43 @@ export function askBodyFromArgs(argv: string[]): AskArgs {
   }
   if (values.timeout !== undefined) body.timeoutSeconds = wholeSeconds('--timeout', values.timeout, 1);
   const wait = values.wait ?? false;
-  const retryFor = values['retry-for'] === undefined ? (wait ? RETRY.defaultWaitSeconds : 0) : wholeSeconds('--retry-for', values['retry-for'], 0);
+  const retryFor =
+    values['retry-for'] === undefined
+      ? wait
+        ? RETRY.defaultWaitSeconds
+        : 0
+      : wholeSeconds('--retry-for', values['retry-for'], 0);
   return { body, wait, url: values.url, key: values['idempotency-key'], retryFor };
 }
 
 function wholeSeconds(flag: string, value: string, min: number): number {
   const seconds = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
-  if (!(seconds >= min)) throw new UsageError(`${flag} must be a whole number of seconds${min ? ` of at least ${min}` : ''}, not ${shown(value)}`);
+  if (!(seconds >= min))
+    throw new UsageError(
+      `${flag} must be a whole number of seconds${min ? ` of at least ${min}` : ''}, not ${shown(value)}`,
+    );
   return seconds;
 }
 
 /** The base URL askgate is reached at: `--url`, else `ASKGATE_URL`, else `http://127.0.0.1:$PORT`. */
 export function askgateUrl(flag: string | undefined, env: NodeJS.ProcessEnv): string {
-  const [source, raw] = flag !== undefined ? ['--url', flag] : env.ASKGATE_URL ? ['ASKGATE_URL', env.ASKGATE_URL] : ['PORT', `http://127.0.0.1:${env.PORT ?? 7420}`];
+  const [source, raw] =
+    flag !== undefined
+      ? ['--url', flag]
+      : env.ASKGATE_URL
+        ? ['ASKGATE_URL', env.ASKGATE_URL]
+        : ['PORT', `http://127.0.0.1:${env.PORT ?? 7420}`];
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw new UsageError(`${source} is not a URL: ${shown(raw)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${source} must be an http:// or https:// URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`${source} must be an http:// or https:// URL`);
   // Never echoed: the URL shows up in error messages, and a password in it would land in logs.
-  if (url.username || url.password) throw new UsageError(`${source} must not contain a user name or password (use ASKGATE_API_TOKEN)`);
+  if (url.username || url.password)
+    throw new UsageError(`${source} must not contain a user name or password (use ASKGATE_API_TOKEN)`);
   if (url.search || url.hash) throw new UsageError(`${source} must not have a query or fragment`);
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
@@ -126,19 +145,27 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * for `minMs` after the first failure, or until `untilMs` (epoch ms) when that is later.
  * Says once on stderr that askgate is unreachable and until when it retries.
  */
-async function retrying<T>(base: string, bound: { minMs: number; untilMs: number }, call: () => Promise<T>): Promise<T> {
+async function retrying<T>(
+  base: string,
+  bound: { minMs: number; untilMs: number },
+  call: () => Promise<T>,
+): Promise<T> {
   let giveUpAt = 0;
   let announced = false;
   for (let delay: number = RETRY.firstDelayMs; ; delay = Math.min(delay * 2, RETRY.maxDelayMs)) {
     try {
       return await call();
     } catch (error) {
-      const transient = error instanceof AskgateConnectionError || (error instanceof AskgateApiError && error.transient);
+      const transient =
+        error instanceof AskgateConnectionError || (error instanceof AskgateApiError && error.transient);
       if (!transient) throw error;
       giveUpAt ||= Math.max(Date.now() + bound.minMs, bound.untilMs);
       if (Date.now() + delay > giveUpAt) throw error;
       if (!announced) {
-        const why = error instanceof AskgateConnectionError ? `cannot reach ${base} (${connectionCause(error)})` : `${base} answered HTTP ${error.status}`;
+        const why =
+          error instanceof AskgateConnectionError
+            ? `cannot reach ${base} (${connectionCause(error)})`
+            : `${base} answered HTTP ${error.status}`;
         console.error(`askgate: ${why}; retrying until ${new Date(giveUpAt).toISOString()}`);
         announced = true;
       }
@@ -156,7 +183,9 @@ export async function runAsk(argv: string[]): Promise<number> {
     // The key makes a retried POST return the ask that a lost response had already created.
     const idempotencyKey = key ?? (retryFor > 0 ? `cli-${randomUUID()}` : undefined);
     const minMs = retryFor * 1000;
-    let record: AskView = await retrying(base, { minMs, untilMs: 0 }, () => client.create(body as AskInput, { idempotencyKey }));
+    let record: AskView = await retrying(base, { minMs, untilMs: 0 }, () =>
+      client.create(body as AskInput, { idempotencyKey }),
+    );
     if (!wait) {
       console.log(JSON.stringify(record, null, 2));
       return EXIT.answered;

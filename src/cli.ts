@@ -30,10 +30,15 @@ async function serve(): Promise<void> {
   // Loaded here so that `ask`, `mcp` and `--help` start without the server's modules.
   const { startAskgate } = await import('./main.js');
   const app = await startAskgate(config);
-  const mode = app.storeMode === 'redis' ? 'redis (durable)' : 'memory (embedded: pending asks do not survive a restart; set REDIS_URL for durability)';
+  const mode =
+    app.storeMode === 'redis'
+      ? 'redis (durable)'
+      : 'memory (embedded: pending asks do not survive a restart; set REDIS_URL for durability)';
   console.log(`askgate listening on ${app.url}`);
   console.log(`  store: ${mode}`);
-  console.log(`  channels: ${app.channels.length ? app.channels.join(', ') : 'none (answer in the web console or through POST /v1/asks/:id/answer)'}`);
+  console.log(
+    `  channels: ${app.channels.length ? app.channels.join(', ') : 'none (answer in the web console or through POST /v1/asks/:id/answer)'}`,
+  );
   console.log(`  web console: ${app.url}/`);
   const stop = async (signal: string) => {
     console.log(`askgate: ${signal}, shutting down`);
@@ -58,8 +63,16 @@ export async function main(argv: string[]): Promise<void> {
     if (command === 'mcp') {
       const { token, mcp, logLevel } = loadMcpClientConfig();
       const url = askgateUrl(undefined, process.env);
-      const [{ runStdioMcpServer }, { createLogger }] = await Promise.all([import('./mcp/stdio.js'), import('./logger.js')]);
-      await runStdioMcpServer({ url, token, settings: mcp, logger: createLogger(logLevel).child({ component: 'mcp' }) });
+      const [{ runStdioMcpServer }, { createLogger }] = await Promise.all([
+        import('./mcp/stdio.js'),
+        import('./logger.js'),
+      ]);
+      await runStdioMcpServer({
+        url,
+        token,
+        settings: mcp,
+        logger: createLogger(logLevel).child({ component: 'mcp' }),
+      });
       process.exit(0);
     }
     const help = command === undefined || ['ask', 'help', '--help', '-h'].includes(command);
@@ -67,7 +80,11 @@ export async function main(argv: string[]): Promise<void> {
     (help ? console.log : console.error)(USAGE);
     process.exit(help ? 0 : EXIT.usage);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (
+      error instanceof UsageError ||
+      error instanceof ConfigError ||
+      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
       console.error(`askgate: ${(error as Error).message}\n\n${USAGE}`);
       process.exit(EXIT.usage);
     }

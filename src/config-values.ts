@@ -20,17 +20,24 @@ export interface RedisClusterConfig {
  * `rediss://` or a bare `host:port`. Credentials and the scheme must be the same on every seed.
  */
 export function parseClusterNodes(list: string): RedisClusterConfig {
-  const seeds = list.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const seeds = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (seeds.length === 0) throw new ConfigError('invalid configuration: REDIS_URL lists no cluster node');
   const parsed = seeds.map((seed) => {
     let url: URL;
     try {
       url = new URL(seed.includes('://') ? seed : `redis://${seed}`);
     } catch {
-      throw new ConfigError(`invalid configuration: REDIS_URL: "${seed.replace(/\/\/[^@/]*@/, '//***@')}" is not a Redis URL`);
+      throw new ConfigError(
+        `invalid configuration: REDIS_URL: "${seed.replace(/\/\/[^@/]*@/, '//***@')}" is not a Redis URL`,
+      );
     }
     if ((url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
-      throw new ConfigError(`invalid configuration: REDIS_URL: cluster nodes must be redis://host:port or rediss://host:port`);
+      throw new ConfigError(
+        `invalid configuration: REDIS_URL: cluster nodes must be redis://host:port or rediss://host:port`,
+      );
     }
     if (url.pathname !== '' && url.pathname !== '/' && url.pathname !== '/0') {
       throw new ConfigError('invalid configuration: REDIS_URL: a Redis Cluster has only database 0');
@@ -45,10 +52,17 @@ export function parseClusterNodes(list: string): RedisClusterConfig {
     };
   });
   if (new Set(parsed.map((p) => p.auth)).size > 1) {
-    throw new ConfigError('invalid configuration: REDIS_URL: every cluster node must use the same scheme and credentials');
+    throw new ConfigError(
+      'invalid configuration: REDIS_URL: every cluster node must use the same scheme and credentials',
+    );
   }
   const first = parsed[0]!;
-  return { nodes: parsed.map(({ host, port }) => ({ host, port })), username: first.username, password: first.password, tls: first.tls };
+  return {
+    nodes: parsed.map(({ host, port }) => ({ host, port })),
+    username: first.username,
+    password: first.password,
+    tls: first.tls,
+  };
 }
 
 /** Parses `<channel>:<chat>` (e.g. `telegram:123456`) into a target; throws a readable message otherwise. */

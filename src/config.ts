@@ -1,11 +1,18 @@
 import { z } from 'zod';
 import type { Target } from './core/schemas.js';
 import type { HostAllowList } from './webhooks/allowed-hosts.js';
-import { ConfigError, defaultTarget, parseClusterNodes, webhookAllowList, type RedisClusterConfig } from './config-values.js';
+import {
+  ConfigError,
+  defaultTarget,
+  parseClusterNodes,
+  webhookAllowList,
+  type RedisClusterConfig,
+} from './config-values.js';
 
 export { ConfigError, parseClusterNodes, parseTargetSpec, type RedisClusterConfig } from './config-values.js';
 
-const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(def);
+const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(min).max(max).default(def);
 const optionalString = z
   .string()
   .optional()
@@ -20,7 +27,10 @@ const EnvSchema = z.object({
   REDIS_URL: optionalString,
   REDIS_CLUSTER: z.enum(['true', 'false']).default('false'),
   ASKGATE_API_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters'),
-  ASKGATE_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/).default('askgate'),
+  ASKGATE_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,32}$/)
+    .default('askgate'),
   ASKGATE_TIMEOUT_DEFAULT_SECONDS: int(900, 1),
   ASKGATE_TIMEOUT_MIN_SECONDS: int(30, 1),
   ASKGATE_TIMEOUT_MAX_SECONDS: int(3600, 1),
@@ -36,7 +46,10 @@ const EnvSchema = z.object({
   ASKGATE_QUEUE_LOCK_MS: int(10_000, 1_000, 600_000),
   ASKGATE_QUEUE_STALLED_INTERVAL_MS: int(5_000, 500, 600_000),
   ASKGATE_ALLOW_EVICTION: z.enum(['true', 'false']).default('false'),
-  ASKGATE_WEBHOOK_SECRET: optionalString.refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters'),
+  ASKGATE_WEBHOOK_SECRET: optionalString.refine(
+    (v) => v === undefined || v.length >= 16,
+    'must be at least 16 characters',
+  ),
   ASKGATE_WEBHOOK_TIMEOUT_MS: int(10_000, 100, 60_000),
   ASKGATE_WEBHOOK_ALLOWED_HOSTS: optionalString,
   ASKGATE_DEFAULT_TO: optionalString,
@@ -48,7 +61,10 @@ const EnvSchema = z.object({
   TELEGRAM_BOT_TOKEN: optionalString,
   TELEGRAM_API_ROOT: optionalString,
   TELEGRAM_WEBHOOK_URL: optionalString,
-  TELEGRAM_WEBHOOK_SECRET: optionalString.refine((v) => v === undefined || /^[A-Za-z0-9_-]{16,256}$/.test(v), 'must be 16–256 characters of A-Z a-z 0-9 _ -'),
+  TELEGRAM_WEBHOOK_SECRET: optionalString.refine(
+    (v) => v === undefined || /^[A-Za-z0-9_-]{16,256}$/.test(v),
+    'must be 16–256 characters of A-Z a-z 0-9 _ -',
+  ),
   SLACK_BOT_TOKEN: optionalString,
   SLACK_SIGNING_SECRET: optionalString,
   SLACK_APP_TOKEN: optionalString,
@@ -127,16 +143,27 @@ const ClientEnvSchema = z.object({
 });
 
 /** What `askgate mcp` (stdio) needs: where askgate runs, its token, and the MCP settings. */
-export function loadMcpClientConfig(env: NodeJS.ProcessEnv = process.env): { url: string; token?: string; mcp: McpSettings; logLevel: Config['logLevel'] } {
+export function loadMcpClientConfig(env: NodeJS.ProcessEnv = process.env): {
+  url: string;
+  token?: string;
+  mcp: McpSettings;
+  logLevel: Config['logLevel'];
+} {
   const parsed = ClientEnvSchema.safeParse(env);
   if (!parsed.success) {
-    throw new ConfigError(`invalid configuration:\n  ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('\n  ')}`);
+    throw new ConfigError(
+      `invalid configuration:\n  ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('\n  ')}`,
+    );
   }
   const e = parsed.data;
   return {
     url: (e.ASKGATE_URL ?? `http://127.0.0.1:${e.PORT}`).replace(/\/+$/, ''),
     token: e.ASKGATE_API_TOKEN,
-    mcp: { defaultTo: defaultTarget(e.ASKGATE_DEFAULT_TO), progressIntervalMs: e.ASKGATE_MCP_PROGRESS_MS, waitSeconds: e.ASKGATE_MCP_WAIT_SECONDS },
+    mcp: {
+      defaultTo: defaultTarget(e.ASKGATE_DEFAULT_TO),
+      progressIntervalMs: e.ASKGATE_MCP_PROGRESS_MS,
+      waitSeconds: e.ASKGATE_MCP_WAIT_SECONDS,
+    },
     logLevel: e.LOG_LEVEL,
   };
 }
@@ -155,21 +182,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('invalid configuration: ASKGATE_TIMEOUT_MIN_SECONDS is above ASKGATE_TIMEOUT_MAX_SECONDS');
   }
   if (e.REDIS_CLUSTER === 'true' && !e.REDIS_URL) {
-    throw new ConfigError('invalid configuration: REDIS_CLUSTER=true needs REDIS_URL with the seed nodes, e.g. redis://10.0.0.1:6379,redis://10.0.0.2:6379');
+    throw new ConfigError(
+      'invalid configuration: REDIS_CLUSTER=true needs REDIS_URL with the seed nodes, e.g. redis://10.0.0.1:6379,redis://10.0.0.2:6379',
+    );
   }
   if (e.REDIS_CLUSTER !== 'true' && e.REDIS_URL?.includes(',')) {
-    throw new ConfigError('invalid configuration: REDIS_URL lists several nodes; set REDIS_CLUSTER=true for a Redis Cluster');
+    throw new ConfigError(
+      'invalid configuration: REDIS_URL lists several nodes; set REDIS_CLUSTER=true for a Redis Cluster',
+    );
   }
   if (e.ASKGATE_RECONCILE_GRACE_MS >= e.ASKGATE_RETENTION_SECONDS * 1000) {
     // A pending record lives until deadline + retention; the reconciler acts at deadline + grace.
-    throw new ConfigError('invalid configuration: ASKGATE_RECONCILE_GRACE_MS must be shorter than ASKGATE_RETENTION_SECONDS, or an ask whose timeout job was lost expires before the reconciler ends it');
+    throw new ConfigError(
+      'invalid configuration: ASKGATE_RECONCILE_GRACE_MS must be shorter than ASKGATE_RETENTION_SECONDS, or an ask whose timeout job was lost expires before the reconciler ends it',
+    );
   }
   const redisCluster = e.REDIS_CLUSTER === 'true' ? parseClusterNodes(e.REDIS_URL!) : undefined;
   if (e.TELEGRAM_WEBHOOK_URL && !e.TELEGRAM_WEBHOOK_SECRET) {
-    throw new ConfigError('invalid configuration: TELEGRAM_WEBHOOK_URL needs TELEGRAM_WEBHOOK_SECRET (16–256 characters of A-Z a-z 0-9 _ -)');
+    throw new ConfigError(
+      'invalid configuration: TELEGRAM_WEBHOOK_URL needs TELEGRAM_WEBHOOK_SECRET (16–256 characters of A-Z a-z 0-9 _ -)',
+    );
   }
   if (e.SLACK_BOT_TOKEN && !e.SLACK_SIGNING_SECRET && !e.SLACK_APP_TOKEN) {
-    throw new ConfigError('invalid configuration: SLACK_BOT_TOKEN needs SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode)');
+    throw new ConfigError(
+      'invalid configuration: SLACK_BOT_TOKEN needs SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode)',
+    );
   }
   const notices: string[] = [];
   let host = e.HOST ?? (e.ASKGATE_API_TOKEN ? '0.0.0.0' : '127.0.0.1');
@@ -177,7 +214,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     notices.push(`HOST=${host} ignored: without ASKGATE_API_TOKEN askgate listens on 127.0.0.1 only`);
     host = '127.0.0.1';
   }
-  if (!e.ASKGATE_API_TOKEN) notices.push('no ASKGATE_API_TOKEN: the API is open to local processes, listening on loopback only');
+  if (!e.ASKGATE_API_TOKEN)
+    notices.push('no ASKGATE_API_TOKEN: the API is open to local processes, listening on loopback only');
   return {
     port: e.PORT,
     host,
@@ -185,24 +223,58 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(redisCluster && { redisCluster }),
     apiToken: e.ASKGATE_API_TOKEN,
     keyPrefix: e.ASKGATE_KEY_PREFIX,
-    timeouts: { defaultSeconds: e.ASKGATE_TIMEOUT_DEFAULT_SECONDS, minSeconds: e.ASKGATE_TIMEOUT_MIN_SECONDS, maxSeconds: e.ASKGATE_TIMEOUT_MAX_SECONDS },
+    timeouts: {
+      defaultSeconds: e.ASKGATE_TIMEOUT_DEFAULT_SECONDS,
+      minSeconds: e.ASKGATE_TIMEOUT_MIN_SECONDS,
+      maxSeconds: e.ASKGATE_TIMEOUT_MAX_SECONDS,
+    },
     retentionMs: e.ASKGATE_RETENTION_SECONDS * 1000,
     maxWaitSeconds: e.ASKGATE_MAX_WAIT_SECONDS,
     bodyLimitBytes: e.ASKGATE_BODY_LIMIT_BYTES,
-    reconciler: { intervalMs: e.ASKGATE_RECONCILE_INTERVAL_MS, graceMs: e.ASKGATE_RECONCILE_GRACE_MS, sweepDelayMs: e.ASKGATE_SWEEP_DELAY_MS },
-    outbox: { attempts: e.ASKGATE_OUTBOX_ATTEMPTS, baseDelayMs: e.ASKGATE_OUTBOX_BASE_DELAY_MS, maxDelayMs: e.ASKGATE_OUTBOX_MAX_DELAY_MS },
+    reconciler: {
+      intervalMs: e.ASKGATE_RECONCILE_INTERVAL_MS,
+      graceMs: e.ASKGATE_RECONCILE_GRACE_MS,
+      sweepDelayMs: e.ASKGATE_SWEEP_DELAY_MS,
+    },
+    outbox: {
+      attempts: e.ASKGATE_OUTBOX_ATTEMPTS,
+      baseDelayMs: e.ASKGATE_OUTBOX_BASE_DELAY_MS,
+      maxDelayMs: e.ASKGATE_OUTBOX_MAX_DELAY_MS,
+    },
     queue: { lockDurationMs: e.ASKGATE_QUEUE_LOCK_MS, stalledIntervalMs: e.ASKGATE_QUEUE_STALLED_INTERVAL_MS },
     allowEviction: e.ASKGATE_ALLOW_EVICTION === 'true',
     logLevel: e.LOG_LEVEL,
-    webhook: { secret: e.ASKGATE_WEBHOOK_SECRET, timeoutMs: e.ASKGATE_WEBHOOK_TIMEOUT_MS, allowedHosts: webhookAllowList(e.ASKGATE_WEBHOOK_ALLOWED_HOSTS) },
-    mcp: { defaultTo: defaultTarget(e.ASKGATE_DEFAULT_TO), progressIntervalMs: e.ASKGATE_MCP_PROGRESS_MS, waitSeconds: e.ASKGATE_MCP_WAIT_SECONDS },
+    webhook: {
+      secret: e.ASKGATE_WEBHOOK_SECRET,
+      timeoutMs: e.ASKGATE_WEBHOOK_TIMEOUT_MS,
+      allowedHosts: webhookAllowList(e.ASKGATE_WEBHOOK_ALLOWED_HOSTS),
+    },
+    mcp: {
+      defaultTo: defaultTarget(e.ASKGATE_DEFAULT_TO),
+      progressIntervalMs: e.ASKGATE_MCP_PROGRESS_MS,
+      waitSeconds: e.ASKGATE_MCP_WAIT_SECONDS,
+    },
     mcpSessions: { max: e.ASKGATE_MCP_MAX_SESSIONS, idleMs: e.ASKGATE_MCP_SESSION_IDLE_SECONDS * 1000 },
     channels: {
       ...(e.TELEGRAM_BOT_TOKEN && {
-        telegram: { token: e.TELEGRAM_BOT_TOKEN, apiRoot: e.TELEGRAM_API_ROOT, webhookUrl: e.TELEGRAM_WEBHOOK_URL, webhookSecret: e.TELEGRAM_WEBHOOK_SECRET },
+        telegram: {
+          token: e.TELEGRAM_BOT_TOKEN,
+          apiRoot: e.TELEGRAM_API_ROOT,
+          webhookUrl: e.TELEGRAM_WEBHOOK_URL,
+          webhookSecret: e.TELEGRAM_WEBHOOK_SECRET,
+        },
       }),
-      ...(e.SLACK_BOT_TOKEN && { slack: { token: e.SLACK_BOT_TOKEN, signingSecret: e.SLACK_SIGNING_SECRET, appToken: e.SLACK_APP_TOKEN, apiUrl: e.SLACK_API_URL } }),
-      ...(e.DISCORD_BOT_TOKEN && { discord: { token: e.DISCORD_BOT_TOKEN, apiUrl: e.DISCORD_API_URL, gateway: e.DISCORD_GATEWAY === 'true' } }),
+      ...(e.SLACK_BOT_TOKEN && {
+        slack: {
+          token: e.SLACK_BOT_TOKEN,
+          signingSecret: e.SLACK_SIGNING_SECRET,
+          appToken: e.SLACK_APP_TOKEN,
+          apiUrl: e.SLACK_API_URL,
+        },
+      }),
+      ...(e.DISCORD_BOT_TOKEN && {
+        discord: { token: e.DISCORD_BOT_TOKEN, apiUrl: e.DISCORD_API_URL, gateway: e.DISCORD_GATEWAY === 'true' },
+      }),
     },
     notices,
   };

@@ -5,9 +5,24 @@ import type { Logger } from './core/ports.js';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 /** Which part of askgate a line comes from (the `component` field of every line). */
-export type Component = 'http' | 'store' | 'queue' | 'reconciler' | 'gateway' | 'telegram' | 'slack' | 'discord' | 'mcp';
+export type Component =
+  'http' | 'store' | 'queue' | 'reconciler' | 'gateway' | 'telegram' | 'slack' | 'discord' | 'mcp';
 
-const REDACTED_KEYS = ['token', 'apiToken', 'botToken', 'appToken', 'secret', 'webhookSecret', 'signingSecret', 'password', 'authorization', 'cookie', 'text', 'answers', 'answer'];
+const REDACTED_KEYS = [
+  'token',
+  'apiToken',
+  'botToken',
+  'appToken',
+  'secret',
+  'webhookSecret',
+  'signingSecret',
+  'password',
+  'authorization',
+  'cookie',
+  'text',
+  'answers',
+  'answer',
+];
 
 /**
  * Fields never written, at the top level and one level down (`{ req: { headers: { authorization } } }`
@@ -16,7 +31,10 @@ const REDACTED_KEYS = ['token', 'apiToken', 'botToken', 'appToken', 'secret', 'w
 export const REDACT_PATHS = [
   ...REDACTED_KEYS,
   ...REDACTED_KEYS.map((k) => `*.${k}`),
-  'headers.authorization', '*.headers.authorization', 'headers.cookie', '*.headers.cookie',
+  'headers.authorization',
+  '*.headers.authorization',
+  'headers.cookie',
+  '*.headers.cookie',
 ];
 
 /** Error fields worth a log line; the rest (ioredis command args, SDK request bodies and configs) may carry secrets or free text. */
@@ -26,7 +44,9 @@ const ERROR_FIELDS = ['type', 'message', 'stack', 'code', 'statusCode', 'status'
 function serializeError(err: unknown): unknown {
   if (!(err instanceof Error)) return err;
   const full = stdSerializers.err(err) as unknown as Record<string, unknown>;
-  return Object.fromEntries(ERROR_FIELDS.filter((f) => Object.hasOwn(full, f) && full[f] !== undefined).map((f) => [f, full[f]]));
+  return Object.fromEntries(
+    ERROR_FIELDS.filter((f) => Object.hasOwn(full, f) && full[f] !== undefined).map((f) => [f, full[f]]),
+  );
 }
 
 /**
@@ -50,7 +70,10 @@ export function createLogger(level: LogLevel, write?: (line: string) => void): P
 
 /** True for a logger with pino's child loggers (askgate's own); test doubles are plain {@link Logger}s. */
 export function isPino(logger: Logger): logger is PinoLogger {
-  return typeof (logger as Partial<PinoLogger>).child === 'function' && typeof (logger as Partial<PinoLogger>).level === 'string';
+  return (
+    typeof (logger as Partial<PinoLogger>).child === 'function' &&
+    typeof (logger as Partial<PinoLogger>).level === 'string'
+  );
 }
 
 /** `logger` for one component: a pino child, or for a plain {@link Logger} the same logger. */

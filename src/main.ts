@@ -24,8 +24,20 @@ import { BullOutbox } from './queue/bull-outbox.js';
 import { MemoryStepScheduler } from './queue/memory-steps.js';
 import { MemoryOutbox } from './queue/memory-outbox.js';
 import { Reconciler } from './queue/reconciler.js';
-import { closeConnection, clusterConnection, redisFactoryFromCluster, redisFactoryFromUrl } from './queue/connections.js';
-import { checkRedisPolicy, connectWithRetry, createStoreConnection, isRedisUnavailable, STORE_COMMAND_TIMEOUT_MS, watchConnection } from './store/redis-setup.js';
+import {
+  closeConnection,
+  clusterConnection,
+  redisFactoryFromCluster,
+  redisFactoryFromUrl,
+} from './queue/connections.js';
+import {
+  checkRedisPolicy,
+  connectWithRetry,
+  createStoreConnection,
+  isRedisUnavailable,
+  STORE_COMMAND_TIMEOUT_MS,
+  watchConnection,
+} from './store/redis-setup.js';
 
 /** A running askgate: the HTTP server, the gateway and a way to stop it all. */
 export interface RunningAskgate {
@@ -77,8 +89,11 @@ async function redisBackend(config: Config, url: string, logger: Logger, clock: 
   watchConnection(main, 'store', storeLog);
   await connectWithRetry(main, storeLog);
   // On a cluster every primary must be safe: each holds part of the asks and queues.
-  for (const node of main instanceof Redis ? [main] : main.nodes('master')) await checkRedisPolicy(node, config.allowEviction, storeLog);
-  const subscriber = seeds ? clusterConnection(seeds, { request: false }) : new Redis(url, { maxRetriesPerRequest: null });
+  for (const node of main instanceof Redis ? [main] : main.nodes('master'))
+    await checkRedisPolicy(node, config.allowEviction, storeLog);
+  const subscriber = seeds
+    ? clusterConnection(seeds, { request: false })
+    : new Redis(url, { maxRetriesPerRequest: null });
   watchConnection(subscriber, 'subscriber', storeLog);
   const store = new RedisAskStore(main, { prefix: config.keyPrefix, clock });
   const bus = await RedisResultBus.create(subscriber, main, { prefix: config.keyPrefix });
@@ -142,7 +157,9 @@ async function buildChannels(config: Config, logger: Logger, clock: Clock): Prom
 export async function startAskgate(config: Config, options: StartOptions = {}): Promise<RunningAskgate> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? { now: () => Date.now() };
-  const backend = config.redisUrl ? await redisBackend(config, config.redisUrl, logger, clock) : memoryBackend(config, clock, logger);
+  const backend = config.redisUrl
+    ? await redisBackend(config, config.redisUrl, logger, clock)
+    : memoryBackend(config, clock, logger);
   const channels = new Map((options.channels ?? (await buildChannels(config, logger, clock))).map((c) => [c.name, c]));
   const metrics = new PrometheusMetrics();
   const ports: AppPorts = {
@@ -156,7 +173,13 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     metrics,
     logger: forComponent(logger, 'gateway'),
     webhooks: config.webhook.secret
-      ? new HttpWebhookSender({ secret: config.webhook.secret, timeoutMs: config.webhook.timeoutMs, allowedHosts: config.webhook.allowedHosts, resolve: options.resolveWebhookHost, clock })
+      ? new HttpWebhookSender({
+          secret: config.webhook.secret,
+          timeoutMs: config.webhook.timeoutMs,
+          allowedHosts: config.webhook.allowedHosts,
+          resolve: options.resolveWebhookHost,
+          clock,
+        })
       : undefined,
     settings: {
       defaultTimeoutSeconds: config.timeouts.defaultSeconds,
@@ -195,9 +218,18 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     isStoreUnavailable: isRedisUnavailable,
     ready: () => backend.store.ping(),
   });
-  registerChannelRoutes(server, [...channels.values()].flatMap((c) => c.routes?.() ?? []));
+  registerChannelRoutes(
+    server,
+    [...channels.values()].flatMap((c) => c.routes?.() ?? []),
+  );
   registerEventRoutes(server, { gateway, store: backend.store, bus: backend.bus, logger: httpLog });
-  registerMcpRoute(server, { gateway, logger: httpLog, settings: config.mcp, maxSessions: config.mcpSessions.max, idleMs: config.mcpSessions.idleMs });
+  registerMcpRoute(server, {
+    gateway,
+    logger: httpLog,
+    settings: config.mcp,
+    maxSessions: config.mcpSessions.max,
+    idleMs: config.mcpSessions.idleMs,
+  });
 
   let closed = false;
   const close = async () => {
@@ -215,7 +247,16 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     const inbound = app.inbound({}, backend.seen);
     for (const channel of channels.values()) await channel.start(inbound);
     const url = await server.listen({ port: config.port, host: config.host });
-    return { server, gateway, store: backend.store, ports, storeMode: config.redisUrl ? 'redis' : 'memory', url, channels: [...channels.keys()], close };
+    return {
+      server,
+      gateway,
+      store: backend.store,
+      ports,
+      storeMode: config.redisUrl ? 'redis' : 'memory',
+      url,
+      channels: [...channels.keys()],
+      close,
+    };
   } catch (error) {
     await close().catch(() => {});
     throw error;

@@ -28,7 +28,13 @@ export interface ChildOptions {
 /** Starts askgate in a child process and waits until it listens. */
 export async function startAskgateChild(opts: ChildOptions): Promise<AskgateChild> {
   // The V8 flag `npm start` and the Docker image run askgate with (a larger young generation).
-  const args = ['--max-semi-space-size=64', ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []), '--import', 'tsx', 'bench/askgate-child.ts'];
+  const args = [
+    '--max-semi-space-size=64',
+    ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []),
+    '--import',
+    'tsx',
+    'bench/askgate-child.ts',
+  ];
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...opts.env },
@@ -52,7 +58,10 @@ export async function startAskgateChild(opts: ChildOptions): Promise<AskgateChil
   let seq = 0;
   const pending = new Map<number, (msg: any) => void>();
   const ready = new Promise<{ url: string; pid: number }>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`askgate child did not start within 60 s:\n${samples.join('\n')}`)), 60_000);
+    const timer = setTimeout(
+      () => rej(new Error(`askgate child did not start within 60 s:\n${samples.join('\n')}`)),
+      60_000,
+    );
     child.on('message', (msg: any) => {
       if (msg.type === 'ready') {
         clearTimeout(timer);

@@ -21,7 +21,13 @@ export class HttpClient {
     this.port = Number(url.port);
   }
 
-  request(method: string, path: string, body?: string, headers: Record<string, string> = {}, timeoutMs = 30_000): Promise<HttpReply> {
+  request(
+    method: string,
+    path: string,
+    body?: string,
+    headers: Record<string, string> = {},
+    timeoutMs = 30_000,
+  ): Promise<HttpReply> {
     return new Promise((resolve, reject) => {
       const h: Record<string, string | number> = { ...headers };
       if (body !== undefined) {
@@ -40,8 +46,19 @@ export class HttpClient {
     });
   }
 
-  async json<T = any>(method: string, path: string, body?: unknown, timeoutMs?: number): Promise<{ status: number; body: T }> {
-    const reply = await this.request(method, path, body === undefined ? undefined : JSON.stringify(body), {}, timeoutMs);
+  async json<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    timeoutMs?: number,
+  ): Promise<{ status: number; body: T }> {
+    const reply = await this.request(
+      method,
+      path,
+      body === undefined ? undefined : JSON.stringify(body),
+      {},
+      timeoutMs,
+    );
     let parsed: unknown = reply.body;
     try {
       parsed = JSON.parse(reply.body);

@@ -30,7 +30,9 @@ export function machineInfo(): MachineInfo {
   const redis = /v=(\S+)/.exec(tryRun('redis-server', ['--version']))?.[1] ?? 'unknown';
   const version = (name: string) => {
     try {
-      return (JSON.parse(readFileSync(resolve(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+      return (
+        JSON.parse(readFileSync(resolve(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }
+      ).version;
     } catch {
       return 'unknown';
     }
@@ -41,7 +43,9 @@ export function machineInfo(): MachineInfo {
     memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
     node: process.version,
     redis,
-    packages: Object.fromEntries(['bullmq', 'ioredis', 'fastify', 'grammy', '@slack/bolt', 'discord.js'].map((p) => [p, version(p)])),
+    packages: Object.fromEntries(
+      ['bullmq', 'ioredis', 'fastify', 'grammy', '@slack/bolt', 'discord.js'].map((p) => [p, version(p)]),
+    ),
     kernel: tryRun('uname', ['-sr']),
   };
 }

@@ -54,7 +54,9 @@ export async function startRedisOnly(extraArgs: string[] = []): Promise<{ redis:
 /** Starts Redis, then the askgate replicas (in parallel), then attaches the world to all of them. */
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const replicas = opts.replicas ?? 1;
-  const { redis, admin } = await startRedisOnly(opts.redisArgs ?? (process.env.BENCH_REDIS_ARGS ? process.env.BENCH_REDIS_ARGS.split(' ') : []));
+  const { redis, admin } = await startRedisOnly(
+    opts.redisArgs ?? (process.env.BENCH_REDIS_ARGS ? process.env.BENCH_REDIS_ARGS.split(' ') : []),
+  );
   const ports: number[] = [];
   while (ports.length < replicas) {
     const port = await freePort();
@@ -66,12 +68,21 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     ASKGATE_KEY_PREFIX: PREFIX,
     ASKGATE_TIMEOUT_MIN_SECONDS: '1',
     BENCH_CHANNELS: opts.world?.name ?? '',
-    ...(opts.before ? { BENCH_BEFORE: '1', ...(process.env.BENCH_BEFORE_PARTS ? { BENCH_BEFORE_PARTS: process.env.BENCH_BEFORE_PARTS } : {}) } : {}),
+    ...(opts.before
+      ? {
+          BENCH_BEFORE: '1',
+          ...(process.env.BENCH_BEFORE_PARTS ? { BENCH_BEFORE_PARTS: process.env.BENCH_BEFORE_PARTS } : {}),
+        }
+      : {}),
     ...(process.env.BENCH_TRACE_EXPIRE ? { BENCH_TRACE_EXPIRE: process.env.BENCH_TRACE_EXPIRE } : {}),
     ...(opts.world?.childEnv(port) ?? {}),
     ...opts.env,
   });
-  const started = await Promise.allSettled(ports.map((port) => startAskgateChild({ env: env(port), ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}) })));
+  const started = await Promise.allSettled(
+    ports.map((port) =>
+      startAskgateChild({ env: env(port), ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}) }),
+    ),
+  );
   const children = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const apis = children.map((c) => new HttpClient(c.url));
   const close = async () => {
@@ -210,7 +221,11 @@ export function combine(parts: ChildStatsDelta[]): ChildStatsDelta {
     cpuCores: sum((p) => p.cpuCores),
     eventLoopUtilization: max((p) => p.eventLoopUtilization),
     eventLoopUtilizationMean: sum((p) => p.eventLoopUtilization) / parts.length,
-    loopDelayMs: { p50: max((p) => p.loopDelayMs.p50), p99: max((p) => p.loopDelayMs.p99), max: max((p) => p.loopDelayMs.max) },
+    loopDelayMs: {
+      p50: max((p) => p.loopDelayMs.p50),
+      p99: max((p) => p.loopDelayMs.p99),
+      max: max((p) => p.loopDelayMs.max),
+    },
     rssMiB: sum((p) => p.rssMiB),
     redisCommands: sum((p) => p.redisCommands),
     redisWrites: sum((p) => p.redisWrites),
@@ -225,7 +240,11 @@ export async function openWindow(stack: Stack): Promise<() => Promise<Window>> {
   const c0 = await Promise.all(all.map((c) => c.stats()));
   const r0 = await commandStats(stack.admin);
   const h0 = await redisHealth(stack.admin);
-  const stopCpu = cpuMeter({ bench: process.pid, ...Object.fromEntries(all.map((c, i) => [replicaName(i), c.pid])), redis: stack.redis.pid() });
+  const stopCpu = cpuMeter({
+    bench: process.pid,
+    ...Object.fromEntries(all.map((c, i) => [replicaName(i), c.pid])),
+    redis: stack.redis.pid(),
+  });
   const t0 = performance.now();
   return async () => {
     const seconds = (performance.now() - t0) / 1000;
@@ -238,7 +257,11 @@ export async function openWindow(stack: Stack): Promise<() => Promise<Window>> {
       seconds,
       cpu,
       redisCommands: statsDelta(r0, r1),
-      redis: { ...h1, aofRewrites: h1.aofRewrites - h0.aofRewrites, aofDelayedFsync: h1.aofDelayedFsync - h0.aofDelayedFsync },
+      redis: {
+        ...h1,
+        aofRewrites: h1.aofRewrites - h0.aofRewrites,
+        aofDelayedFsync: h1.aofDelayedFsync - h0.aofDelayedFsync,
+      },
       child: combine(children),
       children,
     };

@@ -79,7 +79,11 @@ const clientsOf = (urls: string[]) => new RoundRobin(urls.map((u) => new HttpCli
  * once (over all replicas: Telegram posts to one URL, a balancer spreads the POSTs round-robin).
  * Polling mode takes one replica only (a second getUpdates poller would conflict).
  */
-export async function telegramWorld(runs: number, mode: 'webhook' | 'polling' = 'webhook', sendIntervalMs = 0): Promise<World> {
+export async function telegramWorld(
+  runs: number,
+  mode: 'webhook' | 'polling' = 'webhook',
+  sendIntervalMs = 0,
+): Promise<World> {
   const fake = await FakeTelegramApi.start({ callbackDeadlineMs: 120_000, longPollCapMs: 1000 });
   const secret = randomBytes(16).toString('hex');
   const users: FakeUser[] = [];
@@ -103,7 +107,8 @@ export async function telegramWorld(runs: number, mode: 'webhook' | 'polling' = 
       BENCH_TG_SEND_INTERVAL_MS: String(sendIntervalMs),
     }),
     async attach(urls) {
-      if (mode === 'polling' && urls.length > 1) throw new Error('Telegram polling mode takes one askgate replica (getUpdates has one consumer)');
+      if (mode === 'polling' && urls.length > 1)
+        throw new Error('Telegram polling mode takes one askgate replica (getUpdates has one consumer)');
       askgate = clientsOf(urls);
       if (mode === 'webhook') {
         // Every replica called setWebhook on startup (the last one's URL is the fake's now; all
@@ -123,12 +128,24 @@ export async function telegramWorld(runs: number, mode: 'webhook' | 'polling' = 
       if (++sinceDrain >= 500) {
         sinceDrain = 0;
         // Drops delivered updates from the fake's queue (nobody polls in webhook mode).
-        void fakeHttp.request('POST', `/bot${fake.token}/getUpdates`, JSON.stringify({ offset: lastUpdateId + 1, timeout: 0, limit: 1 })).catch(noop);
+        void fakeHttp
+          .request(
+            'POST',
+            `/bot${fake.token}/getUpdates`,
+            JSON.stringify({ offset: lastUpdateId + 1, timeout: 0, limit: 1 }),
+          )
+          .catch(noop);
       }
       await gate.run(async () => {
         const { client, replica } = askgate!.pick();
         sent(performance.now(), replica);
-        const reply = await client.request('POST', '/telegram/webhook', JSON.stringify(update), { 'x-telegram-bot-api-secret-token': webhookSecret }, 60_000);
+        const reply = await client.request(
+          'POST',
+          '/telegram/webhook',
+          JSON.stringify(update),
+          { 'x-telegram-bot-api-secret-token': webhookSecret },
+          60_000,
+        );
         if (reply.status !== 200) counts.tapErrors++;
         // Like Telegram, run the method askgate put in its answer (the tap's answerCallbackQuery).
         else await fake.webhookReply(reply.body);
@@ -150,7 +167,12 @@ export async function telegramWorld(runs: number, mode: 'webhook' | 'polling' = 
         const markup = m?.reply_markup;
         if (m && markup && 'inline_keyboard' in markup) {
           counts.delivered++;
-          const d: Delivered = { chat, messageId: String(m.message_id), data: markup.inline_keyboard[0]![0]!.callback_data!, at: performance.now() };
+          const d: Delivered = {
+            chat,
+            messageId: String(m.message_id),
+            data: markup.inline_keyboard[0]![0]!.callback_data!,
+            at: performance.now(),
+          };
           setImmediate(() => world.onDelivered(d));
         }
       } else if (c.method === 'editMessageText') counts.finalized++;
@@ -190,7 +212,11 @@ export async function slackWorld(runs: number): Promise<World> {
       byTs.delete(`${d.chat}:${d.messageId}`);
       const body = `payload=${encodeURIComponent(JSON.stringify(injector.blockAction(message, d.data, `UB${run}`)))}`;
       const ts = Math.floor(Date.now() / 1000);
-      const headers = { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(ts), 'x-slack-signature': slackSignature(secret, ts, body) };
+      const headers = {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-slack-request-timestamp': String(ts),
+        'x-slack-signature': slackSignature(secret, ts, body),
+      };
       const { client, replica } = askgate!.pick();
       sent(performance.now(), replica);
       const reply = await client.request('POST', '/slack/events', body, headers, 60_000);
@@ -272,7 +298,11 @@ export async function discordWorld(runs: number): Promise<World> {
 }
 
 /** Builds the world of a channel for `runs` concurrent runs. */
-export function worldFor(channel: ChannelName, runs: number, opts: { telegramMode?: 'webhook' | 'polling'; telegramSendIntervalMs?: number } = {}): Promise<World> {
+export function worldFor(
+  channel: ChannelName,
+  runs: number,
+  opts: { telegramMode?: 'webhook' | 'polling'; telegramSendIntervalMs?: number } = {},
+): Promise<World> {
   if (channel === 'telegram') return telegramWorld(runs, opts.telegramMode, opts.telegramSendIntervalMs);
   if (channel === 'slack') return slackWorld(runs);
   return discordWorld(runs);

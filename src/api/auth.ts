@@ -18,7 +18,8 @@ export interface RouteConfig {
 
 const ROUTE_AUTH: ReadonlySet<string> = new Set<RouteAuth>(['bearer', 'public', 'console', 'signature']);
 
-const forbidden = (reply: FastifyReply, message: string) => reply.code(403).send(new AskgateError('forbidden', message).toJSON());
+const forbidden = (reply: FastifyReply, message: string) =>
+  reply.code(403).send(new AskgateError('forbidden', message).toJSON());
 
 /** The host of an absolute-form request target (`GET http://host/path`), which overrides `Host`. */
 function targetHost(url: string): string | undefined {
@@ -41,7 +42,9 @@ export function installRouteAuth(app: FastifyInstance, apiToken: string | undefi
   app.addHook('onRoute', (route) => {
     const declared: unknown = (route.config as RouteConfig | undefined)?.auth;
     if (declared !== undefined && (typeof declared !== 'string' || !ROUTE_AUTH.has(declared))) {
-      throw new Error(`route ${String(route.method)} ${route.url}: config.auth must be one of ${[...ROUTE_AUTH].join(', ')}`);
+      throw new Error(
+        `route ${String(route.method)} ${route.url}: config.auth must be one of ${[...ROUTE_AUTH].join(', ')}`,
+      );
     }
     route.config = { ...route.config, auth: (declared as RouteAuth | undefined) ?? 'bearer' };
   });
@@ -53,7 +56,10 @@ export function installRouteAuth(app: FastifyInstance, apiToken: string | undefi
       if (auth === 'signature') return;
       const target = targetHost(request.url);
       if (!isLoopbackHost(request.headers.host) || (target !== undefined && !isLoopbackHost(target))) {
-        return forbidden(reply, 'without ASKGATE_API_TOKEN askgate answers only requests addressed to a loopback name (Host: localhost, 127.0.0.1 or [::1])');
+        return forbidden(
+          reply,
+          'without ASKGATE_API_TOKEN askgate answers only requests addressed to a loopback name (Host: localhost, 127.0.0.1 or [::1])',
+        );
       }
       if (auth === 'bearer' && request.headers.origin !== undefined && !originIsHost(request.headers)) {
         return forbidden(reply, 'cross-origin request refused');
@@ -61,7 +67,10 @@ export function installRouteAuth(app: FastifyInstance, apiToken: string | undefi
       return;
     }
     if (auth === 'bearer' && !tokenMatches(bearerToken(request.headers.authorization), apiToken)) {
-      return reply.code(401).header('www-authenticate', 'Bearer').send(new AskgateError('unauthorized', 'missing or invalid bearer token').toJSON());
+      return reply
+        .code(401)
+        .header('www-authenticate', 'Bearer')
+        .send(new AskgateError('unauthorized', 'missing or invalid bearer token').toJSON());
     }
   });
 }

@@ -81,7 +81,10 @@ export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptio
     const parsed = QuerySchema.safeParse(request.query);
     if (!parsed.success) throw invalid('invalid_request', locate(toIssues(parsed.error.issues), 'query'));
     const header = request.headers['last-event-id'];
-    const wantsStream = parsed.data.stream === '1' || parsed.data.stream === 'true' || /\btext\/event-stream\b/.test(request.headers.accept ?? '');
+    const wantsStream =
+      parsed.data.stream === '1' ||
+      parsed.data.stream === 'true' ||
+      /\btext\/event-stream\b/.test(request.headers.accept ?? '');
     return { wantsStream, lastEventId: (Array.isArray(header) ? header[0] : header) ?? parsed.data.lastEventId };
   };
 
@@ -89,7 +92,12 @@ export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptio
   const openStream = (reply: FastifyReply, cleanup: () => void) => {
     reply.hijack();
     const res = reply.raw;
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
     res.write('retry: 3000\n\n');
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), heartbeatMs);
     let closed = false;
@@ -110,7 +118,8 @@ export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptio
     return { send, close, isClosed: () => closed };
   };
 
-  const onError = (error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'event stream read failed');
+  const onError = (error: unknown) =>
+    logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'event stream read failed');
 
   app.get('/v1/asks/:id/events', async (request, reply) => {
     const id = (request.params as { id: string }).id;
@@ -125,7 +134,8 @@ export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptio
     const pump = serialized(async () => {
       const current = await store.get(id);
       if (!current) return stream.close();
-      for (const { entry, index } of cursor.fresh(current.history)) stream.send(String(index), { ...entry, askId: id, index });
+      for (const { entry, index } of cursor.fresh(current.history))
+        stream.send(String(index), { ...entry, askId: id, index });
     }, onError);
     // Subscribe before the first read, so an entry committed in between is not missed.
     unsubscribe = bus.subscribeHistory((askId) => askId === id && pump());
@@ -169,7 +179,8 @@ export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptio
         if (!record) continue;
         const cursor = cursors.get(askId) ?? new Cursor(0);
         cursors.set(askId, cursor);
-        for (const { entry, index } of cursor.fresh(record.history)) stream.send(`${record.version}.${index}`, { ...entry, askId, version: record.version, index });
+        for (const { entry, index } of cursor.fresh(record.history))
+          stream.send(`${record.version}.${index}`, { ...entry, askId, version: record.version, index });
       }
     }, onError);
     unsubscribe = bus.subscribeHistory((askId, run) => {
@@ -192,7 +203,9 @@ function startOf(record: AskRecord, lastVersion: number | undefined, lastIndex: 
 /** Entries of several asks from each ask's `from` index, in time order (ties: older ask, then position). */
 function chronological(asks: { record: AskRecord; from: number }[]): Sent[] {
   const all = asks.flatMap(({ record, from }) =>
-    record.history.slice(from).map((entry, i) => ({ ...entry, askId: record.id, version: record.version, index: from + i })),
+    record.history
+      .slice(from)
+      .map((entry, i) => ({ ...entry, askId: record.id, version: record.version, index: from + i })),
   );
   return all.sort((a, b) => a.at.localeCompare(b.at) || a.version - b.version || a.index - b.index);
 }

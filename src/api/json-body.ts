@@ -23,11 +23,15 @@ function forbiddenKey(root: object): { key: string; path: (string | number)[] } 
     const isArray = Array.isArray(value);
     if (!isArray) {
       if (Object.hasOwn(value, '__proto__')) return { key: '__proto__', path: pathOf(node) };
-      const ctor: unknown = Object.hasOwn(value, 'constructor') ? (value as { constructor: unknown }).constructor : undefined;
-      if (ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype')) return { key: 'constructor.prototype', path: pathOf(node) };
+      const ctor: unknown = Object.hasOwn(value, 'constructor')
+        ? (value as { constructor: unknown }).constructor
+        : undefined;
+      if (ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype'))
+        return { key: 'constructor.prototype', path: pathOf(node) };
     }
     for (const [key, child] of Object.entries(value)) {
-      if (child !== null && typeof child === 'object') stack.push({ value: child, key: isArray ? Number(key) : key, parent: node });
+      if (child !== null && typeof child === 'object')
+        stack.push({ value: child, key: isArray ? Number(key) : key, parent: node });
     }
   }
   return null;
@@ -39,7 +43,8 @@ function forbiddenKey(root: object): { key: string; path: (string | number)[] } 
  * poisoning), each refused with a message saying so. Throws a 400 {@link AskgateError}.
  */
 export function parseJsonBody(body: Buffer): unknown {
-  if (body.length === 0) throw new AskgateError('invalid_request', 'the body is empty but content-type is application/json');
+  if (body.length === 0)
+    throw new AskgateError('invalid_request', 'the body is empty but content-type is application/json');
   if (!isUtf8(body)) throw new AskgateError('invalid_request', 'body is not valid UTF-8');
   const text = body.toString('utf8');
   let value: unknown;
@@ -52,7 +57,10 @@ export function parseJsonBody(body: Buffer): unknown {
   if (value !== null && typeof value === 'object' && /__proto__|constructor|\\u/.test(text)) {
     const found = forbiddenKey(value);
     // The path is cut short: a body may nest thousands deep, and the message echoes it.
-    if (found) throw invalid('invalid_request', [{ path: found.path.slice(0, 32), message: `key "${found.key}" is not allowed` }]);
+    if (found)
+      throw invalid('invalid_request', [
+        { path: found.path.slice(0, 32), message: `key "${found.key}" is not allowed` },
+      ]);
   }
   return value;
 }

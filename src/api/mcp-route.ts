@@ -40,7 +40,11 @@ const loadSdk = () =>
     import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
     import('../mcp/server.js'),
-  ]).then(([http, types, server]) => ({ Transport: http.StreamableHTTPServerTransport, isInitializeRequest: types.isInitializeRequest, createAskgateMcpServer: server.createAskgateMcpServer })));
+  ]).then(([http, types, server]) => ({
+    Transport: http.StreamableHTTPServerTransport,
+    isInitializeRequest: types.isInitializeRequest,
+    createAskgateMcpServer: server.createAskgateMcpServer,
+  })));
 
 const jsonRpcError = (reply: FastifyReply, status: number, code: number, message: string) =>
   reply.code(status).send({ jsonrpc: '2.0', error: { code, message }, id: null });
@@ -70,12 +74,15 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
     logger.info({ why, sessions: sessions.size }, 'mcp session closed');
     void s.transport.close().catch(() => undefined);
   };
-  const sweeper = setInterval(() => {
-    const now = Date.now();
-    for (const [id, s] of sessions) {
-      if (s.calls === 0 && s.streams === 0 && now - s.lastSeen > idleMs) end(id, s, 'idle');
-    }
-  }, Math.min(60_000, idleMs));
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, s] of sessions) {
+        if (s.calls === 0 && s.streams === 0 && now - s.lastSeen > idleMs) end(id, s, 'idle');
+      }
+    },
+    Math.min(60_000, idleMs),
+  );
   sweeper.unref();
   /** Makes room for one more session; false when every session has a call in flight. */
   const admit = (): boolean => {
@@ -119,12 +126,25 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
     let admitted = false;
     if (!session) {
       if (request.method !== 'POST' || !(await loadSdk()).isInitializeRequest(request.body)) {
-        return jsonRpcError(reply, 400, -32000, 'no session: send an initialize request first (without Mcp-Session-Id)');
+        return jsonRpcError(
+          reply,
+          400,
+          -32000,
+          'no session: send an initialize request first (without Mcp-Session-Id)',
+        );
       }
       if (!admit()) {
-        logger.warn({ sessions: sessions.size, maxSessions }, 'mcp session refused: every session has a call in flight');
+        logger.warn(
+          { sessions: sessions.size, maxSessions },
+          'mcp session refused: every session has a call in flight',
+        );
         reply.header('retry-after', '5');
-        return jsonRpcError(reply, 503, -32000, `too many MCP sessions (${maxSessions}), each with a call in flight; retry later or end one (DELETE /mcp)`);
+        return jsonRpcError(
+          reply,
+          503,
+          -32000,
+          `too many MCP sessions (${maxSessions}), each with a call in flight; retry later or end one (DELETE /mcp)`,
+        );
       }
       opening += 1;
       admitted = true;
@@ -142,7 +162,8 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
     } catch (error) {
       logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'mcp request failed');
       if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'application/json' });
-      if (!reply.raw.writableEnded) reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'internal error' }, id: null }));
+      if (!reply.raw.writableEnded)
+        reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'internal error' }, id: null }));
     } finally {
       // By now an initialize either registered its session or failed (and never will).
       if (admitted) opening -= 1;

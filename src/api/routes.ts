@@ -6,13 +6,22 @@ import { AnswerRequestSchema, AskRequestSchema, RunIdSchema, publicRecord } from
 import { ASK_ID_PATTERN } from '../core/token.js';
 import type { ServerDeps } from './server.js';
 
-const IdempotencyKeySchema = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+const IdempotencyKeySchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
 
 /** Where a value outside the body comes from: a path parameter, the query or a header (by name). */
 type Source = { in: IssueLocation; name?: string };
 
 /** Parses untrusted input with zod, throwing a 400 that names every offending path (and where it is, outside the body). */
-function parse<S extends z.ZodType>(schema: S, input: unknown, code: 'invalid_request' | 'invalid_answer' = 'invalid_request', source?: Source): z.output<S> {
+function parse<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  code: 'invalid_request' | 'invalid_answer' = 'invalid_request',
+  source?: Source,
+): z.output<S> {
   const result = schema.safeParse(input);
   if (!result.success) {
     const issues = toIssues(result.error.issues);
@@ -25,7 +34,9 @@ function parse<S extends z.ZodType>(schema: S, input: unknown, code: 'invalid_re
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : 1));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);
@@ -41,8 +52,10 @@ export function registerAskRoutes(app: FastifyInstance, deps: ServerDeps): void 
     if (!ASK_ID_PATTERN.test(id)) throw new AskgateError('not_found', `no ask with id "${id.slice(0, 40)}"`);
     return id;
   };
-  const runId = (request: FastifyRequest): string => parse(RunIdSchema, (request.params as { runId: string }).runId, 'invalid_request', { in: 'path', name: 'runId' });
-  const waitMs = (request: FastifyRequest): number => (parse(WaitSchema, request.query, 'invalid_request', { in: 'query' }).wait ?? 0) * 1000;
+  const runId = (request: FastifyRequest): string =>
+    parse(RunIdSchema, (request.params as { runId: string }).runId, 'invalid_request', { in: 'path', name: 'runId' });
+  const waitMs = (request: FastifyRequest): number =>
+    (parse(WaitSchema, request.query, 'invalid_request', { in: 'query' }).wait ?? 0) * 1000;
 
   /** Runs a long poll that ends early when the client goes away. */
   const waitFor = async <T>(reply: FastifyReply, poll: (signal: AbortSignal) => Promise<T>): Promise<T> => {
@@ -63,16 +76,32 @@ export function registerAskRoutes(app: FastifyInstance, deps: ServerDeps): void 
     const ms = waitMs(request);
     const body = parse(AskRequestSchema, request.body);
     const rawKey = request.headers['idempotency-key'];
-    const key = rawKey === undefined ? undefined : parse(IdempotencyKeySchema, Array.isArray(rawKey) ? rawKey[0] : rawKey, 'invalid_request', { in: 'header', name: 'Idempotency-Key' });
-    const idempotency = key ? { key, requestHash: createHash('sha256').update(canonical(body)).digest('hex') } : undefined;
-    const { record, created } = ms > 0 ? await waitFor(reply, (signal) => gateway.askAndWait(body, idempotency, ms, signal)) : await gateway.ask(body, idempotency);
-    return reply.code(created ? 201 : 200).header('location', `/v1/asks/${record.id}`).send(publicRecord(record));
+    const key =
+      rawKey === undefined
+        ? undefined
+        : parse(IdempotencyKeySchema, Array.isArray(rawKey) ? rawKey[0] : rawKey, 'invalid_request', {
+            in: 'header',
+            name: 'Idempotency-Key',
+          });
+    const idempotency = key
+      ? { key, requestHash: createHash('sha256').update(canonical(body)).digest('hex') }
+      : undefined;
+    const { record, created } =
+      ms > 0
+        ? await waitFor(reply, (signal) => gateway.askAndWait(body, idempotency, ms, signal))
+        : await gateway.ask(body, idempotency);
+    return reply
+      .code(created ? 201 : 200)
+      .header('location', `/v1/asks/${record.id}`)
+      .send(publicRecord(record));
   });
 
   app.get('/v1/asks/:id', async (request, reply) => {
     const id = askId(request);
     const ms = waitMs(request);
-    return publicRecord(ms > 0 ? await waitFor(reply, (signal) => gateway.wait(id, ms, signal)) : await gateway.get(id));
+    return publicRecord(
+      ms > 0 ? await waitFor(reply, (signal) => gateway.wait(id, ms, signal)) : await gateway.get(id),
+    );
   });
 
   app.post('/v1/asks/:id/answer', async (request) => {

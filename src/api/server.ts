@@ -1,4 +1,10 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyError, type FastifyReply } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyError,
+  type FastifyReply,
+} from 'fastify';
 import { AskgateError } from '../core/errors.js';
 import type { Gateway } from '../app/gateway.js';
 import type { ConsoleFeed } from '../console/hub.js';
@@ -34,14 +40,18 @@ export interface ServerDeps {
 export function buildServer(deps: ServerDeps): FastifyInstance {
   const app = Fastify({
     // Request logging stays off: URLs, headers and bodies may carry tokens or answers.
-    ...(deps.fastifyLogger ? { loggerInstance: deps.fastifyLogger, logController: new LogController({ disableRequestLogging: true }) } : { logger: false }),
+    ...(deps.fastifyLogger
+      ? { loggerInstance: deps.fastifyLogger, logController: new LogController({ disableRequestLogging: true }) }
+      : { logger: false }),
     bodyLimit: deps.bodyLimitBytes,
     return503OnClosing: true,
     // Run ids are up to 128 characters; the router's default of 100 refused longer ones with 414.
     routerOptions: { maxParamLength: 256 },
     // Malformed URLs and over-long path parameters get the API's JSON error shape too.
     frameworkErrors: (error, _request, reply) =>
-      void (reply as FastifyReply).code(error.statusCode ?? 400).send({ error: { code: 'invalid_request', message: error.message.slice(0, 300) } }),
+      void (reply as FastifyReply)
+        .code(error.statusCode ?? 400)
+        .send({ error: { code: 'invalid_request', message: error.message.slice(0, 300) } }),
     // Requests node's HTTP parser refuses (bad request line, headers too large) get it as well.
     clientErrorHandler: answerClientError,
   });
@@ -61,21 +71,28 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AskgateError) return reply.code(error.httpStatus).send(error.toJSON());
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.code(413).send(new AskgateError('payload_too_large', `body is larger than ${deps.bodyLimitBytes} bytes`).toJSON());
+      return reply
+        .code(413)
+        .send(new AskgateError('payload_too_large', `body is larger than ${deps.bodyLimitBytes} bytes`).toJSON());
     }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return reply.code(error.statusCode).send({ error: { code: 'invalid_request', message: error.message } });
     }
     if (deps.isStoreUnavailable(error)) {
       deps.logger.warn({ url: request.url, err: error.message }, 'store unavailable');
-      return reply.code(503).header('retry-after', '1').send(new AskgateError('store_unavailable', 'storage is unavailable; retry shortly').toJSON());
+      return reply
+        .code(503)
+        .header('retry-after', '1')
+        .send(new AskgateError('store_unavailable', 'storage is unavailable; retry shortly').toJSON());
     }
     deps.logger.error({ url: request.url, err: error.message, stack: error.stack }, 'unhandled error');
     return reply.code(500).send(new AskgateError('internal', 'internal error').toJSON());
   });
 
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(new AskgateError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`).toJSON()),
+    reply
+      .code(404)
+      .send(new AskgateError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`).toJSON()),
   );
 
   app.get('/healthz', { config: { auth: 'public' } satisfies RouteConfig }, async () => ({ ok: true }));
@@ -84,12 +101,22 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       await deps.ready();
       return { ok: true };
     } catch (error) {
-      return reply.code(503).send({ ok: false, error: { code: 'not_ready', message: error instanceof Error ? error.message : String(error) } });
+      return reply
+        .code(503)
+        .send({
+          ok: false,
+          error: { code: 'not_ready', message: error instanceof Error ? error.message : String(error) },
+        });
     }
   });
   app.get('/metrics', async (_request, reply) => reply.type('text/plain; version=0.0.4').send(deps.metrics.render()));
 
   registerAskRoutes(app, deps);
-  void app.register(import('../console/routes.js'), { gateway: deps.gateway, feed: deps.consoleFeed, apiToken: deps.apiToken, sessions: deps.consoleSessions });
+  void app.register(import('../console/routes.js'), {
+    gateway: deps.gateway,
+    feed: deps.consoleFeed,
+    apiToken: deps.apiToken,
+    sessions: deps.consoleSessions,
+  });
   return app;
 }

@@ -1,4 +1,16 @@
-import type { AskStore, Channel, Clock, Logger, Metrics, Outbox, ResultBus, SeenEvents, StepHandlers, StepScheduler, WebhookSender } from '../core/ports.js';
+import type {
+  AskStore,
+  Channel,
+  Clock,
+  Logger,
+  Metrics,
+  Outbox,
+  ResultBus,
+  SeenEvents,
+  StepHandlers,
+  StepScheduler,
+  WebhookSender,
+} from '../core/ports.js';
 import type { NoticeOptions } from '../core/prompt-view.js';
 import { EffectRunner } from './effect-runner.js';
 import { Gateway, type GatewaySettings } from './gateway.js';
@@ -38,7 +50,17 @@ export interface App {
 export function assemble(ports: AppPorts): App {
   const { store, clock, logger, settings, channels, metrics, webhooks } = ports;
   const runner = new EffectRunner({ store, outbox: ports.outbox, steps: ports.steps, metrics, logger, clock });
-  const gateway = new Gateway({ store, runner, polls: new LongPolls(ports.bus), clock, channels, newId: ports.newId, logger, settings, webhooks });
+  const gateway = new Gateway({
+    store,
+    runner,
+    polls: new LongPolls(ports.bus),
+    clock,
+    channels,
+    newId: ports.newId,
+    logger,
+    settings,
+    webhooks,
+  });
   // A new step is a new line here (and its name and rule in core).
   const steps: StepHandlers = { timeout: (askId) => gateway.expire(askId) };
   const work = new OutboxWork({ gateway, store, runner, steps, channels, clock, metrics, logger, settings, webhooks });
@@ -46,6 +68,7 @@ export function assemble(ports: AppPorts): App {
     gateway,
     work,
     steps,
-    inbound: (notice = {}, seen) => new InboundHandler({ gateway, store, clock, retentionMs: settings.retentionMs }, notice, seen),
+    inbound: (notice = {}, seen) =>
+      new InboundHandler({ gateway, store, clock, retentionMs: settings.retentionMs }, notice, seen),
   };
 }

@@ -27,7 +27,7 @@ export class EffectRunner {
    * the write-ahead mark, the reconciler). `seenAt` is the sweep time the reconciler listed the ask at.
    */
   async strict(askId: string, effects: readonly Effect[], due?: DueStep, seenAt?: number): Promise<void> {
-    for (let i = 0; i < effects.length; ) {
+    for (let i = 0; i < effects.length;) {
       const effect = effects[i]!;
       if (effect.type === 'enqueue') {
         const batch: Promise<unknown>[] = [];
@@ -51,7 +51,8 @@ export class EffectRunner {
     const work = effects.filter((e) => e.type !== 'unsweep').map((e) => this.one(askId, e));
     const results = await Promise.allSettled(work);
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    for (const r of failed) this.deps.logger.warn({ askId, err: String(r.reason) }, 'effect failed; the reconciler will retry');
+    for (const r of failed)
+      this.deps.logger.warn({ askId, err: String(r.reason) }, 'effect failed; the reconciler will retry');
     // Due now, whatever a reconciler pass that read the ask earlier decides (best effort: the
     // write-ahead mark made before the commit covers a crash).
     if (failed.length > 0) await this.deps.store.markForSweep(askId, this.deps.clock.now()).catch(() => undefined);

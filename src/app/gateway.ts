@@ -60,7 +60,11 @@ export class Gateway {
    * Creates an ask (superseding the run's pending one), schedules its timeout and queues its
    * delivery. With an idempotency key, every request carrying it returns the same record.
    */
-  async ask(request: AskRequest, idempotency?: { key: string; requestHash: string }, presetId?: string): Promise<{ record: AskRecord; created: boolean }> {
+  async ask(
+    request: AskRequest,
+    idempotency?: { key: string; requestHash: string },
+    presetId?: string,
+  ): Promise<{ record: AskRecord; created: boolean }> {
     return openAsk(this.deps, request, this.clampTimeout(request.timeoutSeconds), idempotency, presetId);
   }
 
@@ -138,7 +142,8 @@ export class Gateway {
     try {
       const asked = await this.ask(request, idempotency, askId);
       // An Idempotency-Key replay returns the ask stored under another id: wait for that one.
-      if (asked.record.id !== askId) return { record: await this.wait(asked.record.id, waitMs, signal), created: asked.created };
+      if (asked.record.id !== askId)
+        return { record: await this.wait(asked.record.id, waitMs, signal), created: asked.created };
       if (!waiter || isTerminal(asked.record)) return asked;
       await waiter.woken;
       return { record: await this.get(askId), created: asked.created };
@@ -193,7 +198,10 @@ export class Gateway {
       const plan = commitPlan(prev, next, result.effects, now, settings);
       await runner.strict(askId, plan.ahead);
       const ttlMs = isTerminal(next) ? settings.retentionMs : deadlineOf(next) - now + settings.retentionMs;
-      const committed = await store.commit(prev, next, { ttlMs, publish: result.effects.some((e) => e.type === 'publish') });
+      const committed = await store.commit(prev, next, {
+        ttlMs,
+        publish: result.effects.some((e) => e.type === 'publish'),
+      });
       if (committed === 'conflict') continue;
       if (committed === 'missing') return { record: null, outcome: { code: 'not_found' } };
       await runner.settle(askId, plan.after);
@@ -221,6 +229,9 @@ export class Gateway {
 
 /** The 409 for an ask that already has its result. */
 export function alreadyResolved(record: AskRecord): AskgateError {
-  const why = record.result?.status === 'no_answer' ? `ended without an answer (${record.result.reason})` : 'was already answered';
+  const why =
+    record.result?.status === 'no_answer'
+      ? `ended without an answer (${record.result.reason})`
+      : 'was already answered';
   return new AskgateError('already_resolved', `ask ${record.id} ${why}`, undefined, { result: record.result });
 }

@@ -1,6 +1,14 @@
 import type { AskEvent } from '../core/lifecycle.js';
 import { isTerminal, mayAnswer } from '../core/lifecycle.js';
-import type { AskStore, ButtonPressed, Clock, InboundOutcome, InboundSink, SeenEvents, TextReceived } from '../core/ports.js';
+import type {
+  AskStore,
+  ButtonPressed,
+  Clock,
+  InboundOutcome,
+  InboundSink,
+  SeenEvents,
+  TextReceived,
+} from '../core/ports.js';
 import { noticeFor, partialPrompt, type NoticeOptions } from '../core/prompt-view.js';
 import { parseReply } from '../core/reply-parser.js';
 import type { AskRecord } from '../core/schemas.js';
@@ -49,12 +57,22 @@ export class InboundHandler implements InboundSink {
     if (refusal) return this.noted(record.id, refusal, event.user);
     const question = record.questions[0]!;
     const choice = token.choice;
-    if (choice.kind === 'other') return { kind: 'need_text', askId: record.id, prompt: 'Reply to the question message with your answer in your own words.' };
-    if (choice.kind === 'option' && (record.questions.length !== 1 || question.multiSelect || !question.options[choice.index])) {
+    if (choice.kind === 'other')
+      return {
+        kind: 'need_text',
+        askId: record.id,
+        prompt: 'Reply to the question message with your answer in your own words.',
+      };
+    if (
+      choice.kind === 'option' &&
+      (record.questions.length !== 1 || question.multiSelect || !question.options[choice.index])
+    ) {
       return { kind: 'not_found', summary: 'This button is not valid' };
     }
     const ev: AskEvent =
-      choice.kind === 'skip' ? { type: 'skip', by: event.user } : { type: 'answer', answers: { [question.id]: [question.options[choice.index]!.label] }, by: event.user };
+      choice.kind === 'skip'
+        ? { type: 'skip', by: event.user }
+        : { type: 'answer', answers: { [question.id]: [question.options[choice.index]!.label] }, by: event.user };
     return this.commit(record.id, ev, record);
   }
 
@@ -83,10 +101,17 @@ export class InboundHandler implements InboundSink {
     const { store, retentionMs, clock } = this.deps;
     const record = await store.get(askId);
     if (!record) return;
-    await store.bindMessage({ channel, chat }, messageId, askId, Date.parse(record.expiresAt) - clock.now() + retentionMs);
+    await store.bindMessage(
+      { channel, chat },
+      messageId,
+      askId,
+      Date.parse(record.expiresAt) - clock.now() + retentionMs,
+    );
   }
 
-  private async findAsk(event: TextReceived): Promise<{ kind: 'found'; record: AskRecord } | { kind: 'none'; outcome: InboundOutcome }> {
+  private async findAsk(
+    event: TextReceived,
+  ): Promise<{ kind: 'found'; record: AskRecord } | { kind: 'none'; outcome: InboundOutcome }> {
     const { store, clock } = this.deps;
     const conv = { channel: event.channel, chat: event.chat };
     let askId: string | null = null;
@@ -95,7 +120,13 @@ export class InboundHandler implements InboundSink {
     if (!askId && event.privateChat) {
       const pending = await store.pendingInConversation(conv, clock.now());
       if (pending.length > 1) {
-        return { kind: 'none', outcome: { kind: 'ambiguous', summary: 'Several questions are waiting here: reply to the question you are answering.' } };
+        return {
+          kind: 'none',
+          outcome: {
+            kind: 'ambiguous',
+            summary: 'Several questions are waiting here: reply to the question you are answering.',
+          },
+        };
       }
       askId = pending[0] ?? null;
     }
@@ -108,7 +139,10 @@ export class InboundHandler implements InboundSink {
   /** Records a refusal or a hint in the ask's history (never the reply text) and returns the outcome. */
   private async noted(askId: string, outcome: InboundOutcome, user: ButtonPressed['user']): Promise<InboundOutcome> {
     const by = { channel: user.channel, userId: user.userId };
-    const entry = outcome.kind === 'invalid' ? { type: 'hint_sent' as const, ...by, reason: 'invalid_selection' } : { type: 'reply_rejected' as const, ...by, reason: outcome.kind };
+    const entry =
+      outcome.kind === 'invalid'
+        ? { type: 'hint_sent' as const, ...by, reason: 'invalid_selection' }
+        : { type: 'reply_rejected' as const, ...by, reason: outcome.kind };
     await this.gateway.note(askId, entry);
     return outcome;
   }

@@ -21,9 +21,11 @@ export async function openAsk(
   const { store, channels, settings, clock, runner } = deps;
   if (request.to && !channels.has(request.to.channel)) {
     const enabled = [...channels.keys()];
-    throw new AskgateError('channel_not_enabled', `channel "${request.to.channel}" is not enabled (enabled: ${enabled.join(', ') || 'none'})`, [
-      { path: ['to', 'channel'], message: 'channel not enabled' },
-    ]);
+    throw new AskgateError(
+      'channel_not_enabled',
+      `channel "${request.to.channel}" is not enabled (enabled: ${enabled.join(', ') || 'none'})`,
+      [{ path: ['to', 'channel'], message: 'channel not enabled' }],
+    );
   }
   if (request.callbackUrl !== undefined) checkCallbackUrl(deps.webhooks, request.callbackUrl);
   let askId = presetId ?? deps.newId();
@@ -54,7 +56,8 @@ export async function openAsk(
     });
     if (result.status === 'conflict') continue;
     if (result.status === 'exists') return { record: result.record, created: false };
-    if (supersede && superseding?.kind === 'changed') await runner.settle(supersede.next.id, followUp(supersede.prev, supersede.next, superseding.effects));
+    if (supersede && superseding?.kind === 'changed')
+      await runner.settle(supersede.next.id, followUp(supersede.prev, supersede.next, superseding.effects));
     // Unlike a later change, creation fails when its timeout or delivery cannot be queued.
     await runner.strict(askId, plan.after);
     return { record: result.record, created: true };
@@ -64,7 +67,8 @@ export async function openAsk(
 
 /** Refuses a callbackUrl that could never be sent, carries credentials, or points where the webhook allow list refuses. */
 function checkCallbackUrl(webhooks: GatewayDeps['webhooks'], callbackUrl: string): void {
-  const refuse = (message: string) => new AskgateError('invalid_request', `callbackUrl: ${message}`, [{ path: ['callbackUrl'], message }]);
+  const refuse = (message: string) =>
+    new AskgateError('invalid_request', `callbackUrl: ${message}`, [{ path: ['callbackUrl'], message }]);
   if (!webhooks) throw refuse('webhooks are not configured on this askgate (set ASKGATE_WEBHOOK_SECRET)');
   let url: URL;
   try {
@@ -73,7 +77,8 @@ function checkCallbackUrl(webhooks: GatewayDeps['webhooks'], callbackUrl: string
     throw refuse('must be an http(s) URL');
   }
   // Never echoed: the userinfo may be a password.
-  if (url.username !== '' || url.password !== '') throw refuse('must not contain credentials (user:password@); authenticate the webhook by its signature');
+  if (url.username !== '' || url.password !== '')
+    throw refuse('must not contain credentials (user:password@); authenticate the webhook by its signature');
   const refusal = webhooks.refusal(url);
   if (refusal) throw refuse(refusal);
 }

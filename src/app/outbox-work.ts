@@ -1,4 +1,15 @@
-import { ChannelError, type AskStore, type Channel, type Clock, type Logger, type Metrics, type OutboxHandlers, type OutboxJob, type StepHandlers, type WebhookSender } from '../core/ports.js';
+import {
+  ChannelError,
+  type AskStore,
+  type Channel,
+  type Clock,
+  type Logger,
+  type Metrics,
+  type OutboxHandlers,
+  type OutboxJob,
+  type StepHandlers,
+  type WebhookSender,
+} from '../core/ports.js';
 import { deadlineOf, isTerminal, webhookSettled } from '../core/lifecycle.js';
 import { buildPromptView, outcomeView } from '../core/prompt-view.js';
 import type { Step } from '../core/effects.js';
@@ -50,7 +61,11 @@ export class OutboxWork implements OutboxHandlers {
       const record = await this.deps.store.get(job.askId);
       const channel = record?.deliveries[job.index]?.channel;
       if (channel) metrics.deliveryFailed(channel);
-      await this.gateway.apply(job.askId, { type: 'delivery_failed', index: job.index, error: error.message.slice(0, 300) });
+      await this.gateway.apply(job.askId, {
+        type: 'delivery_failed',
+        index: job.index,
+        error: error.message.slice(0, 300),
+      });
     } else {
       await this.gateway.apply(job.askId, { type: 'finalized', index: job.index, ok: false });
     }
@@ -62,7 +77,11 @@ export class OutboxWork implements OutboxHandlers {
     const delivery = record?.deliveries[index];
     if (!record || !delivery || delivery.status !== 'pending') return;
     if (isTerminal(record)) {
-      await this.gateway.apply(askId, { type: 'delivery_failed', index, error: 'not sent: the ask ended before delivery' });
+      await this.gateway.apply(askId, {
+        type: 'delivery_failed',
+        index,
+        error: 'not sent: the ask ended before delivery',
+      });
       return;
     }
     const channel = channels.get(delivery.channel);
@@ -70,7 +89,12 @@ export class OutboxWork implements OutboxHandlers {
     const conv = { channel: delivery.channel, chat: delivery.chat };
     // Index the conversation before sending, so a reply racing the send still finds its ask.
     await store.addToConversation(conv, askId, deadlineOf(record));
-    const message = await channel.deliver({ askId, version: record.version, target: record.to, view: buildPromptView(record) });
+    const message = await channel.deliver({
+      askId,
+      version: record.version,
+      target: record.to,
+      view: buildPromptView(record),
+    });
     await store.bindMessage(conv, message.messageId, askId, deadlineOf(record) - clock.now() + settings.retentionMs);
     // If the ask ended while the message was in flight, this commit queues its outcome edit (work.ts).
     await this.gateway.apply(askId, { type: 'delivered', index, message }, record);

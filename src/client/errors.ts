@@ -46,7 +46,8 @@ export function isAbortError(error: unknown): boolean {
 /** Builds an {@link AskgateApiError} from an error response body `{error: {code, message, issues?}}`. */
 export function apiErrorFrom(status: number, body: unknown): AskgateApiError {
   const error = (body as { error?: Record<string, unknown> } | null)?.error;
-  if (!error || typeof error !== 'object') return new AskgateApiError(status, status >= 500 ? 'internal' : 'http_error', `askgate answered HTTP ${status}`);
+  if (!error || typeof error !== 'object')
+    return new AskgateApiError(status, status >= 500 ? 'internal' : 'http_error', `askgate answered HTTP ${status}`);
   const { code, message, issues, ...details } = error;
   return new AskgateApiError(
     status,

@@ -29,12 +29,19 @@ export class HttpCaller {
     return this.token ? { authorization: `Bearer ${this.token}` } : {};
   }
 
-  async send(url: string, init: RequestInit, caller: AbortSignal | undefined, timeout?: AbortSignal): Promise<Response> {
+  async send(
+    url: string,
+    init: RequestInit,
+    caller: AbortSignal | undefined,
+    timeout?: AbortSignal,
+  ): Promise<Response> {
     try {
       return await this.fetchImpl(url, init);
     } catch (error) {
       if (caller?.aborted) throw abortError(caller);
-      const why = timeout?.aborted ? 'no answer in time' : ((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message);
+      const why = timeout?.aborted
+        ? 'no answer in time'
+        : ((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message);
       throw new AskgateConnectionError(`could not reach askgate at ${this.base}: ${why}`, { cause: error });
     }
   }
@@ -57,12 +64,22 @@ export class HttpCaller {
     try {
       json = text === '' ? undefined : JSON.parse(text);
     } catch {
-      if (!response.ok) throw new AskgateApiError(response.status, response.status >= 500 ? 'internal' : 'http_error', `askgate answered HTTP ${response.status}`);
+      if (!response.ok)
+        throw new AskgateApiError(
+          response.status,
+          response.status >= 500 ? 'internal' : 'http_error',
+          `askgate answered HTTP ${response.status}`,
+        );
       throw new AskgateApiError(response.status, 'invalid_response', 'askgate answered with invalid JSON');
     }
     if (!response.ok) throw apiErrorFrom(response.status, json);
     const parsed = schema.safeParse(json);
-    if (!parsed.success) throw new AskgateApiError(response.status, 'invalid_response', `unexpected response from askgate: ${z.prettifyError(parsed.error)}`);
+    if (!parsed.success)
+      throw new AskgateApiError(
+        response.status,
+        'invalid_response',
+        `unexpected response from askgate: ${z.prettifyError(parsed.error)}`,
+      );
     return parsed.data;
   }
 
@@ -73,13 +90,18 @@ export class HttpCaller {
 }
 
 /** Retries connection failures and 502/503/504 with capped backoff for up to `forMs` (same request, same idempotency key). */
-export async function retryTransient<T>(fn: () => Promise<T>, signal: AbortSignal | undefined, forMs: number): Promise<T> {
+export async function retryTransient<T>(
+  fn: () => Promise<T>,
+  signal: AbortSignal | undefined,
+  forMs: number,
+): Promise<T> {
   const until = Date.now() + forMs;
   for (let delay = 200; ; delay = Math.min(delay * 2, 5_000)) {
     try {
       return await fn();
     } catch (error) {
-      const transient = error instanceof AskgateConnectionError || (error instanceof AskgateApiError && error.transient);
+      const transient =
+        error instanceof AskgateConnectionError || (error instanceof AskgateApiError && error.transient);
       if (!transient || signal?.aborted || Date.now() + delay > until) throw error;
       await sleep(delay, signal);
       if (signal?.aborted) throw abortError(signal);

@@ -1,16 +1,36 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { AskViewSchema, type AnswerRequestSchema, type AskRequestSchema, type AskResult, type AskView } from './schemas.js';
+import {
+  AskViewSchema,
+  type AnswerRequestSchema,
+  type AskRequestSchema,
+  type AskResult,
+  type AskView,
+} from './schemas.js';
 import { AskgateApiError, abortError, apiErrorFrom } from './errors.js';
 import { parseSse } from './sse.js';
 import { HttpCaller } from './http.js';
-import { AbortRunSchema, AskEventsSchema, HistoryEventSchema, RunEventsSchema, RunViewSchema, type RunView, type StreamedHistoryEvent } from './views.js';
+import {
+  AbortRunSchema,
+  AskEventsSchema,
+  HistoryEventSchema,
+  RunEventsSchema,
+  RunViewSchema,
+  type RunView,
+  type StreamedHistoryEvent,
+} from './views.js';
 
 export * from './schemas.js';
 export * from './errors.js';
 export * from './webhook.js';
 export { parseSse, type SseMessage } from './sse.js';
-export { HistoryEventSchema, RunViewSchema, type HistoryEvent, type RunView, type StreamedHistoryEvent } from './views.js';
+export {
+  HistoryEventSchema,
+  RunViewSchema,
+  type HistoryEvent,
+  type RunView,
+  type StreamedHistoryEvent,
+} from './views.js';
 
 /** What `ask()` accepts: the body of `POST /v1/asks` (question ids and `multiSelect` optional). */
 export type AskInput = z.input<typeof AskRequestSchema>;
@@ -82,21 +102,33 @@ export class AskgateClient {
       await this.http.retrying(() => this.cancel(record.id), undefined, 5_000).catch(() => undefined);
       throw abortError(signal);
     }
-    if (!record.result) throw new AskgateApiError(200, 'invalid_response', `ask ${record.id} is ${record.status} without a result`);
+    if (!record.result)
+      throw new AskgateApiError(200, 'invalid_response', `ask ${record.id} is ${record.status} without a result`);
     return record.result;
   }
 
   /** Creates an ask (`POST /v1/asks`); `wait` blocks up to that many seconds for the result. */
-  create(input: AskInput, opts: { idempotencyKey?: string; wait?: number; signal?: AbortSignal } = {}): Promise<AskView> {
+  create(
+    input: AskInput,
+    opts: { idempotencyKey?: string; wait?: number; signal?: AbortSignal } = {},
+  ): Promise<AskView> {
     const query = opts.wait ? `?wait=${opts.wait}` : '';
     const headers = opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : undefined;
-    return this.http.request('POST', `/v1/asks${query}`, AskViewSchema, { body: input, headers, signal: opts.signal, timeoutMs: this.pollTimeout(opts.wait) });
+    return this.http.request('POST', `/v1/asks${query}`, AskViewSchema, {
+      body: input,
+      headers,
+      signal: opts.signal,
+      timeoutMs: this.pollTimeout(opts.wait),
+    });
   }
 
   /** Reads an ask; with `wait` (seconds) long-polls until it is resolved or the wait ends. */
   get(askId: string, opts: { wait?: number; signal?: AbortSignal } = {}): Promise<AskView> {
     const query = opts.wait ? `?wait=${opts.wait}` : '';
-    return this.http.request('GET', `/v1/asks/${enc(askId)}${query}`, AskViewSchema, { signal: opts.signal, timeoutMs: this.pollTimeout(opts.wait) });
+    return this.http.request('GET', `/v1/asks/${enc(askId)}${query}`, AskViewSchema, {
+      signal: opts.signal,
+      timeoutMs: this.pollTimeout(opts.wait),
+    });
   }
 
   /** Cancels a pending ask (it ends `no_answer`/`cancelled`); 409 `already_resolved` when it had ended. */
@@ -130,20 +162,34 @@ export class AskgateClient {
   }
 
   /** Streams an ask's history (replay, then live) until `signal` aborts or askgate ends the stream. */
-  streamEvents(askId: string, opts: { signal?: AbortSignal; lastEventId?: string } = {}): AsyncGenerator<StreamedHistoryEvent> {
+  streamEvents(
+    askId: string,
+    opts: { signal?: AbortSignal; lastEventId?: string } = {},
+  ): AsyncGenerator<StreamedHistoryEvent> {
     return this.stream(`/v1/asks/${enc(askId)}/events`, opts);
   }
 
   /** Streams the history of every ask of a run (ids are `<version>.<index>`). */
-  streamRunEvents(runId: string, opts: { signal?: AbortSignal; lastEventId?: string } = {}): AsyncGenerator<StreamedHistoryEvent> {
+  streamRunEvents(
+    runId: string,
+    opts: { signal?: AbortSignal; lastEventId?: string } = {},
+  ): AsyncGenerator<StreamedHistoryEvent> {
     return this.stream(`/v1/runs/${enc(runId)}/events`, opts);
   }
 
-  private async *stream(path: string, opts: { signal?: AbortSignal; lastEventId?: string }): AsyncGenerator<StreamedHistoryEvent> {
+  private async *stream(
+    path: string,
+    opts: { signal?: AbortSignal; lastEventId?: string },
+  ): AsyncGenerator<StreamedHistoryEvent> {
     const headers: Record<string, string> = { ...this.http.auth(), accept: 'text/event-stream' };
     if (opts.lastEventId !== undefined) headers['last-event-id'] = opts.lastEventId;
-    const response = await this.http.send(this.http.base + path, { method: 'GET', headers, signal: opts.signal }, opts.signal);
-    if (!response.ok || !response.body) throw apiErrorFrom(response.status, await response.json().catch(() => undefined));
+    const response = await this.http.send(
+      this.http.base + path,
+      { method: 'GET', headers, signal: opts.signal },
+      opts.signal,
+    );
+    if (!response.ok || !response.body)
+      throw apiErrorFrom(response.status, await response.json().catch(() => undefined));
     for await (const message of parseSse(response.body, opts.signal)) {
       const parsed = HistoryEventSchema.safeParse(JSON.parse(message.data));
       if (parsed.success) yield { ...parsed.data, id: message.id ?? '' };
@@ -153,5 +199,4 @@ export class AskgateClient {
   private pollTimeout(wait: number | undefined): number {
     return wait ? wait * 1000 + 15_000 : this.http.requestTimeoutMs;
   }
-
 }

@@ -34,7 +34,8 @@ export async function* parseSse(body: ReadableStream<Uint8Array>, signal?: Abort
         const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1));
         if (line === '') {
-          if (data.length > 0) yield { event: event || 'message', data: data.join('\n'), ...(id !== undefined ? { id } : {}) };
+          if (data.length > 0)
+            yield { event: event || 'message', data: data.join('\n'), ...(id !== undefined ? { id } : {}) };
           event = '';
           data = [];
           continue;

@@ -2,12 +2,20 @@ import { z } from 'zod';
 import { AskViewSchema, HistoryEntrySchema } from './schemas.js';
 
 /** `GET /v1/runs/:runId`: the run's current ask and its asks, newest first. */
-export const RunViewSchema = z.object({ runId: z.string(), current: AskViewSchema.nullable(), history: z.array(AskViewSchema) });
+export const RunViewSchema = z.object({
+  runId: z.string(),
+  current: AskViewSchema.nullable(),
+  history: z.array(AskViewSchema),
+});
 /** A run and its asks. */
 export type RunView = z.output<typeof RunViewSchema>;
 
 /** One history entry of an ask, as the event routes send it (`version` only on run streams). */
-export const HistoryEventSchema = HistoryEntrySchema.extend({ askId: z.string(), index: z.number().int().nonnegative(), version: z.number().int().optional() });
+export const HistoryEventSchema = HistoryEntrySchema.extend({
+  askId: z.string(),
+  index: z.number().int().nonnegative(),
+  version: z.number().int().optional(),
+});
 /** One history entry of an ask, as the event routes send it. */
 export type HistoryEvent = z.output<typeof HistoryEventSchema>;
 /** A history entry received on an event stream, with its SSE id (for `lastEventId`). */

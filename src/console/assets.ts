@@ -14,11 +14,23 @@ export interface Asset {
 
 function asset(type: string, text: string): Asset {
   const body = Buffer.from(text, 'utf8');
-  return { type, body, gzip: gzipSync(body, { level: 9 }), etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
+  return {
+    type,
+    body,
+    gzip: gzipSync(body, { level: 9 }),
+    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+  };
 }
 
 /** The browser modules in static/, in the order they run: the entry, app.js, last. */
-export const SCRIPT_MODULES = ['app-core.js', 'app-session.js', 'app-answer.js', 'app-pending.js', 'app-history.js', 'app.js'] as const;
+export const SCRIPT_MODULES = [
+  'app-core.js',
+  'app-session.js',
+  'app-answer.js',
+  'app-pending.js',
+  'app-history.js',
+  'app.js',
+] as const;
 
 // `import { a, b } from './x.js';`, also spread over several lines.
 const SIBLING_IMPORT = /^import \{[^}]*\} from (['"])\.\/([\w-]+\.js)\1;?\n/gm;
@@ -40,14 +52,16 @@ export function joinModules(files: readonly string[], read: (file: string) => st
     .map((file) => {
       const text = read(file)
         .replace(SIBLING_IMPORT, (_line, _quote, from: string) => {
-          if (!files.includes(from)) throw new Error(`console script ${file} imports ${from}, which is not one of its modules`);
+          if (!files.includes(from))
+            throw new Error(`console script ${file} imports ${from}, which is not one of its modules`);
           return '';
         })
         .replace(EXPORT_KEYWORD, '')
         .replace(COMMENT_LINES, '')
         .replace(TYPE_CAST, '');
       // A template literal opens on a code line, so its backtick outlives the comment stripping.
-      if (text.includes('`')) throw new Error(`console script ${file}: no template literals (plain strings join safely)`);
+      if (text.includes('`'))
+        throw new Error(`console script ${file}: no template literals (plain strings join safely)`);
       const left = /^\s*(?:import|export)\b.*$/m.exec(text);
       if (left) throw new Error(`console script ${file}: cannot join "${left[0]}"`);
       for (const [, name] of text.matchAll(TOP_LEVEL_NAME)) {

@@ -56,7 +56,8 @@ const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) =>
     const rules = request.routeOptions.config as Partial<RouteRules>;
     // Only routes that need the session look it up (a store read): the page shell loads without Redis.
     const sid = rules.access === 'session' || rules.guard === 'csrf' ? await auth.sessionOf(request.headers) : null;
-    if (rules.access === 'session' && sid === null) return deny(reply, 401, 'unauthorized', 'sign in to the console first');
+    if (rules.access === 'session' && sid === null)
+      return deny(reply, 401, 'unauthorized', 'sign in to the console first');
     if (rules.guard === 'origin' || rules.guard === 'csrf') {
       if (!originMatches(request.headers)) return deny(reply, 403, 'forbidden', 'cross-origin request refused');
     }
@@ -66,63 +67,96 @@ const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) =>
   });
 
   const asset = (path: string, file: Asset) =>
-    scope.get(path, { config: { auth: 'console', access: 'public', guard: 'none' } satisfies RouteRules }, async (request, reply) => {
-      reply.header('content-type', file.type).header('etag', file.etag).header('cache-control', 'no-cache').header('vary', 'accept-encoding');
-      if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
-      if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) return reply.header('content-encoding', 'gzip').send(file.gzip);
-      return reply.send(file.body);
-    });
+    scope.get(
+      path,
+      { config: { auth: 'console', access: 'public', guard: 'none' } satisfies RouteRules },
+      async (request, reply) => {
+        reply
+          .header('content-type', file.type)
+          .header('etag', file.etag)
+          .header('cache-control', 'no-cache')
+          .header('vary', 'accept-encoding');
+        if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
+        if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? ''))
+          return reply.header('content-encoding', 'gzip').send(file.gzip);
+        return reply.send(file.body);
+      },
+    );
   asset('/', ASSETS.html);
   asset('/console/app.js', ASSETS.js);
   asset('/console/app.css', ASSETS.css);
   asset('/console/icon.svg', ASSETS.icon);
 
-  scope.get('/console/session', { config: { auth: 'console', access: 'public', guard: 'none' } satisfies RouteRules }, async (request) => {
-    const sid = await auth.sessionOf(request.headers);
-    return { mode: auth.open ? 'open' : 'token', signedIn: sid !== null, ...(sid !== null ? { csrf: auth.csrfFor(sid) } : {}) };
-  });
+  scope.get(
+    '/console/session',
+    { config: { auth: 'console', access: 'public', guard: 'none' } satisfies RouteRules },
+    async (request) => {
+      const sid = await auth.sessionOf(request.headers);
+      return {
+        mode: auth.open ? 'open' : 'token',
+        signedIn: sid !== null,
+        ...(sid !== null ? { csrf: auth.csrfFor(sid) } : {}),
+      };
+    },
+  );
 
-  scope.post('/console/login', { config: { auth: 'console', access: 'public', guard: 'origin' } satisfies RouteRules }, async (request, reply) => {
-    if (auth.open) return { mode: 'open', signedIn: true, csrf: auth.csrfFor(auth.sidOf(request.headers)!) };
-    const parsed = LoginSchema.safeParse(request.body);
-    if (!parsed.success || !tokenMatches(parsed.data.token, deps.apiToken!)) {
-      return deny(reply, 401, 'unauthorized', 'that is not the API token');
-    }
-    const { cookie, sid } = auth.issue();
-    reply.header('set-cookie', sessionCookie(cookie, isHttps(request.protocol, request.headers)));
-    return { mode: 'token', signedIn: true, csrf: auth.csrfFor(sid) };
-  });
+  scope.post(
+    '/console/login',
+    { config: { auth: 'console', access: 'public', guard: 'origin' } satisfies RouteRules },
+    async (request, reply) => {
+      if (auth.open) return { mode: 'open', signedIn: true, csrf: auth.csrfFor(auth.sidOf(request.headers)!) };
+      const parsed = LoginSchema.safeParse(request.body);
+      if (!parsed.success || !tokenMatches(parsed.data.token, deps.apiToken!)) {
+        return deny(reply, 401, 'unauthorized', 'that is not the API token');
+      }
+      const { cookie, sid } = auth.issue();
+      reply.header('set-cookie', sessionCookie(cookie, isHttps(request.protocol, request.headers)));
+      return { mode: 'token', signedIn: true, csrf: auth.csrfFor(sid) };
+    },
+  );
 
-  scope.post('/console/logout', { config: { auth: 'console', access: 'public', guard: 'origin' } satisfies RouteRules }, async (request, reply) => {
-    // Ended on the server, not only in this browser: a copied cookie stops working on every replica.
-    const sid = await auth.end(request.headers);
-    if (sid !== null) hub.endSession(sid);
-    reply.header('set-cookie', sessionCookie(null, isHttps(request.protocol, request.headers)));
-    return reply.code(204).send();
-  });
+  scope.post(
+    '/console/logout',
+    { config: { auth: 'console', access: 'public', guard: 'origin' } satisfies RouteRules },
+    async (request, reply) => {
+      // Ended on the server, not only in this browser: a copied cookie stops working on every replica.
+      const sid = await auth.end(request.headers);
+      if (sid !== null) hub.endSession(sid);
+      reply.header('set-cookie', sessionCookie(null, isHttps(request.protocol, request.headers)));
+      return reply.code(204).send();
+    },
+  );
 
-  scope.get('/console/events', { config: { auth: 'console', access: 'session', guard: 'none' } satisfies RouteRules }, async (request, reply) => {
-    reply.hijack();
-    reply.raw.writeHead(200, {
-      ...(reply.getHeaders() as Record<string, string>),
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store, no-transform',
-      'x-accel-buffering': 'no',
-      connection: 'keep-alive',
-    });
-    request.raw.socket.setTimeout(0);
-    await hub.attach(reply.raw, auth.sidOf(request.headers)!);
-  });
+  scope.get(
+    '/console/events',
+    { config: { auth: 'console', access: 'session', guard: 'none' } satisfies RouteRules },
+    async (request, reply) => {
+      reply.hijack();
+      reply.raw.writeHead(200, {
+        ...(reply.getHeaders() as Record<string, string>),
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store, no-transform',
+        'x-accel-buffering': 'no',
+        connection: 'keep-alive',
+      });
+      request.raw.socket.setTimeout(0);
+      await hub.attach(reply.raw, auth.sidOf(request.headers)!);
+    },
+  );
 
-  scope.post('/console/asks/:id/answer', { config: { auth: 'console', access: 'session', guard: 'csrf' } satisfies RouteRules }, async (request: FastifyRequest) => {
-    const id = (request.params as { id: string }).id;
-    if (!ASK_ID_PATTERN.test(id)) throw new AskgateError('not_found', `no ask with id "${id.slice(0, 40)}"`);
-    const parsed = AnswerRequestSchema.safeParse(request.body);
-    if (!parsed.success) throw invalid('invalid_answer', toIssues(parsed.error.issues));
-    const body = parsed.data;
-    const record = await deps.gateway.answer(id, body, { channel: 'web', userId: body.by ?? 'web' });
-    return { ask: consoleView(record) };
-  });
+  scope.post(
+    '/console/asks/:id/answer',
+    { config: { auth: 'console', access: 'session', guard: 'csrf' } satisfies RouteRules },
+    async (request: FastifyRequest) => {
+      const id = (request.params as { id: string }).id;
+      if (!ASK_ID_PATTERN.test(id)) throw new AskgateError('not_found', `no ask with id "${id.slice(0, 40)}"`);
+      const parsed = AnswerRequestSchema.safeParse(request.body);
+      if (!parsed.success) throw invalid('invalid_answer', toIssues(parsed.error.issues));
+      const body = parsed.data;
+      const record = await deps.gateway.answer(id, body, { channel: 'web', userId: body.by ?? 'web' });
+      return { ask: consoleView(record) };
+    },
+  );
 };
 
 export default consoleRoutes;

@@ -39,7 +39,9 @@ export class ConsoleAuth {
     private readonly sessions: ConsoleSessionStore,
     private readonly nowMs: () => number = () => Date.now(),
   ) {
-    this.key = apiToken ? createHmac('sha256', apiToken).update('askgate console session v1').digest() : randomBytes(32);
+    this.key = apiToken
+      ? createHmac('sha256', apiToken).update('askgate console session v1').digest()
+      : randomBytes(32);
   }
 
   /** True when no API token is configured: no login, loopback only. */
@@ -128,7 +130,13 @@ export function isHttps(protocol: string, headers: IncomingHttpHeaders): boolean
 
 /** The `Set-Cookie` value for a session (or, with `value` null, one that clears it). */
 export function sessionCookie(value: string | null, secure: boolean): string {
-  const parts = [`${SESSION_COOKIE}=${value ?? ''}`, 'Path=/', 'HttpOnly', 'SameSite=Strict', `Max-Age=${value ? SESSION_TTL_SECONDS : 0}`];
+  const parts = [
+    `${SESSION_COOKIE}=${value ?? ''}`,
+    'Path=/',
+    'HttpOnly',
+    'SameSite=Strict',
+    `Max-Age=${value ? SESSION_TTL_SECONDS : 0}`,
+  ];
   if (secure) parts.push('Secure');
   return parts.join('; ');
 }

@@ -10,14 +10,21 @@ export type NormalizedAnswers = { ok: true; answers: Answers } | { ok: false; is
  * surrounding space and a "(Recommended)" suffix) to the option's declared label. Other values
  * are the human's own words. Single-choice questions take exactly one value; duplicates collapse.
  */
-export function normalizeAnswers(questions: readonly Question[], answers: Answers, requireAll: boolean): NormalizedAnswers {
+export function normalizeAnswers(
+  questions: readonly Question[],
+  answers: Answers,
+  requireAll: boolean,
+): NormalizedAnswers {
   const issues: Issue[] = [];
   const byId = new Map(questions.map((q) => [q.id, q]));
   const out: [string, string[]][] = [];
   for (const [id, values] of Object.entries(answers)) {
     const question = byId.get(id);
     if (!question) {
-      issues.push({ path: ['answers', id], message: `no question has id "${id}" (ids: ${[...byId.keys()].join(', ')})` });
+      issues.push({
+        path: ['answers', id],
+        message: `no question has id "${id}" (ids: ${[...byId.keys()].join(', ')})`,
+      });
       continue;
     }
     const normalized = [...new Set(values.map((v) => canonicalValue(question, v)))];
@@ -31,7 +38,8 @@ export function normalizeAnswers(questions: readonly Question[], answers: Answer
   if (Object.keys(answers).length === 0) issues.push({ path: ['answers'], message: 'answer at least one question' });
   if (requireAll) {
     for (const q of questions) {
-      if (!Object.hasOwn(answers, q.id)) issues.push({ path: ['answers', q.id], message: 'missing: answer every question, or skip' });
+      if (!Object.hasOwn(answers, q.id))
+        issues.push({ path: ['answers', q.id], message: 'missing: answer every question, or skip' });
     }
   }
   return issues.length > 0 ? { ok: false, issues } : { ok: true, answers: Object.fromEntries(out) };

@@ -16,7 +16,12 @@ export function terminalEffects(record: AskRecord): Effect[] {
     ...record.deliveries.map((d): Effect => ({ type: 'leave', conversation: { channel: d.channel, chat: d.chat } })),
     {
       type: 'metric',
-      metric: { name: 'ask_resolved', status: result.status, reason: result.status === 'no_answer' ? result.reason : null, secondsOpen: (closed - Date.parse(record.createdAt)) / 1000 },
+      metric: {
+        name: 'ask_resolved',
+        status: result.status,
+        reason: result.status === 'no_answer' ? result.reason : null,
+        secondsOpen: (closed - Date.parse(record.createdAt)) / 1000,
+      },
     },
   ];
 }

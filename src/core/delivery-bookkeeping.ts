@@ -9,7 +9,11 @@ type Bookkeeping = Extract<AskEvent, { type: 'delivered' | 'delivery_failed' | '
 /** Delivery and finalization bookkeeping; the only changes a terminal record still takes. */
 export function bookkeeping(record: AskRecord, event: Bookkeeping, now: number): TransitionResult {
   const current = record.deliveries[event.index];
-  if (!current) return { kind: 'unchanged', outcome: { code: 'invalid', issues: [{ path: ['index'], message: 'no such delivery' }] } };
+  if (!current)
+    return {
+      kind: 'unchanged',
+      outcome: { code: 'invalid', issues: [{ path: ['index'], message: 'no such delivery' }] },
+    };
   const deliveries = [...record.deliveries];
   let entry: Omit<HistoryEntry, 'at'>;
   if (event.type === 'delivered') {

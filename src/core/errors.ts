@@ -55,7 +55,14 @@ export class AskgateError extends Error {
 
   /** The JSON body `{error: {code, message, issues?}}`. */
   toJSON() {
-    return { error: { code: this.code, message: this.message, ...(this.issues ? { issues: this.issues } : {}), ...this.details } };
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.issues ? { issues: this.issues } : {}),
+        ...this.details,
+      },
+    };
   }
 }
 
@@ -73,6 +80,8 @@ const WHERE: Record<IssueLocation, string> = { path: 'path parameter', query: 'q
 
 /** A 400 built from zod issues, naming each offending path (and where it is, outside the body) in the message. */
 export function invalid(code: 'invalid_request' | 'invalid_answer', issues: Issue[]): AskgateError {
-  const text = issues.map((i) => `${i.in ? `${WHERE[i.in]} ${i.path.join('.')}` : i.path.join('.') || '(body)'}: ${i.message}`).join('; ');
+  const text = issues
+    .map((i) => `${i.in ? `${WHERE[i.in]} ${i.path.join('.')}` : i.path.join('.') || '(body)'}: ${i.message}`)
+    .join('; ');
   return new AskgateError(code, text || 'invalid input', issues);
 }

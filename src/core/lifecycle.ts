@@ -9,7 +9,15 @@ import { withHistory, who } from './record-history.js';
 import { deadlineOf, isTerminal, mayAnswer } from './record-state.js';
 
 export { HISTORY_LIMIT } from './record-history.js';
-export { deadlineOf, deliveriesToFinalize, isDone, isSettled, isTerminal, mayAnswer, webhookSettled } from './record-state.js';
+export {
+  deadlineOf,
+  deliveriesToFinalize,
+  isDone,
+  isSettled,
+  isTerminal,
+  mayAnswer,
+  webhookSettled,
+} from './record-state.js';
 export { createAsk, newAskRecord } from './new-ask.js';
 
 /** Everything that can happen to an ask. */
@@ -53,7 +61,12 @@ export function transition(record: AskRecord, event: AskEvent, now: number): Tra
     case 'finalized':
       return bookkeeping(record, event, now);
     case 'note':
-      return { kind: 'changed', record: withHistory({ ...record, rev: record.rev + 1 }, [event.entry], now), effects: [], outcome: { code: 'updated' } };
+      return {
+        kind: 'changed',
+        record: withHistory({ ...record, rev: record.rev + 1 }, [event.entry], now),
+        effects: [],
+        outcome: { code: 'updated' },
+      };
   }
   if (isTerminal(record)) return { kind: 'unchanged', outcome: { code: 'already_resolved' } };
 
@@ -82,7 +95,11 @@ function answer(record: AskRecord, answers: Answers, by: Responder, now: number)
   const merged: Answers = { ...record.partial, ...checked.answers };
   const missing = missingQuestions(record.questions, merged);
   if (missing.length > 0) {
-    const next = withHistory({ ...record, rev: record.rev + 1, partial: merged }, [{ type: 'partial', ...who(by), questions: Object.keys(checked.answers) }], now);
+    const next = withHistory(
+      { ...record, rev: record.rev + 1, partial: merged },
+      [{ type: 'partial', ...who(by), questions: Object.keys(checked.answers) }],
+      now,
+    );
     return { kind: 'changed', record: next, effects: [], outcome: { code: 'partial', missing } };
   }
   const ordered: Answers = Object.fromEntries(record.questions.map((q) => [q.id, ownValue(merged, q.id)!]));

@@ -84,25 +84,27 @@ export function displayHeader(header: string): string {
 
 /** Builds the view of a pending ask. */
 export function buildPromptView(record: Pick<AskRecord, 'id' | 'version' | 'questions'>): PromptView {
-  const questions = record.questions.map(
-    (q, i): QuestionView => ({
-      number: i + 1,
-      id: q.id,
-      ...(q.header !== undefined ? { header: displayHeader(q.header) } : {}),
-      question: q.question,
-      multiSelect: q.multiSelect,
-      options: q.options.map((o, j) => ({
-        number: j + 1,
-        label: o.label,
-        ...(o.description !== undefined && o.description !== '' ? { description: o.description } : {}),
-      })),
-    }),
-  );
+  const questions = record.questions.map((q, i): QuestionView => ({
+    number: i + 1,
+    id: q.id,
+    ...(q.header !== undefined ? { header: displayHeader(q.header) } : {}),
+    question: q.question,
+    multiSelect: q.multiSelect,
+    options: q.options.map((o, j) => ({
+      number: j + 1,
+      label: o.label,
+      ...(o.description !== undefined && o.description !== '' ? { description: o.description } : {}),
+    })),
+  }));
   const only = record.questions.length === 1 ? record.questions[0]! : null;
   if (only && !only.multiSelect) {
     const token = (choice: ButtonChoice) => encodeToken({ askId: record.id, version: record.version, choice });
     const buttons: ButtonView[] = [
-      ...only.options.map((o, index): ButtonView => ({ kind: 'option', label: o.label, token: token({ kind: 'option', index }) })),
+      ...only.options.map((o, index): ButtonView => ({
+        kind: 'option',
+        label: o.label,
+        token: token({ kind: 'option', index }),
+      })),
       { kind: 'other', label: 'Other…', token: token({ kind: 'other' }) },
       { kind: 'skip', label: 'Skip', token: token({ kind: 'skip' }) },
     ];
@@ -146,7 +148,8 @@ function byline(by: Responder): string {
  */
 export function answerSummary(question: Pick<Question, 'options'>, values: readonly string[]): string {
   const shown = values.map((v) => {
-    const option = question.options.find((o) => o.label === v) ?? question.options.find((o) => labelKey(o.label) === labelKey(v));
+    const option =
+      question.options.find((o) => o.label === v) ?? question.options.find((o) => labelKey(o.label) === labelKey(v));
     return option ? option.label.replace(/\s*\(recommended\)\s*$/i, '') : OWN_WORDS;
   });
   return [...new Set(shown)].join(', ');
@@ -162,7 +165,10 @@ export function outcomeView(record: AskRecord): OutcomeView {
         return { status: 'no_answer', text: 'Expired — no answer' };
       case 'skipped':
         if (!result.by) return { status: 'no_answer', text: 'Skipped' };
-        return { status: 'no_answer', text: result.by.channel === 'api' ? 'Skipped via API' : `Skipped by ${responderName(result.by)}` };
+        return {
+          status: 'no_answer',
+          text: result.by.channel === 'api' ? 'Skipped via API' : `Skipped by ${responderName(result.by)}`,
+        };
       case 'cancelled':
         return { status: 'no_answer', text: 'Cancelled' };
       case 'superseded':
@@ -177,7 +183,8 @@ export function outcomeView(record: AskRecord): OutcomeView {
     return { status: 'answered', text: `Answered: ${answerSummary(q, ownValue(result.answers, q.id) ?? [])}${by}` };
   }
   const lines = record.questions.map(
-    (q, i) => `${i + 1}. ${q.header !== undefined ? displayHeader(q.header) : shorten(q.question, 40)}: ${answerSummary(q, ownValue(result.answers, q.id) ?? [])}`,
+    (q, i) =>
+      `${i + 1}. ${q.header !== undefined ? displayHeader(q.header) : shorten(q.question, 40)}: ${answerSummary(q, ownValue(result.answers, q.id) ?? [])}`,
   );
   return { status: 'answered', text: [`Answered${by}`, ...lines].join('\n') };
 }
@@ -229,7 +236,9 @@ export function noticeFor(record: AskRecord | null, code: NoticeCode, options: N
       return expiredNotice(record);
     case 'skipped':
       if (!result.by) return 'This question was already skipped';
-      return result.by.channel === 'api' ? 'This question was already skipped via API' : `This question was already skipped by ${responderName(result.by)}`;
+      return result.by.channel === 'api'
+        ? 'This question was already skipped via API'
+        : `This question was already skipped by ${responderName(result.by)}`;
     case 'cancelled':
       return 'This question was cancelled';
     case 'superseded':

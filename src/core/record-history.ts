@@ -7,7 +7,8 @@ export const HISTORY_LIMIT = 100;
 export function withHistory(record: AskRecord, entries: Omit<HistoryEntry, 'at'>[], now: number): AskRecord {
   const at = new Date(now).toISOString();
   const history = [...record.history, ...entries.map((e) => ({ ...e, at }))];
-  const trimmed = history.length > HISTORY_LIMIT ? [history[0]!, ...history.slice(history.length - HISTORY_LIMIT + 1)] : history;
+  const trimmed =
+    history.length > HISTORY_LIMIT ? [history[0]!, ...history.slice(history.length - HISTORY_LIMIT + 1)] : history;
   return { ...record, history: trimmed };
 }
 

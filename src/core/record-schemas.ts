@@ -78,7 +78,14 @@ export const AskRecordSchema = z.object({
     }),
   ),
   // Read back without the input rules, so records written before a rule was added stay readable.
-  to: z.object({ channel: z.string(), chat: z.string(), thread: z.string().optional(), users: z.array(z.string()).optional() }).nullable(),
+  to: z
+    .object({
+      channel: z.string(),
+      chat: z.string(),
+      thread: z.string().optional(),
+      users: z.array(z.string()).optional(),
+    })
+    .nullable(),
   createdAt: z.string(),
   expiresAt: z.string(),
   timeoutSeconds: z.number().int(),

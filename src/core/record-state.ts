@@ -31,7 +31,9 @@ export function isSettled(record: AskRecord): boolean {
 
 /** True when the ask's webhook has nothing left to do (none, delivered, or given up). */
 export function webhookSettled(record: AskRecord): boolean {
-  return !record.callbackUrl || record.history.some((h) => h.type === 'webhook_delivered' || h.type === 'webhook_failed');
+  return (
+    !record.callbackUrl || record.history.some((h) => h.type === 'webhook_delivered' || h.type === 'webhook_failed')
+  );
 }
 
 /** True when nothing at all is left to do for this record: the reconciler can forget it. */

@@ -67,7 +67,8 @@ export function readLine(question: Question, raw: string): LineReading {
 
   const selection = readSelection(question, text);
   if (!selection) return { kind: 'values', values: [text] };
-  if (selection.outOfRange !== null) return { kind: 'invalid', problem: `There is no option ${shown(selection.outOfRange)}.` };
+  if (selection.outOfRange !== null)
+    return { kind: 'invalid', problem: `There is no option ${shown(selection.outOfRange)}.` };
   if (!question.multiSelect && selection.picks.length > 1) {
     return { kind: 'invalid', problem: 'This question takes one answer, so pick just one option.' };
   }
@@ -83,7 +84,10 @@ interface Selection {
 
 /** The options a selection-shaped reply names, or null when the reply is prose. */
 function readSelection(question: Question, text: string): Selection | null {
-  const parts = text.split(LIST_SEPARATORS).map(trimEdges).filter((p) => p !== '');
+  const parts = text
+    .split(LIST_SEPARATORS)
+    .map(trimEdges)
+    .filter((p) => p !== '');
   if (parts.length === 0) return null;
   const picks = new Set<number>();
   let outOfRange: string | null = null;

@@ -83,9 +83,12 @@ function parseSeveral(questions: readonly Question[], text: string, answered: An
     const q = questions[index]!;
     const reading = readLine(q, value);
     if (reading.kind === 'skip') {
-      return invalid(`Question ${index + 1}: send "skip" on its own to skip the whole question; questions cannot be skipped one by one.`);
+      return invalid(
+        `Question ${index + 1}: send "skip" on its own to skip the whole question; questions cannot be skipped one by one.`,
+      );
     }
-    if (reading.kind === 'invalid') return invalid(`Question ${index + 1}: ${lowerFirst(reading.problem)} ${guidance(q)}`);
+    if (reading.kind === 'invalid')
+      return invalid(`Question ${index + 1}: ${lowerFirst(reading.problem)} ${guidance(q)}`);
     if (reading.kind === 'values') answers.push([q.id, reading.values]);
   }
   return answers.length > 0 ? { kind: 'answers', answers: Object.fromEntries(answers) } : { kind: 'empty' };
@@ -104,7 +107,9 @@ function splitKey(questions: readonly Question[], line: string): Keyed {
       return { kind: 'unknown_number', key };
     }
     const index = questions.findIndex(
-      (q) => q.id.toLowerCase() === key || (q.header !== undefined && [q.header, displayHeader(q.header)].some((h) => matchKey(h) === key)),
+      (q) =>
+        q.id.toLowerCase() === key ||
+        (q.header !== undefined && [q.header, displayHeader(q.header)].some((h) => matchKey(h) === key)),
     );
     if (index >= 0) return { kind: 'keyed', index, value };
   }
@@ -127,7 +132,9 @@ function overflow(unkeyed: readonly string[], open: readonly number[]): string {
 
 function listNumbers(indexes: readonly number[]): string {
   const numbers = indexes.map((i) => String(i + 1));
-  return numbers.length <= 1 ? numbers.join('') : `${numbers.slice(0, -1).join(', ')} and ${numbers[numbers.length - 1]}`;
+  return numbers.length <= 1
+    ? numbers.join('')
+    : `${numbers.slice(0, -1).join(', ')} and ${numbers[numbers.length - 1]}`;
 }
 
 function lowerFirst(text: string): string {

@@ -8,8 +8,7 @@ export const HEADER_DISPLAY_MAX = 12;
 export const OptionSchema = z
   .object({
     label: singleLine(100).refine((s) => !RESERVED_LABEL.test(labelKey(s)), {
-      message:
-        'labels "Other" and "Skip" are reserved: the human can always answer in their own words or skip',
+      message: 'labels "Other" and "Skip" are reserved: the human can always answer in their own words or skip',
     }),
     description: shownText(300, { multiline: true, required: false }).optional(),
   })
@@ -59,7 +58,9 @@ export type Question = Omit<z.output<typeof QuestionSchema>, 'id'> & { id: strin
 export type Option = z.output<typeof OptionSchema>;
 
 /** Channel names: lower-case identifiers such as `telegram`, `slack`, `discord`. */
-export const ChannelNameSchema = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a channel name such as "telegram"');
+export const ChannelNameSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a channel name such as "telegram"');
 
 /** Where a question is delivered and who may answer it. */
 export const TargetSchema = z
@@ -90,7 +91,9 @@ function timeoutProblem(value: unknown): string | null {
 }
 
 /** A requested timeout: a positive whole number of seconds, clamped to the configured bounds by the gateway. */
-export const TimeoutSecondsSchema = z.custom<number>((v) => timeoutProblem(v) === null, { error: (issue) => timeoutProblem(issue.input) ?? 'invalid' });
+export const TimeoutSecondsSchema = z.custom<number>((v) => timeoutProblem(v) === null, {
+  error: (issue) => timeoutProblem(issue.input) ?? 'invalid',
+});
 
 /** The body of `POST /v1/asks`. */
 export const AskRequestSchema = z
@@ -99,7 +102,10 @@ export const AskRequestSchema = z
     to: TargetSchema.optional(),
     questions: z.array(QuestionSchema).min(1, 'ask at least 1 question').max(3, 'ask at most 3 questions'),
     timeoutSeconds: TimeoutSecondsSchema.optional(),
-    callbackUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000).optional(),
+    callbackUrl: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .max(2000)
+      .optional(),
   })
   .strict()
   .transform((req) => ({
@@ -109,7 +115,8 @@ export const AskRequestSchema = z
   .superRefine((req, ctx) => {
     const seen = new Set<string>();
     req.questions.forEach((q, i) => {
-      if (seen.has(q.id)) ctx.addIssue({ code: 'custom', path: ['questions', i, 'id'], message: `duplicate question id "${q.id}"` });
+      if (seen.has(q.id))
+        ctx.addIssue({ code: 'custom', path: ['questions', i, 'id'], message: `duplicate question id "${q.id}"` });
       seen.add(q.id);
     });
   });
@@ -131,7 +138,10 @@ export type Responder = z.output<typeof ResponderSchema>;
 /** Answers keyed by question id; each value is an option label or the human's own text. */
 export const AnswersSchema = z.record(
   z.string().min(1).max(40),
-  z.array(shownText(4000, { multiline: true })).min(1, 'give at least one value').max(10),
+  z
+    .array(shownText(4000, { multiline: true }))
+    .min(1, 'give at least one value')
+    .max(10),
 );
 /** Answers keyed by question id. */
 export type Answers = Record<string, string[]>;
@@ -145,11 +155,11 @@ export const AnswerRequestSchema = z
   })
   .strict()
   .superRefine((body, ctx) => {
-    if (body.answers && body.skip) ctx.addIssue({ code: 'custom', path: ['skip'], message: 'send either answers or skip, not both' });
-    if (!body.answers && !body.skip) ctx.addIssue({ code: 'custom', path: ['answers'], message: 'send answers, or skip: true' });
+    if (body.answers && body.skip)
+      ctx.addIssue({ code: 'custom', path: ['skip'], message: 'send either answers or skip, not both' });
+    if (!body.answers && !body.skip)
+      ctx.addIssue({ code: 'custom', path: ['answers'], message: 'send answers, or skip: true' });
   })
-  .transform((body) =>
-    body.skip ? { skip: true as const, by: body.by } : { answers: body.answers!, by: body.by },
-  );
+  .transform((body) => (body.skip ? { skip: true as const, by: body.by } : { answers: body.answers!, by: body.by }));
 /** A validated API answer. */
 export type AnswerRequest = z.output<typeof AnswerRequestSchema>;

@@ -14,7 +14,12 @@ export const AskResultSchema = z.discriminatedUnion('status', [
     answeredBy: ResponderSchema,
     answeredAt: z.string(),
   }),
-  z.object({ status: z.literal('no_answer'), reason: NoAnswerReasonSchema, at: z.string(), by: ResponderSchema.optional() }),
+  z.object({
+    status: z.literal('no_answer'),
+    reason: NoAnswerReasonSchema,
+    at: z.string(),
+    by: ResponderSchema.optional(),
+  }),
 ]);
 /** The typed result an agent receives. */
 export type AskResult = z.output<typeof AskResultSchema>;

@@ -28,7 +28,9 @@ export function shownText(max: number, { multiline = false, required = true } = 
     })
     .trim();
   const sized = required ? base.min(1, 'must not be empty') : base;
-  return sized.max(max, `must be at most ${max} characters`).refine((s) => s === '' || hasVisible(s), 'must contain a visible character');
+  return sized
+    .max(max, `must be at most ${max} characters`)
+    .refine((s) => s === '' || hasVisible(s), 'must contain a visible character');
 }
 
 /** A required single-line {@link shownText}. */

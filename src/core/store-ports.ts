@@ -61,7 +61,11 @@ export interface AskStore {
    * `prev.rev + 1`). With `publish`, announces `next.id` on the result bus in the same atomic step;
    * every commit also announces the history growth (`notifyHistory`) in that step.
    */
-  commit(prev: AskRecord, next: AskRecord, opts: { ttlMs: number; publish: boolean }): Promise<'ok' | 'conflict' | 'missing'>;
+  commit(
+    prev: AskRecord,
+    next: AskRecord,
+    opts: { ttlMs: number; publish: boolean },
+  ): Promise<'ok' | 'conflict' | 'missing'>;
 
   /** The most recently created asks (pending or not), newest first, at most `limit`. */
   recent(limit: number): Promise<AskRecord[]>;

@@ -31,7 +31,8 @@ const JOINING_SCRIPT =
   /[\p{scx=Arabic}\p{scx=Syriac}\p{scx=Nko}\p{scx=Mongolian}\p{scx=Devanagari}\p{scx=Bengali}\p{scx=Gurmukhi}\p{scx=Gujarati}\p{scx=Oriya}\p{scx=Tamil}\p{scx=Telugu}\p{scx=Kannada}\p{scx=Malayalam}\p{scx=Sinhala}\p{scx=Khmer}\p{scx=Myanmar}\p{scx=Tibetan}]/u;
 // Every code point charProblem may refuse; text without any (nearly all text) skips the grapheme walk.
 const SUSPECT_SINGLE = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}\u0085\u2028\u2029]/u;
-const SUSPECT_MULTI = /[^\P{Cc}\n\t]|[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}\u0085\u2028\u2029]/u;
+const SUSPECT_MULTI =
+  /[^\P{Cc}\n\t]|[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}\u0085\u2028\u2029]/u;
 const VISIBLE = /[^\s\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{M}\u2800]/u;
 
 /** `U+200B` for a character. */
@@ -59,7 +60,12 @@ function charProblem(p: Place, multiline: boolean): string | null {
   if (VARIATION_SELECTOR.test(ch) && !p.first && !/\s/u.test(p.base)) return null;
   if (ch === ZWJ && PICTOGRAPHIC.test(p.base) && !p.first && !p.last) return null;
   if (TAG.test(ch) && p.base === BLACK_FLAG) return null;
-  if ((ch === ZWJ || ch === ZWNJ) && JOINING_SCRIPT.test(p.cps[p.i - 1] ?? '') && JOINING_SCRIPT.test(p.cps[p.i + 1] ?? '')) return null;
+  if (
+    (ch === ZWJ || ch === ZWNJ) &&
+    JOINING_SCRIPT.test(p.cps[p.i - 1] ?? '') &&
+    JOINING_SCRIPT.test(p.cps[p.i + 1] ?? '')
+  )
+    return null;
   return `contains an invisible character (${codeOf(ch)}): zero-width, bidirectional and other format characters are not allowed`;
 }
 

@@ -13,7 +13,10 @@ export interface ButtonToken {
 /** Ask ids: 12–24 base62 characters. */
 export const ASK_ID_PATTERN = /^[0-9A-Za-z]{12,24}$/;
 
-const TokenSchema = z.string().max(64).regex(/^([0-9A-Za-z]{12,24})\.([1-9][0-9]{0,8})\.([1-4]|o|s)$/);
+const TokenSchema = z
+  .string()
+  .max(64)
+  .regex(/^([0-9A-Za-z]{12,24})\.([1-9][0-9]{0,8})\.([1-4]|o|s)$/);
 
 /** Encodes `<askId>.<version>.<choice>`: short, opaque, no labels, no runId. */
 export function encodeToken(token: ButtonToken): string {
@@ -28,6 +31,10 @@ export function decodeToken(data: unknown): ButtonToken | null {
   if (!parsed.success) return null;
   const [, askId, version, choice] = /^(.+)\.(.+)\.(.+)$/.exec(parsed.data)!;
   const decoded: ButtonChoice =
-    choice === 'o' ? { kind: 'other' } : choice === 's' ? { kind: 'skip' } : { kind: 'option', index: Number(choice) - 1 };
+    choice === 'o'
+      ? { kind: 'other' }
+      : choice === 's'
+        ? { kind: 'skip' }
+        : { kind: 'option', index: Number(choice) - 1 };
   return { askId: askId!, version: Number(version), choice: decoded };
 }

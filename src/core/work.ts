@@ -44,16 +44,30 @@ export function followUp(prev: AskRecord | null, next: AskRecord, effects: reado
  * the mark made at creation stands (it is the earlier one, the index keeps the lower score).
  * After starts with the unmark of an ask that has nothing left, rather than sweep it later.
  */
-export function commitPlan(prev: AskRecord, next: AskRecord, effects: readonly Effect[], now: number, settings: WorkSettings): { ahead: Effect[]; after: Effect[] } {
+export function commitPlan(
+  prev: AskRecord,
+  next: AskRecord,
+  effects: readonly Effect[],
+  now: number,
+  settings: WorkSettings,
+): { ahead: Effect[]; after: Effect[] } {
   const endedNow = isTerminal(next) && !isTerminal(prev);
-  const ahead: Effect[] = endedNow && !isDone(next) && !creationMarkStands(prev, now, settings) ? [{ type: 'sweepAt', at: now + settings.sweepDelayMs }] : [];
+  const ahead: Effect[] =
+    endedNow && !isDone(next) && !creationMarkStands(prev, now, settings)
+      ? [{ type: 'sweepAt', at: now + settings.sweepDelayMs }]
+      : [];
   const after = followUp(prev, next, effects);
   if (isDone(next) && !isDone(prev)) after.unshift({ type: 'unsweep' });
   return { ahead, after };
 }
 
 /** Creating `record`: the write-ahead mark (before the record exists), then its effects and first jobs. */
-export function createPlan(record: AskRecord, effects: readonly Effect[], now: number, settings: WorkSettings): { ahead: Effect[]; after: Effect[] } {
+export function createPlan(
+  record: AskRecord,
+  effects: readonly Effect[],
+  now: number,
+  settings: WorkSettings,
+): { ahead: Effect[]; after: Effect[] } {
   return { ahead: [{ type: 'sweepAt', at: now + settings.sweepDelayMs }], after: followUp(null, record, effects) };
 }
 
@@ -75,7 +89,11 @@ export function workFor(record: AskRecord, now: number, settings: WorkSettings):
   const { graceMs, sweepDelayMs } = settings;
   if (!isTerminal(record)) {
     const deadline = deadlineOf(record);
-    if (now >= deadline + graceMs) return [{ type: 'due', step: 'timeout' }, { type: 'resweep', at: now + sweepDelayMs }];
+    if (now >= deadline + graceMs)
+      return [
+        { type: 'due', step: 'timeout' },
+        { type: 'resweep', at: now + sweepDelayMs },
+      ];
     const jobs = jobsFor(record).map(enqueue);
     const next = jobs.length > 0 ? Math.min(now + sweepDelayMs, deadline + graceMs) : deadline + graceMs;
     return [...jobs, { type: 'schedule', step: 'timeout', at: deadline }, { type: 'resweep', at: next }];

@@ -11,23 +11,32 @@ import { UnknownAskError, type AskBackend, type WaitOutcome } from './tool.js';
  */
 export function gatewayAsk(gateway: Gateway, chunkMs = 30_000): AskBackend {
   /** Waits on `id` (its record `current` when already read) until it ends, `waitMs` passes or `signal` aborts. */
-  const settle = async (id: string, current: AskRecord | undefined, waitMs: number, signal: AbortSignal): Promise<{ record: AskRecord; outcome: WaitOutcome }> => {
+  const settle = async (
+    id: string,
+    current: AskRecord | undefined,
+    waitMs: number,
+    signal: AbortSignal,
+  ): Promise<{ record: AskRecord; outcome: WaitOutcome }> => {
     const until = Date.now() + waitMs;
     while (!current || current.status === 'pending') {
       if (signal.aborted) {
         await gateway.cancel(id).catch((error: unknown) => {
-          if (!(error instanceof AskgateError && (error.code === 'already_resolved' || error.code === 'not_found'))) throw error;
+          if (!(error instanceof AskgateError && (error.code === 'already_resolved' || error.code === 'not_found')))
+            throw error;
         });
         throw abortError(signal);
       }
       // Shutting down: waits return at once from now on, so stop here; the ask stays open in the store.
-      if (gateway.isStopping) throw new AskgateError('store_unavailable', `askgate is shutting down; ask ${id} stays open`);
+      if (gateway.isStopping)
+        throw new AskgateError('store_unavailable', `askgate is shutting down; ask ${id} stays open`);
       const left = until - Date.now();
-      if (current && left <= 0) return { record: current, outcome: { status: 'pending', askId: id, expiresAt: current.expiresAt } };
+      if (current && left <= 0)
+        return { record: current, outcome: { status: 'pending', askId: id, expiresAt: current.expiresAt } };
       try {
         current = await gateway.wait(id, Math.max(0, Math.min(chunkMs, left)), signal);
       } catch (error) {
-        if (error instanceof AskgateError && error.code === 'not_found') throw new UnknownAskError(`no ask with id "${id}"`);
+        if (error instanceof AskgateError && error.code === 'not_found')
+          throw new UnknownAskError(`no ask with id "${id}"`);
         throw error;
       }
     }

@@ -12,14 +12,20 @@ const retrying = <T>(fn: () => Promise<T>, signal?: AbortSignal, forMs = 60_000)
  * outcome is `pending` and the ask stays open). An abort cancels the ask.
  */
 export function httpAsk(client: AskgateClient): AskBackend {
-  const settle = async (id: string, current: AskView | undefined, waitMs: number, signal: AbortSignal): Promise<{ record: AskView; outcome: WaitOutcome }> => {
+  const settle = async (
+    id: string,
+    current: AskView | undefined,
+    waitMs: number,
+    signal: AbortSignal,
+  ): Promise<{ record: AskView; outcome: WaitOutcome }> => {
     const until = Date.now() + waitMs;
     try {
       while (!current || current.status === 'pending') {
         if (signal.aborted) throw abortError(signal);
         // Whole seconds only (the API's unit), never past the deadline; a plain read when none is left.
         const wait = Math.min(30, Math.floor((until - Date.now()) / 1000));
-        if (current && wait < 1) return { record: current, outcome: { status: 'pending', askId: id, expiresAt: current.expiresAt } };
+        if (current && wait < 1)
+          return { record: current, outcome: { status: 'pending', askId: id, expiresAt: current.expiresAt } };
         current = await retrying(() => client.get(id, { wait: Math.max(0, wait), signal }), signal);
       }
     } catch (error) {
@@ -29,7 +35,8 @@ export function httpAsk(client: AskgateClient): AskBackend {
       await retrying(() => client.cancel(id), undefined, 5_000).catch(() => undefined);
       throw abortError(signal);
     }
-    if (!current.result) throw new AskgateApiError(200, 'invalid_response', `ask ${id} is ${current.status} without a result`);
+    if (!current.result)
+      throw new AskgateApiError(200, 'invalid_response', `ask ${id} is ${current.status} without a result`);
     return { record: current, outcome: current.result };
   };
 

@@ -79,7 +79,15 @@ export function createAskgateMcpServer(opts: AskgateMcpOptions): AskgateMcp {
         if (token === undefined) return;
         const elapsed = Math.round((Date.now() - started) / 100) / 10;
         void extra
-          .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: elapsed, ...(progress.total !== undefined ? { total: progress.total } : {}), message } })
+          .sendNotification({
+            method: 'notifications/progress',
+            params: {
+              progressToken: token,
+              progress: elapsed,
+              ...(progress.total !== undefined ? { total: progress.total } : {}),
+              message,
+            },
+          })
           .catch(() => undefined);
       },
       every(message) {
@@ -92,7 +100,8 @@ export function createAskgateMcpServer(opts: AskgateMcpOptions): AskgateMcp {
       return render(await call);
     } catch (error) {
       if (isAbortError(error)) return toolError('The call was cancelled; the question was withdrawn.');
-      if (error instanceof UnknownAskError) return toolError(`${error.message}: pass the askId of a pending ask_user or await_answer result.`);
+      if (error instanceof UnknownAskError)
+        return toolError(`${error.message}: pass the askId of a pending ask_user or await_answer result.`);
       return toolError(`askgate could not ask: ${describe(error)}`);
     } finally {
       clearInterval(timer);
@@ -102,7 +111,13 @@ export function createAskgateMcpServer(opts: AskgateMcpOptions): AskgateMcp {
 
   server.registerTool(
     TOOL_NAME,
-    { title: 'Ask the user', description: TOOL_DESCRIPTION, inputSchema: AskUserInputShape, outputSchema: AskUserOutputShape, annotations },
+    {
+      title: 'Ask the user',
+      description: TOOL_DESCRIPTION,
+      inputSchema: AskUserInputShape,
+      outputSchema: AskUserOutputShape,
+      annotations,
+    },
     async (args, extra) => {
       let input: AskInput;
       try {
@@ -120,7 +135,9 @@ export function createAskgateMcpServer(opts: AskgateMcpOptions): AskgateMcp {
             waitMs: opts.waitMs,
             onCreated: (ask) => {
               progress.total = ask.timeoutSeconds;
-              const where = ask.to ? `${ask.to.channel}:${ask.to.chat}` : 'no chat (answer it through the askgate API or console)';
+              const where = ask.to
+                ? `${ask.to.channel}:${ask.to.chat}`
+                : 'no chat (answer it through the askgate API or console)';
               progress.send(`Asked ${where} (ask ${ask.id}); waiting up to ${ask.timeoutSeconds} s`);
               progress.every(`Waiting for the user's answer (ask ${ask.id})`);
             },
@@ -133,9 +150,18 @@ export function createAskgateMcpServer(opts: AskgateMcpOptions): AskgateMcp {
 
   server.registerTool(
     AWAIT_TOOL_NAME,
-    { title: 'Wait for the answer', description: AWAIT_DESCRIPTION, inputSchema: AwaitAnswerInputShape, outputSchema: AskUserOutputShape, annotations: { ...annotations, readOnlyHint: true } },
+    {
+      title: 'Wait for the answer',
+      description: AWAIT_DESCRIPTION,
+      inputSchema: AwaitAnswerInputShape,
+      outputSchema: AskUserOutputShape,
+      annotations: { ...annotations, readOnlyHint: true },
+    },
     async ({ askId }, extra) => {
-      if (!ASK_ID_PATTERN.test(askId)) return toolError(`Invalid await_answer arguments: askId: "${askId.slice(0, 40)}" is not an ask id; pass the askId of a pending result.`);
+      if (!ASK_ID_PATTERN.test(askId))
+        return toolError(
+          `Invalid await_answer arguments: askId: "${askId.slice(0, 40)}" is not an ask id; pass the askId of a pending result.`,
+        );
       return waitCall(
         extra,
         (signal, progress) => {
@@ -161,5 +187,7 @@ function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const issues = (error as { issues?: { path: (string | number)[]; message: string }[] }).issues;
   const named = issues?.filter((i) => i.path.length > 0 && !message.includes(i.path.join('.'))) ?? [];
-  return named.length > 0 ? `${message} (${named.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')})` : message;
+  return named.length > 0
+    ? `${message} (${named.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')})`
+    : message;
 }

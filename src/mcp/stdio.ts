@@ -25,7 +25,9 @@ export interface StdioMcpOptions {
  */
 export async function runStdioMcpServer(opts: StdioMcpOptions): Promise<void> {
   const client = new AskgateClient({ url: opts.url, token: opts.token });
-  const runId = `mcp-${randomBytes(9).toString('base64url').replace(/[^A-Za-z0-9]/g, 'x')}`;
+  const runId = `mcp-${randomBytes(9)
+    .toString('base64url')
+    .replace(/[^A-Za-z0-9]/g, 'x')}`;
   const mcp = createAskgateMcpServer({
     backend: httpAsk(client),
     defaultTo: opts.settings.defaultTo,
@@ -34,7 +36,10 @@ export async function runStdioMcpServer(opts: StdioMcpOptions): Promise<void> {
     waitMs: opts.settings.waitSeconds * 1000,
   });
   const stdin = opts.stdin ?? process.stdin;
-  const transport = new StdioServerTransport(stdin as typeof process.stdin, (opts.stdout ?? process.stdout) as typeof process.stdout);
+  const transport = new StdioServerTransport(
+    stdin as typeof process.stdin,
+    (opts.stdout ?? process.stdout) as typeof process.stdout,
+  );
   const ended = new Promise<void>((resolve) => {
     stdin.once('end', resolve);
     stdin.once('close', resolve);

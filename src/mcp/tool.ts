@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { AskRequestSchema, ChannelNameSchema, NoAnswerReasonSchema, QuestionIdSchema, type AskResult, type NoAnswerReason, type Target } from '../core/schemas.js';
+import {
+  AskRequestSchema,
+  ChannelNameSchema,
+  NoAnswerReasonSchema,
+  QuestionIdSchema,
+  type AskResult,
+  type NoAnswerReason,
+  type Target,
+} from '../core/schemas.js';
 import type { AskInput, AskView } from '../client/index.js';
 import { parseTargetSpec } from '../config.js';
 import { ownValue } from '../core/own.js';
@@ -30,15 +38,35 @@ export const AwaitAnswerInputShape = {
 };
 
 const OptionInput = z.object({
-  label: z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters').describe('Short option label (1–5 words), shown on a button'),
-  description: z.string().max(300, 'must be at most 300 characters').optional().describe('What choosing this option means'),
+  label: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(100, 'must be at most 100 characters')
+    .describe('Short option label (1–5 words), shown on a button'),
+  description: z
+    .string()
+    .max(300, 'must be at most 300 characters')
+    .optional()
+    .describe('What choosing this option means'),
 });
 
 const QuestionInput = z.object({
   id: QuestionIdSchema.describe('snake_case key of this question in the answers, e.g. "deploy_target"'),
-  header: z.string().min(1, 'must not be empty').max(60, 'must be at most 60 characters').describe('Very short label, about 12 characters, e.g. "Deploy"'),
-  question: z.string().min(1, 'must not be empty').max(1000, 'must be at most 1000 characters').describe('The full question'),
-  options: z.array(OptionInput).min(2, 'offer at least 2 options').max(4, 'offer at most 4 options').describe('2–4 options, the recommended one first'),
+  header: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(60, 'must be at most 60 characters')
+    .describe('Very short label, about 12 characters, e.g. "Deploy"'),
+  question: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(1000, 'must be at most 1000 characters')
+    .describe('The full question'),
+  options: z
+    .array(OptionInput)
+    .min(2, 'offer at least 2 options')
+    .max(4, 'offer at most 4 options')
+    .describe('2–4 options, the recommended one first'),
   multiSelect: z.boolean().optional().describe('true when several options may be chosen (default false)'),
 });
 
@@ -46,18 +74,33 @@ const TargetInput = z.object({
   channel: ChannelNameSchema.describe('e.g. "telegram", "slack", "discord"'),
   chat: z.string().min(1).max(128).describe('Chat, channel or user id on that platform'),
   thread: z.string().min(1).max(128).optional(),
-  users: z.array(z.string().min(1).max(64)).min(1).max(50).optional().describe('Platform user ids allowed to answer (default: anyone in the chat)'),
+  users: z
+    .array(z.string().min(1).max(64))
+    .min(1)
+    .max(50)
+    .optional()
+    .describe('Platform user ids allowed to answer (default: anyone in the chat)'),
 });
 
 /** Input schema of `ask_user` (the OpenClaw shape, plus optional `to` and `runId`). */
 export const AskUserInputShape = {
-  questions: z.array(QuestionInput).min(1, 'ask at least 1 question').max(3, 'ask at most 3 questions').describe('1–3 questions; prefer one'),
-  timeoutSeconds: z.number().optional().describe('How long to wait for the answer, in seconds (default 900, clamped to 30–3600)'),
+  questions: z
+    .array(QuestionInput)
+    .min(1, 'ask at least 1 question')
+    .max(3, 'ask at most 3 questions')
+    .describe('1–3 questions; prefer one'),
+  timeoutSeconds: z
+    .number()
+    .optional()
+    .describe('How long to wait for the answer, in seconds (default 900, clamped to 30–3600)'),
   to: z
     .union([z.string().describe('"<channel>:<chat>", e.g. "telegram:123456"'), TargetInput])
     .optional()
     .describe('Where to ask; leave it out to use the configured default'),
-  runId: z.string().optional().describe('Run id of the agent; default: this MCP session. A new ask on the same run replaces its pending one.'),
+  runId: z
+    .string()
+    .optional()
+    .describe('Run id of the agent; default: this MCP session. A new ask on the same run replaces its pending one.'),
 };
 /** Validated arguments of `ask_user`. */
 export type AskUserArgs = z.output<z.ZodObject<typeof AskUserInputShape>>;
@@ -67,7 +110,10 @@ export const AskUserOutputShape = {
   status: z.enum(['answered', 'no_answer', 'pending']),
   askId: z.string().optional().describe('When pending: the id to pass to await_answer'),
   expiresAt: z.string().optional().describe('When pending: when the question times out (ISO 8601)'),
-  answers: z.record(z.string(), z.array(z.string())).optional().describe('Question id -> chosen labels or the user\'s own words'),
+  answers: z
+    .record(z.string(), z.array(z.string()))
+    .optional()
+    .describe("Question id -> chosen labels or the user's own words"),
   reason: NoAnswerReasonSchema.optional(),
 };
 
@@ -94,13 +140,21 @@ export function toAskInput(args: AskUserArgs, defaults: { runId: string; to?: Ta
   const input: AskInput = {
     runId: args.runId ?? defaults.runId,
     ...(to ? { to } : {}),
-    questions: args.questions.map((q) => ({ id: q.id, header: q.header, question: q.question, options: q.options, multiSelect: q.multiSelect ?? false })),
+    questions: args.questions.map((q) => ({
+      id: q.id,
+      header: q.header,
+      question: q.question,
+      options: q.options,
+      multiSelect: q.multiSelect ?? false,
+    })),
     // Any number is accepted, rounded, and clamped by askgate to its bounds (huge ones to the maximum).
     ...(args.timeoutSeconds !== undefined ? { timeoutSeconds: Math.max(1, Math.round(args.timeoutSeconds)) } : {}),
   };
   const checked = AskRequestSchema.safeParse(input);
   if (!checked.success) {
-    throw new ToolInputError(checked.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; '));
+    throw new ToolInputError(
+      checked.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; '),
+    );
   }
   return input;
 }
@@ -129,7 +183,9 @@ export function renderResult(result: WaitOutcome, questions: readonly { id: stri
     };
   }
   if (result.status === 'answered') {
-    const lines = questions.map((q) => `- ${q.header ?? q.id} (${q.id}): ${(ownValue(result.answers, q.id) ?? []).join(', ')}`);
+    const lines = questions.map(
+      (q) => `- ${q.header ?? q.id} (${q.id}): ${(ownValue(result.answers, q.id) ?? []).join(', ')}`,
+    );
     return {
       content: [{ type: 'text' as const, text: `The user answered:\n${lines.join('\n')}` }],
       structuredContent: { status: 'answered' as const, answers: result.answers },
@@ -143,7 +199,12 @@ export function renderResult(result: WaitOutcome, questions: readonly { id: stri
     undelivered: 'the question could not be delivered',
   };
   return {
-    content: [{ type: 'text' as const, text: `No answer (${result.reason}: ${why[result.reason]}). Proceed with your best judgment and state the assumption you made.` }],
+    content: [
+      {
+        type: 'text' as const,
+        text: `No answer (${result.reason}: ${why[result.reason]}). Proceed with your best judgment and state the assumption you made.`,
+      },
+    ],
     structuredContent: { status: 'no_answer' as const, reason: result.reason },
   };
 }
@@ -165,7 +226,13 @@ export type CreatedAsk = Pick<AskView, 'id' | 'timeoutSeconds' | 'to'>;
  */
 export interface AskBackend {
   /** Creates the ask and waits for its result. */
-  ask(input: AskInput, opts: { signal: AbortSignal; waitMs: number; onCreated: (ask: CreatedAsk) => void }): Promise<WaitOutcome>;
+  ask(
+    input: AskInput,
+    opts: { signal: AbortSignal; waitMs: number; onCreated: (ask: CreatedAsk) => void },
+  ): Promise<WaitOutcome>;
   /** Waits for the result of an existing ask; throws {@link UnknownAskError} when there is none. */
-  await(askId: string, opts: { signal: AbortSignal; waitMs: number }): Promise<{ outcome: WaitOutcome; questions: { id: string; header?: string }[] }>;
+  await(
+    askId: string,
+    opts: { signal: AbortSignal; waitMs: number },
+  ): Promise<{ outcome: WaitOutcome; questions: { id: string; header?: string }[] }>;
 }

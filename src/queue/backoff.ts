@@ -39,7 +39,12 @@ export function isPermanent(err: unknown): boolean {
  * A platform hint wins: at least `retryAfterMs` plus a small jitter so a burst of jobs that got
  * the same 429 does not come back in lockstep. Otherwise exponential from `baseDelayMs`, ±10 %.
  */
-export function retryDelayMs(attemptsMade: number, err: unknown, policy: BackoffPolicy, random: () => number = Math.random): number {
+export function retryDelayMs(
+  attemptsMade: number,
+  err: unknown,
+  policy: BackoffPolicy,
+  random: () => number = Math.random,
+): number {
   const hint = retryAfterOf(err);
   if (hint !== undefined) {
     const jitterSpan = Math.min(1000, Math.max(10, hint * 0.1));
@@ -54,5 +59,9 @@ export function retryDelayMs(attemptsMade: number, err: unknown, policy: Backoff
 // would otherwise make a ChannelError look like a plain Error.
 function isChannelErrorLike(err: unknown): err is ChannelError {
   if (err instanceof ChannelError) return true;
-  return err instanceof Error && err.name === 'ChannelError' && typeof (err as { permanent?: unknown }).permanent === 'boolean';
+  return (
+    err instanceof Error &&
+    err.name === 'ChannelError' &&
+    typeof (err as { permanent?: unknown }).permanent === 'boolean'
+  );
 }

@@ -102,7 +102,10 @@ export class BullOutbox implements Outbox {
   /** Closes the worker (waiting for running jobs unless `force`), pending give-ups, the queue and the connections. */
   close(opts: { force?: boolean } = {}): Promise<void> {
     this.closing ??= (async () => {
-      if (this.worker) await closeWorker(this.worker, this.workerConn!, opts.force ?? false).catch((err: Error) => this.logger.error({ err }, 'outbox worker close failed'));
+      if (this.worker)
+        await closeWorker(this.worker, this.workerConn!, opts.force ?? false).catch((err: Error) =>
+          this.logger.error({ err }, 'outbox worker close failed'),
+        );
       await Promise.all(this.pendingGiveUps);
       await this.queue.close().catch((err: Error) => this.logger.error({ err }, 'outbox queue close failed'));
       await Promise.all([closeConnection(this.producer), this.workerConn && closeConnection(this.workerConn)]);
@@ -139,7 +142,10 @@ export class BullOutbox implements Outbox {
   private onFailed(job: Job | undefined, err: Error, handlers: OutboxHandlers): void {
     if (!job || err instanceof GaveUpError) return;
     if (err.message === STALLED_TOO_OFTEN) {
-      this.logger.warn({ jobId: job.id }, 'outbox job stalled more than once (worker crashes); the reconciler re-enqueues it');
+      this.logger.warn(
+        { jobId: job.id },
+        'outbox job stalled more than once (worker crashes); the reconciler re-enqueues it',
+      );
       return;
     }
     const unrecoverable = err instanceof UnrecoverableError || err.name === 'UnrecoverableError';
@@ -158,7 +164,10 @@ export class BullOutbox implements Outbox {
   }
 
   private giveUpFailed(job: OutboxJob, err: unknown): void {
-    this.logger.error({ askId: job.askId, job: job.kind, index: job.index, err: toError(err) }, 'outbox give-up failed');
+    this.logger.error(
+      { askId: job.askId, job: job.kind, index: job.index, err: toError(err) },
+      'outbox give-up failed',
+    );
   }
 }
 

@@ -94,7 +94,11 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
     // The job is running in this worker (the step itself): remove() would return 0 anyway.
     if (this.running.has(jobId)) return;
     try {
-      await withDeadline(this.queue.remove(jobId), this.opts.producerDeadlineMs ?? PRODUCER_DEADLINE_MS, `${step} cancel`);
+      await withDeadline(
+        this.queue.remove(jobId),
+        this.opts.producerDeadlineMs ?? PRODUCER_DEADLINE_MS,
+        `${step} cancel`,
+      );
     } catch {
       // Correctness never depends on removal: the due handler's CAS finds the ask resolved.
     }
@@ -137,7 +141,8 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
         // Rare: a second parse only names the step in the message (never the data itself).
         const parsed = this.jobData.safeParse(job.data);
         const step = parsed.success ? (parsed.data.step ?? 'timeout') : null;
-        if (step && byStep.has(step)) this.logger.error({ jobId: job.id, attempts: job.attemptsMade, err }, `${step} job gave up`);
+        if (step && byStep.has(step))
+          this.logger.error({ jobId: job.id, attempts: job.attemptsMade, err }, `${step} job gave up`);
         else this.logger.error({ jobId: job.id }, 'invalid step job dropped');
       }
     });
@@ -151,7 +156,10 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
    */
   close(opts: { force?: boolean } = {}): Promise<void> {
     this.closing ??= (async () => {
-      if (this.worker) await closeWorker(this.worker, this.workerConn!, opts.force ?? false).catch((err: Error) => this.logger.error({ err }, 'timeout worker close failed'));
+      if (this.worker)
+        await closeWorker(this.worker, this.workerConn!, opts.force ?? false).catch((err: Error) =>
+          this.logger.error({ err }, 'timeout worker close failed'),
+        );
       await this.queue.close().catch((err: Error) => this.logger.error({ err }, 'timeout queue close failed'));
       // BullMQ leaves connections it was handed open (it only closes its own duplicates).
       await Promise.all([closeConnection(this.producer), this.workerConn && closeConnection(this.workerConn)]);

@@ -26,7 +26,12 @@ export function redisFactoryFromUrl(url: string, opts: RedisFactoryOptions = {})
   const commandTimeout = opts.commandTimeoutMs ?? PRODUCER_COMMAND_TIMEOUT_MS;
   return (role) =>
     role === 'producer'
-      ? new Redis(url, { enableOfflineQueue: false, commandTimeout, connectionName: 'askgate-producer', enableAutoPipelining: true })
+      ? new Redis(url, {
+          enableOfflineQueue: false,
+          commandTimeout,
+          connectionName: 'askgate-producer',
+          enableAutoPipelining: true,
+        })
       : // No commandTimeout here: workers issue blocking commands (BZPOPMIN) that legitimately wait.
         new Redis(url, { maxRetriesPerRequest: null, connectionName: 'askgate-worker' });
 }
@@ -43,10 +48,20 @@ export interface ClusterSeeds {
  * (no offline queue, command timeout); otherwise the options of a long-lived blocking or
  * subscriber connection (`maxRetriesPerRequest: null`).
  */
-export function clusterConnection(seeds: ClusterSeeds, kind: { request: true; commandTimeoutMs: number; lazyConnect?: boolean; connectionName?: string } | { request: false; connectionName?: string }): Cluster {
+export function clusterConnection(
+  seeds: ClusterSeeds,
+  kind:
+    | { request: true; commandTimeoutMs: number; lazyConnect?: boolean; connectionName?: string }
+    | { request: false; connectionName?: string },
+): Cluster {
   const base = { ...seeds.redisOptions, ...(kind.connectionName && { connectionName: kind.connectionName }) };
   const options: ClusterOptions = kind.request
-    ? { enableOfflineQueue: false, enableReadyCheck: false, lazyConnect: kind.lazyConnect ?? false, redisOptions: { ...base, commandTimeout: kind.commandTimeoutMs, maxRetriesPerRequest: 1 } }
+    ? {
+        enableOfflineQueue: false,
+        enableReadyCheck: false,
+        lazyConnect: kind.lazyConnect ?? false,
+        redisOptions: { ...base, commandTimeout: kind.commandTimeoutMs, maxRetriesPerRequest: 1 },
+      }
     : { redisOptions: { ...base, maxRetriesPerRequest: null } };
   return new Cluster(seeds.nodes, options);
 }
@@ -98,9 +113,20 @@ export const WORKER_CLOSE_DEADLINE_MS = 10_000;
  * one that takes longer than `deadlineMs` rejects. Jobs cut off this way keep their lock until it
  * expires and are then re-run by another worker as stalled, exactly as after a crash.
  */
-export async function closeWorker(worker: Worker, conn: Redis | Cluster, force: boolean, deadlineMs = WORKER_CLOSE_DEADLINE_MS): Promise<void> {
+export async function closeWorker(
+  worker: Worker,
+  conn: Redis | Cluster,
+  force: boolean,
+  deadlineMs = WORKER_CLOSE_DEADLINE_MS,
+): Promise<void> {
   // A Cluster reports "ready" until a command fails, so ask the server rather than trust the status.
-  const reachable = !force && conn.status === 'ready' && (await withDeadline(conn.ping(), 1000, 'ping').then(() => true, () => false));
+  const reachable =
+    !force &&
+    conn.status === 'ready' &&
+    (await withDeadline(conn.ping(), 1000, 'ping').then(
+      () => true,
+      () => false,
+    ));
   if (!reachable) return worker.close(true);
   await withDeadline(worker.close(false), deadlineMs, 'graceful worker close');
 }

@@ -52,7 +52,12 @@ export class MemoryOutbox implements Outbox {
     if (this.closed) throw new Error('MemoryOutbox is closed');
     const id = outboxJobId(job);
     if (this.entries.has(id)) return;
-    this.entries.set(id, { job: { kind: job.kind, askId: job.askId, index: job.index }, attemptsMade: 0, deferrals: 0, timer: null });
+    this.entries.set(id, {
+      job: { kind: job.kind, askId: job.askId, index: job.index },
+      attemptsMade: 0,
+      deferrals: 0,
+      timer: null,
+    });
     this.ready.push(id);
     this.pump();
   }
@@ -103,16 +108,22 @@ export class MemoryOutbox implements Outbox {
         this.entries.delete(id);
         await handlers.giveUp(entry.job, err).catch((giveUpErr: unknown) => {
           const { askId, kind, index } = entry.job;
-          this.logger.error({ askId, job: kind, index, err: giveUpErr instanceof Error ? giveUpErr : new Error(String(giveUpErr)) }, 'outbox give-up failed');
+          this.logger.error(
+            { askId, job: kind, index, err: giveUpErr instanceof Error ? giveUpErr : new Error(String(giveUpErr)) },
+            'outbox give-up failed',
+          );
         });
         return;
       }
       if (this.closed) return;
-      entry.timer = setTimeout(() => {
-        entry.timer = null;
-        this.ready.push(id);
-        this.pump();
-      }, retryDelayMs(Math.max(1, entry.attemptsMade), err, this.policy));
+      entry.timer = setTimeout(
+        () => {
+          entry.timer = null;
+          this.ready.push(id);
+          this.pump();
+        },
+        retryDelayMs(Math.max(1, entry.attemptsMade), err, this.policy),
+      );
       entry.timer.unref();
     }
   }

@@ -84,10 +84,13 @@ export class MemoryStepScheduler<S extends string = Step> implements StepSchedul
   }
 
   private arm(id: string, entry: Entry<S>, delayMs: number): void {
-    entry.timer = setTimeout(() => {
-      entry.timer = null;
-      this.fire(id, entry);
-    }, Math.max(0, delayMs));
+    entry.timer = setTimeout(
+      () => {
+        entry.timer = null;
+        this.fire(id, entry);
+      },
+      Math.max(0, delayMs),
+    );
     entry.timer.unref();
   }
 
@@ -111,10 +114,17 @@ export class MemoryStepScheduler<S extends string = Step> implements StepSchedul
       if (entry.attemptsMade >= this.attempts) {
         this.entries.delete(id);
         const error = err instanceof Error ? err : new Error(String(err));
-        this.logger.error({ askId: entry.askId, step: entry.step, attempts: entry.attemptsMade, err: error }, `${entry.step} gave up`);
+        this.logger.error(
+          { askId: entry.askId, step: entry.step, attempts: entry.attemptsMade, err: error },
+          `${entry.step} gave up`,
+        );
         return;
       }
-      this.arm(id, entry, retryDelayMs(entry.attemptsMade, undefined, { baseDelayMs: this.baseDelayMs, maxDelayMs: 60_000 }));
+      this.arm(
+        id,
+        entry,
+        retryDelayMs(entry.attemptsMade, undefined, { baseDelayMs: this.baseDelayMs, maxDelayMs: 60_000 }),
+      );
     }
   }
 }

@@ -88,6 +88,9 @@ export class Reconciler {
   }
 
   private failed(err: unknown, askId?: string): void {
-    this.opts.logger.warn({ ...(askId && { askId }), err: err instanceof Error ? err : new Error(String(err)) }, 'reconciler tick failed');
+    this.opts.logger.warn(
+      { ...(askId && { askId }), err: err instanceof Error ? err : new Error(String(err)) },
+      'reconciler tick failed',
+    );
   }
 }

@@ -44,7 +44,12 @@ function hostName(host: string | undefined): string | null {
 export function isLoopbackHost(host: string | undefined): boolean {
   const name = hostName(host);
   if (name === null) return false;
-  return name === 'localhost' || name.endsWith('.localhost') || name === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
+  return (
+    name === 'localhost' ||
+    name.endsWith('.localhost') ||
+    name === '[::1]' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name)
+  );
 }
 
 /** The `host[:port]` of a browser's serialized Origin (`scheme://host[:port]`), or null (also for `null`). */
@@ -59,7 +64,8 @@ function originHost(origin: string | undefined): string | null {
   }
 }
 
-const first = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value)?.split(',')[0]!.trim().toLowerCase();
+const first = (value: string | string[] | undefined): string | undefined =>
+  (Array.isArray(value) ? value[0] : value)?.split(',')[0]!.trim().toLowerCase();
 
 /**
  * True when the request's `Origin` is this server as the request addressed it (its `Host`).

@@ -24,7 +24,8 @@ const part = (s: string) => s.replace(/[%:]/g, (c) => (c === '%' ? '%25' : '%3A'
  */
 export class StoreKeys {
   constructor(readonly prefix: string = DEFAULT_PREFIX) {
-    if (/[{}]/.test(prefix) || prefix === '') throw new Error(`invalid key prefix "${prefix}": must be non-empty without { or }`);
+    if (/[{}]/.test(prefix) || prefix === '')
+      throw new Error(`invalid key prefix "${prefix}": must be non-empty without { or }`);
   }
 
   /** Run hash: `version`, `current` (ask id). */

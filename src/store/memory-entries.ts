@@ -46,4 +46,5 @@ export function sortedByScore(members: Map<string, number>, keep: (score: number
 }
 
 export const convKey = (conv: ConversationKey) => `conv\u0000${conv.channel}\u0000${conv.chat}`;
-export const msgKey = (conv: ConversationKey, messageId: string) => `${conv.channel}\u0000${conv.chat}\u0000${messageId}`;
+export const msgKey = (conv: ConversationKey, messageId: string) =>
+  `${conv.channel}\u0000${conv.chat}\u0000${messageId}`;

@@ -1,6 +1,14 @@
 import type { ConversationKey, SweepEntry } from '../core/ports.js';
 import { INDEX_TTL_MS } from './keys.js';
-import { convKey, live, msgKey, sortedByScore, type Expiring, type IndexEntry, type ValueEntry } from './memory-entries.js';
+import {
+  convKey,
+  live,
+  msgKey,
+  sortedByScore,
+  type Expiring,
+  type IndexEntry,
+  type ValueEntry,
+} from './memory-entries.js';
 
 /** The index part of {@link MemoryAskStore}: sorted sets (recent, sweep, conversations) and message bindings. */
 export class MemoryIndexes {

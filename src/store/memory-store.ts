@@ -1,4 +1,12 @@
-import type { AskStore, Clock, ConversationKey, CreateArgs, CreateResult, IdempotencyClaim, SweepEntry } from '../core/ports.js';
+import type {
+  AskStore,
+  Clock,
+  ConversationKey,
+  CreateArgs,
+  CreateResult,
+  IdempotencyClaim,
+  SweepEntry,
+} from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
 import { HISTORY_MAX, RECENT_MAX } from './keys.js';
 import type { MemoryResultBus } from './memory-bus.js';
@@ -45,15 +53,28 @@ export class MemoryAskStore implements AskStore {
     if ((run?.version ?? 0) !== args.expectedVersion) return { status: 'conflict' };
     if (supersede) {
       const old = live(this.asks, supersede.prev.id, now);
-      if (run?.current !== supersede.prev.id || !old || old.rev !== supersede.prev.rev || old.status !== 'pending') return { status: 'conflict' };
+      if (run?.current !== supersede.prev.id || !old || old.rev !== supersede.prev.rev || old.status !== 'pending')
+        return { status: 'conflict' };
     }
     if (supersede) {
       const { next } = supersede;
-      this.asks.set(next.id, { runId: next.runId, rev: next.rev, status: next.status, doc: JSON.stringify(next), expiresAt: now + args.retentionMs });
+      this.asks.set(next.id, {
+        runId: next.runId,
+        rev: next.rev,
+        status: next.status,
+        doc: JSON.stringify(next),
+        expiresAt: now + args.retentionMs,
+      });
       this.bus.announce(next.id);
       void this.bus.notifyHistory(next.id, next.runId);
     }
-    this.asks.set(record.id, { runId: record.runId, rev: record.rev, status: record.status, doc: JSON.stringify(record), expiresAt: now + args.ttlMs });
+    this.asks.set(record.id, {
+      runId: record.runId,
+      rev: record.rev,
+      status: record.status,
+      doc: JSON.stringify(record),
+      expiresAt: now + args.ttlMs,
+    });
     const recent = this.indexes.index('recent', now);
     recent.set(record.id, Date.parse(record.createdAt));
     if (recent.size > RECENT_MAX) recent.delete(sortedByScore(recent, () => true)[0]!);
@@ -103,7 +124,11 @@ export class MemoryAskStore implements AskStore {
     });
   }
 
-  async commit(prev: AskRecord, next: AskRecord, opts: { ttlMs: number; publish: boolean }): Promise<'ok' | 'conflict' | 'missing'> {
+  async commit(
+    prev: AskRecord,
+    next: AskRecord,
+    opts: { ttlMs: number; publish: boolean },
+  ): Promise<'ok' | 'conflict' | 'missing'> {
     if (next.id !== prev.id || next.runId !== prev.runId || next.rev !== prev.rev + 1) {
       throw new Error(`commit: next must keep id and runId and have rev ${prev.rev + 1} (got ${next.rev})`);
     }
@@ -111,7 +136,13 @@ export class MemoryAskStore implements AskStore {
     const entry = live(this.asks, prev.id, now);
     if (!entry) return 'missing';
     if (entry.rev !== prev.rev) return 'conflict';
-    this.asks.set(prev.id, { runId: prev.runId, rev: next.rev, status: next.status, doc: JSON.stringify(next), expiresAt: now + opts.ttlMs });
+    this.asks.set(prev.id, {
+      runId: prev.runId,
+      rev: next.rev,
+      status: next.status,
+      doc: JSON.stringify(next),
+      expiresAt: now + opts.ttlMs,
+    });
     const run = live(this.runs, prev.runId, now);
     if (run) run.expiresAt = Math.max(run.expiresAt, now + opts.ttlMs);
     if (opts.publish) this.bus.announce(prev.id);
@@ -176,5 +207,4 @@ export class MemoryAskStore implements AskStore {
     }
     this.indexes.purge(now);
   }
-
 }

@@ -40,7 +40,11 @@ export class RedisResultBus implements ResultBus {
   }
 
   /** Builds a bus and waits until its subscription is active. */
-  static async create(subscriber: Redis | Cluster, publisher: Redis | Cluster, opts: { prefix?: string } = {}): Promise<RedisResultBus> {
+  static async create(
+    subscriber: Redis | Cluster,
+    publisher: Redis | Cluster,
+    opts: { prefix?: string } = {},
+  ): Promise<RedisResultBus> {
     const bus = new RedisResultBus(subscriber, publisher, opts);
     await bus.ready();
     return bus;
@@ -70,6 +74,7 @@ export class RedisResultBus implements ResultBus {
     this.results.clear();
     this.history.clear();
     this.subscriber.off('message', this.onMessage);
-    if (this.subscriber.status === 'ready') await this.subscriber.unsubscribe(this.channel, this.historyChannel).catch(() => undefined);
+    if (this.subscriber.status === 'ready')
+      await this.subscriber.unsubscribe(this.channel, this.historyChannel).catch(() => undefined);
   }
 }

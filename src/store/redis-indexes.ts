@@ -29,7 +29,10 @@ export class RedisIndexes {
   }
 
   async rescheduleSweep(askId: string, atMs: number, seenAt?: number): Promise<boolean> {
-    const args = seenAt === undefined ? ['SET', atMs, askId, this.indexTtl(atMs)] : ['IF', atMs, askId, this.indexTtl(atMs), '', seenAt];
+    const args =
+      seenAt === undefined
+        ? ['SET', atMs, askId, this.indexTtl(atMs)]
+        : ['IF', atMs, askId, this.indexTtl(atMs), '', seenAt];
     return (await runScript(this.redis, ZADD_EXPIRE, [this.keys.sweep()], args)) === 0;
   }
 
@@ -47,7 +50,11 @@ export class RedisIndexes {
 
   async pendingInConversation(conv: ConversationKey, nowMs: number): Promise<string[]> {
     const key = this.keys.conv(conv);
-    const replies = await this.redis.multi().zremrangebyscore(key, '-inf', nowMs).zrangebyscore(key, `(${nowMs}`, '+inf').exec();
+    const replies = await this.redis
+      .multi()
+      .zremrangebyscore(key, '-inf', nowMs)
+      .zrangebyscore(key, `(${nowMs}`, '+inf')
+      .exec();
     if (!replies) throw new Error('pendingInConversation: transaction aborted');
     const [error, ids] = replies[1]!;
     if (error) throw error;

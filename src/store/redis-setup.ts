@@ -78,7 +78,10 @@ export async function checkRedisPolicy(redis: Redis, allowEviction: boolean, log
     policy = ((await redis.call('CONFIG', 'GET', 'maxmemory-policy')) as string[])[1];
     aof = ((await redis.call('CONFIG', 'GET', 'appendonly')) as string[])[1];
   } catch (error) {
-    logger.warn({ err: (error as Error).message }, 'cannot read the Redis configuration (CONFIG disabled?); make sure maxmemory-policy is noeviction');
+    logger.warn(
+      { err: (error as Error).message },
+      'cannot read the Redis configuration (CONFIG disabled?); make sure maxmemory-policy is noeviction',
+    );
     return;
   }
   if (policy !== 'noeviction') {
@@ -86,14 +89,32 @@ export async function checkRedisPolicy(redis: Redis, allowEviction: boolean, log
     if (!allowEviction) throw new Error(message);
     logger.warn({ policy }, `${message} (continuing: ASKGATE_ALLOW_EVICTION=true)`);
   }
-  if (aof !== 'yes') logger.warn({ appendonly: aof }, 'Redis AOF is off: pending asks will not survive a Redis restart; use appendonly yes, appendfsync everysec');
+  if (aof !== 'yes')
+    logger.warn(
+      { appendonly: aof },
+      'Redis AOF is off: pending asks will not survive a Redis restart; use appendonly yes, appendfsync everysec',
+    );
 }
 
-const UNAVAILABLE = [/Stream isn't writeable/i, /Connection is closed/i, /Command timed out/i, /max retries per request/i, /ECONNREFUSED/, /ECONNRESET/, /ETIMEDOUT/, /EPIPE/, /enableOfflineQueue/i,
+const UNAVAILABLE = [
+  /Stream isn't writeable/i,
+  /Connection is closed/i,
+  /Command timed out/i,
+  /max retries per request/i,
+  /ECONNREFUSED/,
+  /ECONNRESET/,
+  /ETIMEDOUT/,
+  /EPIPE/,
+  /enableOfflineQueue/i,
   // ioredis's AbortError: a command of a pipeline (auto-pipelining makes every command one) that was partly answered when the connection dropped.
   /Command aborted due to connection close/i,
   // Redis Cluster: a primary down (its slots unreachable, or the cluster marked failed) or no node reachable.
-  /Too many Cluster redirections/i, /CLUSTERDOWN/, /Failed to refresh slots cache/i, /None of startup nodes is available/i, /Cluster is ended/i];
+  /Too many Cluster redirections/i,
+  /CLUSTERDOWN/,
+  /Failed to refresh slots cache/i,
+  /None of startup nodes is available/i,
+  /Cluster is ended/i,
+];
 
 /** True for errors meaning Redis is unreachable or hung, which the API answers with 503. */
 export function isRedisUnavailable(error: unknown): boolean {

@@ -1,10 +1,28 @@
 import type { Redis, Cluster } from 'ioredis';
 import { z } from 'zod';
-import type { AskStore, Clock, ConversationKey, CreateArgs, CreateResult, IdempotencyClaim, SweepEntry } from '../core/ports.js';
+import type {
+  AskStore,
+  Clock,
+  ConversationKey,
+  CreateArgs,
+  CreateResult,
+  IdempotencyClaim,
+  SweepEntry,
+} from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
 import { CorruptRecordError, parseAskDoc } from './ask-doc.js';
 import { HISTORY_MAX, INDEX_TTL_MS, RECENT_MAX, StoreKeys } from './keys.js';
-import { CLAIM, COMMIT, CREATE, CommitCode, CreateCode, EXTEND_TTL, GET_RUN, ZADD_EXPIRE, runScript } from './scripts.js';
+import {
+  CLAIM,
+  COMMIT,
+  CREATE,
+  CommitCode,
+  CreateCode,
+  EXTEND_TTL,
+  GET_RUN,
+  ZADD_EXPIRE,
+  runScript,
+} from './scripts.js';
 import { RedisIndexes, ttl } from './redis-indexes.js';
 
 export { CorruptRecordError, parseAskDoc } from './ask-doc.js';
@@ -67,7 +85,15 @@ export class RedisAskStore implements AskStore {
     const k = this.keys;
     const keys = [k.run(record.runId), k.ask(record.runId, record.id), k.asks(record.runId)];
     const argv: (string | number)[] = [
-      ...[args.expectedVersion, record.id, record.rev, record.status, JSON.stringify(record), record.version, ttl(args.ttlMs)],
+      ...[
+        args.expectedVersion,
+        record.id,
+        record.rev,
+        record.status,
+        JSON.stringify(record),
+        record.version,
+        ttl(args.ttlMs),
+      ],
       ...[HISTORY_MAX, k.resolvedChannel(), k.historyChannel(), record.runId],
     ];
     if (supersede) {
@@ -80,7 +106,12 @@ export class RedisAskStore implements AskStore {
     const idExpiresAt = this.clock.now() + ttl(args.ttlMs);
     await Promise.all([
       this.redis.set(k.idMap(record.id), record.runId, 'PX', ttl(args.ttlMs)),
-      runScript(this.redis, ZADD_EXPIRE, [k.recent()], ['SET', Date.parse(record.createdAt), record.id, INDEX_TTL_MS, RECENT_MAX]),
+      runScript(
+        this.redis,
+        ZADD_EXPIRE,
+        [k.recent()],
+        ['SET', Date.parse(record.createdAt), record.id, INDEX_TTL_MS, RECENT_MAX],
+      ),
       supersede ? this.extendIdMap(supersede.prev, args.retentionMs) : null,
     ]);
     this.remember(record.id, record.runId, idExpiresAt);
@@ -117,7 +148,12 @@ export class RedisAskStore implements AskStore {
   }
 
   async getRun(runId: string): Promise<{ current: AskRecord | null; version: number }> {
-    const [version, current, doc] = (await runScript(this.redis, GET_RUN, [this.keys.run(runId)], [this.keys.ask(runId, '')])) as [string | null, string | null, string | null];
+    const [version, current, doc] = (await runScript(
+      this.redis,
+      GET_RUN,
+      [this.keys.run(runId)],
+      [this.keys.ask(runId, '')],
+    )) as [string | null, string | null, string | null];
     const v = Number(version ?? 0);
     if (!current || !doc) return { current: null, version: v };
     this.remember(current, runId);
@@ -139,13 +175,27 @@ export class RedisAskStore implements AskStore {
     return records;
   }
 
-  async commit(prev: AskRecord, next: AskRecord, opts: { ttlMs: number; publish: boolean }): Promise<'ok' | 'conflict' | 'missing'> {
+  async commit(
+    prev: AskRecord,
+    next: AskRecord,
+    opts: { ttlMs: number; publish: boolean },
+  ): Promise<'ok' | 'conflict' | 'missing'> {
     if (next.id !== prev.id || next.runId !== prev.runId || next.rev !== prev.rev + 1) {
       throw new Error(`commit: next must keep id and runId and have rev ${prev.rev + 1} (got ${next.rev})`);
     }
     const k = this.keys;
     const keys = [k.ask(prev.runId, prev.id), k.run(prev.runId), k.asks(prev.runId)];
-    const argv = [prev.rev, next.rev, next.status, JSON.stringify(next), ttl(opts.ttlMs), opts.publish ? k.resolvedChannel() : '', prev.id, k.historyChannel(), prev.runId];
+    const argv = [
+      prev.rev,
+      next.rev,
+      next.status,
+      JSON.stringify(next),
+      ttl(opts.ttlMs),
+      opts.publish ? k.resolvedChannel() : '',
+      prev.id,
+      k.historyChannel(),
+      prev.runId,
+    ];
     // Sent together (one round trip): the id mapping must live as long as the record. Extending
     // is harmless when the commit then conflicts; a failure here only shortens findability.
     const [, code] = await Promise.all([this.extendIdMap(prev, opts.ttlMs), runScript(this.redis, COMMIT, keys, argv)]);

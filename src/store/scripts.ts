@@ -160,7 +160,12 @@ return 0
 );
 
 /** Runs a script by SHA, loading it with EVAL when the server does not know it (NOSCRIPT). */
-export async function runScript(redis: Redis | Cluster, script: LuaScript, keys: string[], args: (string | number)[]): Promise<unknown> {
+export async function runScript(
+  redis: Redis | Cluster,
+  script: LuaScript,
+  keys: string[],
+  args: (string | number)[],
+): Promise<unknown> {
   try {
     return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
   } catch (error) {

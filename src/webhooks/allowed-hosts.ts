@@ -1,7 +1,8 @@
 import { isIP } from 'node:net';
 
 /** What an IP address is, for `ASKGATE_WEBHOOK_ALLOWED_HOSTS`. */
-export type AddressClass = 'external' | 'private' | 'loopback' | 'link-local' | 'unspecified' | 'multicast' | 'reserved';
+export type AddressClass =
+  'external' | 'private' | 'loopback' | 'link-local' | 'unspecified' | 'multicast' | 'reserved';
 
 /** The environment variable named in every refusal. */
 export const ALLOWED_HOSTS_SETTING = 'ASKGATE_WEBHOOK_ALLOWED_HOSTS';
@@ -57,7 +58,9 @@ const TABLE: [string, Kind][] = [
 
 /** ::ffff:0:0/96, IPv4-mapped IPv6: classified and matched as the IPv4 address it carries. */
 const MAPPED: Range = { version: 6, base: 0xffffn << 32n, prefix: 96 };
-const RANGES: [Range, Kind][] = TABLE.map(([cidr, kind]) => [parseCidr(cidr), kind] as [Range, Kind]).sort((a, b) => b[0].prefix - a[0].prefix);
+const RANGES: [Range, Kind][] = TABLE.map(([cidr, kind]) => [parseCidr(cidr), kind] as [Range, Kind]).sort(
+  (a, b) => b[0].prefix - a[0].prefix,
+);
 
 function parseV4(ip: string): bigint {
   return ip.split('.').reduce((acc, part) => (acc << 8n) | BigInt(Number(part)), 0n);
@@ -74,7 +77,8 @@ function parseV6(ip: string): bigint {
   const [left = '', right] = text.split('::');
   const head = left === '' ? [] : left.split(':');
   const tail = right === undefined || right === '' ? [] : right.split(':');
-  const groups = right === undefined ? head : [...head, ...Array<string>(8 - head.length - tail.length).fill('0'), ...tail];
+  const groups =
+    right === undefined ? head : [...head, ...Array<string>(8 - head.length - tail.length).fill('0'), ...tail];
   const value = groups.reduce((acc, g) => (acc << 16n) | BigInt(parseInt(g, 16)), 0n);
   return low >= 0n ? (value & ~0xffffffffn) | low : value;
 }
@@ -145,7 +149,8 @@ const HINTS: Record<AddressClass, [what: string, how: string]> = {
   reserved: ['a reserved or special-purpose address', ONLY_CIDR],
 };
 
-const refused = (host: string, what: string, how: string) => `${host} is ${what}, which ${ALLOWED_HOSTS_SETTING} does not allow (${how})`;
+const refused = (host: string, what: string, how: string) =>
+  `${host} is ${what}, which ${ALLOWED_HOSTS_SETTING} does not allow (${how})`;
 
 /**
  * The parsed `ASKGATE_WEBHOOK_ALLOWED_HOSTS` (Gitea's convention): `external` (public unicast
@@ -163,7 +168,10 @@ export class HostAllowList {
 
   /** Parses a comma-separated list; throws an Error naming the first invalid entry. */
   static parse(spec: string): HostAllowList {
-    const entries = spec.split(',').map((e) => e.trim().toLowerCase()).filter((e) => e !== '');
+    const entries = spec
+      .split(',')
+      .map((e) => e.trim().toLowerCase())
+      .filter((e) => e !== '');
     if (entries.length === 0) throw new Error('lists no host (use "external" for public addresses only)');
     const classes = new Set<AddressClass>();
     const ranges: Range[] = [];
@@ -202,7 +210,9 @@ export class HostAllowList {
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
     if (this.matchesName(host)) return undefined;
     if (isLocalhostName(host)) {
-      return this.allowsAddress('127.0.0.1') || this.allowsAddress('::1') ? undefined : refused(host.slice(0, 100), 'a loopback name', HINTS.loopback[1]);
+      return this.allowsAddress('127.0.0.1') || this.allowsAddress('::1')
+        ? undefined
+        : refused(host.slice(0, 100), 'a loopback name', HINTS.loopback[1]);
     }
     const kind = classifyAddress(host);
     if (kind === undefined || this.allowsAddress(host)) return undefined;
@@ -213,22 +223,32 @@ export class HostAllowList {
 function parseRangeEntry(entry: string): Range {
   const [ip = '', prefixText, extra] = entry.split('/');
   const address = parseAddress(ip);
-  if (!address || ip.includes('%') || extra !== undefined) throw new Error(`"${entry}" is not an IP address or CIDR range (e.g. 10.1.0.0/16, fd00::/8)`);
+  if (!address || ip.includes('%') || extra !== undefined)
+    throw new Error(`"${entry}" is not an IP address or CIDR range (e.g. 10.1.0.0/16, fd00::/8)`);
   const bits = bitsOf(address.version);
-  if (isIP(ip.replace(/^\[(.*)\]$/, '$1')) === 6 && address.version === 4) throw new Error(`"${entry}": write IPv4-mapped addresses as IPv4 (a.b.c.d)`);
+  if (isIP(ip.replace(/^\[(.*)\]$/, '$1')) === 6 && address.version === 4)
+    throw new Error(`"${entry}": write IPv4-mapped addresses as IPv4 (a.b.c.d)`);
   const prefix = prefixText === undefined ? bits : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
   if (!(prefix >= 0 && prefix <= bits)) throw new Error(`"${entry}": the prefix length must be 0–${bits}`);
   const shift = BigInt(bits - prefix);
-  if ((address.value >> shift) << shift !== address.value) throw new Error(`"${entry}" has bits set after the /${prefix} prefix`);
+  if ((address.value >> shift) << shift !== address.value)
+    throw new Error(`"${entry}" has bits set after the /${prefix} prefix`);
   return { version: address.version, base: address.value, prefix };
 }
 
 function parseNameEntry(entry: string): RegExp {
   const name = entry.replace(/\.$/, '');
-  if (!HOST_PATTERN.test(name)) throw new Error(`"${entry.slice(0, 100)}" is not a keyword (external, private, loopback, *), a CIDR range or a host name pattern (ASCII, e.g. *.example.com)`);
-  if (/(^|\.)[0-9]+$/.test(name) || /^0x/.test(name.split('.').pop() ?? '')) throw new Error(`"${entry}" looks like an IP address: write it as a.b.c.d or a CIDR range`);
+  if (!HOST_PATTERN.test(name))
+    throw new Error(
+      `"${entry.slice(0, 100)}" is not a keyword (external, private, loopback, *), a CIDR range or a host name pattern (ASCII, e.g. *.example.com)`,
+    );
+  if (/(^|\.)[0-9]+$/.test(name) || /^0x/.test(name.split('.').pop() ?? ''))
+    throw new Error(`"${entry}" looks like an IP address: write it as a.b.c.d or a CIDR range`);
   const keyword = name.includes('.') ? undefined : [...KEYWORDS].find((k) => editDistance(k, name) <= 2);
-  if (keyword) throw new Error(`"${entry}" is not a keyword: did you mean "${keyword}"? (a one-label host name close to a keyword is refused as a likely typo)`);
+  if (keyword)
+    throw new Error(
+      `"${entry}" is not a keyword: did you mean "${keyword}"? (a one-label host name close to a keyword is refused as a likely typo)`,
+    );
   return new RegExp(`^${name.replace(/\./g, '\\.').replace(/\*/g, '[a-z0-9_.-]*')}$`);
 }
 
@@ -236,7 +256,8 @@ function editDistance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     row = next;
   }
   return row[b.length]!;

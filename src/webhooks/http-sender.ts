@@ -30,7 +30,12 @@ const MAX_RETRY_AFTER_MS = 10 * 60_000;
 const REFUSED = `webhook refused by ${ALLOWED_HOSTS_SETTING}`;
 
 /** The addresses a connection may use: all of them for a name matching a host pattern, else the allowed ones. */
-export function allowedAddresses<T extends { address: string; family: number }>(hostname: string, addresses: T[], allowed: HostAllowList, family?: number): T[] {
+export function allowedAddresses<T extends { address: string; family: number }>(
+  hostname: string,
+  addresses: T[],
+  allowed: HostAllowList,
+  family?: number,
+): T[] {
   const usable = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : addresses;
   return allowed.matchesName(hostname) ? usable : usable.filter((a) => allowed.allowsAddress(a.address));
 }
@@ -70,8 +75,10 @@ export class HttpWebhookSender implements WebhookSender {
     } catch {
       throw new ChannelError('webhook refused: the callbackUrl is not a valid URL', true);
     }
-    if (target.username !== '' || target.password !== '') throw new ChannelError('webhook refused: the callbackUrl carries credentials', true);
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new ChannelError('webhook refused: the callbackUrl is not http(s)', true);
+    if (target.username !== '' || target.password !== '')
+      throw new ChannelError('webhook refused: the callbackUrl carries credentials', true);
+    if (target.protocol !== 'http:' && target.protocol !== 'https:')
+      throw new ChannelError('webhook refused: the callbackUrl is not http(s)', true);
     if (this.allowed.refusal(target)) throw new ChannelError(REFUSED, true);
     const body = JSON.stringify(payload);
     const timestamp = Math.floor(this.clock.now() / 1000);
@@ -88,30 +95,52 @@ export class HttpWebhookSender implements WebhookSender {
     } catch (error) {
       // A refused address and the timeout reach here already as the ChannelError to throw.
       if (error instanceof ChannelError) throw error;
-      throw new ChannelError(`webhook request failed: ${String((error as { code?: unknown }).code ?? 'network error')}`, false);
+      throw new ChannelError(
+        `webhook request failed: ${String((error as { code?: unknown }).code ?? 'network error')}`,
+        false,
+      );
     }
     const { status } = response;
     if (status >= 200 && status < 300) return { status };
     const retryable = status === 408 || status === 429 || status >= 500;
     const header = response.headers['retry-after'];
-    throw new ChannelError(`webhook answered HTTP ${status}`, !retryable, retryAfterMs(typeof header === 'string' ? header : null, this.clock.now()));
+    throw new ChannelError(
+      `webhook answered HTTP ${status}`,
+      !retryable,
+      retryAfterMs(typeof header === 'string' ? header : null, this.clock.now()),
+    );
   }
 
   /** One POST without following redirects; resolves on the response headers and drops the body unread. */
-  private post(target: URL, headers: Record<string, string>, body: string): Promise<{ status: number; headers: IncomingHttpHeaders }> {
+  private post(
+    target: URL,
+    headers: Record<string, string>,
+    body: string,
+  ): Promise<{ status: number; headers: IncomingHttpHeaders }> {
     const hostname = target.hostname.replace(/^\[(.*)\]$/, '$1');
     const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
       // IP literals skip the lookup: refusal() above already checked them.
       const req = request(
-        { hostname, port: target.port || undefined, path: `${target.pathname}${target.search}`, method: 'POST', headers, agent: false, lookup: this.lookup() },
+        {
+          hostname,
+          port: target.port || undefined,
+          path: `${target.pathname}${target.search}`,
+          method: 'POST',
+          headers,
+          agent: false,
+          lookup: this.lookup(),
+        },
         (res) => {
           clearTimeout(timer);
           resolve({ status: res.statusCode ?? 0, headers: res.headers });
           res.destroy();
         },
       );
-      const timer = setTimeout(() => req.destroy(new ChannelError(`webhook request failed: no response within ${this.timeoutMs} ms`, false)), this.timeoutMs);
+      const timer = setTimeout(
+        () => req.destroy(new ChannelError(`webhook request failed: no response within ${this.timeoutMs} ms`, false)),
+        this.timeoutMs,
+      );
       req.on('error', (error) => {
         clearTimeout(timer);
         reject(error);
@@ -123,10 +152,19 @@ export class HttpWebhookSender implements WebhookSender {
   /** A `net` lookup that resolves the name and hands the socket only allowed addresses. */
   private lookup(): LookupFunction {
     return (hostname, options, callback) => {
-      const done = callback as (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void;
+      const done = callback as (
+        err: Error | null,
+        address: string | { address: string; family: number }[],
+        family?: number,
+      ) => void;
       this.resolve(hostname).then(
         (all) => {
-          const usable = allowedAddresses(hostname, all, this.allowed, options.family === 4 || options.family === 6 ? options.family : undefined);
+          const usable = allowedAddresses(
+            hostname,
+            all,
+            this.allowed,
+            options.family === 4 || options.family === 6 ? options.family : undefined,
+          );
           if (usable.length === 0) done(new ChannelError(REFUSED, true), '');
           else if (options.all) done(null, usable);
           else done(null, usable[0]!.address, usable[0]!.family);

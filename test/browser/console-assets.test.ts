@@ -16,7 +16,11 @@ describe('the console script, joined from its browser modules', () => {
   });
 
   it('lists every browser module in static/, each importing only its siblings and no Node API', () => {
-    expect(readdirSync(STATIC).filter((f) => f.endsWith('.js')).sort()).toEqual([...SCRIPT_MODULES].sort());
+    expect(
+      readdirSync(STATIC)
+        .filter((f) => f.endsWith('.js'))
+        .sort(),
+    ).toEqual([...SCRIPT_MODULES].sort());
     for (const file of SCRIPT_MODULES) {
       const text = source(file);
       const specs = [...text.matchAll(/^import[^;]*from '([^']+)';$/gm)].map((m) => m[1]);
@@ -28,7 +32,8 @@ describe('the console script, joined from its browser modules', () => {
 
   it('keeps code and strings, drops doc blocks, comment lines and inline type casts', () => {
     const js = join({
-      'a.js': "import { b } from './b.js';\n/** Doc\n * more */\nexport const a = () => /** @type {string} */ (b) + '// not a comment';\n",
+      'a.js':
+        "import { b } from './b.js';\n/** Doc\n * more */\nexport const a = () => /** @type {string} */ (b) + '// not a comment';\n",
       'b.js': "// note\n  /** @type {string} */\nexport const b = 'x'; /* kept */\n",
     });
     expect(js).toBe("const a = () => (b) + '// not a comment';\n\nconst b = 'x'; /* kept */\n");
@@ -39,6 +44,8 @@ describe('the console script, joined from its browser modules', () => {
     expect(() => join({ 'a.js': "import { readFile } from 'node:fs';\n" })).toThrow(/cannot join/);
     expect(() => join({ 'a.js': 'export default 1;\n' })).toThrow(/cannot join/);
     expect(() => join({ 'a.js': 'const s = `\n// x`;\n' })).toThrow(/template literals/);
-    expect(() => join({ 'a.js': 'export function f() {}\n', 'b.js': 'const f = 1;\n' })).toThrow(/"f" is declared by another module/);
+    expect(() => join({ 'a.js': 'export function f() {}\n', 'b.js': 'const f = 1;\n' })).toThrow(
+      /"f" is declared by another module/,
+    );
   });
 });

@@ -26,7 +26,12 @@ const pageFetch = (path: string, init: { method?: string; headers?: Record<strin
 
 describe('web console with ASKGATE_API_TOKEN (real browser)', () => {
   it('refuses access without the token and accepts it after login', async () => {
-    const { body: ask } = await api.post('/v1/asks', askBody('run-secret', { questions: [{ id: 'env', question: 'Secret question?', options: [{ label: 'Yes' }, { label: 'No' }] }] }));
+    const { body: ask } = await api.post(
+      '/v1/asks',
+      askBody('run-secret', {
+        questions: [{ id: 'env', question: 'Secret question?', options: [{ label: 'Yes' }, { label: 'No' }] }],
+      }),
+    );
     const w = await openPage(browser);
     const { page, context } = w;
     try {
@@ -35,7 +40,15 @@ describe('web console with ASKGATE_API_TOKEN (real browser)', () => {
       expect(await page.locator('#pending').isVisible()).toBe(false);
       expect(await page.content()).not.toContain('Secret question?');
       expect(await page.evaluate(pageFetch('/console/events'))).toBe(401);
-      expect(await page.evaluate(pageFetch(`/console/asks/${ask.id}/answer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"skip":true}' }))).toBe(401);
+      expect(
+        await page.evaluate(
+          pageFetch(`/console/asks/${ask.id}/answer`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{"skip":true}',
+          }),
+        ),
+      ).toBe(401);
 
       await page.getByLabel('API token').fill('not-the-token-at-all');
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -51,12 +64,26 @@ describe('web console with ASKGATE_API_TOKEN (real browser)', () => {
 
       const cookies = await context.cookies();
       expect(cookies).toHaveLength(1);
-      expect(cookies[0]).toMatchObject({ name: 'askgate_session', httpOnly: true, sameSite: 'Strict', path: '/', secure: false });
+      expect(cookies[0]).toMatchObject({
+        name: 'askgate_session',
+        httpOnly: true,
+        sameSite: 'Strict',
+        path: '/',
+        secure: false,
+      });
       expect(cookies[0]!.value).not.toContain(TOKEN);
       expect(await page.evaluate(() => document.cookie)).toBe(''); // HttpOnly: scripts cannot read it
 
       // Signed in, but a POST without the CSRF header is still refused.
-      expect(await page.evaluate(pageFetch(`/console/asks/${ask.id}/answer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"skip":true}' }))).toBe(403);
+      expect(
+        await page.evaluate(
+          pageFetch(`/console/asks/${ask.id}/answer`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{"skip":true}',
+          }),
+        ),
+      ).toBe(403);
       expect((await api.get(`/v1/asks/${ask.id}`)).body.status).toBe('pending');
 
       // The session survives a reload: the token is asked once.
@@ -66,7 +93,11 @@ describe('web console with ASKGATE_API_TOKEN (real browser)', () => {
 
       const waiting = api.get(`/v1/asks/${ask.id}?wait=10`);
       await c.getByRole('button', { name: 'Yes' }).click();
-      expect((await waiting).body.result).toMatchObject({ status: 'answered', answers: { env: ['Yes'] }, answeredBy: { channel: 'web', userId: 'web' } });
+      expect((await waiting).body.result).toMatchObject({
+        status: 'answered',
+        answers: { env: ['Yes'] },
+        answeredBy: { channel: 'web', userId: 'web' },
+      });
 
       const copied = await context.cookies(); // as if someone had copied the cookie out of this browser
       await page.getByRole('button', { name: 'Sign out' }).click();
@@ -84,7 +115,9 @@ describe('web console with ASKGATE_API_TOKEN (real browser)', () => {
         expect(await thief.page.locator('#pending').isVisible()).toBe(false);
         expect(await thief.page.evaluate(pageFetch('/console/events'))).toBe(401);
         expect(await thief.page.evaluate(pageFetch('/console/session'))).toBe(200);
-        expect(await thief.page.evaluate('fetch("/console/session").then((r) => r.json()).then((j) => j.signedIn)')).toBe(false);
+        expect(
+          await thief.page.evaluate('fetch("/console/session").then((r) => r.json()).then((j) => j.signedIn)'),
+        ).toBe(false);
       } finally {
         await thief.context.close();
       }

@@ -13,7 +13,10 @@ let open: RunningAskgate;
 let locked: RunningAskgate;
 
 beforeAll(async () => {
-  [open, locked] = await Promise.all([startTestApp(testEnv(), [new RecordingChannel()]), startTestApp(testEnv({ ASKGATE_API_TOKEN: TOKEN }))]);
+  [open, locked] = await Promise.all([
+    startTestApp(testEnv(), [new RecordingChannel()]),
+    startTestApp(testEnv({ ASKGATE_API_TOKEN: TOKEN })),
+  ]);
 });
 
 afterAll(async () => {
@@ -71,14 +74,23 @@ describe('open console (no ASKGATE_API_TOKEN)', () => {
     const body = { answers: { env: ['Staging'] }, by: 'carol' };
     const csrf = { 'x-askgate-csrf': session.csrf };
     expect((await raw(open.url, 'POST', path, sameOrigin(open), body)).status).toBe(403);
-    expect((await raw(open.url, 'POST', path, { ...sameOrigin(open), 'x-askgate-csrf': 'x'.repeat(43) }, body)).status).toBe(403);
+    expect(
+      (await raw(open.url, 'POST', path, { ...sameOrigin(open), 'x-askgate-csrf': 'x'.repeat(43) }, body)).status,
+    ).toBe(403);
     expect((await raw(open.url, 'POST', path, { ...csrf, origin: 'http://evil.example' }, body)).status).toBe(403);
     expect((await raw(open.url, 'POST', path, csrf, body)).status).toBe(403); // no Origin
-    expect((await raw(open.url, 'POST', path, { ...csrf, ...sameOrigin(open) }, { answers: {} })).json().error.code).toBe('invalid_answer');
+    expect(
+      (await raw(open.url, 'POST', path, { ...csrf, ...sameOrigin(open) }, { answers: {} })).json().error.code,
+    ).toBe('invalid_answer');
 
     const ok = await raw(open.url, 'POST', path, { ...csrf, ...sameOrigin(open) }, body);
     expect(ok.status).toBe(200);
-    expect(ok.json().ask.outcome).toMatchObject({ status: 'answered', text: 'Answered: Staging — by carol', by: 'carol', channel: 'web' });
+    expect(ok.json().ask.outcome).toMatchObject({
+      status: 'answered',
+      text: 'Answered: Staging — by carol',
+      by: 'carol',
+      channel: 'web',
+    });
     expect((await api.get(`/v1/asks/${ask.id}`)).body.result.answeredBy).toEqual({ channel: 'web', userId: 'carol' });
     const late = await raw(open.url, 'POST', path, { ...csrf, ...sameOrigin(open) }, { skip: true });
     expect([late.status, late.json().error.code]).toEqual([409, 'already_resolved']);
@@ -86,7 +98,9 @@ describe('open console (no ASKGATE_API_TOKEN)', () => {
 
   it('streams a snapshot, then changes, without tokens, keys or message ids', async () => {
     const api = client(open.url);
-    const { body: before } = await api.post('/v1/asks', askBody('run-sse', { to: { channel: 'test', chat: 'c1' } }), { 'idempotency-key': 'idem-secret-key-1' });
+    const { body: before } = await api.post('/v1/asks', askBody('run-sse', { to: { channel: 'test', chat: 'c1' } }), {
+      'idempotency-key': 'idem-secret-key-1',
+    });
     const stream = await openSse(open.url, '/console/events');
     try {
       expect(stream.status).toBe(200);
@@ -95,10 +109,17 @@ describe('open console (no ASKGATE_API_TOKEN)', () => {
       const { body: after } = await api.post('/v1/asks', askBody('run-sse-2'));
       await stream.next((e) => e.event === 'ask' && e.data.id === after.id && e.data.status === 'pending');
       await api.post(`/v1/asks/${after.id}/answer`, { skip: true });
-      const ended = await stream.next((e) => e.event === 'ask' && e.data.id === after.id && e.data.status === 'no_answer');
+      const ended = await stream.next(
+        (e) => e.event === 'ask' && e.data.id === after.id && e.data.status === 'no_answer',
+      );
       expect(ended.data.outcome).toMatchObject({ reason: 'skipped', text: 'Skipped via API' });
       await api.post(`/v1/asks/${before.id}/answer`, { answers: { env: ['Staging'] } });
-      await stream.next((e) => e.event === 'ask' && e.data.id === before.id && e.data.history.some((h: { type: string }) => h.type === 'finalized'));
+      await stream.next(
+        (e) =>
+          e.event === 'ask' &&
+          e.data.id === before.id &&
+          e.data.history.some((h: { type: string }) => h.type === 'finalized'),
+      );
       const text = JSON.stringify(stream.events);
       expect(text).not.toMatch(/idem-secret-key-1|idempotencyKey|messageId|callbackUrl|token/);
       expect(text).not.toContain(`${before.id}.1.`); // button tokens look like <askId>.<version>.<choice>
@@ -109,7 +130,8 @@ describe('open console (no ASKGATE_API_TOKEN)', () => {
 });
 
 describe('console with ASKGATE_API_TOKEN', () => {
-  const login = (token: string, headers: Record<string, string> = sameOrigin(locked)) => raw(locked.url, 'POST', '/console/login', headers, { token });
+  const login = (token: string, headers: Record<string, string> = sameOrigin(locked)) =>
+    raw(locked.url, 'POST', '/console/login', headers, { token });
   const cookieOf = (setCookie: string | string[] | undefined) => String(setCookie).split(';')[0]!;
 
   it('refuses everything but the page and the login without a session, even with the bearer token', async () => {
@@ -117,7 +139,17 @@ describe('console with ASKGATE_API_TOKEN', () => {
     expect((await raw(locked.url, 'GET', '/console/session')).json()).toEqual({ mode: 'token', signedIn: false });
     const bearer = { authorization: `Bearer ${TOKEN}` };
     expect((await raw(locked.url, 'GET', '/console/events', bearer)).status).toBe(401);
-    expect((await raw(locked.url, 'POST', '/console/asks/AAAAAAAAAAAAAA/answer', { ...bearer, ...sameOrigin(locked) }, { skip: true })).status).toBe(401);
+    expect(
+      (
+        await raw(
+          locked.url,
+          'POST',
+          '/console/asks/AAAAAAAAAAAAAA/answer',
+          { ...bearer, ...sameOrigin(locked) },
+          { skip: true },
+        )
+      ).status,
+    ).toBe(401);
     expect((await raw(locked.url, 'GET', '/', { host: 'askgate.example.com' })).status).toBe(200); // with a token any Host is fine
   });
 
@@ -131,17 +163,24 @@ describe('console with ASKGATE_API_TOKEN', () => {
     const ok = await login(TOKEN);
     expect(ok.status).toBe(200);
     const setCookie = String(ok.headers['set-cookie']);
-    expect(setCookie).toMatch(/^askgate_session=[A-Za-z0-9_-]{24}\.\d+\.[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=604800$/);
+    expect(setCookie).toMatch(
+      /^askgate_session=[A-Za-z0-9_-]{24}\.\d+\.[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=604800$/,
+    );
     expect(setCookie).not.toContain(TOKEN);
     expect(ok.json()).toMatchObject({ mode: 'token', signedIn: true, csrf: expect.any(String) });
 
     const behindTls = await login(TOKEN, { ...sameOrigin(locked), 'x-forwarded-proto': 'https' });
     expect(String(behindTls.headers['set-cookie'])).toMatch(/; Secure$/);
 
-    const session = (await raw(locked.url, 'GET', '/console/session', { cookie: cookieOf(ok.headers['set-cookie']) })).json();
+    const session = (
+      await raw(locked.url, 'GET', '/console/session', { cookie: cookieOf(ok.headers['set-cookie']) })
+    ).json();
     expect(session).toEqual({ mode: 'token', signedIn: true, csrf: ok.json().csrf });
     const out = await raw(locked.url, 'POST', '/console/logout', sameOrigin(locked));
-    expect([out.status, String(out.headers['set-cookie'])]).toEqual([204, 'askgate_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0']);
+    expect([out.status, String(out.headers['set-cookie'])]).toEqual([
+      204,
+      'askgate_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0',
+    ]);
   });
 
   it('signing out ends the session on the server: the same cookie is refused afterwards, other sessions stay', async () => {
@@ -151,13 +190,24 @@ describe('console with ASKGATE_API_TOKEN', () => {
     const cookie = cookieOf(first.headers['set-cookie']);
     const keep = cookieOf(second.headers['set-cookie']);
     const answer = (c: string, csrf: string) =>
-      raw(locked.url, 'POST', `/console/asks/${ask.id}/answer`, { cookie: c, ...sameOrigin(locked), 'x-askgate-csrf': csrf }, { skip: true });
+      raw(
+        locked.url,
+        'POST',
+        `/console/asks/${ask.id}/answer`,
+        { cookie: c, ...sameOrigin(locked), 'x-askgate-csrf': csrf },
+        { skip: true },
+      );
     expect((await raw(locked.url, 'POST', '/console/logout', { cookie, ...sameOrigin(locked) })).status).toBe(204);
     expect((await raw(locked.url, 'GET', '/console/events', { cookie })).status).toBe(401);
     expect((await answer(cookie, first.json().csrf)).status).toBe(401);
-    expect((await raw(locked.url, 'GET', '/console/session', { cookie })).json()).toEqual({ mode: 'token', signedIn: false });
+    expect((await raw(locked.url, 'GET', '/console/session', { cookie })).json()).toEqual({
+      mode: 'token',
+      signedIn: false,
+    });
     expect((await api.get(`/v1/asks/${ask.id}`)).body.status).toBe('pending');
-    expect((await raw(locked.url, 'GET', '/console/session', { cookie: keep })).json()).toMatchObject({ signedIn: true });
+    expect((await raw(locked.url, 'GET', '/console/session', { cookie: keep })).json()).toMatchObject({
+      signedIn: true,
+    });
     expect((await answer(keep, second.json().csrf)).status).toBe(200);
   });
 
@@ -176,8 +226,14 @@ describe('console with ASKGATE_API_TOKEN', () => {
     expect((await raw(locked.url, 'GET', '/console/events', { cookie: tampered })).status).toBe(401);
     expect((await raw(locked.url, 'GET', '/console/events', { cookie: foreign })).status).toBe(401);
     expect((await raw(locked.url, 'POST', path, { cookie, ...sameOrigin(locked) }, answer)).status).toBe(403);
-    expect((await raw(locked.url, 'POST', path, { cookie, ...sameOrigin(locked), 'x-askgate-csrf': b.json().csrf }, answer)).status).toBe(403);
-    expect((await raw(locked.url, 'POST', path, { cookie, 'x-askgate-csrf': csrf, origin: 'https://evil.example' }, answer)).status).toBe(403);
+    expect(
+      (await raw(locked.url, 'POST', path, { cookie, ...sameOrigin(locked), 'x-askgate-csrf': b.json().csrf }, answer))
+        .status,
+    ).toBe(403);
+    expect(
+      (await raw(locked.url, 'POST', path, { cookie, 'x-askgate-csrf': csrf, origin: 'https://evil.example' }, answer))
+        .status,
+    ).toBe(403);
     expect((await raw(locked.url, 'GET', `/v1/asks/${ask.id}`, { cookie })).status).toBe(401); // the API never takes the cookie
     expect((await api.get(`/v1/asks/${ask.id}`)).body.status).toBe('pending');
 

@@ -41,7 +41,8 @@ async function login(app: RunningAskgate): Promise<{ cookie: string; csrf: strin
   return { cookie: cookieOf(res.headers['set-cookie']), csrf: res.json().csrf };
 }
 
-const logout = (app: RunningAskgate, cookie?: string) => raw(app.url, 'POST', '/console/logout', { ...sameOrigin(app), ...(cookie ? { cookie } : {}) });
+const logout = (app: RunningAskgate, cookie?: string) =>
+  raw(app.url, 'POST', '/console/logout', { ...sameOrigin(app), ...(cookie ? { cookie } : {}) });
 /** Status of `GET /console/events` with this cookie (a stream that opens is closed at once). */
 async function events(app: RunningAskgate, cookie: string): Promise<number> {
   const stream = await openSse(app.url, '/console/events', { cookie });
@@ -50,11 +51,19 @@ async function events(app: RunningAskgate, cookie: string): Promise<number> {
 }
 /** Status of a skip sent with this session. */
 const skip = (app: RunningAskgate, s: { cookie: string; csrf: string }, askId: string) =>
-  raw(app.url, 'POST', `/console/asks/${askId}/answer`, { cookie: s.cookie, 'x-askgate-csrf': s.csrf, ...sameOrigin(app) }, { skip: true }).then((r) => r.status);
-const signedIn = (app: RunningAskgate, cookie: string) => raw(app.url, 'GET', '/console/session', { cookie }).then((r) => r.json().signedIn);
+  raw(
+    app.url,
+    'POST',
+    `/console/asks/${askId}/answer`,
+    { cookie: s.cookie, 'x-askgate-csrf': s.csrf, ...sameOrigin(app) },
+    { skip: true },
+  ).then((r) => r.status);
+const signedIn = (app: RunningAskgate, cookie: string) =>
+  raw(app.url, 'GET', '/console/session', { cookie }).then((r) => r.json().signedIn);
 const revokedKeys = () => peek.keys(`${prefix}:console:revoked:*`);
 /** True when `ended` settles within `ms`. */
-const within = (ended: Promise<void>, ms: number) => Promise.race([ended.then(() => true), new Promise<boolean>((done) => setTimeout(() => done(false), ms))]);
+const within = (ended: Promise<void>, ms: number) =>
+  Promise.race([ended.then(() => true), new Promise<boolean>((done) => setTimeout(() => done(false), ms))]);
 
 describe('console sign-out ends the session on the server (two replicas, one Redis)', () => {
   it('a copied cookie is refused on every replica at once, its open streams end, other sessions stay', async () => {
@@ -63,7 +72,8 @@ describe('console sign-out ends the session on the server (two replicas, one Red
     const { body: later } = await api.post('/v1/asks', askBody('run-logout-other'));
     const copied = await login(a); // signed in on replica a; someone holds a copy of this cookie
     const other = await login(b);
-    for (const app of [a, b]) expect([await events(app, copied.cookie), await signedIn(app, copied.cookie)]).toEqual([200, true]);
+    for (const app of [a, b])
+      expect([await events(app, copied.cookie), await signedIn(app, copied.cookie)]).toEqual([200, true]);
     const streamA = await openSse(a.url, '/console/events', { cookie: copied.cookie });
     const streamB = await openSse(b.url, '/console/events', { cookie: copied.cookie });
     const otherStream = await openSse(b.url, '/console/events', { cookie: other.cookie });
@@ -71,7 +81,10 @@ describe('console sign-out ends the session on the server (two replicas, one Red
       await Promise.all([streamA, streamB, otherStream].map((s) => s.next((e) => e.event === 'snapshot')));
 
       const out = await logout(a, copied.cookie);
-      expect([out.status, String(out.headers['set-cookie'])]).toEqual([204, 'askgate_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0']);
+      expect([out.status, String(out.headers['set-cookie'])]).toEqual([
+        204,
+        'askgate_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0',
+      ]);
 
       // Refused at once on both replicas: the stream, an answer (with the right CSRF token), the session.
       for (const app of [a, b]) {
@@ -114,10 +127,16 @@ describe('console sign-out ends the session on the server (two replicas, one Red
     const foreign = `askgate_session=${new ConsoleAuth('some-other-token-0123456789', new MemoryConsoleSessions()).issue().cookie}`;
     const expiredAt = Date.now() - (SESSION_TTL_SECONDS + 60) * 1000; // issued 7 days and a minute ago
     const expired = `askgate_session=${new ConsoleAuth(TOKEN, new MemoryConsoleSessions(), () => expiredAt).issue().cookie}`;
-    const hostile = ['askgate_session=', 'askgate_session=../../x', `askgate_session=${'A'.repeat(24)}.9999999999.${'A'.repeat(43)}`, `askgate_session=${value}.x`];
+    const hostile = [
+      'askgate_session=',
+      'askgate_session=../../x',
+      `askgate_session=${'A'.repeat(24)}.9999999999.${'A'.repeat(43)}`,
+      `askgate_session=${value}.x`,
+    ];
     const before = await revokedKeys();
     for (const bad of [tampered, foreign, expired, ...hostile]) {
-      for (const app of [a, b]) expect([bad, await events(app, bad), await signedIn(app, bad)]).toEqual([bad, 401, false]);
+      for (const app of [a, b])
+        expect([bad, await events(app, bad), await signedIn(app, bad)]).toEqual([bad, 401, false]);
       expect((await logout(a, bad)).status).toBe(204); // clears the browser's cookie, ends nothing
     }
     expect((await logout(b)).status).toBe(204); // no cookie at all
@@ -127,7 +146,15 @@ describe('console sign-out ends the session on the server (two replicas, one Red
 
   it('a sign-out needs a same-origin Origin, so a cross-site page cannot end (or probe) a session', async () => {
     const { cookie } = await login(b);
-    expect((await raw(b.url, 'POST', '/console/logout', { cookie, origin: 'https://evil.example', host: new URL(b.url).host })).status).toBe(403);
+    expect(
+      (
+        await raw(b.url, 'POST', '/console/logout', {
+          cookie,
+          origin: 'https://evil.example',
+          host: new URL(b.url).host,
+        })
+      ).status,
+    ).toBe(403);
     expect((await raw(b.url, 'POST', '/console/logout', { cookie })).status).toBe(403);
     expect(await signedIn(a, cookie)).toBe(true);
   });
@@ -153,7 +180,9 @@ describe('console session stores', () => {
     const store = new MemoryConsoleSessions({ now: () => now });
     await store.revoke('s1', now + 1000);
     await store.revoke('toString', now + 5000);
-    expect(await store.revoked(['s1', 'toString', 'constructor', 'hasOwnProperty'])).toEqual(new Set(['s1', 'toString']));
+    expect(await store.revoked(['s1', 'toString', 'constructor', 'hasOwnProperty'])).toEqual(
+      new Set(['s1', 'toString']),
+    );
     now += 1000;
     expect(await store.revoked(['s1', 'toString'])).toEqual(new Set(['toString']));
     await store.revoke('s2', now - 1);
@@ -169,7 +198,11 @@ describe('console sign-out while Redis is down', () => {
       const { cookie } = await login(app);
       await down.stop();
       const out = await logout(app, cookie);
-      expect([out.status, out.json().error.code, out.headers['set-cookie']]).toEqual([503, 'store_unavailable', undefined]);
+      expect([out.status, out.json().error.code, out.headers['set-cookie']]).toEqual([
+        503,
+        'store_unavailable',
+        undefined,
+      ]);
       expect((await raw(app.url, 'GET', '/console/session', { cookie })).status).toBe(503); // never "signed in" unchecked
       expect((await raw(app.url, 'GET', '/', { cookie })).status).toBe(200); // the page shell needs no session, so it still loads
       await down.restart();
@@ -200,7 +233,11 @@ describe('console page while Redis is down (real browser)', () => {
       await page.locator('#conn.live').waitFor();
       await down.stop();
       await page.getByRole('button', { name: 'Sign out' }).click();
-      await page.waitForFunction(() => document.getElementById('login-error')?.textContent === 'askgate could not end the session; reload and sign out again.');
+      await page.waitForFunction(
+        () =>
+          document.getElementById('login-error')?.textContent ===
+          'askgate could not end the session; reload and sign out again.',
+      );
       expect(await w.context.cookies()).toHaveLength(1); // kept, so the sign-out can be retried
       await page.reload();
       await page.locator('#conn.offline').waitFor();

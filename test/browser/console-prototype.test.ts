@@ -33,7 +33,12 @@ afterAll(async () => {
 const HEADER = 'Constructor settings'; // 20 characters: chats show "Constructor…"
 /** Question ids, labels and run ids named like Object.prototype's members. */
 const PROTO_QUESTIONS = [
-  { id: 'constructor', header: HEADER, question: 'Which constructor?', options: [{ label: 'toString' }, { label: 'valueOf' }] },
+  {
+    id: 'constructor',
+    header: HEADER,
+    question: 'Which constructor?',
+    options: [{ label: 'toString' }, { label: 'valueOf' }],
+  },
   { id: 'value_of', question: 'Which getter?', options: [{ label: '__defineGetter__' }, { label: 'hasOwnProperty' }] },
 ];
 
@@ -49,7 +54,13 @@ async function dropConstructorAnswer(runId: string, askId: string): Promise<void
 describe('console with prototype-named ids (real browser, Redis)', () => {
   it('a stored answer without its "constructor" question breaks neither the snapshot nor the live feed; such asks are answered from the console', async () => {
     const { body: old } = await api.post('/v1/asks', { runId: 'constructor', questions: PROTO_QUESTIONS });
-    expect((await api.post(`/v1/asks/${old.id}/answer`, { answers: { constructor: ['toString'], value_of: ['hasOwnProperty'] } })).status).toBe(200);
+    expect(
+      (
+        await api.post(`/v1/asks/${old.id}/answer`, {
+          answers: { constructor: ['toString'], value_of: ['hasOwnProperty'] },
+        })
+      ).status,
+    ).toBe(200);
     await dropConstructorAnswer('constructor', old.id);
     const { body: pending } = await api.post('/v1/asks', { runId: 'hasOwnProperty', questions: PROTO_QUESTIONS });
     const { body: plain } = await api.post('/v1/asks', askBody('run-plain'));

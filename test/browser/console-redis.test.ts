@@ -32,8 +32,14 @@ describe('console live updates across replicas (Redis)', () => {
       const { body: ask } = await other.post('/v1/asks', askBody('run-replica'));
       await stream.next((e) => e.event === 'ask' && e.data.id === ask.id && e.data.status === 'pending');
       await other.post(`/v1/asks/${ask.id}/answer`, { answers: { env: ['Production'] }, by: 'dave' });
-      const answered = await stream.next((e) => e.event === 'ask' && e.data.id === ask.id && e.data.status === 'answered');
-      expect(answered.data.outcome).toMatchObject({ text: 'Answered: Production — via API', by: 'dave', channel: 'api' });
+      const answered = await stream.next(
+        (e) => e.event === 'ask' && e.data.id === ask.id && e.data.status === 'answered',
+      );
+      expect(answered.data.outcome).toMatchObject({
+        text: 'Answered: Production — via API',
+        by: 'dave',
+        channel: 'api',
+      });
       expect(answered.data.history.map((h: { type: string }) => h.type)).toEqual(['created', 'answered']);
     } finally {
       stream.close();

@@ -40,9 +40,32 @@ const card = (id: string): Locator => w.page.locator(`#runs [data-ask="${id}"]`)
 
 const THREE_QUESTIONS = {
   questions: [
-    { id: 'target', header: 'Target', question: 'Which environment?', options: [{ label: 'Staging (Recommended)', description: 'mirrors production data' }, { label: 'Production', description: 'live traffic' }] },
-    { id: 'checks', header: 'Checks', question: 'Which checks should run first?', multiSelect: true, options: [{ label: 'Unit tests' }, { label: 'Smoke tests' }, { label: 'Load test', description: 'takes 20 minutes' }] },
-    { id: 'window', header: 'Window', question: 'When may I deploy?', options: [{ label: 'Now' }, { label: 'After 18:00' }] },
+    {
+      id: 'target',
+      header: 'Target',
+      question: 'Which environment?',
+      options: [
+        { label: 'Staging (Recommended)', description: 'mirrors production data' },
+        { label: 'Production', description: 'live traffic' },
+      ],
+    },
+    {
+      id: 'checks',
+      header: 'Checks',
+      question: 'Which checks should run first?',
+      multiSelect: true,
+      options: [
+        { label: 'Unit tests' },
+        { label: 'Smoke tests' },
+        { label: 'Load test', description: 'takes 20 minutes' },
+      ],
+    },
+    {
+      id: 'window',
+      header: 'Window',
+      question: 'When may I deploy?',
+      options: [{ label: 'Now' }, { label: 'After 18:00' }],
+    },
   ],
 };
 
@@ -56,10 +79,15 @@ describe('web console (real browser)', () => {
     await expect(card(id!).textContent()).resolves.toContain('Where should I deploy?');
     await expect(card(id!).textContent()).resolves.toContain('live traffic'); // the option's description
     await w.page.locator('#operator').fill('alice');
-    await card(id!).getByRole('button', { name: /^Production/ }).click();
+    await card(id!)
+      .getByRole('button', { name: /^Production/ })
+      .click();
     const waited = await waiting;
     expect(waited.body.status).toBe('answered');
-    expect(waited.body.result).toMatchObject({ answers: { env: ['Production'] }, answeredBy: { channel: 'web', userId: 'alice' } });
+    expect(waited.body.result).toMatchObject({
+      answers: { env: ['Production'] },
+      answeredBy: { channel: 'web', userId: 'alice' },
+    });
     await card(id!).waitFor({ state: 'detached' });
 
     const past = w.page.locator(`#history-list [data-ask="${id}"]`);
@@ -83,7 +111,9 @@ describe('web console (real browser)', () => {
     await c.getByRole('radio', { name: /^Staging/ }).check();
     await w.page.keyboard.press('Enter'); // submits the step from the radio
     await expect(c.locator('.progress').textContent()).resolves.toBe('Question 2 of 3');
-    await expect(c.locator('fieldset:not([hidden]) legend').textContent()).resolves.toContain('Which checks should run first?');
+    await expect(c.locator('fieldset:not([hidden]) legend').textContent()).resolves.toContain(
+      'Which checks should run first?',
+    );
     await c.getByRole('checkbox', { name: 'Unit tests' }).check();
     await c.getByRole('checkbox', { name: /^Load test/ }).check();
     await c.getByRole('button', { name: 'Next' }).click();
@@ -100,7 +130,11 @@ describe('web console (real browser)', () => {
     const { body } = await api.get(`/v1/asks/${ask.id}`);
     expect(body.result).toMatchObject({
       status: 'answered',
-      answers: { target: ['Staging (Recommended)'], checks: ['Unit tests', 'Load test'], window: ['after the 16:00 standup'] },
+      answers: {
+        target: ['Staging (Recommended)'],
+        checks: ['Unit tests', 'Load test'],
+        window: ['after the 16:00 standup'],
+      },
       answeredBy: { channel: 'web', userId: 'web' },
     });
   });
@@ -108,7 +142,9 @@ describe('web console (real browser)', () => {
   it('keeps a half-filled stepper when other asks change live', async () => {
     await openConsole();
     const { body: ask } = await api.post('/v1/asks', { runId: 'run-keep', ...THREE_QUESTIONS });
-    await card(ask.id).getByRole('radio', { name: /^Production/ }).check();
+    await card(ask.id)
+      .getByRole('radio', { name: /^Production/ })
+      .check();
     await card(ask.id).getByRole('button', { name: 'Next' }).click();
     const { body: other } = await api.post('/v1/asks', askBody('run-keep-other'));
     await card(other.id).waitFor();
@@ -128,8 +164,15 @@ describe('web console (real browser)', () => {
     await card(skipped.id).getByRole('button', { name: 'Skip' }).click();
     await card(skipped.id).waitFor({ state: 'detached' });
 
-    expect((await api.get(`/v1/asks/${free.id}`)).body.result).toMatchObject({ answers: { env: ['the canary cluster, please'] }, answeredBy: { channel: 'web' } });
-    expect((await api.get(`/v1/asks/${skipped.id}`)).body.result).toMatchObject({ status: 'no_answer', reason: 'skipped', by: { channel: 'web' } });
+    expect((await api.get(`/v1/asks/${free.id}`)).body.result).toMatchObject({
+      answers: { env: ['the canary cluster, please'] },
+      answeredBy: { channel: 'web' },
+    });
+    expect((await api.get(`/v1/asks/${skipped.id}`)).body.result).toMatchObject({
+      status: 'no_answer',
+      reason: 'skipped',
+      by: { channel: 'web' },
+    });
     const history = await w.page.locator('#history-list').textContent();
     expect(history).toContain('Skipped');
     expect(history).not.toContain('canary'); // free text is shown only as "their own words"
@@ -156,7 +199,9 @@ describe('web console (real browser)', () => {
     await w.page.locator(`#history-list [data-ask="${ask.id}"]`).waitFor();
     expect(await w.page.locator(`#history-list [data-ask="${ask.id}"] summary`).textContent()).toContain('Answered');
     expect(await w.page.evaluate(() => document.activeElement?.id)).toBe('pending-title');
-    await w.page.waitForFunction(() => document.getElementById('announce')?.textContent === 'run-elsewhere: Answered: Staging — via API');
+    await w.page.waitForFunction(
+      () => document.getElementById('announce')?.textContent === 'run-elsewhere: Answered: Staging — via API',
+    );
   });
 
   it('renders agent strings as text, never as HTML', async () => {
@@ -165,7 +210,11 @@ describe('web console (real browser)', () => {
     const { body: ask } = await api.post('/v1/asks', {
       runId: 'run-xss',
       questions: [
-        { header: '<b>hdr</b>', question: `Deploy ${evil}?`, options: [{ label: `<script>alert(2)</script>`, description: evil }, { label: 'Fine' }] },
+        {
+          header: '<b>hdr</b>',
+          question: `Deploy ${evil}?`,
+          options: [{ label: `<script>alert(2)</script>`, description: evil }, { label: 'Fine' }],
+        },
         { question: evil, options: [{ label: 'a' }, { label: '<svg onload=alert(3)>' }] },
       ],
     });
@@ -187,11 +236,17 @@ describe('web console (real browser)', () => {
       await openConsole({ width: 900, height: 1000 }, fresh.url);
       await agent.post('/v1/asks', {
         runId: 'release-2.4',
-        questions: [{ header: 'Deploy', question: 'Tests passed. Where should I deploy release 2.4?', options: [
-          { label: 'Staging (Recommended)', description: 'mirrors production data; safe to try' },
-          { label: 'Production', description: 'live traffic, 12 000 users' },
-          { label: 'Nowhere yet', description: 'keep the build, I will decide later' },
-        ] }],
+        questions: [
+          {
+            header: 'Deploy',
+            question: 'Tests passed. Where should I deploy release 2.4?',
+            options: [
+              { label: 'Staging (Recommended)', description: 'mirrors production data; safe to try' },
+              { label: 'Production', description: 'live traffic, 12 000 users' },
+              { label: 'Nowhere yet', description: 'keep the build, I will decide later' },
+            ],
+          },
+        ],
       });
       const { body: migration } = await agent.post('/v1/asks', { runId: 'db-migration-7', ...THREE_QUESTIONS });
       const { body: done } = await agent.post('/v1/asks', askBody('docs-refresh'));
@@ -209,7 +264,9 @@ describe('web console (real browser)', () => {
       await w.context.close();
 
       await openConsole({ width: 390, height: 760 }, fresh.url);
-      await card(migration.id).getByRole('radio', { name: /^Staging/ }).check();
+      await card(migration.id)
+        .getByRole('radio', { name: /^Staging/ })
+        .check();
       await card(migration.id).getByRole('button', { name: 'Next' }).click();
       await card(migration.id).getByRole('checkbox', { name: 'Smoke tests' }).check();
       await card(migration.id).evaluate((node) => node.scrollIntoView());

@@ -23,8 +23,19 @@ let chat: string;
 let dm: string;
 let run = 0;
 
-const env = { id: 'env', header: 'Deploy', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production', description: 'live traffic' }] };
-const checks = { id: 'checks', header: 'Checks', question: 'Which checks?', multiSelect: true, options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }] };
+const env = {
+  id: 'env',
+  header: 'Deploy',
+  question: 'Where should I deploy?',
+  options: [{ label: 'Staging' }, { label: 'Production', description: 'live traffic' }],
+};
+const checks = {
+  id: 'checks',
+  header: 'Checks',
+  question: 'Which checks?',
+  multiSelect: true,
+  options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }],
+};
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -43,17 +54,28 @@ afterAll(async () => {
 });
 
 /** Creates an ask and waits until Discord holds its message; returns the ask id and the message. */
-async function ask(questions: object[], to: object = { channel: 'discord', chat }): Promise<{ id: string; msg: ApiMessage }> {
+async function ask(
+  questions: object[],
+  to: object = { channel: 'discord', chat },
+): Promise<{ id: string; msg: ApiMessage }> {
   const { body } = await api.post('/v1/asks', { runId: `discord-${++run}`, to, questions });
-  const messageId = await eventually(async () => (await api.get(`/v1/asks/${body.id}`)).body.deliveries[0].message?.messageId as string | undefined);
+  const messageId = await eventually(
+    async () => (await api.get(`/v1/asks/${body.id}`)).body.deliveries[0].message?.messageId as string | undefined,
+  );
   return { id: body.id, msg: fake.messages.get(messageId)! };
 }
 
 const result = async (id: string) => (await api.get(`/v1/asks/${id}?wait=5`)).body;
-const buttons = (m: ApiMessage) => (m.components as { components: { label: string; custom_id: string }[] }[]).flatMap((r) => r.components);
+const buttons = (m: ApiMessage) =>
+  (m.components as { components: { label: string; custom_id: string }[] }[]).flatMap((r) => r.components);
 const button = (m: ApiMessage, label: string) => buttons(m).find((b) => b.label === label)!.custom_id;
 /** The bot's reply to message `id` (a notice), once sent. */
-const replyTo = (id: string) => eventually(async () => [...fake.messages.values()].find((m) => m.author.id === fake.bot.id && (m.message_reference as { message_id?: string })?.message_id === id));
+const replyTo = (id: string) =>
+  eventually(async () =>
+    [...fake.messages.values()].find(
+      (m) => m.author.id === fake.bot.id && (m.message_reference as { message_id?: string })?.message_id === id,
+    ),
+  );
 
 describe('Discord end to end (discord.js ↔ fake Discord, askgate on a private redis-server)', () => {
   it('HTTP ask → buttons → tap → the agent gets answered; the message is edited with the bot token', async () => {
@@ -62,7 +84,11 @@ describe('Discord end to end (discord.js ↔ fake Discord, askgate on a private 
     expect(msg.components).toHaveLength(2);
     expect(visibleText(msg.content)).toContain('Production — live traffic');
     const tap = fake.tap(msg.id, button(msg, 'Production'), alice);
-    expect((await result(id)).result).toMatchObject({ status: 'answered', answers: { env: ['Production'] }, answeredBy: { channel: 'discord', userId: alice.id, username: 'alice', name: 'Alice A.' } });
+    expect((await result(id)).result).toMatchObject({
+      status: 'answered',
+      answers: { env: ['Production'] },
+      answeredBy: { channel: 'discord', userId: alice.id, username: 'alice', name: 'Alice A.' },
+    });
     expect(tap.ackType).toBe(6);
     expect(tap.ackedAt! - tap.dispatchedAt).toBeLessThan(3000);
     await eventually(async () => tap.followUps.length > 0);
@@ -101,13 +127,19 @@ describe('Discord end to end (discord.js ↔ fake Discord, askgate on a private 
     const prompt = await replyTo(first);
     expect(visibleText(prompt.content)).toMatch(/Still open/);
     fake.say(dm, alice, '1,3', { replyTo: prompt.id });
-    expect((await result(id)).result).toMatchObject({ status: 'answered', answers: { env: ['Production'], checks: ['lint', 'e2e'] } });
+    expect((await result(id)).result).toMatchObject({
+      status: 'answered',
+      answers: { env: ['Production'], checks: ['lint', 'e2e'] },
+    });
   });
 
   it('several questions in one DM message, and "skip"', async () => {
     const a = await ask([env, checks], { channel: 'discord', chat: dm });
     fake.say(dm, alice, 'Staging\n2');
-    expect((await result(a.id)).result).toMatchObject({ status: 'answered', answers: { env: ['Staging'], checks: ['tests'] } });
+    expect((await result(a.id)).result).toMatchObject({
+      status: 'answered',
+      answers: { env: ['Staging'], checks: ['tests'] },
+    });
     const b = await ask([env], { channel: 'discord', chat: dm });
     fake.say(dm, alice, 'skip');
     expect((await result(b.id)).result).toMatchObject({ status: 'no_answer', reason: 'skipped' });
@@ -133,7 +165,9 @@ describe('Discord end to end (discord.js ↔ fake Discord, askgate on a private 
     await eventually(async () => first.followUps.length + second.followUps.length === 2);
     const notices = [...first.followUps, ...second.followUps].map((f) => f.content).sort();
     expect(notices).toEqual(['Answer recorded', 'This question was already answered by @alice']);
-    expect(fake.calls.filter((c) => c.path.startsWith(`/interactions/${first.id}/`)).map((c) => c.status)).toEqual([204, 400]);
+    expect(fake.calls.filter((c) => c.path.startsWith(`/interactions/${first.id}/`)).map((c) => c.status)).toEqual([
+      204, 400,
+    ]);
     const record = (await api.get(`/v1/asks/${id}`)).body;
     expect(record.result.answers.env).toHaveLength(1);
   });
@@ -152,7 +186,9 @@ describe('Discord end to end (discord.js ↔ fake Discord, askgate on a private 
   it('a tap acknowledged too late (a replayed event past the 3 s window) changes nothing', async () => {
     const { id, msg } = await ask([env]);
     const late = fake.tap(msg.id, button(msg, 'Staging'), alice, undefined, 3500);
-    await eventually(async () => fake.calls.some((c) => c.path.startsWith(`/interactions/${late.id}/`) && c.status === 404));
+    await eventually(async () =>
+      fake.calls.some((c) => c.path.startsWith(`/interactions/${late.id}/`) && c.status === 404),
+    );
     await sleep(100);
     expect(late.followUps).toEqual([]);
     expect((await api.get(`/v1/asks/${id}`)).body.status).toBe('pending');
@@ -160,7 +196,11 @@ describe('Discord end to end (discord.js ↔ fake Discord, askgate on a private 
 
   it('labels with @everyone, <@&role> and **bold** render literally and never mention anyone', async () => {
     const role = '<@&123456789012345678>';
-    const hostile = { id: 'pick', question: `Ping <@${bob.id}> @here?`, options: [{ label: '@everyone' }, { label: role }, { label: '**bold**' }] };
+    const hostile = {
+      id: 'pick',
+      question: `Ping <@${bob.id}> @here?`,
+      options: [{ label: '@everyone' }, { label: role }, { label: '**bold**' }],
+    };
     const { id, msg } = await ask([hostile]);
     const shown = visibleText(msg.content);
     for (const literal of ['@everyone', role, '**bold**', `Ping <@${bob.id}> @here?`]) expect(shown).toContain(literal);
@@ -181,7 +221,11 @@ describe('Discord end to end (discord.js ↔ fake Discord, askgate on a private 
     const earlier = await ask([env]);
     fake.blockMessageCreate(1.5);
     const started = Date.now();
-    const { body: later } = await api.post('/v1/asks', { runId: `discord-${++run}`, to: { channel: 'discord', chat }, questions: [env] });
+    const { body: later } = await api.post('/v1/asks', {
+      runId: `discord-${++run}`,
+      to: { channel: 'discord', chat },
+      questions: [env],
+    });
     await eventually(async () => fake.calls.some((c) => c.status === 429 && c.at >= started));
     const tap = fake.tap(earlier.msg.id, button(earlier.msg, 'Staging'), alice);
     await eventually(async () => tap.ackedAt);
@@ -214,19 +258,37 @@ describe('Discord gateway connection', () => {
     other.contentIntentEnabled = false;
     const room = other.addTextChannel();
     const warnings: string[] = [];
-    const channel = new DiscordChannel({ token: other.token, apiUrl: other.apiUrl, logger: { ...quiet, warn: (_o, msg) => warnings.push(msg ?? '') } });
+    const channel = new DiscordChannel({
+      token: other.token,
+      apiUrl: other.apiUrl,
+      logger: { ...quiet, warn: (_o, msg) => warnings.push(msg ?? '') },
+    });
     const sink = new RecordingSink();
     try {
       await channel.start(sink);
       expect(warnings.join()).toMatch(/Message Content intent/);
       const view = buildPromptView({ id: 'IntentAsk00001', version: 1, questions: [{ ...env, multiSelect: false }] });
-      const ref = await channel.deliver({ askId: view.askId, version: 1, target: { channel: 'discord', chat: room }, view });
+      const ref = await channel.deliver({
+        askId: view.askId,
+        version: 1,
+        target: { channel: 'discord', chat: room },
+        view,
+      });
       const empty = other.say(room, alice, '', { replyTo: ref.messageId });
-      await eventually(async () => other.sentTo(room).find((m) => (m.message_reference as { message_id: string } | undefined)?.message_id === empty));
+      await eventually(async () =>
+        other
+          .sentTo(room)
+          .find((m) => (m.message_reference as { message_id: string } | undefined)?.message_id === empty),
+      );
       expect(sink.texts).toEqual([]);
       other.say(room, alice, `<@${other.bot.id}> Production`, { replyTo: ref.messageId });
       await eventually(async () => sink.texts.length === 1);
-      expect(sink.texts[0]).toMatchObject({ chat: room, replyTo: ref.messageId, privateChat: false, text: 'Production' });
+      expect(sink.texts[0]).toMatchObject({
+        chat: room,
+        replyTo: ref.messageId,
+        privateChat: false,
+        text: 'Production',
+      });
     } finally {
       await channel.stop();
       await other.close();

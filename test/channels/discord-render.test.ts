@@ -30,14 +30,25 @@ describe('Discord rendering', () => {
             expect(message.content.length).toBeLessThanOrEqual(2000);
             expect(message.allowed_mentions).toEqual({ parse: [] });
             const shown = visibleText(message.content);
-            for (const question of questions) for (let i = 1; i <= options; i++) expect(shown).toMatch(new RegExp(`^${i}\\. ${question.options[i - 1]!.label.slice(0, 8).replace(/[*]/g, '\\*')}`, 'm'));
+            for (const question of questions)
+              for (let i = 1; i <= options; i++)
+                expect(shown).toMatch(
+                  new RegExp(`^${i}\\. ${question.options[i - 1]!.label.slice(0, 8).replace(/[*]/g, '\\*')}`, 'm'),
+                );
             expect(message.components.length).toBe(view.buttons ? 2 : 0);
-            for (const row of message.components) for (const b of row.components) expect(b.label.length).toBeLessThanOrEqual(80);
+            for (const row of message.components)
+              for (const b of row.components) expect(b.label.length).toBeLessThanOrEqual(80);
           }
   });
 
   it('escapes markdown and mentions so user text renders literally', () => {
-    for (const s of ['**bold** _it_ `code` ~~s~~ ||sp||', '<@&123> <@456> <#789> <t:1:R> @everyone', '# head\n> quote\n-# sub\n- item\n1. one', '[x](http://e.vil) \\*', 'שלום\u202Eevil\u200B']) {
+    for (const s of [
+      '**bold** _it_ `code` ~~s~~ ||sp||',
+      '<@&123> <@456> <#789> <t:1:R> @everyone',
+      '# head\n> quote\n-# sub\n- item\n1. one',
+      '[x](http://e.vil) \\*',
+      'שלום\u202Eevil\u200B',
+    ]) {
       expect(visibleText(escapeText(s))).toBe(s);
     }
     expect(escapeText('<@&123>')).toBe('\\<@&123>');
@@ -52,7 +63,11 @@ describe('Discord rendering', () => {
     expect(visibleText(final.content)).toContain('Question 1?\n1. Option 1\n2. Option 2');
     expect(visibleText(final.content)).toMatch(/\*\*Answered: Option 1 — by @a_b\*\*$/);
     expect(final.content).not.toContain('skip');
-    const long = buildPromptView({ id: 'RenderAsk000003', version: 1, questions: [1, 2, 3].map((n) => q(n, 4, true, 'long')) });
+    const long = buildPromptView({
+      id: 'RenderAsk000003',
+      version: 1,
+      questions: [1, 2, 3].map((n) => q(n, 4, true, 'long')),
+    });
     const several = renderFinal(long, { status: 'answered', text: `Answered — by @x\n${'1. Q: a, b\n'.repeat(3)}` });
     expect(several.content.length).toBeLessThanOrEqual(2000);
     expect(visibleText(several.content)).toContain('Answered — by @x');
@@ -60,7 +75,11 @@ describe('Discord rendering', () => {
 
   it('the layout check refuses what Discord would refuse, as a permanent error', () => {
     const button = (i: number) => ({ type: 2 as const, style: 1, label: `b${i}`, custom_id: `id${i}` });
-    const ok: MessageJson = { content: 'hi', components: [{ type: 1, components: [button(1)] }], allowed_mentions: NO_MENTIONS };
+    const ok: MessageJson = {
+      content: 'hi',
+      components: [{ type: 1, components: [button(1)] }],
+      allowed_mentions: NO_MENTIONS,
+    };
     expect(() => validateLayout(ok)).not.toThrow();
     const bad: MessageJson[] = [
       { ...ok, content: 'x'.repeat(2001) },
@@ -71,14 +90,32 @@ describe('Discord rendering', () => {
       { ...ok, components: [{ type: 1, components: [button(1), button(1)] }] },
       { ...ok, allowed_mentions: { parse: ['everyone'] as never[] } },
     ];
-    for (const m of bad) expect(() => validateLayout(m)).toThrow(expect.objectContaining({ permanent: true, name: 'ChannelError' }));
+    for (const m of bad)
+      expect(() => validateLayout(m)).toThrow(expect.objectContaining({ permanent: true, name: 'ChannelError' }));
   });
 
   it('maps Discord errors: 429 retries after retry_after, refusals are permanent, 5xx and network retry', () => {
-    const apiError = (status: number, code: number) => new DiscordAPIError({ code, message: 'x' }, code, status, 'POST', '/x', { body: undefined, files: undefined });
-    const limited = new RateLimitError({ global: false, method: 'POST', url: '/x', route: '/channels/:id/messages', majorParameter: '1', hash: 'h', limit: 5, timeToReset: 7050, retryAfter: 7050, sublimitTimeout: 0, scope: 'user' });
+    const apiError = (status: number, code: number) =>
+      new DiscordAPIError({ code, message: 'x' }, code, status, 'POST', '/x', { body: undefined, files: undefined });
+    const limited = new RateLimitError({
+      global: false,
+      method: 'POST',
+      url: '/x',
+      route: '/channels/:id/messages',
+      majorParameter: '1',
+      hash: 'h',
+      limit: 5,
+      timeToReset: 7050,
+      retryAfter: 7050,
+      sublimitTimeout: 0,
+      scope: 'user',
+    });
     expect(toChannelError(limited, 'send')).toMatchObject({ permanent: false, retryAfterMs: 7050 });
-    for (const code of [50001, 10003, 50007, 50013, 10008, 50035]) expect(toChannelError(apiError(code === 10003 || code === 10008 ? 404 : code === 50035 ? 400 : 403, code), 'send').permanent).toBe(true);
+    for (const code of [50001, 10003, 50007, 50013, 10008, 50035])
+      expect(
+        toChannelError(apiError(code === 10003 || code === 10008 ? 404 : code === 50035 ? 400 : 403, code), 'send')
+          .permanent,
+      ).toBe(true);
     expect(toChannelError(apiError(502, 0), 'send').permanent).toBe(false);
     expect(toChannelError(new TypeError('fetch failed'), 'send')).toBeInstanceOf(ChannelError);
     expect(toChannelError(new TypeError('fetch failed'), 'send').permanent).toBe(false);
@@ -88,7 +125,10 @@ describe('Discord rendering', () => {
     const fake = await FakeDiscord.start();
     try {
       const chat = fake.addTextChannel();
-      const rows = Array.from({ length: 6 }, (_, r) => ({ type: 1, components: [{ type: 2, style: 1, label: 'l'.repeat(81), custom_id: `c${r}` }] }));
+      const rows = Array.from({ length: 6 }, (_, r) => ({
+        type: 1,
+        components: [{ type: 2, style: 1, label: 'l'.repeat(81), custom_id: `c${r}` }],
+      }));
       const res = await fetch(`${fake.apiUrl}/v10/channels/${chat}/messages`, {
         method: 'POST',
         headers: { authorization: `Bot ${fake.token}`, 'content-type': 'application/json' },

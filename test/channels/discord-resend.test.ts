@@ -15,10 +15,18 @@ import { sleep } from '../helpers/wait.js';
 
 const quiet = { info() {}, warn() {}, error() {} };
 const alice = user('311111111111111111', 'alice', 'Alice A.');
-const single = [{ id: 'env', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production' }] }];
+const single = [
+  { id: 'env', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production' }] },
+];
 const several = [
   { id: 'env', header: 'Env', question: 'Where?', options: [{ label: 'Staging' }, { label: 'Production' }] },
-  { id: 'checks', header: 'Checks', question: 'Which checks?', multiSelect: true, options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }] },
+  {
+    id: 'checks',
+    header: 'Checks',
+    question: 'Which checks?',
+    multiSelect: true,
+    options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }],
+  },
 ];
 
 let redis: TestRedis;
@@ -27,19 +35,31 @@ let chat: string;
 let env: Record<string, string>;
 let a: RunningAskgate;
 
-const channel = () => new DiscordChannel({ token: fake.token, apiUrl: fake.apiUrl, logger: quiet, messageLeaseMs: 1000 });
+const channel = () =>
+  new DiscordChannel({ token: fake.token, apiUrl: fake.apiUrl, logger: quiet, messageLeaseMs: 1000 });
 
 async function ask(app: RunningAskgate, questions: object[]): Promise<{ id: string; msg: ApiMessage }> {
   const api = client(app.url);
-  const { body } = await api.post('/v1/asks', { runId: `dc-resend-${randomBytes(4).toString('hex')}`, to: { channel: 'discord', chat }, questions });
-  const messageId = await eventually(async () => (await api.get(`/v1/asks/${body.id}`)).body.deliveries[0].message?.messageId as string | undefined);
+  const { body } = await api.post('/v1/asks', {
+    runId: `dc-resend-${randomBytes(4).toString('hex')}`,
+    to: { channel: 'discord', chat },
+    questions,
+  });
+  const messageId = await eventually(
+    async () => (await api.get(`/v1/asks/${body.id}`)).body.deliveries[0].message?.messageId as string | undefined,
+  );
   return { id: body.id, msg: fake.messages.get(messageId)! };
 }
 
 /** The bot's replies to message `id`. */
-const repliesTo = (id: string) => [...fake.messages.values()].filter((m) => m.author.id === fake.bot.id && (m.message_reference as { message_id?: string } | undefined)?.message_id === id);
+const repliesTo = (id: string) =>
+  [...fake.messages.values()].filter(
+    (m) =>
+      m.author.id === fake.bot.id && (m.message_reference as { message_id?: string } | undefined)?.message_id === id,
+  );
 const stored = async (app: RunningAskgate, id: string) => (await app.store.get(id))!;
-const notes = async (app: RunningAskgate, id: string, type: string) => (await stored(app, id)).history.filter((h) => h.type === type);
+const notes = async (app: RunningAskgate, id: string, type: string) =>
+  (await stored(app, id)).history.filter((h) => h.type === type);
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -109,7 +129,9 @@ describe('Discord: a message delivered again is answered once', () => {
 
     it('a tap reaches both: Discord takes one acknowledgement, so one ephemeral notice', async () => {
       const { id, msg } = await ask(a, single);
-      const buttonId = (msg.components as { components: { label: string; custom_id: string }[] }[]).flatMap((r) => r.components).find((c) => c.label === 'Staging')!.custom_id;
+      const buttonId = (msg.components as { components: { label: string; custom_id: string }[] }[])
+        .flatMap((r) => r.components)
+        .find((c) => c.label === 'Staging')!.custom_id;
       const tap = fake.tap(msg.id, buttonId, alice);
       await eventually(async () => (await stored(a, id)).status === 'answered');
       await eventually(async () => tap.followUps.length > 0);

@@ -20,10 +20,18 @@ let app: RunningAskgate;
 let api: ReturnType<typeof client>;
 let slack: SlackInjector;
 
-const single = (options = ['Staging', 'Production']) => [{ id: 'env', header: 'Deploy', question: 'Where should I deploy?', options: options.map((label) => ({ label })) }];
+const single = (options = ['Staging', 'Production']) => [
+  { id: 'env', header: 'Deploy', question: 'Where should I deploy?', options: options.map((label) => ({ label })) },
+];
 const several = [
   { id: 'env', header: 'Env', question: 'Where?', options: [{ label: 'Staging' }, { label: 'Production' }] },
-  { id: 'checks', header: 'Checks', question: 'Which checks?', multiSelect: true, options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }] },
+  {
+    id: 'checks',
+    header: 'Checks',
+    question: 'Which checks?',
+    multiSelect: true,
+    options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }],
+  },
 ];
 
 /** Creates an ask for Slack and waits until the fake holds its message. */
@@ -71,7 +79,11 @@ describe('Slack end to end (HTTP mode, real bolt App, redis-server)', () => {
     expect(shown.text).toContain('Where should I deploy?');
     const waiting = result(id);
     expect((await press(message, 'Production')).status).toBe(200);
-    expect(await waiting).toMatchObject({ status: 'answered', answers: { env: ['Production'] }, answeredBy: { channel: 'slack', userId: ALICE, username: 'u0001' } });
+    expect(await waiting).toMatchObject({
+      status: 'answered',
+      answers: { env: ['Production'] },
+      answeredBy: { channel: 'slack', userId: ALICE, username: 'u0001' },
+    });
     await eventually(async () => noticesFor(ALICE).includes('Answer recorded'));
     await eventually(async () => (await record(id)).deliveries[0].finalized === 'done');
     const final = visibleMessage(fake.message(message.channel, message.ts)!);
@@ -89,7 +101,11 @@ describe('Slack end to end (HTTP mode, real bolt App, redis-server)', () => {
   ])('a thread reply with %s answers', async (_name, questions, text, answers) => {
     const { id, message } = await ask(`slack-reply-${Math.random().toString(36).slice(2, 8)}`, questions);
     expect((await reply(message, text)).status).toBe(200);
-    expect(await result(id)).toMatchObject({ status: 'answered', answers, answeredBy: { channel: 'slack', userId: ALICE } });
+    expect(await result(id)).toMatchObject({
+      status: 'answered',
+      answers,
+      answeredBy: { channel: 'slack', userId: ALICE },
+    });
   });
 
   it('several questions answered in two parts: the rest is asked for in the thread', async () => {
@@ -128,7 +144,9 @@ describe('Slack end to end (HTTP mode, real bolt App, redis-server)', () => {
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200]);
     const answered = await result(id);
     expect(answered).toMatchObject({ status: 'answered', answers: { env: ['Staging'] } });
-    const notices = await eventually(async () => noticesFor(ALICE).length - before === 3 && noticesFor(ALICE).slice(before));
+    const notices = await eventually(
+      async () => noticesFor(ALICE).length - before === 3 && noticesFor(ALICE).slice(before),
+    );
     expect(notices.filter((n) => n === 'Answer recorded')).toHaveLength(1);
     expect(notices.filter((n) => n.startsWith('This question was already answered'))).toHaveLength(2);
     expect((await record(id)).result).toEqual(answered);
@@ -168,7 +186,14 @@ describe('Slack end to end (HTTP mode, real bolt App, redis-server)', () => {
     const { id, message } = await ask(`slack-forged-${key}`, single());
     const notices = fake.ephemerals.length;
     expect((await press(message, 'Staging', ALICE, options)).status).toBe(401);
-    expect((await slack.postEvent(slack.messageEvent({ channel: CHAT, user: ALICE, text: '1', threadTs: message.ts }), options)).status).toBe(401);
+    expect(
+      (
+        await slack.postEvent(
+          slack.messageEvent({ channel: CHAT, user: ALICE, text: '1', threadTs: message.ts }),
+          options,
+        )
+      ).status,
+    ).toBe(401);
     await settle();
     expect((await record(id)).status).toBe('pending');
     expect(fake.ephemerals.length).toBe(notices);
@@ -179,7 +204,11 @@ describe('Slack end to end (HTTP mode, real bolt App, redis-server)', () => {
     const started = Date.now();
     await ask('slack-429', single());
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
-    const res = await api.post('/v1/asks?wait=10', { runId: 'slack-gone', questions: single(), to: { channel: 'slack', chat: 'C0404' } });
+    const res = await api.post('/v1/asks?wait=10', {
+      runId: 'slack-gone',
+      questions: single(),
+      to: { channel: 'slack', chat: 'C0404' },
+    });
     expect(res.body.result).toMatchObject({ status: 'no_answer', reason: 'undelivered' });
     expect(res.body.deliveries[0]).toMatchObject({ status: 'failed', error: 'chat.postMessage: channel_not_found' });
   });
@@ -191,7 +220,9 @@ describe('Slack end to end (HTTP mode, real bolt App, redis-server)', () => {
 
   it('labels like <!channel>, <@U123>, <http://x|y> and &amp; render literally and never reach Slack raw', async () => {
     const labels = ['<!channel>', '<@U123>', '<http://x|y>', '&amp;'];
-    const { message } = await ask('slack-hostile', [{ id: 'evil', question: 'Ping <!here> & <@U999>?', options: labels.map((label) => ({ label })) }]);
+    const { message } = await ask('slack-hostile', [
+      { id: 'evil', question: 'Ping <!here> & <@U999>?', options: labels.map((label) => ({ label })) },
+    ]);
     const shown = visibleMessage(message);
     expect(shown.buttons.slice(0, 4).map((b) => b.label)).toEqual(labels);
     for (const label of labels) expect(shown.text).toContain(label);
@@ -206,7 +237,12 @@ describe('Slack end to end (Socket Mode against a fake WebSocket endpoint)', () 
   let socketApp: RunningAskgate;
 
   beforeAll(async () => {
-    const channel = new SlackChannel({ token: fake.token, appToken: fake.appToken, apiUrl: `${fake.url}/api/`, logger });
+    const channel = new SlackChannel({
+      token: fake.token,
+      appToken: fake.appToken,
+      apiUrl: `${fake.url}/api/`,
+      logger,
+    });
     socketApp = await startTestApp(testEnv({ REDIS_URL: redis.url }), [channel]);
   });
 
@@ -217,20 +253,39 @@ describe('Slack end to end (Socket Mode against a fake WebSocket endpoint)', () 
   it('delivers a button press end to end, and a retried thread reply', async () => {
     expect(fake.socketCount).toBe(1);
     const socketApi = client(socketApp.url);
-    const create = await socketApi.post('/v1/asks', { runId: 'slack-socket', questions: single(), to: { channel: 'slack', chat: 'C0002' } });
-    const ref = await eventually(async () => (await socketApi.get(`/v1/asks/${create.body.id}`)).body.deliveries[0].message);
+    const create = await socketApi.post('/v1/asks', {
+      runId: 'slack-socket',
+      questions: single(),
+      to: { channel: 'slack', chat: 'C0002' },
+    });
+    const ref = await eventually(
+      async () => (await socketApi.get(`/v1/asks/${create.body.id}`)).body.deliveries[0].message,
+    );
     const message = fake.message(ref.chat, ref.messageId)!;
     const button = visibleMessage(message).buttons[1]!;
     await fake.sendEnvelope('interactive', slack.blockAction(message, button.data, 'U0005'));
     const answered = (await socketApi.get(`/v1/asks/${create.body.id}?wait=10`)).body.result;
-    expect(answered).toMatchObject({ status: 'answered', answers: { env: ['Production'] }, answeredBy: { userId: 'U0005' } });
+    expect(answered).toMatchObject({
+      status: 'answered',
+      answers: { env: ['Production'] },
+      answeredBy: { userId: 'U0005' },
+    });
     await eventually(async () => noticesFor('U0005').includes('Answer recorded'));
 
-    const next = await socketApi.post('/v1/asks', { runId: 'slack-socket-2', questions: single(), to: { channel: 'slack', chat: 'C0002' } });
-    const nextRef = await eventually(async () => (await socketApi.get(`/v1/asks/${next.body.id}`)).body.deliveries[0].message);
+    const next = await socketApi.post('/v1/asks', {
+      runId: 'slack-socket-2',
+      questions: single(),
+      to: { channel: 'slack', chat: 'C0002' },
+    });
+    const nextRef = await eventually(
+      async () => (await socketApi.get(`/v1/asks/${next.body.id}`)).body.deliveries[0].message,
+    );
     const event = slack.messageEvent({ channel: 'C0002', user: 'U0005', text: 'staging', threadTs: nextRef.messageId });
     await fake.sendEnvelope('events_api', event, { retry_attempt: 1, retry_reason: 'timeout' });
-    expect((await socketApi.get(`/v1/asks/${next.body.id}?wait=10`)).body.result).toMatchObject({ status: 'answered', answers: { env: ['Staging'] } });
+    expect((await socketApi.get(`/v1/asks/${next.body.id}?wait=10`)).body.result).toMatchObject({
+      status: 'answered',
+      answers: { env: ['Staging'] },
+    });
   });
 
   it('never logs tokens or free-text answers', () => {

@@ -39,10 +39,18 @@ class FlakySlack extends SlackChannel {
   }
 }
 
-const single = [{ id: 'env', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production' }] }];
+const single = [
+  { id: 'env', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production' }] },
+];
 const several = [
   { id: 'env', header: 'Env', question: 'Where?', options: [{ label: 'Staging' }, { label: 'Production' }] },
-  { id: 'checks', header: 'Checks', question: 'Which checks?', multiSelect: true, options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }] },
+  {
+    id: 'checks',
+    header: 'Checks',
+    question: 'Which checks?',
+    multiSelect: true,
+    options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }],
+  },
 ];
 const settle = () => new Promise((r) => setTimeout(r, 300));
 
@@ -57,18 +65,29 @@ let toSecond: SlackInjector;
 let raw: Redis;
 
 /** Creates an ask through `app` and waits until the fake holds its message. */
-async function ask(app: RunningAskgate, questions: object[], chat = CHAT, users?: string[]): Promise<{ id: string; message: FakeMessage }> {
+async function ask(
+  app: RunningAskgate,
+  questions: object[],
+  chat = CHAT,
+  users?: string[],
+): Promise<{ id: string; message: FakeMessage }> {
   const api = client(app.url);
-  const res = await api.post('/v1/asks', { runId: `resend-${randomBytes(4).toString('hex')}`, questions, to: { channel: 'slack', chat, ...(users ? { users } : {}) } });
+  const res = await api.post('/v1/asks', {
+    runId: `resend-${randomBytes(4).toString('hex')}`,
+    questions,
+    to: { channel: 'slack', chat, ...(users ? { users } : {}) },
+  });
   expect(res.status).toBe(201);
   const sent = await eventually(async () => (await api.get(`/v1/asks/${res.body.id}`)).body.deliveries[0].message);
   return { id: res.body.id, message: fake.message(sent.chat, sent.messageId)! };
 }
 
 /** askgate's own messages in the question's thread (prompts for the rest, hints). */
-const inThread = (message: FakeMessage) => [...fake.messages.values()].filter((m) => m.thread_ts === message.ts && m.bot_id);
+const inThread = (message: FakeMessage) =>
+  [...fake.messages.values()].filter((m) => m.thread_ts === message.ts && m.bot_id);
 const stored = async (app: RunningAskgate, id: string) => (await app.store.get(id))!;
-const historyOf = async (app: RunningAskgate, id: string, type: string) => (await stored(app, id)).history.filter((h) => h.type === type);
+const historyOf = async (app: RunningAskgate, id: string, type: string) =>
+  (await stored(app, id)).history.filter((h) => h.type === type);
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -77,7 +96,9 @@ beforeAll(async () => {
   const env = testEnv({ REDIS_URL: redis.url, ASKGATE_KEY_PREFIX: prefix });
   flaky = new FlakySlack({ token: fake.token, signingSecret: SECRET, apiUrl: `${fake.url}/api/`, logger: quiet });
   first = await startTestApp(env, [flaky]);
-  second = await startTestApp(env, [new SlackChannel({ token: fake.token, signingSecret: SECRET, apiUrl: `${fake.url}/api/`, logger: quiet })]);
+  second = await startTestApp(env, [
+    new SlackChannel({ token: fake.token, signingSecret: SECRET, apiUrl: `${fake.url}/api/`, logger: quiet }),
+  ]);
   toFirst = new SlackInjector(`${first.url}/slack/events`, SECRET, fake);
   toSecond = new SlackInjector(`${second.url}/slack/events`, SECRET, fake);
   raw = new Redis(redis.url);
@@ -108,7 +129,10 @@ describe('Slack HTTP mode: a re-sent event shows nothing twice, on any replica',
     // A new event (another event_id) in the same thread is not mistaken for a re-send.
     const rest = toSecond.messageEvent({ channel: CHAT, user: ALICE, text: '2: e2e', threadTs: message.ts });
     expect((await toSecond.postEvent(rest)).status).toBe(200);
-    expect((await client(first.url).get(`/v1/asks/${id}?wait=10`)).body.result).toMatchObject({ status: 'answered', answers: { env: ['Staging'], checks: ['e2e'] } });
+    expect((await client(first.url).get(`/v1/asks/${id}?wait=10`)).body.result).toMatchObject({
+      status: 'answered',
+      answers: { env: ['Staging'], checks: ['e2e'] },
+    });
   });
 
   it('an invalid reply re-sent to both replicas: one hint, noted once', async () => {
@@ -127,11 +151,17 @@ describe('Slack HTTP mode: a re-sent event shows nothing twice, on any replica',
 
   it('a refusal ("this question is for …") re-sent is told once, and so is a recorded answer', async () => {
     const { id, message } = await ask(first, single, 'C0002', ['U0778']);
-    const sends = [[toFirst, undefined], [toSecond, 1], [toFirst, 2]] as const;
+    const sends = [
+      [toFirst, undefined],
+      [toSecond, 1],
+      [toFirst, 2],
+    ] as const;
     const wrong = toFirst.messageEvent({ channel: 'C0002', user: 'U0777', text: '1', threadTs: message.ts });
-    for (const [to, retryNum] of sends) expect((await to.postEvent(wrong, retryNum ? { retryNum } : {})).status).toBe(200);
+    for (const [to, retryNum] of sends)
+      expect((await to.postEvent(wrong, retryNum ? { retryNum } : {})).status).toBe(200);
     const right = toFirst.messageEvent({ channel: 'C0002', user: 'U0778', text: '2', threadTs: message.ts });
-    for (const [to, retryNum] of sends) expect((await to.postEvent(right, retryNum ? { retryNum } : {})).status).toBe(200);
+    for (const [to, retryNum] of sends)
+      expect((await to.postEvent(right, retryNum ? { retryNum } : {})).status).toBe(200);
     await settle();
     expect((await stored(first, id)).result).toMatchObject({ status: 'answered', answers: { env: ['Production'] } });
     expect(fake.ephemeralsFor('U0777').map((e) => e.text)).toEqual(['This question is for U0778']);
@@ -142,7 +172,13 @@ describe('Slack HTTP mode: a re-sent event shows nothing twice, on any replica',
   it('the same event at the same moment on both replicas: one processes it, the other answers non-2xx or nothing happens twice', async () => {
     const { id, message } = await ask(first, several);
     const event = toFirst.messageEvent({ channel: CHAT, user: ALICE, text: '1: Production', threadTs: message.ts });
-    const statuses = (await Promise.all([toFirst.postEvent(event), toSecond.postEvent(event, { retryNum: 1 }), toFirst.postEvent(event, { retryNum: 1 })])).map((r) => r.status);
+    const statuses = (
+      await Promise.all([
+        toFirst.postEvent(event),
+        toSecond.postEvent(event, { retryNum: 1 }),
+        toFirst.postEvent(event, { retryNum: 1 }),
+      ])
+    ).map((r) => r.status);
     expect(statuses).toContain(200);
     for (const status of statuses) expect([200, 503]).toContain(status);
     // Slack re-sends a 503 later: by then the event is settled, so it is acknowledged without effect.
@@ -166,9 +202,16 @@ describe('Slack HTTP mode: a re-sent event shows nothing twice, on any replica',
 
   it('a re-send while a crashed attempt still holds the lease gets 503; once the lease ends it is processed', async () => {
     const { id, message } = await ask(first, single);
-    const event = toFirst.messageEvent({ channel: CHAT, user: ALICE, text: '2', threadTs: message.ts }) as { event_id: string };
+    const event = toFirst.messageEvent({ channel: CHAT, user: ALICE, text: '2', threadTs: message.ts }) as {
+      event_id: string;
+    };
     // What an attempt that died after its claim leaves behind (any replica): a lease, here 500 ms long.
-    await raw.set(new StoreKeys(prefix).seen('slack', event.event_id), `p:${Date.now() + 500}:crashed`, 'PX', 3_600_000);
+    await raw.set(
+      new StoreKeys(prefix).seen('slack', event.event_id),
+      `p:${Date.now() + 500}:crashed`,
+      'PX',
+      3_600_000,
+    );
     expect((await toSecond.postEvent(event, { retryNum: 1, retryReason: 'http_timeout' })).status).toBe(503);
     expect((await stored(first, id)).status).toBe('pending');
     await new Promise((r) => setTimeout(r, 600));
@@ -186,7 +229,9 @@ describe('Slack: Redis unreachable when the event arrives', () => {
 
   beforeAll(async () => {
     own = await startRedis(['--appendonly', 'yes']); // the asks outlive the restart
-    app = await startTestApp(testEnv({ REDIS_URL: own.url }), [new SlackChannel({ token: fake.token, signingSecret: SECRET, apiUrl: `${fake.url}/api/`, logger: quiet })]);
+    app = await startTestApp(testEnv({ REDIS_URL: own.url }), [
+      new SlackChannel({ token: fake.token, signingSecret: SECRET, apiUrl: `${fake.url}/api/`, logger: quiet }),
+    ]);
     inject = new SlackInjector(`${app.url}/slack/events`, SECRET, fake);
   });
   afterAll(async () => {
@@ -215,7 +260,8 @@ describe('Slack Socket Mode: a re-sent envelope shows nothing twice', () => {
 
   beforeAll(async () => {
     const env = testEnv({ REDIS_URL: redis.url, ASKGATE_KEY_PREFIX: prefix });
-    const channel = () => new SlackChannel({ token: fake.token, appToken: fake.appToken, apiUrl: `${fake.url}/api/`, logger: quiet });
+    const channel = () =>
+      new SlackChannel({ token: fake.token, appToken: fake.appToken, apiUrl: `${fake.url}/api/`, logger: quiet });
     socketA = await startTestApp(env, [channel()]);
     socketB = await startTestApp(env, [channel()]);
   });

@@ -10,7 +10,6 @@ import { until } from '../helpers/wait.js';
 const SECRET = 'contract-signing-secret';
 const logger = createLogger('silent');
 
-
 channelContract('slack', async () => {
   const fake = await FakeSlackApi.start();
   const channel = new SlackChannel({ token: fake.token, signingSecret: SECRET, apiUrl: `${fake.url}/api/`, logger });
@@ -24,13 +23,17 @@ channelContract('slack', async () => {
     message: async (ref) => visibleMessage(fake.message(ref.chat, ref.messageId)!),
     tap: async (ref, data, userId) => {
       const before = fake.ephemeralsFor(userId).length;
-      const response = await inject.postInteractive(inject.blockAction(fake.message(ref.chat, ref.messageId)!, data, userId));
+      const response = await inject.postInteractive(
+        inject.blockAction(fake.message(ref.chat, ref.messageId)!, data, userId),
+      );
       expect(response.status).toBe(200);
       const notice = await until(() => fake.ephemeralsFor(userId)[before]);
       return notice.text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
     },
     reply: async (ref, text, userId) => {
-      const response = await inject.postEvent(inject.messageEvent({ channel: ref.chat, user: userId, text, threadTs: ref.messageId }));
+      const response = await inject.postEvent(
+        inject.messageEvent({ channel: ref.chat, user: userId, text, threadTs: ref.messageId }),
+      );
       expect(response.status).toBe(200);
     },
     rateLimitNextSend: (seconds) => fake.failNext('chat.postMessage', { status: 429, retryAfter: seconds }),
@@ -46,8 +49,25 @@ describe('Slack channel without askgate', () => {
     const fake = await FakeSlackApi.start();
     try {
       const options = { token: fake.token, signingSecret: SECRET, apiUrl: `${fake.url}/api`, logger };
-      const view = buildPromptView({ id: 'ReplicaAsk000001', version: 1, questions: [{ id: 'env', header: 'Env', question: 'Where?', multiSelect: false, options: [{ label: 'Staging' }, { label: 'Prod' }] }] });
-      const ref = await new SlackChannel(options).deliver({ askId: view.askId, version: 1, target: { channel: 'slack', chat: 'C0001' }, view });
+      const view = buildPromptView({
+        id: 'ReplicaAsk000001',
+        version: 1,
+        questions: [
+          {
+            id: 'env',
+            header: 'Env',
+            question: 'Where?',
+            multiSelect: false,
+            options: [{ label: 'Staging' }, { label: 'Prod' }],
+          },
+        ],
+      });
+      const ref = await new SlackChannel(options).deliver({
+        askId: view.askId,
+        version: 1,
+        target: { channel: 'slack', chat: 'C0001' },
+        view,
+      });
       await new SlackChannel(options).finalize(ref, { status: 'no_answer', text: 'Expired — no answer' }, view);
       const shown = visibleMessage(fake.message(ref.chat, ref.messageId)!);
       expect(shown.text).toContain('Where?');
@@ -62,9 +82,21 @@ describe('Slack channel without askgate', () => {
   it('refuses a user id as the target, and maps errors: permanent codes, 5xx retried', async () => {
     const fake = await FakeSlackApi.start();
     try {
-      const channel = new SlackChannel({ token: fake.token, signingSecret: SECRET, apiUrl: `${fake.url}/api/`, logger });
-      const view = buildPromptView({ id: 'ErrorsAsk0000001', version: 1, questions: [{ id: 'env', question: 'Where?', multiSelect: false, options: [{ label: 'A' }, { label: 'B' }] }] });
-      const send = (chat: string) => channel.deliver({ askId: view.askId, version: 1, target: { channel: 'slack', chat }, view }).catch((e: unknown) => e);
+      const channel = new SlackChannel({
+        token: fake.token,
+        signingSecret: SECRET,
+        apiUrl: `${fake.url}/api/`,
+        logger,
+      });
+      const view = buildPromptView({
+        id: 'ErrorsAsk0000001',
+        version: 1,
+        questions: [{ id: 'env', question: 'Where?', multiSelect: false, options: [{ label: 'A' }, { label: 'B' }] }],
+      });
+      const send = (chat: string) =>
+        channel
+          .deliver({ askId: view.askId, version: 1, target: { channel: 'slack', chat }, view })
+          .catch((e: unknown) => e);
       expect(await send('U0123ABC')).toMatchObject({ permanent: true });
       for (const code of ['not_in_channel', 'is_archived', 'invalid_auth']) {
         fake.failNext('chat.postMessage', { error: code });
@@ -82,7 +114,12 @@ describe('Slack channel without askgate', () => {
   it('fails to start with a clear error when Slack rejects the bot token', async () => {
     const fake = await FakeSlackApi.start();
     try {
-      const channel = new SlackChannel({ token: 'xoxb-wrong', signingSecret: SECRET, apiUrl: `${fake.url}/api/`, logger });
+      const channel = new SlackChannel({
+        token: 'xoxb-wrong',
+        signingSecret: SECRET,
+        apiUrl: `${fake.url}/api/`,
+        logger,
+      });
       const error = await channel.start({} as never).catch((e: unknown) => e as Error);
       expect(error).toBeInstanceOf(Error);
       expect((error as Error).message).toBe('Slack rejected SLACK_BOT_TOKEN (auth.test: invalid_auth)');
@@ -109,17 +146,30 @@ describe('Slack inbound timing and limits', () => {
         bindFollowUp: async () => {},
       });
       const inject = new SlackInjector(`${host.url}/slack/events`, SECRET, fake);
-      const view = buildPromptView({ id: 'SlowStoreAsk0001', version: 1, questions: [{ id: 'env', question: 'Where?', multiSelect: false, options: [{ label: 'A' }, { label: 'B' }] }] });
-      const ref = await channel.deliver({ askId: view.askId, version: 1, target: { channel: 'slack', chat: 'C0001' }, view });
+      const view = buildPromptView({
+        id: 'SlowStoreAsk0001',
+        version: 1,
+        questions: [{ id: 'env', question: 'Where?', multiSelect: false, options: [{ label: 'A' }, { label: 'B' }] }],
+      });
+      const ref = await channel.deliver({
+        askId: view.askId,
+        version: 1,
+        target: { channel: 'slack', chat: 'C0001' },
+        view,
+      });
       const message = fake.message(ref.chat, ref.messageId)!;
       const started = Date.now();
-      const tap = await inject.postInteractive(inject.blockAction(message, visibleMessage(message).buttons[0]!.data, 'U0009'));
+      const tap = await inject.postInteractive(
+        inject.blockAction(message, visibleMessage(message).buttons[0]!.data, 'U0009'),
+      );
       expect(tap.status).toBe(200);
       expect(Date.now() - started).toBeLessThan(1000);
       expect(fake.ephemeralsFor('U0009')).toEqual([]);
       release();
       await until(() => fake.ephemeralsFor('U0009')[0]);
-      const event = await inject.postEvent(inject.messageEvent({ channel: 'C0001', user: 'U0009', text: 'A', threadTs: ref.messageId }));
+      const event = await inject.postEvent(
+        inject.messageEvent({ channel: 'C0001', user: 'U0009', text: 'A', threadTs: ref.messageId }),
+      );
       expect(event.status).toBe(500);
     } finally {
       await channel.stop();
@@ -131,7 +181,12 @@ describe('Slack inbound timing and limits', () => {
   it('fits Slack limits without dropping an option: long escaped texts, 75-character buttons', async () => {
     const fake = await FakeSlackApi.start();
     try {
-      const channel = new SlackChannel({ token: fake.token, signingSecret: SECRET, apiUrl: `${fake.url}/api/`, logger });
+      const channel = new SlackChannel({
+        token: fake.token,
+        signingSecret: SECRET,
+        apiUrl: `${fake.url}/api/`,
+        logger,
+      });
       const big = (id: string, multiSelect: boolean) => ({
         id,
         header: 'Header&Header',
@@ -141,7 +196,12 @@ describe('Slack inbound timing and limits', () => {
       });
       for (const questions of [[big('one', false)], [big('a', false), big('b', true), big('c', false)]]) {
         const view = buildPromptView({ id: `BigAsk${questions.length}0000000`, version: 1, questions });
-        const ref = await channel.deliver({ askId: view.askId, version: 1, target: { channel: 'slack', chat: 'C0001' }, view });
+        const ref = await channel.deliver({
+          askId: view.askId,
+          version: 1,
+          target: { channel: 'slack', chat: 'C0001' },
+          view,
+        });
         const stored = fake.message(ref.chat, ref.messageId)!;
         const sections = stored.blocks.filter((b: any) => b.type === 'section');
         expect(sections).toHaveLength(questions.length);

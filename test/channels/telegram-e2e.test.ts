@@ -4,7 +4,16 @@ import { FakeTelegramApi, type FakeUser } from '../fakes/telegram-api.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { startTestApp, testEnv } from '../helpers/app.js';
 import { askBody, client, eventually } from '../helpers/http.js';
-import { botMessagesAfter, botReply, channelFor, deliveredRef, memoryLogger, newUser, tap, visible } from './telegram-world.js';
+import {
+  botMessagesAfter,
+  botReply,
+  channelFor,
+  deliveredRef,
+  memoryLogger,
+  newUser,
+  tap,
+  visible,
+} from './telegram-world.js';
 import { OWN_WORDS_PROMPT } from '../../src/channels/telegram/inbound.js';
 import type { RunningAskgate } from '../../src/main.js';
 
@@ -30,20 +39,31 @@ afterAll(async () => {
 
 const several = [
   { id: 'env', header: 'Env', question: 'Where?', options: [{ label: 'Staging' }, { label: 'Production' }] },
-  { id: 'checks', header: 'Checks', question: 'Which checks?', multiSelect: true, options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }] },
+  {
+    id: 'checks',
+    header: 'Checks',
+    question: 'Which checks?',
+    multiSelect: true,
+    options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }],
+  },
 ];
 const multi = [several[1]!];
 
 /** Asks `user` in their private chat (or `chat`) and waits for the delivery. */
 async function ask(user: FakeUser | null, extra: Record<string, unknown> = {}, chat?: number) {
-  const to = extra.to ?? { channel: 'telegram', chat: String(chat ?? user!.id), ...(user && chat === undefined ? { users: [String(user.id)] } : {}) };
+  const to = extra.to ?? {
+    channel: 'telegram',
+    chat: String(chat ?? user!.id),
+    ...(user && chat === undefined ? { users: [String(user.id)] } : {}),
+  };
   const { status, body } = await api.post('/v1/asks', askBody(`tg-run-${++run}`, { to, timeoutSeconds: 60, ...extra }));
   expect(status).toBe(201);
   return { id: body.id as string, runId: body.runId as string, ref: await deliveredRef(api, body.id) };
 }
 const get = async (id: string) => (await api.get(`/v1/asks/${id}`)).body;
 const settled = (id: string) => eventually(async () => ((await get(id)).status !== 'pending' ? get(id) : undefined));
-const finalized = (id: string) => eventually(async () => ((await get(id)).deliveries[0].finalized === 'done' ? get(id) : undefined));
+const finalized = (id: string) =>
+  eventually(async () => ((await get(id)).deliveries[0].finalized === 'done' ? get(id) : undefined));
 
 describe('Telegram end to end (grammy → fake Bot API, askgate in-process, private redis-server)', () => {
   it('HTTP ask → buttons → tap → the waiting agent gets the label and the user; the message is edited and its keyboard gone', async () => {
@@ -56,7 +76,11 @@ describe('Telegram end to end (grammy → fake Bot API, askgate in-process, priv
     const waiting = api.get(`/v1/asks/${id}?wait=10`);
     expect(await tap(fake, ref, shown.buttons[0]!.data, alice)).toBe('Answer recorded');
     const { body } = await waiting;
-    expect(body.result).toMatchObject({ status: 'answered', answers: { env: ['Staging'] }, answeredBy: { channel: 'telegram', userId: String(alice.id), username: 'alice', name: 'Alice Liddell' } });
+    expect(body.result).toMatchObject({
+      status: 'answered',
+      answers: { env: ['Staging'] },
+      answeredBy: { channel: 'telegram', userId: String(alice.id), username: 'alice', name: 'Alice Liddell' },
+    });
     await finalized(id);
     const after = visible(fake, ref);
     expect(after.buttons).toEqual([]);
@@ -153,7 +177,9 @@ describe('Telegram end to end (grammy → fake Bot API, askgate in-process, priv
     expect(toasts.filter((t) => t === 'This question was already answered by @dup')).toHaveLength(9);
     expect((await settled(id)).result.answers).toEqual({ env: ['Production'] });
     await finalized(id);
-    const edits = fake.callsOf('editMessageText').filter((c) => c.ok && String(c.params.chat_id) === ref.chat && String(c.params.message_id) === ref.messageId);
+    const edits = fake
+      .callsOf('editMessageText')
+      .filter((c) => c.ok && String(c.params.chat_id) === ref.chat && String(c.params.message_id) === ref.messageId);
     expect(edits).toHaveLength(1);
   });
 
@@ -161,7 +187,10 @@ describe('Telegram end to end (grammy → fake Bot API, askgate in-process, priv
     const u = newUser(fake, 'Stale');
     const old = await ask(u);
     const oldData = visible(fake, old.ref).buttons[0]!.data;
-    const { body: newer } = await api.post('/v1/asks', askBody(old.runId, { to: { channel: 'telegram', chat: String(u.id) }, timeoutSeconds: 60 }));
+    const { body: newer } = await api.post(
+      '/v1/asks',
+      askBody(old.runId, { to: { channel: 'telegram', chat: String(u.id) }, timeoutSeconds: 60 }),
+    );
     await deliveredRef(api, newer.id);
     expect(await tap(fake, old.ref, oldData, u)).toBe('This question was replaced by a newer one');
     expect((await get(old.id)).result).toMatchObject({ status: 'no_answer', reason: 'superseded' });
@@ -201,7 +230,9 @@ describe('Telegram end to end (grammy → fake Bot API, askgate in-process, priv
     const group = fake.addGroup(-1_000_000_001, 'ops');
     const alice = newUser(fake, 'Ann', 'ann');
     const mallory = newUser(fake, 'Mallory', 'mallory');
-    const { id, ref } = await ask(null, { to: { channel: 'telegram', chat: String(group.id), users: [String(alice.id)] } });
+    const { id, ref } = await ask(null, {
+      to: { channel: 'telegram', chat: String(group.id), users: [String(alice.id)] },
+    });
     const data = visible(fake, ref).buttons[0]!.data;
     expect(await tap(fake, ref, data, mallory)).toBe(`This question is for ${alice.id}`);
     const reply = fake.say(group.id, '2', mallory, ref.messageId);
@@ -220,7 +251,10 @@ describe('Telegram end to end (grammy → fake Bot API, askgate in-process, priv
     expect((await get(id)).status).toBe('pending');
     expect(botMessagesAfter(fake, group.id, plain.message_id)).toEqual([]);
     fake.say(group.id, '2', carol, ref.messageId);
-    expect((await settled(id)).result).toMatchObject({ answers: { env: ['Production'] }, answeredBy: { username: 'carol' } });
+    expect((await settled(id)).result).toMatchObject({
+      answers: { env: ['Production'] },
+      answeredBy: { username: 'carol' },
+    });
   });
 
   it('never logs the token or answer text, and sends no parse_mode', () => {

@@ -16,7 +16,13 @@ import { botMessagesAfter, channelFor, deliveredRef, memoryLogger, newUser, visi
 const SECRET = 'resend_secret-0123456789';
 const several = [
   { id: 'env', header: 'Env', question: 'Where?', options: [{ label: 'Staging' }, { label: 'Production' }] },
-  { id: 'checks', header: 'Checks', question: 'Which checks?', multiSelect: true, options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }] },
+  {
+    id: 'checks',
+    header: 'Checks',
+    question: 'Which checks?',
+    multiSelect: true,
+    options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }],
+  },
 ];
 const settle = () => new Promise((r) => setTimeout(r, 300));
 
@@ -27,25 +33,41 @@ let prefix: string;
 /** An askgate replica in webhook mode on its own port (Telegram's webhook URL points at the last one started). */
 async function webhookReplica(): Promise<RunningAskgate> {
   const port = await freePort();
-  const channel = channelFor(fake, memoryLogger(), { webhookUrl: `http://127.0.0.1:${port}/telegram/webhook`, webhookSecret: SECRET });
+  const channel = channelFor(fake, memoryLogger(), {
+    webhookUrl: `http://127.0.0.1:${port}/telegram/webhook`,
+    webhookSecret: SECRET,
+  });
   return startTestApp(testEnv({ REDIS_URL: redis.url, ASKGATE_KEY_PREFIX: prefix, PORT: String(port) }), [channel]);
 }
 
 /** POSTs an update to a replica as Telegram does. */
 const post = (app: RunningAskgate, update: unknown) =>
-  fetch(`${app.url}/telegram/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': SECRET }, body: JSON.stringify(update) });
+  fetch(`${app.url}/telegram/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': SECRET },
+    body: JSON.stringify(update),
+  });
 
 async function ask(app: RunningAskgate, user: FakeUser, extra: Record<string, unknown> = {}) {
   const api = client(app.url);
-  const { status, body } = await api.post('/v1/asks', askBody(`tg-resend-${randomBytes(4).toString('hex')}`, { to: { channel: 'telegram', chat: String(user.id) }, timeoutSeconds: 60, ...extra }));
+  const { status, body } = await api.post(
+    '/v1/asks',
+    askBody(`tg-resend-${randomBytes(4).toString('hex')}`, {
+      to: { channel: 'telegram', chat: String(user.id) },
+      timeoutSeconds: 60,
+      ...extra,
+    }),
+  );
   expect(status).toBe(201);
   return { id: body.id as string, ref: await deliveredRef(api, body.id) };
 }
 
 const stored = async (app: RunningAskgate, id: string) => (await app.store.get(id))!;
-const notes = async (app: RunningAskgate, id: string, type: string) => (await stored(app, id)).history.filter((h) => h.type === type);
+const notes = async (app: RunningAskgate, id: string, type: string) =>
+  (await stored(app, id)).history.filter((h) => h.type === type);
 /** The bot's replies to one message of the person. */
-const repliesTo = (chat: number, messageId: number) => botMessagesAfter(fake, chat, 0).filter((m) => m.reply_to === messageId);
+const repliesTo = (chat: number, messageId: number) =>
+  botMessagesAfter(fake, chat, 0).filter((m) => m.reply_to === messageId);
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -110,7 +132,8 @@ describe('Telegram webhook: a re-sent update_id is answered once, on any replica
     const { ref } = await ask(a, user);
     const other = visible(fake, ref).buttons.find((b) => b.label === 'Other…')!;
     fake.tap(ref.chat, ref.messageId, other.data, user);
-    const prompts = () => repliesTo(user.id, Number(ref.messageId)).filter((m) => m.reply_markup && 'force_reply' in m.reply_markup);
+    const prompts = () =>
+      repliesTo(user.id, Number(ref.messageId)).filter((m) => m.reply_markup && 'force_reply' in m.reply_markup);
     await eventually(async () => prompts().length === 1);
     const update = fake.pushed.at(-1);
     expect((await post(a, update)).status).toBe(200);
@@ -123,7 +146,10 @@ describe('Telegram webhook: a re-sent update_id is answered once, on any replica
     const user = newUser(fake, 'TapTwice', 'taptwice');
     const { id, ref } = await ask(a, user);
     fake.tap(ref.chat, ref.messageId, visible(fake, ref).buttons[1]!.data, user);
-    expect((await client(a.url).get(`/v1/asks/${id}?wait=5`)).body.result).toMatchObject({ status: 'answered', answers: { env: ['Production'] } });
+    expect((await client(a.url).get(`/v1/asks/${id}?wait=5`)).body.result).toMatchObject({
+      status: 'answered',
+      answers: { env: ['Production'] },
+    });
     const update = fake.pushed.at(-1);
     const started = Date.now();
     const again = await post(b, update);
@@ -131,7 +157,9 @@ describe('Telegram webhook: a re-sent update_id is answered once, on any replica
     expect(Date.now() - started).toBeLessThan(1000);
     // Its answer rides on the webhook answer, as the first one did; Telegram takes one per query.
     expect(await fake.webhookReply(await again.text())).toMatchObject({ status: 400 });
-    expect(fake.answers.filter((x) => x.id === update.callback_query.id).map((x) => x.text)).toEqual(['Answer recorded']);
+    expect(fake.answers.filter((x) => x.id === update.callback_query.id).map((x) => x.text)).toEqual([
+      'Answer recorded',
+    ]);
     await settle();
     expect(repliesTo(user.id, Number(ref.messageId))).toEqual([]);
     expect((await stored(a, id)).result).toMatchObject({ answers: { env: ['Production'] } });
@@ -143,8 +171,16 @@ describe('Telegram webhook: a re-sent update_id is answered once, on any replica
     const reply = fake.say(ref.chat, 'production', user, ref.messageId);
     await eventually(async () => (await stored(a, id)).status === 'answered');
     // A second update of the same person, claimed by an attempt that then died (any replica).
-    const lost = { update_id: 777_000_001, message: { ...fake.pushed.at(-1).message, message_id: reply.message_id + 1000, text: 'skip' } };
-    await raw.set(new StoreKeys(prefix).seen('telegram', `${fake.bot.id}:${lost.update_id}`), `p:${Date.now() + 400}:dead`, 'PX', 60_000);
+    const lost = {
+      update_id: 777_000_001,
+      message: { ...fake.pushed.at(-1).message, message_id: reply.message_id + 1000, text: 'skip' },
+    };
+    await raw.set(
+      new StoreKeys(prefix).seen('telegram', `${fake.bot.id}:${lost.update_id}`),
+      `p:${Date.now() + 400}:dead`,
+      'PX',
+      60_000,
+    );
     const started = Date.now();
     expect((await post(b, lost)).status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
@@ -162,7 +198,10 @@ describe('Telegram webhook: Redis unreachable when an update arrives', () => {
   beforeAll(async () => {
     own = await startRedis(['--appendonly', 'yes']);
     const port = await freePort();
-    const channel = channelFor(fake, memoryLogger(), { webhookUrl: `http://127.0.0.1:${port}/telegram/webhook`, webhookSecret: SECRET });
+    const channel = channelFor(fake, memoryLogger(), {
+      webhookUrl: `http://127.0.0.1:${port}/telegram/webhook`,
+      webhookSecret: SECRET,
+    });
     app = await startTestApp(testEnv({ REDIS_URL: own.url, PORT: String(port) }), [channel]);
   });
   afterAll(async () => {
@@ -203,7 +242,9 @@ describe('Telegram long polling: updates re-delivered after a restart are not an
       const restarted = Date.now();
       app = await startTestApp(env, [channelFor(fake, memoryLogger())]);
       // The new poller got the update and confirmed it (its next offset is past it).
-      await eventually(async () => fake.callsOf('getUpdates').some((c) => c.at >= restarted && Number(c.params.offset) > update.update_id));
+      await eventually(async () =>
+        fake.callsOf('getUpdates').some((c) => c.at >= restarted && Number(c.params.offset) > update.update_id),
+      );
       await settle();
       expect(repliesTo(user.id, nine.message_id)).toHaveLength(1);
     } finally {
@@ -215,7 +256,10 @@ describe('Telegram long polling: updates re-delivered after a restart are not an
 describe('Telegram webhook in memory mode (no REDIS_URL)', () => {
   it('a re-sent update is answered once by the one process', async () => {
     const port = await freePort();
-    const channel = channelFor(fake, memoryLogger(), { webhookUrl: `http://127.0.0.1:${port}/telegram/webhook`, webhookSecret: SECRET });
+    const channel = channelFor(fake, memoryLogger(), {
+      webhookUrl: `http://127.0.0.1:${port}/telegram/webhook`,
+      webhookSecret: SECRET,
+    });
     const app = await startTestApp(testEnv({ PORT: String(port) }), [channel]);
     try {
       expect(app.storeMode).toBe('memory');

@@ -31,12 +31,20 @@ describe('Telegram: crash and restart (askgate serve as a child process)', () =>
   });
 
   it('kill -9 after delivery, restart, then the old button is tapped → accepted and the message finalized', async () => {
-    const env = testEnv({ REDIS_URL: redis.url, TELEGRAM_BOT_TOKEN: fake.token, TELEGRAM_API_ROOT: fake.url, LOG_LEVEL: 'warn' });
+    const env = testEnv({
+      REDIS_URL: redis.url,
+      TELEGRAM_BOT_TOKEN: fake.token,
+      TELEGRAM_API_ROOT: fake.url,
+      LOG_LEVEL: 'warn',
+    });
     const first = await startAskgateProcess(env);
     processes.push(first);
     const user = newUser(fake, 'Crash', 'crash');
     const api1 = client(first.url);
-    const { body: created } = await api1.post('/v1/asks', askBody(runId(), { to: { channel: 'telegram', chat: String(user.id) }, timeoutSeconds: 60 }));
+    const { body: created } = await api1.post(
+      '/v1/asks',
+      askBody(runId(), { to: { channel: 'telegram', chat: String(user.id) }, timeoutSeconds: 60 }),
+    );
     const ref = await deliveredRef(api1, created.id);
     const data = visible(fake, ref).buttons[1]!.data;
     await first.kill9();
@@ -49,7 +57,11 @@ describe('Telegram: crash and restart (askgate serve as a child process)', () =>
       const r = await api2.get(`/v1/asks/${created.id}`);
       return r.body.deliveries[0].finalized === 'done' && r.body;
     });
-    expect(done.result).toMatchObject({ status: 'answered', answers: { env: ['Production'] }, answeredBy: { userId: String(user.id) } });
+    expect(done.result).toMatchObject({
+      status: 'answered',
+      answers: { env: ['Production'] },
+      answeredBy: { userId: String(user.id) },
+    });
     const shown = visible(fake, ref);
     expect(shown.buttons).toEqual([]);
     expect(shown.text).toContain('Where should I deploy?');
@@ -77,7 +89,10 @@ describe('Telegram: platform failures through the outbox', () => {
     const user = newUser(fake, 'Limited');
     fake.rateLimitNext('sendMessage', 1);
     const started = Date.now();
-    const { body } = await api.post('/v1/asks', askBody(runId(), { to: { channel: 'telegram', chat: String(user.id) }, timeoutSeconds: 60 }));
+    const { body } = await api.post(
+      '/v1/asks',
+      askBody(runId(), { to: { channel: 'telegram', chat: String(user.id) }, timeoutSeconds: 60 }),
+    );
     await deliveredRef(api, body.id);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
     expect(fake.chatMessages(user.id)).toHaveLength(1);
@@ -88,7 +103,10 @@ describe('Telegram: platform failures through the outbox', () => {
     const user = newUser(fake, 'Blocker');
     fake.block(user.id);
     const started = Date.now();
-    const { body } = await api.post('/v1/asks?wait=10', askBody(runId(), { to: { channel: 'telegram', chat: String(user.id) }, timeoutSeconds: 60 }));
+    const { body } = await api.post(
+      '/v1/asks?wait=10',
+      askBody(runId(), { to: { channel: 'telegram', chat: String(user.id) }, timeoutSeconds: 60 }),
+    );
     expect(body.result).toMatchObject({ status: 'no_answer', reason: 'undelivered' });
     expect(body.deliveries[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/403.*blocked/) });
     expect(Date.now() - started).toBeLessThan(2000);
@@ -102,12 +120,19 @@ describe('Telegram: webhook mode', () => {
   let app: RunningAskgate;
   let api: ReturnType<typeof client>;
   const post = (body: unknown, headers: Record<string, string>) =>
-    fetch(`${app.url}/telegram/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    fetch(`${app.url}/telegram/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
 
   beforeAll(async () => {
     fake = await FakeTelegramApi.start();
     const port = await freePort();
-    const channel = channelFor(fake, memoryLogger(), { webhookUrl: `http://127.0.0.1:${port}/telegram/webhook`, webhookSecret: secret });
+    const channel = channelFor(fake, memoryLogger(), {
+      webhookUrl: `http://127.0.0.1:${port}/telegram/webhook`,
+      webhookSecret: secret,
+    });
     app = await startTestApp(testEnv({ REDIS_URL: redis.url, PORT: String(port) }), [channel]);
     api = client(app.url);
   });
@@ -123,12 +148,33 @@ describe('Telegram: webhook mode', () => {
 
   it('a wrong or missing secret → 401 and nothing changes; the right secret works, answered at once and handled once', async () => {
     const user = newUser(fake, 'Hook');
-    const { body } = await api.post('/v1/asks', askBody(runId(), { to: { channel: 'telegram', chat: String(user.id) }, timeoutSeconds: 60 }));
+    const { body } = await api.post(
+      '/v1/asks',
+      askBody(runId(), { to: { channel: 'telegram', chat: String(user.id) }, timeoutSeconds: 60 }),
+    );
     const ref = await deliveredRef(api, body.id);
     const message = fake.message(ref.chat, ref.messageId)!;
     const data = visible(fake, ref).buttons[0]!.data;
-    const forged = { update_id: 900_001, callback_query: { id: 'forged-1', from: user, chat_instance: '1', data, message: { message_id: message.message_id, chat: { id: user.id, type: 'private' }, date: 0, text: message.text } } };
-    const wrong: Record<string, string>[] = [{ 'x-telegram-bot-api-secret-token': 'wrong-secret-0123456789' }, {}, { 'x-telegram-bot-api-secret-token': `${secret}x` }];
+    const forged = {
+      update_id: 900_001,
+      callback_query: {
+        id: 'forged-1',
+        from: user,
+        chat_instance: '1',
+        data,
+        message: {
+          message_id: message.message_id,
+          chat: { id: user.id, type: 'private' },
+          date: 0,
+          text: message.text,
+        },
+      },
+    };
+    const wrong: Record<string, string>[] = [
+      { 'x-telegram-bot-api-secret-token': 'wrong-secret-0123456789' },
+      {},
+      { 'x-telegram-bot-api-secret-token': `${secret}x` },
+    ];
     for (const headers of wrong) {
       expect((await post(forged, headers)).status).toBe(401);
     }
@@ -143,7 +189,12 @@ describe('Telegram: webhook mode', () => {
     expect(deliveries).toEqual([expect.objectContaining({ attempt: 1, status: 200 })]);
     expect(deliveries[0]!.ms).toBeLessThan(1500);
     // The answer to the tap rode on the answer to Telegram's POST (a webhook reply), not a call of its own.
-    expect(fake.webhookReplies).toEqual([{ method: 'answerCallbackQuery', params: { callback_query_id: update.callback_query.id, text: 'Answer recorded' } }]);
+    expect(fake.webhookReplies).toEqual([
+      {
+        method: 'answerCallbackQuery',
+        params: { callback_query_id: update.callback_query.id, text: 'Answer recorded' },
+      },
+    ]);
 
     // Telegram re-sends an update it thinks was lost: the same update_id is handled once.
     expect((await post(update, { 'x-telegram-bot-api-secret-token': secret })).status).toBe(200);

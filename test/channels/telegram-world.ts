@@ -12,8 +12,20 @@ export function memoryLogger(): Logger & { lines: string[] } {
 }
 
 /** A Telegram channel pointed at a fake, with test-friendly pacing, polling and update lease (1 s). */
-export function channelFor(fake: FakeTelegramApi, logger: Logger, extra: { webhookUrl?: string; webhookSecret?: string; updateLeaseMs?: number } = {}): TelegramChannel {
-  return new TelegramChannel({ token: fake.token, apiRoot: fake.url, logger, minSendIntervalMs: 50, pollTimeoutSeconds: 1, updateLeaseMs: 1000, ...extra });
+export function channelFor(
+  fake: FakeTelegramApi,
+  logger: Logger,
+  extra: { webhookUrl?: string; webhookSecret?: string; updateLeaseMs?: number } = {},
+): TelegramChannel {
+  return new TelegramChannel({
+    token: fake.token,
+    apiRoot: fake.url,
+    logger,
+    minSendIntervalMs: 50,
+    pollTimeoutSeconds: 1,
+    updateLeaseMs: 1000,
+    ...extra,
+  });
 }
 
 let nextUserId = 10_000;
@@ -31,20 +43,38 @@ export async function deliveredRef(api: ReturnType<typeof client>, askId: string
 }
 
 /** The message's visible text and buttons. */
-export function visible(fake: FakeTelegramApi, ref: MessageRef): { text: string; buttons: { label: string; data: string }[]; message: StoredMessage } {
+export function visible(
+  fake: FakeTelegramApi,
+  ref: MessageRef,
+): { text: string; buttons: { label: string; data: string }[]; message: StoredMessage } {
   const message = fake.message(ref.chat, ref.messageId)!;
-  const rows = message.reply_markup && 'inline_keyboard' in message.reply_markup ? message.reply_markup.inline_keyboard : [];
-  return { text: message.text, buttons: rows.flat().map((b) => ({ label: b.text, data: b.callback_data ?? '' })), message };
+  const rows =
+    message.reply_markup && 'inline_keyboard' in message.reply_markup ? message.reply_markup.inline_keyboard : [];
+  return {
+    text: message.text,
+    buttons: rows.flat().map((b) => ({ label: b.text, data: b.callback_data ?? '' })),
+    message,
+  };
 }
 
 /** Taps as `user` and returns the toast (empty when the query was answered empty, null when never answered). */
-export async function tap(fake: FakeTelegramApi, ref: MessageRef, data: string, user: FakeUser): Promise<string | null> {
+export async function tap(
+  fake: FakeTelegramApi,
+  ref: MessageRef,
+  data: string,
+  user: FakeUser,
+): Promise<string | null> {
   const answer = await fake.answerOf(fake.tap(ref.chat, ref.messageId, data, user), 4000);
   return answer ? answer.text : null;
 }
 
 /** The first bot message in `chat` replying to `messageId`, waiting for it. */
-export async function botReply(fake: FakeTelegramApi, chat: number | string, messageId: number, ms = 5000): Promise<StoredMessage> {
+export async function botReply(
+  fake: FakeTelegramApi,
+  chat: number | string,
+  messageId: number,
+  ms = 5000,
+): Promise<StoredMessage> {
   return eventually(async () => fake.chatMessages(chat).find((m) => m.from.is_bot && m.reply_to === messageId), ms, 10);
 }
 

@@ -22,7 +22,13 @@ async function makeHarness(): Promise<ChannelHarness & { fake: FakeTelegramApi; 
   const fake = await FakeTelegramApi.start();
   const user = fake.addUser(4242, 'Alice', { username: 'alice' });
   const users = new Map([[String(user.id), user]]);
-  const channel = new TelegramChannel({ token: fake.token, apiRoot: fake.url, logger: memoryLogger(), minSendIntervalMs: 0, pollTimeoutSeconds: 1 });
+  const channel = new TelegramChannel({
+    token: fake.token,
+    apiRoot: fake.url,
+    logger: memoryLogger(),
+    minSendIntervalMs: 0,
+    pollTimeoutSeconds: 1,
+  });
   return {
     fake,
     user,
@@ -40,7 +46,10 @@ async function makeHarness(): Promise<ChannelHarness & { fake: FakeTelegramApi; 
       const answer = await fake.answerOf(fake.tap(ref.chat, ref.messageId, data, users.get(userId)!));
       if (answer?.text) return answer.text;
       for (let i = 0; i < 300; i++) {
-        const followUp = fake.chatMessages(ref.chat).slice(before).find((m) => m.from.is_bot);
+        const followUp = fake
+          .chatMessages(ref.chat)
+          .slice(before)
+          .find((m) => m.from.is_bot);
         if (followUp) return followUp.text;
         await sleep(10);
       }
@@ -56,9 +65,18 @@ async function makeHarness(): Promise<ChannelHarness & { fake: FakeTelegramApi; 
 
 channelContract('telegram', makeHarness);
 
-const one: Question[] = [{ id: 'env', header: 'Deploy', question: 'Where?', multiSelect: false, options: [{ label: 'Staging' }, { label: 'Production' }] }];
+const one: Question[] = [
+  {
+    id: 'env',
+    header: 'Deploy',
+    question: 'Where?',
+    multiSelect: false,
+    options: [{ label: 'Staging' }, { label: 'Production' }],
+  },
+];
 let seq = 0;
-const view = (questions: Question[]) => buildPromptView({ id: `TgExtraAsk${String(++seq).padStart(4, '0')}`, version: 1, questions });
+const view = (questions: Question[]) =>
+  buildPromptView({ id: `TgExtraAsk${String(++seq).padStart(4, '0')}`, version: 1, questions });
 
 describe('Telegram channel specifics', () => {
   let h: Awaited<ReturnType<typeof makeHarness>>;
@@ -99,7 +117,9 @@ describe('Telegram channel specifics', () => {
     expect(sent.text.length).toBeLessThanOrEqual(4096);
     for (let j = 1; j <= 4; j++) expect(sent.text).toContain(`${j}${long(99, 'é')}`);
     const ref1 = await deliver([{ ...one[0]!, options: [{ label: long(100, '🚀') }, { label: 'b' }] }]);
-    const keyboard = h.fake.message(ref1.chat, ref1.messageId)!.reply_markup as { inline_keyboard: { callback_data: string }[][] };
+    const keyboard = h.fake.message(ref1.chat, ref1.messageId)!.reply_markup as {
+      inline_keyboard: { callback_data: string }[][];
+    };
     for (const b of keyboard.inline_keyboard.flat()) expect(Buffer.byteLength(b.callback_data)).toBeLessThanOrEqual(64);
     expect(h.fake.callsOf('sendMessage').every((c) => c.params.parse_mode === undefined)).toBe(true);
   });
@@ -110,8 +130,14 @@ describe('Telegram channel specifics', () => {
     sink.buttonOutcome = { kind: 'need_text', askId: 'x', prompt: 'ignored' };
     expect(await h.tap(ref, other.data, h.userId)).toBe(OWN_WORDS_PROMPT);
     // The prompt follows the toast: wait for it rather than race it.
-    const prompt = await eventually(async () => h.fake.chatMessages(ref.chat).find((m) => m.from.is_bot && m.reply_to === Number(ref.messageId)));
-    expect(prompt).toMatchObject({ text: OWN_WORDS_PROMPT, reply_to: Number(ref.messageId), reply_markup: { force_reply: true } });
+    const prompt = await eventually(async () =>
+      h.fake.chatMessages(ref.chat).find((m) => m.from.is_bot && m.reply_to === Number(ref.messageId)),
+    );
+    expect(prompt).toMatchObject({
+      text: OWN_WORDS_PROMPT,
+      reply_to: Number(ref.messageId),
+      reply_markup: { force_reply: true },
+    });
   });
 
   it('answers a tap empty within the deadline when the core is slow, then reports the outcome in the chat', async () => {
@@ -123,11 +149,22 @@ describe('Telegram channel specifics', () => {
     })();
     const fake = await FakeTelegramApi.start({ callbackDeadlineMs: 2000 });
     const user = fake.addUser(5, 'Eve');
-    const channel = new TelegramChannel({ token: fake.token, apiRoot: fake.url, logger: memoryLogger(), minSendIntervalMs: 0, pollTimeoutSeconds: 1 });
+    const channel = new TelegramChannel({
+      token: fake.token,
+      apiRoot: fake.url,
+      logger: memoryLogger(),
+      minSendIntervalMs: 0,
+      pollTimeoutSeconds: 1,
+    });
     await channel.start(slow);
     try {
       const v = view(one);
-      const ref = await channel.deliver({ askId: v.askId, version: 1, target: { channel: 'telegram', chat: '5' }, view: v });
+      const ref = await channel.deliver({
+        askId: v.askId,
+        version: 1,
+        target: { channel: 'telegram', chat: '5' },
+        view: v,
+      });
       const started = Date.now();
       const answer = await fake.answerOf(fake.tap(5, ref.messageId, v.buttons![0]!.token, user));
       expect(answer).toMatchObject({ text: '' });
@@ -148,7 +185,10 @@ describe('Telegram channel specifics', () => {
 
   it('logs a failed ack (query too old) instead of throwing, and keeps handling updates', async () => {
     const ref = await deliver();
-    h.fake.failNext('answerCallbackQuery', { error_code: 400, description: 'Bad Request: query is too old and response timeout expired or query ID is invalid' });
+    h.fake.failNext('answerCallbackQuery', {
+      error_code: 400,
+      description: 'Bad Request: query is too old and response timeout expired or query ID is invalid',
+    });
     sink.buttonOutcome = { kind: 'recorded', summary: 'Answer recorded' };
     const first = h.fake.tap(ref.chat, ref.messageId, view(one).buttons![0]!.token, h.user);
     expect(await h.fake.answerOf(first, 600)).toBeNull();
@@ -160,20 +200,36 @@ describe('Telegram channel specifics', () => {
     expect(await deliver().catch((e: ChannelError) => e)).toMatchObject({ permanent: true });
     h.fake.failNext('sendMessage', { error_code: 502, description: 'Bad Gateway' });
     expect(await deliver().catch((e: ChannelError) => e)).toMatchObject({ permanent: false });
-    const missing = await h.channel.finalize({ chat: h.target.chat, messageId: '999999' }, { status: 'no_answer', text: 'Expired — no answer' }, view(one)).catch((e: unknown) => e);
+    const missing = await h.channel
+      .finalize(
+        { chat: h.target.chat, messageId: '999999' },
+        { status: 'no_answer', text: 'Expired — no answer' },
+        view(one),
+      )
+      .catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(ChannelError);
     expect((missing as ChannelError).permanent).toBe(true);
     const ref = await deliver();
     await h.channel.finalize(ref, { status: 'no_answer', text: 'Cancelled' }, views.get(ref.messageId)!);
     await h.channel.finalize(ref, { status: 'no_answer', text: 'Cancelled' }, views.get(ref.messageId)!);
-    expect(h.fake.callsOf('editMessageText').at(-1)).toMatchObject({ ok: false, description: expect.stringMatching(/not modified/) });
+    expect(h.fake.callsOf('editMessageText').at(-1)).toMatchObject({
+      ok: false,
+      description: expect.stringMatching(/not modified/),
+    });
   });
 
   it('paces sends per chat: a far slot goes back to the outbox as a retryable error', async () => {
-    const paced = new TelegramChannel({ token: h.fake.token, apiRoot: h.fake.url, logger: memoryLogger(), minSendIntervalMs: 5000 });
+    const paced = new TelegramChannel({
+      token: h.fake.token,
+      apiRoot: h.fake.url,
+      logger: memoryLogger(),
+      minSendIntervalMs: 5000,
+    });
     const v = view(one);
     await paced.deliver({ askId: v.askId, version: 1, target: h.target, view: v });
-    const error = await paced.deliver({ askId: v.askId, version: 1, target: h.target, view: v }).catch((e: unknown) => e);
+    const error = await paced
+      .deliver({ askId: v.askId, version: 1, target: h.target, view: v })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ChannelError);
     expect(error).toMatchObject({ permanent: false, retryAfterMs: expect.any(Number) });
     expect((error as ChannelError).retryAfterMs).toBeGreaterThan(3000);
@@ -181,17 +237,30 @@ describe('Telegram channel specifics', () => {
 
   it('finalizes a message another process sent, from the view alone: question kept, instructions and keyboard gone', async () => {
     const ref = await deliver();
-    const other = new TelegramChannel({ token: h.fake.token, apiRoot: h.fake.url, logger: memoryLogger(), minSendIntervalMs: 0 });
+    const other = new TelegramChannel({
+      token: h.fake.token,
+      apiRoot: h.fake.url,
+      logger: memoryLogger(),
+      minSendIntervalMs: 0,
+    });
     await other.finalize(ref, { status: 'no_answer', text: 'Expired — no answer' }, views.get(ref.messageId)!);
     const edited = h.fake.message(ref.chat, ref.messageId)!;
     expect(edited.reply_markup).toBeUndefined();
     expect(edited.text).toBe('Deploy\nWhere?\n\n1. Staging\n2. Production\n\nExpired — no answer');
-    expect(edited.entities).toEqual([{ type: 'bold', offset: 0, length: 6 }, { type: 'bold', offset: edited.text.indexOf('Expired'), length: 19 }]);
+    expect(edited.entities).toEqual([
+      { type: 'bold', offset: 0, length: 6 },
+      { type: 'bold', offset: edited.text.indexOf('Expired'), length: 19 },
+    ]);
   });
 
   it('never logs the bot token', async () => {
     const logger = memoryLogger();
-    const failing = new TelegramChannel({ token: h.fake.token, apiRoot: 'http://127.0.0.1:1', logger, minSendIntervalMs: 0 });
+    const failing = new TelegramChannel({
+      token: h.fake.token,
+      apiRoot: 'http://127.0.0.1:1',
+      logger,
+      minSendIntervalMs: 0,
+    });
     const v = view(one);
     await failing.deliver({ askId: v.askId, version: 1, target: h.target, view: v }).catch(() => {});
     await expect(failing.start(sink)).rejects.toThrow(/cannot reach/);
@@ -203,8 +272,18 @@ describe('Telegram channel specifics', () => {
 describe('fake Bot API (self-check)', () => {
   let fake: FakeTelegramApi;
   const call = async (method: string, params: object, token = fake.token) => {
-    const r = await fetch(`${fake.url}/bot${token}/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(params) });
-    return (await r.json()) as { ok: boolean; result?: any; error_code?: number; description?: string; parameters?: { retry_after?: number } };
+    const r = await fetch(`${fake.url}/bot${token}/${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(params),
+    });
+    return (await r.json()) as {
+      ok: boolean;
+      result?: any;
+      error_code?: number;
+      description?: string;
+      parameters?: { retry_after?: number };
+    };
   };
   beforeAll(async () => {
     fake = await FakeTelegramApi.start({ longPollCapMs: 400 });
@@ -223,20 +302,40 @@ describe('fake Bot API (self-check)', () => {
     expect(Date.now() - started).toBeLessThan(350);
     fake.say(77, 'again', u);
     expect((await call('getUpdates', { offset: first.update_id })).result).toHaveLength(2);
-    expect((await call('getUpdates', { offset: first.update_id + 1 })).result.map((x: any) => x.message.text)).toEqual(['again']);
+    expect((await call('getUpdates', { offset: first.update_id + 1 })).result.map((x: any) => x.message.text)).toEqual([
+      'again',
+    ]);
     expect((await call('getUpdates', { offset: first.update_id })).result).toHaveLength(1);
   });
 
   it('enforces the Bot API limits and injects faults', async () => {
     fake.addUser(78, 'Limits');
     expect(await call('getMe', {}, '1:nope')).toMatchObject({ ok: false, error_code: 401 });
-    expect(await call('sendMessage', { chat_id: 78, text: 'x'.repeat(4097) })).toMatchObject({ error_code: 400, description: expect.stringMatching(/too long/) });
-    expect(await call('sendMessage', { chat_id: 78, text: 'x', reply_markup: { inline_keyboard: [[{ text: 'a', callback_data: 'é'.repeat(33) }]] } })).toMatchObject({ error_code: 400, description: expect.stringMatching(/BUTTON_DATA_INVALID/) });
-    expect(await call('sendMessage', { chat_id: 12345, text: 'x' })).toMatchObject({ error_code: 400, description: 'Bad Request: chat not found' });
+    expect(await call('sendMessage', { chat_id: 78, text: 'x'.repeat(4097) })).toMatchObject({
+      error_code: 400,
+      description: expect.stringMatching(/too long/),
+    });
+    expect(
+      await call('sendMessage', {
+        chat_id: 78,
+        text: 'x',
+        reply_markup: { inline_keyboard: [[{ text: 'a', callback_data: 'é'.repeat(33) }]] },
+      }),
+    ).toMatchObject({ error_code: 400, description: expect.stringMatching(/BUTTON_DATA_INVALID/) });
+    expect(await call('sendMessage', { chat_id: 12345, text: 'x' })).toMatchObject({
+      error_code: 400,
+      description: 'Bad Request: chat not found',
+    });
     fake.rateLimitNext('sendMessage', 3);
-    expect(await call('sendMessage', { chat_id: 78, text: 'x' })).toMatchObject({ error_code: 429, parameters: { retry_after: 3 } });
+    expect(await call('sendMessage', { chat_id: 78, text: 'x' })).toMatchObject({
+      error_code: 429,
+      parameters: { retry_after: 3 },
+    });
     const sent = (await call('sendMessage', { chat_id: 78, text: 'x' })).result;
-    expect(await call('editMessageText', { chat_id: 78, message_id: sent.message_id, text: 'x' })).toMatchObject({ error_code: 400, description: expect.stringMatching(/not modified/) });
+    expect(await call('editMessageText', { chat_id: 78, message_id: sent.message_id, text: 'x' })).toMatchObject({
+      error_code: 400,
+      description: expect.stringMatching(/not modified/),
+    });
   });
 
   it('re-sends a webhook update whose answer failed, with the secret header', async () => {
@@ -252,7 +351,9 @@ describe('fake Bot API (self-check)', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as { port: number }).port;
-    expect(await call('setWebhook', { url: `http://127.0.0.1:${port}/hook`, secret_token: 'abc_DEF-123' })).toMatchObject({ ok: true });
+    expect(
+      await call('setWebhook', { url: `http://127.0.0.1:${port}/hook`, secret_token: 'abc_DEF-123' }),
+    ).toMatchObject({ ok: true });
     // Updates still queued for getUpdates move to the webhook too; the first POST fails, so it is re-sent.
     fake.say(78, 'hello', fake.addUser(78, 'Limits'));
     const last = fake.pushed.at(-1).update_id;

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChannelError, type ButtonPressed, type Channel, type InboundOutcome, type InboundSink, type TextReceived } from '../../src/core/ports.js';
+import {
+  ChannelError,
+  type ButtonPressed,
+  type Channel,
+  type InboundOutcome,
+  type InboundSink,
+  type TextReceived,
+} from '../../src/core/ports.js';
 import { buildPromptView } from '../../src/core/prompt-view.js';
 import { decodeToken } from '../../src/core/token.js';
 import type { MessageRef, Question, Target } from '../../src/core/schemas.js';
@@ -55,24 +62,46 @@ export class RecordingSink implements InboundSink {
 }
 
 const single: Question[] = [
-  { id: 'env', header: 'Deployment target', question: 'Where should I deploy?', multiSelect: false, options: [{ label: 'Staging', description: 'safe place to try' }, { label: 'Production' }] },
+  {
+    id: 'env',
+    header: 'Deployment target',
+    question: 'Where should I deploy?',
+    multiSelect: false,
+    options: [{ label: 'Staging', description: 'safe place to try' }, { label: 'Production' }],
+  },
 ];
 const several: Question[] = [
-  { id: 'env', header: 'Env', question: 'Where?', multiSelect: false, options: [{ label: 'Staging' }, { label: 'Production' }] },
-  { id: 'checks', header: 'Checks', question: 'Which checks?', multiSelect: true, options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }] },
+  {
+    id: 'env',
+    header: 'Env',
+    question: 'Where?',
+    multiSelect: false,
+    options: [{ label: 'Staging' }, { label: 'Production' }],
+  },
+  {
+    id: 'checks',
+    header: 'Checks',
+    question: 'Which checks?',
+    multiSelect: true,
+    options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }],
+  },
 ];
 const hostile: Question[] = [
   {
     id: 'evil',
     question: 'Pick <b>one</b> & *carefully* @everyone <!channel> <@U123>',
     multiSelect: false,
-    options: [{ label: '@everyone <@&123> <!here>' }, { label: '*_[x](http://e.vil)_* `code` &amp; </b>' }, { label: 'שלום\u202Eevil\u200B ok' }],
+    options: [
+      { label: '@everyone <@&123> <!here>' },
+      { label: '*_[x](http://e.vil)_* `code` &amp; </b>' },
+      { label: 'שלום\u202Eevil\u200B ok' },
+    ],
   },
 ];
 
 let seq = 0;
-const view = (questions: Question[]) => buildPromptView({ id: `ContractAsk${String(++seq).padStart(4, '0')}`, version: 1, questions });
-
+const view = (questions: Question[]) =>
+  buildPromptView({ id: `ContractAsk${String(++seq).padStart(4, '0')}`, version: 1, questions });
 
 /** The contract every Channel implementation must pass, driven through its real SDK against a fake. */
 export function channelContract(name: string, makeHarness: () => Promise<ChannelHarness>): void {
@@ -93,7 +122,8 @@ export function channelContract(name: string, makeHarness: () => Promise<Channel
       const v = view(single);
       const ref = await h.channel.deliver({ askId: v.askId, version: 1, target: h.target, view: v });
       const shown = await h.message(ref);
-      for (const part of ['Where should I deploy?', 'Staging', 'safe place to try', 'Production']) expect(shown.text).toContain(part);
+      for (const part of ['Where should I deploy?', 'Staging', 'safe place to try', 'Production'])
+        expect(shown.text).toContain(part);
       expect(shown.buttons.map((b) => b.label)).toEqual(expect.arrayContaining(['Staging', 'Production']));
       expect(shown.buttons).toHaveLength(4);
       for (const b of shown.buttons) expect(decodeToken(b.data)?.askId).toBe(v.askId);
@@ -104,7 +134,8 @@ export function channelContract(name: string, makeHarness: () => Promise<Channel
       const ref = await h.channel.deliver({ askId: v.askId, version: 1, target: h.target, view: v });
       const shown = await h.message(ref);
       expect(shown.buttons).toEqual([]);
-      for (const part of ['Where?', 'Which checks?', '1', '2', 'Staging', 'e2e', 'skip']) expect(shown.text).toContain(part);
+      for (const part of ['Where?', 'Which checks?', '1', '2', 'Staging', 'e2e', 'skip'])
+        expect(shown.text).toContain(part);
     });
 
     it('renders hostile labels literally and the platform accepts them', async () => {
@@ -149,7 +180,9 @@ export function channelContract(name: string, makeHarness: () => Promise<Channel
     it('reports a 429 as a retryable error carrying retry_after', async () => {
       h.rateLimitNextSend(7);
       const v = view(single);
-      const error = await h.channel.deliver({ askId: v.askId, version: 1, target: h.target, view: v }).catch((e: unknown) => e);
+      const error = await h.channel
+        .deliver({ askId: v.askId, version: 1, target: h.target, view: v })
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ChannelError);
       expect((error as ChannelError).permanent).toBe(false);
       expect((error as ChannelError).retryAfterMs).toBeGreaterThanOrEqual(7000);
@@ -157,7 +190,9 @@ export function channelContract(name: string, makeHarness: () => Promise<Channel
 
     it('reports a refused conversation as a permanent error', async () => {
       const v = view(single);
-      const error = await h.channel.deliver({ askId: v.askId, version: 1, target: h.forbiddenTarget, view: v }).catch((e: unknown) => e);
+      const error = await h.channel
+        .deliver({ askId: v.askId, version: 1, target: h.forbiddenTarget, view: v })
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ChannelError);
       expect((error as ChannelError).permanent).toBe(true);
     });

@@ -43,7 +43,13 @@ export function stepSchedulerContract(name: string, connect: () => RedisFactory)
     const open: Array<{ close(opts?: { force?: boolean }): Promise<void> }> = [];
     const prefix = queuePrefix;
     function scheduler<S extends string = Step>(opts: Partial<BullStepOptions<S>> = {}): BullStepScheduler<S> {
-      const s = new BullStepScheduler<S>({ connect: connect(), prefix: prefix(), retryDelayMs: 50, logger: silentLogger, ...opts });
+      const s = new BullStepScheduler<S>({
+        connect: connect(),
+        prefix: prefix(),
+        retryDelayMs: 50,
+        logger: silentLogger,
+        ...opts,
+      });
       open.push(s);
       return s;
     }
@@ -68,9 +74,11 @@ export function stepSchedulerContract(name: string, connect: () => RedisFactory)
     it('fires once, near the due time', async () => {
       const s = scheduler({ prefix: prefix() });
       const fired: Array<{ askId: string; at: number }> = [];
-      await s.start(onTimeout(async (askId) => {
-        fired.push({ askId, at: Date.now() });
-      }));
+      await s.start(
+        onTimeout(async (askId) => {
+          fired.push({ askId, at: Date.now() });
+        }),
+      );
       const dueAt = Date.now() + 300;
       await s.schedule('askA1', 'timeout', dueAt);
       await waitFor(() => fired.length === 1);
@@ -84,9 +92,11 @@ export function stepSchedulerContract(name: string, connect: () => RedisFactory)
     it('schedules idempotently: the same ask twice fires once', async () => {
       const s = scheduler({ prefix: prefix() });
       const fired: string[] = [];
-      await s.start(onTimeout(async (askId) => {
-        fired.push(askId);
-      }));
+      await s.start(
+        onTimeout(async (askId) => {
+          fired.push(askId);
+        }),
+      );
       await s.schedule('askB1', 'timeout', Date.now() + 150);
       await s.schedule('askB1', 'timeout', Date.now() + 50);
       await waitFor(() => fired.length >= 1);
@@ -97,9 +107,11 @@ export function stepSchedulerContract(name: string, connect: () => RedisFactory)
     it('cancel prevents the firing; cancelling an unknown ask is harmless', async () => {
       const s = scheduler({ prefix: prefix() });
       const fired: string[] = [];
-      await s.start(onTimeout(async (askId) => {
-        fired.push(askId);
-      }));
+      await s.start(
+        onTimeout(async (askId) => {
+          fired.push(askId);
+        }),
+      );
       await s.schedule('askC1', 'timeout', Date.now() + 200);
       await s.schedule('askC2', 'timeout', Date.now() + 200);
       await s.cancel('askC1', 'timeout');
@@ -117,9 +129,11 @@ export function stepSchedulerContract(name: string, connect: () => RedisFactory)
       const fired: string[] = [];
       const worker = scheduler({ prefix: p });
       const startedAt = Date.now();
-      await worker.start(onTimeout(async (askId) => {
-        fired.push(askId);
-      }));
+      await worker.start(
+        onTimeout(async (askId) => {
+          fired.push(askId);
+        }),
+      );
       await waitFor(() => fired.length === 1);
       expect(fired).toEqual(['askD1']);
       expect(Date.now() - startedAt).toBeLessThan(2000);
@@ -128,10 +142,12 @@ export function stepSchedulerContract(name: string, connect: () => RedisFactory)
     it('retries a timeout whose handler throws', async () => {
       const s = scheduler({ prefix: prefix() });
       let calls = 0;
-      await s.start(onTimeout(async () => {
-        calls += 1;
-        if (calls === 1) throw new Error('redis blip');
-      }));
+      await s.start(
+        onTimeout(async () => {
+          calls += 1;
+          if (calls === 1) throw new Error('redis blip');
+        }),
+      );
       await s.schedule('askE1', 'timeout', Date.now());
       await waitFor(() => calls === 2);
       await sleep(200);
@@ -145,10 +161,12 @@ export function stepSchedulerContract(name: string, connect: () => RedisFactory)
       let release!: () => void;
       const hung = new Promise<void>((r) => (release = r));
       const firstRuns: string[] = [];
-      await dying.start(onTimeout(async (askId) => {
-        firstRuns.push(askId);
-        await hung;
-      }));
+      await dying.start(
+        onTimeout(async (askId) => {
+          firstRuns.push(askId);
+          await hung;
+        }),
+      );
       await dying.schedule('askF1', 'timeout', Date.now());
       await waitFor(() => firstRuns.length === 1);
       // A forced close stops lock renewal without finishing the job: what a killed process leaves.
@@ -156,9 +174,11 @@ export function stepSchedulerContract(name: string, connect: () => RedisFactory)
 
       const rescued: string[] = [];
       const survivor = scheduler({ prefix: p, ...tuning });
-      await survivor.start(onTimeout(async (askId) => {
-        rescued.push(askId);
-      }));
+      await survivor.start(
+        onTimeout(async (askId) => {
+          rescued.push(askId);
+        }),
+      );
       await waitFor(() => rescued.length === 1, 8000);
       release();
       expect(rescued).toEqual(['askF1']);
@@ -191,7 +211,11 @@ export function stepSchedulerContract(name: string, connect: () => RedisFactory)
 
     it('fires a job written before steps (no `step` in its data) as a timeout', async () => {
       const p = prefix();
-      await rawQueue(p).add('timeout', { askId: 'askL1' }, { jobId: 'timeout-askL1', delay: 50, removeOnComplete: true });
+      await rawQueue(p).add(
+        'timeout',
+        { askId: 'askL1' },
+        { jobId: 'timeout-askL1', delay: 50, removeOnComplete: true },
+      );
       const s = scheduler<'timeout' | 'reminder'>({ prefix: p, steps: ['timeout', 'reminder'] });
       const fired: string[] = [];
       await s.start({
@@ -215,7 +239,12 @@ export function stepSchedulerContract(name: string, connect: () => RedisFactory)
       await waitFor(() => log.entries.filter((e) => e.msg === 'invalid step job dropped').length === 3);
       await sleep(200);
       expect(fired).toEqual([]);
-      expect(log.entries.filter((e) => e.level === 'error').map((e) => e.fields.jobId).sort()).toEqual(['bogus-askM1', 'timeout-bad1', 'timeout-bad2']);
+      expect(
+        log.entries
+          .filter((e) => e.level === 'error')
+          .map((e) => e.fields.jobId)
+          .sort(),
+      ).toEqual(['bogus-askM1', 'timeout-bad1', 'timeout-bad2']);
       expect(await raw.getJobCounts('wait', 'delayed', 'active')).toEqual({ wait: 0, delayed: 0, active: 0 });
     });
   });
@@ -227,7 +256,14 @@ export function outboxContract(name: string, connect: () => RedisFactory): void 
     const open: BullOutbox[] = [];
     const prefix = queuePrefix;
     function outbox(opts: Partial<BullOutboxOptions> = {}): BullOutbox {
-      const o = new BullOutbox({ connect: connect(), prefix: prefix(), baseDelayMs: 50, maxDelayMs: 400, logger: silentLogger, ...opts });
+      const o = new BullOutbox({
+        connect: connect(),
+        prefix: prefix(),
+        baseDelayMs: 50,
+        maxDelayMs: 400,
+        logger: silentLogger,
+        ...opts,
+      });
       open.push(o);
       return o;
     }
@@ -327,7 +363,11 @@ export function outboxContract(name: string, connect: () => RedisFactory): void 
       await o.start(rec.handlers);
       await waitFor(() => rec.runs.length >= 3);
       await sleep(200);
-      expect(rec.runs.map((r) => `${r.job.kind}/${r.job.index}`).sort()).toEqual(['deliver/0', 'deliver/1', 'finalize/0']);
+      expect(rec.runs.map((r) => `${r.job.kind}/${r.job.index}`).sort()).toEqual([
+        'deliver/0',
+        'deliver/1',
+        'finalize/0',
+      ]);
     });
 
     it('runs a job again when it is enqueued after it finished', async () => {
@@ -361,7 +401,13 @@ export function outboxContract(name: string, connect: () => RedisFactory): void 
       // Two workers die mid-job (forced close, lock left to expire): maxStalledCount is 1.
       for (let round = 1; round <= 2; round++) {
         const dying = outbox(tuning);
-        await dying.start({ run: async () => { starts.push(round); await hung; }, giveUp: async () => {} });
+        await dying.start({
+          run: async () => {
+            starts.push(round);
+            await hung;
+          },
+          giveUp: async () => {},
+        });
         if (round === 1) await dying.enqueue(deliver('askI1'));
         await waitFor(() => starts.length === round);
         await dying.close({ force: true });

@@ -86,8 +86,8 @@ describe.each(implementations)('SeenEvents (%s)', (kind, make) => {
   it('channels and hostile ids never collide (":" and "%" in ids, other channels, unicode, long ids)', async () => {
     const { seen } = setup();
     const ids = ['a:b', 'a%3Ab', 'a', 'b', ':', '%', '__proto__', 'constructor', 'é\u200b', 'x'.repeat(500)];
-    for (const id of ids) expect((claimed(await seen.claim('slack', id, TTL))).status).toBe('new');
-    for (const id of ids) expect((claimed(await seen.claim('discord', id, TTL))).status).toBe('new');
+    for (const id of ids) expect(claimed(await seen.claim('slack', id, TTL)).status).toBe('new');
+    for (const id of ids) expect(claimed(await seen.claim('discord', id, TTL)).status).toBe('new');
     for (const id of ids) expect(await seen.claim('slack', id, TTL)).toBe('busy');
   });
 
@@ -118,7 +118,13 @@ describe('RedisSeenEvents keys', () => {
   });
 
   it('an unreachable store makes claim throw (the caller fails the request so the platform re-sends)', async () => {
-    const dead = new Redis({ port: 1, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const dead = new Redis({
+      port: 1,
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     await expect(new RedisSeenEvents(dead).claim('slack', 'Ev9', TTL)).rejects.toThrow();
     dead.disconnect();
   });

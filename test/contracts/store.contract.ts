@@ -27,9 +27,25 @@ export const uid = (n = 12) => randomBytes(n).toString('base64url').replace(/[-_
 export function pendingAsk(runId: string, version: number, id = uid()): AskRecord {
   const to = { channel: 'telegram', chat: '-100:42', thread: '7' };
   return {
-    ...{ id, runId, version, rev: 0, status: 'pending', to: { ...to, users: ['1001'] }, timeoutSeconds: 900, result: null, idempotencyKey: 'key-1' },
+    ...{
+      id,
+      runId,
+      version,
+      rev: 0,
+      status: 'pending',
+      to: { ...to, users: ['1001'] },
+      timeoutSeconds: 900,
+      result: null,
+      idempotencyKey: 'key-1',
+    },
     questions: [
-      { id: 'env', header: 'Deploy', question: 'Where to?', options: [{ label: 'Staging', description: 'safe' }, { label: 'Prod' }], multiSelect: false },
+      {
+        id: 'env',
+        header: 'Deploy',
+        question: 'Where to?',
+        options: [{ label: 'Staging', description: 'safe' }, { label: 'Prod' }],
+        multiSelect: false,
+      },
       { id: 'q2', question: 'Notes?', options: [{ label: 'A' }, { label: 'B' }], multiSelect: true },
     ],
     createdAt: new Date(T0).toISOString(),
@@ -43,40 +59,58 @@ export function pendingAsk(runId: string, version: number, id = uid()): AskRecor
 
 /** `prev` with one delivery marked sent (a non-terminal change), tagged so concurrent nexts differ. */
 export function delivered(prev: AskRecord, tag = 'm1'): AskRecord {
-  const deliveries = prev.deliveries.map((d) => ({ ...d, status: 'sent' as const, message: { chat: d.chat, messageId: tag } }));
+  const deliveries = prev.deliveries.map((d) => ({
+    ...d,
+    status: 'sent' as const,
+    message: { chat: d.chat, messageId: tag },
+  }));
   return { ...prev, rev: prev.rev + 1, deliveries };
 }
 
 /** `prev` ended without an answer. */
 export function ended(prev: AskRecord, reason: 'superseded' | 'timeout' | 'cancelled'): AskRecord {
-  return { ...prev, rev: prev.rev + 1, status: 'no_answer', result: { status: 'no_answer', reason, at: new Date(T0 + 1000).toISOString() } };
+  return {
+    ...prev,
+    rev: prev.rev + 1,
+    status: 'no_answer',
+    result: { status: 'no_answer', reason, at: new Date(T0 + 1000).toISOString() },
+  };
 }
 
 /** `prev` answered. */
 export function answered(prev: AskRecord): AskRecord {
   const answeredBy = { channel: 'telegram', userId: '1001', username: 'alice' };
-  const result = { status: 'answered' as const, answers: { env: ['Prod'], q2: ['A', 'free text'] }, answeredBy, answeredAt: new Date(T0 + 5000).toISOString() };
+  const result = {
+    status: 'answered' as const,
+    answers: { env: ['Prod'], q2: ['A', 'free text'] },
+    answeredBy,
+    answeredAt: new Date(T0 + 5000).toISOString(),
+  };
   return { ...prev, rev: prev.rev + 1, status: 'answered', partial: {}, result };
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Create arguments with the test defaults (one hour TTL and retention). */
-const args = (record: AskRecord, expectedVersion: number, supersede: CreateArgs['supersede'] = null, ttlMs = HOUR): CreateArgs =>
-  ({ record, expectedVersion, supersede, ttlMs, retentionMs: HOUR });
+const args = (
+  record: AskRecord,
+  expectedVersion: number,
+  supersede: CreateArgs['supersede'] = null,
+  ttlMs = HOUR,
+): CreateArgs => ({ record, expectedVersion, supersede, ttlMs, retentionMs: HOUR });
 
 /** Creates an ask on the run the way the gateway does (superseding the pending one). */
 export async function createAsk(store: AskStore, runId: string, ttlMs = HOUR): Promise<AskRecord> {
   const { current, version } = await store.getRun(runId);
   const record = pendingAsk(runId, version + 1);
-  const supersede = current && current.status === 'pending' ? { prev: current, next: ended(current, 'superseded') } : null;
+  const supersede =
+    current && current.status === 'pending' ? { prev: current, next: ended(current, 'superseded') } : null;
   const result = await store.create(args(record, version, supersede, ttlMs));
   expect(result.status).toBe('created');
   return record;
 }
 
 const count = <T>(items: T[], value: T) => items.filter((i) => i === value).length;
-
 
 /** The {@link AskStore} contract, run against every implementation. */
 export function storeContract(name: string, factory: () => Promise<StoreHarness>): void {
@@ -196,7 +230,9 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
     it('20 concurrent commits from the same prev: exactly one is ok and its record is stored', async () => {
       const a = await createAsk(store, uid());
       const nexts = Array.from({ length: 20 }, (_, i) => delivered(a, `m${i}`));
-      const results = await Promise.all(nexts.map((next, i) => all[i % all.length]!.commit(a, next, { ttlMs: HOUR, publish: false })));
+      const results = await Promise.all(
+        nexts.map((next, i) => all[i % all.length]!.commit(a, next, { ttlMs: HOUR, publish: false })),
+      );
       expect(count(results, 'ok')).toBe(1);
       expect(count(results, 'conflict')).toBe(19);
       expect(await store.get(a.id)).toEqual(nexts[results.indexOf('ok')]);
@@ -260,11 +296,18 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
 
     it('ten concurrent idempotency claims: one wins and all get the same binding', async () => {
       const key = `idem-${uid()}`;
-      const claims = await Promise.all(Array.from({ length: 10 }, (_, i) => all[i % all.length]!.claimIdempotencyKey(key, 'hash-1', `ask${i}`, HOUR)));
+      const claims = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => all[i % all.length]!.claimIdempotencyKey(key, 'hash-1', `ask${i}`, HOUR)),
+      );
       expect(claims.filter((c) => c.won)).toHaveLength(1);
       const winner = claims.find((c) => c.won)!;
-      for (const c of claims) expect({ askId: c.askId, requestHash: c.requestHash }).toEqual({ askId: winner.askId, requestHash: 'hash-1' });
-      expect(await store.claimIdempotencyKey(key, 'hash-2', 'late', HOUR)).toEqual({ askId: winner.askId, requestHash: 'hash-1', won: false });
+      for (const c of claims)
+        expect({ askId: c.askId, requestHash: c.requestHash }).toEqual({ askId: winner.askId, requestHash: 'hash-1' });
+      expect(await store.claimIdempotencyKey(key, 'hash-2', 'late', HOUR)).toEqual({
+        askId: winner.askId,
+        requestHash: 'hash-1',
+        won: false,
+      });
     });
 
     it('history is newest first, honours the limit and keeps the 50 newest', async () => {
@@ -305,7 +348,10 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
       await store.markForSweep(a, T0 + 500);
       await store.markForSweep(b, T0 + 800);
       await store.markForSweep(c, T0 + 3000);
-      expect(await store.dueForSweep(T0 + 1000, 10)).toEqual([{ askId: a, at: T0 + 500 }, { askId: b, at: T0 + 800 }]);
+      expect(await store.dueForSweep(T0 + 1000, 10)).toEqual([
+        { askId: a, at: T0 + 500 },
+        { askId: b, at: T0 + 800 },
+      ]);
       expect(ids(await store.dueForSweep(T0 + 1000, 1))).toEqual([a]);
       expect(await store.dueForSweep(T0 + 499, 10)).toEqual([]);
       expect(await store.rescheduleSweep(a, T0 + 5000)).toBe(true);

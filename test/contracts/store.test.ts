@@ -78,12 +78,21 @@ let standalone: TestRedis;
 let clusterNode: TestRedis;
 const redisOpts = { maxRetriesPerRequest: 1 };
 const single = redisHarnessFactory(() => new Redis(standalone.url, redisOpts));
-const cluster = redisHarnessFactory(() => new Cluster([{ host: '127.0.0.1', port: clusterNode.port }], { redisOptions: redisOpts }));
+const cluster = redisHarnessFactory(
+  () => new Cluster([{ host: '127.0.0.1', port: clusterNode.port }], { redisOptions: redisOpts }),
+);
 
 beforeAll(async () => {
   [standalone, clusterNode] = await Promise.all([
     startRedis(),
-    startRedis(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-announce-ip', '127.0.0.1']),
+    startRedis([
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      'nodes.conf',
+      '--cluster-announce-ip',
+      '127.0.0.1',
+    ]),
   ]);
   const admin = new Redis(clusterNode.url, redisOpts);
   await admin.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
@@ -137,7 +146,9 @@ describe('RedisAskStore specifics', () => {
     const a = await createAsk(store, uid());
     await main.hset(keys.ask(a.runId, a.id), 'doc', '{"id":');
     await expect(store.get(a.id)).rejects.toThrow(CorruptRecordError);
-    await expect(new RedisAskStore(main, { prefix }).get(a.id)).rejects.toThrow(`corrupt ask record at ${keys.ask(a.runId, a.id)}: not JSON`);
+    await expect(new RedisAskStore(main, { prefix }).get(a.id)).rejects.toThrow(
+      `corrupt ask record at ${keys.ask(a.runId, a.id)}: not JSON`,
+    );
     await main.hset(keys.ask(a.runId, a.id), 'doc', JSON.stringify({ ...a, status: 'bogus' }));
     await expect(store.get(a.id)).rejects.toThrow(/corrupt ask record .*status/s);
     await expect(store.getRun(a.runId)).rejects.toThrow(CorruptRecordError);
@@ -203,30 +214,47 @@ describe('RedisAskStore specifics', () => {
     await store.addToConversation({ channel: 'telegram', chat: '5' }, a.id, Date.now() + 60_000);
     await store.bindMessage({ channel: 'telegram', chat: '5' }, '9', a.id, 60_000);
     const families = (await scanKeys(main, prefix)).map((k) => k.slice(prefix.length + 1).replace(a.id, '<id>')).sort();
-    expect(families).toEqual(['conv:telegram:5', 'id:<id>', 'idem:k', 'msg:telegram:5:9', 'recent', 'sweep', '{r1}:ask:<id>', '{r1}:asks', '{r1}:run']);
+    expect(families).toEqual([
+      'conv:telegram:5',
+      'id:<id>',
+      'idem:k',
+      'msg:telegram:5:9',
+      'recent',
+      'sweep',
+      '{r1}:ask:<id>',
+      '{r1}:asks',
+      '{r1}:run',
+    ]);
   });
 });
 
 describe.each([
-  ['memory', async () => {
-    const bus = new MemoryResultBus();
-    // The memory store announces a resolution synchronously inside its atomic section.
-    const resolve = async (askId: string) => bus.announce(askId);
-    return { publisher: bus, subscriber: bus, resolve, close: () => bus.close() };
-  }],
-  ['redis', async () => {
-    const prefix = `t-${uid(8)}`;
-    const conns = [0, 1, 2].map(() => new Redis(standalone.url, redisOpts));
-    const subscriber = await RedisResultBus.create(conns[0]!, single.state.main!, { prefix });
-    const publisher = await RedisResultBus.create(conns[1]!, conns[2]!, { prefix });
-    // What the commit script does on a terminal commit: PUBLISH the ask id on `<prefix>:resolved`.
-    const resolve = async (askId: string) => void (await conns[2]!.publish(new StoreKeys(prefix).resolvedChannel(), askId));
-    const close = async () => {
-      await Promise.all([subscriber.close(), publisher.close()]);
-      await quitAll(conns);
-    };
-    return { publisher, subscriber, resolve, close };
-  }],
+  [
+    'memory',
+    async () => {
+      const bus = new MemoryResultBus();
+      // The memory store announces a resolution synchronously inside its atomic section.
+      const resolve = async (askId: string) => bus.announce(askId);
+      return { publisher: bus, subscriber: bus, resolve, close: () => bus.close() };
+    },
+  ],
+  [
+    'redis',
+    async () => {
+      const prefix = `t-${uid(8)}`;
+      const conns = [0, 1, 2].map(() => new Redis(standalone.url, redisOpts));
+      const subscriber = await RedisResultBus.create(conns[0]!, single.state.main!, { prefix });
+      const publisher = await RedisResultBus.create(conns[1]!, conns[2]!, { prefix });
+      // What the commit script does on a terminal commit: PUBLISH the ask id on `<prefix>:resolved`.
+      const resolve = async (askId: string) =>
+        void (await conns[2]!.publish(new StoreKeys(prefix).resolvedChannel(), askId));
+      const close = async () => {
+        await Promise.all([subscriber.close(), publisher.close()]);
+        await quitAll(conns);
+      };
+      return { publisher, subscriber, resolve, close };
+    },
+  ],
 ] as const)('ResultBus: %s', (_name, make) => {
   it('a resolution wakes each subscription of that ask id once, across connections; unsubscribe and close stop it', async () => {
     const { resolve, subscriber, close } = await make();

@@ -129,7 +129,13 @@ export class FakeDiscord {
   /** Starts a thread on message `messageId` (the thread's id is the message id) and dispatches THREAD_CREATE. */
   startThread(messageId: string, by: P.ApiUser): string {
     const parent = this.messages.get(messageId)!.channel_id;
-    this.channels.set(messageId, { id: messageId, type: 11, guild_id: this.guildId, parent_id: parent, name: 'answer' });
+    this.channels.set(messageId, {
+      id: messageId,
+      type: 11,
+      guild_id: this.guildId,
+      parent_id: parent,
+      name: 'answer',
+    });
     this.dispatch('THREAD_CREATE', { ...P.thread(messageId, this.guildId, parent, by.id), newly_created: true });
     return messageId;
   }
@@ -141,7 +147,14 @@ export class FakeDiscord {
 
   /** The next matching call gets a 429 with `retry_after` = `seconds`. */
   rateLimitNext(method: string, route: RegExp, seconds: number): void {
-    this.faults.push({ method, route, status: 429, code: 0, message: 'You are being rate limited.', retryAfter: seconds });
+    this.faults.push({
+      method,
+      route,
+      status: 429,
+      code: 0,
+      message: 'You are being rate limited.',
+      retryAfter: seconds,
+    });
   }
 
   /** Every message create answers 429 until `seconds` from now. */
@@ -154,21 +167,49 @@ export class FakeDiscord {
     const msg = this.messages.get(messageId)!;
     const channel = this.channels.get(msg.channel_id)!;
     const existing = this.interactions.get(id);
-    const interaction = existing ?? { id, token: `itok.${randomBytes(24).toString('base64url')}`, messageId, dispatchedAt: this.now() - ageMs, followUps: [] };
+    const interaction = existing ?? {
+      id,
+      token: `itok.${randomBytes(24).toString('base64url')}`,
+      messageId,
+      dispatchedAt: this.now() - ageMs,
+      followUps: [],
+    };
     this.interactions.set(id, interaction);
     const guildId = channel.type === 1 ? undefined : this.guildId;
-    const data = P.buttonInteraction({ id, token: interaction.token, applicationId: this.applicationId, channel, ...(guildId ? { guildId } : {}), user: u, customId, message: msg });
+    const data = P.buttonInteraction({
+      id,
+      token: interaction.token,
+      applicationId: this.applicationId,
+      channel,
+      ...(guildId ? { guildId } : {}),
+      user: u,
+      customId,
+      message: msg,
+    });
     this.dispatch('INTERACTION_CREATE', data);
     return interaction;
   }
 
   /** Dispatches MESSAGE_CREATE from `u` in `channelId`, replying to `replyTo` when given; returns its id. */
-  say(channelId: string, u: P.ApiUser, content: string, opts: { replyTo?: string; mentions?: P.ApiUser[] } = {}): string {
+  say(
+    channelId: string,
+    u: P.ApiUser,
+    content: string,
+    opts: { replyTo?: string; mentions?: P.ApiUser[] } = {},
+  ): string {
     const channel = this.channels.get(channelId)!;
     const id = P.snowflake();
     const referenced = opts.replyTo ? this.messages.get(opts.replyTo) : undefined;
     const guildId = channel.type === 1 ? undefined : this.guildId;
-    const msg = P.userMessage({ id, channel, ...(guildId ? { guildId } : {}), user: u, content, ...(referenced ? { referenced } : {}), ...(opts.mentions ? { mentions: opts.mentions } : {}) });
+    const msg = P.userMessage({
+      id,
+      channel,
+      ...(guildId ? { guildId } : {}),
+      user: u,
+      content,
+      ...(referenced ? { referenced } : {}),
+      ...(opts.mentions ? { mentions: opts.mentions } : {}),
+    });
     this.messages.set(id, msg);
     this.dispatch('MESSAGE_CREATE', msg);
     return id;
@@ -224,12 +265,27 @@ export class FakeDiscord {
       if (frame.op === 6) return this.onResume(ws, frame.d);
       if (frame.op !== 2) return;
       if (frame.d.token !== this.token) return ws.close(4004, 'Authentication failed.');
-      if (frame.d.intents & MESSAGE_CONTENT && !this.contentIntentEnabled) return ws.close(4014, 'Disallowed intent(s).');
+      if (frame.d.intents & MESSAGE_CONTENT && !this.contentIntentEnabled)
+        return ws.close(4014, 'Disallowed intent(s).');
       this.sockets.add(ws);
       const url = `ws://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-      ws.send(JSON.stringify({ op: 0, t: 'READY', s: ++this.seq, d: P.ready(this.bot, this.applicationId, [this.guildId], url) }));
+      ws.send(
+        JSON.stringify({
+          op: 0,
+          t: 'READY',
+          s: ++this.seq,
+          d: P.ready(this.bot, this.applicationId, [this.guildId], url),
+        }),
+      );
       const guildChannels = [...this.channels.values()].filter((c) => c.guild_id === this.guildId);
-      ws.send(JSON.stringify({ op: 0, t: 'GUILD_CREATE', s: ++this.seq, d: P.guildCreate(this.guildId, this.bot.id, guildChannels) }));
+      ws.send(
+        JSON.stringify({
+          op: 0,
+          t: 'GUILD_CREATE',
+          s: ++this.seq,
+          d: P.guildCreate(this.guildId, this.bot.id, guildChannels),
+        }),
+      );
     });
   }
 
@@ -251,14 +307,22 @@ export class FakeDiscord {
     const path = url.pathname.replace(/^\/api\/v10/, '');
     const method = req.method ?? 'GET';
     const body = raw && String(req.headers['content-type']).includes('json') ? JSON.parse(raw) : raw;
-    const call: DiscordCall = { method, path, body, status: 0, at: Date.now(), authorized: req.headers.authorization === `Bot ${this.token}` };
+    const call: DiscordCall = {
+      method,
+      path,
+      body,
+      status: 0,
+      at: Date.now(),
+      authorized: req.headers.authorization === `Bot ${this.token}`,
+    };
     this.calls.push(call);
     const send = (status: number, payload?: unknown, headers: Record<string, string> = {}) => {
       call.status = status;
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(payload === undefined ? undefined : JSON.stringify(payload));
     };
-    const error = (status: number, code: number, message: string, extra: object = {}) => send(status, { code, message, ...extra });
+    const error = (status: number, code: number, message: string, extra: object = {}) =>
+      send(status, { code, message, ...extra });
     const interactionRoute = /^\/(interactions|webhooks)\//.test(path);
     if (!interactionRoute && !call.authorized) return error(401, 0, '401: Unauthorized');
     const fault = this.faults.findIndex((f) => f.method === method && f.route.test(path));
@@ -270,7 +334,11 @@ export class FakeDiscord {
     let m: RegExpExecArray | null;
     if (method === 'GET' && path === '/gateway/bot') {
       const wsUrl = `ws://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-      return send(200, { url: wsUrl, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } });
+      return send(200, {
+        url: wsUrl,
+        shards: 1,
+        session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 },
+      });
     }
     if (method === 'GET' && path === '/users/@me') return send(200, this.bot);
     if ((m = /^\/channels\/(\d+)$/.exec(path)) && method === 'GET') {
@@ -283,8 +351,20 @@ export class FakeDiscord {
       if (Date.now() < this.blockedSendsUntil) return this.tooMany(send, (this.blockedSendsUntil - Date.now()) / 1000);
       const invalid = layoutErrors(body);
       if (invalid) return error(400, 50035, 'Invalid Form Body', { errors: invalid });
-      const msg = P.message({ id: P.snowflake(), channel_id: channel.id, author: this.bot, content: body.content ?? '', components: body.components ?? [], flags: body.flags ?? 0, ...(channel.guild_id ? { guild_id: channel.guild_id } : {}) });
-      if (body.message_reference) Object.assign(msg, { type: 19, message_reference: { type: 0, ...body.message_reference, channel_id: channel.id } });
+      const msg = P.message({
+        id: P.snowflake(),
+        channel_id: channel.id,
+        author: this.bot,
+        content: body.content ?? '',
+        components: body.components ?? [],
+        flags: body.flags ?? 0,
+        ...(channel.guild_id ? { guild_id: channel.guild_id } : {}),
+      });
+      if (body.message_reference)
+        Object.assign(msg, {
+          type: 19,
+          message_reference: { type: 0, ...body.message_reference, channel_id: channel.id },
+        });
       this.messages.set(msg.id, msg);
       return send(200, msg);
     }
@@ -296,17 +376,27 @@ export class FakeDiscord {
       if (msg.author.id !== this.bot.id) return error(403, 50005, 'Cannot edit a message authored by another user');
       const invalid = layoutErrors({ content: msg.content, components: msg.components, ...body });
       if (invalid) return error(400, 50035, 'Invalid Form Body', { errors: invalid });
-      Object.assign(msg, { content: body.content ?? msg.content, components: body.components ?? msg.components, edited_timestamp: new Date().toISOString() });
+      Object.assign(msg, {
+        content: body.content ?? msg.content,
+        components: body.components ?? msg.components,
+        edited_timestamp: new Date().toISOString(),
+      });
       return send(200, msg);
     }
     if ((m = /^\/interactions\/(\d+)\/([^/]+)\/callback$/.exec(path)) && method === 'POST') {
       const i = this.interactions.get(m[1]!);
       if (i && i.token === m[2]) this.noteTokenAge(call, i);
-      if (!i || i.token !== m[2] || this.now() - i.dispatchedAt > ACK_WINDOW_MS) return error(404, 10062, 'Unknown interaction');
+      if (!i || i.token !== m[2] || this.now() - i.dispatchedAt > ACK_WINDOW_MS)
+        return error(404, 10062, 'Unknown interaction');
       if (i.ackedAt !== undefined) return error(400, 40060, 'Interaction has already been acknowledged.');
       i.ackedAt = this.now();
       i.ackType = body.type;
-      if (body.type === 4) i.followUps.push({ content: body.data?.content ?? '', flags: body.data?.flags ?? 0, allowed_mentions: body.data?.allowed_mentions });
+      if (body.type === 4)
+        i.followUps.push({
+          content: body.data?.content ?? '',
+          flags: body.data?.flags ?? 0,
+          allowed_mentions: body.data?.allowed_mentions,
+        });
       res.writeHead(204).end();
       call.status = 204;
       return;
@@ -316,9 +406,20 @@ export class FakeDiscord {
       if (!i || m[1] !== this.applicationId) return error(404, 10015, 'Unknown Webhook');
       if (this.noteTokenAge(call, i)) return error(401, 50027, 'Invalid Webhook Token');
       if (i.ackedAt === undefined) return error(400, 40060, 'Interaction has not been acknowledged.');
-      i.followUps.push({ content: body.content ?? '', flags: body.flags ?? 0, allowed_mentions: body.allowed_mentions });
+      i.followUps.push({
+        content: body.content ?? '',
+        flags: body.flags ?? 0,
+        allowed_mentions: body.allowed_mentions,
+      });
       const source = this.messages.get(i.messageId)!;
-      const sent = P.message({ id: P.snowflake(), channel_id: source.channel_id, author: this.bot, content: body.content ?? '', flags: body.flags ?? 0, webhook_id: this.applicationId });
+      const sent = P.message({
+        id: P.snowflake(),
+        channel_id: source.channel_id,
+        author: this.bot,
+        content: body.content ?? '',
+        flags: body.flags ?? 0,
+        webhook_id: this.applicationId,
+      });
       this.followUpMessages.set(sent.id, sent);
       return send(200, sent);
     }
@@ -341,7 +442,11 @@ export class FakeDiscord {
       if (method !== 'PATCH') return error(405, 0, '405: Method Not Allowed');
       const invalid = layoutErrors({ content: target.content, components: target.components, ...body });
       if (invalid) return error(400, 50035, 'Invalid Form Body', { errors: invalid });
-      Object.assign(target, { content: body.content ?? target.content, components: body.components ?? target.components, edited_timestamp: new Date(this.now()).toISOString() });
+      Object.assign(target, {
+        content: body.content ?? target.content,
+        components: body.components ?? target.components,
+        edited_timestamp: new Date(this.now()).toISOString(),
+      });
       return send(200, target);
     }
     return error(404, 0, '404: Not Found');
@@ -356,31 +461,40 @@ export class FakeDiscord {
 
   private tooMany(send: (s: number, p: unknown, h: Record<string, string>) => void, seconds: number): void {
     const s = Math.max(0.001, seconds);
-    send(429, { message: 'You are being rate limited.', retry_after: s, global: false }, {
-      'retry-after': String(Math.ceil(s)),
-      'x-ratelimit-limit': '5',
-      'x-ratelimit-remaining': '0',
-      'x-ratelimit-reset-after': s.toFixed(3),
-      'x-ratelimit-bucket': 'fake-messages-bucket',
-      'x-ratelimit-scope': 'user',
-    });
+    send(
+      429,
+      { message: 'You are being rate limited.', retry_after: s, global: false },
+      {
+        'retry-after': String(Math.ceil(s)),
+        'x-ratelimit-limit': '5',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset-after': s.toFixed(3),
+        'x-ratelimit-bucket': 'fake-messages-bucket',
+        'x-ratelimit-scope': 'user',
+      },
+    );
   }
 }
 
 /** The 50035 `errors` object for a message body over Discord's limits, or null when it is valid. */
 function layoutErrors(body: any): Record<string, string> | null {
   const errors: Record<string, string> = {};
-  if (typeof body.content === 'string' && body.content.length > 2000) errors.content = 'Must be 2000 or fewer in length.';
+  if (typeof body.content === 'string' && body.content.length > 2000)
+    errors.content = 'Must be 2000 or fewer in length.';
   const rows: any[] = body.components ?? [];
   if (rows.length > 5) errors.components = 'Must be 5 or fewer in length.';
   rows.forEach((row, r) => {
     const buttons: any[] = row.components ?? [];
-    if (row.type !== 1 || buttons.length < 1 || buttons.length > 5) errors[`components.${r}`] = 'An action row holds 1 to 5 components.';
+    if (row.type !== 1 || buttons.length < 1 || buttons.length > 5)
+      errors[`components.${r}`] = 'An action row holds 1 to 5 components.';
     const seen = new Set<string>();
     buttons.forEach((b, i) => {
-      if (typeof b.label === 'string' && b.label.length > 80) errors[`components.${r}.components.${i}.label`] = 'Must be 80 or fewer in length.';
-      if (typeof b.custom_id !== 'string' || b.custom_id.length < 1 || b.custom_id.length > 100) errors[`components.${r}.components.${i}.custom_id`] = 'Must be between 1 and 100 in length.';
-      if (seen.has(b.custom_id)) errors[`components.${r}.components.${i}.custom_id`] = 'Component custom id is duplicated.';
+      if (typeof b.label === 'string' && b.label.length > 80)
+        errors[`components.${r}.components.${i}.label`] = 'Must be 80 or fewer in length.';
+      if (typeof b.custom_id !== 'string' || b.custom_id.length < 1 || b.custom_id.length > 100)
+        errors[`components.${r}.components.${i}.custom_id`] = 'Must be between 1 and 100 in length.';
+      if (seen.has(b.custom_id))
+        errors[`components.${r}.components.${i}.custom_id`] = 'Component custom id is duplicated.';
       seen.add(b.custom_id);
     });
   });

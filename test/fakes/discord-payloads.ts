@@ -48,11 +48,21 @@ export interface ApiChannel {
 
 /** A user object. */
 export function user(id: string, username: string, globalName: string | null = null, bot = false): ApiUser {
-  return { id, username, discriminator: '0', global_name: globalName, avatar: null, ...(bot ? { bot: true } : {}), flags: 0 };
+  return {
+    id,
+    username,
+    discriminator: '0',
+    global_name: globalName,
+    avatar: null,
+    ...(bot ? { bot: true } : {}),
+    flags: 0,
+  };
 }
 
 /** A message object with every field discord.js reads. */
-export function message(fields: Pick<ApiMessage, 'id' | 'channel_id' | 'author' | 'content'> & Partial<ApiMessage>): ApiMessage {
+export function message(
+  fields: Pick<ApiMessage, 'id' | 'channel_id' | 'author' | 'content'> & Partial<ApiMessage>,
+): ApiMessage {
   return {
     timestamp: new Date().toISOString(),
     edited_timestamp: null,
@@ -72,7 +82,15 @@ export function message(fields: Pick<ApiMessage, 'id' | 'channel_id' | 'author' 
 
 /** A guild member wrapper for `user`. */
 export function member(u: ApiUser) {
-  return { user: u, roles: [], joined_at: new Date(0).toISOString(), deaf: false, mute: false, flags: 0, permissions: '3072' };
+  return {
+    user: u,
+    roles: [],
+    joined_at: new Date(0).toISOString(),
+    deaf: false,
+    mute: false,
+    flags: 0,
+    permissions: '3072',
+  };
 }
 
 /** The thread fields of a public thread. */
@@ -86,7 +104,12 @@ export function thread(id: string, guildId: string, parentId: string, ownerId: s
     name: 'answer',
     member_count: 1,
     message_count: 0,
-    thread_metadata: { archived: false, auto_archive_duration: 1440, archive_timestamp: new Date().toISOString(), locked: false },
+    thread_metadata: {
+      archived: false,
+      auto_archive_duration: 1440,
+      archive_timestamp: new Date().toISOString(),
+      locked: false,
+    },
   };
 }
 
@@ -114,7 +137,19 @@ export function guildCreate(guildId: string, ownerId: string, channels: ApiChann
     member_count: 2,
     large: false,
     features: [],
-    roles: [{ id: guildId, name: '@everyone', permissions: '3072', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
+    roles: [
+      {
+        id: guildId,
+        name: '@everyone',
+        permissions: '3072',
+        position: 0,
+        color: 0,
+        hoist: false,
+        managed: false,
+        mentionable: false,
+        flags: 0,
+      },
+    ],
     emojis: [],
     stickers: [],
     members: [],
@@ -122,13 +157,24 @@ export function guildCreate(guildId: string, ownerId: string, channels: ApiChann
     voice_states: [],
     stage_instances: [],
     guild_scheduled_events: [],
-    channels: channels.filter((c) => c.type === 0).map((c) => ({ id: c.id, type: 0, name: c.name, position: 0, permission_overwrites: [] })),
+    channels: channels
+      .filter((c) => c.type === 0)
+      .map((c) => ({ id: c.id, type: 0, name: c.name, position: 0, permission_overwrites: [] })),
     threads: channels.filter((c) => c.type === 11).map((c) => thread(c.id, guildId, c.parent_id!, ownerId)),
   };
 }
 
 /** INTERACTION_CREATE for a button on `msg`, tapped by `u` (guild member, or DM user when `guildId` is absent). */
-export function buttonInteraction(args: { id: string; token: string; applicationId: string; channel: ApiChannel; guildId?: string; user: ApiUser; customId: string; message: ApiMessage }) {
+export function buttonInteraction(args: {
+  id: string;
+  token: string;
+  applicationId: string;
+  channel: ApiChannel;
+  guildId?: string;
+  user: ApiUser;
+  customId: string;
+  message: ApiMessage;
+}) {
   const { channel } = args;
   return {
     id: args.id,
@@ -143,15 +189,31 @@ export function buttonInteraction(args: { id: string; token: string; application
     attachment_size_limit: 10_485_760,
     context: args.guildId ? 0 : 1,
     channel_id: channel.id,
-    channel: { id: channel.id, type: channel.type, ...(channel.guild_id ? { guild_id: channel.guild_id } : {}), ...(channel.parent_id ? { parent_id: channel.parent_id } : {}), ...(channel.recipients ? { recipients: channel.recipients } : {}) },
-    ...(args.guildId ? { guild_id: args.guildId, guild_locale: 'en-US', member: member(args.user) } : { user: args.user }),
+    channel: {
+      id: channel.id,
+      type: channel.type,
+      ...(channel.guild_id ? { guild_id: channel.guild_id } : {}),
+      ...(channel.parent_id ? { parent_id: channel.parent_id } : {}),
+      ...(channel.recipients ? { recipients: channel.recipients } : {}),
+    },
+    ...(args.guildId
+      ? { guild_id: args.guildId, guild_locale: 'en-US', member: member(args.user) }
+      : { user: args.user }),
     data: { custom_id: args.customId, component_type: 2 },
     message: args.message,
   };
 }
 
 /** MESSAGE_CREATE from a person; a reply when `referenced` is given. */
-export function userMessage(args: { id: string; channel: ApiChannel; guildId?: string; user: ApiUser; content: string; referenced?: ApiMessage; mentions?: ApiUser[] }) {
+export function userMessage(args: {
+  id: string;
+  channel: ApiChannel;
+  guildId?: string;
+  user: ApiUser;
+  content: string;
+  referenced?: ApiMessage;
+  mentions?: ApiUser[];
+}) {
   const ref = args.referenced;
   return message({
     id: args.id,
@@ -160,9 +222,19 @@ export function userMessage(args: { id: string; channel: ApiChannel; guildId?: s
     content: args.content,
     type: ref ? 19 : 0,
     mentions: args.mentions ?? (ref ? [ref.author] : []),
-    ...(args.guildId ? { guild_id: args.guildId, member: { ...member(args.user), user: undefined } } : { channel_type: args.channel.type }),
+    ...(args.guildId
+      ? { guild_id: args.guildId, member: { ...member(args.user), user: undefined } }
+      : { channel_type: args.channel.type }),
     ...(ref
-      ? { message_reference: { type: 0, message_id: ref.id, channel_id: ref.channel_id, ...(ref.guild_id ? { guild_id: ref.guild_id } : {}) }, referenced_message: ref }
+      ? {
+          message_reference: {
+            type: 0,
+            message_id: ref.id,
+            channel_id: ref.channel_id,
+            ...(ref.guild_id ? { guild_id: ref.guild_id } : {}),
+          },
+          referenced_message: ref,
+        }
       : {}),
   });
 }

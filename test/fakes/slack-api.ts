@@ -124,7 +124,10 @@ export class FakeSlackApi {
   onAck: ((envelopeId: string) => 'drop' | void) | null = null;
   /** Every Socket Mode envelope frame written (first sends and re-sends), in order. */
   readonly envelopeSends: FakeEnvelopeSend[] = [];
-  private readonly unacked = new Map<string, { type: string; payload: object; attempt: number; sentOn: Set<WebSocket> }>();
+  private readonly unacked = new Map<
+    string,
+    { type: string; payload: object; attempt: number; sentOn: Set<WebSocket> }
+  >();
   /** `response_url`s issued with {@link issueResponseUrl}, by id. */
   readonly responseUrls = new Map<string, FakeResponseUrl>();
   /** Every POST to a `/response/<id>` URL, in order. */
@@ -219,11 +222,34 @@ export class FakeSlackApi {
    * Sends a Socket Mode envelope to every connection; resolves with the envelope id once acked
    * (rejects after `ackTimeoutMs`, default 5 s; acks of re-sends count too).
    */
-  async sendEnvelope(type: 'interactive' | 'events_api', payload: object, extra: { retry_attempt?: number; retry_reason?: string } = {}, options: { ackTimeoutMs?: number } = {}): Promise<string> {
+  async sendEnvelope(
+    type: 'interactive' | 'events_api',
+    payload: object,
+    extra: { retry_attempt?: number; retry_reason?: string } = {},
+    options: { ackTimeoutMs?: number } = {},
+  ): Promise<string> {
     const envelope_id = `env-${++this.envelopeSeq}`;
-    const frame = JSON.stringify({ envelope_id, type, payload, accepts_response_payload: type === 'interactive', ...extra });
-    if (this.redeliverUnacked) this.unacked.set(envelope_id, { type, payload, attempt: extra.retry_attempt ?? 0, sentOn: new Set(this.sockets) });
-    this.envelopeSends.push({ envelope_id, type, retry_attempt: extra.retry_attempt ?? 0, at: Date.now(), connections: this.sockets.size });
+    const frame = JSON.stringify({
+      envelope_id,
+      type,
+      payload,
+      accepts_response_payload: type === 'interactive',
+      ...extra,
+    });
+    if (this.redeliverUnacked)
+      this.unacked.set(envelope_id, {
+        type,
+        payload,
+        attempt: extra.retry_attempt ?? 0,
+        sentOn: new Set(this.sockets),
+      });
+    this.envelopeSends.push({
+      envelope_id,
+      type,
+      retry_attempt: extra.retry_attempt ?? 0,
+      at: Date.now(),
+      connections: this.sockets.size,
+    });
     for (const socket of this.sockets) socket.send(frame);
     const until = Date.now() + (options.ackTimeoutMs ?? 5000);
     let lastSent = Date.now();
@@ -245,8 +271,21 @@ export class FakeSlackApi {
     if (!e || e.attempt >= 3 || open.length === 0) return;
     e.attempt++;
     e.sentOn = new Set(open);
-    this.envelopeSends.push({ envelope_id, type: e.type, retry_attempt: e.attempt, at: Date.now(), connections: open.length });
-    const frame = JSON.stringify({ envelope_id, type: e.type, payload: e.payload, accepts_response_payload: e.type === 'interactive', retry_attempt: e.attempt, retry_reason: 'timeout' });
+    this.envelopeSends.push({
+      envelope_id,
+      type: e.type,
+      retry_attempt: e.attempt,
+      at: Date.now(),
+      connections: open.length,
+    });
+    const frame = JSON.stringify({
+      envelope_id,
+      type: e.type,
+      payload: e.payload,
+      accepts_response_payload: e.type === 'interactive',
+      retry_attempt: e.attempt,
+      retry_reason: 'timeout',
+    });
     for (const socket of open) socket.send(frame);
   }
 
@@ -262,7 +301,16 @@ export class FakeSlackApi {
       e.attempt++;
       e.sentOn = new Set([socket]);
       this.envelopeSends.push({ envelope_id, type: e.type, retry_attempt: e.attempt, at: Date.now(), connections: 1 });
-      socket.send(JSON.stringify({ envelope_id, type: e.type, payload: e.payload, accepts_response_payload: e.type === 'interactive', retry_attempt: e.attempt, retry_reason: 'timeout' }));
+      socket.send(
+        JSON.stringify({
+          envelope_id,
+          type: e.type,
+          payload: e.payload,
+          accepts_response_payload: e.type === 'interactive',
+          retry_attempt: e.attempt,
+          retry_reason: 'timeout',
+        }),
+      );
     }
   }
 
@@ -300,7 +348,8 @@ export class FakeSlackApi {
     this.calls.push({ method, params });
     const failure = this.failures.get(method)?.shift();
     if (failure) {
-      if ('retryAfter' in failure) return send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfter) });
+      if ('retryAfter' in failure)
+        return send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfter) });
       if ('status' in failure) return send(failure.status, { ok: false, error: 'fatal_error' });
       return send(200, { ok: false, error: failure.error });
     }
@@ -314,7 +363,14 @@ export class FakeSlackApi {
     const issued = this.responseUrls.get(id);
     const at = this.now();
     const ageMs = issued ? at - issued.issuedAt : null;
-    const call: ResponseUrlCall = { id, at, ageMs, expired: ageMs !== null && ageMs > RESPONSE_URL_LIFETIME_MS, status: 404, body: p };
+    const call: ResponseUrlCall = {
+      id,
+      at,
+      ageMs,
+      expired: ageMs !== null && ageMs > RESPONSE_URL_LIFETIME_MS,
+      status: 404,
+      body: p,
+    };
     this.responseUrlCalls.push(call);
     const refuse = (error: string): [number, object] => {
       call.error = error;
@@ -343,7 +399,15 @@ export class FakeSlackApi {
       if (p.response_type === 'in_channel') {
         const n = ++this.seq;
         const ts = `${1_700_000_000 + n}.${String(n).padStart(6, '0')}`;
-        this.messages.set(`${issued.message.channel}:${ts}`, { channel: issued.message.channel, ts, text: p.text ?? '', blocks: p.blocks ?? [], user: BOT.user_id, bot_id: BOT.bot_id, edits: 0 });
+        this.messages.set(`${issued.message.channel}:${ts}`, {
+          channel: issued.message.channel,
+          ts,
+          text: p.text ?? '',
+          blocks: p.blocks ?? [],
+          user: BOT.user_id,
+          bot_id: BOT.bot_id,
+          edits: 0,
+        });
       } else {
         this.ephemerals.push({ channel: issued.message.channel, user: issued.message.user ?? '', text: p.text ?? '' });
       }
@@ -364,7 +428,16 @@ export class FakeSlackApi {
         if (invalid) return { ok: false, error: invalid };
         const n = ++this.seq;
         const ts = `${1_700_000_000 + n}.${String(n).padStart(6, '0')}`;
-        const message: FakeMessage = { channel: p.channel, ts, text: p.text ?? '', blocks: p.blocks ?? [], user: BOT.user_id, bot_id: BOT.bot_id, edits: 0, ...(p.thread_ts ? { thread_ts: p.thread_ts } : {}) };
+        const message: FakeMessage = {
+          channel: p.channel,
+          ts,
+          text: p.text ?? '',
+          blocks: p.blocks ?? [],
+          user: BOT.user_id,
+          bot_id: BOT.bot_id,
+          edits: 0,
+          ...(p.thread_ts ? { thread_ts: p.thread_ts } : {}),
+        };
         this.messages.set(`${p.channel}:${ts}`, message);
         return { ok: true, channel: p.channel, ts, message: { type: 'message', ...message } };
       }
@@ -383,7 +456,12 @@ export class FakeSlackApi {
       case 'chat.postEphemeral': {
         if (!this.channels.has(p.channel)) return { ok: false, error: 'channel_not_found' };
         if (!p.user) return { ok: false, error: 'user_not_in_channel' };
-        this.ephemerals.push({ channel: p.channel, user: p.user, text: p.text ?? '', ...(p.thread_ts ? { thread_ts: p.thread_ts } : {}) });
+        this.ephemerals.push({
+          channel: p.channel,
+          user: p.user,
+          text: p.text ?? '',
+          ...(p.thread_ts ? { thread_ts: p.thread_ts } : {}),
+        });
         return { ok: true, message_ts: `${1_800_000_000 + ++this.seq}.000000` };
       }
       default:
@@ -415,12 +493,15 @@ function checkMessage(p: Record<string, any>): string | null {
       blockIds.add(b.block_id);
     }
     if (b.type === 'section') {
-      if (!b.text || typeof b.text.text !== 'string' || b.text.text.length === 0 || b.text.text.length > 3000) return 'invalid_blocks';
+      if (!b.text || typeof b.text.text !== 'string' || b.text.text.length === 0 || b.text.text.length > 3000)
+        return 'invalid_blocks';
     } else if (b.type === 'actions') {
       if (!Array.isArray(b.elements) || b.elements.length === 0 || b.elements.length > 25) return 'invalid_blocks';
       for (const e of b.elements) {
-        if (e.type !== 'button' || e.text?.type !== 'plain_text' || typeof e.text.text !== 'string') return 'invalid_blocks';
-        if (e.text.text.length === 0 || e.text.text.length > 75 || String(e.value ?? '').length > 2000) return 'invalid_blocks';
+        if (e.type !== 'button' || e.text?.type !== 'plain_text' || typeof e.text.text !== 'string')
+          return 'invalid_blocks';
+        if (e.text.text.length === 0 || e.text.text.length > 75 || String(e.value ?? '').length > 2000)
+          return 'invalid_blocks';
         if (!e.action_id || String(e.action_id).length > 255 || actionIds.has(e.action_id)) return 'invalid_blocks';
         actionIds.add(e.action_id);
       }
@@ -441,6 +522,8 @@ export function visibleMessage(message: FakeMessage): { text: string; buttons: {
   const texts = message.blocks.flatMap((b: any) =>
     b.type === 'section' ? [b.text.text] : b.type === 'context' ? b.elements.map((e: any) => e.text) : [],
   );
-  const buttons = message.blocks.flatMap((b: any) => (b.type === 'actions' ? b.elements : [])).map((e: any) => ({ label: decode(e.text.text), data: e.value }));
+  const buttons = message.blocks
+    .flatMap((b: any) => (b.type === 'actions' ? b.elements : []))
+    .map((e: any) => ({ label: decode(e.text.text), data: e.value }));
   return { text: decode(texts.length > 0 ? texts.join('\n') : message.text), buttons };
 }

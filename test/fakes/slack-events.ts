@@ -39,25 +39,59 @@ export class SlackInjector {
 
   /** A `block_actions` payload for the button with `value` on `message`, pressed by `user`. */
   blockAction(message: FakeMessage, value: string, user: string): object {
-    const button = message.blocks.flatMap((b: any) => (b.type === 'actions' ? b.elements : [])).find((e: any) => e.value === value);
+    const button = message.blocks
+      .flatMap((b: any) => (b.type === 'actions' ? b.elements : []))
+      .find((e: any) => e.value === value);
     if (!button) throw new Error(`no button with value ${value}`);
     return {
       type: 'block_actions',
       user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0001' },
       api_app_id: 'A0001',
       token: 'legacy-verification-token',
-      container: { type: 'message', message_ts: message.ts, channel_id: message.channel, is_ephemeral: false, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) },
+      container: {
+        type: 'message',
+        message_ts: message.ts,
+        channel_id: message.channel,
+        is_ephemeral: false,
+        ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}),
+      },
       trigger_id: `${Date.now()}.trigger`,
       team: { id: 'T0001', domain: 'askgate-test' },
       channel: { id: message.channel, name: 'general' },
-      message: { type: 'message', ts: message.ts, text: message.text, blocks: message.blocks, user: message.user, bot_id: message.bot_id, ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}) },
+      message: {
+        type: 'message',
+        ts: message.ts,
+        text: message.text,
+        blocks: message.blocks,
+        user: message.user,
+        bot_id: message.bot_id,
+        ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}),
+      },
       response_url: `${this.fake.url}/response/${randomBytes(6).toString('hex')}`,
-      actions: [{ type: 'button', action_id: button.action_id, block_id: 'askgate_actions', text: button.text, value, action_ts: `${Date.now() / 1000}` }],
+      actions: [
+        {
+          type: 'button',
+          action_id: button.action_id,
+          block_id: 'askgate_actions',
+          text: button.text,
+          value,
+          action_ts: `${Date.now() / 1000}`,
+        },
+      ],
     };
   }
 
   /** An `event_callback` for a message typed by `user` (text escaped as Slack does). */
-  messageEvent(m: { channel: string; user?: string; text: string; threadTs?: string; channelType?: string; botId?: string; subtype?: string; ts?: string }): object {
+  messageEvent(m: {
+    channel: string;
+    user?: string;
+    text: string;
+    threadTs?: string;
+    channelType?: string;
+    botId?: string;
+    subtype?: string;
+    ts?: string;
+  }): object {
     const ts = m.ts ?? nextTs();
     return {
       token: 'legacy-verification-token',
@@ -84,7 +118,11 @@ export class SlackInjector {
 
   /** POSTs an interactivity payload as `payload=<urlencoded JSON>`. */
   postInteractive(payload: object, options: SignOptions = {}): Promise<{ status: number; text: string }> {
-    return this.post(`payload=${encodeURIComponent(JSON.stringify(payload))}`, 'application/x-www-form-urlencoded', options);
+    return this.post(
+      `payload=${encodeURIComponent(JSON.stringify(payload))}`,
+      'application/x-www-form-urlencoded',
+      options,
+    );
   }
 
   /** POSTs an Events API body as JSON. */
@@ -93,7 +131,11 @@ export class SlackInjector {
   }
 
   /** Signs and POSTs a raw body. */
-  async post(rawBody: string, contentType: string, options: SignOptions = {}): Promise<{ status: number; text: string }> {
+  async post(
+    rawBody: string,
+    contentType: string,
+    options: SignOptions = {},
+  ): Promise<{ status: number; text: string }> {
     const timestamp = Math.floor(Date.now() / 1000) + (options.skewSeconds ?? 0);
     const secret = options.badSignature ? `${this.signingSecret}-forged` : this.signingSecret;
     const headers: Record<string, string> = {
@@ -123,7 +165,7 @@ export async function serveRoutes(routes: readonly InboundRoute[]): Promise<{ ur
     const response = await route.handle({ headers: req.headers, rawBody: Buffer.concat(chunks) });
     const isText = typeof response.body === 'string' || response.body === undefined;
     res.writeHead(response.status, { 'content-type': isText ? 'text/plain' : 'application/json', ...response.headers });
-    res.end(isText ? (response.body as string | undefined) ?? '' : JSON.stringify(response.body));
+    res.end(isText ? ((response.body as string | undefined) ?? '') : JSON.stringify(response.body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -1,7 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiFail, NOT_MODIFIED, TOO_OLD, checkEntities, checkMarkup, checkText, fail, readParams, sameMarkup, type ApiCall, type CallbackAnswer, type Failure, type FakeChat, type FakeUser, type StoredMessage } from './telegram-rules.js';
+import {
+  ApiFail,
+  NOT_MODIFIED,
+  TOO_OLD,
+  checkEntities,
+  checkMarkup,
+  checkText,
+  fail,
+  readParams,
+  sameMarkup,
+  type ApiCall,
+  type CallbackAnswer,
+  type Failure,
+  type FakeChat,
+  type FakeUser,
+  type StoredMessage,
+} from './telegram-rules.js';
 
 export type { ApiCall, CallbackAnswer, Failure, FakeChat, FakeUser, Markup, StoredMessage } from './telegram-rules.js';
 
@@ -61,7 +77,11 @@ export class FakeTelegramApi {
   }
 
   /** Adds a user and their private chat with the bot (chat id = user id). */
-  addUser(id: number, first_name: string, extra: { last_name?: string; username?: string; is_bot?: boolean } = {}): FakeUser {
+  addUser(
+    id: number,
+    first_name: string,
+    extra: { last_name?: string; username?: string; is_bot?: boolean } = {},
+  ): FakeUser {
     const user: FakeUser = { id, is_bot: extra.is_bot ?? false, first_name, ...extra };
     this.chats.set(id, { id, type: 'private', first_name, ...(extra.username ? { username: extra.username } : {}) });
     return user;
@@ -86,7 +106,15 @@ export class FakeTelegramApi {
 
   /** The next `times` calls of `method` get 429 with `retry_after`. */
   rateLimitNext(method: string, retryAfterSeconds: number, times = 1): void {
-    this.failNext(method, { error_code: 429, description: `Too Many Requests: retry after ${retryAfterSeconds}`, retry_after: retryAfterSeconds }, times);
+    this.failNext(
+      method,
+      {
+        error_code: 429,
+        description: `Too Many Requests: retry after ${retryAfterSeconds}`,
+        retry_after: retryAfterSeconds,
+      },
+      times,
+    );
   }
 
   /** The next `times` calls of `method` get 403 (bot blocked by the user). */
@@ -115,7 +143,9 @@ export class FakeTelegramApi {
     if (!message) throw new Error(`fake: no message ${messageId} in chat ${chatId}`);
     const id = randomBytes(8).toString('hex');
     this.queries.set(id, { at: Date.now(), answered: false });
-    this.pushUpdate({ callback_query: { id, from: user, message: this.view(message), chat_instance: String(chatId), data } });
+    this.pushUpdate({
+      callback_query: { id, from: user, message: this.view(message), chat_instance: String(chatId), data },
+    });
     return id;
   }
 
@@ -197,11 +227,16 @@ export class FakeTelegramApi {
     const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
     const params = await readParams(req, url).catch(() => null);
     const send = (status: number, body: object) => {
-      if (!res.writableEnded && !res.destroyed) res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (!res.writableEnded && !res.destroyed)
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
     const method = match?.[2] ?? url.pathname;
     if (!match || match[1] !== this.token || !params) {
-      const failure = !match ? { error_code: 404, description: 'Not Found' } : match[1] !== this.token ? { error_code: 401, description: 'Unauthorized' } : { error_code: 400, description: 'Bad Request: unsupported body' };
+      const failure = !match
+        ? { error_code: 404, description: 'Not Found' }
+        : match[1] !== this.token
+          ? { error_code: 401, description: 'Unauthorized' }
+          : { error_code: 400, description: 'Bad Request: unsupported body' };
       this.calls.push({ method, params: params ?? {}, at: Date.now(), ok: false, ...failure });
       return send(failure.error_code, { ok: false, ...failure });
     }
@@ -210,9 +245,19 @@ export class FakeTelegramApi {
   }
 
   /** Runs one Bot API method (failures injected first) and records the call. */
-  private async invoke(method: string, params: Record<string, unknown>, res: ServerResponse | null): Promise<{ status: number; body: Record<string, unknown> }> {
+  private async invoke(
+    method: string,
+    params: Record<string, unknown>,
+    res: ServerResponse | null,
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
     const record = (ok: boolean, failure?: Failure) =>
-      this.calls.push({ method, params, at: Date.now(), ok, ...(failure ? { error_code: failure.error_code, description: failure.description } : {}) });
+      this.calls.push({
+        method,
+        params,
+        at: Date.now(),
+        ok,
+        ...(failure ? { error_code: failure.error_code, description: failure.description } : {}),
+      });
     try {
       const injected = this.failures.get(method)?.shift();
       if (injected) throw new ApiFail(injected);
@@ -222,15 +267,26 @@ export class FakeTelegramApi {
       record(true);
       return { status: 200, body: { ok: true, result } };
     } catch (error) {
-      const failure = error instanceof ApiFail ? error.failure : { error_code: 500, description: `Internal Server Error: ${String(error)}` };
+      const failure =
+        error instanceof ApiFail
+          ? error.failure
+          : { error_code: 500, description: `Internal Server Error: ${String(error)}` };
       record(false, failure);
       const parameters = failure.retry_after !== undefined ? { parameters: { retry_after: failure.retry_after } } : {};
-      return { status: failure.error_code, body: { ok: false, error_code: failure.error_code, description: failure.description, ...parameters } };
+      return {
+        status: failure.error_code,
+        body: { ok: false, error_code: failure.error_code, description: failure.description, ...parameters },
+      };
     }
   }
 
   private readonly methods = {
-    getMe: () => ({ ...this.bot, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false }),
+    getMe: () => ({
+      ...this.bot,
+      can_join_groups: true,
+      can_read_all_group_messages: false,
+      supports_inline_queries: false,
+    }),
     deleteWebhook: (p: any) => {
       const pending = this.webhookQueue.map((q) => q.update);
       this.webhook = null;
@@ -240,7 +296,8 @@ export class FakeTelegramApi {
     },
     setWebhook: (p: any) => {
       if (typeof p.url !== 'string' || !/^https?:\/\//.test(p.url)) fail(400, 'Bad Request: bad webhook: invalid URL');
-      if (p.secret_token !== undefined && !/^[A-Za-z0-9_-]{1,256}$/.test(p.secret_token)) fail(400, 'Bad Request: secret token contains unallowed characters');
+      if (p.secret_token !== undefined && !/^[A-Za-z0-9_-]{1,256}$/.test(p.secret_token))
+        fail(400, 'Bad Request: secret token contains unallowed characters');
       this.webhook = { url: p.url, ...(p.secret_token ? { secret: p.secret_token } : {}) };
       if (this.activePoll) this.activePoll(true);
       this.webhookQueue.push(...(p.drop_pending_updates ? [] : this.updates).map((update) => ({ update, attempt: 0 })));
@@ -249,7 +306,11 @@ export class FakeTelegramApi {
       return true;
     },
     getUpdates: async (p: any, res: ServerResponse) => {
-      if (this.webhook) fail(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first");
+      if (this.webhook)
+        fail(
+          409,
+          "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+        );
       const offset = Number(p.offset ?? 0);
       const limit = Math.min(Number(p.limit ?? 100) || 100, 100);
       if (offset > 0) this.updates = this.updates.filter((u) => u.update_id >= offset);
@@ -271,7 +332,11 @@ export class FakeTelegramApi {
           res.once('close', wake);
           this.activePoll = done;
         });
-        if (conflict) fail(409, 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running');
+        if (conflict)
+          fail(
+            409,
+            'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
+          );
         if (res.destroyed) return []; // the client went away: keep the updates for the next poll
       }
       return this.updates.filter((u) => u.update_id >= offset).slice(0, limit);
@@ -283,8 +348,14 @@ export class FakeTelegramApi {
       const markup = checkMarkup(p.reply_markup);
       const replyTo = p.reply_parameters?.message_id ?? p.reply_to_message_id;
       const allowMissing = p.reply_parameters?.allow_sending_without_reply ?? p.allow_sending_without_reply;
-      if (replyTo !== undefined && !this.message(chat.id, replyTo) && !allowMissing) fail(400, 'Bad Request: message to be replied not found');
-      const stored = this.store(chat, this.bot, text, { entities: p.entities, reply_markup: markup, reply_to: replyTo, parse_mode: p.parse_mode });
+      if (replyTo !== undefined && !this.message(chat.id, replyTo) && !allowMissing)
+        fail(400, 'Bad Request: message to be replied not found');
+      const stored = this.store(chat, this.bot, text, {
+        entities: p.entities,
+        reply_markup: markup,
+        reply_to: replyTo,
+        parse_mode: p.parse_mode,
+      });
       return this.view(stored);
     },
     editMessageText: (p: any) => {
@@ -292,9 +363,18 @@ export class FakeTelegramApi {
       const text = checkText(p.text);
       checkEntities(p.entities, text);
       const markup = checkMarkup(p.reply_markup);
-      const same = message.text === text && JSON.stringify(message.entities ?? []) === JSON.stringify(p.entities ?? []) && sameMarkup(message.reply_markup, markup);
+      const same =
+        message.text === text &&
+        JSON.stringify(message.entities ?? []) === JSON.stringify(p.entities ?? []) &&
+        sameMarkup(message.reply_markup, markup);
       if (same) fail(400, NOT_MODIFIED);
-      Object.assign(message, { text, entities: p.entities, reply_markup: markup, parse_mode: p.parse_mode, edits: message.edits + 1 });
+      Object.assign(message, {
+        text,
+        entities: p.entities,
+        reply_markup: markup,
+        parse_mode: p.parse_mode,
+        edits: message.edits + 1,
+      });
       return this.view(message);
     },
     editMessageReplyMarkup: (p: any) => {
@@ -309,7 +389,12 @@ export class FakeTelegramApi {
       if (!query || query.answered || Date.now() - query.at > this.callbackDeadlineMs) fail(400, TOO_OLD);
       if (typeof p.text === 'string' && p.text.length > 200) fail(400, 'Bad Request: MESSAGE_TOO_LONG');
       query!.answered = true;
-      this.answers.push({ id: String(p.callback_query_id), text: p.text ?? '', show_alert: Boolean(p.show_alert), at: Date.now() });
+      this.answers.push({
+        id: String(p.callback_query_id),
+        text: p.text ?? '',
+        show_alert: Boolean(p.show_alert),
+        at: Date.now(),
+      });
       return true;
     },
   };
@@ -317,7 +402,13 @@ export class FakeTelegramApi {
   private writableChat(chatId: unknown): FakeChat & { blocked?: boolean } {
     const chat = this.chats.get(Number(chatId));
     if (!chat) return fail(400, 'Bad Request: chat not found');
-    if (chat.blocked) fail(403, chat.type === 'private' ? 'Forbidden: bot was blocked by the user' : 'Forbidden: bot was kicked from the group chat');
+    if (chat.blocked)
+      fail(
+        403,
+        chat.type === 'private'
+          ? 'Forbidden: bot was blocked by the user'
+          : 'Forbidden: bot was kicked from the group chat',
+      );
     return chat;
   }
 
@@ -332,7 +423,14 @@ export class FakeTelegramApi {
   private store(chat: FakeChat, from: FakeUser, text: string, extra: Partial<StoredMessage>): StoredMessage {
     const list = this.messages.get(chat.id) ?? [];
     this.messages.set(chat.id, list);
-    const message: StoredMessage = { message_id: (list.at(-1)?.message_id ?? 100) + 1, chat, from, date: Math.floor(Date.now() / 1000), text, edits: 0 };
+    const message: StoredMessage = {
+      message_id: (list.at(-1)?.message_id ?? 100) + 1,
+      chat,
+      from,
+      date: Math.floor(Date.now() / 1000),
+      text,
+      edits: 0,
+    };
     for (const [k, v] of Object.entries(extra)) if (v !== undefined) (message as any)[k] = v;
     list.push(message);
     return message;
@@ -345,7 +443,13 @@ export class FakeTelegramApi {
     return {
       message_id: m.message_id,
       from: m.from,
-      chat: { id, type, ...(title ? { title } : {}), ...(first_name ? { first_name } : {}), ...(username ? { username } : {}) },
+      chat: {
+        id,
+        type,
+        ...(title ? { title } : {}),
+        ...(first_name ? { first_name } : {}),
+        ...(username ? { username } : {}),
+      },
       date: m.date,
       text: m.text,
       ...(m.edits > 0 ? { edit_date: m.date } : {}),
@@ -368,7 +472,10 @@ export class FakeTelegramApi {
         try {
           const response = await fetch(this.webhook.url, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', ...(this.webhook.secret ? { 'x-telegram-bot-api-secret-token': this.webhook.secret } : {}) },
+            headers: {
+              'content-type': 'application/json',
+              ...(this.webhook.secret ? { 'x-telegram-bot-api-secret-token': this.webhook.secret } : {}),
+            },
             body: JSON.stringify(item.update),
             signal: AbortSignal.timeout(this.webhookTimeoutMs),
           });
@@ -378,8 +485,14 @@ export class FakeTelegramApi {
         } catch (error) {
           status = (error as Error).name === 'TimeoutError' ? 'timeout' : 'error';
         }
-        this.webhookLog.push({ update_id: item.update.update_id, attempt: item.attempt, status, ms: Date.now() - started });
-        if ((typeof status === 'number' && status >= 200 && status < 300) || item.attempt >= 5) this.webhookQueue.shift();
+        this.webhookLog.push({
+          update_id: item.update.update_id,
+          attempt: item.attempt,
+          status,
+          ms: Date.now() - started,
+        });
+        if ((typeof status === 'number' && status >= 200 && status < 300) || item.attempt >= 5)
+          this.webhookQueue.shift();
         else await new Promise((r) => setTimeout(r, 100 * item.attempt));
       }
     } finally {
@@ -387,4 +500,3 @@ export class FakeTelegramApi {
     }
   }
 }
-

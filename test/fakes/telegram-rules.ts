@@ -73,7 +73,8 @@ export const fail = (error_code: number, description: string): never => {
 /** Telegram's answer to a late or repeated answerCallbackQuery. */
 export const TOO_OLD = 'Bad Request: query is too old and response timeout expired or query ID is invalid';
 /** Telegram's answer to an edit that changes nothing. */
-export const NOT_MODIFIED = 'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message';
+export const NOT_MODIFIED =
+  'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message';
 
 /** Validates a message text (1–4096 characters). */
 export function checkText(text: unknown): string {
@@ -87,7 +88,8 @@ export function checkEntities(entities: unknown, text: string): void {
   if (entities === undefined) return;
   if (!Array.isArray(entities)) fail(400, "Bad Request: can't parse entities: not an array");
   for (const e of entities as { offset: number; length: number }[]) {
-    if (!(e.offset >= 0 && e.length > 0 && e.offset + e.length <= text.length)) fail(400, "Bad Request: can't parse entities: entity out of range");
+    if (!(e.offset >= 0 && e.length > 0 && e.offset + e.length <= text.length))
+      fail(400, "Bad Request: can't parse entities: entity out of range");
   }
 }
 
@@ -95,11 +97,13 @@ export function checkEntities(entities: unknown, text: string): void {
 export function checkMarkup(markup: any): Markup | undefined {
   if (markup === undefined) return undefined;
   if (markup.force_reply === true) return markup as Markup;
-  if (!Array.isArray(markup.inline_keyboard)) return fail(400, "Bad Request: can't parse reply keyboard markup JSON object");
+  if (!Array.isArray(markup.inline_keyboard))
+    return fail(400, "Bad Request: can't parse reply keyboard markup JSON object");
   const rows = markup.inline_keyboard as Button[][];
   if (rows.flat().length > 100 || rows.some((r) => r.length > 8)) fail(400, 'Bad Request: reply markup is too long');
   for (const b of rows.flat()) {
-    if (typeof b.text !== 'string' || b.text === '') fail(400, 'Bad Request: text buttons are unallowed in the inline keyboard');
+    if (typeof b.text !== 'string' || b.text === '')
+      fail(400, 'Bad Request: text buttons are unallowed in the inline keyboard');
     const bytes = Buffer.byteLength(b.callback_data ?? '', 'utf8');
     if (bytes < 1 || bytes > 64) fail(400, 'Bad Request: BUTTON_DATA_INVALID');
   }

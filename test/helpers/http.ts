@@ -7,11 +7,20 @@ export interface JsonResponse<T = any> {
 
 /** A tiny JSON client for askgate's API. */
 export function client(base: string, token?: string) {
-  const call = async <T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<JsonResponse<T>> => {
+  const call = async <T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<JsonResponse<T>> => {
     const h: Record<string, string> = { ...headers };
     if (token) h.authorization = `Bearer ${token}`;
     if (body !== undefined) h['content-type'] = 'application/json';
-    const response = await fetch(base + path, { method, headers: h, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+    const response = await fetch(base + path, {
+      method,
+      headers: h,
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
     const text = await response.text();
     let parsed: unknown = text;
     try {
@@ -24,7 +33,8 @@ export function client(base: string, token?: string) {
   return {
     call,
     get: <T = any>(path: string) => call<T>('GET', path),
-    post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => call<T>('POST', path, body ?? {}, headers),
+    post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+      call<T>('POST', path, body ?? {}, headers),
     del: <T = any>(path: string) => call<T>('DELETE', path),
   };
 }
@@ -33,13 +43,24 @@ export function client(base: string, token?: string) {
 export function askBody(runId: string, extra: Record<string, unknown> = {}) {
   return {
     runId,
-    questions: [{ id: 'env', header: 'Deploy', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production', description: 'live traffic' }] }],
+    questions: [
+      {
+        id: 'env',
+        header: 'Deploy',
+        question: 'Where should I deploy?',
+        options: [{ label: 'Staging' }, { label: 'Production', description: 'live traffic' }],
+      },
+    ],
     ...extra,
   };
 }
 
 /** Polls `fn` until it returns a truthy value or `ms` passes. */
-export async function eventually<T>(fn: () => Promise<T | undefined | null | false>, ms = 10_000, every = 25): Promise<T> {
+export async function eventually<T>(
+  fn: () => Promise<T | undefined | null | false>,
+  ms = 10_000,
+  every = 25,
+): Promise<T> {
   const until = Date.now() + ms;
   let last: unknown;
   while (Date.now() < until) {

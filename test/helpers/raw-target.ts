@@ -15,8 +15,19 @@ export interface RawTargetResponse {
  * normalisation of the target: percent-encodings, dot segments and absolute forms reach the
  * server as spelled) and reads the answer until the server closes or `timeoutMs` passes.
  */
-export function sendRaw(port: number, method: string, target: string, headers: Record<string, string>, body = '', timeoutMs = 1500): Promise<RawTargetResponse> {
-  const all = { connection: 'close', ...(body || method === 'POST' ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers };
+export function sendRaw(
+  port: number,
+  method: string,
+  target: string,
+  headers: Record<string, string>,
+  body = '',
+  timeoutMs = 1500,
+): Promise<RawTargetResponse> {
+  const all = {
+    connection: 'close',
+    ...(body || method === 'POST' ? { 'content-length': String(Buffer.byteLength(body)) } : {}),
+    ...headers,
+  };
   const lines = [`${method} ${target} HTTP/1.1`, ...Object.entries(all).map(([k, v]) => `${k}: ${v}`)];
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
@@ -41,7 +52,12 @@ export function sendRaw(port: number, method: string, target: string, headers: R
       }
       const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1] ?? 0);
       const text = split >= 0 ? all.slice(split + 4) : '';
-      resolve({ status, headers: headersOut, text: headersOut['transfer-encoding'] === 'chunked' ? dechunk(text) : text, open });
+      resolve({
+        status,
+        headers: headersOut,
+        text: headersOut['transfer-encoding'] === 'chunked' ? dechunk(text) : text,
+        open,
+      });
     });
     socket.write(`${lines.join('\r\n')}\r\n\r\n${body}`);
   });

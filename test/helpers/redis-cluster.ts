@@ -42,9 +42,33 @@ export interface ClusterOptions {
 }
 
 function launch(port: number, busPort: number, dir: string, extraArgs: string[]): Promise<ChildProcess> {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--hz', '100', '--appendonly', 'no',
-    '--maxmemory-policy', 'noeviction', '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`,
-    '--cluster-port', String(busPort), '--cluster-node-timeout', '5000', '--cluster-announce-ip', '127.0.0.1', ...extraArgs];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--hz',
+    '100',
+    '--appendonly',
+    'no',
+    '--maxmemory-policy',
+    'noeviction',
+    '--cluster-enabled',
+    'yes',
+    '--cluster-config-file',
+    `nodes-${port}.conf`,
+    '--cluster-port',
+    String(busPort),
+    '--cluster-node-timeout',
+    '5000',
+    '--cluster-announce-ip',
+    '127.0.0.1',
+    ...extraArgs,
+  ];
   const proc = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
@@ -105,7 +129,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
       children.push(child);
       nodes[i]!.pid = child.pid!;
     });
-    await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'], { timeout: 20_000 });
+    await run(
+      'redis-cli',
+      ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'],
+      { timeout: 20_000 },
+    );
     await waitUntilOk(nodes, size);
   } catch (error) {
     await killAll(children);
@@ -132,7 +160,12 @@ async function waitUntilOk(nodes: ClusterNodeProcess[], size: number): Promise<v
     const until = Date.now() + 15_000;
     for (;;) {
       const infos = await Promise.all(conns.map((c) => c.call('CLUSTER', 'INFO') as Promise<string>));
-      const ok = infos.every((info) => info.includes('cluster_state:ok') && info.includes(`cluster_known_nodes:${size}`) && info.includes('cluster_slots_ok:16384'));
+      const ok = infos.every(
+        (info) =>
+          info.includes('cluster_state:ok') &&
+          info.includes(`cluster_known_nodes:${size}`) &&
+          info.includes('cluster_slots_ok:16384'),
+      );
       if (ok) return;
       if (Date.now() > until) throw new Error(`cluster did not become ready:\n${infos.join('\n---\n')}`);
       await new Promise((r) => setTimeout(r, 50));

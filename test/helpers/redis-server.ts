@@ -42,8 +42,23 @@ export async function startRedis(extraArgs: string[] = []): Promise<TestRedis> {
 
   const launch = () =>
     new Promise<void>((resolve, reject) => {
-      const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--hz', '100', '--dir', dir,
-        '--maxmemory-policy', 'noeviction', '--appendonly', 'no', ...extraArgs];
+      const args = [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--hz',
+        '100',
+        '--dir',
+        dir,
+        '--maxmemory-policy',
+        'noeviction',
+        '--appendonly',
+        'no',
+        ...extraArgs,
+      ];
       const proc = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
       child = proc;
       let out = '';

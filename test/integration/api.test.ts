@@ -35,7 +35,14 @@ describe('ask and answer through the API', () => {
     const res = await api.post('/v1/asks', askBody('run-shape'));
     expect(res.status).toBe(201);
     expect(res.headers.get('location')).toBe(`/v1/asks/${res.body.id}`);
-    expect(res.body).toMatchObject({ runId: 'run-shape', version: 1, status: 'pending', to: null, result: null, deliveries: [] });
+    expect(res.body).toMatchObject({
+      runId: 'run-shape',
+      version: 1,
+      status: 'pending',
+      to: null,
+      result: null,
+      deliveries: [],
+    });
     expect(res.body.id).toMatch(/^[0-9A-Za-z]{14}$/);
     expect(Date.parse(res.body.expiresAt) - Date.parse(res.body.createdAt)).toBe(900_000);
     expect(res.body).not.toHaveProperty('rev');
@@ -49,7 +56,11 @@ describe('ask and answer through the API', () => {
     expect(answered.status).toBe(200);
     const waited = await waiting;
     expect(waited.body.status).toBe('answered');
-    expect(waited.body.result).toMatchObject({ status: 'answered', answers: { env: ['Production'] }, answeredBy: { channel: 'api', userId: 'ops-alice' } });
+    expect(waited.body.result).toMatchObject({
+      status: 'answered',
+      answers: { env: ['Production'] },
+      answeredBy: { channel: 'api', userId: 'ops-alice' },
+    });
     expect(Date.parse(waited.body.result.answeredAt)).toBeGreaterThan(0);
   });
 
@@ -71,7 +82,8 @@ describe('ask and answer through the API', () => {
     const [a, b] = await Promise.all([first, replay]);
     expect(Date.now() - started).toBeLessThan(5000);
     expect([a.status, b.status]).toEqual([201, 200]);
-    for (const res of [a, b]) expect(res.body).toMatchObject({ id, status: 'answered', result: { answers: { env: ['Staging'] } } });
+    for (const res of [a, b])
+      expect(res.body).toMatchObject({ id, status: 'answered', result: { answers: { env: ['Staging'] } } });
   });
 
   it('accepts free text for a question', async () => {
@@ -85,7 +97,9 @@ describe('exactly one terminal transition', () => {
   it('20 concurrent answers: one wins, the rest get already_resolved, one result event', async () => {
     const { body: ask } = await api.post('/v1/asks', askBody('run-race'));
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => api.post(`/v1/asks/${ask.id}/answer`, { answers: { env: [i % 2 ? 'Staging' : 'Production'] }, by: `u${i}` })),
+      Array.from({ length: 20 }, (_, i) =>
+        api.post(`/v1/asks/${ask.id}/answer`, { answers: { env: [i % 2 ? 'Staging' : 'Production'] }, by: `u${i}` }),
+      ),
     );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     const losers = results.filter((r) => r.status === 409);
@@ -177,7 +191,9 @@ describe('supersede, cancel and abort', () => {
 describe('idempotency', () => {
   it('10 concurrent requests with one Idempotency-Key make one record', async () => {
     const headers = { 'idempotency-key': 'idem-key-1' };
-    const results = await Promise.all(Array.from({ length: 10 }, () => api.post('/v1/asks', askBody('run-idem'), headers)));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => api.post('/v1/asks', askBody('run-idem'), headers)),
+    );
     const ids = new Set(results.map((r) => r.body.id));
     expect(ids.size).toBe(1);
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
@@ -203,14 +219,30 @@ describe('bad input', () => {
     ['no questions', { runId: 'r', questions: [] }, 'questions'],
     ['four questions', { runId: 'r', questions: Array(4).fill(askBody('x').questions[0]) }, 'questions'],
     ['one option', { runId: 'r', questions: [{ question: 'Q?', options: [{ label: 'A' }] }] }, 'questions.0.options'],
-    ['five options', { runId: 'r', questions: [{ question: 'Q?', options: ['a', 'b', 'c', 'd', 'e'].map((label) => ({ label })) }] }, 'questions.0.options'],
-    ['duplicate labels', { runId: 'r', questions: [{ question: 'Q?', options: [{ label: 'Yes' }, { label: 'yes' }] }] }, 'questions.0.options.1.label'],
-    ['authored Other', { runId: 'r', questions: [{ question: 'Q?', options: [{ label: 'A' }, { label: 'Other' }] }] }, 'questions.0.options.1.label'],
+    [
+      'five options',
+      { runId: 'r', questions: [{ question: 'Q?', options: ['a', 'b', 'c', 'd', 'e'].map((label) => ({ label })) }] },
+      'questions.0.options',
+    ],
+    [
+      'duplicate labels',
+      { runId: 'r', questions: [{ question: 'Q?', options: [{ label: 'Yes' }, { label: 'yes' }] }] },
+      'questions.0.options.1.label',
+    ],
+    [
+      'authored Other',
+      { runId: 'r', questions: [{ question: 'Q?', options: [{ label: 'A' }, { label: 'Other' }] }] },
+      'questions.0.options.1.label',
+    ],
     ['fractional timeout', askBody('r', { timeoutSeconds: 1.5 }), 'timeoutSeconds'],
     ['string timeout', askBody('r', { timeoutSeconds: '60' }), 'timeoutSeconds'],
     ['unknown field', askBody('r', { colour: 'red' }), ''],
     ['unknown channel', askBody('r', { to: { channel: 'pigeon', chat: '1' } }), 'to.channel'],
-    ['bad question id', { runId: 'r', questions: [{ id: 'Bad-Id', question: 'Q?', options: [{ label: 'A' }, { label: 'B' }] }] }, 'questions.0.id'],
+    [
+      'bad question id',
+      { runId: 'r', questions: [{ id: 'Bad-Id', question: 'Q?', options: [{ label: 'A' }, { label: 'B' }] }] },
+      'questions.0.id',
+    ],
   ])('%s → 400 naming the path', async (_name, body, path) => {
     const res = await api.post('/v1/asks', body);
     expect(res.status).toBe(400);
@@ -223,14 +255,22 @@ describe('bad input', () => {
     const bad = await api.call('POST', '/v1/asks', '{"runId":', { 'content-type': 'application/json' });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('invalid_request');
-    const huge = askBody('r-huge', { questions: [{ question: 'x'.repeat(100_000), options: [{ label: 'A' }, { label: 'B' }] }] });
+    const huge = askBody('r-huge', {
+      questions: [{ question: 'x'.repeat(100_000), options: [{ label: 'A' }, { label: 'B' }] }],
+    });
     const res = await api.post('/v1/asks', huge);
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('payload_too_large');
   });
 
   it('rejects bad answers naming the path, and keeps the ask pending', async () => {
-    const { body: ask } = await api.post('/v1/asks', { runId: 'r-bad-answer', questions: [...askBody('x').questions, { id: 'region', question: 'Region?', options: [{ label: 'eu' }, { label: 'us' }] }] });
+    const { body: ask } = await api.post('/v1/asks', {
+      runId: 'r-bad-answer',
+      questions: [
+        ...askBody('x').questions,
+        { id: 'region', question: 'Region?', options: [{ label: 'eu' }, { label: 'us' }] },
+      ],
+    });
     const cases: [unknown, string][] = [
       [{ answers: { env: ['Staging'] } }, 'answers.region'],
       [{ answers: { env: ['Staging', 'Production'], region: ['eu'] } }, 'answers.env'],

@@ -54,18 +54,57 @@ async function cli(args: string[]): Promise<{ code: number; stdout: string; stde
 describe('askgate ask', () => {
   it('asks, waits, prints the result JSON and exits 0 when answered', async () => {
     const api = client(app.url, TOKEN);
-    const pending = cli(['ask', '--run', 'cli-run', '--question', 'Deploy where?', '--header', 'Deploy', '--option', 'Staging', '--option', 'Prod', '--question', 'Which checks?', '--option', 'lint', '--option', 'tests', '--multi', '--wait']);
+    const pending = cli([
+      'ask',
+      '--run',
+      'cli-run',
+      '--question',
+      'Deploy where?',
+      '--header',
+      'Deploy',
+      '--option',
+      'Staging',
+      '--option',
+      'Prod',
+      '--question',
+      'Which checks?',
+      '--option',
+      'lint',
+      '--option',
+      'tests',
+      '--multi',
+      '--wait',
+    ]);
     const id = await eventually(async () => (await api.get('/v1/runs/cli-run')).body.current?.id);
     const { body: ask } = await api.get(`/v1/asks/${id}`);
-    expect(ask.questions).toMatchObject([{ id: 'q1', header: 'Deploy', options: [{ label: 'Staging' }, { label: 'Prod' }], multiSelect: false }, { id: 'q2', multiSelect: true }]);
+    expect(ask.questions).toMatchObject([
+      { id: 'q1', header: 'Deploy', options: [{ label: 'Staging' }, { label: 'Prod' }], multiSelect: false },
+      { id: 'q2', multiSelect: true },
+    ]);
     await api.post(`/v1/asks/${id}/answer`, { answers: { q1: ['prod'], q2: ['lint', 'tests'] } });
     const result = await pending;
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'answered', answers: { q1: ['Prod'], q2: ['lint', 'tests'] } });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      status: 'answered',
+      answers: { q1: ['Prod'], q2: ['lint', 'tests'] },
+    });
   });
 
   it('exits 3 on no answer, 2 on invalid input', async () => {
-    const timeout = await cli(['ask', '--run', 'cli-timeout', '--question', 'Q?', '--option', 'A', '--option', 'B', '--timeout', '1', '--wait']);
+    const timeout = await cli([
+      'ask',
+      '--run',
+      'cli-timeout',
+      '--question',
+      'Q?',
+      '--option',
+      'A',
+      '--option',
+      'B',
+      '--timeout',
+      '1',
+      '--wait',
+    ]);
     expect(timeout.code).toBe(3);
     expect(JSON.parse(timeout.stdout)).toMatchObject({ status: 'no_answer', reason: 'timeout' });
     const invalid = await cli(['ask', '--run', 'cli-bad', '--question', 'Q?', '--option', 'only-one']);
@@ -77,17 +116,34 @@ describe('askgate ask', () => {
   });
 
   it('prints only JSON on stdout, so `npx askgate ask ... | jq` works', async () => {
-    const { stdout } = await run('bash', ['-c', 'npx askgate ask --run cli-jq --question "Q?" --option A --option B | jq -r .status'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ASKGATE_URL: app.url, ASKGATE_API_TOKEN: TOKEN },
-    });
+    const { stdout } = await run(
+      'bash',
+      ['-c', 'npx askgate ask --run cli-jq --question "Q?" --option A --option B | jq -r .status'],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, ASKGATE_URL: app.url, ASKGATE_API_TOKEN: TOKEN },
+      },
+    );
     expect(stdout).toBe('pending\n');
   });
 
   it('refuses a --timeout that is not a whole number of seconds (exit 2) and sends nothing', async () => {
     const api = client(app.url, TOKEN);
-    const ask = (...extra: string[]) => cli(['ask', '--run', 'cli-timeout-bad', '--question', 'Q?', '--option', 'A', '--option', 'B', ...extra]);
-    for (const value of ['abc', '1.5', '=-3', '=0', '=', '1e3', '0x10', ' 5', '5s', '=\u202e7', '99999999999999999999']) {
+    const ask = (...extra: string[]) =>
+      cli(['ask', '--run', 'cli-timeout-bad', '--question', 'Q?', '--option', 'A', '--option', 'B', ...extra]);
+    for (const value of [
+      'abc',
+      '1.5',
+      '=-3',
+      '=0',
+      '=',
+      '1e3',
+      '0x10',
+      ' 5',
+      '5s',
+      '=\u202e7',
+      '99999999999999999999',
+    ]) {
       const given = value.startsWith('=') ? [`--timeout${value}`] : ['--timeout', value];
       const result = await ask(...given);
       expect(result.code, `--timeout ${value}`).toBe(2);
@@ -110,7 +166,12 @@ describe('askgate ask', () => {
     expect(twice.code).toBe(2);
     expect(twice.stderr).toMatch(/--run is given more than once/);
     expect((await cli([...base, '--retry-for', 'soon'])).stderr).toMatch(/--retry-for must be a whole number/);
-    for (const url of ['http://user:hunter2-secret@127.0.0.1:1', 'ftp://127.0.0.1', 'not a url', 'http://127.0.0.1:1/?token=hunter2-secret']) {
+    for (const url of [
+      'http://user:hunter2-secret@127.0.0.1:1',
+      'ftp://127.0.0.1',
+      'not a url',
+      'http://127.0.0.1:1/?token=hunter2-secret',
+    ]) {
       const bad = await cli([...base, '--url', url]);
       expect(bad.code, url).toBe(2);
       expect(bad.stderr).toMatch(/--url/);

@@ -54,7 +54,11 @@ async function mcpRoundTrip(file: string, args: string[], cwd: string) {
     throw new Error(`no MCP reply ${id}; stdout: ${out} stderr: ${err}`);
   };
   const send = (message: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-  send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } });
+  send({
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+  });
   const init = await reply(1);
   send({ method: 'notifications/initialized' });
   send({ id: 2, method: 'tools/list' });
@@ -128,17 +132,28 @@ describe('the packed package installed into a project', () => {
     project = join(tmp, 'project');
     // npm pack in a copy of the checkout: prepack builds dist/ there, not in the working tree.
     const stage = join(tmp, 'stage');
-    for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'src', 'bin']) cpSync(join(ROOT, f), join(stage, f), { recursive: true });
+    for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'src', 'bin'])
+      cpSync(join(ROOT, f), join(stage, f), { recursive: true });
     symlinkSync(join(ROOT, 'node_modules'), join(stage, 'node_modules'));
-    const { stdout } = await exec('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: stage, env, timeout: 120_000 });
-    const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string; files: { path: string; mode: number }[] }[];
+    const { stdout } = await exec('npm', ['pack', '--json', '--pack-destination', tmp], {
+      cwd: stage,
+      env,
+      timeout: 120_000,
+    });
+    const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as {
+      filename: string;
+      files: { path: string; mode: number }[];
+    }[];
     files = packed!.files.map((f) => f.path);
     expect(packed!.files.find((f) => f.path === 'bin/askgate.js')!.mode & 0o111).toBeTruthy();
     // Installed as npm would: unpacked under node_modules/askgate with its bin linked. Its
     // dependencies are the checkout's (an offline npm install cannot resolve them without a registry).
     const pkg = join(project, 'node_modules/askgate');
     mkdirSync(pkg, { recursive: true });
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'agent-project', private: true, dependencies: { askgate: '0.1.0' } }));
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'agent-project', private: true, dependencies: { askgate: '0.1.0' } }),
+    );
     await exec('tar', ['xzf', join(tmp, packed!.filename), '-C', pkg, '--strip-components=1']);
     symlinkSync(join(ROOT, 'node_modules'), join(pkg, 'node_modules'));
     // Prove the installed bin runs the compiled code, not the shipped TypeScript.
@@ -147,9 +162,20 @@ describe('the packed package installed into a project', () => {
   }, 180_000);
 
   it('ships the bin and the compiled CLI, not the checkout-only tsconfig', () => {
-    expect(files).toEqual(expect.arrayContaining(['bin/askgate.js', 'dist/cli.js', 'dist/client/index.js', 'dist/mcp/stdio.js', 'package.json', 'README.md']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'bin/askgate.js',
+        'dist/cli.js',
+        'dist/client/index.js',
+        'dist/mcp/stdio.js',
+        'package.json',
+        'README.md',
+      ]),
+    );
     expect(files).not.toContain('tsconfig.json');
-    const manifest = JSON.parse(readFileSync(join(project, 'node_modules/askgate/package.json'), 'utf8')) as { bin: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(project, 'node_modules/askgate/package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    };
     expect(manifest.bin).toEqual({ askgate: 'bin/askgate.js' });
   });
 

@@ -26,8 +26,21 @@ beforeAll(async () => {
   fake = await FakeTelegramApi.start();
   hooks = createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end()));
   await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
-  const channel = new TelegramChannel({ token: fake.token, apiRoot: fake.url, logger: quiet, minSendIntervalMs: 50, pollTimeoutSeconds: 1 });
-  app = await startTestApp(testEnv({ REDIS_URL: redis.url, ASKGATE_WEBHOOK_SECRET: 'whsec-events-0123456789', ASKGATE_WEBHOOK_ALLOWED_HOSTS: 'loopback' }), [channel]);
+  const channel = new TelegramChannel({
+    token: fake.token,
+    apiRoot: fake.url,
+    logger: quiet,
+    minSendIntervalMs: 50,
+    pollTimeoutSeconds: 1,
+  });
+  app = await startTestApp(
+    testEnv({
+      REDIS_URL: redis.url,
+      ASKGATE_WEBHOOK_SECRET: 'whsec-events-0123456789',
+      ASKGATE_WEBHOOK_ALLOWED_HOSTS: 'loopback',
+    }),
+    [channel],
+  );
   api = client(app.url);
   sdk = new AskgateClient({ url: app.url });
 });
@@ -49,8 +62,10 @@ function collect(stream: AsyncGenerator<StreamedHistoryEvent>, abort: AbortContr
   return { seen, stop: async () => (abort.abort(), await done) };
 }
 
-const historyOf = async (id: string) => (await api.get(`/v1/asks/${id}/events`)).body.events as Record<string, unknown>[];
-const until = (id: string, n: number) => eventually(async () => ((await historyOf(id)).length >= n ? historyOf(id) : undefined));
+const historyOf = async (id: string) =>
+  (await api.get(`/v1/asks/${id}/events`)).body.events as Record<string, unknown>[];
+const until = (id: string, n: number) =>
+  eventually(async () => ((await historyOf(id)).length >= n ? historyOf(id) : undefined));
 
 describe('the history of an ask answered through Telegram (grammy → fake Bot API)', () => {
   it('lists each step in order, and the SSE stream delivers the same events live', async () => {
@@ -59,11 +74,23 @@ describe('the history of an ask answered through Telegram (grammy → fake Bot A
     const bob = fake.addUser(60_002, 'Bob', { username: 'bob' });
     const questions = [
       { id: 'env', header: 'Env', question: 'Where?', options: [{ label: 'Staging' }, { label: 'Production' }] },
-      { id: 'checks', header: 'Checks', question: 'Which checks?', multiSelect: true, options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }] },
+      {
+        id: 'checks',
+        header: 'Checks',
+        question: 'Which checks?',
+        multiSelect: true,
+        options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }],
+      },
     ];
     const to = { channel: 'telegram', chat: String(group.id), users: [String(alice.id)] };
     const hook = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/askgate`;
-    const { body: ask } = await api.post('/v1/asks', { runId: `ev-tg-${++run}`, to, questions, timeoutSeconds: 60, callbackUrl: hook });
+    const { body: ask } = await api.post('/v1/asks', {
+      runId: `ev-tg-${++run}`,
+      to,
+      questions,
+      timeoutSeconds: 60,
+      callbackUrl: hook,
+    });
     const abort = new AbortController();
     const live = collect(sdk.streamEvents(ask.id, { signal: abort.signal }), abort);
 
@@ -80,25 +107,46 @@ describe('the history of an ask answered through Telegram (grammy → fake Bot A
     await eventually(async () => live.seen.length >= 8);
     await live.stop();
 
-    expect(history.slice(0, 6).map((h) => h.type)).toEqual(['created', 'delivered', 'reply_rejected', 'hint_sent', 'partial', 'answered']);
-    expect(history.slice(6).map((h) => h.type).sort()).toEqual(['finalized', 'webhook_delivered']);
+    expect(history.slice(0, 6).map((h) => h.type)).toEqual([
+      'created',
+      'delivered',
+      'reply_rejected',
+      'hint_sent',
+      'partial',
+      'answered',
+    ]);
+    expect(
+      history
+        .slice(6)
+        .map((h) => h.type)
+        .sort(),
+    ).toEqual(['finalized', 'webhook_delivered']);
     expect(history[0]).toMatchObject({ channel: 'telegram' });
     expect(history[1]).toMatchObject({ channel: 'telegram', messageId: String(messageId) });
     expect(history[2]).toMatchObject({ channel: 'telegram', userId: String(bob.id), reason: 'forbidden' });
     expect(history[3]).toMatchObject({ userId: String(alice.id), reason: 'invalid_selection' });
     expect(history[4]).toMatchObject({ userId: String(alice.id), questions: ['env'] });
     expect(history[5]).toMatchObject({ channel: 'telegram', userId: String(alice.id) });
-    for (let i = 1; i < history.length; i++) expect(Date.parse(String(history[i]!.at))).toBeGreaterThanOrEqual(Date.parse(String(history[i - 1]!.at)));
-    expect((await api.get(`/v1/asks/${ask.id}`)).body.result.answers).toEqual({ env: ['Staging'], checks: ['lint', 'e2e'] });
+    for (let i = 1; i < history.length; i++)
+      expect(Date.parse(String(history[i]!.at))).toBeGreaterThanOrEqual(Date.parse(String(history[i - 1]!.at)));
+    expect((await api.get(`/v1/asks/${ask.id}`)).body.result.answers).toEqual({
+      env: ['Staging'],
+      checks: ['lint', 'e2e'],
+    });
 
-    expect(live.seen.map(({ id, askId, index, ...entry }) => [id, askId, index, entry])).toEqual(history.map((h, i) => [String(i), ask.id, i, h]));
+    expect(live.seen.map(({ id, askId, index, ...entry }) => [id, askId, index, entry])).toEqual(
+      history.map((h, i) => [String(i), ask.id, i, h]),
+    );
   });
 });
 
 describe('GET /v1/asks/:id/events', () => {
   it('JSON by default; 404 for an unknown ask', async () => {
     const { body: ask } = await api.post('/v1/asks', askBody(`ev-${++run}`));
-    expect((await api.get(`/v1/asks/${ask.id}/events`)).body).toEqual({ askId: ask.id, events: [{ type: 'created', at: ask.createdAt }] });
+    expect((await api.get(`/v1/asks/${ask.id}/events`)).body).toEqual({
+      askId: ask.id,
+      events: [{ type: 'created', at: ask.createdAt }],
+    });
     expect((await api.get('/v1/asks/AAAAAAAAAAAAAA/events')).status).toBe(404);
     expect((await api.get('/v1/asks/bad!/events')).status).toBe(404);
   });
@@ -107,7 +155,10 @@ describe('GET /v1/asks/:id/events', () => {
     const { body: ask } = await api.post('/v1/asks', askBody(`ev-${++run}`));
     await api.post(`/v1/asks/${ask.id}/cancel`);
     const abort = new AbortController();
-    const res = await fetch(`${app.url}/v1/asks/${ask.id}/events?stream=1`, { headers: { 'last-event-id': '0' }, signal: abort.signal });
+    const res = await fetch(`${app.url}/v1/asks/${ask.id}/events?stream=1`, {
+      headers: { 'last-event-id': '0' },
+      signal: abort.signal,
+    });
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const reader = res.body!.getReader();
     let text = '';
@@ -138,7 +189,12 @@ describe('GET /v1/runs/:runId/events', () => {
     expect(seen.indexOf('2.0 second created')).toBeLessThan(seen.indexOf('2.1 second answered'));
 
     const json = (await api.get(`/v1/runs/${runId}/events`)).body;
-    expect(json.events.map((e: { version: number; type: string }) => `${e.version}:${e.type}`)).toEqual(['1:created', '1:no_answer', '2:created', '2:answered']);
+    expect(json.events.map((e: { version: number; type: string }) => `${e.version}:${e.type}`)).toEqual([
+      '1:created',
+      '1:no_answer',
+      '2:created',
+      '2:answered',
+    ]);
     expect((await api.get('/v1/runs/no-such-run/events')).status).toBe(404);
 
     const resumed = new AbortController();
@@ -171,10 +227,14 @@ describe('stream lifecycle', () => {
     const { body: ask } = await api.post('/v1/asks', askBody(`ev-${++run}`));
 
     const abort = new AbortController();
-    const res = await fetch(`${url}/v1/asks/${ask.id}/events`, { headers: { accept: 'text/event-stream' }, signal: abort.signal });
+    const res = await fetch(`${url}/v1/asks/${ask.id}/events`, {
+      headers: { accept: 'text/event-stream' },
+      signal: abort.signal,
+    });
     const reader = res.body!.getReader();
     let text = '';
-    while ((text.match(/: keep-alive/g) ?? []).length < 2) text += new TextDecoder().decode((await reader.read()).value);
+    while ((text.match(/: keep-alive/g) ?? []).length < 2)
+      text += new TextDecoder().decode((await reader.read()).value);
     expect(active).toBe(1);
     abort.abort();
     await eventually(async () => active === 0, 2000);

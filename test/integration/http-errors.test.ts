@@ -26,14 +26,54 @@ const valid = askBody('errors-run');
 
 describe('validation problems outside the body name where they are', () => {
   it.each([
-    ['a run id with a space', () => api.get('/v1/runs/a%20b'), /^path parameter runId: /, { in: 'path', path: ['runId'] }],
-    ['a 200-character run id', () => api.call('DELETE', `/v1/runs/${'r'.repeat(200)}`), /^path parameter runId: /, { in: 'path', path: ['runId'] }],
-    ['a bad run id on the run event route', () => api.get('/v1/runs/a%20b/events'), /^path parameter runId: /, { in: 'path', path: ['runId'] }],
-    ['wait=abc', () => api.post('/v1/asks?wait=abc', valid), /^query parameter wait: /, { in: 'query', path: ['wait'] }],
-    ['wait beyond the maximum', () => api.get('/v1/asks/AAAAAAAAAAAAAA?wait=100000'), /^query parameter wait: /, { in: 'query', path: ['wait'] }],
-    ['stream=maybe on the event route', () => api.get('/v1/runs/errors-run/events?stream=maybe'), /^query parameter stream: /, { in: 'query', path: ['stream'] }],
-    ['a 300-character Idempotency-Key', () => api.post('/v1/asks', valid, { 'idempotency-key': 'k'.repeat(300) }), /^header Idempotency-Key: /, { in: 'header', path: ['Idempotency-Key'] }],
-    ['an Idempotency-Key with a space', () => api.post('/v1/asks', valid, { 'idempotency-key': 'a b' }), /^header Idempotency-Key: must be printable ASCII/, { in: 'header', path: ['Idempotency-Key'] }],
+    [
+      'a run id with a space',
+      () => api.get('/v1/runs/a%20b'),
+      /^path parameter runId: /,
+      { in: 'path', path: ['runId'] },
+    ],
+    [
+      'a 200-character run id',
+      () => api.call('DELETE', `/v1/runs/${'r'.repeat(200)}`),
+      /^path parameter runId: /,
+      { in: 'path', path: ['runId'] },
+    ],
+    [
+      'a bad run id on the run event route',
+      () => api.get('/v1/runs/a%20b/events'),
+      /^path parameter runId: /,
+      { in: 'path', path: ['runId'] },
+    ],
+    [
+      'wait=abc',
+      () => api.post('/v1/asks?wait=abc', valid),
+      /^query parameter wait: /,
+      { in: 'query', path: ['wait'] },
+    ],
+    [
+      'wait beyond the maximum',
+      () => api.get('/v1/asks/AAAAAAAAAAAAAA?wait=100000'),
+      /^query parameter wait: /,
+      { in: 'query', path: ['wait'] },
+    ],
+    [
+      'stream=maybe on the event route',
+      () => api.get('/v1/runs/errors-run/events?stream=maybe'),
+      /^query parameter stream: /,
+      { in: 'query', path: ['stream'] },
+    ],
+    [
+      'a 300-character Idempotency-Key',
+      () => api.post('/v1/asks', valid, { 'idempotency-key': 'k'.repeat(300) }),
+      /^header Idempotency-Key: /,
+      { in: 'header', path: ['Idempotency-Key'] },
+    ],
+    [
+      'an Idempotency-Key with a space',
+      () => api.post('/v1/asks', valid, { 'idempotency-key': 'a b' }),
+      /^header Idempotency-Key: must be printable ASCII/,
+      { in: 'header', path: ['Idempotency-Key'] },
+    ],
   ])('%s', async (_name, send, message, issue) => {
     const res = await send();
     expect(res.status).toBe(400);
@@ -55,16 +95,42 @@ describe('prototype keys in a JSON body get a clear 400', () => {
   const body = JSON.stringify(valid);
   it.each([
     ['__proto__ at the top', `{"__proto__":{"admin":true},${body.slice(1)}`, '(body): key "__proto__" is not allowed'],
-    ['__proto__ spelled with a JSON escape', `{"\\u005f_proto__":{"admin":true},${body.slice(1)}`, '(body): key "__proto__" is not allowed'],
-    ['__proto__ inside a question', body.replace('{"id":"env"', '{"__proto__":{},"id":"env"'), 'questions.0: key "__proto__" is not allowed'],
-    ['__proto__ as an answer key', JSON.stringify({ answers: { x: ['a'] } }).replace('{"x"', '{"__proto__":["a"],"x"'), 'answers: key "__proto__" is not allowed'],
-    ['constructor.prototype at the top', `{"constructor":{"prototype":{"admin":true}},${body.slice(1)}`, '(body): key "constructor.prototype" is not allowed'],
-    ['constructor.prototype deep in an unknown field', `{"x":[[{"constructor":{"prototype":1}}]],${body.slice(1)}`, 'x.0.0: key "constructor.prototype" is not allowed'],
+    [
+      '__proto__ spelled with a JSON escape',
+      `{"\\u005f_proto__":{"admin":true},${body.slice(1)}`,
+      '(body): key "__proto__" is not allowed',
+    ],
+    [
+      '__proto__ inside a question',
+      body.replace('{"id":"env"', '{"__proto__":{},"id":"env"'),
+      'questions.0: key "__proto__" is not allowed',
+    ],
+    [
+      '__proto__ as an answer key',
+      JSON.stringify({ answers: { x: ['a'] } }).replace('{"x"', '{"__proto__":["a"],"x"'),
+      'answers: key "__proto__" is not allowed',
+    ],
+    [
+      'constructor.prototype at the top',
+      `{"constructor":{"prototype":{"admin":true}},${body.slice(1)}`,
+      '(body): key "constructor.prototype" is not allowed',
+    ],
+    [
+      'constructor.prototype deep in an unknown field',
+      `{"x":[[{"constructor":{"prototype":1}}]],${body.slice(1)}`,
+      'x.0.0: key "constructor.prototype" is not allowed',
+    ],
   ])('%s', async (_name, text, message) => {
     const path = text.includes('"answers"') ? '/v1/asks/AAAAAAAAAAAAAA/answer' : '/v1/asks';
     const res = await api.call('POST', path, text);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: { code: 'invalid_request', message, issues: [expect.objectContaining({ message: expect.stringContaining('is not allowed') })] } });
+    expect(res.body).toEqual({
+      error: {
+        code: 'invalid_request',
+        message,
+        issues: [expect.objectContaining({ message: expect.stringContaining('is not allowed') })],
+      },
+    });
   });
 
   it('keys that only look alike are ordinary fields (refused as unknown, not as prototype poisoning)', async () => {
@@ -76,8 +142,13 @@ describe('prototype keys in a JSON body get a clear 400', () => {
   });
 
   it('invalid JSON and an empty body still say what they are', async () => {
-    expect((await api.call('POST', '/v1/asks', '{"runId":')).body).toEqual({ error: { code: 'invalid_request', message: 'body is not valid JSON' } });
-    expect((await api.call('POST', '/v1/asks', '')).body.error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/empty/) });
+    expect((await api.call('POST', '/v1/asks', '{"runId":')).body).toEqual({
+      error: { code: 'invalid_request', message: 'body is not valid JSON' },
+    });
+    expect((await api.call('POST', '/v1/asks', '')).body.error).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringMatching(/empty/),
+    });
   });
 });
 
@@ -103,13 +174,13 @@ describe('every 4xx uses the API error shape', () => {
     expect(shaped(res.text)).toBe('malformed HTTP request');
   });
 
-  it('headers over node\'s limit: 431 in the API shape', async () => {
+  it("headers over node's limit: 431 in the API shape", async () => {
     const res = await sendRaw(port, 'GET', '/healthz', { ...host(), 'x-big': 'x'.repeat(20_000) });
     expect(res.status).toBe(431);
     expect(shaped(res.text)).toBe('request headers are too large');
   });
 
-  it('fastify\'s own 4xx: malformed percent-encoding, unsupported media type, too large, not found', async () => {
+  it("fastify's own 4xx: malformed percent-encoding, unsupported media type, too large, not found", async () => {
     const bad = await sendRaw(port, 'GET', '/v1/runs/%E0%A4%A', host());
     expect(bad.status).toBe(400);
     shaped(bad.text);

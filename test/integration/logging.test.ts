@@ -51,7 +51,12 @@ describe('logging', () => {
     const lines: string[] = [];
     const logger = createLogger('info', (l) => void lines.push(l)).child({ component: 'queue' });
     vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void stderrWrites.push(args.join(' ')));
-    const s = new BullStepScheduler({ connect: redisFactoryFromUrl(redis.url), prefix: `{logtest${Date.now()}}`, attempts: 1, logger });
+    const s = new BullStepScheduler({
+      connect: redisFactoryFromUrl(redis.url),
+      prefix: `{logtest${Date.now()}}`,
+      attempts: 1,
+      logger,
+    });
     try {
       await s.start({
         timeout: async () => {
@@ -64,7 +69,13 @@ describe('logging', () => {
       await s.close();
     }
     const gaveUp = lines.map((l) => JSON.parse(l) as Line).find((l) => l.msg === 'timeout job gave up')!;
-    expect(gaveUp).toMatchObject({ level: 'error', component: 'queue', jobId: 'timeout-askLog1', attempts: 1, err: { type: 'Error', message: 'handler exploded' } });
+    expect(gaveUp).toMatchObject({
+      level: 'error',
+      component: 'queue',
+      jobId: 'timeout-askLog1',
+      attempts: 1,
+      err: { type: 'Error', message: 'handler exploded' },
+    });
     expect(stderrWrites).toEqual([]);
   });
 
@@ -84,8 +95,17 @@ describe('logging', () => {
       const { json, raw } = split(askgate.output());
       expect(raw).toEqual([]);
       const queue = json.filter((l) => l.component === 'queue');
-      expect(queue[0]).toMatchObject({ level: 'error', msg: expect.stringMatching(/^(timeout|outbox) (worker|queue) error$/), err: { message: expect.any(String) } });
-      for (const line of json) expect(line).toMatchObject({ level: expect.stringMatching(/^(warn|error|fatal)$/), time: expect.any(String), component: expect.any(String) });
+      expect(queue[0]).toMatchObject({
+        level: 'error',
+        msg: expect.stringMatching(/^(timeout|outbox) (worker|queue) error$/),
+        err: { message: expect.any(String) },
+      });
+      for (const line of json)
+        expect(line).toMatchObject({
+          level: expect.stringMatching(/^(warn|error|fatal)$/),
+          time: expect.any(String),
+          component: expect.any(String),
+        });
     });
   });
 
@@ -108,14 +128,23 @@ describe('logging', () => {
     for (const line of out.split('\n').filter(Boolean)) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
     const { json, raw } = split(err);
     expect(raw).toEqual([]);
-    expect(json).toContainEqual(expect.objectContaining({ level: 'warn', component: 'mcp', msg: 'mcp stdio error', err: expect.objectContaining({ message: expect.any(String) }) }));
+    expect(json).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        component: 'mcp',
+        msg: 'mcp stdio error',
+        err: expect.objectContaining({ message: expect.any(String) }),
+      }),
+    );
   });
 
   it('HTTP: fastify logs through pino with request lines off, so no token, body or answer reaches the log', async () => {
     const lines: string[] = [];
     const TOKEN = `SENTINEL-APITOKEN-${Date.now()}`;
     const ANSWER = `SENTINEL-ANSWER-${Date.now()}`;
-    const app = await startAskgate(loadConfig(testEnv({ ASKGATE_API_TOKEN: TOKEN })), { logger: createLogger('trace', (l) => void lines.push(l)) });
+    const app = await startAskgate(loadConfig(testEnv({ ASKGATE_API_TOKEN: TOKEN })), {
+      logger: createLogger('trace', (l) => void lines.push(l)),
+    });
     try {
       const api = client(app.url, TOKEN);
       const created = await api.post('/v1/asks', askBody('log-run'));

@@ -17,7 +17,12 @@ let api: ReturnType<typeof client>;
 
 beforeAll(async () => {
   app = await startTestApp(
-    testEnv({ ASKGATE_API_TOKEN: TOKEN, ASKGATE_DEFAULT_TO: 'test:chat-1', ASKGATE_MCP_MAX_SESSIONS: '2', ASKGATE_MCP_SESSION_IDLE_SECONDS: '1' }),
+    testEnv({
+      ASKGATE_API_TOKEN: TOKEN,
+      ASKGATE_DEFAULT_TO: 'test:chat-1',
+      ASKGATE_MCP_MAX_SESSIONS: '2',
+      ASKGATE_MCP_SESSION_IDLE_SECONDS: '1',
+    }),
     [new RecordingChannel('test')],
   );
   api = client(app.url, TOKEN);
@@ -27,7 +32,12 @@ afterAll(async () => {
   await app?.close();
 });
 
-const question = { id: 'env', header: 'Deploy', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production' }] };
+const question = {
+  id: 'env',
+  header: 'Deploy',
+  question: 'Where should I deploy?',
+  options: [{ label: 'Staging' }, { label: 'Production' }],
+};
 const auth = { authorization: `Bearer ${TOKEN}` };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -48,11 +58,22 @@ async function connect(): Promise<Connected> {
 function post(message: object, sessionId?: string): Promise<Response> {
   return fetch(`${app.url}/mcp`, {
     method: 'POST',
-    headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(sessionId ? { 'mcp-session-id': sessionId } : {}) },
+    headers: {
+      ...auth,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+    },
     body: JSON.stringify(message),
   });
 }
-const initialize = () => post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const initialize = () =>
+  post({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
 async function rawSession(): Promise<string> {
   const res = await initialize();
   expect(res.status).toBe(200);
@@ -73,7 +94,8 @@ const pendingAsk = (runId: string) =>
     return r.body.current?.status === 'pending' ? (r.body.current.id as string) : undefined;
   });
 const answer = (id: string) => api.post(`/v1/asks/${id}/answer`, { answers: { env: ['Production'] } });
-const call = (c: Connected, runId: string) => c.mcp.callTool({ name: 'ask_user', arguments: { questions: [question], runId } }, undefined, { timeout: 60_000 });
+const call = (c: Connected, runId: string) =>
+  c.mcp.callTool({ name: 'ask_user', arguments: { questions: [question], runId } }, undefined, { timeout: 60_000 });
 
 describe('the session cap', () => {
   it('when full, a new session evicts the least recently used one without a call in flight, else initialize gets 503', async () => {
@@ -89,7 +111,11 @@ describe('the session cap', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('5');
     expect(refused.headers.get('mcp-session-id')).toBeNull();
-    expect(await refused.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringMatching(/too many MCP sessions \(2\)/) }, id: null });
+    expect(await refused.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: expect.stringMatching(/too many MCP sessions \(2\)/) },
+      id: null,
+    });
     await expect(connect()).rejects.toThrow(/too many MCP sessions/);
 
     // A's call ends: A is now the least recently used session with nothing in flight.
@@ -119,7 +145,15 @@ describe('idle sessions', () => {
 
   it('a call in flight is never idle: it outlives the idle time and gets its answer', async () => {
     const id = await rawSession();
-    const response = post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask_user', arguments: { questions: [question], runId: 'idle-call' } } }, id);
+    const response = post(
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'ask_user', arguments: { questions: [question], runId: 'idle-call' } },
+      },
+      id,
+    );
     const ask = await pendingAsk('idle-call');
     await sleep(2_500);
     await answer(ask);
@@ -139,7 +173,7 @@ describe('idle sessions', () => {
 });
 
 describe('DELETE /mcp', () => {
-  it('ends the session (the SDK\'s terminateSession): its waiting ask is cancelled and its slot is free at once', async () => {
+  it("ends the session (the SDK's terminateSession): its waiting ask is cancelled and its slot is free at once", async () => {
     const e = await connect();
     const f = await connect();
     const callE = call(e, 'delete-e').catch((error: unknown) => error);
@@ -170,7 +204,10 @@ describe('DELETE /mcp', () => {
   }, 30_000);
 
   it('a DELETE for an unknown or already ended session is 404', async () => {
-    const res = await fetch(`${app.url}/mcp`, { method: 'DELETE', headers: { ...auth, 'mcp-session-id': '00000000-0000-0000-0000-000000000000' } });
+    const res = await fetch(`${app.url}/mcp`, {
+      method: 'DELETE',
+      headers: { ...auth, 'mcp-session-id': '00000000-0000-0000-0000-000000000000' },
+    });
     expect(res.status).toBe(404);
   });
 });
@@ -182,7 +219,9 @@ describe('shutting down with a call in flight', () => {
     const mcp = new Client({ name: 'shutdown-test', version: '1.0.0' });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${own.url}/mcp`)));
     const pending = mcp.callTool({ name: 'ask_user', arguments: { questions: [question], runId: 'shutdown-run' } });
-    const id = await eventually(async () => (await client(own.url).get('/v1/runs/shutdown-run')).body.current?.id as string | undefined);
+    const id = await eventually(
+      async () => (await client(own.url).get('/v1/runs/shutdown-run')).body.current?.id as string | undefined,
+    );
     const started = Date.now();
     await own.close();
     expect(Date.now() - started).toBeLessThan(2_000);

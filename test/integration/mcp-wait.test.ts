@@ -21,7 +21,12 @@ let app: RunningAskgate;
 let api: ReturnType<typeof client>;
 
 beforeAll(async () => {
-  const env = { ASKGATE_API_TOKEN: TOKEN, ASKGATE_DEFAULT_TO: 'test:chat-1', ASKGATE_MCP_PROGRESS_MS: '100', ASKGATE_MCP_WAIT_SECONDS: String(WAIT_SECONDS) };
+  const env = {
+    ASKGATE_API_TOKEN: TOKEN,
+    ASKGATE_DEFAULT_TO: 'test:chat-1',
+    ASKGATE_MCP_PROGRESS_MS: '100',
+    ASKGATE_MCP_WAIT_SECONDS: String(WAIT_SECONDS),
+  };
   app = await startTestApp(testEnv(env), [new RecordingChannel('test')]);
   api = client(app.url, TOKEN);
 });
@@ -30,27 +35,58 @@ afterAll(async () => {
   await app?.close();
 });
 
-const question = { id: 'env', header: 'Deploy', question: 'Where should I deploy?', options: [{ label: 'Staging (Recommended)' }, { label: 'Production' }] };
+const question = {
+  id: 'env',
+  header: 'Deploy',
+  question: 'Where should I deploy?',
+  options: [{ label: 'Staging (Recommended)' }, { label: 'Production' }],
+};
 
 async function httpClient(): Promise<Client> {
   const mcp = new Client({ name: 'test', version: '1.0.0' });
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+  await mcp.connect(
+    new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+    }),
+  );
   return mcp;
 }
 
 async function stdioClient(): Promise<Client> {
   const mcp = new Client({ name: 'test', version: '1.0.0' });
-  const env = { PATH: process.env.PATH ?? '', ASKGATE_URL: app.url, ASKGATE_API_TOKEN: TOKEN, ASKGATE_DEFAULT_TO: 'test:chat-1', ASKGATE_MCP_WAIT_SECONDS: String(WAIT_SECONDS) };
-  await mcp.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli.ts', 'mcp'], cwd: ROOT, env, stderr: 'pipe' }));
+  const env = {
+    PATH: process.env.PATH ?? '',
+    ASKGATE_URL: app.url,
+    ASKGATE_API_TOKEN: TOKEN,
+    ASKGATE_DEFAULT_TO: 'test:chat-1',
+    ASKGATE_MCP_WAIT_SECONDS: String(WAIT_SECONDS),
+  };
+  await mcp.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'src/cli.ts', 'mcp'],
+      cwd: ROOT,
+      env,
+      stderr: 'pipe',
+    }),
+  );
   return mcp;
 }
 
 type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown>; content: unknown };
 const text = (r: ToolResult) => (r.content as { text: string }[])[0]!.text;
-const status = async (id: string) => (await api.get(`/v1/asks/${id}`)).body as { status: string; expiresAt: string; result?: unknown };
+const status = async (id: string) =>
+  (await api.get(`/v1/asks/${id}`)).body as { status: string; expiresAt: string; result?: unknown };
 /** An ask made through the API (so the test knows its id before any tool call). */
 const apiAsk = async (extra: Record<string, unknown> = {}) =>
-  (await api.post('/v1/asks', { runId: `wait-${Date.now()}-${Math.random().toString(36).slice(2)}`, to: { channel: 'test', chat: 'chat-1' }, questions: [question], ...extra })).body.id as string;
+  (
+    await api.post('/v1/asks', {
+      runId: `wait-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+      to: { channel: 'test', chat: 'chat-1' },
+      questions: [question],
+      ...extra,
+    })
+  ).body.id as string;
 
 describe.each([
   ['Streamable HTTP at /mcp', httpClient],
@@ -63,11 +99,19 @@ describe.each([
   afterAll(async () => {
     await mcp?.close();
   });
-  const awaitAnswer = (askId: string, signal?: AbortSignal) => mcp.callTool({ name: 'await_answer', arguments: { askId } }, undefined, signal ? { signal } : undefined) as Promise<ToolResult>;
+  const awaitAnswer = (askId: string, signal?: AbortSignal) =>
+    mcp.callTool(
+      { name: 'await_answer', arguments: { askId } },
+      undefined,
+      signal ? { signal } : undefined,
+    ) as Promise<ToolResult>;
 
   it(`an answer after 3 × the wait (the issue's "answer after 75 s", scaled to ${WAIT_SECONDS} s waits): pending, pending, then answered`, async () => {
     const started = Date.now();
-    const first = (await mcp.callTool({ name: 'ask_user', arguments: { questions: [question], runId: `late-${Date.now()}` } })) as ToolResult;
+    const first = (await mcp.callTool({
+      name: 'ask_user',
+      arguments: { questions: [question], runId: `late-${Date.now()}` },
+    })) as ToolResult;
     expect(Date.now() - started).toBeLessThan(WAIT_SECONDS * 1000 + 1500);
     expect(first.isError).toBeFalsy();
     const askId = first.structuredContent!.askId as string;
@@ -82,7 +126,8 @@ describe.each([
     expect(again.structuredContent).toEqual({ status: 'pending', askId, expiresAt: open.expiresAt });
     expect(text(again)).toContain('await_answer');
     expect((await status(askId)).status).toBe('pending');
-    while (Date.now() - started < 3 * WAIT_SECONDS * 1000) expect((await awaitAnswer(askId)).structuredContent?.status).toBe('pending');
+    while (Date.now() - started < 3 * WAIT_SECONDS * 1000)
+      expect((await awaitAnswer(askId)).structuredContent?.status).toBe('pending');
 
     const last = awaitAnswer(askId);
     await sleep(300);
@@ -92,7 +137,10 @@ describe.each([
     expect(answered.structuredContent).toEqual({ status: 'answered', answers: { env: ['Production'] } });
     expect(text(answered)).toContain('Deploy (env): Production');
     // Asking about an ended ask answers at once, the same way.
-    expect((await awaitAnswer(askId)).structuredContent).toEqual({ status: 'answered', answers: { env: ['Production'] } });
+    expect((await awaitAnswer(askId)).structuredContent).toEqual({
+      status: 'answered',
+      answers: { env: ['Production'] },
+    });
   }, 30_000);
 
   it('await_answer on an ask that timed out or was cancelled returns no_answer with the reason', async () => {

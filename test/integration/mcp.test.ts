@@ -17,7 +17,10 @@ const channel = new RecordingChannel('test');
 
 beforeAll(async () => {
   // Memory mode: MCP adds nothing Redis-specific (it runs on the same gateway as /v1).
-  app = await startTestApp(testEnv({ ASKGATE_API_TOKEN: TOKEN, ASKGATE_DEFAULT_TO: 'test:chat-1', ASKGATE_MCP_PROGRESS_MS: '100' }), [channel]);
+  app = await startTestApp(
+    testEnv({ ASKGATE_API_TOKEN: TOKEN, ASKGATE_DEFAULT_TO: 'test:chat-1', ASKGATE_MCP_PROGRESS_MS: '100' }),
+    [channel],
+  );
   api = client(app.url, TOKEN);
 });
 
@@ -42,7 +45,9 @@ interface Connected {
 
 async function httpClient(): Promise<Connected> {
   const mcp = new Client({ name: 'test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+  });
   await mcp.connect(transport);
   return { mcp, runId: async () => transport.sessionId!, close: () => mcp.close() };
 }
@@ -53,7 +58,13 @@ async function stdioClient(): Promise<Connected> {
     command: process.execPath,
     args: ['--import', 'tsx', 'src/cli.ts', 'mcp'],
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ASKGATE_URL: app.url, ASKGATE_API_TOKEN: TOKEN, ASKGATE_DEFAULT_TO: 'test:chat-1', ASKGATE_MCP_PROGRESS_MS: '100' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ASKGATE_URL: app.url,
+      ASKGATE_API_TOKEN: TOKEN,
+      ASKGATE_DEFAULT_TO: 'test:chat-1',
+      ASKGATE_MCP_PROGRESS_MS: '100',
+    },
     stderr: 'pipe',
   });
   await mcp.connect(transport);
@@ -62,7 +73,9 @@ async function stdioClient(): Promise<Connected> {
   return {
     mcp,
     runId: async () =>
-      (seen ??= await eventually(async () => (await app.store.recent(50)).find((r) => r.runId.startsWith('mcp-'))?.runId)),
+      (seen ??= await eventually(
+        async () => (await app.store.recent(50)).find((r) => r.runId.startsWith('mcp-'))?.runId,
+      )),
     close: () => mcp.close(),
   };
 }
@@ -91,7 +104,12 @@ describe.each([
     expect(tools.map((t) => t.name)).toEqual(['ask_user', 'await_answer']);
     expect(Object.keys(tools[1]!.inputSchema.properties ?? {})).toEqual(['askId']);
     const tool = tools[0]!;
-    expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual(['questions', 'runId', 'timeoutSeconds', 'to']);
+    expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual([
+      'questions',
+      'runId',
+      'timeoutSeconds',
+      'to',
+    ]);
     expect(tool.inputSchema.required).toEqual(['questions']);
     expect(tool.description).toContain('(Recommended)');
     expect(tool.description).toMatch(/secrets/);
@@ -138,7 +156,9 @@ describe.each([
 
   it('cancelling the tool call cancels the ask', async () => {
     const abort = new AbortController();
-    const call = c.mcp.callTool({ name: 'ask_user', arguments: { questions: [question()] } }, undefined, { signal: abort.signal });
+    const call = c.mcp.callTool({ name: 'ask_user', arguments: { questions: [question()] } }, undefined, {
+      signal: abort.signal,
+    });
     const id = await pendingAsk(await c.runId());
     abort.abort();
     await expect(call).rejects.toThrow();
@@ -150,7 +170,10 @@ describe.each([
   });
 
   it('a timeout returns no_answer/timeout', async () => {
-    const result = await c.mcp.callTool({ name: 'ask_user', arguments: { questions: [question()], timeoutSeconds: 1, runId: `timeout-${Date.now()}` } });
+    const result = await c.mcp.callTool({
+      name: 'ask_user',
+      arguments: { questions: [question()], timeoutSeconds: 1, runId: `timeout-${Date.now()}` },
+    });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ status: 'no_answer', reason: 'timeout' });
     expect((result.content as { text: string }[])[0]!.text).toMatch(/best judgment/);
@@ -159,12 +182,18 @@ describe.each([
 
 describe.each([
   ['closing the stdio client', stdioClient, (c: Connected) => c.close()],
-  ['DELETE /mcp (ending the HTTP session)', httpClient, async (c: Connected) => (c.mcp.transport as StreamableHTTPClientTransport).terminateSession()],
+  [
+    'DELETE /mcp (ending the HTTP session)',
+    httpClient,
+    async (c: Connected) => (c.mcp.transport as StreamableHTTPClientTransport).terminateSession(),
+  ],
 ])('%s', (_name, connect, end) => {
   it('cancels the asks still waiting', async () => {
     const c = await connect();
     const runId = `end-${Date.now()}`;
-    const call = c.mcp.callTool({ name: 'ask_user', arguments: { questions: [question()], runId } }).catch((e: unknown) => e);
+    const call = c.mcp
+      .callTool({ name: 'ask_user', arguments: { questions: [question()], runId } })
+      .catch((e: unknown) => e);
     const id = await pendingAsk(runId);
     await end(c);
     const ended = await eventually(async () => {
@@ -178,9 +207,18 @@ describe.each([
 });
 
 describe('the /mcp route', () => {
-  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  };
   const post = (headers: Record<string, string>) =>
-    fetch(`${app.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(initialize) });
+    fetch(`${app.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify(initialize),
+    });
 
   it('needs the same bearer token as /v1', async () => {
     expect((await post({})).status).toBe(401);
@@ -193,7 +231,10 @@ describe('the /mcp route', () => {
 
   it('refuses browser requests from another origin and unknown sessions', async () => {
     expect((await post({ authorization: `Bearer ${TOKEN}`, origin: 'https://evil.example' })).status).toBe(403);
-    const unknown = await fetch(`${app.url}/mcp`, { method: 'GET', headers: { authorization: `Bearer ${TOKEN}`, 'mcp-session-id': 'nope', accept: 'text/event-stream' } });
+    const unknown = await fetch(`${app.url}/mcp`, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${TOKEN}`, 'mcp-session-id': 'nope', accept: 'text/event-stream' },
+    });
     expect(unknown.status).toBe(404);
   });
 

@@ -35,7 +35,11 @@ describe('askgate as separate processes sharing one Redis', () => {
     await new Promise((r) => setTimeout(r, 300));
     await apiA.post(`/v1/asks/${ask.id}/answer`, { answers: { env: ['Staging'] }, by: 'bob' });
     const res = await waiting;
-    expect(res.body.result).toMatchObject({ status: 'answered', answers: { env: ['Staging'] }, answeredBy: { userId: 'bob' } });
+    expect(res.body.result).toMatchObject({
+      status: 'answered',
+      answers: { env: ['Staging'] },
+      answeredBy: { userId: 'bob' },
+    });
     // Woken by the event, not by the end of the 20 s wait.
     expect(Date.now() - started).toBeLessThan(10_000);
     await Promise.all([a.stop(), b.stop()]);
@@ -86,7 +90,9 @@ describe('embedded mode', () => {
   it('runs without REDIS_URL on the memory store and says so', async () => {
     const child = await spawnAskgate(testEnv());
     // stdout and stderr are separate pipes: wait for both lines rather than assume their order.
-    await eventually(async () => /store: memory \(embedded: pending asks do not survive a restart/.test(child.output()));
+    await eventually(async () =>
+      /store: memory \(embedded: pending asks do not survive a restart/.test(child.output()),
+    );
     await eventually(async () => /listening on loopback only/.test(child.output()));
     const api = client(child.url);
     const { body: ask } = await api.post('/v1/asks', askBody('embedded'));
@@ -94,14 +100,19 @@ describe('embedded mode', () => {
     await api.post(`/v1/asks/${ask.id}/answer`, { answers: { env: ['Staging'] } });
     expect((await waiting).body.result.status).toBe('answered');
     const { body: short } = await api.post('/v1/asks', askBody('embedded-timeout', { timeoutSeconds: 1 }));
-    expect((await api.get(`/v1/asks/${short.id}?wait=5`)).body.result).toMatchObject({ status: 'no_answer', reason: 'timeout' });
+    expect((await api.get(`/v1/asks/${short.id}?wait=5`)).body.result).toMatchObject({
+      status: 'no_answer',
+      reason: 'timeout',
+    });
     await child.stop();
   });
 
   it('refuses an evicting Redis with a clear message', async () => {
     const evicting = await startRedis(['--maxmemory-policy', 'allkeys-lru']);
     try {
-      await expect(spawnAskgate(testEnv({ REDIS_URL: evicting.url }))).rejects.toThrow(/maxmemory-policy is "allkeys-lru".*noeviction/);
+      await expect(spawnAskgate(testEnv({ REDIS_URL: evicting.url }))).rejects.toThrow(
+        /maxmemory-policy is "allkeys-lru".*noeviction/,
+      );
     } finally {
       await evicting.dispose();
     }

@@ -21,14 +21,21 @@ stepSchedulerContract('standalone redis-server', () => connect);
 
 describe('BullStepScheduler: Redis unavailable', () => {
   it('fails fast when Redis was never reachable, went away, or hangs', async () => {
-    const never = new BullStepScheduler({ connect: redisFactoryFromUrl('redis://127.0.0.1:1'), producerDeadlineMs: 500, logger: silentLogger });
+    const never = new BullStepScheduler({
+      connect: redisFactoryFromUrl('redis://127.0.0.1:1'),
+      producerDeadlineMs: 500,
+      logger: silentLogger,
+    });
     let started = Date.now();
     await expect(never.schedule('askG1', 'timeout', Date.now() + 1000)).rejects.toThrow(/timed out/);
     expect(Date.now() - started).toBeLessThan(1500);
     await never.close();
 
     const own = await startRedis();
-    const s = new BullStepScheduler({ connect: redisFactoryFromUrl(own.url, { commandTimeoutMs: 300 }), logger: silentLogger });
+    const s = new BullStepScheduler({
+      connect: redisFactoryFromUrl(own.url, { commandTimeoutMs: 300 }),
+      logger: silentLogger,
+    });
     try {
       await s.schedule('askG2', 'timeout', Date.now() + 60_000);
       process.kill(own.pid(), 'SIGSTOP');

@@ -36,9 +36,17 @@ describe('README quick start', () => {
 
   beforeAll(async () => {
     // The first command is `npm ci && npm start`; its `npm start` runs here, from the checkout.
-    expect(commands(setup!).map((c) => c.replace(/\s+#.*$/, ''))).toEqual(['npm ci && npm start', 'npm ci && npm test']);
+    expect(commands(setup!).map((c) => c.replace(/\s+#.*$/, ''))).toEqual([
+      'npm ci && npm start',
+      'npm ci && npm test',
+    ]);
     port = await freePort();
-    server = spawn('npm', ['start'], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    server = spawn('npm', ['start'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     server.stdout!.on('data', (c: Buffer) => (serverOut += c.toString()));
     server.stderr!.on('data', (c: Buffer) => (serverOut += c.toString()));
     await eventually(async () => serverOut.includes(`askgate listening on http://127.0.0.1:${port}`), 30_000);
@@ -61,7 +69,11 @@ describe('README quick start', () => {
     const lines = commands(tryIt!);
     expect(lines.some((l) => l.startsWith('npx askgate ask ') && l.includes('--wait &'))).toBe(true);
     expect(lines.some((l) => l.includes('| jq -r .current.id'))).toBe(true);
-    const bash = spawn('bash', [], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ASKGATE_URL: url }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const bash = spawn('bash', [], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ASKGATE_URL: url },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     bash.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -79,7 +91,7 @@ describe('README quick start', () => {
       await eventually(async () => out.includes(`__step_${i}__ `), 20_000);
       expect(out, `${line}\n${err}`).toContain(`__step_${i}__ 0\n`);
     }
-    bash.stdin.end('printf \'__id__ %s\\n\' "$id"; wait $asker; printf \'__ask_exit__ %s\\n\' $?\n');
+    bash.stdin.end("printf '__id__ %s\\n' \"$id\"; wait $asker; printf '__ask_exit__ %s\\n' $?\n");
     await closed;
     const { body: run } = await api.get('/v1/runs/demo');
     expect(out).toContain(`__id__ ${run.current.id}\n`);
@@ -90,7 +102,11 @@ describe('README quick start', () => {
     expect(JSON.parse(answered![0])).toMatchObject({ id: run.current.id, status: 'answered' });
     const printed = /\{\n {2}"status"[\s\S]*?\n\}/.exec(out);
     expect(printed, out).not.toBeNull();
-    expect(JSON.parse(printed![0])).toMatchObject({ status: 'answered', answers: { q1: ['Staging'] }, answeredBy: { channel: 'api' } });
+    expect(JSON.parse(printed![0])).toMatchObject({
+      status: 'answered',
+      answers: { q1: ['Staging'] },
+      answeredBy: { channel: 'api' },
+    });
     expect(run.history).toHaveLength(1);
   }, 60_000);
 });
@@ -100,10 +116,16 @@ describe('README: npm ci', () => {
     const dir = mkdtempSync(join(tmpdir(), 'askgate-npm-ci-'));
     try {
       for (const f of ['package.json', 'package-lock.json']) copyFileSync(join(ROOT, f), join(dir, f));
-      const { stdout, stderr } = await exec('bash', ['-c', 'npm ci'], { cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME }, timeout: 170_000 });
+      const { stdout, stderr } = await exec('bash', ['-c', 'npm ci'], {
+        cwd: dir,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME },
+        timeout: 170_000,
+      });
       expect(stdout + stderr).not.toMatch(/EBADENGINE|Unsupported engine/);
       expect(existsSync(join(dir, 'node_modules/fastify/package.json'))).toBe(true);
-      const cookie = JSON.parse(readFileSync(join(dir, 'node_modules/light-my-request/node_modules/cookie/package.json'), 'utf8')) as { version: string };
+      const cookie = JSON.parse(
+        readFileSync(join(dir, 'node_modules/light-my-request/node_modules/cookie/package.json'), 'utf8'),
+      ) as { version: string };
       expect(cookie.version).toBe('1.1.1');
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -115,7 +137,10 @@ describe('README prerequisites', () => {
   it('quotes the error the browser tests really fail with when chromium is missing', async () => {
     const missing = join(tmpdir(), 'no-such-dir', 'chromium');
     const script = `const { launchBrowser } = await import('./test/browser/browser.ts'); await launchBrowser().catch((e) => console.log(e.message));`;
-    const { stdout } = await exec(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, env: { PATH: process.env.PATH, CHROMIUM_PATH: missing } });
+    const { stdout } = await exec(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, CHROMIUM_PATH: missing },
+    });
     expect(README).toContain(`\`${stdout.trim().replace(missing, '/usr/bin/chromium')}\``);
   });
 });
@@ -123,9 +148,14 @@ describe('README prerequisites', () => {
 describe('README CLI synopsis', () => {
   it('lists the same commands and flags as askgate --help', async () => {
     const [synopsis] = blocks('## CLI');
-    const { stdout: help } = await exec('npx', ['askgate', '--help'], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
-    const commandsOf = (text: string) => new Set([...text.matchAll(/^ *(askgate (?:serve|mcp|ask|--help))\b/gm)].map((m) => m[1]));
-    const flagsOf = (text: string) => new Set([...text.matchAll(/--[a-z][a-z-]*/g)].map((m) => m[0]).filter((f) => f !== '--help'));
+    const { stdout: help } = await exec('npx', ['askgate', '--help'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    });
+    const commandsOf = (text: string) =>
+      new Set([...text.matchAll(/^ *(askgate (?:serve|mcp|ask|--help))\b/gm)].map((m) => m[1]));
+    const flagsOf = (text: string) =>
+      new Set([...text.matchAll(/--[a-z][a-z-]*/g)].map((m) => m[0]).filter((f) => f !== '--help'));
     expect(commandsOf(synopsis!)).toEqual(new Set(['askgate serve', 'askgate mcp', 'askgate ask', 'askgate --help']));
     expect(commandsOf(help)).toEqual(commandsOf(synopsis!));
     expect(flagsOf(help.slice(0, help.indexOf('Environment:')))).toEqual(flagsOf(synopsis!));

@@ -23,7 +23,11 @@ describe('Redis outage', () => {
     const { body: ask } = await api.post('/v1/asks', askBody('outage', { timeoutSeconds: 120 }));
     await redis.stop();
 
-    for (const call of [() => api.post('/v1/asks', askBody('outage-2')), () => api.get(`/v1/asks/${ask.id}`), () => api.get('/readyz')]) {
+    for (const call of [
+      () => api.post('/v1/asks', askBody('outage-2')),
+      () => api.get(`/v1/asks/${ask.id}`),
+      () => api.get('/readyz'),
+    ]) {
       const started = Date.now();
       const res = await call();
       expect(Date.now() - started).toBeLessThan(2000);
@@ -33,10 +37,14 @@ describe('Redis outage', () => {
     expect(res.body.error.code).toBe('store_unavailable');
 
     await redis.restart();
-    const back = await eventually(async () => {
-      const r = await api.get(`/v1/asks/${ask.id}`);
-      return r.status === 200 && r;
-    }, 15_000, 200);
+    const back = await eventually(
+      async () => {
+        const r = await api.get(`/v1/asks/${ask.id}`);
+        return r.status === 200 && r;
+      },
+      15_000,
+      200,
+    );
     expect(back.body.status).toBe('pending');
     const answered = await api.post(`/v1/asks/${ask.id}/answer`, { answers: { env: ['Staging'] } });
     expect(answered.status).toBe(200);

@@ -3,7 +3,13 @@ import type { Redis } from 'ioredis';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { FaultProxy } from '../helpers/fault-proxy.js';
 import { sleep, waitFor } from '../helpers/wait.js';
-import { connectWithRetry, createStoreConnection, isRedisUnavailable, storeRetryDelayMs, watchConnection } from '../../src/store/redis-setup.js';
+import {
+  connectWithRetry,
+  createStoreConnection,
+  isRedisUnavailable,
+  storeRetryDelayMs,
+  watchConnection,
+} from '../../src/store/redis-setup.js';
 import type { Logger } from '../../src/core/ports.js';
 import { seeded } from '../helpers/seeded.js';
 
@@ -14,7 +20,6 @@ import { seeded } from '../helpers/seeded.js';
  * within RECOVERY_MS, every command that failed meanwhile must have failed as "Redis unavailable"
  * (the API's 503), and no reply may ever reach the wrong command.
  */
-
 
 /** Heal → first successful command: the reconnect delay (≤ 1.1 s) plus the handshake, with room for a loaded machine. */
 const RECOVERY_MS = 2500;
@@ -27,7 +32,14 @@ let redis: TestRedis;
 let proxy: FaultProxy;
 let conn: Redis;
 const recoveries: Record<string, number[]> = {};
-const load = { ok: 0, unavailable: 0, other: [] as string[], mismatches: [] as string[], running: true, done: Promise.resolve() };
+const load = {
+  ok: 0,
+  unavailable: 0,
+  other: [] as string[],
+  mismatches: [] as string[],
+  running: true,
+  done: Promise.resolve(),
+};
 
 /** What askgate's hot path looks like to the connection: writes, reads and scripts issued together, several in flight. */
 async function runLoad(): Promise<void> {
@@ -87,7 +99,11 @@ async function healAndMeasure(scenario: string): Promise<number> {
 
 /** A reset rule that fires on the first `n` matching chunks (then leaves the link alone), and counts its hits. */
 function firstN(n: number, match: (chunk: Buffer, direction: 'up' | 'down') => boolean) {
-  const rule = { n, hits: 0, resetWhen: (chunk: Buffer, direction: 'up' | 'down') => rule.hits < n && match(chunk, direction) && ++rule.hits > 0 };
+  const rule = {
+    n,
+    hits: 0,
+    resetWhen: (chunk: Buffer, direction: 'up' | 'down') => rule.hits < n && match(chunk, direction) && ++rule.hits > 0,
+  };
   return rule;
 }
 
@@ -107,8 +123,13 @@ afterAll(async () => {
   load.running = false;
   await load.done;
   if (process.env.REDIS_RECONNECT_REPORT) {
-    for (const [scenario, ms] of Object.entries(recoveries)) console.log(`${scenario}: n=${ms.length} median ${[...ms].sort((a, b) => a - b)[ms.length >> 1]} ms, max ${Math.max(...ms)} ms`);
-    console.log(`load: ${load.ok} ok, ${load.unavailable} unavailable, ${load.other.length} other, ${load.mismatches.length} mismatches`);
+    for (const [scenario, ms] of Object.entries(recoveries))
+      console.log(
+        `${scenario}: n=${ms.length} median ${[...ms].sort((a, b) => a - b)[ms.length >> 1]} ms, max ${Math.max(...ms)} ms`,
+      );
+    console.log(
+      `load: ${load.ok} ok, ${load.unavailable} unavailable, ${load.other.length} other, ${load.mismatches.length} mismatches`,
+    );
   }
   conn?.disconnect();
   await proxy?.close();

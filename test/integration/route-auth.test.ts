@@ -18,7 +18,13 @@ const TOKEN = 'route-auth-token-0123456789';
 class HookChannel extends RecordingChannel {
   hits = 0;
   routes(): InboundRoute[] {
-    return [{ method: 'POST', path: '/hooks/test', handle: async () => (this.hits++, { status: 200, body: 'signed route reached' }) }];
+    return [
+      {
+        method: 'POST',
+        path: '/hooks/test',
+        handle: async () => (this.hits++, { status: 200, body: 'signed route reached' }),
+      },
+    ];
   }
 }
 
@@ -32,7 +38,12 @@ beforeAll(async () => {
   app = await startTestApp(testEnv({ ASKGATE_API_TOKEN: TOKEN, HOST: '127.0.0.1' }), [channel]);
   port = Number(new URL(app.url).port);
   authed = client(app.url, TOKEN);
-  existing = (await authed.post('/v1/asks', askBody('route-auth-existing', { to: { channel: 'test', chat: 'c1' }, timeoutSeconds: 600 }))).body;
+  existing = (
+    await authed.post(
+      '/v1/asks',
+      askBody('route-auth-existing', { to: { channel: 'test', chat: 'c1' }, timeoutSeconds: 600 }),
+    )
+  ).body;
 });
 
 afterAll(async () => {
@@ -40,16 +51,31 @@ afterAll(async () => {
 });
 
 const json = { 'content-type': 'application/json' };
-const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const initialize = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
 
 /** Every protected route with each method, a concrete path and a body that would change something. */
 const protectedTargets = (): { method: string; path: string; body?: string; headers?: Record<string, string> }[] => {
   const { id, runId } = existing;
   return [
-    { method: 'POST', path: '/v1/asks', body: JSON.stringify(askBody('route-auth-forged', { to: { channel: 'test', chat: 'c1' } })), headers: json },
+    {
+      method: 'POST',
+      path: '/v1/asks',
+      body: JSON.stringify(askBody('route-auth-forged', { to: { channel: 'test', chat: 'c1' } })),
+      headers: json,
+    },
     { method: 'GET', path: `/v1/asks/${id}` },
     { method: 'HEAD', path: `/v1/asks/${id}` },
-    { method: 'POST', path: `/v1/asks/${id}/answer`, body: JSON.stringify({ answers: { env: ['Production'] } }), headers: json },
+    {
+      method: 'POST',
+      path: `/v1/asks/${id}/answer`,
+      body: JSON.stringify({ answers: { env: ['Production'] } }),
+      headers: json,
+    },
     { method: 'POST', path: `/v1/asks/${id}/cancel`, body: '{}', headers: json },
     { method: 'GET', path: `/v1/asks/${id}/events` },
     { method: 'HEAD', path: `/v1/asks/${id}/events` },
@@ -60,13 +86,23 @@ const protectedTargets = (): { method: string; path: string; body?: string; head
     { method: 'HEAD', path: `/v1/runs/${runId}/events` },
     { method: 'GET', path: '/metrics' },
     { method: 'HEAD', path: '/metrics' },
-    { method: 'POST', path: '/mcp', body: initialize, headers: { ...json, accept: 'application/json, text/event-stream' } },
+    {
+      method: 'POST',
+      path: '/mcp',
+      body: initialize,
+      headers: { ...json, accept: 'application/json, text/event-stream' },
+    },
     { method: 'GET', path: '/mcp', headers: { accept: 'text/event-stream' } },
     { method: 'DELETE', path: '/mcp' },
     { method: 'HEAD', path: '/mcp' },
     // Console routes behind its cookie session: the console's hook, also matched by route.
     { method: 'GET', path: '/console/events' },
-    { method: 'POST', path: `/console/asks/${id}/answer`, body: JSON.stringify({ answers: { env: ['Production'] } }), headers: { ...json, origin: `http://127.0.0.1:${port}` } },
+    {
+      method: 'POST',
+      path: `/console/asks/${id}/answer`,
+      body: JSON.stringify({ answers: { env: ['Production'] } }),
+      headers: { ...json, origin: `http://127.0.0.1:${port}` },
+    },
   ];
 };
 
@@ -84,7 +120,12 @@ const rewrites: ((path: string, rand: () => number) => string)[] = [
     return p[i] === '%' ? p : at(p, i, enc(p[i]!, r() < 0.5), 1);
   },
   (p, r) => at(p, slashes(p)[Math.floor(r() * slashes(p).length)]!, '/'),
-  (p, r) => at(p, slashes(p)[Math.floor(r() * slashes(p).length)]!, ['/.', '/x/..', '/%2e', '/%2E%2e/x', '/./x/..'][Math.floor(r() * 5)]!),
+  (p, r) =>
+    at(
+      p,
+      slashes(p)[Math.floor(r() * slashes(p).length)]!,
+      ['/.', '/x/..', '/%2e', '/%2E%2e/x', '/./x/..'][Math.floor(r() * 5)]!,
+    ),
   (p, r) => p + ['/', '/.', ';', ';a=1', '%20', '%09', '%00', '#frag', '?x=1', '//'][Math.floor(r() * 10)]!,
   (p, r) => {
     const after = [...slashes(p).slice(1), p.length];
@@ -113,7 +154,23 @@ function spellings(path: string, rand: () => number): string[] {
     out.add(at(path, i, '/x/%2E%2E'));
     out.add(at(path, i, '/x/%2e%2E%2f', 1));
   }
-  for (const tail of ['/', '//', '/.', '/./', '/x/..', ';', ';a=b', '%20', '%09', '%00', '%2F', '#x', '?', '?token=' + TOKEN]) out.add(path + tail);
+  for (const tail of [
+    '/',
+    '//',
+    '/.',
+    '/./',
+    '/x/..',
+    ';',
+    ';a=b',
+    '%20',
+    '%09',
+    '%00',
+    '%2F',
+    '#x',
+    '?',
+    '?token=' + TOKEN,
+  ])
+    out.add(path + tail);
   for (const i of [...slashes(path).slice(1), path.length]) out.add(at(path, i, ';p=1'));
   out.add(path.toUpperCase());
   out.add(path.replace(/[a-z]/, (c) => c.toUpperCase()));
@@ -182,9 +239,32 @@ describe('with ASKGATE_API_TOKEN: no spelling of a protected route gets in witho
       stack[depth] = full;
       for (const method of m[3]!.split(', ')) found.add(`${method} ${full}`);
     }
-    const protectedRoutes = ['POST /v1/asks', 'GET /v1/asks/:id', 'POST /v1/asks/:id/answer', 'POST /v1/asks/:id/cancel', 'GET /v1/asks/:id/events', 'GET /v1/runs/:runId', 'DELETE /v1/runs/:runId', 'GET /v1/runs/:runId/events', 'GET /metrics', 'GET /mcp', 'POST /mcp', 'DELETE /mcp'];
+    const protectedRoutes = [
+      'POST /v1/asks',
+      'GET /v1/asks/:id',
+      'POST /v1/asks/:id/answer',
+      'POST /v1/asks/:id/cancel',
+      'GET /v1/asks/:id/events',
+      'GET /v1/runs/:runId',
+      'DELETE /v1/runs/:runId',
+      'GET /v1/runs/:runId/events',
+      'GET /metrics',
+      'GET /mcp',
+      'POST /mcp',
+      'DELETE /mcp',
+    ];
     const publicRoutes = ['GET /healthz', 'GET /readyz'];
-    const consoleRoutes = ['GET /', 'GET /console/app.js', 'GET /console/app.css', 'GET /console/icon.svg', 'GET /console/session', 'POST /console/login', 'POST /console/logout', 'GET /console/events', 'POST /console/asks/:id/answer'];
+    const consoleRoutes = [
+      'GET /',
+      'GET /console/app.js',
+      'GET /console/app.css',
+      'GET /console/icon.svg',
+      'GET /console/session',
+      'POST /console/login',
+      'POST /console/logout',
+      'GET /console/events',
+      'POST /console/asks/:id/answer',
+    ];
     const signed = ['POST /hooks/test'];
     const declared = [...protectedRoutes, ...publicRoutes, ...consoleRoutes, ...signed];
     const heads = declared.filter((r) => r.startsWith('GET ')).map((r) => r.replace(/^GET/, 'HEAD'));
@@ -195,7 +275,9 @@ describe('with ASKGATE_API_TOKEN: no spelling of a protected route gets in witho
     const rand = seeded(13);
     const requests = protectedTargets().flatMap((t) => spellings(t.path, rand).map((target) => ({ ...t, target })));
     expect(requests.length).toBeGreaterThan(2000);
-    const responses = await pool(requests, 16, (r) => sendRaw(port, r.method, r.target, { host: `127.0.0.1:${port}`, ...r.headers }, r.body ?? ''));
+    const responses = await pool(requests, 16, (r) =>
+      sendRaw(port, r.method, r.target, { host: `127.0.0.1:${port}`, ...r.headers }, r.body ?? ''),
+    );
     const leaks = requests.flatMap((r, i) => {
       const why = leak(responses[i]!);
       return why ? [`${r.method} ${r.target}: ${why}`] : [];
@@ -223,9 +305,16 @@ describe('with ASKGATE_API_TOKEN: no spelling of a protected route gets in witho
   it('a path that matches no route gets the 401, not a 404 that tells routes apart', async () => {
     for (const target of ['/nope', '/v1/nope', '/v1/asks/x/y/z', '/console/nope', '/healthz/x']) {
       const res = await sendRaw(port, 'GET', target, { host: `127.0.0.1:${port}` });
-      expect({ target, status: res.status, body: JSON.parse(res.text) }).toEqual({ target, status: 401, body: { error: { code: 'unauthorized', message: 'missing or invalid bearer token' } } });
+      expect({ target, status: res.status, body: JSON.parse(res.text) }).toEqual({
+        target,
+        status: 401,
+        body: { error: { code: 'unauthorized', message: 'missing or invalid bearer token' } },
+      });
     }
-    const withToken = await sendRaw(port, 'GET', '/nope', { host: `127.0.0.1:${port}`, authorization: `Bearer ${TOKEN}` });
+    const withToken = await sendRaw(port, 'GET', '/nope', {
+      host: `127.0.0.1:${port}`,
+      authorization: `Bearer ${TOKEN}`,
+    });
     expect(withToken.status).toBe(404);
   });
 
@@ -236,10 +325,21 @@ describe('with ASKGATE_API_TOKEN: no spelling of a protected route gets in witho
     expect((await sendRaw(port, 'HEAD', '/healthz', h)).status).toBe(200);
     expect((await sendRaw(port, 'GET', '/', h)).status).toBe(200);
     expect((await sendRaw(port, 'GET', '/console/app.js', h)).status).toBe(200);
-    expect(JSON.parse((await sendRaw(port, 'GET', '/console/session', h)).text)).toMatchObject({ mode: 'token', signedIn: false });
+    expect(JSON.parse((await sendRaw(port, 'GET', '/console/session', h)).text)).toMatchObject({
+      mode: 'token',
+      signedIn: false,
+    });
     // The console's own answers, not the API's 401: its hook decided.
-    expect(JSON.parse((await sendRaw(port, 'GET', '/console/events', h)).text).error.message).toBe('sign in to the console first');
-    const login = await sendRaw(port, 'POST', '/console/login', { ...h, ...json, origin: `http://127.0.0.1:${port}` }, JSON.stringify({ token: 'not-the-token' }));
+    expect(JSON.parse((await sendRaw(port, 'GET', '/console/events', h)).text).error.message).toBe(
+      'sign in to the console first',
+    );
+    const login = await sendRaw(
+      port,
+      'POST',
+      '/console/login',
+      { ...h, ...json, origin: `http://127.0.0.1:${port}` },
+      JSON.stringify({ token: 'not-the-token' }),
+    );
     expect(JSON.parse(login.text).error.message).toBe('that is not the API token');
     // A platform webhook route verifies its own signature: it is reached without the bearer token.
     const hook = await sendRaw(port, 'POST', '/hooks/test', { ...h, ...json }, '{}');
@@ -252,12 +352,25 @@ describe('with ASKGATE_API_TOKEN: no spelling of a protected route gets in witho
     expect((await authed.get(`/v1/asks/${existing.id}/events`)).body.events.length).toBeGreaterThan(0);
     expect((await authed.get(`/v1/runs/${existing.runId}/events`)).status).toBe(200);
     expect((await authed.get('/metrics')).status).toBe(200);
-    const mcp = await sendRaw(port, 'POST', '/mcp', { host: `127.0.0.1:${port}`, authorization: `Bearer ${TOKEN}`, ...json, accept: 'application/json, text/event-stream' }, initialize);
+    const mcp = await sendRaw(
+      port,
+      'POST',
+      '/mcp',
+      {
+        host: `127.0.0.1:${port}`,
+        authorization: `Bearer ${TOKEN}`,
+        ...json,
+        accept: 'application/json, text/event-stream',
+      },
+      initialize,
+    );
     expect(mcp.status).toBe(200);
     expect(mcp.headers['mcp-session-id']).toMatch(/^[0-9a-f-]{36}$/);
     const created = await authed.post('/v1/asks', askBody('route-auth-ok'));
     expect(created.status).toBe(201);
-    expect((await authed.post(`/v1/asks/${created.body.id}/answer`, { answers: { env: ['Staging'] } })).status).toBe(200);
+    expect((await authed.post(`/v1/asks/${created.body.id}/answer`, { answers: { env: ['Staging'] } })).status).toBe(
+      200,
+    );
     expect((await authed.del('/v1/runs/route-auth-ok')).status).toBe(200);
   });
 });
@@ -266,7 +379,9 @@ describe('route declarations', () => {
   it('an unknown config.auth value stops the server from starting; an undeclared route needs the token', async () => {
     const typo = Fastify();
     installRouteAuth(typo, TOKEN);
-    expect(() => typo.get('/x', { config: { auth: 'publc' } }, async () => 'open')).toThrow(/config\.auth must be one of bearer, public, console, signature/);
+    expect(() => typo.get('/x', { config: { auth: 'publc' } }, async () => 'open')).toThrow(
+      /config\.auth must be one of bearer, public, console, signature/,
+    );
     await typo.close();
 
     const plain = Fastify();
@@ -274,7 +389,9 @@ describe('route declarations', () => {
     plain.get('/new-route', async () => 'data');
     const res = await plain.inject({ method: 'GET', url: '/new-route' });
     expect(res.statusCode).toBe(401);
-    expect((await plain.inject({ method: 'GET', url: '/new-route', headers: { authorization: `Bearer ${TOKEN}` } })).body).toBe('data');
+    expect(
+      (await plain.inject({ method: 'GET', url: '/new-route', headers: { authorization: `Bearer ${TOKEN}` } })).body,
+    ).toBe('data');
     await plain.close();
   });
 });

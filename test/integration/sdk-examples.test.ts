@@ -34,30 +34,51 @@ function answering(...bodies: (Record<string, unknown> | ((ask: AskView) => Reco
   const onCreated = (ask: AskView) => {
     asked.push(ask);
     const body = bodies.shift();
-    if (body) setTimeout(() => void api.post(`/v1/asks/${ask.id}/answer`, typeof body === 'function' ? body(ask) : body), 50);
+    if (body)
+      setTimeout(() => void api.post(`/v1/asks/${ask.id}/answer`, typeof body === 'function' ? body(ask) : body), 50);
   };
   return { asked, onCreated };
 }
 
 describe('Claude Agent SDK AskUserQuestion adapter', () => {
-  const q = (question: string, multiSelect = false) => ({ question, header: 'H', multiSelect, options: [{ label: 'Alpha (Recommended)', description: 'first' }, { label: 'Beta' }, { label: 'Gamma' }] });
+  const q = (question: string, multiSelect = false) => ({
+    question,
+    header: 'H',
+    multiSelect,
+    options: [{ label: 'Alpha (Recommended)', description: 'first' }, { label: 'Beta' }, { label: 'Gamma' }],
+  });
 
   it('returns allow with answers keyed by question text, multi-select joined with ", "', async () => {
     const { onCreated, asked } = answering({ answers: { q1: ['alpha'], q2: ['Beta', 'Gamma'] } });
-    const handle = askUserQuestionViaAskgate(sdk, { runId: `claude-${++run}`, to: { channel: 'test', chat: 'c1' }, onCreated });
+    const handle = askUserQuestionViaAskgate(sdk, {
+      runId: `claude-${++run}`,
+      to: { channel: 'test', chat: 'c1' },
+      onCreated,
+    });
     const input = { questions: [q('Which one?'), q('Which ones?', true)] };
     const result = await handle(input, { toolUseID: 'toolu_01' });
-    expect(result).toEqual({ behavior: 'allow', updatedInput: { ...input, answers: { 'Which one?': 'Alpha (Recommended)', 'Which ones?': 'Beta, Gamma' } } });
+    expect(result).toEqual({
+      behavior: 'allow',
+      updatedInput: { ...input, answers: { 'Which one?': 'Alpha (Recommended)', 'Which ones?': 'Beta, Gamma' } },
+    });
     expect(asked[0]!.to).toMatchObject({ channel: 'test', chat: 'c1' });
     expect(asked[0]!.questions.map((x) => x.multiSelect)).toEqual([false, true]);
   });
 
   it('four questions become two asks on the run; free text passes through', async () => {
-    const { onCreated, asked } = answering({ answers: { q1: ['Beta'], q2: ['Gamma'], q3: ['my own words'] } }, { answers: { q4: ['Alpha'] } });
+    const { onCreated, asked } = answering(
+      { answers: { q1: ['Beta'], q2: ['Gamma'], q3: ['my own words'] } },
+      { answers: { q4: ['Alpha'] } },
+    );
     const handle = askUserQuestionViaAskgate(sdk, { runId: `claude-${++run}`, onCreated });
     const result = await handle({ questions: [q('One?'), q('Two?'), q('Three?'), q('Four?')] });
     expect(asked.map((a) => a.questions.map((x) => x.id))).toEqual([['q1', 'q2', 'q3'], ['q4']]);
-    expect(result).toMatchObject({ behavior: 'allow', updatedInput: { answers: { 'One?': 'Beta', 'Two?': 'Gamma', 'Three?': 'my own words', 'Four?': 'Alpha (Recommended)' } } });
+    expect(result).toMatchObject({
+      behavior: 'allow',
+      updatedInput: {
+        answers: { 'One?': 'Beta', 'Two?': 'Gamma', 'Three?': 'my own words', 'Four?': 'Alpha (Recommended)' },
+      },
+    });
   });
 
   it('no answer is a deny that tells Claude to proceed', async () => {
@@ -73,11 +94,33 @@ describe('OpenAI Agents function tool', () => {
     const tool = askUserFunctionTool(sdk, { runId: `openai-${++run}`, onCreated });
     expect(tool.name).toBe('ask_user');
     const args = tool.parameters.parse({
-      questions: [{ id: 'window', header: 'Deploy', question: 'When?', options: [{ label: 'Tonight', description: 'quiet' }, { label: 'Now', description: null }], multiSelect: null }],
+      questions: [
+        {
+          id: 'window',
+          header: 'Deploy',
+          question: 'When?',
+          options: [
+            { label: 'Tonight', description: 'quiet' },
+            { label: 'Now', description: null },
+          ],
+          multiSelect: null,
+        },
+      ],
       timeoutSeconds: null,
     });
     expect(JSON.parse(await tool.execute(args))).toEqual({ status: 'answered', answers: { window: ['Now'] } });
-    const bad = await tool.execute({ ...args, questions: [{ ...args.questions[0]!, options: [{ label: 'Other', description: null }, { label: 'Now', description: null }] }] });
+    const bad = await tool.execute({
+      ...args,
+      questions: [
+        {
+          ...args.questions[0]!,
+          options: [
+            { label: 'Other', description: null },
+            { label: 'Now', description: null },
+          ],
+        },
+      ],
+    });
     expect(bad).toMatch(/^Invalid ask_user arguments: questions\.0\.options\.0\.label: /);
   });
 });
@@ -85,7 +128,11 @@ describe('OpenAI Agents function tool', () => {
 describe('LangGraph-style interrupt/resume loop', () => {
   it('asks at each interrupt, re-runs the node with the answer, and falls back on no answer', async () => {
     const { onCreated, asked } = answering({ answers: { target: ['production'] } }, { skip: true });
-    const final = await runWithAskgate(releaseGraph, { version: 'v9', log: [] }, { client: sdk, threadId: `lg-${++run}`, onCreated });
+    const final = await runWithAskgate(
+      releaseGraph,
+      { version: 'v9', log: [] },
+      { client: sdk, threadId: `lg-${++run}`, onCreated },
+    );
     expect(final).toMatchObject({ target: 'Production', checks: ['smoke'] });
     expect(final.log).toEqual(['target: Production', 'checks: smoke']);
     expect(asked.map((a) => a.version)).toEqual([1, 2]);
@@ -94,7 +141,11 @@ describe('LangGraph-style interrupt/resume loop', () => {
   it('a resumed thread (same ids) gets the same asks back instead of asking again', async () => {
     const threadId = `lg-${++run}`;
     const first = answering({ answers: { target: ['Staging'] } }, { answers: { checks: ['load', 'security'] } });
-    const once = await runWithAskgate(releaseGraph, { version: 'v9', log: [] }, { client: sdk, threadId, onCreated: first.onCreated });
+    const once = await runWithAskgate(
+      releaseGraph,
+      { version: 'v9', log: [] },
+      { client: sdk, threadId, onCreated: first.onCreated },
+    );
     const again = await runWithAskgate(releaseGraph, { version: 'v9', log: [] }, { client: sdk, threadId });
     expect(again).toEqual(once);
     expect((await sdk.run(threadId)).history).toHaveLength(2);
@@ -102,22 +153,30 @@ describe('LangGraph-style interrupt/resume loop', () => {
 });
 
 describe('the examples run against a local askgate', () => {
-  it.each(['claude-agent-sdk-askuserquestion.ts', 'openai-agents-function-tool.ts', 'langgraph-interrupt-resume.ts'])('npx tsx examples/%s', async (file) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', `examples/${file}`], { cwd: ROOT, env: { PATH: process.env.PATH, ASKGATE_URL: app.url }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const answered = new Set<string>();
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      // Answer each ask the way the printed curl command would.
-      for (const m of out.matchAll(/curl -s -X POST (\S+) -H 'content-type: application\/json' -d '(.*)'/g)) {
-        if (answered.has(m[1]!)) continue;
-        answered.add(m[1]!);
-        void fetch(m[1]!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: m[2]! });
-      }
-    });
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    const code = await new Promise<number | null>((r) => child.once('exit', r));
-    expect(code, out).toBe(0);
-    expect(out).toMatch(/answered|allow|target: Staging/);
-  }, 30_000);
+  it.each(['claude-agent-sdk-askuserquestion.ts', 'openai-agents-function-tool.ts', 'langgraph-interrupt-resume.ts'])(
+    'npx tsx examples/%s',
+    async (file) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', `examples/${file}`], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH, ASKGATE_URL: app.url },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      const answered = new Set<string>();
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        // Answer each ask the way the printed curl command would.
+        for (const m of out.matchAll(/curl -s -X POST (\S+) -H 'content-type: application\/json' -d '(.*)'/g)) {
+          if (answered.has(m[1]!)) continue;
+          answered.add(m[1]!);
+          void fetch(m[1]!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: m[2]! });
+        }
+      });
+      child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+      const code = await new Promise<number | null>((r) => child.once('exit', r));
+      expect(code, out).toBe(0);
+      expect(out).toMatch(/answered|allow|target: Staging/);
+    },
+    30_000,
+  );
 });

@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { startTestApp, testEnv } from '../helpers/app.js';
 import { askBody, client, eventually } from '../helpers/http.js';
-import { AskRequestSchema, AskgateApiError, AskgateClient, AskgateConnectionError, type AskView } from '../../src/client/index.js';
+import {
+  AskRequestSchema,
+  AskgateApiError,
+  AskgateClient,
+  AskgateConnectionError,
+  type AskView,
+} from '../../src/client/index.js';
 import type { RunningAskgate } from '../../src/main.js';
 
 let redis: TestRedis;
@@ -24,7 +30,8 @@ afterAll(async () => {
   await redis?.dispose();
 });
 
-const input = (extra: Record<string, unknown> = {}) => askBody(`sdk-run-${++run}`, extra) as Parameters<AskgateClient['ask']>[0];
+const input = (extra: Record<string, unknown> = {}) =>
+  askBody(`sdk-run-${++run}`, extra) as Parameters<AskgateClient['ask']>[0];
 
 /** Resolves with the ask once `ask()` reports it created. */
 function created(): { onCreated: (a: AskView) => void; ask: Promise<AskView> } {
@@ -42,7 +49,11 @@ describe('AskgateClient.ask()', () => {
     await new Promise((r) => setTimeout(r, 1500));
     await api.post(`/v1/asks/${ask.id}/answer`, { answers: { env: ['staging'] }, by: 'alice' });
     const result = await pending;
-    expect(result).toMatchObject({ status: 'answered', answers: { env: ['Staging'] }, answeredBy: { channel: 'api', userId: 'alice' } });
+    expect(result).toMatchObject({
+      status: 'answered',
+      answers: { env: ['Staging'] },
+      answeredBy: { channel: 'api', userId: 'alice' },
+    });
     if (result.status === 'answered') expect(Date.parse(result.answeredAt)).toBeGreaterThan(0);
   });
 
@@ -58,7 +69,10 @@ describe('AskgateClient.ask()', () => {
     const ask = await c.ask;
     abort.abort();
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
-    expect((await api.get(`/v1/asks/${ask.id}`)).body.result).toMatchObject({ status: 'no_answer', reason: 'cancelled' });
+    expect((await api.get(`/v1/asks/${ask.id}`)).body.result).toMatchObject({
+      status: 'no_answer',
+      reason: 'cancelled',
+    });
   });
 
   it('an already aborted signal rejects at once and creates nothing', async () => {
@@ -75,8 +89,10 @@ describe('AskgateClient.ask()', () => {
     const flaky: typeof fetch = async (url, init) => {
       const response = await fetch(url, init);
       const path = new URL(String(url)).pathname;
-      if (init?.method === 'POST' && path === '/v1/asks' && ++posts === 1) throw new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } });
-      if (init?.method === 'GET' && ++gets === 1) throw new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } });
+      if (init?.method === 'POST' && path === '/v1/asks' && ++posts === 1)
+        throw new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } });
+      if (init?.method === 'GET' && ++gets === 1)
+        throw new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } });
       return response;
     };
     const flakySdk = new AskgateClient({ url: app.url, token: TOKEN, fetch: flaky });
@@ -133,7 +149,12 @@ describe('typed errors and the other calls', () => {
     const events = await sdk.events(ask.id);
     expect(events.events.map((e) => e.type)).toEqual(['created', 'answered']);
     const runEvents = await sdk.runEvents(body.runId);
-    expect(runEvents.events.map((e) => `${e.version}:${e.type}`)).toEqual(['1:created', '1:answered', '2:created', '2:no_answer']);
+    expect(runEvents.events.map((e) => `${e.version}:${e.type}`)).toEqual([
+      '1:created',
+      '1:answered',
+      '2:created',
+      '2:no_answer',
+    ]);
   });
 
   it('re-exports the zod schemas', () => {

@@ -31,7 +31,13 @@ beforeAll(async () => {
   await new Promise<void>((r) => hookServer.listen(0, '127.0.0.1', r));
   // The app's own reconciler ticks once at start and then sleeps: the test drives the passes.
   app = await startTestApp(
-    testEnv({ REDIS_URL: redis.url, ASKGATE_RECONCILE_INTERVAL_MS: '3600000', ASKGATE_SWEEP_DELAY_MS: '300', ASKGATE_WEBHOOK_SECRET: 'whsec-test-0123456789abcdef', ASKGATE_WEBHOOK_ALLOWED_HOSTS: 'loopback' }),
+    testEnv({
+      REDIS_URL: redis.url,
+      ASKGATE_RECONCILE_INTERVAL_MS: '3600000',
+      ASKGATE_SWEEP_DELAY_MS: '300',
+      ASKGATE_WEBHOOK_SECRET: 'whsec-test-0123456789abcdef',
+      ASKGATE_WEBHOOK_ALLOWED_HOSTS: 'loopback',
+    }),
   );
 });
 
@@ -45,7 +51,10 @@ describe('reconciler pass racing an answer', () => {
   it('a pass that read the ask as pending does not push back the sweep of an answer whose post-commit work failed', async () => {
     const { store } = app;
     const callbackUrl = `http://127.0.0.1:${(hookServer.address() as AddressInfo).port}/hook`;
-    const { body: ask } = await client(app.url).post('/v1/asks', askBody('race-run', { callbackUrl, timeoutSeconds: 600 }));
+    const { body: ask } = await client(app.url).post(
+      '/v1/asks',
+      askBody('race-run', { callbackUrl, timeoutSeconds: 600 }),
+    );
     await sleep(400); // the mark written at creation is due
     const listed = (await store.dueForSweep(Date.now(), 100)).find((e) => e.askId === ask.id);
     expect(listed).toBeDefined();
@@ -72,7 +81,11 @@ describe('reconciler pass racing an answer', () => {
         throw new Error("Stream isn't writeable and enableOfflineQueue options is false");
       },
     };
-    const answered = await assemble({ ...app.ports, outbox: failing }).gateway.answer(ask.id, { answers: { env: ['Staging'] }, by: 'ops' }, { channel: 'api', userId: 'ops' });
+    const answered = await assemble({ ...app.ports, outbox: failing }).gateway.answer(
+      ask.id,
+      { answers: { env: ['Staging'] }, by: 'ops' },
+      { channel: 'api', userId: 'ops' },
+    );
     expect(answered.status).toBe('answered');
 
     release();

@@ -20,7 +20,10 @@ const alice = { channel: 'test', userId: 'u-alice', username: 'alice' };
 
 beforeAll(async () => {
   redis = await startRedis();
-  app = await startTestApp(testEnv({ REDIS_URL: redis.url, ASKGATE_API_TOKEN: TOKEN, HOST: '127.0.0.1', ASKGATE_DEFAULT_TO: 'test:chat-mcp' }), [channel]);
+  app = await startTestApp(
+    testEnv({ REDIS_URL: redis.url, ASKGATE_API_TOKEN: TOKEN, HOST: '127.0.0.1', ASKGATE_DEFAULT_TO: 'test:chat-mcp' }),
+    [channel],
+  );
   api = client(app.url, TOKEN);
 });
 
@@ -29,8 +32,17 @@ afterAll(async () => {
   await redis?.dispose();
 });
 
-const question = (id: string) => ({ id, header: `H ${id}`.slice(0, 20), question: `Pick for ${id}?`, options: [{ label: 'Yes' }, { label: 'No' }] });
-const twoQuestions = (runId: string, id: string, chat: string) => ({ runId, to: { channel: 'test', chat }, questions: [question('env'), question(id)] });
+const question = (id: string) => ({
+  id,
+  header: `H ${id}`.slice(0, 20),
+  question: `Pick for ${id}?`,
+  options: [{ label: 'Yes' }, { label: 'No' }],
+});
+const twoQuestions = (runId: string, id: string, chat: string) => ({
+  runId,
+  to: { channel: 'test', chat },
+  questions: [question('env'), question(id)],
+});
 
 /** Creates an ask and waits until its message is sent; returns the ask id and message id. */
 async function deliveredAsk(body: object): Promise<{ id: string; messageId: string }> {
@@ -43,8 +55,10 @@ async function deliveredAsk(body: object): Promise<{ id: string; messageId: stri
   return { id: res.body.id, messageId: sent as string };
 }
 
-const finalEdit = (messageId: string) => eventually(async () => channel.finalized.find((f) => f.ref.messageId === messageId));
-const reply = (chat: string, messageId: string, text: string) => channel.sink!.text({ channel: 'test', chat, replyTo: messageId, privateChat: false, user: alice, text });
+const finalEdit = (messageId: string) =>
+  eventually(async () => channel.finalized.find((f) => f.ref.messageId === messageId));
+const reply = (chat: string, messageId: string, text: string) =>
+  channel.sink!.text({ channel: 'test', chat, replyTo: messageId, privateChat: false, user: alice, text });
 
 const ACCEPTED = ['constructor', 'prototype'];
 const REFUSED: [string, RegExp][] = [
@@ -62,14 +76,18 @@ describe.each(ACCEPTED)('question id "%s" through the API and the chat', (id) =>
     const { id: askId, messageId } = await deliveredAsk(twoQuestions(`run-api-${id}`, id, chat));
     const partial = await api.post(`/v1/asks/${askId}/answer`, { answers: { env: ['Yes'] } });
     expect(partial.status).toBe(400);
-    expect(partial.body.error.issues).toEqual([{ path: ['answers', id], message: 'missing: answer every question, or skip' }]);
+    expect(partial.body.error.issues).toEqual([
+      { path: ['answers', id], message: 'missing: answer every question, or skip' },
+    ]);
     expect((await api.get(`/v1/asks/${askId}`)).body.status).toBe('pending');
 
     const full = await api.post(`/v1/asks/${askId}/answer`, { answers: { env: ['yes'], [id]: ['no'] }, by: 'ops' });
     expect(full.status).toBe(200);
     expect(full.body.result).toMatchObject({ status: 'answered', answers: { env: ['Yes'], [id]: ['No'] } });
     expect((await api.get(`/v1/asks/${askId}`)).body.result.answers).toEqual({ env: ['Yes'], [id]: ['No'] });
-    expect((await finalEdit(messageId)).outcome.text).toBe(`Answered — via API\n1. H env: Yes\n2. ${displayHeader(`H ${id}`)}: No`);
+    expect((await finalEdit(messageId)).outcome.text).toBe(
+      `Answered — via API\n1. H env: Yes\n2. ${displayHeader(`H ${id}`)}: No`,
+    );
   });
 
   it('a chat reply answering only the other question is partial; a keyed "<id>: Yes" line completes it', async () => {
@@ -83,8 +101,14 @@ describe.each(ACCEPTED)('question id "%s" through the API and the chat', (id) =>
 
     expect(await reply(chat, messageId, `${id}: Yes`)).toMatchObject({ kind: 'recorded' });
     const done = (await api.get(`/v1/asks/${askId}`)).body;
-    expect(done.result).toMatchObject({ status: 'answered', answers: { env: ['No'], [id]: ['Yes'] }, answeredBy: { userId: 'u-alice' } });
-    expect((await finalEdit(messageId)).outcome.text).toBe(`Answered — by @alice\n1. H env: No\n2. ${displayHeader(`H ${id}`)}: Yes`);
+    expect(done.result).toMatchObject({
+      status: 'answered',
+      answers: { env: ['No'], [id]: ['Yes'] },
+      answeredBy: { userId: 'u-alice' },
+    });
+    expect((await finalEdit(messageId)).outcome.text).toBe(
+      `Answered — by @alice\n1. H env: No\n2. ${displayHeader(`H ${id}`)}: Yes`,
+    );
   });
 });
 
@@ -95,17 +119,32 @@ describe('question ids the schema refuses', () => {
     expect(res.body.error.issues).toEqual([{ path: ['questions', 1, 'id'], message: expect.stringMatching(message) }]);
   });
 
-  it.each(['toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'constructor'])('an answer keyed "%s" that names no question is refused', async (key) => {
-    const { id } = await deliveredAsk({ runId: `run-stray-${key}`, to: { channel: 'test', chat: 'c-stray' }, questions: [question('env')] });
-    const res = await api.post(`/v1/asks/${id}/answer`, { answers: { env: ['Yes'], [key]: ['x'] } });
-    expect(res.status).toBe(400);
-    expect(res.body.error.issues).toEqual([{ path: ['answers', key], message: 'no question has id "' + key + '" (ids: env)' }]);
-    expect((await api.get(`/v1/asks/${id}`)).body.status).toBe('pending');
-  });
+  it.each(['toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'constructor'])(
+    'an answer keyed "%s" that names no question is refused',
+    async (key) => {
+      const { id } = await deliveredAsk({
+        runId: `run-stray-${key}`,
+        to: { channel: 'test', chat: 'c-stray' },
+        questions: [question('env')],
+      });
+      const res = await api.post(`/v1/asks/${id}/answer`, { answers: { env: ['Yes'], [key]: ['x'] } });
+      expect(res.status).toBe(400);
+      expect(res.body.error.issues).toEqual([
+        { path: ['answers', key], message: 'no question has id "' + key + '" (ids: env)' },
+      ]);
+      expect((await api.get(`/v1/asks/${id}`)).body.status).toBe('pending');
+    },
+  );
 
   it('an answer body with a "__proto__" key is refused (400) and changes nothing', async () => {
-    const { id } = await deliveredAsk({ runId: 'run-proto-body', to: { channel: 'test', chat: 'c-proto' }, questions: [question('env')] });
-    const res = await api.call('POST', `/v1/asks/${id}/answer`, '{"answers":{"__proto__":["Yes"],"env":["Yes"]}}', { 'content-type': 'application/json' });
+    const { id } = await deliveredAsk({
+      runId: 'run-proto-body',
+      to: { channel: 'test', chat: 'c-proto' },
+      questions: [question('env')],
+    });
+    const res = await api.call('POST', `/v1/asks/${id}/answer`, '{"answers":{"__proto__":["Yes"],"env":["Yes"]}}', {
+      'content-type': 'application/json',
+    });
     expect(res.status).toBe(400);
     expect((await api.get(`/v1/asks/${id}`)).body).toMatchObject({ status: 'pending', partial: {} });
   });
@@ -113,11 +152,36 @@ describe('question ids the schema refuses', () => {
 
 describe('invisible and look-alike text', () => {
   it.each<[string, object, (string | number)[], RegExp]>([
-    ['a zero-width space in a label', { questions: [{ question: 'Ok?', options: [{ label: 'Yes' }, { label: 'Ye\u200bs' }] }] }, ['questions', 0, 'options', 1, 'label'], /invisible character \(U\+200B\)/],
-    ['a bidi override in a header', { questions: [{ header: '\u202eyolpeD', question: 'Ok?', options: [{ label: 'a' }, { label: 'b' }] }] }, ['questions', 0, 'header'], /U\+202E/],
-    ['NUL in a question', { questions: [{ question: 'Ok\u0000?', options: [{ label: 'a' }, { label: 'b' }] }] }, ['questions', 0, 'question'], /control character \(U\+0000\)/],
-    ['a full-width Ｏｔｈｅｒ', { questions: [{ question: 'Ok?', options: [{ label: 'Yes' }, { label: 'Ｏｔｈｅｒ' }] }] }, ['questions', 0, 'options', 1, 'label'], /reserved/],
-    ['a non-ASCII chat id', { to: { channel: 'test', chat: 'сhat' }, questions: [question('env')] }, ['to', 'chat'], /printable ASCII/],
+    [
+      'a zero-width space in a label',
+      { questions: [{ question: 'Ok?', options: [{ label: 'Yes' }, { label: 'Ye\u200bs' }] }] },
+      ['questions', 0, 'options', 1, 'label'],
+      /invisible character \(U\+200B\)/,
+    ],
+    [
+      'a bidi override in a header',
+      { questions: [{ header: '\u202eyolpeD', question: 'Ok?', options: [{ label: 'a' }, { label: 'b' }] }] },
+      ['questions', 0, 'header'],
+      /U\+202E/,
+    ],
+    [
+      'NUL in a question',
+      { questions: [{ question: 'Ok\u0000?', options: [{ label: 'a' }, { label: 'b' }] }] },
+      ['questions', 0, 'question'],
+      /control character \(U\+0000\)/,
+    ],
+    [
+      'a full-width Ｏｔｈｅｒ',
+      { questions: [{ question: 'Ok?', options: [{ label: 'Yes' }, { label: 'Ｏｔｈｅｒ' }] }] },
+      ['questions', 0, 'options', 1, 'label'],
+      /reserved/,
+    ],
+    [
+      'a non-ASCII chat id',
+      { to: { channel: 'test', chat: 'сhat' }, questions: [question('env')] },
+      ['to', 'chat'],
+      /printable ASCII/,
+    ],
   ])('%s: 400 with the field path', async (_name, extra, path, message) => {
     const res = await api.post('/v1/asks', { runId: 'run-text', ...extra });
     expect(res.status).toBe(400);
@@ -127,14 +191,22 @@ describe('invisible and look-alike text', () => {
   });
 
   it('a lone surrogate (JSON escape) in a label: 400 naming it', async () => {
-    const raw = JSON.stringify({ runId: 'run-text', questions: [{ question: 'Ok?', options: [{ label: 'Yes' }, { label: 'XX' }] }] }).replace('"XX"', '"a\\ud800"');
+    const raw = JSON.stringify({
+      runId: 'run-text',
+      questions: [{ question: 'Ok?', options: [{ label: 'Yes' }, { label: 'XX' }] }],
+    }).replace('"XX"', '"a\\ud800"');
     const res = await api.call('POST', '/v1/asks', raw, { 'content-type': 'application/json' });
     expect(res.status).toBe(400);
-    expect(res.body.error.issues).toEqual([{ path: ['questions', 0, 'options', 1, 'label'], message: expect.stringMatching(/lone surrogate \(U\+D800\)/) }]);
+    expect(res.body.error.issues).toEqual([
+      { path: ['questions', 0, 'options', 1, 'label'], message: expect.stringMatching(/lone surrogate \(U\+D800\)/) },
+    ]);
   });
 
-  it('emoji sequences are kept; text is stored in NFC; an answer\'s `by` with a bidi override is refused', async () => {
-    const res = await api.post('/v1/asks', { runId: 'run-emoji', questions: [{ question: 'Cafe\u0301?', options: [{ label: '👨‍👩‍👧' }, { label: '❤️' }] }] });
+  it("emoji sequences are kept; text is stored in NFC; an answer's `by` with a bidi override is refused", async () => {
+    const res = await api.post('/v1/asks', {
+      runId: 'run-emoji',
+      questions: [{ question: 'Cafe\u0301?', options: [{ label: '👨‍👩‍👧' }, { label: '❤️' }] }],
+    });
     expect(res.status).toBe(201);
     expect(res.body.questions[0]).toMatchObject({ question: 'Café?', options: [{ label: '👨‍👩‍👧' }, { label: '❤️' }] });
     const bad = await api.post(`/v1/asks/${res.body.id}/answer`, { answers: { q1: ['❤'] }, by: '\u202eops' });
@@ -184,7 +256,9 @@ describe('MCP ask_user (real SDK client over /mcp)', () => {
   let mcp: Client;
   beforeAll(async () => {
     mcp = new Client({ name: 'test', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+    });
     await mcp.connect(transport);
   });
   afterAll(async () => {
@@ -197,17 +271,22 @@ describe('MCP ask_user (real SDK client over /mcp)', () => {
       return r.body.current?.status === 'pending' && r.body.current;
     });
 
-  it.each(ACCEPTED)('question id "%s": answered through the API, the tool returns answered with that answer', async (id) => {
-    const runId = `mcp-${id}`;
-    const call = mcp.callTool({ name: 'ask_user', arguments: { runId, questions: [question('env'), question(id)] } });
-    const ask = await pendingAsk(runId);
-    expect((await api.post(`/v1/asks/${ask.id}/answer`, { answers: { env: ['Yes'] } })).status).toBe(400);
-    expect((await api.post(`/v1/asks/${ask.id}/answer`, { answers: { env: ['Yes'], [id]: ['No'] } })).status).toBe(200);
-    const result = await call;
-    expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toEqual({ status: 'answered', answers: { env: ['Yes'], [id]: ['No'] } });
-    expect((result.content as { text: string }[])[0]!.text).toContain(`(${id}): No`);
-  });
+  it.each(ACCEPTED)(
+    'question id "%s": answered through the API, the tool returns answered with that answer',
+    async (id) => {
+      const runId = `mcp-${id}`;
+      const call = mcp.callTool({ name: 'ask_user', arguments: { runId, questions: [question('env'), question(id)] } });
+      const ask = await pendingAsk(runId);
+      expect((await api.post(`/v1/asks/${ask.id}/answer`, { answers: { env: ['Yes'] } })).status).toBe(400);
+      expect((await api.post(`/v1/asks/${ask.id}/answer`, { answers: { env: ['Yes'], [id]: ['No'] } })).status).toBe(
+        200,
+      );
+      const result = await call;
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toEqual({ status: 'answered', answers: { env: ['Yes'], [id]: ['No'] } });
+      expect((result.content as { text: string }[])[0]!.text).toContain(`(${id}): No`);
+    },
+  );
 
   it.each<[number, number]>([
     [1e308, 3600],
@@ -227,8 +306,16 @@ describe('MCP ask_user (real SDK client over /mcp)', () => {
   });
 
   it('a label with a zero-width space is a tool error naming the field', async () => {
-    const result = await mcp.callTool({ name: 'ask_user', arguments: { runId: 'mcp-zw', questions: [{ ...question('env'), options: [{ label: 'Yes' }, { label: 'Ye\u200bs' }] }] } });
+    const result = await mcp.callTool({
+      name: 'ask_user',
+      arguments: {
+        runId: 'mcp-zw',
+        questions: [{ ...question('env'), options: [{ label: 'Yes' }, { label: 'Ye\u200bs' }] }],
+      },
+    });
     expect(result.isError).toBe(true);
-    expect((result.content as { text: string }[])[0]!.text).toMatch(/questions\.0\.options\.1\.label: contains an invisible character \(U\+200B\)/);
+    expect((result.content as { text: string }[])[0]!.text).toMatch(
+      /questions\.0\.options\.1\.label: contains an invisible character \(U\+200B\)/,
+    );
   });
 });

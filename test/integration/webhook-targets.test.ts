@@ -87,7 +87,8 @@ function fixedResolver(answers: Record<string, string[]>): ResolveHost & { calls
 
 /** Every log line, to check no password is ever written. */
 function recordingLogger(lines: string[]): Logger {
-  const log = (level: string) => (obj: object, msg?: string) => void lines.push(`${level} ${msg ?? ''} ${JSON.stringify(obj)}`);
+  const log = (level: string) => (obj: object, msg?: string) =>
+    void lines.push(`${level} ${msg ?? ''} ${JSON.stringify(obj)}`);
   return { info: log('info'), warn: log('warn'), error: log('error') };
 }
 
@@ -105,8 +106,17 @@ const apps: RunningAskgate[] = [];
 let run = 0;
 
 async function start(extra: Record<string, string>): Promise<{ app: RunningAskgate; api: ReturnType<typeof client> }> {
-  const env = testEnv({ REDIS_URL: redis.url, ASKGATE_WEBHOOK_SECRET: SECRET, ASKGATE_WEBHOOK_TIMEOUT_MS: '1000', ...extra });
-  const app = await startAskgate(loadConfig(env), { channels: [], logger: recordingLogger(logs), resolveWebhookHost: resolver });
+  const env = testEnv({
+    REDIS_URL: redis.url,
+    ASKGATE_WEBHOOK_SECRET: SECRET,
+    ASKGATE_WEBHOOK_TIMEOUT_MS: '1000',
+    ...extra,
+  });
+  const app = await startAskgate(loadConfig(env), {
+    channels: [],
+    logger: recordingLogger(logs),
+    resolveWebhookHost: resolver,
+  });
   apps.push(app);
   return { app, api: client(app.url) };
 }
@@ -131,31 +141,75 @@ afterAll(async () => {
   await redis?.dispose();
 });
 
-const events = async (api: ReturnType<typeof client>, id: string) => (await api.get(`/v1/asks/${id}/events`)).body.events as { type: string; detail?: string }[];
-const webhookOutcome = (api: ReturnType<typeof client>, id: string) => eventually(async () => (await events(api, id)).find((e) => e.type.startsWith('webhook_')));
+const events = async (api: ReturnType<typeof client>, id: string) =>
+  (await api.get(`/v1/asks/${id}/events`)).body.events as { type: string; detail?: string }[];
+const webhookOutcome = (api: ReturnType<typeof client>, id: string) =>
+  eventually(async () => (await events(api, id)).find((e) => e.type.startsWith('webhook_')));
 
 describe('callbackUrl at creation, default ASKGATE_WEBHOOK_ALLOWED_HOSTS (external)', () => {
   const spellings = [
-    'http://127.0.0.1/hook', 'http://127.1/hook', 'http://0x7f000001/hook', 'http://0x7f.0.0.1/hook', 'http://2130706433/hook', 'http://0177.0.0.1/hook',
-    'http://017700000001/', 'http://%31%32%37.0.0.1/', 'http://127\u30020\u30020\u30021/', 'http://127.0.0.1:6379/', 'http://localhost/hook',
-    'http://LOCALHOST./hook', 'http://hooks.localhost/', 'http://[::1]/hook', 'http://[0:0:0:0:0:0:0:1]/', 'http://[::ffff:127.0.0.1]/hook',
-    'http://[::ffff:7f00:1]/', 'http://0.0.0.0/hook', 'http://0/', 'http://[::]/', 'http://169.254.169.254/latest/meta-data/',
-    'http://[fd00:ec2::254]/', 'http://10.0.0.1/', 'http://172.16.0.1/', 'http://192.168.1.1/', 'http://100.64.0.1/', 'http://[fc00::1]/',
-    'http://[fe80::1]/', 'http://[64:ff9b::7f00:1]/', 'http://[2002:7f00:1::]/', 'https://127.0.0.1:8443/hook',
+    'http://127.0.0.1/hook',
+    'http://127.1/hook',
+    'http://0x7f000001/hook',
+    'http://0x7f.0.0.1/hook',
+    'http://2130706433/hook',
+    'http://0177.0.0.1/hook',
+    'http://017700000001/',
+    'http://%31%32%37.0.0.1/',
+    'http://127\u30020\u30020\u30021/',
+    'http://127.0.0.1:6379/',
+    'http://localhost/hook',
+    'http://LOCALHOST./hook',
+    'http://hooks.localhost/',
+    'http://[::1]/hook',
+    'http://[0:0:0:0:0:0:0:1]/',
+    'http://[::ffff:127.0.0.1]/hook',
+    'http://[::ffff:7f00:1]/',
+    'http://0.0.0.0/hook',
+    'http://0/',
+    'http://[::]/',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://[fd00:ec2::254]/',
+    'http://10.0.0.1/',
+    'http://172.16.0.1/',
+    'http://192.168.1.1/',
+    'http://100.64.0.1/',
+    'http://[fc00::1]/',
+    'http://[fe80::1]/',
+    'http://[64:ff9b::7f00:1]/',
+    'http://[2002:7f00:1::]/',
+    'https://127.0.0.1:8443/hook',
   ];
 
-  it.each(spellings)('%s → 400 invalid_request naming callbackUrl and the setting; no ask is created', async (callbackUrl) => {
-    const runId = `ssrf-${++run}`;
-    const res = await external.api.post('/v1/asks', askBody(runId, { callbackUrl }));
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('invalid_request');
-    expect(res.body.error.issues).toEqual([{ path: ['callbackUrl'], message: expect.stringMatching(/is an? (loopback|private|link-local|unspecified|reserved)[\w -]* (address|name).*ASKGATE_WEBHOOK_ALLOWED_HOSTS does not allow/) }]);
-    expect((await external.api.get(`/v1/runs/${runId}`)).status).toBe(404);
-  });
+  it.each(spellings)(
+    '%s → 400 invalid_request naming callbackUrl and the setting; no ask is created',
+    async (callbackUrl) => {
+      const runId = `ssrf-${++run}`;
+      const res = await external.api.post('/v1/asks', askBody(runId, { callbackUrl }));
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('invalid_request');
+      expect(res.body.error.issues).toEqual([
+        {
+          path: ['callbackUrl'],
+          message: expect.stringMatching(
+            /is an? (loopback|private|link-local|unspecified|reserved)[\w -]* (address|name).*ASKGATE_WEBHOOK_ALLOWED_HOSTS does not allow/,
+          ),
+        },
+      ]);
+      expect((await external.api.get(`/v1/runs/${runId}`)).status).toBe(404);
+    },
+  );
 
   it('public names and public addresses are accepted (names are checked again at connect time)', async () => {
-    for (const callbackUrl of ['https://hooks.example.com/askgate', 'http://93.184.216.34/hook', 'http://[2606:4700::1111]/hook', 'http://rebind.example/hook']) {
-      expect((await external.api.post('/v1/asks', askBody(`ssrf-${++run}`, { callbackUrl }))).status, callbackUrl).toBe(201);
+    for (const callbackUrl of [
+      'https://hooks.example.com/askgate',
+      'http://93.184.216.34/hook',
+      'http://[2606:4700::1111]/hook',
+      'http://rebind.example/hook',
+    ]) {
+      expect((await external.api.post('/v1/asks', askBody(`ssrf-${++run}`, { callbackUrl }))).status, callbackUrl).toBe(
+        201,
+      );
     }
   });
 
@@ -169,7 +223,9 @@ describe('callbackUrl at creation, default ASKGATE_WEBHOOK_ALLOWED_HOSTS (extern
     const runId = `cred-${++run}`;
     const res = await external.api.post('/v1/asks', askBody(runId, { callbackUrl }));
     expect(res.status).toBe(400);
-    expect(res.body.error.issues).toEqual([{ path: ['callbackUrl'], message: expect.stringContaining('must not contain credentials') }]);
+    expect(res.body.error.issues).toEqual([
+      { path: ['callbackUrl'], message: expect.stringContaining('must not contain credentials') },
+    ]);
     expect(JSON.stringify(res.body)).not.toContain(PASSWORD);
     expect(JSON.stringify(res.body)).not.toContain(LOGIN);
     expect((await external.api.get(`/v1/runs/${runId}`)).status).toBe(404);
@@ -185,7 +241,10 @@ describe('at connect time: the resolved address, not the name', () => {
   it('DNS rebinding: a name resolving to 127.0.0.1 is never connected to; the event says refused and nothing else', async () => {
     const connections = listener.connections;
     const calls = resolver.calls.length;
-    const { body: ask } = await external.api.post('/v1/asks', askBody(`rebind-${++run}`, { callbackUrl: `http://rebind.example:${listener.port}/hook` }));
+    const { body: ask } = await external.api.post(
+      '/v1/asks',
+      askBody(`rebind-${++run}`, { callbackUrl: `http://rebind.example:${listener.port}/hook` }),
+    );
     expect(ask.id).toBeDefined();
     await external.api.post(`/v1/asks/${ask.id}/answer`, { answers: { env: ['Staging'] } });
     expect(await webhookOutcome(external.api, ask.id)).toMatchObject({ type: 'webhook_failed', detail: REFUSED });
@@ -206,9 +265,13 @@ describe('at connect time: the resolved address, not the name', () => {
       `https://rebind.example:${listener.port}/`,
     ];
     const asks = [];
-    for (const callbackUrl of urls) asks.push((await external.api.post('/v1/asks', askBody(`rebind-${++run}`, { callbackUrl }))).body);
+    for (const callbackUrl of urls)
+      asks.push((await external.api.post('/v1/asks', askBody(`rebind-${++run}`, { callbackUrl }))).body);
     for (const ask of asks) await external.api.post(`/v1/asks/${ask.id}/cancel`);
-    for (const ask of asks) expect(await webhookOutcome(external.api, ask.id)).toEqual(expect.objectContaining({ type: 'webhook_failed', detail: REFUSED }));
+    for (const ask of asks)
+      expect(await webhookOutcome(external.api, ask.id)).toEqual(
+        expect.objectContaining({ type: 'webhook_failed', detail: REFUSED }),
+      );
     expect(listener.connections).toBe(connections);
   });
 
@@ -217,14 +280,27 @@ describe('at connect time: the resolved address, not the name', () => {
     receiver.location = `http://127.0.0.1:${listener.port}/stolen`;
     const connections = listener.connections;
     for (const status of [301, 302, 307, 308]) {
-      const { body: ask } = await pattern.api.post('/v1/asks', askBody(`redir-${++run}`, { callbackUrl: `http://hooks.test:${receiver.port}/redirect-${status}` }));
+      const { body: ask } = await pattern.api.post(
+        '/v1/asks',
+        askBody(`redir-${++run}`, { callbackUrl: `http://hooks.test:${receiver.port}/redirect-${status}` }),
+      );
       await pattern.api.post(`/v1/asks/${ask.id}/cancel`);
-      expect(await webhookOutcome(pattern.api, ask.id)).toMatchObject({ type: 'webhook_failed', detail: `webhook answered HTTP ${status}` });
+      expect(await webhookOutcome(pattern.api, ask.id)).toMatchObject({
+        type: 'webhook_failed',
+        detail: `webhook answered HTTP ${status}`,
+      });
     }
     expect(receiver.paths.slice(stolen)).toEqual(['/redirect-301', '/redirect-302', '/redirect-307', '/redirect-308']);
     expect(listener.connections).toBe(connections);
     // The pattern names a host, not the addresses: a literal loopback URL stays refused.
-    expect((await pattern.api.post('/v1/asks', askBody(`redir-${++run}`, { callbackUrl: `http://127.0.0.1:${receiver.port}/` }))).status).toBe(400);
+    expect(
+      (
+        await pattern.api.post(
+          '/v1/asks',
+          askBody(`redir-${++run}`, { callbackUrl: `http://127.0.0.1:${receiver.port}/` }),
+        )
+      ).status,
+    ).toBe(400);
   });
 });
 
@@ -232,30 +308,53 @@ describe('ASKGATE_WEBHOOK_ALLOWED_HOSTS=loopback', () => {
   it('delivers to a local listener by address and by the name localhost', async () => {
     for (const host of ['127.0.0.1', '127.1', 'localhost']) {
       const path = `/lo-${++run}`;
-      const { body: ask } = await loopback.api.post('/v1/asks', askBody(`lo-${run}`, { callbackUrl: `http://${host}:${receiver.port}${path}` }));
+      const { body: ask } = await loopback.api.post(
+        '/v1/asks',
+        askBody(`lo-${run}`, { callbackUrl: `http://${host}:${receiver.port}${path}` }),
+      );
       await loopback.api.post(`/v1/asks/${ask.id}/answer`, { skip: true });
-      expect(await webhookOutcome(loopback.api, ask.id)).toMatchObject({ type: 'webhook_delivered', detail: 'HTTP 204' });
+      expect(await webhookOutcome(loopback.api, ask.id)).toMatchObject({
+        type: 'webhook_delivered',
+        detail: 'HTTP 204',
+      });
       expect(receiver.paths).toContain(path);
     }
   });
 
   it('still refuses private and link-local targets, literally and after resolution', async () => {
     for (const callbackUrl of ['http://10.0.0.1/', 'http://169.254.169.254/', 'http://0.0.0.0/', 'http://8.8.8.8/']) {
-      expect((await loopback.api.post('/v1/asks', askBody(`lo-${++run}`, { callbackUrl }))).status, callbackUrl).toBe(400);
+      expect((await loopback.api.post('/v1/asks', askBody(`lo-${++run}`, { callbackUrl }))).status, callbackUrl).toBe(
+        400,
+      );
     }
-    const { body: ask } = await loopback.api.post('/v1/asks', askBody(`lo-${++run}`, { callbackUrl: 'http://metadata.example/' }));
+    const { body: ask } = await loopback.api.post(
+      '/v1/asks',
+      askBody(`lo-${++run}`, { callbackUrl: 'http://metadata.example/' }),
+    );
     await loopback.api.post(`/v1/asks/${ask.id}/cancel`);
     expect(await webhookOutcome(loopback.api, ask.id)).toMatchObject({ type: 'webhook_failed', detail: REFUSED });
   });
 });
 
 describe('HttpWebhookSender refuses by itself (records written before the check)', () => {
-  const payload = { askId: 'a', runId: 'r', version: 1, result: { status: 'no_answer' as const, reason: 'timeout' as const, at: 'x' } };
+  const payload = {
+    askId: 'a',
+    runId: 'r',
+    version: 1,
+    result: { status: 'no_answer' as const, reason: 'timeout' as const, at: 'x' },
+  };
 
   it('credentials, non-http schemes and refused literals are permanent failures that echo nothing', async () => {
     const sender = new HttpWebhookSender({ secret: SECRET, timeoutMs: 500 });
     const connections = listener.connections;
-    for (const url of [`http://${LOGIN}:${PASSWORD}@93.184.216.34/`, 'ftp://93.184.216.34/', `http://127.0.0.1:${listener.port}/`, `http://[::ffff:127.0.0.1]:${listener.port}/`, `http://localhost:${listener.port}/`, 'not a url']) {
+    for (const url of [
+      `http://${LOGIN}:${PASSWORD}@93.184.216.34/`,
+      'ftp://93.184.216.34/',
+      `http://127.0.0.1:${listener.port}/`,
+      `http://[::ffff:127.0.0.1]:${listener.port}/`,
+      `http://localhost:${listener.port}/`,
+      'not a url',
+    ]) {
       const error = await sender.send(url, payload).catch((e: unknown) => e as Error & { permanent: boolean });
       expect(error, url).toMatchObject({ name: 'ChannelError', permanent: true });
       expect((error as Error).message).not.toMatch(new RegExp(`${PASSWORD}|${LOGIN}|127\\.0\\.0\\.1|${listener.port}`));
@@ -264,12 +363,22 @@ describe('HttpWebhookSender refuses by itself (records written before the check)
   });
 
   it('with loopback allowed, https goes through the same filtered lookup (a TLS hello reaches the listener)', async () => {
-    const sender = new HttpWebhookSender({ secret: SECRET, timeoutMs: 500, allowedHosts: HostAllowList.parse('loopback'), resolve: resolver });
+    const sender = new HttpWebhookSender({
+      secret: SECRET,
+      timeoutMs: 500,
+      allowedHosts: HostAllowList.parse('loopback'),
+      resolve: resolver,
+    });
     const connections = listener.connections;
-    await expect(sender.send(`https://rebind.example:${listener.port}/`, payload)).rejects.toMatchObject({ permanent: false });
+    await expect(sender.send(`https://rebind.example:${listener.port}/`, payload)).rejects.toMatchObject({
+      permanent: false,
+    });
     expect(listener.connections).toBe(connections + 1);
     const refusing = new HttpWebhookSender({ secret: SECRET, timeoutMs: 500, resolve: resolver });
-    await expect(refusing.send(`https://rebind.example:${listener.port}/`, payload)).rejects.toMatchObject({ permanent: true, message: REFUSED });
+    await expect(refusing.send(`https://rebind.example:${listener.port}/`, payload)).rejects.toMatchObject({
+      permanent: true,
+      message: REFUSED,
+    });
     expect(listener.connections).toBe(connections + 1);
   });
 });

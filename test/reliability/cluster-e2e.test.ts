@@ -49,7 +49,8 @@ afterAll(async () => {
 
 const [a, b] = [() => replicas[0]!, () => replicas[1]!];
 const sends = (askId: string) => replicas.flatMap((r) => r.channel.delivered.filter((d) => d.askId === askId));
-const edits = (messageIds: string[]) => replicas.flatMap((r) => r.channel.finalized.filter((f) => messageIds.includes(f.ref.messageId)));
+const edits = (messageIds: string[]) =>
+  replicas.flatMap((r) => r.channel.finalized.filter((f) => messageIds.includes(f.ref.messageId)));
 const sentRef = (askId: string) =>
   eventually(async () => {
     const r = (await a().api.get(`/v1/asks/${askId}`)).body;
@@ -58,13 +59,30 @@ const sentRef = (askId: string) =>
 
 describe('askgate on a 3-primary Redis Cluster (REDIS_CLUSTER=true, two replicas)', () => {
   it('REDIS_CLUSTER parses the seed list; a list without it, or it without REDIS_URL, is refused', () => {
-    expect(() => loadConfig({ REDIS_URL: 'redis://u:p%40ss@10.0.0.1:7001, 10.0.0.2:7002', REDIS_CLUSTER: 'true' })).toThrow(/same scheme and credentials/);
-    expect(loadConfig({ REDIS_URL: '10.0.0.1:7001, 10.0.0.2:7002', REDIS_CLUSTER: 'true' }).redisCluster?.nodes).toHaveLength(2);
+    expect(() =>
+      loadConfig({ REDIS_URL: 'redis://u:p%40ss@10.0.0.1:7001, 10.0.0.2:7002', REDIS_CLUSTER: 'true' }),
+    ).toThrow(/same scheme and credentials/);
+    expect(
+      loadConfig({ REDIS_URL: '10.0.0.1:7001, 10.0.0.2:7002', REDIS_CLUSTER: 'true' }).redisCluster?.nodes,
+    ).toHaveLength(2);
     expect(loadConfig({ REDIS_URL: 'redis://10.0.0.1:7001' }).redisCluster).toBeUndefined();
-    expect(() => loadConfig({ REDIS_URL: 'redis://10.0.0.1:7001,redis://10.0.0.2:7002' })).toThrow(/REDIS_CLUSTER=true/);
+    expect(() => loadConfig({ REDIS_URL: 'redis://10.0.0.1:7001,redis://10.0.0.2:7002' })).toThrow(
+      /REDIS_CLUSTER=true/,
+    );
     expect(() => loadConfig({ REDIS_CLUSTER: 'true' })).toThrow(ConfigError);
-    const ok = loadConfig({ REDIS_URL: 'redis://u:p%40ss@10.0.0.1:7001,redis://u:p%40ss@10.0.0.2', REDIS_CLUSTER: 'true' });
-    expect(ok.redisCluster).toEqual({ nodes: [{ host: '10.0.0.1', port: 7001 }, { host: '10.0.0.2', port: 6379 }], username: 'u', password: 'p@ss', tls: false });
+    const ok = loadConfig({
+      REDIS_URL: 'redis://u:p%40ss@10.0.0.1:7001,redis://u:p%40ss@10.0.0.2',
+      REDIS_CLUSTER: 'true',
+    });
+    expect(ok.redisCluster).toEqual({
+      nodes: [
+        { host: '10.0.0.1', port: 7001 },
+        { host: '10.0.0.2', port: 6379 },
+      ],
+      username: 'u',
+      password: 'p@ss',
+      tls: false,
+    });
     expect(a().app.storeMode).toBe('redis');
   });
 
@@ -76,11 +94,20 @@ describe('askgate on a 3-primary Redis Cluster (REDIS_CLUSTER=true, two replicas
     const token = sends(ask.id)[0]!.view.buttons![1]!.token;
     const answeredAt = Date.now();
     // A tap through the channel of replica A (the InboundHandler path), not the API.
-    const outcome = await a().channel.sink!.button({ channel: 'test', token, user: { channel: 'test', userId: 'u1' }, chat: to.chat });
+    const outcome = await a().channel.sink!.button({
+      channel: 'test',
+      token,
+      user: { channel: 'test', userId: 'u1' },
+      chat: to.chat,
+    });
     expect(outcome.kind).toBe('recorded');
     const { body } = await waiting;
     expect(Date.now() - answeredAt).toBeLessThan(1000);
-    expect(body.result).toMatchObject({ status: 'answered', answers: { env: ['Production'] }, answeredBy: { userId: 'u1' } });
+    expect(body.result).toMatchObject({
+      status: 'answered',
+      answers: { env: ['Production'] },
+      answeredBy: { userId: 'u1' },
+    });
     await eventually(async () => (await b().api.get(`/v1/asks/${ask.id}`)).body.deliveries[0].finalized === 'done');
     await new Promise((r) => setTimeout(r, 300));
     expect(sends(ask.id)).toHaveLength(1);
@@ -114,7 +141,16 @@ describe('askgate on a 3-primary Redis Cluster (REDIS_CLUSTER=true, two replicas
     expect(runView.current).toMatchObject({ id: second.id, status: 'pending', version: 2 });
     expect(runView.history.map((h: { id: string }) => h.id)).toEqual([second.id, first.id]);
     const stale = sends(first.id)[0]!.view.buttons![0]!.token;
-    expect((await a().channel.sink!.button({ channel: 'test', token: stale, user: { channel: 'test', userId: 'u1' }, chat: to.chat })).kind).toBe('already_resolved');
+    expect(
+      (
+        await a().channel.sink!.button({
+          channel: 'test',
+          token: stale,
+          user: { channel: 'test', userId: 'u1' },
+          chat: to.chat,
+        })
+      ).kind,
+    ).toBe('already_resolved');
     const answered = await a().api.post(`/v1/asks/${second.id}/answer`, { answers: { env: ['Staging'] } });
     expect(answered.body.result).toMatchObject({ status: 'answered', answers: { env: ['Staging'] } });
     await eventually(async () => edits([firstMessage, secondMessage]).length === 2);
@@ -129,7 +165,8 @@ describe('askgate on a 3-primary Redis Cluster (REDIS_CLUSTER=true, two replicas
     try {
       await probe.ping();
       const perNode: string[][] = [];
-      for (const node of probe.nodes('master')) perNode.push([...(await node.keys(`${prefix}:*`)), ...(await node.keys(`{${prefix}}:*`))]);
+      for (const node of probe.nodes('master'))
+        perNode.push([...(await node.keys(`${prefix}:*`)), ...(await node.keys(`{${prefix}}:*`))]);
       expect(perNode.filter((keys) => keys.some((k) => k.startsWith(`${prefix}:`))).length).toBeGreaterThanOrEqual(2);
       const storeKeys = perNode.flat().filter((k) => k.startsWith(`${prefix}:`));
       const ttls = await Promise.all(storeKeys.map((k) => probe.pttl(k)));
@@ -164,9 +201,19 @@ describe('askgate on a 3-primary Redis Cluster (REDIS_CLUSTER=true, two replicas
     // survivors uncovers its slots at once, which puts the cluster in the same CLUSTERDOWN state.
     const survivors = [cluster.node(0), cluster.node(1)];
     try {
-      const dead = String(await survivors[0]!.call('CLUSTER', 'NODES')).split('\n').find((l) => l.includes(`:${cluster.nodes[2]!.port}@`))!.split(' ')[0]!;
+      const dead = String(await survivors[0]!.call('CLUSTER', 'NODES'))
+        .split('\n')
+        .find((l) => l.includes(`:${cluster.nodes[2]!.port}@`))!
+        .split(' ')[0]!;
       for (const s of survivors) await s.call('CLUSTER', 'FORGET', dead);
-      await eventually(async () => (await Promise.all(survivors.map((s) => s.call('CLUSTER', 'INFO')))).every((i) => String(i).includes('cluster_state:fail')), 10_000, 50);
+      await eventually(
+        async () =>
+          (await Promise.all(survivors.map((s) => s.call('CLUSTER', 'INFO')))).every((i) =>
+            String(i).includes('cluster_state:fail'),
+          ),
+        10_000,
+        50,
+      );
     } finally {
       survivors.forEach((s) => s.disconnect());
     }
@@ -179,7 +226,11 @@ describe('askgate on a 3-primary Redis Cluster (REDIS_CLUSTER=true, two replicas
       const started = Date.now();
       const res = path === '/v1/asks' ? await a().api.post(path, askBody(runId())) : await a().api.get(path);
       expect(Date.now() - started).toBeLessThan(2000);
-      expect({ path, status: res.status, code: res.body.error?.code }).toEqual({ path, status: 503, code: 'store_unavailable' });
+      expect({ path, status: res.status, code: res.body.error?.code }).toEqual({
+        path,
+        status: 503,
+        code: 'store_unavailable',
+      });
     }
   });
 });

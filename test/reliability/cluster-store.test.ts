@@ -77,7 +77,7 @@ describe('RedisAskStore on a 3-primary cluster', () => {
     await expect(main.eval('return 1', 2, '{a}x', '{b}y')).rejects.toThrow(/CROSSSLOT/);
   });
 
-  it('asks of 30 runs land on every primary; every run key of one run sits in that run\'s slot', async () => {
+  it("asks of 30 runs land on every primary; every run key of one run sits in that run's slot", async () => {
     const prefix = `t-${uid(8)}`;
     const store = new RedisAskStore(shared.main!, { prefix });
     const keys = new StoreKeys(prefix);
@@ -85,12 +85,14 @@ describe('RedisAskStore on a 3-primary cluster', () => {
     const asks = await Promise.all(runs.map((r) => createAsk(store, r)));
     await Promise.all(asks.map((a) => store.commit(a, answered(a), { ttlMs: 60_000, publish: true })));
     const byNode = await scanAll(shared.main!, `${prefix}:*`);
-    for (const [port, found] of byNode) expect(found.length, `primary ${port} holds no askgate keys`).toBeGreaterThan(0);
+    for (const [port, found] of byNode)
+      expect(found.length, `primary ${port} holds no askgate keys`).toBeGreaterThan(0);
     const node = cluster.node(0);
     try {
       for (const a of asks) {
         const slot = await node.call('CLUSTER', 'KEYSLOT', keys.run(a.runId));
-        for (const k of [keys.ask(a.runId, a.id), keys.asks(a.runId)]) expect(await node.call('CLUSTER', 'KEYSLOT', k)).toBe(slot);
+        for (const k of [keys.ask(a.runId, a.id), keys.asks(a.runId)])
+          expect(await node.call('CLUSTER', 'KEYSLOT', k)).toBe(slot);
       }
     } finally {
       await node.quit();

@@ -30,7 +30,8 @@ const rows: RowSummary[] = [];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LABELS = ['Staging', 'Production', 'Canary'] as const;
 const AOF = ['--appendonly', 'yes', '--appendfsync', 'everysec'];
-const chunk = <T>(xs: readonly T[], n: number): T[][] => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
+const chunk = <T>(xs: readonly T[], n: number): T[][] =>
+  Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
 
 afterAll(() => writeSummary('crash-slack-discord', rows));
 
@@ -39,10 +40,20 @@ afterAll(() => writeSummary('crash-slack-discord', rows));
  * (an error, "This interaction failed", or no outcome at all) taps again, at most `rounds` times.
  * Returns the number of re-taps; throws when the batch is still open after the last round.
  */
-async function untilAnswered(world: World, askIds: readonly string[], retap: (askId: string, round: number) => void, rounds = 5, patienceMs = 2500): Promise<number> {
+async function untilAnswered(
+  world: World,
+  askIds: readonly string[],
+  retap: (askId: string, round: number) => void,
+  rounds = 5,
+  patienceMs = 2500,
+): Promise<number> {
   let retaps = 0;
   for (let round = 1; ; round++) {
-    const settled = await timeUntil(async () => [...(await world.watch.getMany(askIds)).values()].every((r) => r !== null && r.status !== 'pending'), patienceMs, 100);
+    const settled = await timeUntil(
+      async () => [...(await world.watch.getMany(askIds)).values()].every((r) => r !== null && r.status !== 'pending'),
+      patienceMs,
+      100,
+    );
     if (settled >= 0) return retaps;
     if (round > rounds) throw new Error(`asks still pending after ${rounds} re-taps: ${askIds.join(', ')}`);
     const records = await world.watch.getMany(askIds);
@@ -59,9 +70,14 @@ async function untilAnswered(world: World, askIds: readonly string[], retap: (as
  * holds must have had a `kill -9` land after it reached the platform and before the send that
  * was recorded (the process died before recording it). Returns the ask ids of the others.
  */
-function unexplainedDuplicates(events: readonly HistoryEvent[], sends: readonly HistoryEvent[], recordedId: (askId: string) => string | undefined): string[] {
+function unexplainedDuplicates(
+  events: readonly HistoryEvent[],
+  sends: readonly HistoryEvent[],
+  recordedId: (askId: string) => string | undefined,
+): string[] {
   const kills = events.filter((e) => e.type === 'kill').map((e) => e.wall);
-  const recordedWall = (askId: string) => sends.find((e) => e.askId === askId && String(e.data?.messageId) === recordedId(askId))?.wall ?? Infinity;
+  const recordedWall = (askId: string) =>
+    sends.find((e) => e.askId === askId && String(e.data?.messageId) === recordedId(askId))?.wall ?? Infinity;
   return sends
     .filter((e) => String(e.data?.messageId) !== recordedId(e.askId!))
     .filter((e) => !kills.some((k) => k >= Number(e.data?.at) - 10 && k <= recordedWall(e.askId!)))
@@ -69,7 +85,12 @@ function unexplainedDuplicates(events: readonly HistoryEvent[], sends: readonly 
 }
 
 /** Recovery measures every crash row reports: restart times, how long a killed final edit took to be re-run, how long killed deliveries took. */
-function recovery(events: readonly HistoryEvent[], node: AskgateNode, delivery: readonly string[], recordedSendAt: (askId: string) => number): Record<string, unknown> {
+function recovery(
+  events: readonly HistoryEvent[],
+  node: AskgateNode,
+  delivery: readonly string[],
+  recordedSendAt: (askId: string) => number,
+): Record<string, unknown> {
   const editKill = events.find((e) => e.type === 'kill' && e.data?.point === 'during-edit')?.wall ?? NaN;
   const reEdit = events.find((e) => e.type === 'edit' && e.result === 'not_modified' && e.wall > editKill)?.wall ?? NaN;
   const createdAt = new Map(events.filter((e) => e.type === 'create').map((e) => [e.askId!, e.wall]));
@@ -108,18 +129,37 @@ describe('R4 + R12 on Slack, HTTP mode: kill -9 on the answer path and during de
       };
       const userOf = (askId: string) => made.find((m) => m.askId === askId)!.user;
       const answerable = await create(23, 120);
-      const posted = await slack.allPosted(world.watch, answerable.map((a) => a.askId));
-      const tap = (askId: string, label: string, extra: Record<string, unknown> = {}, hooks: SlackHttpHooks = {}, messages: Map<string, FakeMessage> = posted) =>
-        work.push(slack.tapAt(eventsUrl, askId, messages.get(askId)!, label, userOf(askId), { extra, hooks }));
-      const retap = (messages: Map<string, FakeMessage>) => (askId: string, round: number) => tap(askId, 'Staging', { retry: round }, {}, messages);
+      const posted = await slack.allPosted(
+        world.watch,
+        answerable.map((a) => a.askId),
+      );
+      const tap = (
+        askId: string,
+        label: string,
+        extra: Record<string, unknown> = {},
+        hooks: SlackHttpHooks = {},
+        messages: Map<string, FakeMessage> = posted,
+      ) => work.push(slack.tapAt(eventsUrl, askId, messages.get(askId)!, label, userOf(askId), { extra, hooks }));
+      const retap = (messages: Map<string, FakeMessage>) => (askId: string, round: number) =>
+        tap(askId, 'Staging', { retry: round }, {}, messages);
 
       // R12: die after Slack stored the question (before askgate recorded it), then before the send.
       const delivery: string[] = [];
-      const isQuestion = (ex: Exchange) => typeof ex.params.blocks === 'string' && ex.params.blocks.includes('"actions"');
-      for (const [point, when] of [['delivery-after-send', 'after'], ['delivery-before-send', 'before']] as const) {
+      const isQuestion = (ex: Exchange) =>
+        typeof ex.params.blocks === 'string' && ex.params.blocks.includes('"actions"');
+      for (const [point, when] of [
+        ['delivery-after-send', 'after'],
+        ['delivery-before-send', 'before'],
+      ] as const) {
         let created: () => void = () => {};
         const gate = new Promise<void>((r) => (created = r));
-        const trigger = crashAt(slack.interposer, node, { point, call: 'chat.postMessage', when, match: isQuestion, gate });
+        const trigger = crashAt(slack.interposer, node, {
+          point,
+          call: 'chat.postMessage',
+          when,
+          match: isQuestion,
+          gate,
+        });
         await crash(point, trigger, async () => {
           delivery.push(...(await create(3, 120)).map((c) => c.askId));
           created();
@@ -141,21 +181,52 @@ describe('R4 + R12 on Slack, HTTP mode: kill -9 on the answer path and during de
           tap(a.askId, LABELS[i % 3]!, {}, hooks);
         });
       const answered = async (batch: { askId: string }[]) => {
-        await untilAnswered(world, batch.map((b) => b.askId), retap(posted));
+        await untilAnswered(
+          world,
+          batch.map((b) => b.askId),
+          retap(posted),
+        );
         batchChats.clear();
       };
       // During the final edit first: its stalled job is taken over ~15 s later, while the other points run.
-      await crash('during-edit', crashAt(slack.interposer, node, { point: 'during-edit', call: 'chat.update', when: 'after', match: inBatch }), () => tapBatch(editBatch!));
+      await crash(
+        'during-edit',
+        crashAt(slack.interposer, node, { point: 'during-edit', call: 'chat.update', when: 'after', match: inBatch }),
+        () => tapBatch(editBatch!),
+      );
       await answered(editBatch!);
       const received = crashOnce(node, 'tap-received-before-ack');
-      await crash('tap-received-before-ack', received.done, () => tapBatch(tapBatches[0]!, { onWritten: received.fire }));
+      await crash('tap-received-before-ack', received.done, () =>
+        tapBatch(tapBatches[0]!, { onWritten: received.fire }),
+      );
       await answered(tapBatches[0]!);
       const acked = crashOnce(node, 'after-ack');
-      await crash('after-ack', acked.done, () => tapBatch(tapBatches[1]!, { onAnswer: (a) => void (a.status === 200 && acked.fire()) }));
+      await crash('after-ack', acked.done, () =>
+        tapBatch(tapBatches[1]!, { onAnswer: (a) => void (a.status === 200 && acked.fire()) }),
+      );
       await answered(tapBatches[1]!);
-      await crash('after-commit-before-notice', crashAt(slack.interposer, node, { point: 'after-commit-before-notice', call: 'chat.postEphemeral', when: 'before', match: inBatch }), () => tapBatch(tapBatches[2]!));
+      await crash(
+        'after-commit-before-notice',
+        crashAt(slack.interposer, node, {
+          point: 'after-commit-before-notice',
+          call: 'chat.postEphemeral',
+          when: 'before',
+          match: inBatch,
+        }),
+        () => tapBatch(tapBatches[2]!),
+      );
       await answered(tapBatches[2]!);
-      await crash('after-notice-before-edit', crashAt(slack.interposer, node, { point: 'after-notice-before-edit', call: 'chat.postEphemeral', when: 'after', match: inBatch, delayMs: 0 }), () => tapBatch(tapBatches[3]!));
+      await crash(
+        'after-notice-before-edit',
+        crashAt(slack.interposer, node, {
+          point: 'after-notice-before-edit',
+          call: 'chat.postEphemeral',
+          when: 'after',
+          match: inBatch,
+          delayMs: 0,
+        }),
+        () => tapBatch(tapBatches[3]!),
+      );
       await answered(tapBatches[3]!);
 
       // Thread replies: Slack re-sends an event askgate did not answer; nobody replies twice.
@@ -165,12 +236,25 @@ describe('R4 + R12 on Slack, HTTP mode: kill -9 on the answer path and during de
         batch.forEach((a, i) => {
           batchChats.add(a.chat);
           replyLabel.set(a.askId, LABELS[i % 3]!);
-          replies.push(slack.replyAt(eventsUrl, a.askId, posted.get(a.askId)!, String((i % 3) + 1), userOf(a.askId), hooks));
+          replies.push(
+            slack.replyAt(eventsUrl, a.askId, posted.get(a.askId)!, String((i % 3) + 1), userOf(a.askId), hooks),
+          );
         });
       const replyReceived = crashOnce(node, 'reply-received-before-ack');
-      await crash('reply-received-before-ack', replyReceived.done, () => replyBatch(replyBatches[0]!, { onWritten: (attempt) => void (attempt === 0 && replyReceived.fire()) }));
+      await crash('reply-received-before-ack', replyReceived.done, () =>
+        replyBatch(replyBatches[0]!, { onWritten: (attempt) => void (attempt === 0 && replyReceived.fire()) }),
+      );
       batchChats.clear();
-      await crash('reply-after-commit-before-ack', crashAt(slack.interposer, node, { point: 'reply-after-commit-before-ack', call: 'chat.postEphemeral', when: 'before', match: inBatch }), () => replyBatch(replyBatches[1]!));
+      await crash(
+        'reply-after-commit-before-ack',
+        crashAt(slack.interposer, node, {
+          point: 'reply-after-commit-before-ack',
+          call: 'chat.postEphemeral',
+          when: 'before',
+          match: inBatch,
+        }),
+        () => replyBatch(replyBatches[1]!),
+      );
       const replyAttempts = (await Promise.all(replies)).map((r) => r.attempts);
       batchChats.clear();
 
@@ -191,27 +275,41 @@ describe('R4 + R12 on Slack, HTTP mode: kill -9 on the answer path and during de
       const late = await slack.allPosted(world.watch, delivery, 75_000);
       for (const id of delivery) tap(id, 'Canary', {}, {}, late);
       await untilAnswered(world, delivery, retap(late));
-      const settleMs = await world.settle(made.map((m) => m.askId), 75_000);
+      const settleMs = await world.settle(
+        made.map((m) => m.askId),
+        75_000,
+      );
       expect(settleMs).toBeGreaterThanOrEqual(0);
       await Promise.all(work);
       await agents.stop();
-      const report = await world.verdict(made.map((m) => m.askId), { graceMs: 5000 });
+      const report = await world.verdict(
+        made.map((m) => m.askId),
+        { graceMs: 5000 },
+      );
 
       const events = world.history.read();
       const records = await world.watch.getMany(made.map((m) => m.askId));
-      const sends = events.filter((e) => e.type === 'platform' && e.data?.call === 'chat.postMessage' && e.data?.status === 200 && e.askId);
+      const sends = events.filter(
+        (e) => e.type === 'platform' && e.data?.call === 'chat.postMessage' && e.data?.status === 200 && e.askId,
+      );
       const recordedSendAt = (id: string) => sends.filter((e) => e.askId === id).at(-1)?.wall ?? NaN;
       const duplicateMessages = [...slack.sends.values()].reduce((a, b) => a + b, 0) - made.length;
       const retaps = events.filter((e) => e.type === 'tap' && e.data?.retry !== undefined).length;
       const retried = events.filter((e) => e.type === 'duplicate' && e.data?.kind === 'events-api-retry');
       const replyIds = new Set([...replyBatches.flat(), ...hangBatch].map((a) => a.askId));
-      const replyNotices = events.filter((e) => e.type === 'toast' && e.data?.via === 'ephemeral' && e.askId && replyIds.has(e.askId));
+      const replyNotices = events.filter(
+        (e) => e.type === 'toast' && e.data?.via === 'ephemeral' && e.askId && replyIds.has(e.askId),
+      );
       const extra = recovery(events, node, delivery, recordedSendAt);
       rows.push({
         row: 'R4+R12',
         title: 'Process crashes',
         platform: 'slack',
-        injected: `${report.figures.kills} × kill -9 of askgate (HTTP mode, fixed request URL): ${Object.entries(points).map(([p, n]) => `${p} ×${n}`).join(', ')}; 15 tapped asks and 6 thread replies (3 per point), 6 asks in delivery, 4 × 4 s timeouts falling due during the kills; then Redis blackholed 3.5 s under 2 thread replies; Events API retries after 0.5/2.5/6 s, the person re-taps when left without an outcome`,
+        injected: `${report.figures.kills} × kill -9 of askgate (HTTP mode, fixed request URL): ${Object.entries(points)
+          .map(([p, n]) => `${p} ×${n}`)
+          .join(
+            ', ',
+          )}; 15 tapped asks and 6 thread replies (3 per point), 6 asks in delivery, 4 × 4 s timeouts falling due during the kills; then Redis blackholed 3.5 s under 2 thread replies; Events API retries after 0.5/2.5/6 s, the person re-taps when left without an outcome`,
         figures: { ...report.figures, duplicateMessages, retaps, eventsApiRetries: retried.length },
         violations: report.violations,
         extra: { ...extra, replyAttempts: replyAttempts.join(' '), storeHangReplyAttempts: hangAttempts.join(' ') },
@@ -221,7 +319,12 @@ describe('R4 + R12 on Slack, HTTP mode: kill -9 on the answer path and during de
       expect(report.figures.timedOut).toBe(expiring.length);
       expect(report.figures.kills).toBe(9);
       // Each thread reply was answered once, with what was typed, by who typed it: by Slack's retries alone.
-      for (const id of replyIds) expect(records.get(id)?.result).toMatchObject({ status: 'answered', answers: { env: [replyLabel.get(id)] }, answeredBy: { userId: userOf(id) } });
+      for (const id of replyIds)
+        expect(records.get(id)?.result).toMatchObject({
+          status: 'answered',
+          answers: { env: [replyLabel.get(id)] },
+          answeredBy: { userId: userOf(id) },
+        });
       expect(replyAttempts.filter((n) => n > 1).length).toBeGreaterThanOrEqual(2);
       // Under the Redis hang no reply was answered 200 before its outcome was known: each needed Slack's retry.
       expect(hangAttempts.every((n) => n >= 2)).toBe(true);
@@ -229,8 +332,16 @@ describe('R4 + R12 on Slack, HTTP mode: kill -9 on the answer path and during de
       expect(replyNotices.filter((e) => String(e.result).includes('already'))).toEqual([]);
       // A kill between "Slack stored the message" and "askgate recorded it" makes a duplicate; nothing else does.
       expect([...slack.sends.entries()].filter(([id, n]) => n > 1 && !delivery.includes(id))).toEqual([]);
-      expect(unexplainedDuplicates(events, sends, (id) => records.get(id)?.deliveries[0]?.message?.messageId)).toEqual([]);
-      expect([...records.values()].filter((r) => !r?.deliveries[0]?.message || !slack.fake.message(r.deliveries[0].message.chat, r.deliveries[0].message.messageId))).toEqual([]);
+      expect(unexplainedDuplicates(events, sends, (id) => records.get(id)?.deliveries[0]?.message?.messageId)).toEqual(
+        [],
+      );
+      expect(
+        [...records.values()].filter(
+          (r) =>
+            !r?.deliveries[0]?.message ||
+            !slack.fake.message(r.deliveries[0].message.chat, r.deliveries[0].message.messageId),
+        ),
+      ).toEqual([]);
     } finally {
       await agents.stop();
       await world.close();
@@ -263,16 +374,29 @@ describe('R4 + R12 on Discord: kill -9 on the answer path and during delivery (f
       };
       const userOf = (askId: string) => made.find((m) => m.askId === askId)!.user;
       const answerable = await create(18, 120);
-      const posted = await discord.allPosted(world.watch, answerable.map((a) => a.askId));
-      const retap = (messages: Map<string, ApiMessage>) => (askId: string, round: number) => void discord.tap(askId, messages.get(askId)!, 'Staging', userOf(askId), 'tap', { retry: round });
+      const posted = await discord.allPosted(
+        world.watch,
+        answerable.map((a) => a.askId),
+      );
+      const retap = (messages: Map<string, ApiMessage>) => (askId: string, round: number) =>
+        void discord.tap(askId, messages.get(askId)!, 'Staging', userOf(askId), 'tap', { retry: round });
 
       // R12 on Discord: die after the message was created (before askgate recorded it), then before the send.
       const delivery: string[] = [];
       const isQuestion = (ex: Exchange) => Array.isArray(ex.params.components) && ex.params.components.length > 0;
-      for (const [point, when] of [['delivery-after-send', 'after'], ['delivery-before-send', 'before']] as const) {
+      for (const [point, when] of [
+        ['delivery-after-send', 'after'],
+        ['delivery-before-send', 'before'],
+      ] as const) {
         let created: () => void = () => {};
         const gate = new Promise<void>((r) => (created = r));
-        const trigger = crashAt(discord.interposer, node, { point, call: 'POST /channels/:id/messages', when, match: isQuestion, gate });
+        const trigger = crashAt(discord.interposer, node, {
+          point,
+          call: 'POST /channels/:id/messages',
+          when,
+          match: isQuestion,
+          gate,
+        });
         await crash(point, trigger, async () => {
           delivery.push(...(await create(3, 120)).map((c) => c.askId));
           created();
@@ -292,17 +416,46 @@ describe('R4 + R12 on Discord: kill -9 on the answer path and during delivery (f
           tapIds.add(discord.tap(a.askId, message, LABELS[i % 3]!, userOf(a.askId)));
         });
       const answered = async (batch: { askId: string }[]) => {
-        await untilAnswered(world, batch.map((b) => b.askId), retap(posted));
+        await untilAnswered(
+          world,
+          batch.map((b) => b.askId),
+          retap(posted),
+        );
         tapIds.clear();
         batchMessages.clear();
       };
-      await crash('during-edit', crashAt(discord.interposer, node, { point: 'during-edit', call: 'PATCH /channels/:id/messages/:id', when: 'after', match: oursEdited }), () => tapBatch(editBatch!));
+      await crash(
+        'during-edit',
+        crashAt(discord.interposer, node, {
+          point: 'during-edit',
+          call: 'PATCH /channels/:id/messages/:id',
+          when: 'after',
+          match: oursEdited,
+        }),
+        () => tapBatch(editBatch!),
+      );
       await answered(editBatch!);
       const answerPoints = [
-        { point: 'tap-received-before-ack', call: 'POST /interactions/:id/:token/callback', when: 'before', match: ours },
-        { point: 'after-ack-before-commit', call: 'POST /interactions/:id/:token/callback', when: 'after', match: ours },
+        {
+          point: 'tap-received-before-ack',
+          call: 'POST /interactions/:id/:token/callback',
+          when: 'before',
+          match: ours,
+        },
+        {
+          point: 'after-ack-before-commit',
+          call: 'POST /interactions/:id/:token/callback',
+          when: 'after',
+          match: ours,
+        },
         { point: 'after-commit-before-notice', call: 'POST /webhooks/:id/:token', when: 'before', match: ours },
-        { point: 'after-notice-before-edit', call: 'POST /webhooks/:id/:token', when: 'after', match: ours, delayMs: 0 },
+        {
+          point: 'after-notice-before-edit',
+          call: 'POST /webhooks/:id/:token',
+          when: 'after',
+          match: ours,
+          delayMs: 0,
+        },
       ] as const;
       for (const [i, cp] of answerPoints.entries()) {
         await crash(cp.point, crashAt(discord.interposer, node, cp), () => tapBatch(batches[i]!));
@@ -320,23 +473,45 @@ describe('R4 + R12 on Discord: kill -9 on the answer path and during delivery (f
       const late = await discord.allPosted(world.watch, delivery, 75_000);
       for (const id of delivery) discord.tap(id, late.get(id)!, 'Canary', userOf(id));
       await untilAnswered(world, delivery, retap(late));
-      const settleMs = await world.settle(made.map((m) => m.askId), 75_000);
+      const settleMs = await world.settle(
+        made.map((m) => m.askId),
+        75_000,
+      );
       expect(settleMs).toBeGreaterThanOrEqual(0);
       await sleep(300);
       await agents.stop();
-      const report = await world.verdict(made.map((m) => m.askId), { graceMs: 5000 });
+      const report = await world.verdict(
+        made.map((m) => m.askId),
+        { graceMs: 5000 },
+      );
       const events = world.history.read();
       const records = await world.watch.getMany(made.map((m) => m.askId));
-      const sends = events.filter((e) => e.type === 'platform' && e.data?.call === 'POST /channels/:id/messages' && e.askId && Number(e.data?.status) === 200);
+      const sends = events.filter(
+        (e) =>
+          e.type === 'platform' &&
+          e.data?.call === 'POST /channels/:id/messages' &&
+          e.askId &&
+          Number(e.data?.status) === 200,
+      );
       const recordedSendAt = (id: string) => sends.filter((e) => e.askId === id).at(-1)?.wall ?? NaN;
       const callbacks = discord.fake.calls.filter((c) => c.path.includes('/callback'));
       const retaps = events.filter((e) => e.type === 'tap' && e.data?.retry !== undefined).length;
-      const figures = { ...report.figures, duplicateMessages: [...discord.sends.values()].reduce((a, b) => a + b, 0) - made.length, retaps, unknownInteraction10062: callbacks.filter((c) => c.status === 404).length, alreadyAcknowledged40060: callbacks.filter((c) => c.status === 400).length };
+      const figures = {
+        ...report.figures,
+        duplicateMessages: [...discord.sends.values()].reduce((a, b) => a + b, 0) - made.length,
+        retaps,
+        unknownInteraction10062: callbacks.filter((c) => c.status === 404).length,
+        alreadyAcknowledged40060: callbacks.filter((c) => c.status === 400).length,
+      };
       rows.push({
         row: 'R4+R12',
         title: 'Process crashes',
         platform: 'discord',
-        injected: `${report.figures.kills} × kill -9 of askgate: ${Object.entries(points).map(([p, n]) => `${p} ×${n}`).join(', ')}; 15 tapped asks (3 per point), ${tappedWhileDown.length} taps made while askgate was down, 6 asks in delivery, 4 × 4 s timeouts falling due during the kills; the person re-taps a failed interaction`,
+        injected: `${report.figures.kills} × kill -9 of askgate: ${Object.entries(points)
+          .map(([p, n]) => `${p} ×${n}`)
+          .join(
+            ', ',
+          )}; 15 tapped asks (3 per point), ${tappedWhileDown.length} taps made while askgate was down, 6 asks in delivery, 4 × 4 s timeouts falling due during the kills; the person re-taps a failed interaction`,
         figures,
         violations: report.violations,
         extra: recovery(events, node, delivery, recordedSendAt),
@@ -351,8 +526,14 @@ describe('R4 + R12 on Discord: kill -9 on the answer path and during delivery (f
       // The taps made while askgate was down really failed on the platform (never acknowledged); their re-taps answered.
       expect(tappedWhileDown.filter((id) => discord.fake.interactions.get(id)?.ackedAt !== undefined)).toEqual([]);
       expect([...discord.sends.entries()].filter(([id, n]) => n > 1 && !delivery.includes(id))).toEqual([]);
-      expect(unexplainedDuplicates(events, sends, (id) => records.get(id)?.deliveries[0]?.message?.messageId)).toEqual([]);
-      expect([...records.values()].filter((r) => !r?.deliveries[0]?.message || !discord.fake.messages.has(r.deliveries[0].message.messageId))).toEqual([]);
+      expect(unexplainedDuplicates(events, sends, (id) => records.get(id)?.deliveries[0]?.message?.messageId)).toEqual(
+        [],
+      );
+      expect(
+        [...records.values()].filter(
+          (r) => !r?.deliveries[0]?.message || !discord.fake.messages.has(r.deliveries[0].message.messageId),
+        ),
+      ).toEqual([]);
     } finally {
       await agents.stop();
       await world.close();
@@ -379,24 +560,45 @@ describe('F21 + R4 on Slack Socket Mode: envelopes re-sent after a cut socket or
         made.push({ ...(await slack.ask(node.api(), { timeoutSeconds: 120, user, restrict: true })), user });
       }
       for (const m of made) agents.wait(m.askId);
-      const posted = await slack.allPosted(world.watch, made.map((m) => m.askId));
+      const posted = await slack.allPosted(
+        world.watch,
+        made.map((m) => m.askId),
+      );
       const expected = new Map<string, string>();
       const acks: Promise<boolean>[] = [];
       const send = (a: { askId: string; user: string }, kind: 'tap' | 'reply', i: number) => {
         const label = LABELS[i % 3]!;
         expected.set(a.askId, label);
-        const sent = kind === 'tap' ? slack.tapSocket(a.askId, posted.get(a.askId)!, label, a.user) : slack.replySocket(a.askId, posted.get(a.askId)!, String((i % 3) + 1), a.user);
+        const sent =
+          kind === 'tap'
+            ? slack.tapSocket(a.askId, posted.get(a.askId)!, label, a.user)
+            : slack.replySocket(a.askId, posted.get(a.askId)!, String((i % 3) + 1), a.user);
         acks.push(sent.acked);
         return sent.envelopeId;
       };
-      const sendBatch = (batch: typeof made, kinds: ('tap' | 'reply')[]) => batch.map((a, i) => send(a, kinds[i % kinds.length]!, i));
-      const answered = (batch: typeof made, ms = 20_000) => timeUntil(async () => [...(await world.watch.getMany(batch.map((b) => b.askId))).values()].every((r) => r?.status === 'answered'), ms, 100);
+      const sendBatch = (batch: typeof made, kinds: ('tap' | 'reply')[]) =>
+        batch.map((a, i) => send(a, kinds[i % kinds.length]!, i));
+      const answered = (batch: typeof made, ms = 20_000) =>
+        timeUntil(
+          async () =>
+            [...(await world.watch.getMany(batch.map((b) => b.askId))).values()].every((r) => r?.status === 'answered'),
+          ms,
+          100,
+        );
       /** Between cases: every envelope so far acked and askgate connected again, so each case starts from a live connection. */
       const connected = async () => {
         expect(await Promise.all(acks)).toEqual(acks.map(() => true));
         expect(await timeUntil(async () => slack.fake.socketCount === 1, 15_000, 20)).toBeGreaterThanOrEqual(0);
       };
-      const [cut, lost, committed, atAck, down, single, failing] = [made.slice(0, 4), made.slice(4, 8), made.slice(8, 11), made.slice(11, 14), made.slice(14, 17), made.slice(17, 18), made.slice(18)];
+      const [cut, lost, committed, atAck, down, single, failing] = [
+        made.slice(0, 4),
+        made.slice(4, 8),
+        made.slice(8, 11),
+        made.slice(11, 14),
+        made.slice(14, 17),
+        made.slice(17, 18),
+        made.slice(18),
+      ];
 
       // 1. The socket drops (askgate alive); two taps and two replies go out while no connection is open.
       world.history.inject('fault', { data: { kind: 'socket-cut' } });
@@ -423,7 +625,12 @@ describe('F21 + R4 on Slack Socket Mode: envelopes re-sent after a cut socket or
 
       // 3. kill -9 after the reply committed, before askgate acked the envelope (at its notice).
       const committedChats = new Set(committed.map((c) => c.chat));
-      const killCommitted = crashAt(slack.interposer, node, { point: 'socket-after-commit-before-ack', call: 'chat.postEphemeral', when: 'before', match: (ex) => committedChats.has(String(ex.params.channel)) });
+      const killCommitted = crashAt(slack.interposer, node, {
+        point: 'socket-after-commit-before-ack',
+        call: 'chat.postEphemeral',
+        when: 'before',
+        match: (ex) => committedChats.has(String(ex.params.channel)),
+      });
       cases['socket-after-commit-before-ack'] = { envelopes: sendBatch(committed, ['reply']), at: Date.now() };
       await within(killCommitted, 20_000, 'socket-after-commit-before-ack');
       await node.whenUp();
@@ -447,7 +654,12 @@ describe('F21 + R4 on Slack Socket Mode: envelopes re-sent after a cut socket or
 
       // 5. A tap killed at its notice (acked and committed), then taps and a reply sent while askgate is down.
       const singleChat = single[0]!.chat;
-      const killTap = crashAt(slack.interposer, node, { point: 'socket-tap-after-commit', call: 'chat.postEphemeral', when: 'before', match: (ex) => ex.params.channel === singleChat });
+      const killTap = crashAt(slack.interposer, node, {
+        point: 'socket-tap-after-commit',
+        call: 'chat.postEphemeral',
+        when: 'before',
+        match: (ex) => ex.params.channel === singleChat,
+      });
       cases['socket-tap-after-commit'] = { envelopes: sendBatch(single, ['tap']), at: Date.now() };
       await within(killTap, 20_000, 'socket-tap-after-commit');
       cases['while-down'] = { envelopes: sendBatch(down, ['tap', 'reply', 'tap']), at: Date.now() };
@@ -475,8 +687,19 @@ describe('F21 + R4 on Slack Socket Mode: envelopes re-sent after a cut socket or
       const records = await world.watch.getMany(ids);
       const resends = slack.fake.envelopeSends.filter((e) => e.retry_attempt > 0);
       const resent = (id: string) => resends.some((e) => e.envelope_id === id && e.retry_attempt === 1);
-      const resentAfterMs = Object.fromEntries(Object.entries(cases).map(([name, c]) => [name, Math.max(0, ...resends.filter((e) => c.envelopes.includes(e.envelope_id)).map((e) => e.at - c.at))]));
-      const extra = { resentEnvelopes: resends.length, resentAfterMs: Object.entries(resentAfterMs).map(([k, v]) => `${k} ${v}`).join(', '), restartMs: [...node.restartMs] };
+      const resentAfterMs = Object.fromEntries(
+        Object.entries(cases).map(([name, c]) => [
+          name,
+          Math.max(0, ...resends.filter((e) => c.envelopes.includes(e.envelope_id)).map((e) => e.at - c.at)),
+        ]),
+      );
+      const extra = {
+        resentEnvelopes: resends.length,
+        resentAfterMs: Object.entries(resentAfterMs)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', '),
+        restartMs: [...node.restartMs],
+      };
       rows.push({
         row: 'F21+R4',
         title: 'Socket Mode re-sends',
@@ -489,16 +712,44 @@ describe('F21 + R4 on Slack Socket Mode: envelopes re-sent after a cut socket or
       expect(report.violations).toEqual([]);
       expect(report.figures.answered).toBe(20);
       // Every answer is what was tapped or typed, by who did it, and came from one envelope (no re-tap was made).
-      for (const m of made) expect(records.get(m.askId)?.result).toMatchObject({ status: 'answered', answers: { env: [expected.get(m.askId)] }, answeredBy: { userId: m.user } });
+      for (const m of made)
+        expect(records.get(m.askId)?.result).toMatchObject({
+          status: 'answered',
+          answers: { env: [expected.get(m.askId)] },
+          answeredBy: { userId: m.user },
+        });
       // The faults really caused re-sends: every envelope of a cut connection or sent while down came back once, same id.
-      for (const name of ['socket-cut', 'while-down', 'store-unavailable']) expect(cases[name]!.envelopes.filter((id) => !resent(id))).toEqual([]);
+      for (const name of ['socket-cut', 'while-down', 'store-unavailable'])
+        expect(cases[name]!.envelopes.filter((id) => !resent(id))).toEqual([]);
       // (acks that reached Slack before the cut count: only the envelopes still unacked at the cut come back)
       expect(resent(droppedAck)).toBe(true);
       expect(cases['socket-after-commit-before-ack']!.envelopes.some(resent)).toBe(true);
-      expect(resends.every((e) => e.retry_attempt >= 1 && e.retry_attempt <= 3 && slack.fake.envelopeSends.some((f) => f.envelope_id === e.envelope_id && f.retry_attempt === 0))).toBe(true);
+      expect(
+        resends.every(
+          (e) =>
+            e.retry_attempt >= 1 &&
+            e.retry_attempt <= 3 &&
+            slack.fake.envelopeSends.some((f) => f.envelope_id === e.envelope_id && f.retry_attempt === 0),
+        ),
+      ).toBe(true);
       // A re-sent reply whose first delivery committed is silent (retry_attempt reaches the listener as a retry).
-      const replied = new Set(world.history.read().filter((e) => e.type === 'reply').map((e) => e.askId));
-      expect(world.history.read().filter((e) => e.type === 'toast' && e.data?.via === 'ephemeral' && replied.has(e.askId) && String(e.result).includes('already'))).toEqual([]);
+      const replied = new Set(
+        world.history
+          .read()
+          .filter((e) => e.type === 'reply')
+          .map((e) => e.askId),
+      );
+      expect(
+        world.history
+          .read()
+          .filter(
+            (e) =>
+              e.type === 'toast' &&
+              e.data?.via === 'ephemeral' &&
+              replied.has(e.askId) &&
+              String(e.result).includes('already'),
+          ),
+      ).toEqual([]);
     } finally {
       await agents.stop();
       await world.close();

@@ -25,9 +25,19 @@ describe('startup guards (F23, matrix §4.6)', () => {
       const on = await startAskgateProcess(baseEnv('guard', aofOn.url));
       await timeUntil(async () => off.output().includes('Redis AOF is off'), 5000);
       await Promise.all([off.stop(), on.stop()]);
-      expect(off.output()).toMatch(/"appendonly":"no".*Redis AOF is off: pending asks will not survive a Redis restart/);
+      expect(off.output()).toMatch(
+        /"appendonly":"no".*Redis AOF is off: pending asks will not survive a Redis restart/,
+      );
       expect(on.output()).not.toMatch(/AOF is off/);
-      rows.push({ row: 'R7 (guard)', title: 'Startup guards', platform: 'none', injected: 'askgate started against Redis with maxmemory-policy allkeys-lru; with appendonly no; with appendonly yes', figures: { evictingRefused: true, aofOffWarned: true, aofOnQuiet: true }, violations: [] });
+      rows.push({
+        row: 'R7 (guard)',
+        title: 'Startup guards',
+        platform: 'none',
+        injected:
+          'askgate started against Redis with maxmemory-policy allkeys-lru; with appendonly no; with appendonly yes',
+        figures: { evictingRefused: true, aofOffWarned: true, aofOnQuiet: true },
+        violations: [],
+      });
     } finally {
       await Promise.all([evicting.dispose(), aofOff.dispose(), aofOn.dispose()]);
     }
@@ -43,14 +53,37 @@ describe('startup guards (F23, matrix §4.6)', () => {
       let failure: { status: number; body: any } | null = null;
       const filler = 'x'.repeat(1000);
       for (let i = 0; i < 2000 && !failure; i++) {
-        const res = await api.post('/v1/asks', { ...askBody(`oom-${i}`), questions: [1, 2, 3].map((n) => ({ id: `q${n}`, question: filler, options: [{ label: 'A', description: filler.slice(0, 300) }, { label: 'B', description: filler.slice(0, 300) }] })), timeoutSeconds: 600 });
+        const res = await api.post('/v1/asks', {
+          ...askBody(`oom-${i}`),
+          questions: [1, 2, 3].map((n) => ({
+            id: `q${n}`,
+            question: filler,
+            options: [
+              { label: 'A', description: filler.slice(0, 300) },
+              { label: 'B', description: filler.slice(0, 300) },
+            ],
+          })),
+          timeoutSeconds: 600,
+        });
         if (res.status === 201) created.push(res.body.id);
         else failure = res;
       }
       expect(failure?.status).toBeGreaterThanOrEqual(500);
       const stored = await world.watch.getMany(created);
       const lost = [...stored.values()].filter((r) => r === null).length;
-      rows.push({ row: 'R7 (OOM)', title: 'Redis full (noeviction)', platform: 'api', injected: `Redis --maxmemory 3mb noeviction; asks of ~5 kB created until a write fails`, figures: { created: created.length, failureStatus: failure?.status, failureCode: failure?.body?.error?.code, storedAsksLost: lost }, violations: lost ? [`${lost} stored asks vanished`] : [] });
+      rows.push({
+        row: 'R7 (OOM)',
+        title: 'Redis full (noeviction)',
+        platform: 'api',
+        injected: `Redis --maxmemory 3mb noeviction; asks of ~5 kB created until a write fails`,
+        figures: {
+          created: created.length,
+          failureStatus: failure?.status,
+          failureCode: failure?.body?.error?.code,
+          storedAsksLost: lost,
+        },
+        violations: lost ? [`${lost} stored asks vanished`] : [],
+      });
       expect(lost).toBe(0);
       // Loud: the OOM reason is in askgate's log (the script's first write was refused, so nothing was half-written).
       expect(node.output()).toMatch(/OOM command not allowed/);
@@ -70,7 +103,10 @@ describe('R7 Redis restarted without persistence (empty data)', () => {
       await node.start();
       const old = [];
       for (let i = 0; i < 10; i++) old.push(await tg.ask(node.api(), { timeoutSeconds: 60 }));
-      const posted = await tg.allPosted(world.watch, old.map((o) => o.askId));
+      const posted = await tg.allPosted(
+        world.watch,
+        old.map((o) => o.askId),
+      );
       for (const o of old) agents.wait(o.askId);
       world.history.inject('fault', { data: { what: 'redis kill -9, restarted without AOF (empty)' } });
       await world.redis.kill9();
@@ -84,16 +120,31 @@ describe('R7 Redis restarted without persistence (empty data)', () => {
       const fresh = [];
       for (let i = 0; i < 5; i++) fresh.push(await tg.ask(node.api(), { timeoutSeconds: 3 }));
       for (const f of fresh) agents.wait(f.askId);
-      expect(await world.settle(fresh.map((f) => f.askId), 30_000)).toBeGreaterThanOrEqual(0);
+      expect(
+        await world.settle(
+          fresh.map((f) => f.askId),
+          30_000,
+        ),
+      ).toBeGreaterThanOrEqual(0);
       await agents.stop();
-      const report = await world.verdict(fresh.map((f) => f.askId), { graceMs: 5000 });
+      const report = await world.verdict(
+        fresh.map((f) => f.askId),
+        { graceMs: 5000 },
+      );
       const agentsSaw404 = world.history.read().filter((e) => e.type === 'result' && e.result === 404).length;
       rows.push({
         row: 'R7',
         title: 'Redis restarted empty (no AOF)',
         platform: 'telegram',
         injected: '10 pending asks; Redis kill -9 and restarted without persistence; then 5 new asks (3 s timeout)',
-        figures: { ...report.figures, apiBackMs: back, getWaitOnLostAskStatus: gone.status, getWaitOnLostAskMs: goneMs, tapOnLostAsk: toast, agentsTold404: agentsSaw404 },
+        figures: {
+          ...report.figures,
+          apiBackMs: back,
+          getWaitOnLostAskStatus: gone.status,
+          getWaitOnLostAskMs: goneMs,
+          tapOnLostAsk: toast,
+          agentsTold404: agentsSaw404,
+        },
         violations: report.violations,
       });
       expect(gone.status).toBe(404);

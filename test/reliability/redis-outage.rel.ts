@@ -64,21 +64,35 @@ async function restartRow(name: string, fsync: 'always' | 'everysec', stop: 'kil
     await sleep(Math.max(0, down.at + OUTAGE_MS - Date.now()));
     await world.redis.restart();
     down.upAt = Date.now();
-    world.history.inject('heal', { data: { what: 'redis restarted on the same port and dir', outageMs: down.upAt - down.at } });
+    world.history.inject('heal', {
+      data: { what: 'redis restarted on the same port and dir', outageMs: down.upAt - down.at },
+    });
     const apiBackMs = await timeUntil(async () => (await client(node.url).get('/readyz')).status === 200, 30_000);
     const fresh = await tg.ask(node.api(), { timeoutSeconds: 3 });
     const createBackMs = Date.now() - down.upAt;
     all.push(fresh.askId);
     agents.wait(fresh.askId);
-    const sent = await timeUntil(async () => (await world.watch.get(fresh.askId))?.deliveries[0]?.status === 'sent', 30_000);
+    const sent = await timeUntil(
+      async () => (await world.watch.get(fresh.askId))?.deliveries[0]?.status === 'sent',
+      30_000,
+    );
     const workerBackMs = sent < 0 ? -1 : Date.now() - down.upAt;
     await timeUntil(async () => (await world.watch.get(fresh.askId))?.status === 'no_answer', 30_000);
-    const freshTimeoutLateMs = Date.parse((await world.watch.get(fresh.askId))?.result?.at ?? 'NaN') - Date.parse(fresh.expiresAt);
+    const freshTimeoutLateMs =
+      Date.parse((await world.watch.get(fresh.askId))?.result?.at ?? 'NaN') - Date.parse(fresh.expiresAt);
     const attempts = await Promise.all(people);
     expect(await world.settle(all, 30_000)).toBeGreaterThanOrEqual(0);
     await agents.stop();
     const report = await world.verdict(all, { graceMs: OUTAGE_MS + 30_000, exactlyOnePublish: false });
-    const recovery = { outageMs: down.upAt - down.at, apiBackMs, createBackMs, workerBackMs, freshTimeoutLateMs, probes, retaps: attempts.reduce((a, n) => a + n - 1, 0) };
+    const recovery = {
+      outageMs: down.upAt - down.at,
+      apiBackMs,
+      createBackMs,
+      workerBackMs,
+      freshTimeoutLateMs,
+      probes,
+      retaps: attempts.reduce((a, n) => a + n - 1, 0),
+    };
     rows.push({
       row: 'R6',
       title: `Redis restart, AOF on (appendfsync ${fsync}, ${stop === 'kill9' ? 'kill -9' : 'SIGTERM'})`,

@@ -27,8 +27,17 @@ describe('R9 slow Redis (TCP fault proxy between askgate and Redis; Telegram pol
         { what: '+600 ms per chunk each way (1.2 s round trips) for 8 s', mode: { latencyMs: 600 }, ms: 8000 },
         { what: '+200 ms and 2 % of chunks reset for 6 s', mode: { latencyMs: 200, resetRate: 0.02 }, ms: 6000 },
         { what: 'blackhole (Redis hung, bytes held) for 3 s', mode: { blackhole: true }, ms: 3000 },
-        { what: '+900 ms each way (1.8 s round trips, beyond the 1.5 s command timeout) for 5 s', mode: { latencyMs: 900 }, ms: 5000 },
-        { what: 'link cut: every connection reset and new ones refused for 3 s', mode: { refuse: true }, ms: 3000, cut: true },
+        {
+          what: '+900 ms each way (1.8 s round trips, beyond the 1.5 s command timeout) for 5 s',
+          mode: { latencyMs: 900 },
+          ms: 5000,
+        },
+        {
+          what: 'link cut: every connection reset and new ones refused for 3 s',
+          mode: { refuse: true },
+          ms: 3000,
+          cut: true,
+        },
       ];
       const attempts: number[] = [];
       for (const [n, phase] of phases.entries()) {
@@ -51,11 +60,20 @@ describe('R9 slow Redis (TCP fault proxy between askgate and Redis; Telegram pol
       const replies = events.filter((e) => e.type === 'toast' && e.data?.via === 'reply').map((e) => String(e.result));
       const extra = {
         emptyAcksThenReply: replies.filter((r) => r === 'Answer recorded').length,
-        toldToRetry: replies.filter((r) => r.startsWith('Sorry')).length + events.filter((e) => e.type === 'toast' && String(e.result).startsWith('Sorry')).length,
+        toldToRetry:
+          replies.filter((r) => r.startsWith('Sorry')).length +
+          events.filter((e) => e.type === 'toast' && String(e.result).startsWith('Sorry')).length,
         retaps: attempts.reduce((a, n) => a + n - 1, 0),
         proxyResets: proxy.stats.resets,
       };
-      rows.push({ row: 'R9', title: 'Redis slow', platform: 'telegram', injected: `75 asks, 15 tapped at ~6/s in each phase, the person re-tapping until recorded: ${phases.map((p) => p.what).join('; ')}`, figures: { ...report.figures, ...extra }, violations: report.violations });
+      rows.push({
+        row: 'R9',
+        title: 'Redis slow',
+        platform: 'telegram',
+        injected: `75 asks, 15 tapped at ~6/s in each phase, the person re-tapping until recorded: ${phases.map((p) => p.what).join('; ')}`,
+        figures: { ...report.figures, ...extra },
+        violations: report.violations,
+      });
       expect(report.violations).toEqual([]);
       expect(report.figures.answered).toBe(75);
       expect(report.figures.ackMaxMs!).toBeLessThan(3000);

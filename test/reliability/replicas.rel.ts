@@ -15,7 +15,12 @@ describe('two askgate replicas sharing one Redis (Telegram webhook mode behind a
     const world = await World.create({ name: 'replicas', row: 'replicas', redisArgs: ['--appendonly', 'yes'] });
     const tg = await TelegramRig.start(world.history, { webhookTimeoutMs: 2500 });
     const lbPort = await freePort();
-    const env = (port: number) => ({ ...tg.env(), PORT: String(port), TELEGRAM_WEBHOOK_URL: `http://127.0.0.1:${lbPort}/telegram/webhook`, TELEGRAM_WEBHOOK_SECRET: SECRET });
+    const env = (port: number) => ({
+      ...tg.env(),
+      PORT: String(port),
+      TELEGRAM_WEBHOOK_URL: `http://127.0.0.1:${lbPort}/telegram/webhook`,
+      TELEGRAM_WEBHOOK_SECRET: SECRET,
+    });
     const a = world.node('A', env(await freePort()));
     const b = world.node('B', env(await freePort()));
     const lb = await Balancer.start([a, b], world.history, lbPort);
@@ -41,17 +46,39 @@ describe('two askgate replicas sharing one Redis (Telegram webhook mode behind a
       }
       // Telegram re-sends 15 updates (same update_id): 8 land on the other replica (which never saw that id), 7 on the same one.
       await sleep(300);
-      const handledBy = new Map(world.history.read().filter((e) => e.data?.call === 'webhook' && e.data?.tapId).map((e) => [String(e.data!.tapId), String(e.data!.route)]));
+      const handledBy = new Map(
+        world.history
+          .read()
+          .filter((e) => e.data?.call === 'webhook' && e.data?.tapId)
+          .map((e) => [String(e.data!.tapId), String(e.data!.route)]),
+      );
       const resent = tg.fake.pushed.filter((u) => u.callback_query).slice(0, 15);
       for (const [i, update] of resent.entries()) {
         const m = update.callback_query.message;
         const first = handledBy.get(update.callback_query.id);
         const target = i < 8 ? nodes.find((n) => n.name !== first)! : nodes.find((n) => n.name === first)!;
-        world.history.inject('duplicate', { askId: tg.messageAsk.get(`${m.chat.id}:${m.message_id}`), platform: 'telegram', data: { kind: 'webhook re-send', to: target.name, sameReplica: i >= 8, updateId: update.update_id, tapId: update.callback_query.id } });
-        await fetch(`${target.url}/telegram/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': SECRET }, body: JSON.stringify(update) });
+        world.history.inject('duplicate', {
+          askId: tg.messageAsk.get(`${m.chat.id}:${m.message_id}`),
+          platform: 'telegram',
+          data: {
+            kind: 'webhook re-send',
+            to: target.name,
+            sameReplica: i >= 8,
+            updateId: update.update_id,
+            tapId: update.callback_query.id,
+          },
+        });
+        await fetch(`${target.url}/telegram/webhook`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': SECRET },
+          body: JSON.stringify(update),
+        });
       }
       // Replica A hangs (SIGSTOP) right as the timeouts fall due, and comes back 12 s later.
-      const deadlines = created.slice(40).map((c) => Date.parse(c.expiresAt)).sort((x, y) => x - y);
+      const deadlines = created
+        .slice(40)
+        .map((c) => Date.parse(c.expiresAt))
+        .sort((x, y) => x - y);
       await sleep(Math.max(0, deadlines[10]! + 5 - Date.now()));
       a.pause();
       await sleep(12_000);
@@ -61,12 +88,20 @@ describe('two askgate replicas sharing one Redis (Telegram webhook mode behind a
       await agents.stop();
       const report = await world.verdict(ids, { graceMs: 5000 });
       const events = world.history.read();
-      const routeOfTap = new Map(events.filter((e) => e.data?.call === 'webhook' && e.data?.tapId).map((e) => [String(e.data!.tapId), String(e.data!.route)]));
+      const routeOfTap = new Map(
+        events
+          .filter((e) => e.data?.call === 'webhook' && e.data?.tapId)
+          .map((e) => [String(e.data!.tapId), String(e.data!.route)]),
+      );
       const tapOfAsk = new Map(events.filter((e) => e.type === 'tap').map((e) => [e.askId!, String(e.data?.tapId)]));
       const results = events.filter((e) => e.type === 'result');
-      const crossWakes = results.filter((r) => tapOfAsk.has(r.askId!) && routeOfTap.get(tapOfAsk.get(r.askId!)!) !== r.data?.node).length;
+      const crossWakes = results.filter(
+        (r) => tapOfAsk.has(r.askId!) && routeOfTap.get(tapOfAsk.get(r.askId!)!) !== r.data?.node,
+      ).length;
       const notifyAt = new Map(events.filter((e) => e.type === 'notify').map((e) => [e.askId!, e.wall]));
-      const wakeMs = results.filter((r) => tapOfAsk.has(r.askId!) && notifyAt.has(r.askId!)).map((r) => r.wall - notifyAt.get(r.askId!)!);
+      const wakeMs = results
+        .filter((r) => tapOfAsk.has(r.askId!) && notifyAt.has(r.askId!))
+        .map((r) => r.wall - notifyAt.get(r.askId!)!);
       const extra = {
         tapsRoutedToA: [...routeOfTap.values()].filter((n) => n === 'A').length,
         tapsRoutedToB: [...routeOfTap.values()].filter((n) => n === 'B').length,
@@ -74,13 +109,16 @@ describe('two askgate replicas sharing one Redis (Telegram webhook mode behind a
         worstTapWakeAfterPublishMs: Math.max(...wakeMs),
         resentUpdates: resent.length,
         secondAcksRefused: events.filter((e) => e.type === 'toast' && e.data?.duplicateAck).length,
-        timeoutsResolvedByReconciler: [...(await world.watch.getMany(ids.slice(40))).values()].filter((r) => Date.parse(r?.result?.at) - Date.parse(r?.expiresAt ?? '') > 500).length,
+        timeoutsResolvedByReconciler: [...(await world.watch.getMany(ids.slice(40))).values()].filter(
+          (r) => Date.parse(r?.result?.at) - Date.parse(r?.expiresAt ?? '') > 500,
+        ).length,
       };
       rows.push({
         row: 'Replicas',
         title: 'Two replicas, one Redis',
         platform: 'telegram',
-        injected: '60 asks created alternately on A and B, agents waiting on the other replica; 40 taps through a round-robin balancer; 15 updates re-sent (same update_id; 8 to the other replica, 7 to the same one); 20 × 4 s timeouts with both workers competing; replica A SIGSTOPped for 12 s halfway through their deadlines',
+        injected:
+          '60 asks created alternately on A and B, agents waiting on the other replica; 40 taps through a round-robin balancer; 15 updates re-sent (same update_id; 8 to the other replica, 7 to the same one); 20 × 4 s timeouts with both workers competing; replica A SIGSTOPped for 12 s halfway through their deadlines',
         figures: { ...report.figures, ...extra },
         violations: report.violations,
       });

@@ -20,13 +20,25 @@ let env: Record<string, string>;
 let existing: { id: string; runId: string };
 
 /** A raw request (any bytes, any headers), so malformed input reaches the server as sent. */
-function raw(method: string, path: string, body: Buffer | string | null, headers: Record<string, string> = {}): Promise<{ status: number; type: string; text: string; headers: Record<string, unknown> }> {
+function raw(
+  method: string,
+  path: string,
+  body: Buffer | string | null,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; type: string; text: string; headers: Record<string, unknown> }> {
   const url = new URL(path, app.url);
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method, headers: { authorization: `Bearer ${TOKEN}`, ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, type: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString(), headers: res.headers }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode!,
+          type: String(res.headers['content-type'] ?? ''),
+          text: Buffer.concat(chunks).toString(),
+          headers: res.headers,
+        }),
+      );
     });
     req.on('error', reject);
     if (body !== null) req.write(body);
@@ -46,7 +58,15 @@ async function stateDigest(): Promise<string[]> {
   const keys = (await conn.keys(`${prefix}:*`)).filter((k) => !k.endsWith(':sweep'));
   const dumps = await Promise.all(keys.map((k) => conn.dumpBuffer(k)));
   const jobs = (await conn.keys(`{${prefix}}:*`)).filter((k) => /:(timeout|deliver|finalize|webhook)-[^:]+$/.test(k));
-  return [...keys.map((k, i) => `${k}=${createHash('sha1').update(dumps[i] ?? '').digest('hex')}`), ...jobs].sort();
+  return [
+    ...keys.map(
+      (k, i) =>
+        `${k}=${createHash('sha1')
+          .update(dumps[i] ?? '')
+          .digest('hex')}`,
+    ),
+    ...jobs,
+  ].sort();
 }
 
 beforeAll(async () => {
@@ -54,7 +74,12 @@ beforeAll(async () => {
   env = testEnv({ REDIS_URL: redis.url, ASKGATE_API_TOKEN: TOKEN });
   app = await startTestApp(env, [new RecordingChannel()]);
   conn = new Redis(redis.url);
-  const res = await raw('POST', '/v1/asks', json(askBody('sec-api-existing', { to: { channel: 'test', chat: 'c1' }, timeoutSeconds: 300 })).body, json(null).headers);
+  const res = await raw(
+    'POST',
+    '/v1/asks',
+    json(askBody('sec-api-existing', { to: { channel: 'test', chat: 'c1' }, timeoutSeconds: 300 })).body,
+    json(null).headers,
+  );
   existing = JSON.parse(res.text);
   await new Promise((r) => setTimeout(r, 300));
 });
@@ -68,12 +93,34 @@ afterAll(async () => {
 const valid = askBody('sec-api-new');
 const q = valid.questions[0]!;
 const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
-const invalidUtf8 = Buffer.concat([Buffer.from('{"runId":"sec-api-utf8","questions":[{"question":"Q'), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), Buffer.from('?","options":[{"label":"a"},{"label":"b"}]}]}')]);
+const invalidUtf8 = Buffer.concat([
+  Buffer.from('{"runId":"sec-api-utf8","questions":[{"question":"Q'),
+  Buffer.from([0xff, 0xfe, 0xc3, 0x28]),
+  Buffer.from('?","options":[{"label":"a"},{"label":"b"}]}]}'),
+]);
 
-const bad: [name: string, method: string, path: string, body: Buffer | string | null, headers: Record<string, string>][] = [
+const bad: [
+  name: string,
+  method: string,
+  path: string,
+  body: Buffer | string | null,
+  headers: Record<string, string>,
+][] = [
   ['a 5 MB body', 'POST', '/v1/asks', JSON.stringify({ ...valid, pad: 'x'.repeat(5_000_000) }), json(null).headers],
-  ['JSON nested 30,000 deep in questions', 'POST', '/v1/asks', `{"runId":"sec-api-deep","questions":${deep(30_000)}}`, json(null).headers],
-  ['JSON nested 30,000 deep in an unknown field', 'POST', '/v1/asks', `{"runId":"sec-api-deep","x":${deep(30_000)},"questions":[]}`, json(null).headers],
+  [
+    'JSON nested 30,000 deep in questions',
+    'POST',
+    '/v1/asks',
+    `{"runId":"sec-api-deep","questions":${deep(30_000)}}`,
+    json(null).headers,
+  ],
+  [
+    'JSON nested 30,000 deep in an unknown field',
+    'POST',
+    '/v1/asks',
+    `{"runId":"sec-api-deep","x":${deep(30_000)},"questions":[]}`,
+    json(null).headers,
+  ],
   ['invalid UTF-8 inside a string', 'POST', '/v1/asks', invalidUtf8, json(null).headers],
   ['text/plain', 'POST', '/v1/asks', JSON.stringify(valid), { 'content-type': 'text/plain' }],
   ['form-urlencoded', 'POST', '/v1/asks', 'runId=x', { 'content-type': 'application/x-www-form-urlencoded' }],
@@ -82,34 +129,151 @@ const bad: [name: string, method: string, path: string, body: Buffer | string | 
   ['an empty JSON body', 'POST', '/v1/asks', '', json(null).headers],
   ['truncated JSON', 'POST', '/v1/asks', JSON.stringify(valid).slice(0, -3), json(null).headers],
   ['a JSON array', 'POST', '/v1/asks', '[]', json(null).headers],
-  ['__proto__ pollution', 'POST', '/v1/asks', `{"__proto__":{"admin":true},${JSON.stringify(valid).slice(1)}`, json(null).headers],
-  ['constructor.prototype pollution', 'POST', '/v1/asks', `{"constructor":{"prototype":{"admin":true}},${JSON.stringify(valid).slice(1)}`, json(null).headers],
-  ['4 questions', 'POST', '/v1/asks', json({ ...valid, questions: [q, q, q, q].map((x, i) => ({ ...x, id: `q${i}` })) }).body, json(null).headers],
-  ['a 10,000-character label', 'POST', '/v1/asks', json({ ...valid, questions: [{ ...q, options: [{ label: 'L'.repeat(10_000) }, { label: 'b' }] }] }).body, json(null).headers],
-  ['a 10,000-character question', 'POST', '/v1/asks', json({ ...valid, questions: [{ ...q, question: 'Q'.repeat(10_000) }] }).body, json(null).headers],
-  ['a 10,000-character description', 'POST', '/v1/asks', json({ ...valid, questions: [{ ...q, options: [{ label: 'a', description: 'd'.repeat(10_000) }, { label: 'b' }] }] }).body, json(null).headers],
+  [
+    '__proto__ pollution',
+    'POST',
+    '/v1/asks',
+    `{"__proto__":{"admin":true},${JSON.stringify(valid).slice(1)}`,
+    json(null).headers,
+  ],
+  [
+    'constructor.prototype pollution',
+    'POST',
+    '/v1/asks',
+    `{"constructor":{"prototype":{"admin":true}},${JSON.stringify(valid).slice(1)}`,
+    json(null).headers,
+  ],
+  [
+    '4 questions',
+    'POST',
+    '/v1/asks',
+    json({ ...valid, questions: [q, q, q, q].map((x, i) => ({ ...x, id: `q${i}` })) }).body,
+    json(null).headers,
+  ],
+  [
+    'a 10,000-character label',
+    'POST',
+    '/v1/asks',
+    json({ ...valid, questions: [{ ...q, options: [{ label: 'L'.repeat(10_000) }, { label: 'b' }] }] }).body,
+    json(null).headers,
+  ],
+  [
+    'a 10,000-character question',
+    'POST',
+    '/v1/asks',
+    json({ ...valid, questions: [{ ...q, question: 'Q'.repeat(10_000) }] }).body,
+    json(null).headers,
+  ],
+  [
+    'a 10,000-character description',
+    'POST',
+    '/v1/asks',
+    json({
+      ...valid,
+      questions: [{ ...q, options: [{ label: 'a', description: 'd'.repeat(10_000) }, { label: 'b' }] }],
+    }).body,
+    json(null).headers,
+  ],
   ['an unknown top-level field', 'POST', '/v1/asks', json({ ...valid, admin: true }).body, json(null).headers],
-  ['an unknown question field', 'POST', '/v1/asks', json({ ...valid, questions: [{ ...q, html: true }] }).body, json(null).headers],
-  ['an unknown option field', 'POST', '/v1/asks', json({ ...valid, questions: [{ ...q, options: [{ label: 'a', url: 'x' }, { label: 'b' }] }] }).body, json(null).headers],
-  ['an unknown target field', 'POST', '/v1/asks', json({ ...valid, to: { channel: 'test', chat: 'c', parse_mode: 'HTML' } }).body, json(null).headers],
-  ['timeout NaN (bare)', 'POST', '/v1/asks', JSON.stringify(valid).replace(/}$/, ',"timeoutSeconds":NaN}'), json(null).headers],
+  [
+    'an unknown question field',
+    'POST',
+    '/v1/asks',
+    json({ ...valid, questions: [{ ...q, html: true }] }).body,
+    json(null).headers,
+  ],
+  [
+    'an unknown option field',
+    'POST',
+    '/v1/asks',
+    json({ ...valid, questions: [{ ...q, options: [{ label: 'a', url: 'x' }, { label: 'b' }] }] }).body,
+    json(null).headers,
+  ],
+  [
+    'an unknown target field',
+    'POST',
+    '/v1/asks',
+    json({ ...valid, to: { channel: 'test', chat: 'c', parse_mode: 'HTML' } }).body,
+    json(null).headers,
+  ],
+  [
+    'timeout NaN (bare)',
+    'POST',
+    '/v1/asks',
+    JSON.stringify(valid).replace(/}$/, ',"timeoutSeconds":NaN}'),
+    json(null).headers,
+  ],
   ['timeout "NaN"', 'POST', '/v1/asks', json({ ...valid, timeoutSeconds: 'NaN' }).body, json(null).headers],
   ['timeout -60', 'POST', '/v1/asks', json({ ...valid, timeoutSeconds: -60 }).body, json(null).headers],
   ['timeout 0', 'POST', '/v1/asks', json({ ...valid, timeoutSeconds: 0 }).body, json(null).headers],
   ['timeout 90.5', 'POST', '/v1/asks', json({ ...valid, timeoutSeconds: 90.5 }).body, json(null).headers],
-  ['timeout 1e309 (Infinity)', 'POST', '/v1/asks', JSON.stringify(valid).replace(/}$/, ',"timeoutSeconds":1e309}'), json(null).headers],
+  [
+    'timeout 1e309 (Infinity)',
+    'POST',
+    '/v1/asks',
+    JSON.stringify(valid).replace(/}$/, ',"timeoutSeconds":1e309}'),
+    json(null).headers,
+  ],
   ['timeout "60"', 'POST', '/v1/asks', json({ ...valid, timeoutSeconds: '60' }).body, json(null).headers],
   ['wait=NaN', 'POST', '/v1/asks?wait=NaN', json(valid).body, json(null).headers],
   ['wait=-1', 'POST', '/v1/asks?wait=-1', json(valid).body, json(null).headers],
   ['wait beyond the maximum', 'POST', '/v1/asks?wait=100000', json(valid).body, json(null).headers],
-  ['a 10,000-character Idempotency-Key', 'POST', '/v1/asks', json(valid).body, { ...json(null).headers, 'idempotency-key': 'k'.repeat(10_000) }],
-  ['a channel that is not enabled', 'POST', '/v1/asks', json({ ...valid, to: { channel: 'telegram', chat: '1' } }).body, json(null).headers],
-  ['answer: 11 values', 'POST', `/v1/asks/${'ANSWERID'}/answer`, json({ answers: { env: Array.from({ length: 11 }, (_, i) => `v${i}`) } }).body, json(null).headers],
-  ['answer: a 4,001-character value', 'POST', '/v1/asks/ANSWERID/answer', json({ answers: { env: ['x'.repeat(4001)] } }).body, json(null).headers],
-  ['answer: answers and skip', 'POST', '/v1/asks/ANSWERID/answer', json({ answers: { env: ['Staging'] }, skip: true }).body, json(null).headers],
-  ['answer: an unknown field', 'POST', '/v1/asks/ANSWERID/answer', json({ answers: { env: ['Staging'] }, by: 'me', as: 'admin' }).body, json(null).headers],
-  ['answer: a label of no option for a question id that does not exist', 'POST', '/v1/asks/ANSWERID/answer', json({ answers: { nope: ['Staging'] } }).body, json(null).headers],
-  ['answer: invalid UTF-8', 'POST', '/v1/asks/ANSWERID/answer', Buffer.concat([Buffer.from('{"answers":{"env":["'), Buffer.from([0xc3, 0x28]), Buffer.from('"]}}')]), json(null).headers],
+  [
+    'a 10,000-character Idempotency-Key',
+    'POST',
+    '/v1/asks',
+    json(valid).body,
+    { ...json(null).headers, 'idempotency-key': 'k'.repeat(10_000) },
+  ],
+  [
+    'a channel that is not enabled',
+    'POST',
+    '/v1/asks',
+    json({ ...valid, to: { channel: 'telegram', chat: '1' } }).body,
+    json(null).headers,
+  ],
+  [
+    'answer: 11 values',
+    'POST',
+    `/v1/asks/${'ANSWERID'}/answer`,
+    json({ answers: { env: Array.from({ length: 11 }, (_, i) => `v${i}`) } }).body,
+    json(null).headers,
+  ],
+  [
+    'answer: a 4,001-character value',
+    'POST',
+    '/v1/asks/ANSWERID/answer',
+    json({ answers: { env: ['x'.repeat(4001)] } }).body,
+    json(null).headers,
+  ],
+  [
+    'answer: answers and skip',
+    'POST',
+    '/v1/asks/ANSWERID/answer',
+    json({ answers: { env: ['Staging'] }, skip: true }).body,
+    json(null).headers,
+  ],
+  [
+    'answer: an unknown field',
+    'POST',
+    '/v1/asks/ANSWERID/answer',
+    json({ answers: { env: ['Staging'] }, by: 'me', as: 'admin' }).body,
+    json(null).headers,
+  ],
+  [
+    'answer: a label of no option for a question id that does not exist',
+    'POST',
+    '/v1/asks/ANSWERID/answer',
+    json({ answers: { nope: ['Staging'] } }).body,
+    json(null).headers,
+  ],
+  [
+    'answer: invalid UTF-8',
+    'POST',
+    '/v1/asks/ANSWERID/answer',
+    Buffer.concat([Buffer.from('{"answers":{"env":["'), Buffer.from([0xc3, 0x28]), Buffer.from('"]}}')]),
+    json(null).headers,
+  ],
   ['a 10,000-character ask id', 'GET', `/v1/asks/${'a'.repeat(10_000)}`, null, {}],
   ['a path-traversal ask id', 'GET', '/v1/asks/..%2F..%2Fetc%2Fpasswd', null, {}],
   ['a 200-character run id', 'GET', `/v1/runs/${'r'.repeat(200)}`, null, {}],
@@ -139,7 +303,12 @@ describe('oversized and malformed API input → 4xx with a JSON error, never 5xx
   });
 
   it('the existing ask is still pending and answerable after all of it', async () => {
-    const res = await raw('POST', `/v1/asks/${existing.id}/answer`, json({ answers: { env: ['Staging'] } }).body, json(null).headers);
+    const res = await raw(
+      'POST',
+      `/v1/asks/${existing.id}/answer`,
+      json({ answers: { env: ['Staging'] } }).body,
+      json(null).headers,
+    );
     expect(res.status).toBe(200);
     expect(JSON.parse(res.text).result).toMatchObject({ status: 'answered', answers: { env: ['Staging'] } });
   });
@@ -166,13 +335,24 @@ describe('bearer token: missing or invalid → the same 401 whether the ask or r
   ];
 
   it.each(auths)('%s', async (_name, headers) => {
-    const fresh = JSON.parse((await raw('POST', '/v1/asks', json(askBody(`sec-auth-${Date.now()}`)).body, json(null).headers)).text) as { id: string; runId: string };
+    const fresh = JSON.parse(
+      (await raw('POST', '/v1/asks', json(askBody(`sec-auth-${Date.now()}`)).body, json(null).headers)).text,
+    ) as { id: string; runId: string };
     const before = await stateDigest();
-    const withAuth = (h: Record<string, string>) => ({ ...h, ...(h.authorization === undefined ? { authorization: '' } : {}) });
+    const withAuth = (h: Record<string, string>) => ({
+      ...h,
+      ...(h.authorization === undefined ? { authorization: '' } : {}),
+    });
     const seen = new Set<string>();
     const existingTargets = targets(fresh.id, fresh.runId);
     const unknownTargets = targets('Nx0000000000000', 'never-seen-run');
-    const pairs = [...existingTargets, ...unknownTargets, ['POST', '/v1/asks', json(valid).body] as const, ['GET', '/metrics', null] as const, ['GET', `/v1/asks?token=${TOKEN}`, null] as const];
+    const pairs = [
+      ...existingTargets,
+      ...unknownTargets,
+      ['POST', '/v1/asks', json(valid).body] as const,
+      ['GET', '/metrics', null] as const,
+      ['GET', `/v1/asks?token=${TOKEN}`, null] as const,
+    ];
     for (const [method, path, body] of pairs) {
       const url = headers['x-query'] ? `${path}${path.includes('?') ? '&' : '?'}token=${TOKEN}` : path;
       const res = await raw(method, url, body, { ...withAuth(headers), 'content-type': 'application/json' });
@@ -181,12 +361,15 @@ describe('bearer token: missing or invalid → the same 401 whether the ask or r
       seen.add(res.text);
     }
     // One body for all: nothing tells an existing ask or run from an unknown one.
-    expect([...seen]).toEqual([JSON.stringify({ error: { code: 'unauthorized', message: 'missing or invalid bearer token' } })]);
+    expect([...seen]).toEqual([
+      JSON.stringify({ error: { code: 'unauthorized', message: 'missing or invalid bearer token' } }),
+    ]);
     expect(await stateDigest()).toEqual(before);
   });
 
   it('the compare hashes first: tokens of any length are compared without throwing, only the exact one matches', () => {
-    for (const presented of ['', 'x', TOKEN.slice(0, -1), `${TOKEN}x`, 'y'.repeat(10_000), TOKEN.toUpperCase()]) expect(tokenMatches(presented, TOKEN)).toBe(false);
+    for (const presented of ['', 'x', TOKEN.slice(0, -1), `${TOKEN}x`, 'y'.repeat(10_000), TOKEN.toUpperCase()])
+      expect(tokenMatches(presented, TOKEN)).toBe(false);
     expect(tokenMatches(undefined, TOKEN)).toBe(false);
     expect(tokenMatches(TOKEN, TOKEN)).toBe(true);
   });

@@ -3,7 +3,19 @@ import { user as discordUser, type ApiUser } from '../fakes/discord-payloads.js'
 import type { FakeUser } from '../fakes/telegram-api.js';
 import { eventually } from '../helpers/http.js';
 import {
-  askAndDeliver, discordButtons, discordTap, expectOnlyNotes, newTgUser, runId, settled, slackMessage, slackValues, startSecurityWorld, tgButtons, tgTap, type SecurityWorld,
+  askAndDeliver,
+  discordButtons,
+  discordTap,
+  expectOnlyNotes,
+  newTgUser,
+  runId,
+  settled,
+  slackMessage,
+  slackValues,
+  startSecurityWorld,
+  tgButtons,
+  tgTap,
+  type SecurityWorld,
 } from './security-world.js';
 
 // Forged, stale and replayed button data, and taps and replies by the wrong person, on all three
@@ -11,13 +23,20 @@ import {
 
 let w: SecurityWorld;
 let tg: { alice: FakeUser; mallory: FakeUser; chats: [string, string] };
-const dc = { alice: discordUser('371111111111111111', 'alice_btn'), mallory: discordUser('372222222222222222', 'mallory_btn') };
+const dc = {
+  alice: discordUser('371111111111111111', 'alice_btn'),
+  mallory: discordUser('372222222222222222', 'mallory_btn'),
+};
 
 beforeAll(async () => {
   w = await startSecurityWorld();
   const alice = newTgUser(w, 'AliceBtn');
   const mallory = newTgUser(w, 'MalloryBtn');
-  tg = { alice, mallory, chats: [String(w.tg.addGroup(-1_000_000_701, 'ops').id), String(w.tg.addGroup(-1_000_000_702, 'dev').id)] };
+  tg = {
+    alice,
+    mallory,
+    chats: [String(w.tg.addGroup(-1_000_000_701, 'ops').id), String(w.tg.addGroup(-1_000_000_702, 'dev').id)],
+  };
 });
 
 afterAll(async () => {
@@ -40,46 +59,78 @@ interface Platform {
 async function slackNotice(user: string, act: () => Promise<unknown>): Promise<string | null> {
   const before = w.slack.ephemeralsFor(user).length;
   await act();
-  return eventually(async () => w.slack.ephemeralsFor(user).length > before && w.slack.ephemeralsFor(user).at(-1)!.text, 3000).catch(() => null);
+  return eventually(
+    async () => w.slack.ephemeralsFor(user).length > before && w.slack.ephemeralsFor(user).at(-1)!.text,
+    3000,
+  ).catch(() => null);
 }
 const unescape = (s: string | null) => s?.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&') ?? null;
 
 const platforms: Platform[] = [
   {
     name: 'telegram',
-    to: (chat, owner = true) => ({ channel: 'telegram', chat: tg.chats[chat], ...(owner ? { users: [String(tg.alice.id)] } : {}) }),
+    to: (chat, owner = true) => ({
+      channel: 'telegram',
+      chat: tg.chats[chat],
+      ...(owner ? { users: [String(tg.alice.id)] } : {}),
+    }),
     tokens: (ask) => tgButtons(w, ask.chat, ask.messageId),
     tap: (ask, data, stranger) => tgTap(w, ask.chat, ask.messageId, data, stranger ? tg.mallory : tg.alice),
     async reply(ask, text, stranger) {
       const mine = w.tg.say(ask.chat, text, stranger ? tg.mallory : tg.alice, ask.messageId);
-      const answer = await eventually(async () => w.tg.chatMessages(ask.chat).find((m) => m.from.is_bot && m.reply_to === mine.message_id), 3000).catch(() => null);
+      const answer = await eventually(
+        async () => w.tg.chatMessages(ask.chat).find((m) => m.from.is_bot && m.reply_to === mine.message_id),
+        3000,
+      ).catch(() => null);
       return answer?.text ?? null;
     },
   },
   {
     name: 'slack',
-    to: (chat, owner = true) => ({ channel: 'slack', chat: ['C0001', 'C0002'][chat], ...(owner ? { users: ['U0001'] } : {}) }),
+    to: (chat, owner = true) => ({
+      channel: 'slack',
+      chat: ['C0001', 'C0002'][chat],
+      ...(owner ? { users: ['U0001'] } : {}),
+    }),
     tokens: (ask) => slackValues(slackMessage(w, ask.chat, ask.messageId)),
     tap: async (ask, data, stranger) => {
       const user = stranger ? 'U0666' : 'U0001';
       const message = slackMessage(w, ask.chat, ask.messageId);
-      const payload = w.slackIn.blockAction(message, slackValues(message)[0]!, user) as { actions: { value: string }[] };
+      const payload = w.slackIn.blockAction(message, slackValues(message)[0]!, user) as {
+        actions: { value: string }[];
+      };
       payload.actions[0]!.value = data;
       return unescape(await slackNotice(user, () => w.slackIn.postInteractive(payload)));
     },
     reply: async (ask, text, stranger) => {
       const user = stranger ? 'U0666' : 'U0001';
-      return unescape(await slackNotice(user, () => w.slackIn.postEvent(w.slackIn.messageEvent({ channel: ask.chat, user, text, threadTs: ask.messageId }))));
+      return unescape(
+        await slackNotice(user, () =>
+          w.slackIn.postEvent(w.slackIn.messageEvent({ channel: ask.chat, user, text, threadTs: ask.messageId })),
+        ),
+      );
     },
   },
   {
     name: 'discord',
-    to: (chat, owner = true) => ({ channel: 'discord', chat: w.discordChats[chat], ...(owner ? { users: [dc.alice.id] } : {}) }),
+    to: (chat, owner = true) => ({
+      channel: 'discord',
+      chat: w.discordChats[chat],
+      ...(owner ? { users: [dc.alice.id] } : {}),
+    }),
     tokens: (ask) => discordButtons(w, ask.messageId).ids,
     tap: (ask, data, stranger) => discordTap(w, ask.messageId, data, stranger ? dc.mallory : dc.alice),
     async reply(ask, text, stranger) {
-      const mine = w.discord.say(ask.chat, (stranger ? dc.mallory : dc.alice) as ApiUser, text, { replyTo: ask.messageId });
-      const answer = await eventually(async () => w.discord.sentTo(ask.chat).find((m) => (m.message_reference as { message_id?: string } | undefined)?.message_id === mine), 3000).catch(() => null);
+      const mine = w.discord.say(ask.chat, (stranger ? dc.mallory : dc.alice) as ApiUser, text, {
+        replyTo: ask.messageId,
+      });
+      const answer = await eventually(
+        async () =>
+          w.discord
+            .sentTo(ask.chat)
+            .find((m) => (m.message_reference as { message_id?: string } | undefined)?.message_id === mine),
+        3000,
+      ).catch(() => null);
       return answer ? answer.content.replace(/\\([^0-9A-Za-z\s])/g, '$1') : null;
     },
   },
@@ -89,7 +140,7 @@ const NOT_OPEN = 'This question is no longer open';
 const NOT_VALID = 'This button is not valid';
 
 describe.each(platforms)('$name: forged, stale and replayed button data is refused and changes nothing', (p) => {
-  it('a foreign ask\'s token, a wrong version, an index out of range, garbage', async () => {
+  it("a foreign ask's token, a wrong version, an index out of range, garbage", async () => {
     const mine = await askAndDeliver(w, p.to(0));
     const theirs = await askAndDeliver(w, p.to(1, false));
     const [askId, version] = p.tokens(mine)[0]!.split('.') as [string, string];
@@ -124,7 +175,8 @@ describe.each(platforms)('$name: forged, stale and replayed button data is refus
     const done = await askAndDeliver(w, p.to(0));
     expect(await p.tap(done, p.tokens(done)[1]!)).toBe('Answer recorded');
     const resolved = await settled(w, done.id);
-    for (const token of p.tokens(done)) expect(await p.tap(done, token)).toMatch(/^This question was already answered by /);
+    for (const token of p.tokens(done))
+      expect(await p.tap(done, token)).toMatch(/^This question was already answered by /);
     expectOnlyNotes(resolved, await w.raw(done.id), ['already_resolved']);
 
     const run = runId('supersede');
@@ -141,15 +193,21 @@ describe.each(platforms)('$name: forged, stale and replayed button data is refus
   });
 });
 
-describe.each(platforms)('$name: taps and replies by someone not in `users` → a notice, the record keeps its state', (p) => {
-  it('every button and a reply by the wrong person are refused; the addressee then answers', async () => {
-    const ask = await askAndDeliver(w, p.to(0));
-    const before = await w.raw(ask.id);
-    for (const token of p.tokens(ask)) expect(await p.tap(ask, token, true)).toMatch(/^This question is for /);
-    expect(await p.reply(ask, '2', true)).toMatch(/^This question is for /);
-    expect(await p.reply(ask, 'my own words', true)).toMatch(/^This question is for /);
-    expectOnlyNotes(before, await w.raw(ask.id), ['forbidden']);
-    expect(await p.tap(ask, p.tokens(ask)[0]!)).toBe('Answer recorded');
-    expect(JSON.parse((await w.raw(ask.id)).doc).result).toMatchObject({ status: 'answered', answers: { env: ['Staging'] } });
-  });
-});
+describe.each(platforms)(
+  '$name: taps and replies by someone not in `users` → a notice, the record keeps its state',
+  (p) => {
+    it('every button and a reply by the wrong person are refused; the addressee then answers', async () => {
+      const ask = await askAndDeliver(w, p.to(0));
+      const before = await w.raw(ask.id);
+      for (const token of p.tokens(ask)) expect(await p.tap(ask, token, true)).toMatch(/^This question is for /);
+      expect(await p.reply(ask, '2', true)).toMatch(/^This question is for /);
+      expect(await p.reply(ask, 'my own words', true)).toMatch(/^This question is for /);
+      expectOnlyNotes(before, await w.raw(ask.id), ['forbidden']);
+      expect(await p.tap(ask, p.tokens(ask)[0]!)).toBe('Answer recorded');
+      expect(JSON.parse((await w.raw(ask.id)).doc).result).toMatchObject({
+        status: 'answered',
+        answers: { env: ['Staging'] },
+      });
+    });
+  },
+);

@@ -33,10 +33,18 @@ export async function dumpRedis(url: string): Promise<DumpedKey[]> {
       else if (type === 'zset') {
         const flat = await conn.zrange(key, '0', '-1', 'WITHSCORES');
         for (let i = 0; i < flat.length; i += 2) fields.push([flat[i]!, flat[i + 1]!]);
-      } else if (type === 'stream') fields = (await conn.xrange(key, '-', '+')).map(([id, kv]) => [id, JSON.stringify(kv)]);
-      else if (type === 'none') continue; // expired between SCAN and TYPE
+      } else if (type === 'stream')
+        fields = (await conn.xrange(key, '-', '+')).map(([id, kv]) => [id, JSON.stringify(kv)]);
+      else if (type === 'none')
+        continue; // expired between SCAN and TYPE
       else fields = [['?', `unknown type ${type}`]];
-      out.push({ key, type, pttl: await conn.pttl(key), fields, text: fields.map(([f, v]) => `${f}\u0000${v}`).join('\n') });
+      out.push({
+        key,
+        type,
+        pttl: await conn.pttl(key),
+        fields,
+        text: fields.map(([f, v]) => `${f}\u0000${v}`).join('\n'),
+      });
     }
     return out;
   } finally {
@@ -57,7 +65,8 @@ export function parseAof(buf: Buffer): string[][] {
   };
   while (at < buf.length) {
     const head = line();
-    if (!head.startsWith('*')) throw new Error(`AOF: expected a multi-bulk at ${at}, got ${JSON.stringify(head.slice(0, 20))}`);
+    if (!head.startsWith('*'))
+      throw new Error(`AOF: expected a multi-bulk at ${at}, got ${JSON.stringify(head.slice(0, 20))}`);
     const args: string[] = [];
     for (let n = Number(head.slice(1)); n > 0; n--) {
       const size = Number(line().slice(1));

@@ -2,7 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { user as discordUser } from '../fakes/discord-payloads.js';
 import { eventually } from '../helpers/http.js';
 import { sleep } from '../helpers/wait.js';
-import { askAndDeliver, discordButtons, discordTap, newTgUser, slackMessage, slackValues, startSecurityWorld, tgButtons, tgTap, type SecurityWorld } from './security-world.js';
+import {
+  askAndDeliver,
+  discordButtons,
+  discordTap,
+  newTgUser,
+  slackMessage,
+  slackValues,
+  startSecurityWorld,
+  tgButtons,
+  tgTap,
+  type SecurityWorld,
+} from './security-world.js';
 import { seeded } from '../helpers/seeded.js';
 
 // Seeded fuzzing of button data: a few hundred forged callback_data strings of 1–64 bytes on
@@ -36,18 +47,24 @@ function forgedData(seed: number, count: number, valid: string[], maxBytes = 64)
   const r = seeded(seed);
   const int = (n: number) => Math.floor(r() * n);
   const pick = <T>(xs: readonly T[]) => xs[int(xs.length)]!;
-  const chars = (alphabet: string, n: number) => Array.from({ length: n }, () => alphabet[int(alphabet.length)]).join('');
+  const chars = (alphabet: string, n: number) =>
+    Array.from({ length: n }, () => alphabet[int(alphabet.length)]).join('');
   const base = valid[0]!;
   const [askId, version] = base.split('.') as [string, string];
   const makers: Array<() => string> = [
     () => Buffer.from(Array.from({ length: 1 + int(64) }, () => int(256))).toString('utf8'),
     () => Buffer.from(Array.from({ length: 1 + int(64) }, () => int(256))).toString('latin1'),
     () => chars(Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join(''), 1 + int(64)),
-    () => `${chars(BASE62, 12 + int(13))}.${pick([version, '0', '-1', String(int(1e9)), '1e3'])}.${pick(['1', '2', '3', '4', 'o', 's', 'x', ''])}`,
+    () =>
+      `${chars(BASE62, 12 + int(13))}.${pick([version, '0', '-1', String(int(1e9)), '1e3'])}.${pick(['1', '2', '3', '4', 'o', 's', 'x', ''])}`,
     () => {
       const i = int(base.length);
       const c = String.fromCharCode(32 + int(95));
-      return pick([base.slice(0, i) + c + base.slice(i + 1), base.slice(0, i) + c + base.slice(i), base.slice(0, i) + base.slice(i + 1)]);
+      return pick([
+        base.slice(0, i) + c + base.slice(i + 1),
+        base.slice(0, i) + c + base.slice(i),
+        base.slice(0, i) + base.slice(i + 1),
+      ]);
     },
     () => (r() < 0.5 ? pick(ODD) + pick(valid) : pick(valid) + pick(ODD)),
     () => pick(valid).replace(/[0-9]/, (d) => String.fromCharCode(0xff10 + Number(d))),
@@ -92,7 +109,15 @@ describe('button data fuzzing (seeded)', () => {
     const ask = await askAndDeliver(w, { channel: 'telegram', chat: String(u.id), users: [String(u.id)] });
     const before = await w.raw(ask.id);
     const queryId = `inline-${Date.now()}`;
-    w.tg.pushUpdate({ callback_query: { id: queryId, from: u, inline_message_id: 'AAAAAgAAAAAAAAAB', chat_instance: '7', data: tgButtons(w, ask.chat, ask.messageId)[0] } });
+    w.tg.pushUpdate({
+      callback_query: {
+        id: queryId,
+        from: u,
+        inline_message_id: 'AAAAAgAAAAAAAAAB',
+        chat_instance: '7',
+        data: tgButtons(w, ask.chat, ask.messageId)[0],
+      },
+    });
     await eventually(async () => w.tg.webhookLog.some((l) => l.update_id === w.tg.pushed.at(-1).update_id), 3000);
     await sleep(300);
     expect(await w.raw(ask.id)).toEqual(before);
@@ -110,7 +135,11 @@ describe('button data fuzzing (seeded)', () => {
       payload.actions[0]!.value = value;
       expect((await w.slackIn.postInteractive(payload)).status).toBe(200);
     });
-    const notices = await eventually(async () => w.slack.ephemeralsFor('U0001').length - seen === cases.length && w.slack.ephemeralsFor('U0001').slice(seen), 10_000);
+    const notices = await eventually(
+      async () =>
+        w.slack.ephemeralsFor('U0001').length - seen === cases.length && w.slack.ephemeralsFor('U0001').slice(seen),
+      10_000,
+    );
     expect(notices.filter((n) => !REFUSED.test(n.text))).toEqual([]);
     expect(await w.raw(ask.id)).toEqual(before);
   });

@@ -53,10 +53,23 @@ let prefix: string;
 let midFlow: DumpedKey[] = [];
 const askIds: string[] = [];
 
-const question = (id: string) => ({ id, question: `Question ${id}?`, options: [{ label: 'Staging' }, { label: 'Production' }] });
+const question = (id: string) => ({
+  id,
+  question: `Question ${id}?`,
+  options: [{ label: 'Staging' }, { label: 'Production' }],
+});
 
-async function ask(to: object | undefined, extra: Record<string, unknown> = {}): Promise<{ id: string; messageId?: string; chat?: string }> {
-  const res = await api.post('/v1/asks', { runId: `sec-secret-${tag()}`, ...(to ? { to } : {}), timeoutSeconds: 120, questions: [question('env')], ...extra });
+async function ask(
+  to: object | undefined,
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string; messageId?: string; chat?: string }> {
+  const res = await api.post('/v1/asks', {
+    runId: `sec-secret-${tag()}`,
+    ...(to ? { to } : {}),
+    timeoutSeconds: 120,
+    questions: [question('env')],
+    ...extra,
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   askIds.push(res.body.id);
   if (!to) return { id: res.body.id };
@@ -69,7 +82,11 @@ async function ask(to: object | undefined, extra: Record<string, unknown> = {}):
 
 beforeAll(async () => {
   redis = await startRedis(['--appendonly', 'yes', '--appendfsync', 'always']);
-  [tg, slack, discord] = await Promise.all([FakeTelegramApi.start({ token: S.tgToken }), FakeSlackApi.start(), FakeDiscord.start()]);
+  [tg, slack, discord] = await Promise.all([
+    FakeTelegramApi.start({ token: S.tgToken }),
+    FakeSlackApi.start(),
+    FakeDiscord.start(),
+  ]);
   // The fakes check whatever token they hold at request time: give them the sentinels.
   Object.assign(slack, { token: S.slackToken });
   Object.assign(discord, { token: S.discordToken });
@@ -110,7 +127,9 @@ beforeAll(async () => {
   tg.say(t1.chat!, A.tg, alice, t1.messageId);
   const t2 = await ask({ channel: 'telegram', chat: String(group.id), users: [String(alice.id)] });
   tg.say(group.id, REJECTED, mallory, t2.messageId);
-  await eventually(async () => tg.chatMessages(group.id).some((m) => m.from.is_bot && /This question is for/.test(m.text)));
+  await eventually(async () =>
+    tg.chatMessages(group.id).some((m) => m.from.is_bot && /This question is for/.test(m.text)),
+  );
   tg.say(group.id, '1', alice, t2.messageId);
   const t3 = await ask({ channel: 'telegram', chat: String(alice.id) }, { questions: [question('a'), question('b')] });
   tg.say(t3.chat!, `1: ${A.tgPartial}`, alice, t3.messageId);
@@ -123,7 +142,13 @@ beforeAll(async () => {
   // Slack: a thread reply in own words.
   const s1 = await ask({ channel: 'slack', chat: 'C0001' });
   const injector = new SlackInjector(`${askgate.url}/slack/events`, S.slackSigning, slack);
-  expect((await injector.postEvent(injector.messageEvent({ channel: 'C0001', user: 'U0001', text: A.slack, threadTs: s1.messageId }))).status).toBe(200);
+  expect(
+    (
+      await injector.postEvent(
+        injector.messageEvent({ channel: 'C0001', user: 'U0001', text: A.slack, threadTs: s1.messageId }),
+      )
+    ).status,
+  ).toBe(200);
 
   // Discord: a reply by reference in own words.
   const d1 = await ask({ channel: 'discord', chat: discordChat });
@@ -138,7 +163,11 @@ beforeAll(async () => {
   await eventually(async () => (await api.get(`/v1/asks/${retried.id}`)).body.deliveries[0].finalized === 'done');
   tg.block(bob.id);
   discord.failNext('POST', /^\/channels\/\d+\/messages$/, 403, 50001, 'Missing Access');
-  for (const to of [{ channel: 'telegram', chat: String(bob.id) }, { channel: 'slack', chat: 'C0404' }, { channel: 'discord', chat: discordChat }]) {
+  for (const to of [
+    { channel: 'telegram', chat: String(bob.id) },
+    { channel: 'slack', chat: 'C0404' },
+    { channel: 'discord', chat: discordChat },
+  ]) {
     const res = await api.post('/v1/asks?wait=10', { runId: `sec-secret-${tag()}`, to, questions: [question('env')] });
     expect(res.body.result).toMatchObject({ status: 'no_answer', reason: 'undelivered' });
     askIds.push(res.body.id);
@@ -151,10 +180,20 @@ beforeAll(async () => {
   await ask(undefined, { timeoutSeconds: 1 });
   expect((await client(askgate.url, S.badBearer).get(`/v1/asks/${a1.id}`)).status).toBe(401);
 
-  await eventually(async () => {
-    const records = await Promise.all(askIds.map(async (id) => (await api.get(`/v1/asks/${id}`)).body));
-    return records.every((r) => r.status !== 'pending' && r.deliveries.every((d: { status: string; finalized: string }) => d.status !== 'sent' || d.finalized === 'done'));
-  }, 20_000, 100);
+  await eventually(
+    async () => {
+      const records = await Promise.all(askIds.map(async (id) => (await api.get(`/v1/asks/${id}`)).body));
+      return records.every(
+        (r) =>
+          r.status !== 'pending' &&
+          r.deliveries.every(
+            (d: { status: string; finalized: string }) => d.status !== 'sent' || d.finalized === 'done',
+          ),
+      );
+    },
+    20_000,
+    100,
+  );
   await eventually(async () => hookBodies.length > 0);
   await new Promise((r) => setTimeout(r, 500));
 }, 60_000);
@@ -170,7 +209,9 @@ const hits = (text: string, needles: string[]) => needles.filter((n) => text.inc
 
 describe('secrets: tokens and free-text answers in logs, Redis and the AOF', () => {
   it('the flow really ran: every answer reached the agent, the log is not empty', async () => {
-    const results = await Promise.all(askIds.map(async (id) => JSON.stringify((await api.get(`/v1/asks/${id}`)).body.result)));
+    const results = await Promise.all(
+      askIds.map(async (id) => JSON.stringify((await api.get(`/v1/asks/${id}`)).body.result)),
+    );
     for (const answer of ANSWERS) expect(results.some((r) => r.includes(answer))).toBe(true);
     expect(hookBodies.join()).toContain(A.api);
     expect(askgate.output()).toContain('askgate listening');
@@ -182,7 +223,7 @@ describe('secrets: tokens and free-text answers in logs, Redis and the AOF', () 
     expect(hits(log, [...TOKENS, S.tgToken.split(':')[1]!, ...ANSWERS, REJECTED])).toEqual([]);
   });
 
-  it('Redis: tokens nowhere; free text only in the ask record\'s `doc` field; the rejected reply nowhere', async () => {
+  it("Redis: tokens nowhere; free text only in the ask record's `doc` field; the rejected reply nowhere", async () => {
     for (const dump of [midFlow, await dumpRedis(redis.url)]) {
       const everywhere = dump.map((k) => `${k.key}\n${k.text}`).join('\n');
       expect(hits(everywhere, [...TOKENS, REJECTED])).toEqual([]);
@@ -190,7 +231,12 @@ describe('secrets: tokens and free-text answers in logs, Redis and the AOF', () 
         for (const [field, value] of k.fields) {
           const found = hits(`${k.key}\u0000${field}\u0000${value}`, ANSWERS);
           if (found.length === 0) continue;
-          expect({ key: k.key, type: k.type, field, found }).toEqual({ key: expect.stringMatching(new RegExp(`^${prefix}:\\{[^}]+\\}:ask:[0-9A-Za-z]+$`)), type: 'hash', field: 'doc', found });
+          expect({ key: k.key, type: k.type, field, found }).toEqual({
+            key: expect.stringMatching(new RegExp(`^${prefix}:\\{[^}]+\\}:ask:[0-9A-Za-z]+$`)),
+            type: 'hash',
+            field: 'doc',
+            found,
+          });
         }
       }
     }
@@ -203,13 +249,37 @@ describe('secrets: tokens and free-text answers in logs, Redis and the AOF', () 
     expect(store.filter((k) => k.pttl <= 0).map((k) => k.key)).toEqual([]);
     const queue = dump.filter((k) => k.key.startsWith(`{${prefix}}:`));
     expect(dump.filter((k) => !store.includes(k) && !queue.includes(k)).map((k) => k.key)).toEqual([]);
-    const immortal = new Set(queue.filter((k) => k.pttl <= 0).map((k) => k.key.replace(/^\{[^}]+\}:askgate-(timeouts|outbox):/, '')));
-    expect([...immortal].filter((name) => !['meta', 'id', 'events', 'marker', 'delayed', 'wait', 'active', 'paused', 'prioritized', 'completed', 'failed', 'pc'].includes(name))).toEqual([]);
-    const jobs = [...midFlow, ...dump].filter((k) => k.type === 'hash' && /:(timeout|deliver|finalize|webhook)-[^:]+$/.test(k.key));
+    const immortal = new Set(
+      queue.filter((k) => k.pttl <= 0).map((k) => k.key.replace(/^\{[^}]+\}:askgate-(timeouts|outbox):/, '')),
+    );
+    expect(
+      [...immortal].filter(
+        (name) =>
+          ![
+            'meta',
+            'id',
+            'events',
+            'marker',
+            'delayed',
+            'wait',
+            'active',
+            'paused',
+            'prioritized',
+            'completed',
+            'failed',
+            'pc',
+          ].includes(name),
+      ),
+    ).toEqual([]);
+    const jobs = [...midFlow, ...dump].filter(
+      (k) => k.type === 'hash' && /:(timeout|deliver|finalize|webhook)-[^:]+$/.test(k.key),
+    );
     expect(jobs.length).toBeGreaterThan(0);
     for (const job of jobs) {
       const data = JSON.parse(job.fields.find(([f]) => f === 'data')?.[1] ?? '{}') as Record<string, unknown>;
-      expect(Object.keys(data).filter((key) => !['askId', 'kind', 'index', 'deferrals', 'step'].includes(key))).toEqual([]);
+      expect(Object.keys(data).filter((key) => !['askId', 'kind', 'index', 'deferrals', 'step'].includes(key))).toEqual(
+        [],
+      );
       // A scheduled step names its kind only (`timeout`), never anything a person wrote.
       if ('step' in data) expect(data.step).toBe('timeout');
     }
@@ -217,7 +287,10 @@ describe('secrets: tokens and free-text answers in logs, Redis and the AOF', () 
 
   it('AOF: tokens nowhere; free text only in HSET … doc of an ask record; the rejected reply nowhere', () => {
     const files: string[] = [];
-    const walk = (dir: string) => readdirSync(dir).forEach((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : files.push(join(dir, f))));
+    const walk = (dir: string) =>
+      readdirSync(dir).forEach((f) =>
+        statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : files.push(join(dir, f)),
+      );
     walk(redis.dir);
     const aofs = files.filter((f) => /\.aof$/.test(f));
     expect(aofs.length).toBeGreaterThan(0);
@@ -229,8 +302,14 @@ describe('secrets: tokens and free-text answers in logs, Redis and the AOF', () 
     expect(carrying.length).toBeGreaterThan(0);
     for (const c of carrying) {
       const docAt = c.findIndex((arg, i) => i >= 2 && i % 2 === 0 && arg === 'doc');
-      expect({ command: c[0]!.toUpperCase(), key: c[1], inDoc: docAt > 0 && hits(c[docAt + 1]!, ANSWERS).length > 0 }).toEqual({
-        command: 'HSET', key: expect.stringMatching(new RegExp(`^${prefix}:\\{[^}]+\\}:ask:`)), inDoc: true,
+      expect({
+        command: c[0]!.toUpperCase(),
+        key: c[1],
+        inDoc: docAt > 0 && hits(c[docAt + 1]!, ANSWERS).length > 0,
+      }).toEqual({
+        command: 'HSET',
+        key: expect.stringMatching(new RegExp(`^${prefix}:\\{[^}]+\\}:ask:`)),
+        inDoc: true,
       });
       expect(hits(c.filter((_, i) => i !== docAt + 1).join('\u0000'), ANSWERS)).toEqual([]);
     }

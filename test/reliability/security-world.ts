@@ -63,7 +63,14 @@ export async function startSecurityWorld(): Promise<SecurityWorld> {
   const port = await freePort();
   const env = testEnv({ REDIS_URL: redis.url, PORT: String(port) });
   const channels = [
-    new TelegramChannel({ token: tg.token, apiRoot: tg.url, logger, minSendIntervalMs: 20, webhookUrl: `http://127.0.0.1:${port}/telegram/webhook`, webhookSecret: TG_SECRET }),
+    new TelegramChannel({
+      token: tg.token,
+      apiRoot: tg.url,
+      logger,
+      minSendIntervalMs: 20,
+      webhookUrl: `http://127.0.0.1:${port}/telegram/webhook`,
+      webhookSecret: TG_SECRET,
+    }),
     new SlackChannel({ token: slack.token, signingSecret: SLACK_SECRET, apiUrl: `${slack.url}/api/`, logger }),
     new DiscordChannel({ token: discord.token, apiUrl: discord.apiUrl, logger }),
   ];
@@ -97,19 +104,32 @@ export async function startSecurityWorld(): Promise<SecurityWorld> {
 }
 
 /** Creates an ask and waits until its message is out; returns the ask id and the message ref. */
-export async function askAndDeliver(w: SecurityWorld, to: object, extra: Record<string, unknown> = {}): Promise<{ id: string; runId: string; chat: string; messageId: string }> {
+export async function askAndDeliver(
+  w: SecurityWorld,
+  to: object,
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string; runId: string; chat: string; messageId: string }> {
   const body = {
     runId: runId('ask'),
     to,
     timeoutSeconds: 120,
-    questions: [{ id: 'env', header: 'Deploy', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production' }] }],
+    questions: [
+      {
+        id: 'env',
+        header: 'Deploy',
+        question: 'Where should I deploy?',
+        options: [{ label: 'Staging' }, { label: 'Production' }],
+      },
+    ],
     ...extra,
   };
   const res = await w.api.post('/v1/asks', body);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   const message = await eventually(async () => {
     const r = await w.api.get(`/v1/asks/${res.body.id}`);
-    return r.body.deliveries?.[0]?.status === 'sent' && (r.body.deliveries[0].message as { chat: string; messageId: string });
+    return (
+      r.body.deliveries?.[0]?.status === 'sent' && (r.body.deliveries[0].message as { chat: string; messageId: string })
+    );
   });
   return { id: res.body.id, runId: body.runId, chat: message.chat, messageId: message.messageId };
 }
@@ -118,7 +138,11 @@ export async function askAndDeliver(w: SecurityWorld, to: object, extra: Record<
  * Asserts that `after` is `before` except for audit notes: a refused tap or reply may append a
  * `reply_rejected` entry (who and why, never the text) to the history, nothing else.
  */
-export function expectOnlyNotes(before: RawAsk, after: RawAsk, reasons: string[] = ['forbidden', 'already_resolved', 'expired']): void {
+export function expectOnlyNotes(
+  before: RawAsk,
+  after: RawAsk,
+  reasons: string[] = ['forbidden', 'already_resolved', 'expired'],
+): void {
   const strip = (raw: RawAsk) => {
     const { history: _h, rev: _r, ...rest } = JSON.parse(raw.doc) as Record<string, unknown>;
     return { status: raw.status, ...rest };
@@ -137,14 +161,18 @@ export function expectOnlyNotes(before: RawAsk, after: RawAsk, reasons: string[]
 export async function settled(w: SecurityWorld, askId: string): Promise<RawAsk> {
   await eventually(async () => {
     const r = (await w.api.get(`/v1/asks/${askId}`)).body;
-    return r.status !== 'pending' && r.deliveries.every((d: { finalized: string; status: string }) => d.status !== 'sent' || d.finalized === 'done');
+    return (
+      r.status !== 'pending' &&
+      r.deliveries.every((d: { finalized: string; status: string }) => d.status !== 'sent' || d.finalized === 'done')
+    );
   });
   return w.raw(askId);
 }
 
 /** A fresh Telegram user with a private chat. */
 let tgUser = 40_000;
-export const newTgUser = (w: SecurityWorld, name: string): FakeUser => w.tg.addUser(++tgUser, name, { username: name.toLowerCase() });
+export const newTgUser = (w: SecurityWorld, name: string): FakeUser =>
+  w.tg.addUser(++tgUser, name, { username: name.toLowerCase() });
 
 /** Telegram: the buttons' callback data of a message. */
 export function tgButtons(w: SecurityWorld, chat: string, messageId: string): string[] {
@@ -154,26 +182,42 @@ export function tgButtons(w: SecurityWorld, chat: string, messageId: string): st
 }
 
 /** Telegram: taps `data` on a message as `user`; resolves with the toast, or null when never answered. */
-export async function tgTap(w: SecurityWorld, chat: string, messageId: string, data: string, user: FakeUser): Promise<string | null> {
+export async function tgTap(
+  w: SecurityWorld,
+  chat: string,
+  messageId: string,
+  data: string,
+  user: FakeUser,
+): Promise<string | null> {
   const answer = await w.tg.answerOf(w.tg.tap(chat, messageId, data, user), 4000);
   return answer ? answer.text : null;
 }
 
 /** Slack: the stored message of a delivery. */
-export const slackMessage = (w: SecurityWorld, chat: string, messageId: string): FakeMessage => w.slack.message(chat, messageId)!;
+export const slackMessage = (w: SecurityWorld, chat: string, messageId: string): FakeMessage =>
+  w.slack.message(chat, messageId)!;
 
 /** Slack: the values of the message's buttons. */
-export const slackValues = (m: FakeMessage): string[] => m.blocks.flatMap((b: any) => (b.type === 'actions' ? b.elements : [])).map((e: any) => e.value as string);
+export const slackValues = (m: FakeMessage): string[] =>
+  m.blocks.flatMap((b: any) => (b.type === 'actions' ? b.elements : [])).map((e: any) => e.value as string);
 
 /** Discord: the stored message and its buttons' custom ids. */
 export function discordButtons(w: SecurityWorld, messageId: string): { msg: ApiMessage; ids: string[] } {
   const msg = w.discord.messages.get(messageId)!;
-  const ids = (msg.components as { components: { custom_id: string }[] }[]).flatMap((r) => r.components.map((c) => c.custom_id));
+  const ids = (msg.components as { components: { custom_id: string }[] }[]).flatMap((r) =>
+    r.components.map((c) => c.custom_id),
+  );
   return { msg, ids };
 }
 
 /** Discord: dispatches a tap and waits for askgate's ephemeral follow-up (null when none came). */
-export async function discordTap(w: SecurityWorld, messageId: string, customId: string, user: ApiUser, interactionId?: string): Promise<string | null> {
+export async function discordTap(
+  w: SecurityWorld,
+  messageId: string,
+  customId: string,
+  user: ApiUser,
+  interactionId?: string,
+): Promise<string | null> {
   const before = interactionId ? (w.discord.interactions.get(interactionId)?.followUps.length ?? 0) : 0;
   const tap = w.discord.tap(messageId, customId, user, interactionId);
   const until = Date.now() + 3000;

@@ -26,7 +26,10 @@ describe('R1 baseline (Telegram, askgate serve + fake Bot API)', () => {
     try {
       const api = node.api();
       const created = [];
-      for (let i = 0; i < 120; i++) created.push(await tg.ask(api, { timeoutSeconds: i < 100 ? 40 : 4, restrict: i % 2 === 0, multi: i % 7 === 3 }));
+      for (let i = 0; i < 120; i++)
+        created.push(
+          await tg.ask(api, { timeoutSeconds: i < 100 ? 40 : 4, restrict: i % 2 === 0, multi: i % 7 === 3 }),
+        );
       const ids = created.map((c) => c.askId);
       for (const id of ids) agents.wait(id);
       const posted = await tg.allPosted(world.watch, ids);
@@ -46,7 +49,15 @@ describe('R1 baseline (Telegram, askgate serve + fake Bot API)', () => {
       expect(await world.settle(ids, 30_000)).toBeGreaterThanOrEqual(0);
       await agents.stop();
       const report = await world.verdict(ids, { graceMs: 5000 });
-      rows.push({ row: 'R1', title: 'Baseline', platform: 'telegram', injected: '120 asks (100 × 40 s, 20 × 4 s timeouts), 100 answers at ~25/s: option taps, Skip, Other + own words, multi-select replies; 10 wrong-user taps', figures: { ...report.figures }, violations: report.violations });
+      rows.push({
+        row: 'R1',
+        title: 'Baseline',
+        platform: 'telegram',
+        injected:
+          '120 asks (100 × 40 s, 20 × 4 s timeouts), 100 answers at ~25/s: option taps, Skip, Other + own words, multi-select replies; 10 wrong-user taps',
+        figures: { ...report.figures },
+        violations: report.violations,
+      });
       expect(report.violations).toEqual([]);
       expect(report.figures.answered + report.figures.skipped).toBe(100);
       expect(report.figures.timedOut).toBe(20);
@@ -78,7 +89,10 @@ describe('R2 duplicate storm (Telegram)', () => {
         storms.push(
           (async () => {
             for (let k = 0; k < n; k++) {
-              const label = k > 0 && k % 5 === 0 ? pick(['Staging', 'Production', 'Canary', 'Skip'], i + k) : pick(['Staging', 'Production', 'Canary'], i);
+              const label =
+                k > 0 && k % 5 === 0
+                  ? pick(['Staging', 'Production', 'Canary', 'Skip'], i + k)
+                  : pick(['Staging', 'Production', 'Canary'], i);
               tg.tap(p, label, user, k === 0 ? 'tap' : 'duplicate', { copy: k });
               await sleep(Math.floor(((i * 31 + k * 17) % 500) / n));
             }
@@ -92,7 +106,14 @@ describe('R2 duplicate storm (Telegram)', () => {
       const report = await world.verdict(ids, { graceMs: 5000 });
       const toasts = world.history.read().filter((e) => e.type === 'toast' && e.data?.via === 'ack');
       const already = toasts.filter((e) => String(e.result).startsWith('This question was already')).length;
-      rows.push({ row: 'R2', title: 'Duplicate storm', platform: 'telegram', injected: `60 asks; each tap sent 2–20× (${copies} taps in all) within 0–500 ms, every 5th copy with another choice`, figures: { ...report.figures, toldAlreadyAnswered: already }, violations: report.violations });
+      rows.push({
+        row: 'R2',
+        title: 'Duplicate storm',
+        platform: 'telegram',
+        injected: `60 asks; each tap sent 2–20× (${copies} taps in all) within 0–500 ms, every 5th copy with another choice`,
+        figures: { ...report.figures, toldAlreadyAnswered: already },
+        violations: report.violations,
+      });
       expect(report.violations).toEqual([]);
       expect(report.figures.recordedNotices).toBe(60);
       expect(already).toBe(copies - 60);
@@ -129,12 +150,30 @@ describe('R3 answer/timeout boundary (Telegram)', () => {
       const finals = await world.watch.getMany(ids);
       const mismatched = outcomes.filter(({ askId, toast }) => {
         const r = finals.get(askId)?.result;
-        return (toast === 'Answer recorded') !== (r?.status === 'answered') || Boolean(toast?.startsWith('This question expired')) !== (r?.reason === 'timeout');
+        return (
+          (toast === 'Answer recorded') !== (r?.status === 'answered') ||
+          Boolean(toast?.startsWith('This question expired')) !== (r?.reason === 'timeout')
+        );
       });
-      const answeredOffsets = outcomes.filter((o) => finals.get(o.askId)?.result?.status === 'answered').map((o) => o.offset);
-      const timedOutOffsets = outcomes.filter((o) => finals.get(o.askId)?.result?.reason === 'timeout').map((o) => o.offset);
-      const extra = { latestAnsweredOffsetMs: Math.max(...answeredOffsets, -Infinity), earliestTimedOutOffsetMs: Math.min(...timedOutOffsets, Infinity), toastMismatches: mismatched.length };
-      rows.push({ row: 'R3', title: 'Answer/timeout boundary', platform: 'telegram', injected: '150 asks, timeout 3 s, one tap each at deadline −100…+100 ms (1 ms steps)', figures: { ...report.figures, ...extra }, violations: report.violations });
+      const answeredOffsets = outcomes
+        .filter((o) => finals.get(o.askId)?.result?.status === 'answered')
+        .map((o) => o.offset);
+      const timedOutOffsets = outcomes
+        .filter((o) => finals.get(o.askId)?.result?.reason === 'timeout')
+        .map((o) => o.offset);
+      const extra = {
+        latestAnsweredOffsetMs: Math.max(...answeredOffsets, -Infinity),
+        earliestTimedOutOffsetMs: Math.min(...timedOutOffsets, Infinity),
+        toastMismatches: mismatched.length,
+      };
+      rows.push({
+        row: 'R3',
+        title: 'Answer/timeout boundary',
+        platform: 'telegram',
+        injected: '150 asks, timeout 3 s, one tap each at deadline −100…+100 ms (1 ms steps)',
+        figures: { ...report.figures, ...extra },
+        violations: report.violations,
+      });
       expect(report.violations).toEqual([]);
       expect(mismatched).toEqual([]);
       expect(report.figures.answered + report.figures.timedOut).toBe(150);
@@ -145,8 +184,16 @@ describe('R3 answer/timeout boundary (Telegram)', () => {
 });
 
 /** Taps "Other…", waits for the force-reply prompt and answers it in the person's own words. */
-async function otherThenWords(tg: TelegramRig, p: Posted, user: ReturnType<TelegramRig['fake']['addUser']>): Promise<void> {
+async function otherThenWords(
+  tg: TelegramRig,
+  p: Posted,
+  user: ReturnType<TelegramRig['fake']['addUser']>,
+): Promise<void> {
   tg.tap(p, 'Other…', user, 'tap', { valid: true });
-  const prompt = await eventually(async () => tg.fake.chatMessages(p.chat).find((m) => m.from.is_bot && m.reply_to === Number(p.messageId)), 5000, 20);
+  const prompt = await eventually(
+    async () => tg.fake.chatMessages(p.chat).find((m) => m.from.is_bot && m.reply_to === Number(p.messageId)),
+    5000,
+    20,
+  );
   tg.reply(p, 'ship it to the blue cluster', user, String(prompt.message_id));
 }

@@ -33,30 +33,43 @@ describe('architecture boundaries', () => {
   });
 
   it.each(Object.entries(SDK_HOMES))('%s is imported only where it belongs', (sdk, home) => {
-    const offenders = sources.filter((f) => importsOf(f.text).some((i) => i === sdk || i.startsWith(sdk.endsWith('/') ? sdk : `${sdk}/`)) && !home.test(f.path));
+    const offenders = sources.filter(
+      (f) =>
+        importsOf(f.text).some((i) => i === sdk || i.startsWith(sdk.endsWith('/') ? sdk : `${sdk}/`)) &&
+        !home.test(f.path),
+    );
     expect(offenders.map((f) => f.path)).toEqual([]);
   });
 
   it('core is pure: imports only core files and zod, no clock, timers, env, randomness or I/O', () => {
     const core = sources.filter((f) => f.path.startsWith('core/'));
     // `new Date(ms)` formats a given time and is fine; `new Date()` reads the clock.
-    const impure = /\bDate\.now\(|new Date\(\s*\)|\bsetTimeout\b|\bsetInterval\b|\bsetImmediate\b|\bqueueMicrotask\b|\bprocess\.|\bfetch\(|\bMath\.random\(|\bperformance\.|\brequire\(|\bimport\(/;
+    const impure =
+      /\bDate\.now\(|new Date\(\s*\)|\bsetTimeout\b|\bsetInterval\b|\bsetImmediate\b|\bqueueMicrotask\b|\bprocess\.|\bfetch\(|\bMath\.random\(|\bperformance\.|\brequire\(|\bimport\(/;
     for (const f of core) {
-      for (const spec of importsOf(f.text)) expect([f.path, spec]).toEqual([f.path, /^\.\/[\w-]+\.js$/.test(spec) || spec === 'zod' ? spec : 'forbidden']);
+      for (const spec of importsOf(f.text))
+        expect([f.path, spec]).toEqual([f.path, /^\.\/[\w-]+\.js$/.test(spec) || spec === 'zod' ? spec : 'forbidden']);
       expect([f.path, impure.exec(f.text)?.[0] ?? null]).toEqual([f.path, null]);
     }
   });
 
   it('the shell lives in app/, not core/', () => {
     const shell = ['gateway.ts', 'inbound.ts', 'outbox-work.ts', 'long-poll.ts'];
-    expect(sources.filter((f) => f.path.startsWith('core/') && shell.includes(f.path.slice(5))).map((f) => f.path)).toEqual([]);
+    expect(
+      sources.filter((f) => f.path.startsWith('core/') && shell.includes(f.path.slice(5))).map((f) => f.path),
+    ).toEqual([]);
     // Core does no I/O, so it never waits: async code belongs to the shell.
-    expect(sources.filter((f) => f.path.startsWith('core/') && /\b(async|await)\b/.test(f.text)).map((f) => f.path)).toEqual([]);
+    expect(
+      sources.filter((f) => f.path.startsWith('core/') && /\b(async|await)\b/.test(f.text)).map((f) => f.path),
+    ).toEqual([]);
   });
 
   it('only main.ts builds concrete stores, queues and channels', () => {
-    const builders = /new (RedisAskStore|MemoryAskStore|BullStepScheduler|BullOutbox|MemoryOutbox|MemoryStepScheduler|TelegramChannel|SlackChannel|DiscordChannel)\b/;
-    const offenders = sources.filter((f) => builders.test(f.text) && f.path !== 'main.ts' && !f.path.startsWith('channels/index'));
+    const builders =
+      /new (RedisAskStore|MemoryAskStore|BullStepScheduler|BullOutbox|MemoryOutbox|MemoryStepScheduler|TelegramChannel|SlackChannel|DiscordChannel)\b/;
+    const offenders = sources.filter(
+      (f) => builders.test(f.text) && f.path !== 'main.ts' && !f.path.startsWith('channels/index'),
+    );
     expect(offenders.map((f) => f.path)).toEqual([]);
   });
 

@@ -19,7 +19,13 @@ describe('shorten: the one truncation, on grapheme boundaries', () => {
     ['fits: unchanged', 'short', 10, 'graphemes', 'short'],
     ['cut with an ellipsis counted as one unit', 'exactly ten', 10, 'graphemes', 'exactly t…'],
     ['trailing space dropped before the ellipsis', 'a b c d e f', 5, 'graphemes', 'a b…'],
-    ['a ZWJ emoji counts as one grapheme', `${FAMILY}${FAMILY}${FAMILY}`, 3, 'graphemes', `${FAMILY}${FAMILY}${FAMILY}`],
+    [
+      'a ZWJ emoji counts as one grapheme',
+      `${FAMILY}${FAMILY}${FAMILY}`,
+      3,
+      'graphemes',
+      `${FAMILY}${FAMILY}${FAMILY}`,
+    ],
     ['a ZWJ emoji is never split', `${FAMILY}${FAMILY}${FAMILY}`, 2, 'graphemes', `${FAMILY}…`],
     ['a ZWJ emoji that does not fit in UTF-16 units is left out whole', `ab${FAMILY}cd`, 8, 'utf16', 'ab…'],
     ['combining marks stay on their letter', `${E_ACUTE.repeat(5)}`, 3, 'graphemes', `${E_ACUTE}${E_ACUTE}…`],
@@ -30,7 +36,9 @@ describe('shorten: the one truncation, on grapheme boundaries', () => {
     ['only the ellipsis fits', 'abc', 1, 'utf16', '…'],
   ])('%s', (_name, text, max, unit, out) => {
     expect(shorten(text, max, unit)).toBe(out);
-    expect(unit === 'utf16' ? out.length : [...new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(out)].length).toBeLessThanOrEqual(max);
+    expect(
+      unit === 'utf16' ? out.length : [...new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(out)].length,
+    ).toBeLessThanOrEqual(max);
   });
 
   it('never leaves a lone surrogate', () => {
@@ -42,13 +50,23 @@ describe('fit to limit', () => {
   const levels = [100, 50, 10, 5];
   it('returns the first level whose build fits', () => {
     const built: number[] = [];
-    const fitted = fitToLimit(levels, (n) => (built.push(n), 'x'.repeat(n)), (s) => s.length <= 20);
+    const fitted = fitToLimit(
+      levels,
+      (n) => (built.push(n), 'x'.repeat(n)),
+      (s) => s.length <= 20,
+    );
     expect(fitted).toEqual({ value: 'x'.repeat(10), fits: true });
     expect(built).toEqual([100, 50, 10]);
   });
 
   it('returns the last build, unfitted, when none fits', () => {
-    expect(fitToLimit(levels, (n) => 'x'.repeat(n), (s) => s.length <= 2)).toEqual({ value: 'x'.repeat(5), fits: false });
+    expect(
+      fitToLimit(
+        levels,
+        (n) => 'x'.repeat(n),
+        (s) => s.length <= 2,
+      ),
+    ).toEqual({ value: 'x'.repeat(5), fits: false });
   });
 
   it('cuts escaped text without splitting a surrogate pair, then lets the platform tidy the end', () => {
@@ -61,7 +79,11 @@ describe('fit to limit', () => {
 describe('responder mapping', () => {
   it('keeps the id as a string and leaves empty parts out', () => {
     expect(responderOf('telegram', { id: 42, username: '', name: '' })).toEqual({ channel: 'telegram', userId: '42' });
-    expect(responderOf('discord', { id: '1', username: 'alice', name: null })).toEqual({ channel: 'discord', userId: '1', username: 'alice' });
+    expect(responderOf('discord', { id: '1', username: 'alice', name: null })).toEqual({
+      channel: 'discord',
+      userId: '1',
+      username: 'alice',
+    });
   });
 
   it('cuts username and name to the record limits', () => {
@@ -96,19 +118,37 @@ describe('error description', () => {
   });
 
   it('lets the platform describe its own errors first, and still scrubs them', () => {
-    expect(describeError({ data: { error: 'invalid_auth' } }, (e) => (e as { data: { error: string } }).data.error)).toBe('invalid_auth');
+    expect(
+      describeError({ data: { error: 'invalid_auth' } }, (e) => (e as { data: { error: string } }).data.error),
+    ).toBe('invalid_auth');
     expect(describeError(new Error('x'), () => `echo ${TG}`)).toBe('echo [token]');
   });
 
   it('classifies statuses and rate-limit hints', () => {
     expect([400, 401, 403, 404, 408, 429, 500].map(isRefusal)).toEqual([true, true, true, true, false, true, false]);
-    expect([retryAfterMs(3), retryAfterMs('2'), retryAfterMs(undefined, 1000), retryAfterMs(0), retryAfterMs(-1, 5)]).toEqual([3000, 2000, 1000, undefined, 5]);
+    expect([
+      retryAfterMs(3),
+      retryAfterMs('2'),
+      retryAfterMs(undefined, 1000),
+      retryAfterMs(0),
+      retryAfterMs(-1, 5),
+    ]).toEqual([3000, 2000, 1000, undefined, 5]);
   });
 
   it('ChannelError carries channel, method and cause; the old constructor still works', () => {
     const cause = new Error('ECONNRESET');
-    const e = new ChannelError('sendMessage failed', false, 1000, { channel: 'telegram', method: 'sendMessage', cause });
-    expect(e).toMatchObject({ name: 'ChannelError', permanent: false, retryAfterMs: 1000, channel: 'telegram', method: 'sendMessage' });
+    const e = new ChannelError('sendMessage failed', false, 1000, {
+      channel: 'telegram',
+      method: 'sendMessage',
+      cause,
+    });
+    expect(e).toMatchObject({
+      name: 'ChannelError',
+      permanent: false,
+      retryAfterMs: 1000,
+      channel: 'telegram',
+      method: 'sendMessage',
+    });
     expect(e.cause).toBe(cause);
     expect(JSON.stringify(e)).not.toContain('ECONNRESET');
     const old = new ChannelError('x', true);
@@ -158,7 +198,10 @@ describe('startup identity check', () => {
   });
 
   it('gives up after N attempts', async () => {
-    const { run, calls } = check(Array.from({ length: 9 }, () => new Error('ECONNREFUSED')), 4);
+    const { run, calls } = check(
+      Array.from({ length: 9 }, () => new Error('ECONNREFUSED')),
+      4,
+    );
     await expect(run).rejects.toThrow('unreachable: ECONNREFUSED');
     expect(calls.n).toBe(4);
   });
@@ -197,7 +240,12 @@ describe('event gates for platforms that cannot ask for a re-send', () => {
 
   it('settleOrShow: the settle decides; a store that cannot answer does not silence the effect', async () => {
     const errors: unknown[] = [];
-    expect(await settleOrShow(gate(async () => false), (e) => errors.push(e))).toBe(false);
+    expect(
+      await settleOrShow(
+        gate(async () => false),
+        (e) => errors.push(e),
+      ),
+    ).toBe(false);
     expect(await settleOrShow(gate(down), (e) => errors.push(e))).toBe(true);
     expect(errors).toHaveLength(1);
   });

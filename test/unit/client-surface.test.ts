@@ -27,7 +27,8 @@ const DOCUMENTED = [
 describe('the SDK surface (askgate/client)', () => {
   it('exports every documented name, and no server helper', () => {
     for (const name of DOCUMENTED) expect([name, Object.hasOwn(sdk, name)]).toEqual([name, true]);
-    for (const name of ['publicRecord', 'labelKey', 'HEADER_DISPLAY_MAX']) expect([name, Object.hasOwn(sdk, name)]).toEqual([name, false]);
+    for (const name of ['publicRecord', 'labelKey', 'HEADER_DISPLAY_MAX'])
+      expect([name, Object.hasOwn(sdk, name)]).toEqual([name, false]);
   });
 
   it('its wire schemas are the server definitions, not copies', () => {

@@ -4,20 +4,34 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 describe('loadConfig', () => {
   it('an empty environment gives the embedded defaults: loopback, memory store, 900 s timeouts', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ host: '127.0.0.1', redisUrl: undefined, timeouts: { defaultSeconds: 900, minSeconds: 30, maxSeconds: 3600 } });
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      redisUrl: undefined,
+      timeouts: { defaultSeconds: 900, minSeconds: 30, maxSeconds: 3600 },
+    });
     expect(config.reconciler.graceMs).toBeLessThan(config.retentionMs);
   });
 
   it('refuses a reconciler grace as long as the retention: a lost timeout job would let the record expire first', () => {
-    expect(() => loadConfig({ ASKGATE_RETENTION_SECONDS: '60', ASKGATE_RECONCILE_GRACE_MS: '60000' })).toThrow(ConfigError);
-    expect(() => loadConfig({ ASKGATE_RETENTION_SECONDS: '60', ASKGATE_RECONCILE_GRACE_MS: '120000' })).toThrow(/ASKGATE_RECONCILE_GRACE_MS must be shorter than ASKGATE_RETENTION_SECONDS/);
-    expect(loadConfig({ ASKGATE_RETENTION_SECONDS: '60', ASKGATE_RECONCILE_GRACE_MS: '59999' }).reconciler.graceMs).toBe(59_999);
+    expect(() => loadConfig({ ASKGATE_RETENTION_SECONDS: '60', ASKGATE_RECONCILE_GRACE_MS: '60000' })).toThrow(
+      ConfigError,
+    );
+    expect(() => loadConfig({ ASKGATE_RETENTION_SECONDS: '60', ASKGATE_RECONCILE_GRACE_MS: '120000' })).toThrow(
+      /ASKGATE_RECONCILE_GRACE_MS must be shorter than ASKGATE_RETENTION_SECONDS/,
+    );
+    expect(
+      loadConfig({ ASKGATE_RETENTION_SECONDS: '60', ASKGATE_RECONCILE_GRACE_MS: '59999' }).reconciler.graceMs,
+    ).toBe(59_999);
   });
 
   it('refuses contradictory settings with a message naming them', () => {
-    expect(() => loadConfig({ ASKGATE_TIMEOUT_MIN_SECONDS: '100', ASKGATE_TIMEOUT_MAX_SECONDS: '50' })).toThrow(/ASKGATE_TIMEOUT_MIN_SECONDS is above/);
+    expect(() => loadConfig({ ASKGATE_TIMEOUT_MIN_SECONDS: '100', ASKGATE_TIMEOUT_MAX_SECONDS: '50' })).toThrow(
+      /ASKGATE_TIMEOUT_MIN_SECONDS is above/,
+    );
     expect(() => loadConfig({ REDIS_CLUSTER: 'true' })).toThrow(/REDIS_CLUSTER=true needs REDIS_URL/);
     expect(() => loadConfig({ REDIS_URL: 'redis://a:1,redis://b:2' })).toThrow(/set REDIS_CLUSTER=true/);
-    expect(() => loadConfig({ TELEGRAM_BOT_TOKEN: '1:x', TELEGRAM_WEBHOOK_URL: 'https://example.org/telegram/webhook' })).toThrow(/needs TELEGRAM_WEBHOOK_SECRET/);
+    expect(() =>
+      loadConfig({ TELEGRAM_BOT_TOKEN: '1:x', TELEGRAM_WEBHOOK_URL: 'https://example.org/telegram/webhook' }),
+    ).toThrow(/needs TELEGRAM_WEBHOOK_SECRET/);
   });
 });

@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 
 // The README promises Node 20.19+, 22.12+ or 24+: every package `npm ci` installs must accept each floor.
 const ROOT = resolve(import.meta.dirname, '../..');
-const semver = createRequire(join(ROOT, 'package.json'))('semver') as { satisfies(version: string, range: string): boolean };
+const semver = createRequire(join(ROOT, 'package.json'))('semver') as {
+  satisfies(version: string, range: string): boolean;
+};
 const FLOORS = ['20.19.0', '22.12.0', '24.0.0'];
 
 interface LockEntry {
@@ -17,7 +19,9 @@ interface LockEntry {
 }
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
-const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
+const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+  packages: Record<string, LockEntry>;
+};
 
 describe('Node engines', () => {
   it('package.json engines starts exactly at the floors the README names', () => {
@@ -34,9 +38,12 @@ describe('Node engines', () => {
       const range = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
       if (!path || !range) continue;
       // Platform-specific optional builds (wasm, other CPUs) are skipped by npm where they do not apply.
-      const foreign = (entry.os && !entry.os.includes(process.platform)) || (entry.cpu && !entry.cpu.includes(process.arch));
+      const foreign =
+        (entry.os && !entry.os.includes(process.platform)) || (entry.cpu && !entry.cpu.includes(process.arch));
       if (entry.optional && (foreign || !existsSync(join(ROOT, path)))) continue;
-      for (const floor of FLOORS) if (!semver.satisfies(floor, range)) refused.push(`${path}@${entry.version} wants node ${range} (not ${floor})`);
+      for (const floor of FLOORS)
+        if (!semver.satisfies(floor, range))
+          refused.push(`${path}@${entry.version} wants node ${range} (not ${floor})`);
     }
     expect(refused).toEqual([]);
   });

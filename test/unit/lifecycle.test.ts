@@ -16,7 +16,10 @@ import type { AskRecord, Delivery, Question, Responder } from '../../src/core/sc
 const terminal = (conversations = 0) => [
   { type: 'publish' },
   { type: 'unschedule', step: 'timeout' },
-  ...Array.from({ length: conversations }, () => ({ type: 'leave', conversation: { channel: 'telegram', chat: '42' } })),
+  ...Array.from({ length: conversations }, () => ({
+    type: 'leave',
+    conversation: { channel: 'telegram', chat: '42' },
+  })),
   { type: 'metric', metric: { name: 'ask_resolved' } },
 ];
 const TERMINAL = terminal();
@@ -36,13 +39,17 @@ const alice: Responder = { channel: 'telegram', userId: '1001', username: 'alice
 const mallory: Responder = { channel: 'telegram', userId: '666' };
 const api: Responder = { channel: 'api', userId: 'ops' };
 const web: Responder = { channel: 'web', userId: 'console' };
-const restricted = (over: Partial<AskRecord> = {}) => rec({ to: { channel: 'telegram', chat: '42', users: ['1001'] }, ...over });
+const restricted = (over: Partial<AskRecord> = {}) =>
+  rec({ to: { channel: 'telegram', chat: '42', users: ['1001'] }, ...over });
 
 const answeredRec = rec({
   status: 'answered',
   result: { status: 'answered', answers: { env: ['Prod'] }, answeredBy: alice, answeredAt: iso(T0 + 1000) },
 });
-const noAnswerRec = rec({ status: 'no_answer', result: { status: 'no_answer', reason: 'cancelled', at: iso(T0 + 1000) } });
+const noAnswerRec = rec({
+  status: 'no_answer',
+  result: { status: 'no_answer', reason: 'cancelled', at: iso(T0 + 1000) },
+});
 
 /** Deep-freezes a record so a transition that mutates its input throws. */
 function frozen<T>(value: T): T {
@@ -63,12 +70,32 @@ describe('transition: answers', () => {
     ['a label', rec(), { env: ['Prod'] }, { env: ['Prod'] }],
     ['a label in other case is stored as declared', rec(), { env: [' prod '] }, { env: ['Prod'] }],
     ['a label without its "(Recommended)"', rec(), { env: ['staging'] }, { env: ['Staging (Recommended)'] }],
-    ['a label with the suffix in other case', rec(), { env: ['STAGING (recommended)'] }, { env: ['Staging (Recommended)'] }],
+    [
+      'a label with the suffix in other case',
+      rec(),
+      { env: ['STAGING (recommended)'] },
+      { env: ['Staging (Recommended)'] },
+    ],
     ['own words, trimmed', rec(), { env: ['  after lunch '] }, { env: ['after lunch'] }],
     ['duplicates collapse on single choice', rec(), { env: ['Prod', 'prod'] }, { env: ['Prod'] }],
-    ['every question at once, in question order', multi(), { size: ['l'], env: ['Prod'], region: ['EU', 'ap'] }, { env: ['Prod'], region: ['eu', 'ap'], size: ['L'] }],
-    ['the rest after a partial', multi({ partial: { env: ['Prod'] } }), { region: ['us'], size: ['S'] }, { env: ['Prod'], region: ['us'], size: ['S'] }],
-    ['a partial answer corrected on completion', multi({ partial: { env: ['Prod'] } }), { env: ['staging'], region: ['us'], size: ['S'] }, { env: ['Staging (Recommended)'], region: ['us'], size: ['S'] }],
+    [
+      'every question at once, in question order',
+      multi(),
+      { size: ['l'], env: ['Prod'], region: ['EU', 'ap'] },
+      { env: ['Prod'], region: ['eu', 'ap'], size: ['L'] },
+    ],
+    [
+      'the rest after a partial',
+      multi({ partial: { env: ['Prod'] } }),
+      { region: ['us'], size: ['S'] },
+      { env: ['Prod'], region: ['us'], size: ['S'] },
+    ],
+    [
+      'a partial answer corrected on completion',
+      multi({ partial: { env: ['Prod'] } }),
+      { env: ['staging'], region: ['us'], size: ['S'] },
+      { env: ['Staging (Recommended)'], region: ['us'], size: ['S'] },
+    ],
   ])('resolves with %s', (_name, record, answers, stored) => {
     const now = T0 + 5000;
     const result = transition(frozen(record), { type: 'answer', answers, by: alice }, now);
@@ -78,32 +105,60 @@ describe('transition: answers', () => {
     expect(next.rev).toBe(record.rev + 1);
     expect(next.partial).toEqual({});
     expect(next.result).toEqual({ status: 'answered', answers: stored, answeredBy: alice, answeredAt: iso(now) });
-    expect(Object.keys(next.result!.status === 'answered' ? next.result!.answers : {})).toEqual(record.questions.map((x) => x.id));
+    expect(Object.keys(next.result!.status === 'answered' ? next.result!.answers : {})).toEqual(
+      record.questions.map((x) => x.id),
+    );
   });
 
   it.each<[string, AskRecord, Record<string, string[]>, Record<string, string[]>, string[]]>([
     ['first of three', multi(), { env: ['prod'] }, { env: ['Prod'] }, ['region', 'size']],
     ['two of three', multi(), { env: ['Prod'], size: ['m'] }, { env: ['Prod'], size: ['M'] }, ['region']],
-    ['adds to an earlier partial', multi({ partial: { env: ['Prod'] } }), { region: ['eu'] }, { env: ['Prod'], region: ['eu'] }, ['size']],
-    ['replaces an earlier partial answer', multi({ partial: { env: ['Prod'] } }), { env: ['Staging'] }, { env: ['Staging (Recommended)'] }, ['region', 'size']],
+    [
+      'adds to an earlier partial',
+      multi({ partial: { env: ['Prod'] } }),
+      { region: ['eu'] },
+      { env: ['Prod'], region: ['eu'] },
+      ['size'],
+    ],
+    [
+      'replaces an earlier partial answer',
+      multi({ partial: { env: ['Prod'] } }),
+      { env: ['Staging'] },
+      { env: ['Staging (Recommended)'] },
+      ['region', 'size'],
+    ],
   ])('stores a partial answer: %s', (_name, record, answers, partial, missing) => {
     const result = transition(frozen(record), { type: 'answer', answers, by: alice }, T0 + 5000);
     expect(result).toMatchObject({ kind: 'changed', effects: [], outcome: { code: 'partial', missing } });
     const next = changed(result);
     const { history, ...rest } = next;
     expect(rest).toEqual({ ...record, rev: record.rev + 1, partial, history: undefined });
-    expect(history).toEqual([{ type: 'partial', channel: alice.channel, userId: alice.userId, questions: Object.keys(answers), at: iso(T0 + 5000) }]);
+    expect(history).toEqual([
+      {
+        type: 'partial',
+        channel: alice.channel,
+        userId: alice.userId,
+        questions: Object.keys(answers),
+        at: iso(T0 + 5000),
+      },
+    ]);
   });
 
   it('completes an ask across two partial replies', () => {
-    const first = changed(transition(multi(), { type: 'answer', answers: { region: ['eu', 'us'] }, by: alice }, T0 + 1000));
+    const first = changed(
+      transition(multi(), { type: 'answer', answers: { region: ['eu', 'us'] }, by: alice }, T0 + 1000),
+    );
     const second = changed(transition(first, { type: 'answer', answers: { env: ['Prod'] }, by: alice }, T0 + 2000));
     const third = transition(second, { type: 'answer', answers: { size: ['S'] }, by: mallory }, T0 + 3000);
     expect(third).toMatchObject({ kind: 'changed', outcome: { code: 'resolved' } });
     expect(changed(third)).toMatchObject({
       status: 'answered',
       rev: 7,
-      result: { answers: { env: ['Prod'], region: ['eu', 'us'], size: ['S'] }, answeredBy: mallory, answeredAt: iso(T0 + 3000) },
+      result: {
+        answers: { env: ['Prod'], region: ['eu', 'us'], size: ['S'] },
+        answeredBy: mallory,
+        answeredAt: iso(T0 + 3000),
+      },
     });
   });
 
@@ -151,7 +206,10 @@ describe('transition: who may answer', () => {
     ['answer', { type: 'answer', answers: { env: ['Prod'] }, by: mallory }],
     ['skip', { type: 'skip', by: mallory }],
   ])('an unlisted user is forbidden even after the deadline (%s)', (_name, event) => {
-    expect(transition(restricted(), event, DEADLINE + 60_000)).toEqual({ kind: 'unchanged', outcome: { code: 'forbidden' } });
+    expect(transition(restricted(), event, DEADLINE + 60_000)).toEqual({
+      kind: 'unchanged',
+      outcome: { code: 'forbidden' },
+    });
   });
 });
 
@@ -166,7 +224,11 @@ describe('transition: deadline', () => {
     if (kind === 'unchanged') expect(result.outcome.code).toBe('updated');
     else {
       expect(result).toMatchObject({ effects: TERMINAL, outcome: { code: 'resolved' } });
-      expect(changed(result)).toMatchObject({ status: 'no_answer', rev: 5, result: { status: 'no_answer', reason: 'timeout', at: iso(now) } });
+      expect(changed(result)).toMatchObject({
+        status: 'no_answer',
+        rev: 5,
+        result: { status: 'no_answer', reason: 'timeout', at: iso(now) },
+      });
     }
   });
 
@@ -179,7 +241,11 @@ describe('transition: deadline', () => {
     const now = DEADLINE + 1;
     const result = transition(frozen(record), event, now);
     expect(result).toMatchObject({ kind: 'changed', effects: TERMINAL, outcome: { code: 'expired' } });
-    expect(changed(result)).toMatchObject({ status: 'no_answer', rev: record.rev + 1, result: { status: 'no_answer', reason: 'timeout', at: iso(now) } });
+    expect(changed(result)).toMatchObject({
+      status: 'no_answer',
+      rev: record.rev + 1,
+      result: { status: 'no_answer', reason: 'timeout', at: iso(now) },
+    });
   });
 
   it('an answer exactly at the deadline still counts (the timeout may race it; first commit wins)', () => {
@@ -209,7 +275,9 @@ describe('transition: cancel, supersede, skip', () => {
     ['cancel', { type: 'cancel' }],
     ['supersede', { type: 'supersede' }],
   ])('%s after the deadline still ends with its own reason', (_name, event) => {
-    expect(changed(transition(rec(), event, DEADLINE + 5000)).result).toMatchObject({ reason: event.type === 'cancel' ? 'cancelled' : 'superseded' });
+    expect(changed(transition(rec(), event, DEADLINE + 5000)).result).toMatchObject({
+      reason: event.type === 'cancel' ? 'cancelled' : 'superseded',
+    });
   });
 });
 
@@ -223,19 +291,28 @@ describe('transition: terminal records never change status', () => {
     ['cancel', { type: 'cancel' }],
     ['supersede', { type: 'supersede' }],
   ];
-  it.each(events.flatMap(([name, event]) => [
-    [`${name} on answered`, answeredRec, event] as const,
-    [`${name} on no_answer`, noAnswerRec, event] as const,
-    [`${name} on answered, after the deadline`, answeredRec, event] as const,
-  ]))('%s is already_resolved', (name, record, event) => {
+  it.each(
+    events.flatMap(([name, event]) => [
+      [`${name} on answered`, answeredRec, event] as const,
+      [`${name} on no_answer`, noAnswerRec, event] as const,
+      [`${name} on answered, after the deadline`, answeredRec, event] as const,
+    ]),
+  )('%s is already_resolved', (name, record, event) => {
     const now = name.includes('after the deadline') ? DEADLINE + 1 : T0 + 2000;
     expect(isTerminal(record)).toBe(true);
-    expect(transition(frozen(record), event, now)).toEqual({ kind: 'unchanged', outcome: { code: 'already_resolved' } });
+    expect(transition(frozen(record), event, now)).toEqual({
+      kind: 'unchanged',
+      outcome: { code: 'already_resolved' },
+    });
   });
 });
 
 const ref = { chat: '42', messageId: '9' };
-const d = (status: Delivery['status'], finalized: Delivery['finalized'] = 'no', extra: Partial<Delivery> = {}): Delivery => ({
+const d = (
+  status: Delivery['status'],
+  finalized: Delivery['finalized'] = 'no',
+  extra: Partial<Delivery> = {},
+): Delivery => ({
   channel: 'telegram',
   chat: '42',
   status,
@@ -247,25 +324,56 @@ const d = (status: Delivery['status'], finalized: Delivery['finalized'] = 'no', 
 describe('transition: delivery bookkeeping', () => {
   it.each<[string, AskRecord, AskEvent, Delivery[]]>([
     ['delivered', rec({ deliveries: [d('pending')] }), { type: 'delivered', index: 0, message: ref }, [d('sent')]],
-    ['delivered after a failure (late success)', rec({ deliveries: [d('failed', 'no', { error: 'boom' })] }), { type: 'delivered', index: 0, message: ref }, [d('sent', 'no', { error: undefined })]],
-    ['failed', rec({ deliveries: [d('pending'), d('sent')] }), { type: 'delivery_failed', index: 0, error: '403' }, [d('failed', 'no', { error: '403' }), d('sent')]],
+    [
+      'delivered after a failure (late success)',
+      rec({ deliveries: [d('failed', 'no', { error: 'boom' })] }),
+      { type: 'delivered', index: 0, message: ref },
+      [d('sent', 'no', { error: undefined })],
+    ],
+    [
+      'failed',
+      rec({ deliveries: [d('pending'), d('sent')] }),
+      { type: 'delivery_failed', index: 0, error: '403' },
+      [d('failed', 'no', { error: '403' }), d('sent')],
+    ],
     ['finalized', answeredRec, { type: 'finalized', index: 0, ok: true }, [d('sent', 'done')]],
     ['finalization gave up', answeredRec, { type: 'finalized', index: 0, ok: false }, [d('sent', 'failed')]],
-    ['delivered on a terminal record', { ...answeredRec, deliveries: [d('pending')] }, { type: 'delivered', index: 0, message: ref }, [d('sent')]],
-    ['the last delivery fails on a terminal record', { ...noAnswerRec, deliveries: [d('pending')] }, { type: 'delivery_failed', index: 0, error: 'x' }, [d('failed', 'no', { error: 'x' })]],
+    [
+      'delivered on a terminal record',
+      { ...answeredRec, deliveries: [d('pending')] },
+      { type: 'delivered', index: 0, message: ref },
+      [d('sent')],
+    ],
+    [
+      'the last delivery fails on a terminal record',
+      { ...noAnswerRec, deliveries: [d('pending')] },
+      { type: 'delivery_failed', index: 0, error: 'x' },
+      [d('failed', 'no', { error: 'x' })],
+    ],
   ])('%s', (_name, base, event, deliveries) => {
     const record = base.deliveries.length > 0 ? base : { ...base, deliveries: [d('sent')] };
     const result = transition(frozen(record), event, T0 + 1000);
     expect(result).toMatchObject({ kind: 'changed', effects: [], outcome: { code: 'updated' } });
     const next = changed(result);
     expect({ ...next, history: record.history }).toEqual({ ...record, rev: record.rev + 1, deliveries });
-    const types = { delivered: 'delivered', delivery_failed: 'delivery_failed', finalized: event.type === 'finalized' && !event.ok ? 'finalize_failed' : 'finalized' };
-    expect(next.history.at(-1)).toMatchObject({ type: types[event.type as keyof typeof types], channel: 'telegram', at: iso(T0 + 1000) });
+    const types = {
+      delivered: 'delivered',
+      delivery_failed: 'delivery_failed',
+      finalized: event.type === 'finalized' && !event.ok ? 'finalize_failed' : 'finalized',
+    };
+    expect(next.history.at(-1)).toMatchObject({
+      type: types[event.type as keyof typeof types],
+      channel: 'telegram',
+      at: iso(T0 + 1000),
+    });
   });
 
   it('keeps the history bounded: the first entry and the newest ones', () => {
     let record = rec({ history: [{ type: 'created', at: iso(T0) }] });
-    for (let i = 0; i < 150; i++) record = changed(transition(record, { type: 'note', entry: { type: 'reply_rejected', reason: `r${i}` } }, T0 + i));
+    for (let i = 0; i < 150; i++)
+      record = changed(
+        transition(record, { type: 'note', entry: { type: 'reply_rejected', reason: `r${i}` } }, T0 + i),
+      );
     expect(record.history).toHaveLength(100);
     expect(record.history[0]).toEqual({ type: 'created', at: iso(T0) });
     expect(record.history.at(-1)).toMatchObject({ type: 'reply_rejected', reason: 'r149' });
@@ -273,8 +381,15 @@ describe('transition: delivery bookkeeping', () => {
   });
 
   it('records who answered and why an ask ended, never the free text', () => {
-    const answered = changed(transition(rec(), { type: 'answer', answers: { env: ['my secret words'] }, by: alice }, T0 + 1000));
-    expect(answered.history.at(-1)).toEqual({ type: 'answered', channel: alice.channel, userId: alice.userId, at: iso(T0 + 1000) });
+    const answered = changed(
+      transition(rec(), { type: 'answer', answers: { env: ['my secret words'] }, by: alice }, T0 + 1000),
+    );
+    expect(answered.history.at(-1)).toEqual({
+      type: 'answered',
+      channel: alice.channel,
+      userId: alice.userId,
+      at: iso(T0 + 1000),
+    });
     expect(JSON.stringify(answered.history)).not.toContain('secret');
     const ended = changed(transition(rec(), { type: 'timeout' }, T0 + 3_600_000));
     expect(ended.history.at(-1)).toEqual({ type: 'no_answer', reason: 'timeout', at: iso(T0 + 3_600_000) });
@@ -284,7 +399,11 @@ describe('transition: delivery bookkeeping', () => {
     ['delivered twice', rec({ deliveries: [d('sent')] }), { type: 'delivered', index: 0, message: ref }],
     ['failed after it was sent', rec({ deliveries: [d('sent')] }), { type: 'delivery_failed', index: 0, error: 'x' }],
     ['failed twice', rec({ deliveries: [d('failed')] }), { type: 'delivery_failed', index: 0, error: 'x' }],
-    ['finalized twice', { ...answeredRec, deliveries: [d('sent', 'done')] }, { type: 'finalized', index: 0, ok: false }],
+    [
+      'finalized twice',
+      { ...answeredRec, deliveries: [d('sent', 'done')] },
+      { type: 'finalized', index: 0, ok: false },
+    ],
   ])('ignores a repeat: %s', (_name, record, event) => {
     expect(transition(record, event, T0)).toEqual({ kind: 'unchanged', outcome: { code: 'updated' } });
   });
@@ -294,7 +413,10 @@ describe('transition: delivery bookkeeping', () => {
     ['delivery_failed', { type: 'delivery_failed', index: -1, error: 'x' }],
     ['finalized', { type: 'finalized', index: 7, ok: true }],
   ])('rejects an unknown delivery index (%s)', (_name, event) => {
-    expect(transition(rec({ deliveries: [d('pending')] }), event, T0)).toMatchObject({ kind: 'unchanged', outcome: { code: 'invalid' } });
+    expect(transition(rec({ deliveries: [d('pending')] }), event, T0)).toMatchObject({
+      kind: 'unchanged',
+      outcome: { code: 'invalid' },
+    });
   });
 
   it.each<[string, Delivery[], boolean]>([
@@ -324,10 +446,30 @@ describe('deliveriesToFinalize and isSettled', () => {
   it.each<[string, AskRecord, number[], boolean]>([
     ['pending, nothing to finalize', rec({ deliveries: [d('sent')] }), [], false],
     ['terminal, no deliveries (API only)', { ...answeredRec, deliveries: [] }, [], true],
-    ['terminal, sent and not finalized', { ...answeredRec, deliveries: [d('sent'), d('sent', 'done'), d('failed')] }, [0], false],
-    ['terminal, all finalized or failed', { ...answeredRec, deliveries: [d('sent', 'done'), d('sent', 'failed'), d('failed')] }, [], true],
-    ['terminal, a delivery still pending', { ...noAnswerRec, deliveries: [d('pending'), d('sent', 'done')] }, [], false],
-    ['terminal, several to finalize', { ...noAnswerRec, deliveries: [d('sent'), d('failed'), d('sent')] }, [0, 2], false],
+    [
+      'terminal, sent and not finalized',
+      { ...answeredRec, deliveries: [d('sent'), d('sent', 'done'), d('failed')] },
+      [0],
+      false,
+    ],
+    [
+      'terminal, all finalized or failed',
+      { ...answeredRec, deliveries: [d('sent', 'done'), d('sent', 'failed'), d('failed')] },
+      [],
+      true,
+    ],
+    [
+      'terminal, a delivery still pending',
+      { ...noAnswerRec, deliveries: [d('pending'), d('sent', 'done')] },
+      [],
+      false,
+    ],
+    [
+      'terminal, several to finalize',
+      { ...noAnswerRec, deliveries: [d('sent'), d('failed'), d('sent')] },
+      [0, 2],
+      false,
+    ],
   ])('%s', (_name, record, toFinalize, settled) => {
     expect(deliveriesToFinalize(record)).toEqual(toFinalize);
     expect(isSettled(record)).toBe(settled);

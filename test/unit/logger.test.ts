@@ -15,7 +15,12 @@ describe('logger', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]!.endsWith('\n')).toBe(true);
     const [line] = parsed();
-    expect(line).toEqual({ level: 'warn', time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), askId: 'a1', msg: 'something' });
+    expect(line).toEqual({
+      level: 'warn',
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      askId: 'a1',
+      msg: 'something',
+    });
   });
 
   it('honours the level, debug and trace included', () => {
@@ -37,22 +42,43 @@ describe('logger', () => {
     const TOKEN = 'SENTINEL-TOKEN-1234';
     const ANSWER = 'SENTINEL-free-text-answer';
     logger.info({ token: TOKEN, apiToken: TOKEN, secret: TOKEN, text: ANSWER, answers: [{ text: ANSWER }] }, 'top');
-    logger.info({ req: { headers: { authorization: `Bearer ${TOKEN}` } }, reply: { text: ANSWER, answer: ANSWER }, cfg: { botToken: TOKEN, signingSecret: TOKEN } }, 'nested');
+    logger.info(
+      {
+        req: { headers: { authorization: `Bearer ${TOKEN}` } },
+        reply: { text: ANSWER, answer: ANSWER },
+        cfg: { botToken: TOKEN, signingSecret: TOKEN },
+      },
+      'nested',
+    );
     logger.info({ headers: { authorization: `Bearer ${TOKEN}`, cookie: `s=${TOKEN}` } }, 'headers');
     const log = lines.join('');
     expect(log).not.toContain(TOKEN);
     expect(log).not.toContain(ANSWER);
     expect(log.match(/\[redacted\]/g)!.length).toBeGreaterThanOrEqual(12);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ token: '[redacted]', text: '[redacted]', answers: '[redacted]', msg: 'top' });
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      token: '[redacted]',
+      text: '[redacted]',
+      answers: '[redacted]',
+      msg: 'top',
+    });
   });
 
   it('serializes errors (type, message, stack, code) and leaves out fields that may carry data', () => {
     const { logger, parsed } = capture();
-    const err = Object.assign(new TypeError('boom'), { code: 'E_BOOM', command: { name: 'hset', args: ['k', 'doc', 'SENTINEL-doc'] }, requestBody: { json: 'SENTINEL-body' } });
+    const err = Object.assign(new TypeError('boom'), {
+      code: 'E_BOOM',
+      command: { name: 'hset', args: ['k', 'doc', 'SENTINEL-doc'] },
+      requestBody: { json: 'SENTINEL-body' },
+    });
     logger.error({ err }, 'failed');
     logger.error({ err: 'just a message' }, 'failed as text');
     const [withError, withText] = parsed();
-    expect(withError!.err).toEqual({ type: 'TypeError', message: 'boom', stack: expect.stringContaining('TypeError: boom'), code: 'E_BOOM' });
+    expect(withError!.err).toEqual({
+      type: 'TypeError',
+      message: 'boom',
+      stack: expect.stringContaining('TypeError: boom'),
+      code: 'E_BOOM',
+    });
     expect(JSON.stringify(withError)).not.toContain('SENTINEL');
     expect(withText!.err).toBe('just a message');
   });

@@ -6,7 +6,6 @@ import { MemoryStepScheduler, type MemoryStepOptions } from '../../src/queue/mem
 import { captureLogger, silentLogger } from '../helpers/logs.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
-
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
   await Promise.all(closers.splice(0).map((c) => c()));

@@ -24,7 +24,13 @@ const env = q('env', ['Staging (Recommended)', 'Prod', 'Dev'], { header: 'Enviro
 const region = q('region', ['eu', 'us'], { header: 'Region of deployment' });
 
 const record = (questions: Question[], over: Partial<AskRecord> = {}) =>
-  askRecord(questions, { id: ASK_ID, version: 3, createdAt: '2030-01-01T13:47:00.000Z', expiresAt: '2030-01-01T14:02:00.000Z', ...over });
+  askRecord(questions, {
+    id: ASK_ID,
+    version: 3,
+    createdAt: '2030-01-01T13:47:00.000Z',
+    expiresAt: '2030-01-01T14:02:00.000Z',
+    ...over,
+  });
 
 const alice: Responder = { channel: 'telegram', userId: '1001', username: 'alice', name: 'Alice A.' };
 const bob: Responder = { channel: 'slack', userId: 'U0B', name: 'Bob' };
@@ -37,7 +43,10 @@ function answered(questions: Question[], answers: Record<string, string[]>, by: 
 }
 
 function ended(reason: Extract<AskResult, { status: 'no_answer' }>['reason'], by?: Responder): AskRecord {
-  return record([env], { status: 'no_answer', result: { status: 'no_answer', reason, at: '2030-01-01T14:02:05.000Z', ...(by ? { by } : {}) } });
+  return record([env], {
+    status: 'no_answer',
+    result: { status: 'no_answer', reason, at: '2030-01-01T14:02:05.000Z', ...(by ? { by } : {}) },
+  });
 }
 
 describe('buildPromptView', () => {
@@ -88,8 +97,16 @@ describe('buildPromptView', () => {
   });
 
   it.each<[string, Question[], string]>([
-    ['one multi-select question', [{ ...env, multiSelect: true }], 'Reply with a number, an option name or your own words; send "skip" to skip. Pick several like "1,3".'],
-    ['two questions', [env, region], 'Reply with a number, an option name or your own words; send "skip" to skip. Answer each question on its own line, in order, or as "2: your answer".'],
+    [
+      'one multi-select question',
+      [{ ...env, multiSelect: true }],
+      'Reply with a number, an option name or your own words; send "skip" to skip. Pick several like "1,3".',
+    ],
+    [
+      'two questions',
+      [env, region],
+      'Reply with a number, an option name or your own words; send "skip" to skip. Answer each question on its own line, in order, or as "2: your answer".',
+    ],
     [
       'two questions, one multi-select',
       [env, { ...region, multiSelect: true }],
@@ -134,9 +151,21 @@ describe('buildPromptView', () => {
 describe('partialPrompt', () => {
   const size = q('size', ['S', 'M']);
   it.each<[string, string[], string]>([
-    ['one open question', ['region'], 'Got it. Still open: 2. Which region? Reply with one line per open question, or as "2: your answer".'],
-    ['several open questions', ['region', 'size'], 'Got it. Still open:\n2. Which region?\n3. Which size?\nReply with one line per open question, or as "2: your answer".'],
-    ['numbers as shown', ['size'], 'Got it. Still open: 3. Which size? Reply with one line per open question, or as "3: your answer".'],
+    [
+      'one open question',
+      ['region'],
+      'Got it. Still open: 2. Which region? Reply with one line per open question, or as "2: your answer".',
+    ],
+    [
+      'several open questions',
+      ['region', 'size'],
+      'Got it. Still open:\n2. Which region?\n3. Which size?\nReply with one line per open question, or as "2: your answer".',
+    ],
+    [
+      'numbers as shown',
+      ['size'],
+      'Got it. Still open: 3. Which size? Reply with one line per open question, or as "3: your answer".',
+    ],
     ['unknown ids are ignored', ['nope'], 'Got it.'],
   ])('%s', (_name, missing, text) => {
     expect(partialPrompt([env, region, size], missing)).toBe(text);
@@ -152,17 +181,37 @@ describe('outcomeView', () => {
   it.each<[string, AskRecord, string]>([
     ['one label', answered([env], { env: ['Prod'] }), 'Answered: Prod — by @alice'],
     ['recommended suffix hidden', answered([env], { env: ['Staging (Recommended)'] }), 'Answered: Staging — by @alice'],
-    ['several labels', answered([{ ...env, multiSelect: true }], { env: ['Staging (Recommended)', 'Dev'] }), 'Answered: Staging, Dev — by @alice'],
-    ['free text is never echoed', answered([env], { env: ['password is hunter2 @here'] }), 'Answered: their own words — by @alice'],
-    ['labels and own words', answered([{ ...env, multiSelect: true }], { env: ['Dev', 'secret', 'more secret'] }), 'Answered: Dev, their own words — by @alice'],
+    [
+      'several labels',
+      answered([{ ...env, multiSelect: true }], { env: ['Staging (Recommended)', 'Dev'] }),
+      'Answered: Staging, Dev — by @alice',
+    ],
+    [
+      'free text is never echoed',
+      answered([env], { env: ['password is hunter2 @here'] }),
+      'Answered: their own words — by @alice',
+    ],
+    [
+      'labels and own words',
+      answered([{ ...env, multiSelect: true }], { env: ['Dev', 'secret', 'more secret'] }),
+      'Answered: Dev, their own words — by @alice',
+    ],
     ['a value in other case still shows the label', answered([env], { env: ['prod'] }), 'Answered: Prod — by @alice'],
     ['name without username', answered([env], { env: ['Prod'] }, bob), 'Answered: Prod — by Bob'],
     ['user id without name', answered([env], { env: ['Prod'] }, carol), 'Answered: Prod — by 777'],
-    ['username with its @', answered([env], { env: ['Prod'] }, { ...alice, username: '@alice' }), 'Answered: Prod — by @alice'],
+    [
+      'username with its @',
+      answered([env], { env: ['Prod'] }, { ...alice, username: '@alice' }),
+      'Answered: Prod — by @alice',
+    ],
     ['through the API', answered([env], { env: ['Prod'] }, operator), 'Answered: Prod — via API'],
     [
       'several questions',
-      answered([env, region, q('size', ['S', 'M'], { question: 'How large should the new cluster be, roughly?' })], { env: ['Prod'], region: ['eu'], size: ['tiny'] }),
+      answered([env, region, q('size', ['S', 'M'], { question: 'How large should the new cluster be, roughly?' })], {
+        env: ['Prod'],
+        region: ['eu'],
+        size: ['tiny'],
+      }),
       'Answered — by @alice\n1. Environment: Prod\n2. Region of d…: eu\n3. How large should the new cluster be, ro…: their own words',
     ],
   ])('answered: %s', (_name, rec, text) => {
@@ -194,9 +243,24 @@ describe('noticeFor', () => {
     ['answer recorded', answered([env], { env: ['Prod'] }), 'recorded', 'Answer recorded'],
     ['partial answer recorded', record([env, region], { partial: { env: ['Prod'] } }), 'recorded', 'Answer recorded'],
     ['skip recorded', ended('skipped', alice), 'recorded', 'Skip recorded'],
-    ['already answered', answered([env], { env: ['secret'] }), 'already_resolved', 'This question was already answered by @alice'],
-    ['already answered by name', answered([env], { env: ['Prod'] }, bob), 'already_resolved', 'This question was already answered by Bob'],
-    ['already answered through the API', answered([env], { env: ['Prod'] }, operator), 'already_resolved', 'This question was already answered via API'],
+    [
+      'already answered',
+      answered([env], { env: ['secret'] }),
+      'already_resolved',
+      'This question was already answered by @alice',
+    ],
+    [
+      'already answered by name',
+      answered([env], { env: ['Prod'] }, bob),
+      'already_resolved',
+      'This question was already answered by Bob',
+    ],
+    [
+      'already answered through the API',
+      answered([env], { env: ['Prod'] }, operator),
+      'already_resolved',
+      'This question was already answered via API',
+    ],
     ['already expired', ended('timeout'), 'already_resolved', 'This question expired at 14:02 UTC'],
     ['already skipped', ended('skipped', carol), 'already_resolved', 'This question was already skipped by 777'],
     ['already cancelled', ended('cancelled'), 'already_resolved', 'This question was cancelled'],

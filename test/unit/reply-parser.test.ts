@@ -49,7 +49,11 @@ describe('parseReply: one single-choice question', () => {
     ['a decimal is free text', '1.5', answers('env', '1.5')],
     ['"+1" is free text', '+1', answers('env', '+1')],
     ['prose with a number is free text', 'I think 2', answers('env', 'I think 2')],
-    ['prose with commas is free text', 'staging, but only after lunch', answers('env', 'staging, but only after lunch')],
+    [
+      'prose with commas is free text',
+      'staging, but only after lunch',
+      answers('env', 'staging, but only after lunch'),
+    ],
     ['own words are trimmed', '   my own words  ', answers('env', 'my own words')],
     ['multi-line own words keep their line breaks', 'line one\nline two', answers('env', 'line one\nline two')],
     ['markup and mentions are kept verbatim', '@channel <b>now</b>', answers('env', '@channel <b>now</b>')],
@@ -62,7 +66,11 @@ describe('parseReply: one single-choice question', () => {
   });
 
   it.each<[string, string, RegExp]>([
-    ['0', '0', /^There is no option 0\. Reply with a number from 1 to 4, an option name, or your own words; send "skip" to skip\.$/],
+    [
+      '0',
+      '0',
+      /^There is no option 0\. Reply with a number from 1 to 4, an option name, or your own words; send "skip" to skip\.$/,
+    ],
     ['5', '5', /^There is no option 5\./],
     ['99', '99', /^There is no option 99\./],
     ['-1', '-1', /^There is no option -1\./],
@@ -81,7 +89,14 @@ describe('parseReply: one single-choice question', () => {
     ['a label that is a number wins over the index', '2', answers('wait', '2')],
     ['other numbers still pick by index', '1', answers('wait', '2')],
     ['index 3', '3', answers('wait', 'Three hours')],
-    ['out of range', '4', { kind: 'invalid', hint: 'There is no option 4. Reply with a number from 1 to 3, an option name, or your own words; send "skip" to skip.' }],
+    [
+      'out of range',
+      '4',
+      {
+        kind: 'invalid',
+        hint: 'There is no option 4. Reply with a number from 1 to 3, an option name, or your own words; send "skip" to skip.',
+      },
+    ],
   ])('numeric labels: %s', (_name, text, expected) => {
     expect(parseReply([numeric], text)).toEqual(expected);
   });
@@ -119,8 +134,16 @@ describe('parseReply: one multi-select question', () => {
     ['all four', '1 2 3 4', answers('targets', STAGING, 'Prod', 'Dev', 'Local')],
     ['one label', 'Local', answers('targets', 'Local')],
     ['labels separated only by a space are prose', 'prod dev', answers('targets', 'prod dev')],
-    ['a part that is not an option keeps the reply whole', 'prod, dev, and the rest', answers('targets', 'prod, dev, and the rest')],
-    ['prose with commas is one value', 'I like prod, and staging too', answers('targets', 'I like prod, and staging too')],
+    [
+      'a part that is not an option keeps the reply whole',
+      'prod, dev, and the rest',
+      answers('targets', 'prod, dev, and the rest'),
+    ],
+    [
+      'prose with commas is one value',
+      'I like prod, and staging too',
+      answers('targets', 'I like prod, and staging too'),
+    ],
     ['"all" is free text', 'all', answers('targets', 'all')],
     ['skip', 'skip', { kind: 'skip' }],
   ])('%s', (_name, text, expected) => {
@@ -128,7 +151,11 @@ describe('parseReply: one multi-select question', () => {
   });
 
   it.each<[string, string, RegExp]>([
-    ['"1,9" rejects the whole reply', '1,9', /^There is no option 9\. Reply with numbers from 1 to 4 like "1,3", option names/],
+    [
+      '"1,9" rejects the whole reply',
+      '1,9',
+      /^There is no option 9\. Reply with numbers from 1 to 4 like "1,3", option names/,
+    ],
     ['"0"', '0', /^There is no option 0\./],
     ['"prod, 7"', 'prod, 7', /^There is no option 7\./],
     ['"1 2 5"', '1 2 5', /^There is no option 5\./],
@@ -153,29 +180,94 @@ describe('parseReply: several questions', () => {
   const three = [env2, region, size];
 
   it.each<[string, string, Answers, ParsedReply]>([
-    ['one line per question', 'Prod\neu, us\nL', {}, { kind: 'answers', answers: { env: ['Prod'], region: ['eu', 'us'], size: ['L'] } }],
-    ['numbers per line', '2\n1,2\n3', {}, { kind: 'answers', answers: { env: ['Prod'], region: ['eu', 'us'], size: ['L'] } }],
-    ['CRLF line breaks', 'Prod\r\neu\r\nL', {}, { kind: 'answers', answers: { env: ['Prod'], region: ['eu'], size: ['L'] } }],
+    [
+      'one line per question',
+      'Prod\neu, us\nL',
+      {},
+      { kind: 'answers', answers: { env: ['Prod'], region: ['eu', 'us'], size: ['L'] } },
+    ],
+    [
+      'numbers per line',
+      '2\n1,2\n3',
+      {},
+      { kind: 'answers', answers: { env: ['Prod'], region: ['eu', 'us'], size: ['L'] } },
+    ],
+    [
+      'CRLF line breaks',
+      'Prod\r\neu\r\nL',
+      {},
+      { kind: 'answers', answers: { env: ['Prod'], region: ['eu'], size: ['L'] } },
+    ],
     ['a single line answers the first open question', 'Prod', {}, { kind: 'answers', answers: { env: ['Prod'] } }],
     ['a blank line keeps its place', 'Prod\n\nL', {}, { kind: 'answers', answers: { env: ['Prod'], size: ['L'] } }],
-    ['a whitespace-only line keeps its place', 'Prod\n \u200b \nL', {}, { kind: 'answers', answers: { env: ['Prod'], size: ['L'] } }],
-    ['leading and trailing blank lines are trimmed', '\n\n  \nProd\n\n', {}, { kind: 'answers', answers: { env: ['Prod'] } }],
+    [
+      'a whitespace-only line keeps its place',
+      'Prod\n \u200b \nL',
+      {},
+      { kind: 'answers', answers: { env: ['Prod'], size: ['L'] } },
+    ],
+    [
+      'leading and trailing blank lines are trimmed',
+      '\n\n  \nProd\n\n',
+      {},
+      { kind: 'answers', answers: { env: ['Prod'] } },
+    ],
     ['keyed by number', '3: L', {}, { kind: 'answers', answers: { size: ['L'] } }],
     ['keyed by id, any case', 'SIZE: l', {}, { kind: 'answers', answers: { size: ['L'] } }],
     ['keyed by header', 'environment: prod', {}, { kind: 'answers', answers: { env: ['Prod'] } }],
     ['keyed by long header', 'Region of deployment: ap', {}, { kind: 'answers', answers: { region: ['ap'] } }],
-    ['keyed by the shortened header as displayed', 'region of d…: ap', {}, { kind: 'answers', answers: { region: ['ap'] } }],
+    [
+      'keyed by the shortened header as displayed',
+      'region of d…: ap',
+      {},
+      { kind: 'answers', answers: { region: ['ap'] } },
+    ],
     ['keyed multi-select', 'region: 1, 3', {}, { kind: 'answers', answers: { region: ['eu', 'ap'] } }],
     ['full-width key and colon', '３： L', {}, { kind: 'answers', answers: { size: ['L'] } }],
-    ['keyed lines first, unkeyed fill the rest in order', 'size: L\nProd\neu', {}, { kind: 'answers', answers: { env: ['Prod'], region: ['eu'], size: ['L'] } }],
-    ['a keyed line in the middle', 'Prod\n3: M\nus', {}, { kind: 'answers', answers: { env: ['Prod'], region: ['us'], size: ['M'] } }],
+    [
+      'keyed lines first, unkeyed fill the rest in order',
+      'size: L\nProd\neu',
+      {},
+      { kind: 'answers', answers: { env: ['Prod'], region: ['eu'], size: ['L'] } },
+    ],
+    [
+      'a keyed line in the middle',
+      'Prod\n3: M\nus',
+      {},
+      { kind: 'answers', answers: { env: ['Prod'], region: ['us'], size: ['M'] } },
+    ],
     ['"1:30" is a value, not key 1', '1:30', {}, { kind: 'answers', answers: { env: ['1:30'] } }],
-    ['an unknown key is part of the value', 'Note: later\nProd', {}, { kind: 'answers', answers: { env: ['Note: later'], region: ['Prod'] } }],
+    [
+      'an unknown key is part of the value',
+      'Note: later\nProd',
+      {},
+      { kind: 'answers', answers: { env: ['Note: later'], region: ['Prod'] } },
+    ],
     ['a value may contain ": "', '1: ok: prod later', {}, { kind: 'answers', answers: { env: ['ok: prod later'] } }],
-    ['"2:" with nothing keeps question 2 open', '2:\nProd\nL', {}, { kind: 'answers', answers: { env: ['Prod'], size: ['L'] } }],
-    ['unkeyed lines skip questions already answered', 'eu\nL', { env: ['Prod'] }, { kind: 'answers', answers: { region: ['eu'], size: ['L'] } }],
-    ['one line fills the first open question', 'S', { env: ['Prod'], region: ['eu'] }, { kind: 'answers', answers: { size: ['S'] } }],
-    ['a keyed line may re-answer an answered question', '1: Staging', { env: ['Prod'] }, { kind: 'answers', answers: { env: ['Staging'] } }],
+    [
+      '"2:" with nothing keeps question 2 open',
+      '2:\nProd\nL',
+      {},
+      { kind: 'answers', answers: { env: ['Prod'], size: ['L'] } },
+    ],
+    [
+      'unkeyed lines skip questions already answered',
+      'eu\nL',
+      { env: ['Prod'] },
+      { kind: 'answers', answers: { region: ['eu'], size: ['L'] } },
+    ],
+    [
+      'one line fills the first open question',
+      'S',
+      { env: ['Prod'], region: ['eu'] },
+      { kind: 'answers', answers: { size: ['S'] } },
+    ],
+    [
+      'a keyed line may re-answer an answered question',
+      '1: Staging',
+      { env: ['Prod'] },
+      { kind: 'answers', answers: { env: ['Staging'] } },
+    ],
     ['5 kB line is free text', LONG_TEXT, {}, { kind: 'answers', answers: { env: [LONG_TEXT.trim()] } }],
     ['only blank lines', '\n  \n\t', {}, { kind: 'empty' }],
     ['only a keyed blank', '2: ', {}, { kind: 'empty' }],
@@ -186,14 +278,49 @@ describe('parseReply: several questions', () => {
   });
 
   it.each<[string, string, Answers, RegExp]>([
-    ['an invalid line names its question', 'Prod\n7\nL', {}, /^Question 2: there is no option 7\. Reply with numbers from 1 to 3/],
+    [
+      'an invalid line names its question',
+      'Prod\n7\nL',
+      {},
+      /^Question 2: there is no option 7\. Reply with numbers from 1 to 3/,
+    ],
     ['"1: 30" is key 1 with value 30', '1: 30', {}, /^Question 1: there is no option 30\./],
-    ['two picks on a single-choice line', 'Prod, Staging\neu', {}, /^Question 1: this question takes one answer, so pick just one option/],
-    ['more lines than questions', 'a\nb\nc\nd', {}, /^You answered 4 lines but only 3 questions are open \(1, 2 and 3\)\. Reply with one line per open question, or as "2: your answer"\.$/],
-    ['more lines than open questions', 'Staging\neu\nL', { env: ['Prod'] }, /^You answered 3 lines but only 2 questions are open \(2 and 3\)/],
-    ['lines when only one question is open', 'a\nb', { env: ['Prod'], region: ['eu'] }, /^You answered 2 lines but only 1 question is open \(3\)/],
-    ['blank lines counted as places', 'a\n\nb\nc', {}, /^Your reply has 4 lines, counting blank ones that keep a question's place, but only 3 questions are open/],
-    ['unkeyed line with every question keyed', '1: Prod\n2: eu\n3: L\nextra', {}, /^You answered 1 line but no other question is open/],
+    [
+      'two picks on a single-choice line',
+      'Prod, Staging\neu',
+      {},
+      /^Question 1: this question takes one answer, so pick just one option/,
+    ],
+    [
+      'more lines than questions',
+      'a\nb\nc\nd',
+      {},
+      /^You answered 4 lines but only 3 questions are open \(1, 2 and 3\)\. Reply with one line per open question, or as "2: your answer"\.$/,
+    ],
+    [
+      'more lines than open questions',
+      'Staging\neu\nL',
+      { env: ['Prod'] },
+      /^You answered 3 lines but only 2 questions are open \(2 and 3\)/,
+    ],
+    [
+      'lines when only one question is open',
+      'a\nb',
+      { env: ['Prod'], region: ['eu'] },
+      /^You answered 2 lines but only 1 question is open \(3\)/,
+    ],
+    [
+      'blank lines counted as places',
+      'a\n\nb\nc',
+      {},
+      /^Your reply has 4 lines, counting blank ones that keep a question's place, but only 3 questions are open/,
+    ],
+    [
+      'unkeyed line with every question keyed',
+      '1: Prod\n2: eu\n3: L\nextra',
+      {},
+      /^You answered 1 line but no other question is open/,
+    ],
     ['skip next to answers', 'Prod\nskip', {}, /^Question 2: send "skip" on its own to skip the whole question/],
     ['keyed skip', '2: skip', {}, /^Question 2: send "skip" on its own/],
     ['the same question keyed twice', '1: Prod\nenvironment: Staging', {}, /^Question 1 is answered twice\./],

@@ -10,16 +10,28 @@ function ask(change: (b: Body) => void = () => {}): Body {
   const b: Body = {
     runId: 'run-1',
     to: { channel: 'telegram', chat: '42', users: ['1001'] },
-    questions: [{ header: 'Env', question: 'Where should I deploy?', options: [{ label: 'Staging', description: 'Safe' }, { label: 'Prod' }] }],
+    questions: [
+      {
+        header: 'Env',
+        question: 'Where should I deploy?',
+        options: [{ label: 'Staging', description: 'Safe' }, { label: 'Prod' }],
+      },
+    ],
   };
   change(b);
   return b;
 }
 
-function issues(input: unknown, schema: { safeParse: (v: unknown) => any } = AskRequestSchema): { path: string; message: string }[] {
+function issues(
+  input: unknown,
+  schema: { safeParse: (v: unknown) => any } = AskRequestSchema,
+): { path: string; message: string }[] {
   const parsed = schema.safeParse(input);
   if (parsed.success) return [];
-  return parsed.error.issues.map((i: { path: PropertyKey[]; message: string }) => ({ path: i.path.join('.'), message: i.message }));
+  return parsed.error.issues.map((i: { path: PropertyKey[]; message: string }) => ({
+    path: i.path.join('.'),
+    message: i.message,
+  }));
 }
 
 // Fields that hold one line of text, and the multi-line ones.
@@ -66,15 +78,21 @@ describe('text rules: refused in every field people read, with the field path an
   }
 
   it.each(REFUSED)('answers values and `by`: %s', (_name, value, message) => {
-    expect(issues({ answers: { q1: [value] } }, AnswerRequestSchema)).toEqual([{ path: 'answers.q1.0', message: expect.stringMatching(message) }]);
-    expect(issues({ skip: true, by: value }, AnswerRequestSchema)).toEqual([{ path: 'by', message: expect.stringMatching(message) }]);
+    expect(issues({ answers: { q1: [value] } }, AnswerRequestSchema)).toEqual([
+      { path: 'answers.q1.0', message: expect.stringMatching(message) },
+    ]);
+    expect(issues({ skip: true, by: value }, AnswerRequestSchema)).toEqual([
+      { path: 'by', message: expect.stringMatching(message) },
+    ]);
   });
 
   it.each(SINGLE)('%s: a tab or any line break means more than one line', (path, set) => {
     for (const value of ['a\nb', 'a\r\nb', 'a\rb', 'a\u2028b', 'a\u2029b', 'a\u0085b']) {
       expect(issues(ask((b) => set(b, value))).find((i) => i.path === path)?.message).toBe('must be a single line');
     }
-    expect(issues(ask((b) => set(b, 'a\tb'))).find((i) => i.path === path)?.message).toMatch(/control character \(U\+0009\)/);
+    expect(issues(ask((b) => set(b, 'a\tb'))).find((i) => i.path === path)?.message).toMatch(
+      /control character \(U\+0009\)/,
+    );
   });
 
   it.each([...SINGLE, ...MULTI.slice(0, 1)])('%s: all-invisible or mark-only text is refused', (path, set) => {
@@ -89,8 +107,12 @@ describe('text rules: refused in every field people read, with the field path an
     ['platform ids: a zero-width space', 'thread', '1\u200b2'],
     ['platform ids: NUL', 'chat', '4\u00002'],
   ])('%s', (_name, field, value) => {
-    expect(issues(ask((b) => (b.to[field] = value)))).toEqual([{ path: `to.${field}`, message: 'must be a platform id: printable ASCII without spaces' }]);
-    expect(issues(ask((b) => (b.to.users = ['1001', value])))).toEqual([{ path: 'to.users.1', message: 'must be a platform id: printable ASCII without spaces' }]);
+    expect(issues(ask((b) => (b.to[field] = value)))).toEqual([
+      { path: `to.${field}`, message: 'must be a platform id: printable ASCII without spaces' },
+    ]);
+    expect(issues(ask((b) => (b.to.users = ['1001', value])))).toEqual([
+      { path: 'to.users.1', message: 'must be a platform id: printable ASCII without spaces' },
+    ]);
   });
 });
 
@@ -112,21 +134,28 @@ describe('text rules: allowed', () => {
   });
 
   it('multi-line fields keep \\n and \\t and store every other line break as \\n', () => {
-    const parsed = AskRequestSchema.parse(ask((b) => (b.questions[0].question = 'one\r\ntwo\rthree\u2028four\u0085five\n\tsix')));
+    const parsed = AskRequestSchema.parse(
+      ask((b) => (b.questions[0].question = 'one\r\ntwo\rthree\u2028four\u0085five\n\tsix')),
+    );
     expect(parsed.questions[0]!.question).toBe('one\ntwo\nthree\nfour\nfive\n\tsix');
     expect(AnswerRequestSchema.parse({ answers: { q1: ['a\r\nb'] } })).toEqual({ answers: { q1: ['a\nb'] } });
   });
 
   it('stores NFC: a decomposed é becomes one code point everywhere', () => {
     const decomposed = 'Cafe\u0301';
-    const parsed = AskRequestSchema.parse(ask((b) => {
-      b.questions[0].options[0].label = decomposed;
-      b.questions[0].header = decomposed;
-      b.questions[0].question = decomposed;
-    }));
+    const parsed = AskRequestSchema.parse(
+      ask((b) => {
+        b.questions[0].options[0].label = decomposed;
+        b.questions[0].header = decomposed;
+        b.questions[0].question = decomposed;
+      }),
+    );
     const q = parsed.questions[0]!;
     expect([q.options[0]!.label, q.header, q.question]).toEqual(['Café', 'Café', 'Café']);
-    expect(AnswerRequestSchema.parse({ answers: { q1: [decomposed] }, by: decomposed })).toEqual({ answers: { q1: ['Café'] }, by: 'Café' });
+    expect(AnswerRequestSchema.parse({ answers: { q1: [decomposed] }, by: decomposed })).toEqual({
+      answers: { q1: ['Café'] },
+      by: 'Café',
+    });
   });
 });
 
@@ -140,7 +169,9 @@ describe('labels compare after NFKC and case folding', () => {
     ['Other (Recommended)', 'Other (Recommended)'],
     ['Skip …', 'Skip …'],
   ])('the reserved word as %s is refused', (_name, label) => {
-    expect(issues(labels('Yes', label))).toEqual([{ path: 'questions.0.options.1.label', message: expect.stringMatching(/reserved/) }]);
+    expect(issues(labels('Yes', label))).toEqual([
+      { path: 'questions.0.options.1.label', message: expect.stringMatching(/reserved/) },
+    ]);
   });
 
   it.each<[string, string, string]>([
@@ -151,15 +182,27 @@ describe('labels compare after NFKC and case folding', () => {
     ['composed and decomposed', 'Café', 'Cafe\u0301'],
     ['inner white space', 'Deploy now', 'Deploy   now'],
   ])('duplicates ignoring %s are refused', (_name, a, b) => {
-    expect(issues(labels(a, b))).toEqual([{ path: 'questions.0.options.1.label', message: expect.stringMatching(/duplicates option 1/) }]);
+    expect(issues(labels(a, b))).toEqual([
+      { path: 'questions.0.options.1.label', message: expect.stringMatching(/duplicates option 1/) },
+    ]);
   });
 
   it('"Yes" next to "Ye\\u200bs" is refused for the zero-width space', () => {
-    expect(issues(labels('Yes', 'Ye\u200bs')).map((i) => i.message)).toContainEqual(expect.stringMatching(/invisible character \(U\+200B\)/));
+    expect(issues(labels('Yes', 'Ye\u200bs')).map((i) => i.message)).toContainEqual(
+      expect.stringMatching(/invisible character \(U\+200B\)/),
+    );
   });
 
-  it('labelKey and the reply parser\'s matchKey are the same normalisation', () => {
-    for (const s of ['Ｓｔａｇｉｎｇ (Recommended)', 'Straße', 'Ye\u200bs', '  a \u00a0 b  ', '❤️', 'Cafe\u0301', 'ﬁle']) {
+  it("labelKey and the reply parser's matchKey are the same normalisation", () => {
+    for (const s of [
+      'Ｓｔａｇｉｎｇ (Recommended)',
+      'Straße',
+      'Ye\u200bs',
+      '  a \u00a0 b  ',
+      '❤️',
+      'Cafe\u0301',
+      'ﬁle',
+    ]) {
       expect(matchKey(s)).toBe(labelKey(s));
     }
     expect(labelKey('Ｓｔａｇｉｎｇ (Recommended)')).toBe('staging');

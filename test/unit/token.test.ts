@@ -10,7 +10,11 @@ describe('encodeToken / decodeToken', () => {
     ['fourth option', { askId: ID12, version: 7, choice: { kind: 'option', index: 3 } }, `${ID12}.7.4`],
     ['other', { askId: ID12, version: 2, choice: { kind: 'other' } }, `${ID12}.2.o`],
     ['skip', { askId: ID12, version: 2, choice: { kind: 'skip' } }, `${ID12}.2.s`],
-    ['longest id and version', { askId: ID24, version: 999_999_999, choice: { kind: 'option', index: 2 } }, `${ID24}.999999999.3`],
+    [
+      'longest id and version',
+      { askId: ID24, version: 999_999_999, choice: { kind: 'option', index: 2 } },
+      `${ID24}.999999999.3`,
+    ],
   ])('round-trips %s', (_name, token, encoded) => {
     expect(encodeToken(token)).toBe(encoded);
     expect(decodeToken(encoded)).toEqual(token);

@@ -17,17 +17,40 @@ const d = (status: Delivery['status'], finalized: Delivery['finalized'] = 'no'):
 const note = (type: HistoryEntry['type']): HistoryEntry => ({ type, at: iso(T0) }) as HistoryEntry;
 
 const rec = (over: Partial<AskRecord> = {}) =>
-  askRecord([{ id: 'env', question: 'Which env?', options: [{ label: 'Prod' }, { label: 'Staging' }], multiSelect: false }], { rev: 4, ...over });
+  askRecord(
+    [{ id: 'env', question: 'Which env?', options: [{ label: 'Prod' }, { label: 'Staging' }], multiSelect: false }],
+    { rev: 4, ...over },
+  );
 const answered = (over: Partial<AskRecord> = {}) =>
-  rec({ status: 'answered', result: { status: 'answered', answers: { env: ['Prod'] }, answeredBy: { channel: 'api', userId: 'ops' }, answeredAt: iso(T0 + 60_000) }, ...over });
+  rec({
+    status: 'answered',
+    result: {
+      status: 'answered',
+      answers: { env: ['Prod'] },
+      answeredBy: { channel: 'api', userId: 'ops' },
+      answeredAt: iso(T0 + 60_000),
+    },
+    ...over,
+  });
 const hook = 'https://hooks.example.com/a';
-const enqueue = (kind: 'deliver' | 'finalize' | 'webhook', index = 0): Effect => ({ type: 'enqueue', job: { kind, index } });
+const enqueue = (kind: 'deliver' | 'finalize' | 'webhook', index = 0): Effect => ({
+  type: 'enqueue',
+  job: { kind, index },
+});
 
 describe('jobsFor', () => {
   it.each<[string, AskRecord, ReturnType<typeof jobsFor>]>([
     ['pending, not yet delivered', rec({ deliveries: [d('pending')] }), [{ kind: 'deliver', index: 0 }]],
-    ['pending, delivered: nothing (the webhook waits for the end)', rec({ deliveries: [d('sent')], callbackUrl: hook }), []],
-    ['ended, sent, not edited', answered({ deliveries: [d('sent'), d('failed'), d('sent', 'done')] }), [{ kind: 'finalize', index: 0 }]],
+    [
+      'pending, delivered: nothing (the webhook waits for the end)',
+      rec({ deliveries: [d('sent')], callbackUrl: hook }),
+      [],
+    ],
+    [
+      'ended, sent, not edited',
+      answered({ deliveries: [d('sent'), d('failed'), d('sent', 'done')] }),
+      [{ kind: 'finalize', index: 0 }],
+    ],
     ['ended with a webhook to send', answered({ callbackUrl: hook }), [{ kind: 'webhook', index: 0 }]],
     ['ended, webhook delivered', answered({ callbackUrl: hook, history: [note('webhook_delivered')] }), []],
     ['ended, webhook given up', answered({ callbackUrl: hook, history: [note('webhook_failed')] }), []],
@@ -46,16 +69,49 @@ describe('workFor (the reconciler)', () => {
       now,
       [enqueue('deliver'), { type: 'schedule', step: 'timeout', at: DEADLINE }, { type: 'resweep', at: now + 10_000 }],
     ],
-    ['pending, delivered: keep the timeout, look again after deadline + grace', rec({ deliveries: [d('sent')] }), now, [{ type: 'schedule', step: 'timeout', at: DEADLINE }, { type: 'resweep', at: DEADLINE + 30_000 }]],
+    [
+      'pending, delivered: keep the timeout, look again after deadline + grace',
+      rec({ deliveries: [d('sent')] }),
+      now,
+      [
+        { type: 'schedule', step: 'timeout', at: DEADLINE },
+        { type: 'resweep', at: DEADLINE + 30_000 },
+      ],
+    ],
     [
       'pending with a delivery left near the deadline: look again at deadline + grace',
       rec({ deliveries: [d('pending')] }),
       DEADLINE + 25_000,
-      [enqueue('deliver'), { type: 'schedule', step: 'timeout', at: DEADLINE }, { type: 'resweep', at: DEADLINE + 30_000 }],
+      [
+        enqueue('deliver'),
+        { type: 'schedule', step: 'timeout', at: DEADLINE },
+        { type: 'resweep', at: DEADLINE + 30_000 },
+      ],
     ],
-    ['pending just before deadline + grace: still the job’s turn', rec(), DEADLINE + 29_999, [{ type: 'schedule', step: 'timeout', at: DEADLINE }, { type: 'resweep', at: DEADLINE + 30_000 }]],
-    ['pending at deadline + grace: the timeout job was lost, time it out now', rec({ deliveries: [d('pending')] }), DEADLINE + 30_000, [{ type: 'due', step: 'timeout' }, { type: 'resweep', at: DEADLINE + 40_000 }]],
-    ['ended, nothing left: unmark', answered({ deliveries: [d('sent', 'done'), d('failed')] }), now, [{ type: 'unsweep' }]],
+    [
+      'pending just before deadline + grace: still the job’s turn',
+      rec(),
+      DEADLINE + 29_999,
+      [
+        { type: 'schedule', step: 'timeout', at: DEADLINE },
+        { type: 'resweep', at: DEADLINE + 30_000 },
+      ],
+    ],
+    [
+      'pending at deadline + grace: the timeout job was lost, time it out now',
+      rec({ deliveries: [d('pending')] }),
+      DEADLINE + 30_000,
+      [
+        { type: 'due', step: 'timeout' },
+        { type: 'resweep', at: DEADLINE + 40_000 },
+      ],
+    ],
+    [
+      'ended, nothing left: unmark',
+      answered({ deliveries: [d('sent', 'done'), d('failed')] }),
+      now,
+      [{ type: 'unsweep' }],
+    ],
     ['ended, API only: unmark', answered(), now, [{ type: 'unsweep' }]],
     [
       'ended with work left: webhook, edits and deliveries, then look again',
@@ -71,7 +127,11 @@ describe('workFor (the reconciler)', () => {
 describe('commitPlan and followUp (after a commit)', () => {
   const pending = rec({ deliveries: [d('sent')], callbackUrl: hook });
   const answer = (record: AskRecord, now: number) => {
-    const result = transition(record, { type: 'answer', answers: { env: ['Prod'] }, by: { channel: 'api', userId: 'ops' } }, now);
+    const result = transition(
+      record,
+      { type: 'answer', answers: { env: ['Prod'] }, by: { channel: 'api', userId: 'ops' } },
+      now,
+    );
     if (result.kind !== 'changed') throw new Error('expected a change');
     return result;
   };
@@ -95,7 +155,9 @@ describe('commitPlan and followUp (after a commit)', () => {
     const now = T0 + 4_999;
     const result = answer(pending, now);
     expect(commitPlan(pending, result.record, result.effects, now, settings).ahead).toEqual([]);
-    expect(commitPlan(pending, result.record, result.effects, T0 + 5_000, settings).ahead).toEqual([{ type: 'sweepAt', at: T0 + 15_000 }]);
+    expect(commitPlan(pending, result.record, result.effects, T0 + 5_000, settings).ahead).toEqual([
+      { type: 'sweepAt', at: T0 + 15_000 },
+    ]);
   });
 
   it('an answer that leaves nothing to do: no mark, unmark first', () => {
@@ -110,7 +172,11 @@ describe('commitPlan and followUp (after a commit)', () => {
 
   it('a message sent after the ask ended: its edit is queued by the delivered commit', () => {
     const ended = answered({ deliveries: [d('pending')], callbackUrl: hook });
-    const result = transition(ended, { type: 'delivered', index: 0, message: { chat: '42', messageId: '9' } }, T0 + 70_000);
+    const result = transition(
+      ended,
+      { type: 'delivered', index: 0, message: { chat: '42', messageId: '9' } },
+      T0 + 70_000,
+    );
     if (result.kind !== 'changed') throw new Error('expected a change');
     const plan = commitPlan(ended, result.record, result.effects, T0 + 70_000, settings);
     expect(plan).toEqual({ ahead: [], after: [enqueue('finalize', 0)] });
@@ -118,7 +184,11 @@ describe('commitPlan and followUp (after a commit)', () => {
 
   it.each<[string, AskRecord, AskRecord]>([
     ['an edit done: nothing new', answered({ deliveries: [d('sent')] }), answered({ deliveries: [d('sent', 'done')] })],
-    ['a webhook delivered: nothing new', answered({ callbackUrl: hook }), answered({ callbackUrl: hook, history: [note('webhook_delivered')] })],
+    [
+      'a webhook delivered: nothing new',
+      answered({ callbackUrl: hook }),
+      answered({ callbackUrl: hook, history: [note('webhook_delivered')] }),
+    ],
     ['a pending record delivered: nothing new', rec({ deliveries: [d('pending')] }), rec({ deliveries: [d('sent')] })],
   ])('%s', (_name, prev, next) => {
     expect(followUp(prev, next, [])).toEqual([]);
@@ -133,15 +203,28 @@ describe('commitPlan and followUp (after a commit)', () => {
 
 describe('creating an ask is a transition', () => {
   it('marks it for a sweep first, then counts it, schedules its timeout and queues its delivery', () => {
-    const { record, effects } = createAsk({ runId: 'run-1', questions: rec().questions, to: { channel: 'telegram', chat: '42' } }, 'AbCdEfGhIjKl', 1, 900, T0);
+    const { record, effects } = createAsk(
+      { runId: 'run-1', questions: rec().questions, to: { channel: 'telegram', chat: '42' } },
+      'AbCdEfGhIjKl',
+      1,
+      900,
+      T0,
+    );
     expect(createPlan(record, effects, T0, settings)).toEqual({
       ahead: [{ type: 'sweepAt', at: T0 + 10_000 }],
-      after: [{ type: 'metric', metric: { name: 'ask_created', channel: 'telegram' } }, { type: 'schedule', step: 'timeout', at: DEADLINE }, enqueue('deliver')],
+      after: [
+        { type: 'metric', metric: { name: 'ask_created', channel: 'telegram' } },
+        { type: 'schedule', step: 'timeout', at: DEADLINE },
+        enqueue('deliver'),
+      ],
     });
   });
 
   it('an ask without a target: no delivery, counted under "none"', () => {
     const { record, effects } = createAsk({ runId: 'run-1', questions: rec().questions }, 'AbCdEfGhIjKl', 1, 60, T0);
-    expect(createPlan(record, effects, T0, settings).after).toEqual([{ type: 'metric', metric: { name: 'ask_created', channel: 'none' } }, { type: 'schedule', step: 'timeout', at: T0 + 60_000 }]);
+    expect(createPlan(record, effects, T0, settings).after).toEqual([
+      { type: 'metric', metric: { name: 'ask_created', channel: 'none' } },
+      { type: 'schedule', step: 'timeout', at: T0 + 60_000 },
+    ]);
   });
 });

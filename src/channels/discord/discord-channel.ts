@@ -1,4 +1,13 @@
-import { Client, Events, GatewayCloseCodes, GatewayIntentBits, Partials, REST, Routes, type RateLimitData } from 'discord.js';
+import {
+  Client,
+  Events,
+  GatewayCloseCodes,
+  GatewayIntentBits,
+  Partials,
+  REST,
+  Routes,
+  type RateLimitData,
+} from 'discord.js';
 import type { Channel, DeliveryRequest, InboundSink, Logger } from '../../core/ports.js';
 import type { OutcomeView, PromptView } from '../../core/prompt-view.js';
 import type { MessageRef } from '../../core/schemas.js';
@@ -79,8 +88,12 @@ export class DiscordChannel implements Channel {
     if (outcome === 'ready') return;
     // The privileged intent is not enabled for this application: run without it; replies then
     // arrive with empty content and people are asked to use the buttons or mention the bot.
-    this.options.logger.warn({ channel: 'discord' }, 'Message Content intent is not enabled for this bot; text replies need a bot mention');
-    if ((await this.connect(sink, false)) !== 'ready') throw new Error('discord: gateway refused the connection without the Message Content intent');
+    this.options.logger.warn(
+      { channel: 'discord' },
+      'Message Content intent is not enabled for this bot; text replies need a bot mention',
+    );
+    if ((await this.connect(sink, false)) !== 'ready')
+      throw new Error('discord: gateway refused the connection without the Message Content intent');
   }
 
   /** Disconnects from the gateway. */
@@ -102,20 +115,36 @@ export class DiscordChannel implements Channel {
       partials: [Partials.Channel],
       allowedMentions: NO_MENTIONS,
       // An ack that sat out a 429 would arrive after the 3 s window anyway: fail it at once.
-      rest: { api: this.api, rejectOnRateLimit: (d: RateLimitData) => d.route.startsWith('/interactions') || rejectOnRateLimit(d) },
+      rest: {
+        api: this.api,
+        rejectOnRateLimit: (d: RateLimitData) => d.route.startsWith('/interactions') || rejectOnRateLimit(d),
+      },
     });
     this.client = client;
     const leaseMs = this.options.messageLeaseMs;
-    const inbound = new DiscordInbound({ sink, rest: this.rest, logger, botId: () => client.user?.id ?? '', ...(leaseMs ? { leaseMs } : {}) });
-    const failed = (err: unknown) => logger.error({ channel: 'discord', err: describeError(err) }, 'discord inbound event failed');
+    const inbound = new DiscordInbound({
+      sink,
+      rest: this.rest,
+      logger,
+      botId: () => client.user?.id ?? '',
+      ...(leaseMs ? { leaseMs } : {}),
+    });
+    const failed = (err: unknown) =>
+      logger.error({ channel: 'discord', err: describeError(err) }, 'discord inbound event failed');
     client.on(Events.InteractionCreate, (i) => void inbound.interaction(i).catch(failed));
     client.on(Events.MessageCreate, (m) => void inbound.message(m).catch(failed));
-    client.on(Events.Error, (err) => logger.warn({ channel: 'discord', err: describeError(err) }, 'discord client error'));
+    client.on(Events.Error, (err) =>
+      logger.warn({ channel: 'discord', err: describeError(err) }, 'discord client error'),
+    );
     client.on(Events.ShardDisconnect, (event) => {
-      if (client.isReady()) logger.error({ channel: 'discord', code: event.code }, 'discord gateway closed and will not reconnect');
+      if (client.isReady())
+        logger.error({ channel: 'discord', code: event.code }, 'discord gateway closed and will not reconnect');
     });
     const ready = new Promise<'ready' | 'disallowed'>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('discord: gateway not ready in time')), this.options.readyTimeoutMs ?? 30_000);
+      const timer = setTimeout(
+        () => reject(new Error('discord: gateway not ready in time')),
+        this.options.readyTimeoutMs ?? 30_000,
+      );
       const settle = (fn: () => void) => {
         clearTimeout(timer);
         fn();
@@ -123,7 +152,8 @@ export class DiscordChannel implements Channel {
       client.once(Events.ClientReady, () => settle(() => resolve('ready')));
       client.on(Events.ShardDisconnect, (event) => {
         if (event.code === GatewayCloseCodes.DisallowedIntents && withContent) settle(() => resolve('disallowed'));
-        else if (FATAL_CLOSE.has(event.code)) settle(() => reject(new Error(`discord: ${FATAL_CLOSE.get(event.code)}`)));
+        else if (FATAL_CLOSE.has(event.code))
+          settle(() => reject(new Error(`discord: ${FATAL_CLOSE.get(event.code)}`)));
       });
       client.login(token).catch((err: unknown) => {
         const disallowed = withContent && err instanceof Error && /disallowed intent/i.test(err.message);

@@ -1,4 +1,14 @@
-import { DiscordAPIError, MessageFlags, MessageReferenceType, RateLimitError, Routes, type Interaction, type Message, type REST, type User } from 'discord.js';
+import {
+  DiscordAPIError,
+  MessageFlags,
+  MessageReferenceType,
+  RateLimitError,
+  Routes,
+  type Interaction,
+  type Message,
+  type REST,
+  type User,
+} from 'discord.js';
 import type { InboundOutcome, InboundSink, Logger, TextReceived } from '../../core/ports.js';
 import type { Responder } from '../../core/schemas.js';
 import { NO_MENTIONS } from './limits.js';
@@ -10,7 +20,8 @@ import { RecentIds } from '../shared/recent-ids.js';
 import { responderOf as toResponder } from '../shared/responder.js';
 
 /** Told to someone whose reply reached askgate without text (Message Content intent missing, or only an attachment). */
-export const EMPTY_CONTENT_HINT = 'I could not read that reply: use the buttons on the question, or mention me in your reply (@ the bot) with your answer.';
+export const EMPTY_CONTENT_HINT =
+  'I could not read that reply: use the buttons on the question, or mention me in your reply (@ the bot) with your answer.';
 const FAILURE = 'Something went wrong while recording that; please try again in a moment.';
 const CHANNEL = 'discord';
 
@@ -54,7 +65,10 @@ export class DiscordInbound {
     } catch (err) {
       // 10062: the 3 s window passed (the person saw "This interaction failed" and may tap
       // again); 40060: a duplicate delivery of a tap already being handled. Either way, do nothing.
-      logger.warn({ channel: CHANNEL, interactionId: interaction.id, code: codeOf(err) }, 'discord interaction ack failed');
+      logger.warn(
+        { channel: CHANNEL, interactionId: interaction.id, code: codeOf(err) },
+        'discord interaction ack failed',
+      );
       return;
     }
     const channel = interaction.channel;
@@ -62,7 +76,12 @@ export class DiscordInbound {
     let notice: string | null;
     let forbidden = false;
     try {
-      const outcome = await sink.button({ channel: CHANNEL, token: interaction.customId, user: responderOf(interaction.user), ...(chat ? { chat } : {}) });
+      const outcome = await sink.button({
+        channel: CHANNEL,
+        token: interaction.customId,
+        user: responderOf(interaction.user),
+        ...(chat ? { chat } : {}),
+      });
       notice = noticeOf(outcome);
       forbidden = outcome.kind === 'forbidden';
     } catch (err) {
@@ -72,7 +91,9 @@ export class DiscordInbound {
     if (notice === null) return;
     await interaction
       .followUp({ content: noticeText(notice, forbidden), flags: MessageFlags.Ephemeral, allowedMentions: NO_MENTIONS })
-      .catch((err: unknown) => logger.warn({ channel: CHANNEL, interactionId: interaction.id, code: codeOf(err) }, 'discord follow-up failed'));
+      .catch((err: unknown) =>
+        logger.warn({ channel: CHANNEL, interactionId: interaction.id, code: codeOf(err) }, 'discord follow-up failed'),
+      );
   }
 
   /** A message: a reply to a question, a message in a thread started on one, or a DM. */
@@ -81,7 +102,10 @@ export class DiscordInbound {
     const { sink, logger, botId } = this.deps;
     const channel = message.channel;
     const privateChat = channel.isDMBased();
-    const reference = message.reference && message.reference.type !== MessageReferenceType.Forward ? (message.reference.messageId ?? undefined) : undefined;
+    const reference =
+      message.reference && message.reference.type !== MessageReferenceType.Forward
+        ? (message.reference.messageId ?? undefined)
+        : undefined;
     const repliesToBot = reference !== undefined && message.mentions.repliedUser?.id === botId();
     let chat = message.channelId;
     let replyTo = reference;
@@ -98,11 +122,19 @@ export class DiscordInbound {
     if (!gate) return;
     const text = stripMention(message.content, botId()).trim();
     if (text === '') {
-      if (privateChat || repliesToBot || (channel.isThread() && (await this.isOurs(chat, channel.id)))) await this.reply(message, EMPTY_CONTENT_HINT, gate);
+      if (privateChat || repliesToBot || (channel.isThread() && (await this.isOurs(chat, channel.id))))
+        await this.reply(message, EMPTY_CONTENT_HINT, gate);
       else await this.settle(gate);
       return;
     }
-    const event: TextReceived = { channel: CHANNEL, chat, ...(replyTo ? { replyTo } : {}), privateChat, user: responderOf(message.author), text };
+    const event: TextReceived = {
+      channel: CHANNEL,
+      chat,
+      ...(replyTo ? { replyTo } : {}),
+      privateChat,
+      user: responderOf(message.author),
+      text,
+    };
     let outcome: InboundOutcome;
     try {
       outcome = await sink.text(event);
@@ -118,9 +150,14 @@ export class DiscordInbound {
     if (notice === null) return;
     const sentId = await this.reply(message, notice, gate, outcome.kind === 'forbidden');
     if (sentId && (outcome.kind === 'partial' || outcome.kind === 'invalid')) {
-      await sink.bindFollowUp(CHANNEL, chat, sentId, outcome.askId).catch((err: unknown) =>
-        logger.warn({ channel: CHANNEL, askId: outcome.askId, err: describeError(err) }, 'discord follow-up not bound'),
-      );
+      await sink
+        .bindFollowUp(CHANNEL, chat, sentId, outcome.askId)
+        .catch((err: unknown) =>
+          logger.warn(
+            { channel: CHANNEL, askId: outcome.askId, err: describeError(err) },
+            'discord follow-up not bound',
+          ),
+        );
     }
   }
 
@@ -142,14 +179,27 @@ export class DiscordInbound {
   /** Takes the message for this attempt; null when another attempt settled it or holds it. A store that cannot answer does not stop the reply. */
   private take(message: Message): Promise<EffectGate | null> {
     return takeOrPass(
-      () => takeEvent(this.deps.sink.seen, CHANNEL, message.id, { leaseMs: this.deps.leaseMs ?? DEFAULT_LEASE_MS, keepMs: MESSAGE_KEEP_MS }),
-      (err) => this.deps.logger.warn({ channel: CHANNEL, messageId: message.id, err: describeError(err) }, 'discord message not de-duplicated: store unavailable'),
+      () =>
+        takeEvent(this.deps.sink.seen, CHANNEL, message.id, {
+          leaseMs: this.deps.leaseMs ?? DEFAULT_LEASE_MS,
+          keepMs: MESSAGE_KEEP_MS,
+        }),
+      (err) =>
+        this.deps.logger.warn(
+          { channel: CHANNEL, messageId: message.id, err: describeError(err) },
+          'discord message not de-duplicated: store unavailable',
+        ),
     );
   }
 
   /** Settles the message before anything is shown; an unreachable store does not silence it (Discord re-sends nothing). */
   private settle(gate: EffectGate): Promise<boolean> {
-    return settleOrShow(gate, (err) => this.deps.logger.warn({ channel: CHANNEL, err: describeError(err) }, 'discord message could not be marked handled; replying anyway'));
+    return settleOrShow(gate, (err) =>
+      this.deps.logger.warn(
+        { channel: CHANNEL, err: describeError(err) },
+        'discord message could not be marked handled; replying anyway',
+      ),
+    );
   }
 
   /** Replies to `message` with a notice once it is settled; returns the new message id, or null when not sent. */

@@ -58,20 +58,28 @@ const PERMANENT_CODES = new Set<number>([
  */
 export function validateLayout(message: MessageJson): void {
   const problems: string[] = [];
-  if (message.content.length === 0 || message.content.length > CONTENT_MAX) problems.push(`content is ${message.content.length} characters (1–${CONTENT_MAX})`);
-  if (message.components.length > ROWS_MAX) problems.push(`${message.components.length} action rows (at most ${ROWS_MAX})`);
+  if (message.content.length === 0 || message.content.length > CONTENT_MAX)
+    problems.push(`content is ${message.content.length} characters (1–${CONTENT_MAX})`);
+  if (message.components.length > ROWS_MAX)
+    problems.push(`${message.components.length} action rows (at most ${ROWS_MAX})`);
   const ids = new Set<string>();
   message.components.forEach((row, r) => {
-    if (row.components.length === 0 || row.components.length > BUTTONS_PER_ROW) problems.push(`row ${r + 1} has ${row.components.length} buttons (1–${BUTTONS_PER_ROW})`);
+    if (row.components.length === 0 || row.components.length > BUTTONS_PER_ROW)
+      problems.push(`row ${r + 1} has ${row.components.length} buttons (1–${BUTTONS_PER_ROW})`);
     for (const b of row.components) {
-      if (b.label.length === 0 || b.label.length > LABEL_MAX) problems.push(`a label is ${b.label.length} characters (1–${LABEL_MAX})`);
-      if (b.custom_id.length === 0 || b.custom_id.length > CUSTOM_ID_MAX) problems.push(`a custom_id is ${b.custom_id.length} characters (1–${CUSTOM_ID_MAX})`);
+      if (b.label.length === 0 || b.label.length > LABEL_MAX)
+        problems.push(`a label is ${b.label.length} characters (1–${LABEL_MAX})`);
+      if (b.custom_id.length === 0 || b.custom_id.length > CUSTOM_ID_MAX)
+        problems.push(`a custom_id is ${b.custom_id.length} characters (1–${CUSTOM_ID_MAX})`);
       if (ids.has(b.custom_id)) problems.push('custom_id values repeat');
       ids.add(b.custom_id);
     }
   });
   if (message.allowed_mentions?.parse?.length !== 0) problems.push('allowed_mentions must be {parse: []}');
-  if (problems.length > 0) throw new ChannelError(`discord layout refused before sending: ${problems.join('; ')}`, true, undefined, { channel: 'discord' });
+  if (problems.length > 0)
+    throw new ChannelError(`discord layout refused before sending: ${problems.join('; ')}`, true, undefined, {
+      channel: 'discord',
+    });
 }
 
 /**
@@ -99,7 +107,8 @@ export function toChannelError(err: unknown, action: string): ChannelError {
     // Any other 4xx (401 bad token, 403, 404, 50035) fails the same way again.
     return new ChannelError(what, PERMANENT_CODES.has(code) || isRefusal(err.status), undefined, context);
   }
-  if (err instanceof HTTPError) return new ChannelError(`discord ${action}: HTTP ${err.status}`, isRefusal(err.status), undefined, context);
+  if (err instanceof HTTPError)
+    return new ChannelError(`discord ${action}: HTTP ${err.status}`, isRefusal(err.status), undefined, context);
   const message = err instanceof Error ? err.message : String(err);
   return new ChannelError(`discord ${action}: ${message}`.slice(0, 300), false, undefined, context);
 }

@@ -1,7 +1,21 @@
 import { escapeMarkdown } from 'discord.js';
-import { shorten, type ButtonView, type OutcomeView, type PromptView, type QuestionView } from '../../core/prompt-view.js';
+import {
+  shorten,
+  type ButtonView,
+  type OutcomeView,
+  type PromptView,
+  type QuestionView,
+} from '../../core/prompt-view.js';
 import { cutEscaped, fitToLimit } from '../shared/fit.js';
-import { BUTTONS_PER_ROW, CONTENT_MAX, LABEL_MAX, NO_MENTIONS, validateLayout, type ButtonJson, type MessageJson } from './limits.js';
+import {
+  BUTTONS_PER_ROW,
+  CONTENT_MAX,
+  LABEL_MAX,
+  NO_MENTIONS,
+  validateLayout,
+  type ButtonJson,
+  type MessageJson,
+} from './limits.js';
 
 const PRIMARY = 1;
 const SECONDARY = 2;
@@ -21,7 +35,10 @@ export type DiscordMessage = MessageJson & { flags: number };
  */
 export function escapeText(text: string): string {
   const md = escapeMarkdown(text, { heading: true, bulletedList: true, numberedList: true, maskedLink: true });
-  return md.replaceAll('<', '\\<').replace(/^(\s*)>/gm, '$1\\>').replace(/^(\s*)-#/gm, '$1\\-#');
+  return md
+    .replaceAll('<', '\\<')
+    .replace(/^(\s*)>/gm, '$1\\>')
+    .replace(/^(\s*)-#/gm, '$1\\-#');
 }
 
 /** What a person sees of escaped content: Discord drops a backslash before any ASCII punctuation. */
@@ -47,9 +64,16 @@ const TIERS: Limits[] = [
 
 function questionLines(q: QuestionView, several: boolean, lim: Limits): string[] {
   const header = q.header !== undefined ? escapeText(q.header) : null;
-  const title = several ? `**${header ? `${q.number}. ${header}` : `Question ${q.number}`}**` : header ? `**${header}**` : null;
+  const title = several
+    ? `**${header ? `${q.number}. ${header}` : `Question ${q.number}`}**`
+    : header
+      ? `**${header}**`
+      : null;
   const options = q.options.map((o) => {
-    const description = o.description !== undefined && lim.description > 0 ? ` — ${escapeText(shorten(o.description, lim.description))}` : '';
+    const description =
+      o.description !== undefined && lim.description > 0
+        ? ` — ${escapeText(shorten(o.description, lim.description))}`
+        : '';
     return `${o.number}. ${escapeText(shorten(o.label, lim.label))}${description}`;
   });
   return [...(title ? [title] : []), escapeText(shorten(q.question, lim.question)), ...options];
@@ -59,13 +83,19 @@ function questionLines(q: QuestionView, several: boolean, lim: Limits): string[]
 export function promptContent(view: PromptView, max = CONTENT_MAX, instructions = true): string {
   const several = view.questions.length > 1;
   const footer = instructions ? [`-# ${escapeText(view.instructions.replace(/\s+/g, ' '))}`] : [];
-  const build = (lim: Limits) => [...view.questions.map((q) => questionLines(q, several, lim).join('\n')), ...footer].join('\n\n');
+  const build = (lim: Limits) =>
+    [...view.questions.map((q) => questionLines(q, several, lim).join('\n')), ...footer].join('\n\n');
   const content = fitToLimit(TIERS, build, (c) => c.length <= max);
   return content.fits ? content.value : cut(content.value, max);
 }
 
 function button(b: ButtonView): ButtonJson {
-  return { type: 2, style: b.kind === 'option' ? PRIMARY : SECONDARY, label: shorten(b.label, LABEL_MAX), custom_id: b.token };
+  return {
+    type: 2,
+    style: b.kind === 'option' ? PRIMARY : SECONDARY,
+    label: shorten(b.label, LABEL_MAX),
+    custom_id: b.token,
+  };
 }
 
 /** Action rows: the option buttons (5 a row), then "Other" and "Skip" on their own row. */
@@ -73,8 +103,10 @@ export function buttonRows(buttons: readonly ButtonView[]): MessageJson['compone
   const options = buttons.filter((b) => b.kind === 'option').map(button);
   const rest = buttons.filter((b) => b.kind !== 'option').map(button);
   const rows: MessageJson['components'] = [];
-  for (let i = 0; i < options.length; i += BUTTONS_PER_ROW) rows.push({ type: 1, components: options.slice(i, i + BUTTONS_PER_ROW) });
-  for (let i = 0; i < rest.length; i += BUTTONS_PER_ROW) rows.push({ type: 1, components: rest.slice(i, i + BUTTONS_PER_ROW) });
+  for (let i = 0; i < options.length; i += BUTTONS_PER_ROW)
+    rows.push({ type: 1, components: options.slice(i, i + BUTTONS_PER_ROW) });
+  for (let i = 0; i < rest.length; i += BUTTONS_PER_ROW)
+    rows.push({ type: 1, components: rest.slice(i, i + BUTTONS_PER_ROW) });
   return rows;
 }
 
@@ -95,7 +127,12 @@ export function renderFinal(view: PromptView, outcome: OutcomeView): DiscordMess
   const [first = '', ...rest] = outcome.text.replace(/\n{2,}/g, '\n').split('\n');
   const line = cut([`**${escapeText(first)}**`, ...rest.map(escapeText)].join('\n'), OUTCOME_MAX);
   const body = promptContent(view, CONTENT_MAX - line.length - 2, false);
-  const message: DiscordMessage = { content: `${body}\n\n${line}`, components: [], allowed_mentions: NO_MENTIONS, flags: SUPPRESS_EMBEDS };
+  const message: DiscordMessage = {
+    content: `${body}\n\n${line}`,
+    components: [],
+    allowed_mentions: NO_MENTIONS,
+    flags: SUPPRESS_EMBEDS,
+  };
   validateLayout(message);
   return message;
 }

@@ -26,7 +26,12 @@ function gateOf(claim: EventClaim): EffectGate {
  * end (an attempt that died is then taken over). `done`: settled by another attempt; `busy`: still
  * held after the whole lease. Throws when the store is unreachable.
  */
-export async function takeEvent(seen: SeenEvents | undefined, channel: string, eventId: string, ttl: SeenTtl): Promise<EffectGate | 'done' | 'busy'> {
+export async function takeEvent(
+  seen: SeenEvents | undefined,
+  channel: string,
+  eventId: string,
+  ttl: SeenTtl,
+): Promise<EffectGate | 'done' | 'busy'> {
   if (!seen) return UNGATED;
   const until = Date.now() + ttl.leaseMs + POLL_MS;
   for (;;) {
@@ -71,7 +76,10 @@ export async function settleOrShow(gate: EffectGate, onError: (error: unknown) =
  * when another attempt settled or holds it; a store that cannot answer lets it through ungated
  * (after `onError`), since refusing it would lose it.
  */
-export async function takeOrPass(take: () => Promise<EffectGate | 'done' | 'busy'>, onError: (error: unknown) => void): Promise<EffectGate | null> {
+export async function takeOrPass(
+  take: () => Promise<EffectGate | 'done' | 'busy'>,
+  onError: (error: unknown) => void,
+): Promise<EffectGate | null> {
   try {
     const taken = await take();
     return typeof taken === 'string' ? null : taken;

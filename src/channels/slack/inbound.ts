@@ -57,11 +57,14 @@ const ANSWER_SUBTYPES = new Set([undefined, 'thread_broadcast']);
 
 /** Registers the block_actions and message listeners on a bolt App. */
 export function registerInbound(app: App, deps: SlackInboundDeps): void {
-  app.action<BlockAction<ButtonAction>>({ type: 'block_actions', action_id: ACTION_ID }, async ({ ack, body, action }) => {
-    // Ack first: Slack shows the person an error after 3 s, and nothing below is fast enough to wait for.
-    await ack();
-    await onButton(deps, body, action);
-  });
+  app.action<BlockAction<ButtonAction>>(
+    { type: 'block_actions', action_id: ACTION_ID },
+    async ({ ack, body, action }) => {
+      // Ack first: Slack shows the person an error after 3 s, and nothing below is fast enough to wait for.
+      await ack();
+      await onButton(deps, body, action);
+    },
+  );
   app.event('message', async ({ event, body, context }) => {
     const eventId = typeof body.event_id === 'string' && body.event_id !== '' ? body.event_id : undefined;
     await onMessage(deps, event as unknown as MessageEvent, eventId, (context.retryNum ?? 0) > 0);
@@ -74,7 +77,12 @@ async function onButton(deps: SlackInboundDeps, body: BlockAction<ButtonAction>,
   const threadTs = typeof body.message?.thread_ts === 'string' ? body.message.thread_ts : undefined;
   let notice: string | null;
   try {
-    const outcome = await deps.sink.button({ channel: 'slack', token: action.value ?? '', user, ...(channel ? { chat: channel } : {}) });
+    const outcome = await deps.sink.button({
+      channel: 'slack',
+      token: action.value ?? '',
+      user,
+      ...(channel ? { chat: channel } : {}),
+    });
     notice = buttonNotice(outcome);
   } catch (error) {
     deps.logger.error({ channel: 'slack', err: describeError(error) }, 'slack button could not be recorded');
@@ -83,8 +91,20 @@ async function onButton(deps: SlackInboundDeps, body: BlockAction<ButtonAction>,
   if (notice && channel) await ephemeral(deps, channel, user.userId, notice, threadTs);
 }
 
-async function onMessage(deps: SlackInboundDeps, event: MessageEvent, eventId: string | undefined, isRetry: boolean): Promise<void> {
-  if (!ANSWER_SUBTYPES.has(event.subtype) || event.bot_id || !event.user || !event.channel || typeof event.text !== 'string') return;
+async function onMessage(
+  deps: SlackInboundDeps,
+  event: MessageEvent,
+  eventId: string | undefined,
+  isRetry: boolean,
+): Promise<void> {
+  if (
+    !ANSWER_SUBTYPES.has(event.subtype) ||
+    event.bot_id ||
+    !event.user ||
+    !event.channel ||
+    typeof event.text !== 'string'
+  )
+    return;
   const replyTo = event.thread_ts && event.thread_ts !== event.ts ? event.thread_ts : undefined;
   const privateChat = event.channel_type === 'im';
   // A top-level message in a channel is never an answer: skip the store lookup for all channel chatter.
@@ -112,11 +132,21 @@ async function onMessage(deps: SlackInboundDeps, event: MessageEvent, eventId: s
   // Settled before anything is posted: a re-send after this point shows nothing; one before it
   // (this attempt failed or died) is processed again. Unreachable store: 500, Slack re-sends.
   if (claim && !(await claim.settle())) return;
-  await reactTo(deps, { channel: event.channel, user: event.user, ...(replyTo ? { replyTo } : {}) }, outcome, claim ? claim.status === 'retry' : isRetry);
+  await reactTo(
+    deps,
+    { channel: event.channel, user: event.user, ...(replyTo ? { replyTo } : {}) },
+    outcome,
+    claim ? claim.status === 'retry' : isRetry,
+  );
 }
 
 /** Tells the person an outcome: in the thread (partial, invalid) or privately (the rest). */
-async function reactTo(deps: SlackInboundDeps, event: { channel: string; user: string; replyTo?: string }, outcome: InboundOutcome, retried: boolean): Promise<void> {
+async function reactTo(
+  deps: SlackInboundDeps,
+  event: { channel: string; user: string; replyTo?: string },
+  outcome: InboundOutcome,
+  retried: boolean,
+): Promise<void> {
   const { replyTo } = event;
   switch (outcome.kind) {
     case 'ignored':
@@ -143,9 +173,20 @@ export function buttonNotice(outcome: InboundOutcome): string | null {
   return outcomeNotice(outcome, OTHER_PROMPT);
 }
 
-async function ephemeral(deps: SlackInboundDeps, channel: string, user: string, text: string, threadTs?: string): Promise<void> {
+async function ephemeral(
+  deps: SlackInboundDeps,
+  channel: string,
+  user: string,
+  text: string,
+  threadTs?: string,
+): Promise<void> {
   try {
-    await deps.client.chat.postEphemeral({ channel, user, text: escapeMrkdwn(text), ...(threadTs ? { thread_ts: threadTs } : {}) });
+    await deps.client.chat.postEphemeral({
+      channel,
+      user,
+      text: escapeMrkdwn(text),
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+    });
   } catch (error) {
     deps.logger.warn({ channel: 'slack', err: describeError(error) }, 'slack ephemeral notice failed');
   }
@@ -153,7 +194,11 @@ async function ephemeral(deps: SlackInboundDeps, channel: string, user: string, 
 
 async function inThread(deps: SlackInboundDeps, channel: string, text: string, threadTs?: string): Promise<void> {
   try {
-    await deps.client.chat.postMessage({ channel, text: escapeMrkdwn(text), ...(threadTs ? { thread_ts: threadTs } : {}) });
+    await deps.client.chat.postMessage({
+      channel,
+      text: escapeMrkdwn(text),
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+    });
   } catch (error) {
     deps.logger.warn({ channel: 'slack', err: describeError(error) }, 'slack thread notice failed');
   }

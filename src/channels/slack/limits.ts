@@ -59,7 +59,12 @@ export function toChannelError(error: unknown, method: string): ChannelError {
   if (isCoded(error)) {
     switch (error.code) {
       case 'slack_webapi_rate_limited_error':
-        return new ChannelError(`${method}: rate limited by Slack`, false, retryAfterMs((error as { retryAfter?: unknown }).retryAfter), context);
+        return new ChannelError(
+          `${method}: rate limited by Slack`,
+          false,
+          retryAfterMs((error as { retryAfter?: unknown }).retryAfter),
+          context,
+        );
       case 'slack_webapi_platform_error': {
         const code = platformErrorCode(error)!;
         return new ChannelError(`${method}: ${code}`, PERMANENT_ERRORS.has(code), undefined, context);
@@ -70,10 +75,20 @@ export function toChannelError(error: unknown, method: string): ChannelError {
         return new ChannelError(`${method}: HTTP ${status}`, isRefusal(status), undefined, context);
       }
       case 'slack_webapi_request_error':
-        return new ChannelError(`${method}: request failed (${(error as { original?: Error }).original?.message ?? 'network error'})`, false, undefined, context);
+        return new ChannelError(
+          `${method}: request failed (${(error as { original?: Error }).original?.message ?? 'network error'})`,
+          false,
+          undefined,
+          context,
+        );
     }
   }
-  return new ChannelError(`${method}: ${error instanceof Error ? error.message : String(error)}`, false, undefined, context);
+  return new ChannelError(
+    `${method}: ${error instanceof Error ? error.message : String(error)}`,
+    false,
+    undefined,
+    context,
+  );
 }
 
 /** A log-safe description of an error (see {@link describeAny}): a Web API error by its `error` code. */

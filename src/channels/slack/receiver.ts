@@ -24,7 +24,12 @@ function header(headers: Headers, name: string): string | undefined {
  * Checks Slack's v0 signature over the exact raw body, and that the request timestamp is within
  * five minutes of `nowSeconds` in either direction (bolt checks only the past).
  */
-export function verifySlackSignature(signingSecret: string, headers: Headers, rawBody: Buffer, nowSeconds: number): boolean {
+export function verifySlackSignature(
+  signingSecret: string,
+  headers: Headers,
+  rawBody: Buffer,
+  nowSeconds: number,
+): boolean {
   const timestamp = header(headers, 'x-slack-request-timestamp');
   const signature = header(headers, 'x-slack-signature');
   if (!timestamp || !signature || !/^\d{1,12}$/.test(timestamp)) return false;
@@ -44,10 +49,14 @@ export function parseSlackBody(headers: Headers, rawBody: Buffer): Record<string
       const form = new URLSearchParams(text);
       const payload = form.get('payload');
       const parsed: unknown = payload !== null ? JSON.parse(payload) : Object.fromEntries(form);
-      return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+      return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>)
+        : null;
     }
     const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }
@@ -55,7 +64,8 @@ export function parseSlackBody(headers: Headers, rawBody: Buffer): Record<string
 
 function ackResponse(response: unknown): InboundHttpResponse {
   if (response === undefined || response === null || response === '') return { status: 200, body: '' };
-  if (typeof response === 'string') return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: response };
+  if (typeof response === 'string')
+    return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: response };
   return { status: 200, headers: { 'content-type': 'application/json' }, body: response as object };
 }
 
@@ -104,7 +114,8 @@ export class SlackHttpReceiver implements Receiver {
     }
     const body = parseSlackBody(headers, rawBody);
     if (!body) return { status: 400, body: { error: 'invalid_body' } };
-    if (body.type === 'url_verification') return { status: 200, body: { challenge: typeof body.challenge === 'string' ? body.challenge : '' } };
+    if (body.type === 'url_verification')
+      return { status: 200, body: { challenge: typeof body.challenge === 'string' ? body.challenge : '' } };
     if (body.ssl_check !== undefined) return { status: 200, body: '' };
     const app = this.app;
     if (!app || !this.accepting) return { status: 503, body: { error: 'not_ready' } };
@@ -141,7 +152,10 @@ export class SlackHttpReceiver implements Receiver {
         (error: unknown) => {
           if (isEventInProgress(error)) {
             // Another attempt (a slow first delivery, maybe on another replica) holds the event.
-            this.logger.info({ channel: 'slack', retryNum: event.retryNum ?? 0 }, 'slack event already being processed; Slack will re-send it');
+            this.logger.info(
+              { channel: 'slack', retryNum: event.retryNum ?? 0 },
+              'slack event already being processed; Slack will re-send it',
+            );
             return send({ status: 503, body: { error: 'in_progress' } });
           }
           this.logger.warn({ channel: 'slack', err: describeError(error) }, 'slack event processing failed');

@@ -57,7 +57,8 @@ function questionText(q: QuestionView, several: boolean, budget: Budget): string
   const e = (s: string, max: number) => escapeMrkdwn(fitLength(s, max));
   const question = e(q.question, budget.question);
   const title = q.header !== undefined ? (several ? `${q.number}. ${q.header}` : q.header) : undefined;
-  const head = title !== undefined ? [`*${escapeMrkdwn(title)}*`, question] : [several ? `*${q.number}.* ${question}` : question];
+  const head =
+    title !== undefined ? [`*${escapeMrkdwn(title)}*`, question] : [several ? `*${q.number}.* ${question}` : question];
   const options = q.options.map((o) => {
     const description = o.description ? ` — ${e(o.description.replace(/\s*\n\s*/g, ' '), budget.description)}` : '';
     return `${o.number}. ${e(o.label, budget.label)}${description}`;
@@ -66,8 +67,16 @@ function questionText(q: QuestionView, several: boolean, budget: Budget): string
 }
 
 function sectionFor(q: QuestionView, several: boolean): Block {
-  const { value: text } = fitToLimit(BUDGETS, (budget) => questionText(q, several, budget), (t) => t.length <= SECTION_TEXT_MAX);
-  return { type: 'section', block_id: `${QUESTION_BLOCK}${q.number}`, text: { type: 'mrkdwn', text: fitEscaped(text, SECTION_TEXT_MAX) } };
+  const { value: text } = fitToLimit(
+    BUDGETS,
+    (budget) => questionText(q, several, budget),
+    (t) => t.length <= SECTION_TEXT_MAX,
+  );
+  return {
+    type: 'section',
+    block_id: `${QUESTION_BLOCK}${q.number}`,
+    text: { type: 'mrkdwn', text: fitEscaped(text, SECTION_TEXT_MAX) },
+  };
 }
 
 // Slack stores plain_text with `& < >` as entities too (bolt-python#513) and decodes them for display.
@@ -87,7 +96,10 @@ export function renderPrompt(view: PromptView): RenderedMessage {
   const several = view.questions.length > 1;
   const sections = view.questions.map((q) => sectionFor(q, several));
   const help = view.buttons ? BUTTON_HELP : `Reply in this thread. ${view.instructions}`;
-  const blocks: Block[] = [...sections, { type: 'context', block_id: HELP_BLOCK, elements: [{ type: 'mrkdwn', text: escapeMrkdwn(help) }] }];
+  const blocks: Block[] = [
+    ...sections,
+    { type: 'context', block_id: HELP_BLOCK, elements: [{ type: 'mrkdwn', text: escapeMrkdwn(help) }] },
+  ];
   if (view.buttons) {
     blocks.push({
       type: 'actions',
@@ -115,6 +127,8 @@ export function renderFinal(view: PromptView, outcome: OutcomeView): RenderedMes
 
 /** The mrkdwn text of the question sections, for the notification fallback. */
 function fallbackText(sections: readonly Block[]): string {
-  const texts = sections.map((b) => (b.text as { text?: unknown } | undefined)?.text).filter((t): t is string => typeof t === 'string');
+  const texts = sections
+    .map((b) => (b.text as { text?: unknown } | undefined)?.text)
+    .filter((t): t is string => typeof t === 'string');
   return fitEscaped(texts.join('\n'), FALLBACK_TEXT_MAX);
 }

@@ -1,5 +1,12 @@
 import { App, LogLevel, webApi, type Logger as BoltLogger } from '@slack/bolt';
-import { ChannelError, type Channel, type DeliveryRequest, type InboundRoute, type InboundSink, type Logger } from '../../core/ports.js';
+import {
+  ChannelError,
+  type Channel,
+  type DeliveryRequest,
+  type InboundRoute,
+  type InboundSink,
+  type Logger,
+} from '../../core/ports.js';
 import type { OutcomeView, PromptView } from '../../core/prompt-view.js';
 import type { MessageRef } from '../../core/schemas.js';
 import { isEventInProgress, registerInbound } from './inbound.js';
@@ -66,11 +73,17 @@ export class SlackChannel implements Channel {
       // Socket Mode: events are acked once processed (bolt's own receiver acks them first, so a
       // crash or a failure before the commit lost a thread reply that Slack would not re-send).
       receiver: appToken
-        ? new SlackSocketReceiver({ appToken, ...(apiUrl ? { apiUrl: apiBase(apiUrl) } : {}), boltLogger: this.bolt, logger: this.options.logger })
+        ? new SlackSocketReceiver({
+            appToken,
+            ...(apiUrl ? { apiUrl: apiBase(apiUrl) } : {}),
+            boltLogger: this.bolt,
+            logger: this.options.logger,
+          })
         : this.receiver!,
     });
     app.error(async (error) => {
-      if (!isEventInProgress(error)) this.options.logger.warn({ channel: 'slack', err: error.code ?? error.message }, 'slack listener failed');
+      if (!isEventInProgress(error))
+        this.options.logger.warn({ channel: 'slack', err: error.code ?? error.message }, 'slack listener failed');
       throw error;
     });
     registerInbound(app, { sink, client: this.client, logger: this.options.logger });
@@ -78,7 +91,11 @@ export class SlackChannel implements Channel {
       await app.start();
     } catch (error) {
       const code = platformErrorCode(error);
-      throw new Error(code ? `Slack rejected SLACK_APP_TOKEN (apps.connections.open: ${code})` : `Slack Socket Mode did not connect: ${describe(error)}`);
+      throw new Error(
+        code
+          ? `Slack rejected SLACK_APP_TOKEN (apps.connections.open: ${code})`
+          : `Slack Socket Mode did not connect: ${describe(error)}`,
+      );
     }
     this.app = app;
   }
@@ -95,7 +112,12 @@ export class SlackChannel implements Channel {
   async deliver(request: DeliveryRequest): Promise<MessageRef> {
     const { target, view, askId } = request;
     if (USER_ID.test(target.chat)) {
-      throw new ChannelError(`slack: to.chat must be a conversation id (C…, G… or D…), not the user id ${target.chat}`, true, undefined, { channel: 'slack', method: 'chat.postMessage' });
+      throw new ChannelError(
+        `slack: to.chat must be a conversation id (C…, G… or D…), not the user id ${target.chat}`,
+        true,
+        undefined,
+        { channel: 'slack', method: 'chat.postMessage' },
+      );
     }
     const message = renderPrompt(view);
     let channel: string;
@@ -109,7 +131,11 @@ export class SlackChannel implements Channel {
         unfurl_media: false,
         ...(target.thread ? { thread_ts: target.thread } : {}),
       });
-      if (!response.ts || !response.channel) throw new ChannelError('chat.postMessage: response without ts', false, undefined, { channel: 'slack', method: 'chat.postMessage' });
+      if (!response.ts || !response.channel)
+        throw new ChannelError('chat.postMessage: response without ts', false, undefined, {
+          channel: 'slack',
+          method: 'chat.postMessage',
+        });
       channel = response.channel;
       ts = response.ts;
     } catch (error) {
@@ -128,7 +154,12 @@ export class SlackChannel implements Channel {
   async finalize(ref: MessageRef, outcome: OutcomeView, view: PromptView): Promise<void> {
     const message = renderFinal(view, outcome);
     try {
-      await this.client.chat.update({ channel: ref.chat, ts: ref.messageId, text: message.text, blocks: message.blocks as never });
+      await this.client.chat.update({
+        channel: ref.chat,
+        ts: ref.messageId,
+        text: message.text,
+        blocks: message.blocks as never,
+      });
     } catch (error) {
       throw toChannelError(error, 'chat.update');
     }
@@ -139,7 +170,8 @@ export class SlackChannel implements Channel {
     return checkIdentity({
       call: async () => {
         const result = await this.client.auth.test();
-        if (!result.user_id || !result.bot_id) throw new Error('auth.test returned no bot identity: SLACK_BOT_TOKEN must be a bot token (xoxb-…)');
+        if (!result.user_id || !result.bot_id)
+          throw new Error('auth.test returned no bot identity: SLACK_BOT_TOKEN must be a bot token (xoxb-…)');
         return { botId: result.bot_id, botUserId: result.user_id };
       },
       fatal: (error) => {
@@ -155,7 +187,13 @@ export class SlackChannel implements Channel {
   private clientOptions(): webApi.WebClientOptions {
     const { apiUrl } = this.options;
     // 429s surface as errors (the outbox honours Retry-After) instead of sleeping inside the client.
-    return { ...(apiUrl ? { slackApiUrl: apiBase(apiUrl) } : {}), rejectRateLimitedCalls: true, retryConfig: { retries: 0 }, timeout: 10_000, logger: this.bolt };
+    return {
+      ...(apiUrl ? { slackApiUrl: apiBase(apiUrl) } : {}),
+      rejectRateLimitedCalls: true,
+      retryConfig: { retries: 0 },
+      timeout: 10_000,
+      logger: this.bolt,
+    };
   }
 }
 
@@ -166,7 +204,9 @@ function apiBase(url: string): string {
 
 /** An error or a log argument of bolt's, log-safe: objects as JSON, tokens scrubbed. */
 function describe(value: unknown): string {
-  return value instanceof Error || typeof value === 'string' ? describeError(value) : scrubTokens(String(JSON.stringify(value))).slice(0, 300);
+  return value instanceof Error || typeof value === 'string'
+    ? describeError(value)
+    : scrubTokens(String(JSON.stringify(value))).slice(0, 300);
 }
 
 /** bolt's logger interface over askgate's: debug dropped, tokens scrubbed, bodies never logged. */

@@ -1,4 +1,10 @@
-import { SocketModeReceiver, type App, type Logger as BoltLogger, type Receiver, type ReceiverEvent } from '@slack/bolt';
+import {
+  SocketModeReceiver,
+  type App,
+  type Logger as BoltLogger,
+  type Receiver,
+  type ReceiverEvent,
+} from '@slack/bolt';
 import type { Logger } from '../../core/ports.js';
 import { isEventInProgress } from './inbound.js';
 import { describeError as describe } from './limits.js';
@@ -45,7 +51,11 @@ export class SlackSocketReceiver implements Receiver {
   constructor(private readonly options: SlackSocketReceiverOptions) {
     const { appToken, apiUrl, boltLogger } = options;
     // apps.connections.open goes through installerOptions.clientOptions, not clientOptions.
-    this.inner = new SocketModeReceiver({ appToken, logger: boltLogger, installerOptions: { clientOptions: apiUrl ? { slackApiUrl: apiUrl } : {} } });
+    this.inner = new SocketModeReceiver({
+      appToken,
+      logger: boltLogger,
+      installerOptions: { clientOptions: apiUrl ? { slackApiUrl: apiUrl } : {} },
+    });
     // The connection handling (hello, disconnect, reconnect, pings) stays the client's; only the
     // dispatch of envelopes to bolt is replaced.
     this.inner.client.removeAllListeners('slack_event');
@@ -76,10 +86,15 @@ export class SlackSocketReceiver implements Receiver {
       if (acked) return;
       acked = true;
       try {
-        await envelope.ack(typeof response === 'object' && response !== null ? (response as Record<string, unknown>) : undefined);
+        await envelope.ack(
+          typeof response === 'object' && response !== null ? (response as Record<string, unknown>) : undefined,
+        );
       } catch (error) {
         // The connection dropped: Slack re-sends the envelope on the next one.
-        this.options.logger.warn({ channel: 'slack', envelopeId: envelope.envelope_id, err: describe(error) }, 'slack envelope not acknowledged (connection lost)');
+        this.options.logger.warn(
+          { channel: 'slack', envelopeId: envelope.envelope_id, err: describe(error) },
+          'slack envelope not acknowledged (connection lost)',
+        );
       }
     };
     const event: ReceiverEvent = {
@@ -97,10 +112,18 @@ export class SlackSocketReceiver implements Receiver {
       await ack();
     } catch (error) {
       if (isEventInProgress(error)) {
-        this.options.logger.info({ channel: 'slack', envelopeId: envelope.envelope_id }, 'slack envelope already being processed; not acknowledged, so Slack re-sends it');
+        this.options.logger.info(
+          { channel: 'slack', envelopeId: envelope.envelope_id },
+          'slack envelope already being processed; not acknowledged, so Slack re-sends it',
+        );
         return;
       }
-      this.options.logger.warn({ channel: 'slack', envelopeId: envelope.envelope_id, err: describe(error) }, acked ? 'slack envelope processing failed' : 'slack envelope processing failed; not acknowledged, so Slack re-sends it');
+      this.options.logger.warn(
+        { channel: 'slack', envelopeId: envelope.envelope_id, err: describe(error) },
+        acked
+          ? 'slack envelope processing failed'
+          : 'slack envelope processing failed; not acknowledged, so Slack re-sends it',
+      );
     }
   }
 }

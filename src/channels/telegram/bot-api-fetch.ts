@@ -7,7 +7,11 @@ export interface BotApiRequestInit {
   method?: string;
   headers?: Record<string, string>;
   body?: string | Buffer | Readable;
-  signal?: { aborted: boolean; addEventListener(type: 'abort', listener: () => void): void; removeEventListener(type: 'abort', listener: () => void): void } | null;
+  signal?: {
+    aborted: boolean;
+    addEventListener(type: 'abort', listener: () => void): void;
+    removeEventListener(type: 'abort', listener: () => void): void;
+  } | null;
   agent?: http.Agent;
 }
 
@@ -34,7 +38,11 @@ export function botApiFetch(url: string, init: BotApiRequestInit = {}): Promise<
     const headers: Record<string, string | number> = { ...init.headers };
     const body = init.body;
     if (typeof body === 'string' || Buffer.isBuffer(body)) headers['content-length'] = Buffer.byteLength(body);
-    const request = (secure ? https : http).request(url, { method: init.method ?? 'GET', headers, agent: init.agent ?? (secure ? keepAlive.https : keepAlive.http) });
+    const request = (secure ? https : http).request(url, {
+      method: init.method ?? 'GET',
+      headers,
+      agent: init.agent ?? (secure ? keepAlive.https : keepAlive.http),
+    });
     const onAbort = () => request.destroy(abortError());
     signal?.addEventListener('abort', onAbort);
     const done = () => signal?.removeEventListener('abort', onAbort);

@@ -42,12 +42,22 @@ export class TelegramDelivery {
   /** Edits the question to its outcome (body re-rendered from `view`) and removes the keyboard. */
   async finalize(ref: MessageRef, outcome: OutcomeView, view: PromptView): Promise<void> {
     const messageId = Number(ref.messageId);
-    if (!Number.isSafeInteger(messageId)) throw new ChannelError(`not a Telegram message id: ${ref.messageId}`, true, undefined, { channel: 'telegram', method: 'editMessageText' });
+    if (!Number.isSafeInteger(messageId))
+      throw new ChannelError(`not a Telegram message id: ${ref.messageId}`, true, undefined, {
+        channel: 'telegram',
+        method: 'editMessageText',
+      });
     const final = renderFinal(renderPrompt(view).body, outcome);
     await this.pacer.take(ref.chat);
     try {
       // Without reply_markup, editMessageText drops the inline keyboard.
-      await this.api.editMessageText(ref.chat, messageId, final.text, { entities: final.entities, link_preview_options: { is_disabled: true } }, deadline(SEND_TIMEOUT_MS));
+      await this.api.editMessageText(
+        ref.chat,
+        messageId,
+        final.text,
+        { entities: final.entities, link_preview_options: { is_disabled: true } },
+        deadline(SEND_TIMEOUT_MS),
+      );
     } catch (error) {
       if (isNotModified(error)) return;
       throw this.failure(error, 'editMessageText', ref.chat);
@@ -56,8 +66,12 @@ export class TelegramDelivery {
 
   private failure(error: unknown, method: string, chat: string): ChannelError {
     const mapped = toChannelError(error, method);
-    if (mapped.retryAfterMs && error instanceof GrammyError && error.error_code === 429) this.pacer.blockUntil(chat, this.clock.now() + mapped.retryAfterMs);
-    this.logger.warn({ channel: 'telegram', method, chat, permanent: mapped.permanent, err: describeError(error) }, 'telegram call failed');
+    if (mapped.retryAfterMs && error instanceof GrammyError && error.error_code === 429)
+      this.pacer.blockUntil(chat, this.clock.now() + mapped.retryAfterMs);
+    this.logger.warn(
+      { channel: 'telegram', method, chat, permanent: mapped.permanent, err: describeError(error) },
+      'telegram call failed',
+    );
     return mapped;
   }
 }

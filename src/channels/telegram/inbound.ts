@@ -32,7 +32,11 @@ type Settled = { ok: true; outcome: InboundOutcome } | { ok: false };
 
 /** The person behind a Telegram user, as askgate records them. */
 export function responder(from: User): Responder {
-  return responderOf('telegram', { id: from.id, username: from.username, name: [from.first_name, from.last_name].filter(Boolean).join(' ') });
+  return responderOf('telegram', {
+    id: from.id,
+    username: from.username,
+    name: [from.first_name, from.last_name].filter(Boolean).join(' '),
+  });
 }
 
 /** Text only may answer: captions, stickers and media answer nothing; nor do bots and bare commands. */
@@ -73,7 +77,12 @@ export class TelegramInbound {
     // `message` is absent for inline-mode messages and may be "inaccessible" (old): chat and id remain.
     const chat = q.message ? String(q.message.chat.id) : undefined;
     const questionId = q.message?.message_id;
-    const event: ButtonPressed = { channel: 'telegram', token: q.data, user: responder(q.from), ...(chat ? { chat } : {}) };
+    const event: ButtonPressed = {
+      channel: 'telegram',
+      token: q.data,
+      user: responder(q.from),
+      ...(chat ? { chat } : {}),
+    };
     const work: Promise<Settled> = this.deps.sink.button(event).then(
       (outcome) => ({ ok: true as const, outcome }),
       (error: unknown) => {
@@ -101,7 +110,13 @@ export class TelegramInbound {
     this.deps.track(slow);
   }
 
-  private async afterTap(outcome: InboundOutcome, chat: string, questionId: number, late: boolean, gate: EffectGate): Promise<void> {
+  private async afterTap(
+    outcome: InboundOutcome,
+    chat: string,
+    questionId: number,
+    late: boolean,
+    gate: EffectGate,
+  ): Promise<void> {
     if (outcome.kind === 'need_text') {
       const sent = await this.reply(chat, questionId, OWN_WORDS_PROMPT, gate, true);
       if (sent !== null) await this.bind(chat, sent, outcome.askId);
@@ -109,7 +124,8 @@ export class TelegramInbound {
     }
     if (!late || outcome.kind === 'ignored') return;
     const sent = await this.reply(chat, questionId, toastOf(outcome), gate);
-    if (sent !== null && (outcome.kind === 'partial' || outcome.kind === 'invalid')) await this.bind(chat, sent, outcome.askId);
+    if (sent !== null && (outcome.kind === 'partial' || outcome.kind === 'invalid'))
+      await this.bind(chat, sent, outcome.askId);
   }
 
   private async onMessage(m: Message, gate: EffectGate): Promise<void> {
@@ -165,7 +181,13 @@ export class TelegramInbound {
    * Sends `text` as a reply to a message once the update is settled; returns the new message id, or
    * null when another attempt settled it or the send failed (logged).
    */
-  private async reply(chat: string, to: number, text: string, gate: EffectGate, forceReply = false): Promise<number | null> {
+  private async reply(
+    chat: string,
+    to: number,
+    text: string,
+    gate: EffectGate,
+    forceReply = false,
+  ): Promise<number | null> {
     if (!text || !(await this.settle(gate))) return null;
     try {
       // Replies to a human are not deferred: pace when the slot is near, else send anyway.
@@ -189,7 +211,12 @@ export class TelegramInbound {
 
   /** Settles the update; a store that cannot answer does not silence the reply (Telegram re-sends nothing we answered). */
   private settle(gate: EffectGate): Promise<boolean> {
-    return settleOrShow(gate, (error) => this.deps.logger.warn({ channel: 'telegram', err: describeError(error) }, 'update could not be marked handled; replying anyway'));
+    return settleOrShow(gate, (error) =>
+      this.deps.logger.warn(
+        { channel: 'telegram', err: describeError(error) },
+        'update could not be marked handled; replying anyway',
+      ),
+    );
   }
 
   private async bind(chat: string, messageId: number, askId: string): Promise<void> {

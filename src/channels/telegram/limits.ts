@@ -19,7 +19,8 @@ export const GROUP_MAX_PER_MINUTE = 20;
 /** Throws when `data` does not fit Telegram's 1–64 byte `callback_data`. */
 export function assertCallbackData(data: string): string {
   const bytes = Buffer.byteLength(data, 'utf8');
-  if (bytes < 1 || bytes > CALLBACK_DATA_MAX_BYTES) throw new Error(`callback_data must be 1–${CALLBACK_DATA_MAX_BYTES} bytes, got ${bytes}`);
+  if (bytes < 1 || bytes > CALLBACK_DATA_MAX_BYTES)
+    throw new Error(`callback_data must be 1–${CALLBACK_DATA_MAX_BYTES} bytes, got ${bytes}`);
   return data;
 }
 
@@ -58,7 +59,9 @@ export class ChatPacer {
       const wait = slot - now;
       if (wait > MAX_INLINE_WAIT_MS) {
         if (force) return;
-        throw new ChannelError(`paced: chat ${chat} has its next send slot in ${wait} ms`, false, wait, { channel: 'telegram' });
+        throw new ChannelError(`paced: chat ${chat} has its next send slot in ${wait} ms`, false, wait, {
+          channel: 'telegram',
+        });
       }
       this.book(chat, slot);
       if (wait <= 0) return;
@@ -79,7 +82,8 @@ export class ChatPacer {
     let slot = Math.max(now, this.next.get(chat) ?? 0);
     const recent = (this.recent.get(chat) ?? []).filter((t) => t > now - 60_000);
     this.recent.set(chat, recent);
-    if (isGroupChat(chat) && recent.length >= GROUP_MAX_PER_MINUTE) slot = Math.max(slot, recent[recent.length - GROUP_MAX_PER_MINUTE]! + 60_000);
+    if (isGroupChat(chat) && recent.length >= GROUP_MAX_PER_MINUTE)
+      slot = Math.max(slot, recent[recent.length - GROUP_MAX_PER_MINUTE]! + 60_000);
     return slot;
   }
 
@@ -112,12 +116,19 @@ export function toChannelError(error: unknown, method: string): ChannelError {
   const context = { channel: 'telegram', method, cause: error };
   if (error instanceof GrammyError) {
     const what = `Telegram ${method} failed: ${error.error_code} ${error.description}`;
-    if (error.error_code === 429) return new ChannelError(what, false, retryAfterMs(error.parameters?.retry_after, 1000), context);
+    if (error.error_code === 429)
+      return new ChannelError(what, false, retryAfterMs(error.parameters?.retry_after, 1000), context);
     return new ChannelError(what, [400, 401, 403, 404].includes(error.error_code), undefined, context);
   }
-  if (error instanceof HttpError) return new ChannelError(`Telegram ${method} failed: network error`, false, undefined, context);
+  if (error instanceof HttpError)
+    return new ChannelError(`Telegram ${method} failed: network error`, false, undefined, context);
   const name = error instanceof Error ? error.name : 'Error';
-  return new ChannelError(`Telegram ${method} failed: ${name === 'AbortError' || name === 'TimeoutError' ? 'timed out' : 'unexpected error'}`, false, undefined, context);
+  return new ChannelError(
+    `Telegram ${method} failed: ${name === 'AbortError' || name === 'TimeoutError' ? 'timed out' : 'unexpected error'}`,
+    false,
+    undefined,
+    context,
+  );
 }
 
 /** grammy's errors, described: the method, code and description (never the request URL, which holds the token). */

@@ -75,7 +75,10 @@ function clip(entities: readonly MessageEntity[], length: number): MessageEntity
 
 function keyboard(view: PromptView): InlineKeyboardMarkup | undefined {
   if (!view.buttons) return undefined;
-  const button = (b: { label: string; token: string }): InlineKeyboardButton.CallbackButton => ({ text: b.label, callback_data: assertCallbackData(b.token) });
+  const button = (b: { label: string; token: string }): InlineKeyboardButton.CallbackButton => ({
+    text: b.label,
+    callback_data: assertCallbackData(b.token),
+  });
   const options = view.buttons.filter((b) => b.kind === 'option').map((b) => [button(b)]);
   const extra = view.buttons.filter((b) => b.kind !== 'option').map(button);
   return { inline_keyboard: extra.length > 0 ? [...options, extra] : options };
@@ -97,7 +100,10 @@ export function renderPrompt(view: PromptView): RenderedPrompt {
   // Unreachable with askgate's input limits; a last resort so a send never fails on length.
   const last = built.value.body;
   const text = cut(`${last.text}\n\n${view.instructions}`, MESSAGE_MAX_CHARS);
-  const body = { text: cut(last.text, MESSAGE_MAX_CHARS), entities: clip(last.entities, Math.min(last.text.length, MESSAGE_MAX_CHARS - 1)) };
+  const body = {
+    text: cut(last.text, MESSAGE_MAX_CHARS),
+    entities: clip(last.entities, Math.min(last.text.length, MESSAGE_MAX_CHARS - 1)),
+  };
   return { text, entities: clip(last.entities, text.length - 1), ...(reply_markup ? { reply_markup } : {}), body };
 }
 

@@ -1,10 +1,27 @@
 import { Bot, GrammyError } from 'grammy';
 import type { Update, UserFromGetMe } from 'grammy/types';
-import type { Channel, Clock, DeliveryRequest, InboundHttpRequest, InboundHttpResponse, InboundRoute, InboundSink, Logger, SeenEvents } from '../../core/ports.js';
+import type {
+  Channel,
+  Clock,
+  DeliveryRequest,
+  InboundHttpRequest,
+  InboundHttpResponse,
+  InboundRoute,
+  InboundSink,
+  Logger,
+  SeenEvents,
+} from '../../core/ports.js';
 import type { OutcomeView, PromptView } from '../../core/prompt-view.js';
 import type { MessageRef } from '../../core/schemas.js';
 import { TelegramInbound, mayAnswer } from './inbound.js';
-import { DEFAULT_LEASE_MS, UNGATED, showOnceGate, takeEvent, takeOrPass, type EffectGate } from '../shared/take-event.js';
+import {
+  DEFAULT_LEASE_MS,
+  UNGATED,
+  showOnceGate,
+  takeEvent,
+  takeOrPass,
+  type EffectGate,
+} from '../shared/take-event.js';
 import { ChatPacer, DEFAULT_MIN_SEND_INTERVAL_MS, deadline, describeError } from './limits.js';
 import { TelegramDelivery } from './delivery.js';
 import { WEBHOOK_PATH, receiveWebhook, within } from './webhook.js';
@@ -56,7 +73,8 @@ export class TelegramChannel implements Channel {
   private polling: Promise<void> | null = null;
 
   constructor(private readonly options: TelegramChannelOptions) {
-    if (options.webhookUrl && !options.webhookSecret) throw new Error('TELEGRAM_WEBHOOK_URL needs TELEGRAM_WEBHOOK_SECRET');
+    if (options.webhookUrl && !options.webhookSecret)
+      throw new Error('TELEGRAM_WEBHOOK_URL needs TELEGRAM_WEBHOOK_SECRET');
     const apiRoot = options.apiRoot?.replace(/\/+$/, '');
     // No auto-retry transformer: retries belong to the outbox, and acks must never queue behind them.
     // In webhook mode a tap's answerCallbackQuery rides on the answer to Telegram's POST (a "webhook
@@ -93,7 +111,9 @@ export class TelegramChannel implements Channel {
       this.track(work);
       await within(work, LOOP_HOLD_MS);
     });
-    this.bot.catch((err) => options.logger.error({ channel: 'telegram', err: describeError(err.error) }, 'telegram update failed'));
+    this.bot.catch((err) =>
+      options.logger.error({ channel: 'telegram', err: describeError(err.error) }, 'telegram update failed'),
+    );
   }
 
   /** Sends the question; buttons only for a single single-choice question. */
@@ -122,7 +142,11 @@ export class TelegramChannel implements Channel {
     const log = { channel: 'telegram', bot: me.username };
     if (this.options.webhookUrl) {
       try {
-        await this.bot.api.setWebhook(this.options.webhookUrl, { secret_token: this.options.webhookSecret!, allowed_updates: UPDATES, drop_pending_updates: false });
+        await this.bot.api.setWebhook(this.options.webhookUrl, {
+          secret_token: this.options.webhookSecret!,
+          allowed_updates: UPDATES,
+          drop_pending_updates: false,
+        });
       } catch (error) {
         throw new Error(`Telegram setWebhook failed (check TELEGRAM_WEBHOOK_URL): ${describeError(error)}`);
       }
@@ -135,7 +159,9 @@ export class TelegramChannel implements Channel {
         const conflict = error instanceof GrammyError && error.error_code === 409;
         this.options.logger.error(
           { ...log, err: describeError(error) },
-          conflict ? 'telegram long polling stopped: another process polls with this token or a webhook is set' : 'telegram long polling stopped',
+          conflict
+            ? 'telegram long polling stopped: another process polls with this token or a webhook is set'
+            : 'telegram long polling stopped',
         );
       });
     this.options.logger.info({ ...log, mode: 'polling' }, 'telegram channel started');
@@ -194,7 +220,11 @@ export class TelegramChannel implements Channel {
   private takePolled(update: Update): Promise<EffectGate | null> {
     return takeOrPass(
       () => this.take(update),
-      (error) => this.options.logger.warn({ channel: 'telegram', err: describeError(error) }, 'telegram update not de-duplicated: store unavailable'),
+      (error) =>
+        this.options.logger.warn(
+          { channel: 'telegram', err: describeError(error) },
+          'telegram update not de-duplicated: store unavailable',
+        ),
     );
   }
 
@@ -222,9 +252,14 @@ export class TelegramChannel implements Channel {
       call: () => this.bot.api.getMe(deadline(GET_ME_TIMEOUT_MS)),
       fatal: (error) =>
         error instanceof GrammyError && (error.error_code === 401 || error.error_code === 404)
-          ? new Error(`TELEGRAM_BOT_TOKEN is invalid: the Telegram Bot API answered ${error.error_code} ${error.description} (get a token from @BotFather)`)
+          ? new Error(
+              `TELEGRAM_BOT_TOKEN is invalid: the Telegram Bot API answered ${error.error_code} ${error.description} (get a token from @BotFather)`,
+            )
           : null,
-      unreachable: (error) => new Error(`cannot reach the Telegram Bot API${this.options.apiRoot ? ` at ${this.options.apiRoot}` : ''}: ${describeError(error)}`),
+      unreachable: (error) =>
+        new Error(
+          `cannot reach the Telegram Bot API${this.options.apiRoot ? ` at ${this.options.apiRoot}` : ''}: ${describeError(error)}`,
+        ),
     });
   }
 }

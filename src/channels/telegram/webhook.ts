@@ -32,16 +32,21 @@ export async function receiveWebhook(request: InboundHttpRequest, host: WebhookH
   const given = Array.isArray(header) ? header[0] : header;
   const secret = host.secret;
   if (!secret || typeof given !== 'string' || !tokenMatches(given, secret)) {
-    return { status: 401, body: { error: { code: 'unauthorized', message: 'missing or wrong X-Telegram-Bot-Api-Secret-Token' } } };
+    return {
+      status: 401,
+      body: { error: { code: 'unauthorized', message: 'missing or wrong X-Telegram-Bot-Api-Secret-Token' } },
+    };
   }
-  if (!host.started()) return { status: 503, body: { error: { code: 'unavailable', message: 'telegram channel not started' } } };
+  if (!host.started())
+    return { status: 503, body: { error: { code: 'unavailable', message: 'telegram channel not started' } } };
   let update: Update;
   try {
     update = JSON.parse(request.rawBody.toString('utf8')) as Update;
   } catch {
     return { status: 400, body: { error: { code: 'invalid_request', message: 'body is not JSON' } } };
   }
-  if (!update || typeof update.update_id !== 'number') return { status: 400, body: { error: { code: 'invalid_request', message: 'not a Telegram update' } } };
+  if (!update || typeof update.update_id !== 'number')
+    return { status: 400, body: { error: { code: 'invalid_request', message: 'not a Telegram update' } } };
   // Telegram re-sends an update whose answer was slow or failed, to any replica: an update an
   // attempt settled is acknowledged without effect; one no attempt could be sure of fails, so
   // Telegram re-sends it later.
@@ -49,11 +54,18 @@ export async function receiveWebhook(request: InboundHttpRequest, host: WebhookH
   try {
     taken = await host.take(update);
   } catch (error) {
-    host.logger.warn({ channel: 'telegram', err: describeError(error) }, 'telegram update not taken: store unavailable');
+    host.logger.warn(
+      { channel: 'telegram', err: describeError(error) },
+      'telegram update not taken: store unavailable',
+    );
     return { status: 503, body: { error: { code: 'unavailable', message: 'store unavailable, re-send later' } } };
   }
   if (taken === 'done') return { status: 200, body: { ok: true } };
-  if (taken === 'busy') return { status: 503, body: { error: { code: 'in_progress', message: 'this update is being handled, re-send later' } } };
+  if (taken === 'busy')
+    return {
+      status: 503,
+      body: { error: { code: 'in_progress', message: 'this update is being handled, re-send later' } },
+    };
   let reply: (payload: string) => void = () => {};
   const replied = new Promise<string>((resolve) => (reply = resolve));
   const work = host.run(update, taken, async (payload) => reply(payload));

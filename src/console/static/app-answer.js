@@ -17,42 +17,72 @@ import { showLogin } from './app-session.js';
  * @param {string | null} id
  */
 export function questionText(q, id) {
-  return [q.header ? el('span', { class: 'chip', text: q.header, title: q.fullHeader }) : null, el('span', { id, text: q.question })];
+  return [
+    q.header ? el('span', { class: 'chip', text: q.header, title: q.fullHeader }) : null,
+    el('span', { id, text: q.question }),
+  ];
 }
 
 /** @param {ConsoleQuestion['options'][number]} o */
 function optionText(o) {
-  return [el('span', { class: 'label', text: o.label }), o.description ? el('span', { class: 'desc', text: o.description }) : null];
+  return [
+    el('span', { class: 'label', text: o.label }),
+    o.description ? el('span', { class: 'desc', text: o.description }) : null,
+  ];
 }
 
 /** @param {Card} card */
 function skipButton(card) {
   return el('button', {
-    type: 'button', class: 'secondary skip', text: 'Skip', 'aria-label': 'Skip the question from ' + card.runId,
+    type: 'button',
+    class: 'secondary skip',
+    text: 'Skip',
+    'aria-label': 'Skip the question from ' + card.runId,
     onclick: () => submit(card, { skip: true }),
   });
 }
 
 /** @param {Card} card @param {string} text */
-function showError(card, text) { card.error.textContent = text; }
+function showError(card, text) {
+  card.error.textContent = text;
+}
 
 /** @param {Card} card @param {ConsoleAsk} ask @param {string} base */
 export function buildQuick(card, ask, base) {
   const q = ask.questions[0];
   const ownId = base + '-own';
   const own = el('input', { id: ownId, type: 'text', maxlength: 4000, autocomplete: 'off', enterkeyhint: 'send' });
-  const choices = q.options.map((o) => el('button', {
-    type: 'button', class: 'choice', onclick: () => submit(card, { answers: { [q.id]: [o.label] } }),
-  }, optionText(o)));
-  const form = el('form', { class: 'own', onsubmit: (/** @type {SubmitEvent} */ event) => {
-    event.preventDefault();
-    const text = own.value.trim();
-    if (!text) { showError(card, 'Write an answer first, or pick an option.'); own.focus(); return; }
-    submit(card, { answers: { [q.id]: [text] } });
-  } }, [
-    el('label', { for: ownId, text: 'Or answer in your own words' }),
-    el('div', { class: 'row' }, [own, el('button', { type: 'submit', text: 'Send' }), skipButton(card)]),
-  ]);
+  const choices = q.options.map((o) =>
+    el(
+      'button',
+      {
+        type: 'button',
+        class: 'choice',
+        onclick: () => submit(card, { answers: { [q.id]: [o.label] } }),
+      },
+      optionText(o),
+    ),
+  );
+  const form = el(
+    'form',
+    {
+      class: 'own',
+      onsubmit: (/** @type {SubmitEvent} */ event) => {
+        event.preventDefault();
+        const text = own.value.trim();
+        if (!text) {
+          showError(card, 'Write an answer first, or pick an option.');
+          own.focus();
+          return;
+        }
+        submit(card, { answers: { [q.id]: [text] } });
+      },
+    },
+    [
+      el('label', { for: ownId, text: 'Or answer in your own words' }),
+      el('div', { class: 'row' }, [own, el('button', { type: 'submit', text: 'Send' }), skipButton(card)]),
+    ],
+  );
   return el('div', { class: 'quick' }, [
     el('p', { class: 'question' }, questionText(q, base + '-q')),
     el('div', { class: 'choices', role: 'group', 'aria-labelledby': base + '-q' }, choices),
@@ -72,9 +102,18 @@ function buildStep(q, base) {
     return el('div', { class: 'opt' }, [input, el('label', { for: name + '-' + i }, optionText(o))]);
   });
   const other = el('input', { type: kind, id: name + '-other', name, value: '' });
-  const text = el('input', { type: 'text', maxlength: 4000, autocomplete: 'off', 'aria-label': 'Other: your own words' });
-  text.addEventListener('input', () => { other.checked = text.value.trim() !== ''; });
-  other.addEventListener('change', () => { if (other.checked) text.focus(); });
+  const text = el('input', {
+    type: 'text',
+    maxlength: 4000,
+    autocomplete: 'off',
+    'aria-label': 'Other: your own words',
+  });
+  text.addEventListener('input', () => {
+    other.checked = text.value.trim() !== '';
+  });
+  other.addEventListener('change', () => {
+    if (other.checked) text.focus();
+  });
   const hint = q.multiSelect ? el('p', { class: 'hint', id: name + '-hint', text: 'Choose one or more.' }) : null;
   const node = el('fieldset', { class: 'step', 'aria-describedby': hint ? name + '-hint' : null }, [
     el('legend', {}, questionText(q, null)),
@@ -91,7 +130,9 @@ function buildStep(q, base) {
       if (other.checked && text.value.trim()) out.push(text.value.trim());
       return out;
     },
-    focus() { (inputs.find((i) => i.checked) || (other.checked ? text : inputs[0])).focus(); },
+    focus() {
+      (inputs.find((i) => i.checked) || (other.checked ? text : inputs[0])).focus();
+    },
   };
 }
 
@@ -110,24 +151,37 @@ export function buildStepper(card, ask, base) {
   /** @param {number} index @param {boolean} focus */
   const show = (index, focus) => {
     current = index;
-    steps.forEach((s, i) => { s.node.hidden = i !== index; });
+    steps.forEach((s, i) => {
+      s.node.hidden = i !== index;
+    });
     progress.hidden = steps.length === 1;
     progress.textContent = 'Question ' + (index + 1) + ' of ' + steps.length;
     back.hidden = index === 0;
     next.textContent = index < steps.length - 1 ? 'Next' : steps.length > 1 ? 'Submit answers' : 'Submit answer';
     if (focus) steps[index].focus();
   };
-  back.addEventListener('click', () => { showError(card, ''); show(current - 1, true); });
+  back.addEventListener('click', () => {
+    showError(card, '');
+    show(current - 1, true);
+  });
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     showError(card, '');
     const step = steps[current];
     if (step.values().length === 0) {
-      showError(card, step.multi ? 'Choose at least one option, or write your own answer.' : 'Choose an option, or write your own answer.');
+      showError(
+        card,
+        step.multi
+          ? 'Choose at least one option, or write your own answer.'
+          : 'Choose an option, or write your own answer.',
+      );
       step.focus();
       return;
     }
-    if (current < steps.length - 1) { show(current + 1, true); return; }
+    if (current < steps.length - 1) {
+      show(current + 1, true);
+      return;
+    }
     // Question ids are chosen by agents: never assigned onto a plain object (a "__proto__" would vanish).
     submit(card, { answers: Object.fromEntries(steps.map((s) => [s.id, s.values()])) });
   });
@@ -144,7 +198,11 @@ async function submit(card, body) {
   card.root.setAttribute('aria-busy', 'true');
   showError(card, '');
   let res = null;
-  try { res = await request('POST', '/console/asks/' + encodeURIComponent(card.id) + '/answer', body); } catch (e) { res = null; }
+  try {
+    res = await request('POST', '/console/asks/' + encodeURIComponent(card.id) + '/answer', body);
+  } catch (e) {
+    res = null;
+  }
   card.busy = false;
   card.root.removeAttribute('aria-busy');
   if (res && res.status === 200 && res.data && res.data.ask) {
@@ -153,6 +211,12 @@ async function submit(card, body) {
     renderCounts();
     return;
   }
-  if (res && res.status === 401) { showLogin('Your session ended; sign in again.'); return; }
-  showError(card, (res && res.data && res.data.error && res.data.error.message) || 'askgate did not answer; try again.');
+  if (res && res.status === 401) {
+    showLogin('Your session ended; sign in again.');
+    return;
+  }
+  showError(
+    card,
+    (res && res.data && res.data.error && res.data.error.message) || 'askgate did not answer; try again.',
+  );
 }

@@ -30,7 +30,8 @@ export function el(tag, props, children) {
     if (value === undefined || value === null || value === false) continue;
     if (key === 'text') node.textContent = String(value);
     else if (key === 'class') node.className = /** @type {string} */ (value);
-    else if (key.startsWith('on') && typeof value === 'function') node.addEventListener(key.slice(2), /** @type {EventListener} */ (value));
+    else if (key.startsWith('on') && typeof value === 'function')
+      node.addEventListener(key.slice(2), /** @type {EventListener} */ (value));
     else node.setAttribute(key, value === true ? '' : String(value));
   }
   if (children) node.append(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
@@ -66,11 +67,18 @@ export async function request(method, path, body) {
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (state.csrf) headers['x-askgate-csrf'] = state.csrf;
   const res = await fetch(path, {
-    method, headers, credentials: 'same-origin', cache: 'no-store',
+    method,
+    headers,
+    credentials: 'same-origin',
+    cache: 'no-store',
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   let data = null;
-  try { data = await res.json(); } catch (e) { data = null; }
+  try {
+    data = await res.json();
+  } catch (e) {
+    data = null;
+  }
   return { status: res.status, data };
 }
 
@@ -88,17 +96,23 @@ export function announce(text) {
   const region = $('announce');
   region.textContent = '';
   clearTimeout(announceTimer);
-  announceTimer = setTimeout(() => { region.textContent = text; }, 50);
+  announceTimer = setTimeout(() => {
+    region.textContent = text;
+  }, 50);
 }
 
-function serverNow() { return Date.now() + state.skewMs; }
+function serverNow() {
+  return Date.now() + state.skewMs;
+}
 
 /** A time of day as the server's clock sees today (older ones with their date). @param {string} iso @param {boolean} withSeconds */
 export function clock(iso, withSeconds) {
   const d = new Date(iso);
   if (isNaN(d.getTime())) return '';
   /** @type {Intl.DateTimeFormatOptions} */
-  const opts = withSeconds ? { hour: '2-digit', minute: '2-digit', second: '2-digit' } : { hour: '2-digit', minute: '2-digit' };
+  const opts = withSeconds
+    ? { hour: '2-digit', minute: '2-digit', second: '2-digit' }
+    : { hour: '2-digit', minute: '2-digit' };
   const time = d.toLocaleTimeString([], opts);
   return d.toDateString() === new Date(serverNow()).toDateString() ? time : d.toLocaleDateString() + ' ' + time;
 }
@@ -115,14 +129,24 @@ export function expiresIn(iso) {
 const operatorInput = () => /** @type {HTMLInputElement} */ ($('operator'));
 
 /** Who answers from this browser ("Answer as"), at most 128 characters. */
-export function operatorName() { return operatorInput().value.trim().slice(0, 128); }
+export function operatorName() {
+  return operatorInput().value.trim().slice(0, 128);
+}
 
 /** Fills "Answer as" from this browser's storage and keeps it there. */
 export function restoreOperator() {
   const input = operatorInput();
-  try { input.value = localStorage.getItem('askgate.operator') || ''; } catch (e) { /* storage blocked */ }
+  try {
+    input.value = localStorage.getItem('askgate.operator') || '';
+  } catch (e) {
+    /* storage blocked */
+  }
   input.addEventListener('change', () => {
-    try { localStorage.setItem('askgate.operator', operatorName()); } catch (e) { /* storage blocked */ }
+    try {
+      localStorage.setItem('askgate.operator', operatorName());
+    } catch (e) {
+      /* storage blocked */
+    }
   });
 }
 

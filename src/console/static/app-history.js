@@ -7,13 +7,31 @@ import { questionText } from './app-answer.js';
 
 const HISTORY_MAX = 100;
 // Maps, not plain objects: a looked-up name like "constructor" must not find Object.prototype's.
-const EVENT_NAMES = new Map(Object.entries({
-  created: 'Asked', delivered: 'Delivered', delivery_failed: 'Delivery failed', reply_rejected: 'Reply not understood',
-  hint_sent: 'Hint sent', partial: 'Partly answered', answered: 'Answered', no_answer: 'Ended without an answer',
-  finalized: 'Chat message updated', finalize_failed: 'Chat message update failed',
-  webhook_delivered: 'Webhook delivered', webhook_failed: 'Webhook failed',
-}));
-const REASONS = new Map(Object.entries({ timeout: 'Expired', skipped: 'Skipped', cancelled: 'Cancelled', superseded: 'Replaced', undelivered: 'Not delivered' }));
+const EVENT_NAMES = new Map(
+  Object.entries({
+    created: 'Asked',
+    delivered: 'Delivered',
+    delivery_failed: 'Delivery failed',
+    reply_rejected: 'Reply not understood',
+    hint_sent: 'Hint sent',
+    partial: 'Partly answered',
+    answered: 'Answered',
+    no_answer: 'Ended without an answer',
+    finalized: 'Chat message updated',
+    finalize_failed: 'Chat message update failed',
+    webhook_delivered: 'Webhook delivered',
+    webhook_failed: 'Webhook failed',
+  }),
+);
+const REASONS = new Map(
+  Object.entries({
+    timeout: 'Expired',
+    skipped: 'Skipped',
+    cancelled: 'Cancelled',
+    superseded: 'Replaced',
+    undelivered: 'Not delivered',
+  }),
+);
 
 /** @type {Map<string, HTMLLIElement>} ask id -> li */
 const pastItems = new Map();
@@ -31,11 +49,15 @@ function eventText(h) {
 
 /** The list items of an ask's events. @param {HistoryEntry[]} history */
 export function eventItems(history) {
-  return history.map((h) => el('li', {}, [el('time', { datetime: h.at, text: clock(h.at, true) }), el('span', { text: eventText(h) })]));
+  return history.map((h) =>
+    el('li', {}, [el('time', { datetime: h.at, text: clock(h.at, true) }), el('span', { text: eventText(h) })]),
+  );
 }
 
 /** @param {string} term @param {string} value */
-function fact(term, value) { return [el('dt', { text: term }), el('dd', { text: value })]; }
+function fact(term, value) {
+  return [el('dt', { text: term }), el('dd', { text: value })];
+}
 
 /** @param {ConsoleAsk} ask (a finished one: it has an outcome) */
 function buildPast(ask) {
@@ -43,9 +65,15 @@ function buildPast(ask) {
   const answered = o.status === 'answered';
   const first = ask.questions[0];
   const summary = el('summary', {}, [
-    el('span', { class: 'badge ' + (answered ? 'ok' : 'no'), text: answered ? 'Answered' : REASONS.get(/** @type {string} */ (o.reason)) || 'No answer' }),
+    el('span', {
+      class: 'badge ' + (answered ? 'ok' : 'no'),
+      text: answered ? 'Answered' : REASONS.get(/** @type {string} */ (o.reason)) || 'No answer',
+    }),
     el('span', { class: 'run-id', text: ask.runId }),
-    el('span', { class: 'line', text: first.question.split('\n')[0] + (ask.questions.length > 1 ? ' (+' + (ask.questions.length - 1) + ')' : '') }),
+    el('span', {
+      class: 'line',
+      text: first.question.split('\n')[0] + (ask.questions.length > 1 ? ' (+' + (ask.questions.length - 1) + ')' : ''),
+    }),
     el('time', { datetime: o.at, text: clock(o.at, false) }),
   ]);
   const body = el('div', { class: 'past-body' }, [
@@ -57,10 +85,22 @@ function buildPast(ask) {
       o.by ? fact(answered ? 'By' : 'Skipped by', o.by + ' via ' + o.channel) : null,
       ask.to ? fact('Sent to', ask.to.channel + ' ' + ask.to.chat) : null,
     ]),
-    el('ol', { class: 'questions', 'aria-label': 'Questions' }, ask.questions.map((q) => el('li', {}, [
-      el('p', { class: 'question' }, questionText(q, null)),
-      el('ul', {}, q.options.map((opt) => el('li', { text: opt.description ? opt.label + ' — ' + opt.description : opt.label }))),
-    ]))),
+    el(
+      'ol',
+      { class: 'questions', 'aria-label': 'Questions' },
+      ask.questions.map((q) =>
+        el('li', {}, [
+          el('p', { class: 'question' }, questionText(q, null)),
+          el(
+            'ul',
+            {},
+            q.options.map((opt) =>
+              el('li', { text: opt.description ? opt.label + ' — ' + opt.description : opt.label }),
+            ),
+          ),
+        ]),
+      ),
+    ),
     el('p', { class: 'hint', text: 'Events' }),
     el('ol', { class: 'events', 'aria-label': 'Events' }, eventItems(ask.history)),
   ]);

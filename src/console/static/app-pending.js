@@ -29,11 +29,15 @@ function runSection(ask) {
   /** @type {HTMLElement | null} */
   let section = document.querySelector('#runs > [data-run="' + CSS.escape(ask.runId) + '"]');
   if (section) return section;
-  section = el('section', { class: 'run', 'data-run': ask.runId, 'data-expires': ask.expiresAt, 'aria-labelledby': key }, [
-    el('h3', { id: key, text: ask.runId }),
-  ]);
+  section = el(
+    'section',
+    { class: 'run', 'data-run': ask.runId, 'data-expires': ask.expiresAt, 'aria-labelledby': key },
+    [el('h3', { id: key, text: ask.runId })],
+  );
   // Most urgent first: insert before the first run that expires later (existing nodes never move).
-  const later = [...$('runs').children].find((s) => /** @type {string} */ (s.getAttribute('data-expires')) > ask.expiresAt);
+  const later = [...$('runs').children].find(
+    (s) => /** @type {string} */ (s.getAttribute('data-expires')) > ask.expiresAt,
+  );
   $('runs').insertBefore(section, later || null);
   return section;
 }
@@ -48,11 +52,20 @@ export function showPending(ask, live) {
     card.meta = el('p', { class: 'meta' });
     card.error = el('p', { class: 'error', role: 'alert' });
     card.events = el('ol', { class: 'events' });
-    const body = ask.questions.length === 1 && !ask.questions[0].multiSelect ? buildQuick(card, ask, base) : buildStepper(card, ask, base);
-    card.root = el('article', { class: 'ask', id: base, 'data-ask': ask.id, 'aria-label': 'Question from ' + ask.runId }, [
-      card.meta, body, card.error,
-      el('details', { class: 'events' }, [el('summary', { text: 'Events' }), card.events]),
-    ]);
+    const body =
+      ask.questions.length === 1 && !ask.questions[0].multiSelect
+        ? buildQuick(card, ask, base)
+        : buildStepper(card, ask, base);
+    card.root = el(
+      'article',
+      { class: 'ask', id: base, 'data-ask': ask.id, 'aria-label': 'Question from ' + ask.runId },
+      [
+        card.meta,
+        body,
+        card.error,
+        el('details', { class: 'events' }, [el('summary', { text: 'Events' }), card.events]),
+      ],
+    );
     cards.set(ask.id, card);
     runSection(ask).append(card.root);
     if (live) announce('New question from ' + ask.runId + ': ' + ask.questions[0].question);
@@ -70,7 +83,8 @@ export function removePending(id, endedElsewhere) {
   card.root.remove();
   cards.delete(id);
   if (section && !section.querySelector('.ask')) section.remove();
-  if (endedElsewhere && endedElsewhere.outcome) announce(card.runId + ': ' + endedElsewhere.outcome.text.split('\n')[0]);
+  if (endedElsewhere && endedElsewhere.outcome)
+    announce(card.runId + ': ' + endedElsewhere.outcome.text.split('\n')[0]);
   // Never move focus onto the next ask's options: a repeated Enter must not answer it.
   if (hadFocus) $('pending-title').focus();
 }

@@ -7,14 +7,25 @@ import { cards } from './app-pending.js';
 /** Asks the server what the session is, then shows the sign-in or the console (retries while it is unreachable). */
 export async function checkSession() {
   let res = null;
-  try { res = await request('GET', '/console/session'); } catch (e) { res = null; }
-  if (!res || res.status === 503) { setConn('offline', 'askgate is unreachable; retrying…'); setTimeout(checkSession, 3000); return; }
+  try {
+    res = await request('GET', '/console/session');
+  } catch (e) {
+    res = null;
+  }
+  if (!res || res.status === 503) {
+    setConn('offline', 'askgate is unreachable; retrying…');
+    setTimeout(checkSession, 3000);
+    return;
+  }
   if (res.status !== 200 || !res.data) {
     setConn('offline', (res.data && res.data.error && res.data.error.message) || 'askgate refused the console');
     return;
   }
   state.mode = res.data.mode;
-  if (!res.data.signedIn) { showLogin(''); return; }
+  if (!res.data.signedIn) {
+    showLogin('');
+    return;
+  }
   state.csrf = res.data.csrf;
   showConsole();
 }
@@ -38,10 +49,15 @@ export async function onLogin(event) {
   event.preventDefault();
   const input = /** @type {HTMLInputElement} */ ($('token'));
   let res = null;
-  try { res = await request('POST', '/console/login', { token: input.value }); } catch (e) { res = null; }
+  try {
+    res = await request('POST', '/console/login', { token: input.value });
+  } catch (e) {
+    res = null;
+  }
   input.value = '';
   if (!res || res.status !== 200 || !res.data) {
-    $('login-error').textContent = res && res.status === 401 ? 'That is not the API token.' : 'Sign-in failed; try again.';
+    $('login-error').textContent =
+      res && res.status === 401 ? 'That is not the API token.' : 'Sign-in failed; try again.';
     input.focus();
     return;
   }
@@ -55,9 +71,15 @@ export async function onLogin(event) {
 /** Ends the session on the server, then shows the sign-in form. */
 export async function onLogout() {
   let res = null;
-  try { res = await request('POST', '/console/logout'); } catch (e) { res = null; }
+  try {
+    res = await request('POST', '/console/logout');
+  } catch (e) {
+    res = null;
+  }
   // Anything but 204: the session did not end on the server (its cookie is kept, so it can be retried).
-  showLogin(res && res.status === 204 ? 'Signed out.' : 'askgate could not end the session; reload and sign out again.');
+  showLogin(
+    res && res.status === 204 ? 'Signed out.' : 'askgate could not end the session; reload and sign out again.',
+  );
 }
 
 function showConsole() {
@@ -82,27 +104,50 @@ function startEvents() {
   const source = new EventSource('/console/events');
   state.source = source;
   /** @type {(fn: (event: MessageEvent<string>) => void) => (event: Event) => void} */
-  const mine = (fn) => (event) => { if (state.source === source) fn(/** @type {MessageEvent<string>} */ (event)); };
-  source.addEventListener('open', mine(() => setConn('live', 'Live')));
-  source.addEventListener('snapshot', mine((event) => {
-    /** @type {{ now: string, asks: ConsoleAsk[] }} */
-    const data = JSON.parse(event.data);
-    state.skewMs = Date.parse(data.now) - Date.now() || 0;
-    // After a reconnect, show what a fresh load would: pending asks no longer listed are dropped.
-    const listed = new Set(data.asks.map((ask) => ask.id));
-    for (const id of [...cards.keys()]) if (!listed.has(id)) forget(id);
-    for (const ask of data.asks) apply(ask, false);
-    state.ready = true;
-    renderCounts();
-  }));
-  source.addEventListener('ask', mine((event) => { apply(JSON.parse(event.data), true); renderCounts(); }));
-  source.addEventListener('gone', mine((event) => { forget(JSON.parse(event.data).id); renderCounts(); }));
-  source.addEventListener('error', mine(() => {
-    if (source.readyState === EventSource.CLOSED) {
-      // Refused (signed out, or askgate restarting): ask again what the session is.
-      state.source = null;
-      setConn('offline', 'Disconnected; checking…');
-      setTimeout(checkSession, 2000);
-    } else setConn('connecting', 'Reconnecting…');
-  }));
+  const mine = (fn) => (event) => {
+    if (state.source === source) fn(/** @type {MessageEvent<string>} */ (event));
+  };
+  source.addEventListener(
+    'open',
+    mine(() => setConn('live', 'Live')),
+  );
+  source.addEventListener(
+    'snapshot',
+    mine((event) => {
+      /** @type {{ now: string, asks: ConsoleAsk[] }} */
+      const data = JSON.parse(event.data);
+      state.skewMs = Date.parse(data.now) - Date.now() || 0;
+      // After a reconnect, show what a fresh load would: pending asks no longer listed are dropped.
+      const listed = new Set(data.asks.map((ask) => ask.id));
+      for (const id of [...cards.keys()]) if (!listed.has(id)) forget(id);
+      for (const ask of data.asks) apply(ask, false);
+      state.ready = true;
+      renderCounts();
+    }),
+  );
+  source.addEventListener(
+    'ask',
+    mine((event) => {
+      apply(JSON.parse(event.data), true);
+      renderCounts();
+    }),
+  );
+  source.addEventListener(
+    'gone',
+    mine((event) => {
+      forget(JSON.parse(event.data).id);
+      renderCounts();
+    }),
+  );
+  source.addEventListener(
+    'error',
+    mine(() => {
+      if (source.readyState === EventSource.CLOSED) {
+        // Refused (signed out, or askgate restarting): ask again what the session is.
+        state.source = null;
+        setConn('offline', 'Disconnected; checking…');
+        setTimeout(checkSession, 2000);
+      } else setConn('connecting', 'Reconnecting…');
+    }),
+  );
 }

@@ -42,11 +42,19 @@ export class Agents {
         const res = await client(node.url).get(`/v1/asks/${askId}?wait=${this.waitSeconds}`);
         if (res.status === 200 && res.body.status !== 'pending') {
           this.results.set(askId, res.body.result);
-          this.history.observe('result', { askId, version: res.body.version, data: { node: node.name, result: res.body.result } });
+          this.history.observe('result', {
+            askId,
+            version: res.body.version,
+            data: { node: node.name, result: res.body.result },
+          });
           return;
         }
         if (res.status === 404) {
-          this.history.observe('result', { askId, result: 404, data: { node: node.name, result: res.body?.error?.code ?? 'not_found' } });
+          this.history.observe('result', {
+            askId,
+            result: 404,
+            data: { node: node.name, result: res.body?.error?.code ?? 'not_found' },
+          });
           return;
         }
         if (res.status !== 200) await new Promise((r) => setTimeout(r, 200));

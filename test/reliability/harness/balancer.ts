@@ -41,7 +41,12 @@ export class Balancer {
     await new Promise<void>((r) => this.server.close(() => r()));
   }
 
-  private async forward(method: string, path: string, headers: Record<string, string | string[] | undefined>, body: Buffer): Promise<{ status: number; body: string }> {
+  private async forward(
+    method: string,
+    path: string,
+    headers: Record<string, string | string[] | undefined>,
+    body: Buffer,
+  ): Promise<{ status: number; body: string }> {
     let update: { update_id?: number; callback_query?: { id: string } } = {};
     try {
       update = JSON.parse(body.toString('utf8')) as typeof update;
@@ -54,11 +59,18 @@ export class Balancer {
       try {
         const res = await fetch(node.url + path, {
           method,
-          headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': String(headers['x-telegram-bot-api-secret-token'] ?? '') },
+          headers: {
+            'content-type': 'application/json',
+            'x-telegram-bot-api-secret-token': String(headers['x-telegram-bot-api-secret-token'] ?? ''),
+          },
           body: new Uint8Array(body),
           signal: AbortSignal.timeout(10_000),
         });
-        this.history.observe('platform', { platform: 'telegram', result: res.status, data: { call: 'webhook', route: node.name, updateId: update.update_id, tapId: update.callback_query?.id } });
+        this.history.observe('platform', {
+          platform: 'telegram',
+          result: res.status,
+          data: { call: 'webhook', route: node.name, updateId: update.update_id, tapId: update.callback_query?.id },
+        });
         return { status: res.status, body: await res.text() };
       } catch {
         // refused or timed out: the next replica

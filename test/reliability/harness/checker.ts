@@ -55,7 +55,11 @@ export function percentile(values: readonly number[], p: number): number | null 
 
 /** JSON with sorted keys, so results read through the API and from Redis compare equal. */
 function stable(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
+  );
 }
 
 const RECORDED = new Set(['Answer recorded', 'Skip recorded']);
@@ -91,7 +95,8 @@ export function check(events: readonly HistoryEvent[], options: CheckOptions): C
   const finals = new Map(events.filter((e) => e.type === 'final' && e.askId).map((e) => [e.askId!, e]));
   const taps = events.filter((e) => e.type === 'tap' || e.type === 'duplicate');
   const tapById = new Map<string, HistoryEvent>();
-  for (const e of taps) if (e.data?.tapId && e.askId && !tapById.has(String(e.data.tapId))) tapById.set(String(e.data.tapId), e);
+  for (const e of taps)
+    if (e.data?.tapId && e.askId && !tapById.has(String(e.data.tapId))) tapById.set(String(e.data.tapId), e);
   const down = downWindows(events);
   const wasDown = (from: number, to: number) => down.some(([a, b]) => a <= to && b >= from);
 
@@ -110,21 +115,30 @@ export function check(events: readonly HistoryEvent[], options: CheckOptions): C
     recordedPerAsk.set(askId, (recordedPerAsk.get(askId) ?? 0) + 1);
     const final = finals.get(askId);
     const result = final?.data?.result as any;
-    const expected = n.result === 'Skip recorded' ? result?.status === 'no_answer' && result?.reason === 'skipped' : result?.status === 'answered';
+    const expected =
+      n.result === 'Skip recorded'
+        ? result?.status === 'no_answer' && result?.reason === 'skipped'
+        : result?.status === 'answered';
     if (!final || !expected || (actor !== undefined && by(result) !== actor)) {
       lost++;
-      violations.push(`lost answer: ${askId} told "${n.result}" to ${actor} but ends ${final ? JSON.stringify(result) : 'missing'}`);
+      violations.push(
+        `lost answer: ${askId} told "${n.result}" to ${actor} but ends ${final ? JSON.stringify(result) : 'missing'}`,
+      );
     }
   }
   // A valid tap well before the deadline is recorded in the end (the rigs re-tap when told to retry).
-  for (const [askId, first] of new Map(taps.filter((t) => t.data?.authorized !== false && t.data?.valid !== false).map((t) => [t.askId!, t]))) {
+  for (const [askId, first] of new Map(
+    taps.filter((t) => t.data?.authorized !== false && t.data?.valid !== false).map((t) => [t.askId!, t]),
+  )) {
     const c = creates.get(askId);
     const final = finals.get(askId)?.data?.result as any;
     const deadline = Date.parse(String(c?.data?.expiresAt));
     if (!c || first.wall > deadline - margin || c.data?.expectResolvedBy === 'timeout') continue;
     if (!final || (final.status !== 'answered' && final.reason !== 'skipped')) {
       lost++;
-      violations.push(`tap on ${askId} at T-${deadline - first.wall} ms was never recorded (ends ${JSON.stringify(final ?? null)})`);
+      violations.push(
+        `tap on ${askId} at T-${deadline - first.wall} ms was never recorded (ends ${JSON.stringify(final ?? null)})`,
+      );
     }
   }
 
@@ -139,16 +153,23 @@ export function check(events: readonly HistoryEvent[], options: CheckOptions): C
     const badPublish = options.exactlyOnePublish === false ? n > 1 : n !== 1;
     if (transitions !== 1 || badPublish || (recordedPerAsk.get(askId) ?? 0) > 1) {
       doubleApplied++;
-      violations.push(`double application on ${askId}: ${transitions} terminal transitions, ${n} PUBLISHes, ${recordedPerAsk.get(askId) ?? 0} "recorded" notices`);
+      violations.push(
+        `double application on ${askId}: ${transitions} terminal transitions, ${n} PUBLISHes, ${recordedPerAsk.get(askId) ?? 0} "recorded" notices`,
+      );
     }
-    const agentResults = new Set(events.filter((e) => e.type === 'result' && e.askId === askId).map((e) => stable(e.data?.result)));
+    const agentResults = new Set(
+      events.filter((e) => e.type === 'result' && e.askId === askId).map((e) => stable(e.data?.result)),
+    );
     if (agentResults.size > 1 || (agentResults.size === 1 && !agentResults.has(stable(final.data?.result)))) {
-      violations.push(`agents of ${askId} saw ${[...agentResults].join(' / ')}; the record says ${stable(final.data?.result)}`);
+      violations.push(
+        `agents of ${askId} saw ${[...agentResults].join(' / ')}; the record says ${stable(final.data?.result)}`,
+      );
     }
   }
   const edits = events.filter((e) => e.type === 'edit');
   const okEdits = new Map<string, number>();
-  for (const e of edits.filter((x) => x.result === 'ok')) okEdits.set(String(e.data?.message), (okEdits.get(String(e.data?.message)) ?? 0) + 1);
+  for (const e of edits.filter((x) => x.result === 'ok'))
+    okEdits.set(String(e.data?.message), (okEdits.get(String(e.data?.message)) ?? 0) + 1);
   for (const [message, n] of okEdits) if (n > 1) violations.push(`message ${message} was finalized ${n} times`);
 
   // 3. Timeouts resolve within deadline + grace; nothing pending past it.
@@ -160,12 +181,14 @@ export function check(events: readonly HistoryEvent[], options: CheckOptions): C
     const deadline = Date.parse(String(final.data?.expiresAt));
     if (final.result === 'pending') {
       pendingAtEnd++;
-      if (deadline + options.graceMs < lastWall) violations.push(`${askId} still pending ${lastWall - deadline} ms past its deadline`);
+      if (deadline + options.graceMs < lastWall)
+        violations.push(`${askId} still pending ${lastWall - deadline} ms past its deadline`);
     }
     if (result?.status === 'no_answer' && result.reason === 'timeout') {
       const late = Date.parse(result.at) - deadline;
       lateness.push(late);
-      if (late > options.graceMs) violations.push(`timeout of ${askId} resolved ${late} ms after its deadline (grace ${options.graceMs} ms)`);
+      if (late > options.graceMs)
+        violations.push(`timeout of ${askId} resolved ${late} ms after its deadline (grace ${options.graceMs} ms)`);
     }
   }
 
@@ -181,7 +204,8 @@ export function check(events: readonly HistoryEvent[], options: CheckOptions): C
   }
   for (const n of notices) {
     const tap = tapById.get(String(n.data?.tapId));
-    if (tap?.data?.authorized === false) violations.push(`unauthorized tap ${String(n.data?.tapId)} on ${tap.askId} was told "${n.result}"`);
+    if (tap?.data?.authorized === false)
+      violations.push(`unauthorized tap ${String(n.data?.tapId)} on ${tap.askId} was told "${n.result}"`);
   }
 
   // 5. Platform contracts: acks within the window while askgate was up.
@@ -195,14 +219,17 @@ export function check(events: readonly HistoryEvent[], options: CheckOptions): C
     if (!wasDown(tap.wall, tap.wall + ackWindow)) acks.push(ms);
     if ((e.data?.ok === false || ms > ackWindow) && !wasDown(tap.wall, tap.wall + ackWindow)) {
       deadlineMisses++;
-      violations.push(`ack of tap ${String(e.data?.tapId)} on ${tap.askId} missed the platform deadline (${ms} ms, ${String(e.result)})`);
+      violations.push(
+        `ack of tap ${String(e.data?.tapId)} on ${tap.askId} missed the platform deadline (${ms} ms, ${String(e.result)})`,
+      );
     }
   }
   const notifyMs: number[] = [];
   for (const [askId] of finals) {
     const first = taps.find((t) => t.askId === askId);
     const notify = events.find((e) => e.type === 'notify' && e.askId === askId);
-    if (first && notify && notify.wall >= first.wall && !wasDown(first.wall, notify.wall)) notifyMs.push(notify.wall - first.wall);
+    if (first && notify && notify.wall >= first.wall && !wasDown(first.wall, notify.wall))
+      notifyMs.push(notify.wall - first.wall);
   }
 
   // 6. Hygiene: keys without TTL or left-over job keys.
@@ -217,7 +244,9 @@ export function check(events: readonly HistoryEvent[], options: CheckOptions): C
       answered: results.filter((r) => r?.status === 'answered').length,
       skipped: results.filter((r) => r?.reason === 'skipped').length,
       timedOut: results.filter((r) => r?.reason === 'timeout').length,
-      otherNoAnswer: results.filter((r) => r?.status === 'no_answer' && r.reason !== 'timeout' && r.reason !== 'skipped').length,
+      otherNoAnswer: results.filter(
+        (r) => r?.status === 'no_answer' && r.reason !== 'timeout' && r.reason !== 'skipped',
+      ).length,
       pendingAtEnd,
       missing: [...finals.values()].filter((f) => f.result === 'missing').length,
       taps: events.filter((e) => e.type === 'tap' || e.type === 'reply').length,

@@ -23,7 +23,8 @@ export interface CrashPoint {
  */
 export function crashAt(interposer: Interposer, node: AskgateNode, crash: CrashPoint): Promise<void> {
   let fired = false;
-  const matches = (ex: Exchange, reply?: Reply) => !fired && ex.call === crash.call && (crash.match?.(ex, reply) ?? true);
+  const matches = (ex: Exchange, reply?: Reply) =>
+    !fired && ex.call === crash.call && (crash.match?.(ex, reply) ?? true);
   return new Promise((resolve) => {
     const fire = async () => {
       fired = true;
@@ -54,7 +55,12 @@ export function crashAt(interposer: Interposer, node: AskgateNode, crash: CrashP
 }
 
 /** Kills askgate right after the first PUBLISH on `<prefix>:resolved` of one of `askIds` (e.g. while timeouts are being processed). */
-export function crashOnPublish(watch: RedisWatch, node: AskgateNode, askIds: ReadonlySet<string>, point: string): Promise<void> {
+export function crashOnPublish(
+  watch: RedisWatch,
+  node: AskgateNode,
+  askIds: ReadonlySet<string>,
+  point: string,
+): Promise<void> {
   return new Promise((resolve) => {
     const listener = (askId: string) => {
       if (!askIds.has(askId)) return;
@@ -71,7 +77,10 @@ export function crashOnPublish(watch: RedisWatch, node: AskgateNode, askIds: Rea
  * Mode ack arriving): call `fire()` from the hook; only the first call kills. `done` resolves
  * once the kill is made.
  */
-export function crashOnce(node: AskgateNode, point: string): { fire: () => void; done: Promise<void>; readonly fired: boolean } {
+export function crashOnce(
+  node: AskgateNode,
+  point: string,
+): { fire: () => void; done: Promise<void>; readonly fired: boolean } {
   let fired = false;
   let resolve: () => void = () => {};
   const done = new Promise<void>((r) => (resolve = r));
@@ -92,7 +101,12 @@ export function crashOnce(node: AskgateNode, point: string): { fire: () => void;
 export async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)))]);
+    return await Promise.race([
+      work,
+      new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)),
+      ),
+    ]);
   } finally {
     clearTimeout(timer);
   }

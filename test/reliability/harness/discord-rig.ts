@@ -5,7 +5,12 @@ import { Interposer, discordCall, type Exchange, type Reply } from './interposer
 import type { RedisWatch } from './redis-watch.js';
 
 const TOKEN = /^([0-9A-Za-z]{12,24})\.\d+\./;
-const QUESTION = { id: 'env', header: 'Deploy', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production' }, { label: 'Canary' }] };
+const QUESTION = {
+  id: 'env',
+  header: 'Deploy',
+  question: 'Where should I deploy?',
+  options: [{ label: 'Staging' }, { label: 'Production' }, { label: 'Canary' }],
+};
 
 /**
  * The Discord side of a reliability run: the fake REST API behind an interposer (acks,
@@ -48,12 +53,31 @@ export class DiscordRig {
   }
 
   /** Creates an ask in `chat`; restricted to `user` when `restrict`. */
-  async ask(api: { post: (p: string, b?: unknown) => Promise<{ status: number; body: any }> }, options: { chat: string; timeoutSeconds: number; user: ApiUser; restrict?: boolean }): Promise<{ askId: string }> {
+  async ask(
+    api: { post: (p: string, b?: unknown) => Promise<{ status: number; body: any }> },
+    options: { chat: string; timeoutSeconds: number; user: ApiUser; restrict?: boolean },
+  ): Promise<{ askId: string }> {
     const runId = `dc-${this.history.name}-${++this.nextRun}`;
     const to = { channel: 'discord', chat: options.chat, ...(options.restrict ? { users: [options.user.id] } : {}) };
-    const res = await api.post('/v1/asks', { runId, questions: [QUESTION], to, timeoutSeconds: options.timeoutSeconds });
+    const res = await api.post('/v1/asks', {
+      runId,
+      questions: [QUESTION],
+      to,
+      timeoutSeconds: options.timeoutSeconds,
+    });
     if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
-    this.history.inject('create', { askId: res.body.id, runId, version: res.body.version, platform: 'discord', data: { chat: options.chat, timeoutSeconds: options.timeoutSeconds, expiresAt: res.body.expiresAt, ...(options.restrict ? { users: [options.user.id] } : {}) } });
+    this.history.inject('create', {
+      askId: res.body.id,
+      runId,
+      version: res.body.version,
+      platform: 'discord',
+      data: {
+        chat: options.chat,
+        timeoutSeconds: options.timeoutSeconds,
+        expiresAt: res.body.expiresAt,
+        ...(options.restrict ? { users: [options.user.id] } : {}),
+      },
+    });
     return { askId: res.body.id };
   }
 
@@ -69,16 +93,31 @@ export class DiscordRig {
       }
       if (out.size < askIds.length) await new Promise((r) => setTimeout(r, 100));
     }
-    if (out.size < askIds.length) throw new Error(`${askIds.length - out.size} Discord asks not posted within ${ms} ms`);
+    if (out.size < askIds.length)
+      throw new Error(`${askIds.length - out.size} Discord asks not posted within ${ms} ms`);
     return out;
   }
 
   /** A button tap: a new interaction dispatched over the gateway; returns its id. */
-  tap(askId: string, message: ApiMessage, label: string, user: ApiUser, kind: 'tap' | 'duplicate' = 'tap', extra: Record<string, unknown> = {}): string {
-    const button = (message.components as { components: { label: string; custom_id: string }[] }[]).flatMap((r) => r.components).find((b) => b.label === label);
+  tap(
+    askId: string,
+    message: ApiMessage,
+    label: string,
+    user: ApiUser,
+    kind: 'tap' | 'duplicate' = 'tap',
+    extra: Record<string, unknown> = {},
+  ): string {
+    const button = (message.components as { components: { label: string; custom_id: string }[] }[])
+      .flatMap((r) => r.components)
+      .find((b) => b.label === label);
     if (!button) throw new Error(`no Discord button ${label}`);
     const interaction = this.fake.tap(message.id, button.custom_id, user);
-    this.history.inject(kind, { askId, actor: user.id, platform: 'discord', data: { tapId: interaction.id, label, ...extra } });
+    this.history.inject(kind, {
+      askId,
+      actor: user.id,
+      platform: 'discord',
+      data: { tapId: interaction.id, label, ...extra },
+    });
     return interaction.id;
   }
 
@@ -110,18 +149,31 @@ export class DiscordRig {
     const code = reply?.body?.code as number | undefined;
     if (ex.call.startsWith('POST /interactions/')) {
       const tapId = /\/interactions\/(\d+)\//.exec(ex.path)?.[1] ?? '';
-      this.history.observe('toast', { platform: 'discord', result: '', data: { via: 'ack', tapId, ok, status, code, duplicateAck: code === 40060, note } });
+      this.history.observe('toast', {
+        platform: 'discord',
+        result: '',
+        data: { via: 'ack', tapId, ok, status, code, duplicateAck: code === 40060, note },
+      });
     } else if (ex.call.startsWith('POST /webhooks/')) {
       const token = /\/webhooks\/\d+\/([^/?]+)/.exec(ex.path)?.[1];
       const interaction = [...this.fake.interactions.values()].find((i) => i.token === token);
-      this.history.observe('toast', { platform: 'discord', result: String(ex.params.content ?? ''), data: { via: 'followup', tapId: interaction?.id, ok, status, code } });
+      this.history.observe('toast', {
+        platform: 'discord',
+        result: String(ex.params.content ?? ''),
+        data: { via: 'followup', tapId: interaction?.id, ok, status, code },
+      });
     } else if (ex.call === 'PATCH /channels/:id/messages/:id') {
       const message = ex.path.replace(/^\/api\/v\d+\/channels\//, '').replace('/messages/', ':');
       const body = JSON.stringify(ex.params);
       const same = ok && this.lastEdit.get(message) === body;
       if (ok) this.lastEdit.set(message, body);
       const askId = this.messageAsk.get(message.split(':')[1]!);
-      this.history.observe('edit', { askId, platform: 'discord', result: same ? 'not_modified' : ok ? 'ok' : status || 'reset', data: { message, note, code } });
+      this.history.observe('edit', {
+        askId,
+        platform: 'discord',
+        result: same ? 'not_modified' : ok ? 'ok' : status || 'reset',
+        data: { message, note, code },
+      });
     } else {
       const customId = JSON.stringify(ex.params.components ?? '').match(/"custom_id":"([^"]+)"/)?.[1];
       const askId = customId ? TOKEN.exec(customId)?.[1] : undefined;
@@ -130,7 +182,19 @@ export class DiscordRig {
         this.messageAsk.set(String(reply!.body?.id), askId);
       }
       // `at`: when askgate made the call; `messageId`: the id Discord gave the message (to tell a duplicate from the recorded one).
-      this.history.observe('platform', { platform: 'discord', ...(askId ? { askId } : {}), data: { call: ex.call, status, code, ms: reply?.ms ?? null, note, at: ex.at, ...(ok && reply?.body?.id ? { messageId: String(reply.body.id) } : {}) } });
+      this.history.observe('platform', {
+        platform: 'discord',
+        ...(askId ? { askId } : {}),
+        data: {
+          call: ex.call,
+          status,
+          code,
+          ms: reply?.ms ?? null,
+          note,
+          at: ex.at,
+          ...(ok && reply?.body?.id ? { messageId: String(reply.body.id) } : {}),
+        },
+      });
     }
   }
 }

@@ -11,6 +11,13 @@ export default function setup(): () => void {
   for (const name of readdirSync(ARTIFACTS)) rmSync(resolve(ARTIFACTS, name), { recursive: true, force: true });
   const started = Date.now();
   return () => {
-    writeFileSync(resolve(ARTIFACTS, 'run.json'), JSON.stringify({ startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, node: process.version }, null, 2));
+    writeFileSync(
+      resolve(ARTIFACTS, 'run.json'),
+      JSON.stringify(
+        { startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, node: process.version },
+        null,
+        2,
+      ),
+    );
   };
 }

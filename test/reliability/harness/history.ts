@@ -101,7 +101,14 @@ export class History {
 
   private append(dir: Direction, type: EventType, fields: EventFields): HistoryEvent {
     const { row, ...rest } = fields;
-    const event: HistoryEvent = { t: Number(process.hrtime.bigint() - this.origin), wall: Date.now(), dir, type, row: row ?? this.defaultRow, ...rest };
+    const event: HistoryEvent = {
+      t: Number(process.hrtime.bigint() - this.origin),
+      wall: Date.now(),
+      dir,
+      type,
+      row: row ?? this.defaultRow,
+      ...rest,
+    };
     appendFileSync(this.path, `${JSON.stringify(event)}\n`);
     this.count++;
     return event;

@@ -1,4 +1,10 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One request askgate made to a platform fake, as the interposer saw it. */
@@ -23,7 +29,8 @@ export interface Reply {
 }
 
 /** What to do before forwarding: nothing (forward), answer instead of the fake, reset, or never answer. */
-export type BeforeVerdict = void | { respond: { status: number; body: unknown; headers?: Record<string, string> } } | 'reset' | 'hang';
+export type BeforeVerdict =
+  void | { respond: { status: number; body: unknown; headers?: Record<string, string> } } | 'reset' | 'hang';
 /** What to do with the fake's answer: pass it on (default) or reset the connection instead. */
 export type AfterVerdict = void | 'reset';
 
@@ -42,7 +49,12 @@ export const telegramCall: CallNamer = (_m, path) => /^\/bot[^/]+\/([A-Za-z]+)/.
 export const slackCall: CallNamer = (_m, path) => /^\/api\/([\w.]+)/.exec(path)?.[1] ?? path;
 /** Discord: `METHOD /route` with snowflakes and tokens replaced. */
 export const discordCall: CallNamer = (m, path) =>
-  `${m} ${path.replace(/^\/api\/v\d+/, '').replace(/\?.*$/, '').replace(/\/interactions\/\d+\/[^/]+/, '/interactions/:id/:token').replace(/\/webhooks\/\d+\/[^/]+/, '/webhooks/:id/:token').replace(/\d{5,}/g, ':id')}`;
+  `${m} ${path
+    .replace(/^\/api\/v\d+/, '')
+    .replace(/\?.*$/, '')
+    .replace(/\/interactions\/\d+\/[^/]+/, '/interactions/:id/:token')
+    .replace(/\/webhooks\/\d+\/[^/]+/, '/webhooks/:id/:token')
+    .replace(/\d{5,}/g, ':id')}`;
 
 function parse(raw: string, type: string): Record<string, any> {
   try {
@@ -98,7 +110,14 @@ export class Interposer {
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks);
     const path = req.url ?? '/';
-    const ex: Exchange = { id: ++this.seq, call: this.namer(req.method ?? 'GET', path), method: req.method ?? 'GET', path, params: parse(raw.toString('utf8'), String(req.headers['content-type'] ?? '')), at: Date.now() };
+    const ex: Exchange = {
+      id: ++this.seq,
+      call: this.namer(req.method ?? 'GET', path),
+      method: req.method ?? 'GET',
+      path,
+      params: parse(raw.toString('utf8'), String(req.headers['content-type'] ?? '')),
+      at: Date.now(),
+    };
     let verdict: BeforeVerdict = undefined;
     for (const hook of [...this.hooks]) {
       verdict = await hook.before?.(ex);
@@ -111,12 +130,17 @@ export class Interposer {
     if (verdict === 'hang') return this.onExchange(ex, null, 'hung');
     if (verdict && typeof verdict === 'object') {
       const { status, body, headers } = verdict.respond;
-      if (!res.destroyed) res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+      if (!res.destroyed)
+        res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
       return this.onExchange(ex, { status, body, ms: Date.now() - ex.at }, 'injected');
     }
     const forwarded = await this.forward(req, res, raw, path);
     if (!forwarded) return this.onExchange(ex, null, 'client went away');
-    const reply: Reply = { status: forwarded.status, body: parse(forwarded.body.toString('utf8'), 'json'), ms: Date.now() - ex.at };
+    const reply: Reply = {
+      status: forwarded.status,
+      body: parse(forwarded.body.toString('utf8'), 'json'),
+      ms: Date.now() - ex.at,
+    };
     let after: AfterVerdict = undefined;
     for (const hook of [...this.hooks]) after = (await hook.after?.(ex, reply)) ?? after;
     if (after === 'reset') {
@@ -127,19 +151,28 @@ export class Interposer {
     this.onExchange(ex, reply, '');
   }
 
-  private forward(req: IncomingMessage, res: ServerResponse, raw: Buffer, path: string): Promise<{ status: number; headers: Record<string, string>; body: Buffer } | null> {
+  private forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    raw: Buffer,
+    path: string,
+  ): Promise<{ status: number; headers: Record<string, string>; body: Buffer } | null> {
     return new Promise((resolve) => {
       const headers = { ...req.headers, host: this.upstream.host, 'content-length': String(raw.length) };
-      const upstream = httpRequest({ host: this.upstream.hostname, port: this.upstream.port, method: req.method, path, headers }, (up) => {
-        const body: Buffer[] = [];
-        up.on('data', (c: Buffer) => body.push(c));
-        up.on('end', () => {
-          const out: Record<string, string> = {};
-          for (const [k, v] of Object.entries(up.headers)) if (typeof v === 'string' && k !== 'transfer-encoding' && k !== 'connection') out[k] = v;
-          resolve({ status: up.statusCode ?? 502, headers: out, body: Buffer.concat(body) });
-        });
-        up.on('error', () => resolve(null));
-      });
+      const upstream = httpRequest(
+        { host: this.upstream.hostname, port: this.upstream.port, method: req.method, path, headers },
+        (up) => {
+          const body: Buffer[] = [];
+          up.on('data', (c: Buffer) => body.push(c));
+          up.on('end', () => {
+            const out: Record<string, string> = {};
+            for (const [k, v] of Object.entries(up.headers))
+              if (typeof v === 'string' && k !== 'transfer-encoding' && k !== 'connection') out[k] = v;
+            resolve({ status: up.statusCode ?? 502, headers: out, body: Buffer.concat(body) });
+          });
+          up.on('error', () => resolve(null));
+        },
+      );
       upstream.on('error', () => resolve(null));
       // The caller died (kill -9) or gave up: abort, so the fake sees the close.
       res.on('close', () => {

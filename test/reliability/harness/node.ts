@@ -70,7 +70,14 @@ export class AskgateNode {
     }
     const now = Date.now();
     if (this.killedAt !== null) this.restartMs.push(now - this.killedAt);
-    this.history.observe('ready', { data: { node: this.name, pid: this.proc.pid, incarnation: this.incarnation, sinceKillMs: this.killedAt === null ? null : now - this.killedAt } });
+    this.history.observe('ready', {
+      data: {
+        node: this.name,
+        pid: this.proc.pid,
+        incarnation: this.incarnation,
+        sinceKillMs: this.killedAt === null ? null : now - this.killedAt,
+      },
+    });
     this.killedAt = null;
   }
 
@@ -84,7 +91,10 @@ export class AskgateNode {
     this.proc = null;
     await proc.kill9();
     this.retire(proc);
-    if (this.supervise) this.restarting = this.restarting.then(() => (this.proc || this.starting ? undefined : this.start())).catch(() => undefined);
+    if (this.supervise)
+      this.restarting = this.restarting
+        .then(() => (this.proc || this.starting ? undefined : this.start()))
+        .catch(() => undefined);
   }
 
   /** Resolves once an incarnation is up (after a supervised restart), or throws after `ms`. */
@@ -127,6 +137,9 @@ export class AskgateNode {
   private retire(proc: AskgateProcess): void {
     const out = proc.output();
     this.earlier += out;
-    appendFileSync(resolve(ARTIFACTS, `${this.history.name}-${this.name}.log`), `--- incarnation ${this.incarnation} (pid ${proc.pid}) ---\n${out}\n`);
+    appendFileSync(
+      resolve(ARTIFACTS, `${this.history.name}-${this.name}.log`),
+      `--- incarnation ${this.incarnation} (pid ${proc.pid}) ---\n${out}\n`,
+    );
   }
 }

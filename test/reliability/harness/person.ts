@@ -9,7 +9,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * an outcome, until the record shows an answer (at most `attempts` taps, `patienceMs` apart).
  * Returns the number of taps it took (`attempts + 1` when it never got through).
  */
-export async function tapUntilRecorded(world: World, tg: TelegramRig, p: Posted, user: FakeUser, label: string, attempts = 6, patienceMs = 6000): Promise<number> {
+export async function tapUntilRecorded(
+  world: World,
+  tg: TelegramRig,
+  p: Posted,
+  user: FakeUser,
+  label: string,
+  attempts = 6,
+  patienceMs = 6000,
+): Promise<number> {
   for (let attempt = 1; attempt <= attempts; attempt++) {
     tg.tap(p, label, user, 'tap', attempt > 1 ? { retry: attempt - 1 } : {});
     for (let waited = 0; waited < patienceMs; waited += 250) {

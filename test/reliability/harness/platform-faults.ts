@@ -2,7 +2,6 @@ import type { History } from './history.js';
 import type { BeforeVerdict, Exchange, InterposerHooks } from './interposer.js';
 import { seeded } from '../../helpers/seeded.js';
 
-
 /** Which platform's error shapes to answer with. */
 export type Platform = 'telegram' | 'slack' | 'discord';
 
@@ -56,19 +55,46 @@ function jobKey(platform: Platform, ex: Exchange): string {
 }
 
 function tooMany(platform: Platform, seconds: number): BeforeVerdict {
-  if (platform === 'telegram') return { respond: { status: 429, body: { ok: false, error_code: 429, description: `Too Many Requests: retry after ${seconds}`, parameters: { retry_after: seconds } } } };
-  if (platform === 'slack') return { respond: { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': String(seconds) } } };
+  if (platform === 'telegram')
+    return {
+      respond: {
+        status: 429,
+        body: {
+          ok: false,
+          error_code: 429,
+          description: `Too Many Requests: retry after ${seconds}`,
+          parameters: { retry_after: seconds },
+        },
+      },
+    };
+  if (platform === 'slack')
+    return {
+      respond: { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': String(seconds) } },
+    };
   return {
     respond: {
       status: 429,
       body: { message: 'You are being rate limited.', retry_after: seconds, global: false },
-      headers: { 'retry-after': String(seconds), 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': String(seconds), 'x-ratelimit-bucket': 'rel-bucket', 'x-ratelimit-scope': 'user' },
+      headers: {
+        'retry-after': String(seconds),
+        'x-ratelimit-limit': '5',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset-after': String(seconds),
+        'x-ratelimit-bucket': 'rel-bucket',
+        'x-ratelimit-scope': 'user',
+      },
     },
   };
 }
 
 function serverError(platform: Platform, status: number): BeforeVerdict {
-  if (platform === 'telegram') return { respond: { status, body: { ok: false, error_code: status, description: status === 502 ? 'Bad Gateway' : 'Internal Server Error' } } };
+  if (platform === 'telegram')
+    return {
+      respond: {
+        status,
+        body: { ok: false, error_code: status, description: status === 502 ? 'Bad Gateway' : 'Internal Server Error' },
+      },
+    };
   if (platform === 'slack') return { respond: { status, body: { ok: false, error: 'fatal_error' } } };
   return { respond: { status, body: { message: `${status}: Server Error`, code: 0 } } };
 }
@@ -85,7 +111,10 @@ export function platformFaults(plan: FaultPlan, history: History): { hooks: Inte
   const resetAfter = new Set<number>();
   const count = (kind: string, ex: Exchange, extra: Record<string, unknown> = {}) => {
     tally.injected[kind] = (tally.injected[kind] ?? 0) + 1;
-    history.inject('fault', { platform: plan.platform, data: { kind, call: ex.call, chat: chatKey(plan.platform, ex), ...extra } });
+    history.inject('fault', {
+      platform: plan.platform,
+      data: { kind, call: ex.call, chat: chatKey(plan.platform, ex), ...extra },
+    });
   };
   const hooks: InterposerHooks = {
     before: async (ex) => {
@@ -94,10 +123,18 @@ export function platformFaults(plan: FaultPlan, history: History): { hooks: Inte
       const job = jobKey(plan.platform, ex);
       if ((jobBlockedUntil.get(job) ?? 0) > ex.at) {
         tally.earlyRetries++;
-        history.observe('platform', { platform: plan.platform, result: 'early retry', data: { call: ex.call, job, earlyByMs: jobBlockedUntil.get(job)! - ex.at } });
+        history.observe('platform', {
+          platform: plan.platform,
+          result: 'early retry',
+          data: { call: ex.call, job, earlyByMs: jobBlockedUntil.get(job)! - ex.at },
+        });
       } else if ((blockedUntil.get(key) ?? 0) > ex.at + 50) {
         tally.bucketProbes++;
-        history.observe('platform', { platform: plan.platform, result: 'bucket probe', data: { call: ex.call, chat: key, earlyByMs: blockedUntil.get(key)! - ex.at } });
+        history.observe('platform', {
+          platform: plan.platform,
+          result: 'bucket probe',
+          data: { call: ex.call, chat: key, earlyByMs: blockedUntil.get(key)! - ex.at },
+        });
       }
       let r = random();
       if (r < (plan.rate429 ?? 0)) {

@@ -10,12 +10,37 @@ export interface StoredAsk {
   expiresAt: string;
   to: { channel: string; chat: string; users?: string[] } | null;
   result: any;
-  deliveries: { channel: string; chat: string; status: string; finalized: string; message?: { chat: string; messageId: string } }[];
+  deliveries: {
+    channel: string;
+    chat: string;
+    status: string;
+    finalized: string;
+    message?: { chat: string; messageId: string };
+  }[];
   history: { type: string; at: string; reason?: string }[];
 }
 
 /** BullMQ key names that exist once per queue (not per job). */
-const QUEUE_KEYS = new Set(['meta', 'id', 'events', 'delayed', 'wait', 'active', 'paused', 'stalled', 'stalled-check', 'marker', 'completed', 'failed', 'prioritized', 'pc', 'limiter', 'repeat', 'de', 'waiting-children']);
+const QUEUE_KEYS = new Set([
+  'meta',
+  'id',
+  'events',
+  'delayed',
+  'wait',
+  'active',
+  'paused',
+  'stalled',
+  'stalled-check',
+  'marker',
+  'completed',
+  'failed',
+  'prioritized',
+  'pc',
+  'limiter',
+  'repeat',
+  'de',
+  'waiting-children',
+]);
 const QUEUES = ['askgate-timeouts', 'askgate-outbox'];
 
 /**
@@ -78,7 +103,15 @@ export class RedisWatch {
         askId,
         ...(r ? { runId: r.runId, version: r.version } : {}),
         result: r?.status ?? 'missing',
-        data: r ? { result: r.result, expiresAt: r.expiresAt, to: r.to, deliveries: r.deliveries, terminalTransitions: terminal } : {},
+        data: r
+          ? {
+              result: r.result,
+              expiresAt: r.expiresAt,
+              to: r.to,
+              deliveries: r.deliveries,
+              terminalTransitions: terminal,
+            }
+          : {},
       });
     }
     return records;
@@ -129,7 +162,8 @@ export class RedisWatch {
       const [, queue, job] = /^\{[^}]+\}:([^:]+):([^:]+)/.exec(k) ?? [];
       return queue !== undefined && job !== undefined && !QUEUE_KEYS.has(job) && !live.has(`${queue}:${job}`);
     });
-    for (const key of [...withoutTtl, ...orphanJobKeys]) this.history.observe('key', { result: withoutTtl.includes(key) ? 'no ttl' : 'orphan job key', data: { key } });
+    for (const key of [...withoutTtl, ...orphanJobKeys])
+      this.history.observe('key', { result: withoutTtl.includes(key) ? 'no ttl' : 'orphan job key', data: { key } });
     return { storeKeys: storeKeys.length, withoutTtl, queueKeys: queueKeys.length, orphanJobKeys };
   }
 

@@ -7,7 +7,12 @@ import type { RedisWatch } from './redis-watch.js';
 
 const SECRET = 'reliability-signing-secret';
 const TOKEN = /^([0-9A-Za-z]{12,24})\.\d+\./;
-const QUESTION = { id: 'env', header: 'Deploy', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production' }, { label: 'Canary' }] };
+const QUESTION = {
+  id: 'env',
+  header: 'Deploy',
+  question: 'Where should I deploy?',
+  options: [{ label: 'Staging' }, { label: 'Production' }, { label: 'Canary' }],
+};
 
 /** What Slack got back from one HTTP delivery to askgate (status 0: refused, reset or no answer within 3 s). */
 export interface SlackHttpAnswer {
@@ -37,7 +42,15 @@ export const SLACK_HTTP_WINDOW_MS = 3000;
  * POSTs a signed body to askgate the way Slack does: v0 signature, `X-Slack-Retry-*` headers on
  * retries, and at most {@link SLACK_HTTP_WINDOW_MS} to answer (then the connection is dropped).
  */
-export function postSigned(url: string, secret: string, rawBody: string, contentType: string, retry: { num: number; reason: string } | null, hooks: SlackHttpHooks = {}, attempt = 0): Promise<SlackHttpAnswer> {
+export function postSigned(
+  url: string,
+  secret: string,
+  rawBody: string,
+  contentType: string,
+  retry: { num: number; reason: string } | null,
+  hooks: SlackHttpHooks = {},
+  attempt = 0,
+): Promise<SlackHttpAnswer> {
   const timestamp = Math.floor(Date.now() / 1000);
   const headers: Record<string, string> = {
     'content-type': contentType,
@@ -57,16 +70,23 @@ export function postSigned(url: string, secret: string, rawBody: string, content
       resolve(answer);
     };
     const target = new URL(url);
-    const req = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => finish({ status: res.statusCode ?? 0, ms: Date.now() - started }));
-      res.on('error', (err) => finish({ status: 0, ms: Date.now() - started, error: (err as NodeJS.ErrnoException).code ?? err.message }));
-    });
+    const req = httpRequest(
+      { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers, agent: false },
+      (res) => {
+        res.resume();
+        res.on('end', () => finish({ status: res.statusCode ?? 0, ms: Date.now() - started }));
+        res.on('error', (err) =>
+          finish({ status: 0, ms: Date.now() - started, error: (err as NodeJS.ErrnoException).code ?? err.message }),
+        );
+      },
+    );
     const timer = setTimeout(() => {
       finish({ status: 0, ms: Date.now() - started, error: 'timeout' });
       req.destroy();
     }, SLACK_HTTP_WINDOW_MS);
-    req.on('error', (err) => finish({ status: 0, ms: Date.now() - started, error: (err as NodeJS.ErrnoException).code ?? err.message }));
+    req.on('error', (err) =>
+      finish({ status: 0, ms: Date.now() - started, error: (err as NodeJS.ErrnoException).code ?? err.message }),
+    );
     req.end(rawBody, () => hooks.onWritten?.(attempt));
   });
 }
@@ -105,12 +125,20 @@ export class SlackRig {
 
   /** Env of an askgate child in HTTP mode against this rig. */
   env(): Record<string, string> {
-    return { SLACK_BOT_TOKEN: this.fake.token, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: `${this.interposer.url}/api/` };
+    return {
+      SLACK_BOT_TOKEN: this.fake.token,
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: `${this.interposer.url}/api/`,
+    };
   }
 
   /** Env of an askgate child in Socket Mode against this rig (the Web API, apps.connections.open included, through the interposer). */
   socketEnv(): Record<string, string> {
-    return { SLACK_BOT_TOKEN: this.fake.token, SLACK_APP_TOKEN: this.fake.appToken, SLACK_API_URL: `${this.interposer.url}/api/` };
+    return {
+      SLACK_BOT_TOKEN: this.fake.token,
+      SLACK_APP_TOKEN: this.fake.appToken,
+      SLACK_API_URL: `${this.interposer.url}/api/`,
+    };
   }
 
   /** An injector posting to `baseUrl`'s `/slack/events`. */
@@ -119,15 +147,34 @@ export class SlackRig {
   }
 
   /** Creates an ask in a fresh channel; answers restricted to `user` when `restrict`. */
-  async ask(api: { post: (p: string, b?: unknown) => Promise<{ status: number; body: any }> }, options: { timeoutSeconds: number; user: string; restrict?: boolean }): Promise<{ askId: string; chat: string }> {
+  async ask(
+    api: { post: (p: string, b?: unknown) => Promise<{ status: number; body: any }> },
+    options: { timeoutSeconds: number; user: string; restrict?: boolean },
+  ): Promise<{ askId: string; chat: string }> {
     const chat = `C9${String(++this.nextChannel).padStart(6, '0')}`;
     this.fake.channels.add(chat);
     const runId = `sl-${this.history.name}-${++this.nextRun}`;
     const to = { channel: 'slack', chat, ...(options.restrict ? { users: [options.user] } : {}) };
-    const res = await api.post('/v1/asks', { runId, questions: [QUESTION], to, timeoutSeconds: options.timeoutSeconds });
+    const res = await api.post('/v1/asks', {
+      runId,
+      questions: [QUESTION],
+      to,
+      timeoutSeconds: options.timeoutSeconds,
+    });
     if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
     this.channelAsk.set(chat, res.body.id);
-    this.history.inject('create', { askId: res.body.id, runId, version: res.body.version, platform: 'slack', data: { chat, timeoutSeconds: options.timeoutSeconds, expiresAt: res.body.expiresAt, ...(options.restrict ? { users: [options.user] } : {}) } });
+    this.history.inject('create', {
+      askId: res.body.id,
+      runId,
+      version: res.body.version,
+      platform: 'slack',
+      data: {
+        chat,
+        timeoutSeconds: options.timeoutSeconds,
+        expiresAt: res.body.expiresAt,
+        ...(options.restrict ? { users: [options.user] } : {}),
+      },
+    });
     return { askId: res.body.id, chat };
   }
 
@@ -148,23 +195,49 @@ export class SlackRig {
   }
 
   /** A button press by `user` POSTed to askgate; the HTTP answer is the platform ack (3 s window). */
-  async tap(injector: SlackInjector, askId: string, message: FakeMessage, label: string, user: string, kind: 'tap' | 'duplicate' = 'tap', extra: Record<string, unknown> = {}): Promise<void> {
+  async tap(
+    injector: SlackInjector,
+    askId: string,
+    message: FakeMessage,
+    label: string,
+    user: string,
+    kind: 'tap' | 'duplicate' = 'tap',
+    extra: Record<string, unknown> = {},
+  ): Promise<void> {
     const button = visibleMessage(message).buttons.find((b) => b.label === label);
     if (!button) throw new Error(`no Slack button ${label}`);
     const tapId = `sl-tap-${++this.tapSeq}`;
     this.history.inject(kind, { askId, actor: user, platform: 'slack', data: { tapId, label, ...extra } });
     const started = Date.now();
-    const res = await injector.postInteractive(injector.blockAction(message, button.data, user)).catch(() => ({ status: 0, text: '' }));
-    this.history.observe('toast', { platform: 'slack', result: '', data: { via: 'ack', tapId, ok: res.status === 200, status: res.status, ms: Date.now() - started } });
+    const res = await injector
+      .postInteractive(injector.blockAction(message, button.data, user))
+      .catch(() => ({ status: 0, text: '' }));
+    this.history.observe('toast', {
+      platform: 'slack',
+      result: '',
+      data: { via: 'ack', tapId, ok: res.status === 200, status: res.status, ms: Date.now() - started },
+    });
   }
 
   /** A thread reply, sent once plus `retries` Events API retries (X-Slack-Retry-Num 1..n) of the same event. */
-  async threadReply(injector: SlackInjector, askId: string, message: FakeMessage, text: string, user: string, retries: number): Promise<void> {
+  async threadReply(
+    injector: SlackInjector,
+    askId: string,
+    message: FakeMessage,
+    text: string,
+    user: string,
+    retries: number,
+  ): Promise<void> {
     const event = injector.messageEvent({ channel: message.channel, user, text, threadTs: message.ts });
     this.history.inject('reply', { askId, actor: user, platform: 'slack', data: { retries } });
     const sends = [injector.postEvent(event)];
     for (let n = 1; n <= retries; n++) {
-      this.history.inject('duplicate', { askId, actor: user, platform: 'slack', data: { retryNum: n, kind: 'events-api-retry' } });
+      this.history.inject('duplicate', {
+        askId,
+        actor: user,
+        platform: 'slack',
+        data: { retryNum: n, kind: 'events-api-retry' },
+      });
       sends.push(injector.postEvent(event, { retryNum: n, retryReason: 'http_timeout' }));
     }
     await Promise.all(sends);
@@ -175,14 +248,44 @@ export class SlackRig {
    * not retry interactivity requests: without a 200 within 3 s the person sees an error and may
    * tap again (a new request). Records the tap and Slack's view of the ack.
    */
-  async tapAt(eventsUrl: string, askId: string, message: FakeMessage, label: string, user: string, options: { kind?: 'tap' | 'duplicate'; extra?: Record<string, unknown>; hooks?: SlackHttpHooks } = {}): Promise<SlackHttpAnswer> {
+  async tapAt(
+    eventsUrl: string,
+    askId: string,
+    message: FakeMessage,
+    label: string,
+    user: string,
+    options: { kind?: 'tap' | 'duplicate'; extra?: Record<string, unknown>; hooks?: SlackHttpHooks } = {},
+  ): Promise<SlackHttpAnswer> {
     const button = visibleMessage(message).buttons.find((b) => b.label === label);
     if (!button) throw new Error(`no Slack button ${label}`);
     const tapId = `sl-tap-${++this.tapSeq}`;
-    this.history.inject(options.kind ?? 'tap', { askId, actor: user, platform: 'slack', data: { tapId, label, ...options.extra } });
+    this.history.inject(options.kind ?? 'tap', {
+      askId,
+      actor: user,
+      platform: 'slack',
+      data: { tapId, label, ...options.extra },
+    });
     const payload = this.payloads.blockAction(message, button.data, user);
-    const answer = await postSigned(eventsUrl, SECRET, `payload=${encodeURIComponent(JSON.stringify(payload))}`, 'application/x-www-form-urlencoded', null, options.hooks);
-    this.history.observe('toast', { platform: 'slack', result: '', data: { via: 'ack', tapId, ok: answer.status === 200, status: answer.status, ms: answer.ms, ...(answer.error ? { error: answer.error } : {}) } });
+    const answer = await postSigned(
+      eventsUrl,
+      SECRET,
+      `payload=${encodeURIComponent(JSON.stringify(payload))}`,
+      'application/x-www-form-urlencoded',
+      null,
+      options.hooks,
+    );
+    this.history.observe('toast', {
+      platform: 'slack',
+      result: '',
+      data: {
+        via: 'ack',
+        tapId,
+        ok: answer.status === 200,
+        status: answer.status,
+        ms: answer.ms,
+        ...(answer.error ? { error: answer.error } : {}),
+      },
+    });
     return answer;
   }
 
@@ -192,20 +295,46 @@ export class SlackRig {
    * `X-Slack-Retry-Reason`) after {@link EVENT_RETRY_DELAYS_MS}. Each retry is a `duplicate`
    * event; each answer a `platform` event (`call: events-api`). Resolves with the last answer.
    */
-  async replyAt(eventsUrl: string, askId: string, message: FakeMessage, text: string, user: string, hooks: SlackHttpHooks = {}): Promise<{ attempts: number; answer: SlackHttpAnswer }> {
+  async replyAt(
+    eventsUrl: string,
+    askId: string,
+    message: FakeMessage,
+    text: string,
+    user: string,
+    hooks: SlackHttpHooks = {},
+  ): Promise<{ attempts: number; answer: SlackHttpAnswer }> {
     const event = this.payloads.messageEvent({ channel: message.channel, user, text, threadTs: message.ts });
     const raw = JSON.stringify(event);
-    this.history.inject('reply', { askId, actor: user, platform: 'slack', data: { eventId: (event as { event_id: string }).event_id } });
+    this.history.inject('reply', {
+      askId,
+      actor: user,
+      platform: 'slack',
+      data: { eventId: (event as { event_id: string }).event_id },
+    });
     let answer: SlackHttpAnswer = { status: 0, ms: 0 };
     for (let attempt = 0; attempt <= EVENT_RETRY_DELAYS_MS.length; attempt++) {
       let retry: { num: number; reason: string } | null = null;
       if (attempt > 0) {
         await new Promise((r) => setTimeout(r, EVENT_RETRY_DELAYS_MS[attempt - 1]));
-        retry = { num: attempt, reason: answer.error === 'timeout' ? 'http_timeout' : answer.status >= 400 ? 'http_error' : 'connection_failed' };
-        this.history.inject('duplicate', { askId, actor: user, platform: 'slack', data: { kind: 'events-api-retry', retryNum: attempt, retryReason: retry.reason } });
+        retry = {
+          num: attempt,
+          reason:
+            answer.error === 'timeout' ? 'http_timeout' : answer.status >= 400 ? 'http_error' : 'connection_failed',
+        };
+        this.history.inject('duplicate', {
+          askId,
+          actor: user,
+          platform: 'slack',
+          data: { kind: 'events-api-retry', retryNum: attempt, retryReason: retry.reason },
+        });
       }
       answer = await postSigned(eventsUrl, SECRET, raw, 'application/json', retry, hooks, attempt);
-      this.history.observe('platform', { askId, platform: 'slack', result: answer.status, data: { call: 'events-api', attempt, ms: answer.ms, ...(answer.error ? { error: answer.error } : {}) } });
+      this.history.observe('platform', {
+        askId,
+        platform: 'slack',
+        result: answer.status,
+        data: { call: 'events-api', attempt, ms: answer.ms, ...(answer.error ? { error: answer.error } : {}) },
+      });
       if (answer.status >= 200 && answer.status < 300) return { attempts: attempt + 1, answer };
     }
     return { attempts: EVENT_RETRY_DELAYS_MS.length + 1, answer };
@@ -216,7 +345,13 @@ export class SlackRig {
    * at once and a promise of its ack (re-sends included); a `toast` ack event is recorded when
    * the first send was acked (an ack after a re-send is Slack's retry, not askgate's latency).
    */
-  tapSocket(askId: string, message: FakeMessage, label: string, user: string, ackTimeoutMs = 30_000): { envelopeId: string; acked: Promise<boolean> } {
+  tapSocket(
+    askId: string,
+    message: FakeMessage,
+    label: string,
+    user: string,
+    ackTimeoutMs = 30_000,
+  ): { envelopeId: string; acked: Promise<boolean> } {
     const button = visibleMessage(message).buttons.find((b) => b.label === label);
     if (!button) throw new Error(`no Slack button ${label}`);
     const payload = this.payloads.blockAction(message, button.data, user);
@@ -224,21 +359,47 @@ export class SlackRig {
   }
 
   /** A thread reply delivered over Socket Mode (an `events_api` envelope); see {@link tapSocket}. */
-  replySocket(askId: string, message: FakeMessage, text: string, user: string, ackTimeoutMs = 30_000): { envelopeId: string; acked: Promise<boolean> } {
+  replySocket(
+    askId: string,
+    message: FakeMessage,
+    text: string,
+    user: string,
+    ackTimeoutMs = 30_000,
+  ): { envelopeId: string; acked: Promise<boolean> } {
     const event = this.payloads.messageEvent({ channel: message.channel, user, text, threadTs: message.ts });
     return this.envelope('events_api', event, { askId, actor: user, kind: 'reply' }, ackTimeoutMs);
   }
 
-  private envelope(type: 'interactive' | 'events_api', payload: object, who: { askId: string; actor: string; kind: 'tap' | 'reply'; label?: string }, ackTimeoutMs: number): { envelopeId: string; acked: Promise<boolean> } {
+  private envelope(
+    type: 'interactive' | 'events_api',
+    payload: object,
+    who: { askId: string; actor: string; kind: 'tap' | 'reply'; label?: string },
+    ackTimeoutMs: number,
+  ): { envelopeId: string; acked: Promise<boolean> } {
     const started = Date.now();
     const sending = this.fake.sendEnvelope(type, payload, {}, { ackTimeoutMs });
     const envelopeId = this.fake.envelopeSends.at(-1)!.envelope_id;
-    this.history.inject(who.kind, { askId: who.askId, actor: who.actor, platform: 'slack', data: { ...(who.kind === 'tap' ? { tapId: envelopeId, label: who.label } : {}), envelopeId, socketMode: true } });
+    this.history.inject(who.kind, {
+      askId: who.askId,
+      actor: who.actor,
+      platform: 'slack',
+      data: { ...(who.kind === 'tap' ? { tapId: envelopeId, label: who.label } : {}), envelopeId, socketMode: true },
+    });
     const acked = sending.then(
       () => {
         const resent = this.fake.envelopeSends.some((e) => e.envelope_id === envelopeId && e.retry_attempt > 0);
-        if (who.kind === 'tap' && !resent) this.history.observe('toast', { platform: 'slack', result: '', data: { via: 'ack', tapId: envelopeId, ok: true, ms: Date.now() - started } });
-        this.history.observe('platform', { askId: who.askId, platform: 'slack', result: 'acked', data: { call: 'socket-ack', envelopeId, resent, ms: Date.now() - started } });
+        if (who.kind === 'tap' && !resent)
+          this.history.observe('toast', {
+            platform: 'slack',
+            result: '',
+            data: { via: 'ack', tapId: envelopeId, ok: true, ms: Date.now() - started },
+          });
+        this.history.observe('platform', {
+          askId: who.askId,
+          platform: 'slack',
+          result: 'acked',
+          data: { call: 'socket-ack', envelopeId, resent, ms: Date.now() - started },
+        });
         return true;
       },
       () => false,
@@ -257,19 +418,42 @@ export class SlackRig {
     const ok = reply?.status === 200 && reply.body?.ok === true;
     const status = reply?.status ?? 0;
     if (ex.call === 'chat.postEphemeral') {
-      this.history.observe('toast', { askId: this.channelAsk.get(p.channel), actor: p.user, platform: 'slack', result: String(p.text ?? ''), data: { via: 'ephemeral', ok } });
+      this.history.observe('toast', {
+        askId: this.channelAsk.get(p.channel),
+        actor: p.user,
+        platform: 'slack',
+        result: String(p.text ?? ''),
+        data: { via: 'ephemeral', ok },
+      });
     } else if (ex.call === 'chat.update') {
       const message = `${String(p.channel)}:${String(p.ts)}`;
       const same = ok && this.lastEdit.get(message) === `${p.text}${p.blocks}`;
       if (ok) this.lastEdit.set(message, `${p.text}${p.blocks}`);
-      this.history.observe('edit', { askId: this.channelAsk.get(p.channel), platform: 'slack', result: same ? 'not_modified' : ok ? 'ok' : status || 'reset', data: { message, note, error: reply?.body?.error } });
+      this.history.observe('edit', {
+        askId: this.channelAsk.get(p.channel),
+        platform: 'slack',
+        result: same ? 'not_modified' : ok ? 'ok' : status || 'reset',
+        data: { message, note, error: reply?.body?.error },
+      });
     } else {
       const blocks = typeof p.blocks === 'string' ? p.blocks : '';
       const token = /"value":"([^"]+)"/.exec(blocks)?.[1];
       const askId = token ? TOKEN.exec(token)?.[1] : undefined;
       if (ex.call === 'chat.postMessage' && ok && askId) this.sends.set(askId, (this.sends.get(askId) ?? 0) + 1);
       // `at`: when askgate made the call; `messageId`: the ts Slack gave the message (to tell a duplicate from the recorded one).
-      this.history.observe('platform', { platform: 'slack', ...(askId ? { askId } : {}), data: { call: ex.call, status, ms: reply?.ms ?? null, note, error: reply?.body?.error, at: ex.at, ...(reply?.body?.ts ? { messageId: String(reply.body.ts) } : {}) } });
+      this.history.observe('platform', {
+        platform: 'slack',
+        ...(askId ? { askId } : {}),
+        data: {
+          call: ex.call,
+          status,
+          ms: reply?.ms ?? null,
+          note,
+          error: reply?.body?.error,
+          at: ex.at,
+          ...(reply?.body?.ts ? { messageId: String(reply.body.ts) } : {}),
+        },
+      });
     }
   }
 }

@@ -103,7 +103,13 @@ export class World {
         queues !== null &&
         queues.active === 0 &&
         queues.wait === 0 &&
-        [...records.values()].every((r) => r === null || (r.status !== 'pending' && (opts.finalized === false || r.deliveries.every((d) => d.status !== 'pending' && (d.status === 'failed' || d.finalized !== 'no')))));
+        [...records.values()].every(
+          (r) =>
+            r === null ||
+            (r.status !== 'pending' &&
+              (opts.finalized === false ||
+                r.deliveries.every((d) => d.status !== 'pending' && (d.status === 'failed' || d.finalized !== 'no')))),
+        );
       if (done) return Date.now() - started;
       if (Date.now() - started > ms) return -1;
       await new Promise((r) => setTimeout(r, 200));
@@ -112,7 +118,10 @@ export class World {
   }
 
   /** Final records, TTL audit and the invariant check over the history file. */
-  async verdict(askIds: readonly string[], options: CheckOptions): Promise<CheckReport & { ttl: Awaited<ReturnType<RedisWatch['ttlAudit']>> }> {
+  async verdict(
+    askIds: readonly string[],
+    options: CheckOptions,
+  ): Promise<CheckReport & { ttl: Awaited<ReturnType<RedisWatch['ttlAudit']>> }> {
     await this.watch.finals(askIds);
     const ttl = await this.watch.ttlAudit();
     const report = check(this.history.read(), options);
@@ -142,5 +151,8 @@ export interface RowSummary {
 /** Writes `test-artifacts/reliability/summary-<name>.json` (rendered into the doc by render-doc.ts). */
 export function writeSummary(name: string, rows: RowSummary[]): void {
   mkdirSync(ARTIFACTS, { recursive: true });
-  writeFileSync(resolve(ARTIFACTS, `summary-${name}.json`), JSON.stringify({ name, at: new Date().toISOString(), rows }, null, 2));
+  writeFileSync(
+    resolve(ARTIFACTS, `summary-${name}.json`),
+    JSON.stringify({ name, at: new Date().toISOString(), rows }, null, 2),
+  );
 }
