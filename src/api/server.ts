@@ -101,12 +101,10 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       await deps.ready();
       return { ok: true };
     } catch (error) {
-      return reply
-        .code(503)
-        .send({
-          ok: false,
-          error: { code: 'not_ready', message: error instanceof Error ? error.message : String(error) },
-        });
+      return reply.code(503).send({
+        ok: false,
+        error: { code: 'not_ready', message: error instanceof Error ? error.message : String(error) },
+      });
     }
   });
   app.get('/metrics', async (_request, reply) => reply.type('text/plain; version=0.0.4').send(deps.metrics.render()));
