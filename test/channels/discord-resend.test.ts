@@ -9,25 +9,13 @@ import { startTestApp, testEnv } from '../helpers/app.js';
 import { client, eventually } from '../helpers/http.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { sleep } from '../helpers/wait.js';
+import { single, several, stored } from '../helpers/resend.js';
 
 // The gateway sends every MESSAGE_CREATE to every connection of its shard (one per replica that
 // runs the gateway) and replays events on a RESUME: a message must be answered once.
 
 const quiet = { info() {}, warn() {}, error() {} };
 const alice = user('311111111111111111', 'alice', 'Alice A.');
-const single = [
-  { id: 'env', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production' }] },
-];
-const several = [
-  { id: 'env', header: 'Env', question: 'Where?', options: [{ label: 'Staging' }, { label: 'Production' }] },
-  {
-    id: 'checks',
-    header: 'Checks',
-    question: 'Which checks?',
-    multiSelect: true,
-    options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }],
-  },
-];
 
 let redis: TestRedis;
 let fake: FakeDiscord;
@@ -57,7 +45,6 @@ const repliesTo = (id: string) =>
     (m) =>
       m.author.id === fake.bot.id && (m.message_reference as { message_id?: string } | undefined)?.message_id === id,
   );
-const stored = async (app: RunningAskgate, id: string) => (await app.store.get(id))!;
 const notes = async (app: RunningAskgate, id: string, type: string) =>
   (await stored(app, id)).history.filter((h) => h.type === type);
 

@@ -10,6 +10,7 @@ import { client, eventually } from '../helpers/http.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { FakeSlackApi, type FakeMessage } from '../fakes/slack-api.js';
 import { SlackInjector } from '../fakes/slack-events.js';
+import { single, several, settle, stored } from '../helpers/resend.js';
 
 // Slack re-sends an Events API delivery it got no 2xx for within 3 s (`X-Slack-Retry-Num`), and a
 // Socket Mode envelope it got no ack for (`retry_attempt`), to any replica. A re-send must be
@@ -38,21 +39,6 @@ class FlakySlack extends SlackChannel {
     });
   }
 }
-
-const single = [
-  { id: 'env', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production' }] },
-];
-const several = [
-  { id: 'env', header: 'Env', question: 'Where?', options: [{ label: 'Staging' }, { label: 'Production' }] },
-  {
-    id: 'checks',
-    header: 'Checks',
-    question: 'Which checks?',
-    multiSelect: true,
-    options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }],
-  },
-];
-const settle = () => new Promise((r) => setTimeout(r, 300));
 
 let redis: TestRedis;
 let fake: FakeSlackApi;
@@ -85,7 +71,6 @@ async function ask(
 /** askgate's own messages in the question's thread (prompts for the rest, hints). */
 const inThread = (message: FakeMessage) =>
   [...fake.messages.values()].filter((m) => m.thread_ts === message.ts && m.bot_id);
-const stored = async (app: RunningAskgate, id: string) => (await app.store.get(id))!;
 const historyOf = async (app: RunningAskgate, id: string, type: string) =>
   (await stored(app, id)).history.filter((h) => h.type === type);
 

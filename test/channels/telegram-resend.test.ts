@@ -8,23 +8,13 @@ import { startTestApp, testEnv } from '../helpers/app.js';
 import { askBody, client, eventually } from '../helpers/http.js';
 import { freePort, startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { botMessagesAfter, channelFor, deliveredRef, memoryLogger, newUser, visible } from './telegram-world.js';
+import { several, settle, stored } from '../helpers/resend.js';
 
 // Telegram re-sends an update whose webhook answer never arrived, to whichever replica the load
 // balancer picks, and a poller that died before confirming its offset gets its updates again after
 // the restart. Either way the update must not be answered twice.
 
 const SECRET = 'resend_secret-0123456789';
-const several = [
-  { id: 'env', header: 'Env', question: 'Where?', options: [{ label: 'Staging' }, { label: 'Production' }] },
-  {
-    id: 'checks',
-    header: 'Checks',
-    question: 'Which checks?',
-    multiSelect: true,
-    options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }],
-  },
-];
-const settle = () => new Promise((r) => setTimeout(r, 300));
 
 let redis: TestRedis;
 let fake: FakeTelegramApi;
@@ -62,7 +52,6 @@ async function ask(app: RunningAskgate, user: FakeUser, extra: Record<string, un
   return { id: body.id as string, ref: await deliveredRef(api, body.id) };
 }
 
-const stored = async (app: RunningAskgate, id: string) => (await app.store.get(id))!;
 const notes = async (app: RunningAskgate, id: string, type: string) =>
   (await stored(app, id)).history.filter((h) => h.type === type);
 /** The bot's replies to one message of the person. */
