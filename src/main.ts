@@ -3,7 +3,17 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { assemble, type AppPorts } from './app/assemble.js';
 import type { Gateway } from './app/gateway.js';
-import type { AskStore, Channel, Clock, Logger, Outbox, ResultBus, SeenEvents, StepScheduler } from './core/ports.js';
+import type {
+  AskIndexes,
+  AskStore,
+  Channel,
+  Clock,
+  Logger,
+  Outbox,
+  ResultBus,
+  SeenEvents,
+  StepScheduler,
+} from './core/ports.js';
 import type { ConsoleSessionStore } from './console/session.js';
 import { buildServer } from './api/server.js';
 import { registerChannelRoutes } from './api/channel-routes.js';
@@ -38,6 +48,7 @@ import {
   STORE_COMMAND_TIMEOUT_MS,
   watchConnection,
 } from './store/redis-setup.js';
+import { systemClock } from './system-clock.js';
 
 /** A running askgate: the HTTP server, the gateway and a way to stop it all. */
 export interface RunningAskgate {
@@ -45,6 +56,8 @@ export interface RunningAskgate {
   gateway: Gateway;
   /** The ask store (tests read records through it). */
   store: AskStore;
+  /** The indexes beside the records (tests look at the sweep set through them). */
+  indexes: AskIndexes;
   /** The ports the shell was built over (tests rebuild a piece with one swapped, see app/assemble.ts). */
   ports: AppPorts;
   /** `redis` (durable) or `memory` (embedded, nothing survives a restart). */
@@ -66,6 +79,7 @@ export interface StartOptions {
 
 interface Backend {
   store: AskStore;
+  indexes: AskIndexes;
   bus: ResultBus;
   steps: StepScheduler;
   outbox: Outbox;
@@ -104,6 +118,7 @@ async function redisBackend(config: Config, url: string, logger: Logger, clock: 
   const outbox = new BullOutbox({ connect, prefix: queuePrefix, ...config.outbox, ...config.queue, logger: queueLog });
   return {
     store,
+    indexes: store.indexes,
     bus,
     steps,
     outbox,
@@ -120,8 +135,10 @@ async function redisBackend(config: Config, url: string, logger: Logger, clock: 
 function memoryBackend(config: Config, clock: Clock, logger: Logger): Backend {
   const bus = new MemoryResultBus();
   const queueLog = forComponent(logger, 'queue');
+  const store = new MemoryAskStore(bus, clock);
   return {
-    store: new MemoryAskStore(bus, clock),
+    store,
+    indexes: store.indexes,
     consoleSessions: new MemoryConsoleSessions(clock),
     seen: new MemorySeenEvents(clock),
     bus,
@@ -144,7 +161,7 @@ async function buildChannels(config: Config, logger: Logger, clock: Clock): Prom
   }
   if (slack) {
     const { SlackChannel } = await import('./channels/slack/slack-channel.js');
-    channels.push(new SlackChannel({ ...slack, logger: forComponent(logger, 'slack') }));
+    channels.push(new SlackChannel({ ...slack, logger: forComponent(logger, 'slack'), clock }));
   }
   if (discord) {
     const { DiscordChannel } = await import('./channels/discord/discord-channel.js');
@@ -156,7 +173,7 @@ async function buildChannels(config: Config, logger: Logger, clock: Clock): Prom
 /** The composition root: builds the concrete adapters from config and starts API, workers and channels. */
 export async function startAskgate(config: Config, options: StartOptions = {}): Promise<RunningAskgate> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const clock = options.clock ?? { now: () => Date.now() };
+  const clock = options.clock ?? systemClock;
   const backend = config.redisUrl
     ? await redisBackend(config, config.redisUrl, logger, clock)
     : memoryBackend(config, clock, logger);
@@ -164,6 +181,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
   const metrics = new PrometheusMetrics();
   const ports: AppPorts = {
     store: backend.store,
+    indexes: backend.indexes,
     bus: backend.bus,
     steps: backend.steps,
     outbox: backend.outbox,
@@ -197,7 +215,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
   const reconciler = new Reconciler({
     intervalMs: config.reconciler.intervalMs,
     batch: 100,
-    due: (now, limit) => backend.store.dueForSweep(now, limit),
+    due: (now, limit) => backend.indexes.dueForSweep(now, limit),
     sweep: (entry) => work.sweep(entry.askId, entry.at),
     now: () => clock.now(),
     logger: forComponent(logger, 'reconciler'),
@@ -229,7 +247,21 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     settings: config.mcp,
     maxSessions: config.mcpSessions.max,
     idleMs: config.mcpSessions.idleMs,
+    clock,
   });
+  if (config.a2a.enabled) {
+    const { registerA2ARoutes } = await import('./a2a/route.js');
+    registerA2ARoutes(server, {
+      gateway,
+      logger: httpLog,
+      apiToken: config.apiToken,
+      url: config.a2a.url,
+      defaultTo: config.mcp.defaultTo,
+      pushEnabled: ports.webhooks !== undefined,
+      waitSeconds: config.a2a.waitSeconds,
+      isStoreUnavailable: isRedisUnavailable,
+    });
+  }
 
   let closed = false;
   const close = async () => {
@@ -251,6 +283,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
       server,
       gateway,
       store: backend.store,
+      indexes: backend.indexes,
       ports,
       storeMode: config.redisUrl ? 'redis' : 'memory',
       url,

@@ -1,4 +1,5 @@
 import type {
+  AskIndexes,
   AskStore,
   Channel,
   Clock,
@@ -21,6 +22,8 @@ import { OutboxWork } from './outbox-work.js';
 /** Every port the shell is built over (main.ts fills it; tests rebuild the shell with one swapped). */
 export interface AppPorts {
   store: AskStore;
+  /** The sweep, conversation and message indexes beside the records. */
+  indexes: AskIndexes;
   bus: ResultBus;
   /** Every step of an ask (the timeout today) as a delayed job. */
   steps: StepScheduler;
@@ -48,8 +51,8 @@ export interface App {
 
 /** Wires the effect runner, gateway, outbox work and inbound handler over `ports`. */
 export function assemble(ports: AppPorts): App {
-  const { store, clock, logger, settings, channels, metrics, webhooks } = ports;
-  const runner = new EffectRunner({ store, outbox: ports.outbox, steps: ports.steps, metrics, logger, clock });
+  const { store, indexes, clock, logger, settings, channels, metrics, webhooks } = ports;
+  const runner = new EffectRunner({ indexes, outbox: ports.outbox, steps: ports.steps, metrics, logger, clock });
   const gateway = new Gateway({
     store,
     runner,
@@ -63,12 +66,24 @@ export function assemble(ports: AppPorts): App {
   });
   // A new step is a new line here (and its name and rule in core).
   const steps: StepHandlers = { timeout: (askId) => gateway.expire(askId) };
-  const work = new OutboxWork({ gateway, store, runner, steps, channels, clock, metrics, logger, settings, webhooks });
+  const work = new OutboxWork({
+    gateway,
+    store,
+    indexes,
+    runner,
+    steps,
+    channels,
+    clock,
+    metrics,
+    logger,
+    settings,
+    webhooks,
+  });
   return {
     gateway,
     work,
     steps,
     inbound: (notice = {}, seen) =>
-      new InboundHandler({ gateway, store, clock, retentionMs: settings.retentionMs }, notice, seen),
+      new InboundHandler({ gateway, store, indexes, clock, retentionMs: settings.retentionMs }, notice, seen),
   };
 }

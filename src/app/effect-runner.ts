@@ -1,9 +1,9 @@
 import type { Effect, Step } from '../core/effects.js';
-import type { AskStore, Clock, Logger, Metrics, Outbox, StepScheduler } from '../core/ports.js';
+import type { AskIndexes, Clock, Logger, Metrics, Outbox, StepScheduler } from '../core/ports.js';
 
 /** What the effect runner talks to. */
 export interface EffectRunnerDeps {
-  store: Pick<AskStore, 'markForSweep' | 'rescheduleSweep' | 'unmarkSweep' | 'removeFromConversation'>;
+  indexes: Pick<AskIndexes, 'markForSweep' | 'rescheduleSweep' | 'unmarkSweep' | 'removeFromConversation'>;
   outbox: Pick<Outbox, 'enqueue'>;
   /** Every step (the timeout today) as a delayed job of one queue. */
   steps: Pick<StepScheduler, 'schedule' | 'cancel'>;
@@ -55,11 +55,11 @@ export class EffectRunner {
       this.deps.logger.warn({ askId, err: String(r.reason) }, 'effect failed; the reconciler will retry');
     // Due now, whatever a reconciler pass that read the ask earlier decides (best effort: the
     // write-ahead mark made before the commit covers a crash).
-    if (failed.length > 0) await this.deps.store.markForSweep(askId, this.deps.clock.now()).catch(() => undefined);
+    if (failed.length > 0) await this.deps.indexes.markForSweep(askId, this.deps.clock.now()).catch(() => undefined);
   }
 
   private async one(askId: string, effect: Effect, seenAt?: number): Promise<unknown> {
-    const { store, outbox, steps, metrics } = this.deps;
+    const { indexes, outbox, steps, metrics } = this.deps;
     switch (effect.type) {
       case 'publish':
       case 'due':
@@ -71,13 +71,13 @@ export class EffectRunner {
       case 'enqueue':
         return outbox.enqueue({ kind: effect.job.kind, askId, index: effect.job.index });
       case 'leave':
-        return store.removeFromConversation(effect.conversation, askId);
+        return indexes.removeFromConversation(effect.conversation, askId);
       case 'sweepAt':
-        return store.markForSweep(askId, effect.at);
+        return indexes.markForSweep(askId, effect.at);
       case 'resweep':
-        return store.rescheduleSweep(askId, effect.at, seenAt);
+        return indexes.rescheduleSweep(askId, effect.at, seenAt);
       case 'unsweep':
-        return store.unmarkSweep(askId);
+        return indexes.unmarkSweep(askId);
       case 'metric': {
         const m = effect.metric;
         if (m.name === 'ask_created') metrics.askCreated(m.channel);

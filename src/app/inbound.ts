@@ -1,6 +1,7 @@
 import type { AskEvent } from '../core/lifecycle.js';
 import { isTerminal, mayAnswer } from '../core/lifecycle.js';
 import type {
+  AskIndexes,
   AskStore,
   ButtonPressed,
   Clock,
@@ -19,7 +20,8 @@ import type { Gateway } from './gateway.js';
 export interface InboundDeps {
   /** Commits answers and history notes. */
   gateway: Pick<Gateway, 'apply' | 'note'>;
-  store: Pick<AskStore, 'get' | 'findByMessage' | 'pendingInConversation' | 'bindMessage'>;
+  store: Pick<AskStore, 'get'>;
+  indexes: Pick<AskIndexes, 'findByMessage' | 'pendingInConversation' | 'bindMessage'>;
   clock: Clock;
   /** How long terminal records are kept: follow-up bindings live until the deadline plus this. */
   retentionMs: number;
@@ -98,10 +100,10 @@ export class InboundHandler implements InboundSink {
 
   /** Binds a follow-up message to its ask until the ask's deadline plus retention. */
   async bindFollowUp(channel: string, chat: string, messageId: string, askId: string): Promise<void> {
-    const { store, retentionMs, clock } = this.deps;
+    const { store, indexes, retentionMs, clock } = this.deps;
     const record = await store.get(askId);
     if (!record) return;
-    await store.bindMessage(
+    await indexes.bindMessage(
       { channel, chat },
       messageId,
       askId,
@@ -112,13 +114,13 @@ export class InboundHandler implements InboundSink {
   private async findAsk(
     event: TextReceived,
   ): Promise<{ kind: 'found'; record: AskRecord } | { kind: 'none'; outcome: InboundOutcome }> {
-    const { store, clock } = this.deps;
+    const { store, indexes, clock } = this.deps;
     const conv = { channel: event.channel, chat: event.chat };
     let askId: string | null = null;
-    if (event.replyTo) askId = await store.findByMessage(conv, event.replyTo);
+    if (event.replyTo) askId = await indexes.findByMessage(conv, event.replyTo);
     // In a private chat a message that replies to nothing of ours is still "the next message".
     if (!askId && event.privateChat) {
-      const pending = await store.pendingInConversation(conv, clock.now());
+      const pending = await indexes.pendingInConversation(conv, clock.now());
       if (pending.length > 1) {
         return {
           kind: 'none',

@@ -1,5 +1,6 @@
 import {
   ChannelError,
+  type AskIndexes,
   type AskStore,
   type Channel,
   type Clock,
@@ -21,7 +22,8 @@ import type { Gateway } from './gateway.js';
 export interface OutboxWorkDeps {
   /** Commits the bookkeeping of each step. */
   gateway: Pick<Gateway, 'apply' | 'note'>;
-  store: Pick<AskStore, 'get' | 'addToConversation' | 'bindMessage' | 'unmarkSweep'>;
+  store: Pick<AskStore, 'get'>;
+  indexes: Pick<AskIndexes, 'addToConversation' | 'bindMessage' | 'unmarkSweep'>;
   runner: Pick<EffectRunner, 'strict'>;
   /** The handler of each step, run when the reconciler finds its job lost. */
   steps: StepHandlers;
@@ -72,7 +74,7 @@ export class OutboxWork implements OutboxHandlers {
   }
 
   private async deliver(askId: string, index: number): Promise<void> {
-    const { store, channels, clock, settings } = this.deps;
+    const { store, indexes, channels, clock, settings } = this.deps;
     const record = await store.get(askId);
     const delivery = record?.deliveries[index];
     if (!record || !delivery || delivery.status !== 'pending') return;
@@ -88,14 +90,14 @@ export class OutboxWork implements OutboxHandlers {
     if (!channel || !record.to) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
     const conv = { channel: delivery.channel, chat: delivery.chat };
     // Index the conversation before sending, so a reply racing the send still finds its ask.
-    await store.addToConversation(conv, askId, deadlineOf(record));
+    await indexes.addToConversation(conv, askId, deadlineOf(record));
     const message = await channel.deliver({
       askId,
       version: record.version,
       target: record.to,
       view: buildPromptView(record),
     });
-    await store.bindMessage(conv, message.messageId, askId, deadlineOf(record) - clock.now() + settings.retentionMs);
+    await indexes.bindMessage(conv, message.messageId, askId, deadlineOf(record) - clock.now() + settings.retentionMs);
     // If the ask ended while the message was in flight, this commit queues its outcome edit (work.ts).
     await this.gateway.apply(askId, { type: 'delivered', index, message }, record);
   }
@@ -130,9 +132,9 @@ export class OutboxWork implements OutboxHandlers {
    * read here (pushing it back to the deadline would leave the message unedited until then).
    */
   async sweep(askId: string, seenAt?: number): Promise<void> {
-    const { store, clock, settings, runner } = this.deps;
+    const { store, indexes, clock, settings, runner } = this.deps;
     const record = await store.get(askId);
-    if (!record) return store.unmarkSweep(askId);
+    if (!record) return indexes.unmarkSweep(askId);
     await runner.strict(askId, workFor(record, clock.now(), settings), this.runDue, seenAt);
   }
 

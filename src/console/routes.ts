@@ -45,7 +45,7 @@ export interface ConsoleOptions {
  * token, and the v1 API never accepts the cookie.
  */
 const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) => {
-  const auth = new ConsoleAuth(deps.apiToken, deps.sessions);
+  const auth = new ConsoleAuth(deps.apiToken, deps.sessions, deps.feed.clock);
   const hub = new ConsoleHub(deps.feed, (sids) => auth.revoked(sids));
 
   scope.addHook('preClose', async () => hub.close());

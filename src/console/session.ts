@@ -1,6 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { tokenMatches } from '../security/http.js';
+import type { Clock } from '../core/ports.js';
+import { systemClock } from '../system-clock.js';
 
 /** Name of the console's session cookie. */
 export const SESSION_COOKIE = 'askgate_session';
@@ -37,7 +39,7 @@ export class ConsoleAuth {
   constructor(
     readonly apiToken: string | undefined,
     private readonly sessions: ConsoleSessionStore,
-    private readonly nowMs: () => number = () => Date.now(),
+    private readonly clock: Clock = systemClock,
   ) {
     this.key = apiToken
       ? createHmac('sha256', apiToken).update('askgate console session v1').digest()
@@ -56,7 +58,7 @@ export class ConsoleAuth {
   /** A new signed session value for the cookie. */
   issue(): { cookie: string; sid: string } {
     const sid = b64url(randomBytes(18));
-    const expires = Math.floor(this.nowMs() / 1000) + SESSION_TTL_SECONDS;
+    const expires = Math.floor(this.clock.now() / 1000) + SESSION_TTL_SECONDS;
     const payload = `${sid}.${expires}`;
     return { cookie: `${payload}.${this.mac('session', payload)}`, sid };
   }
@@ -72,7 +74,7 @@ export class ConsoleAuth {
     const [, sid, expires, mac] = match as unknown as [string, string, string, string];
     if (!tokenMatches(mac, this.mac('session', `${sid}.${expires}`))) return null;
     const expiresMs = Number(expires) * 1000;
-    return expiresMs > this.nowMs() ? { sid, expiresMs } : null;
+    return expiresMs > this.clock.now() ? { sid, expiresMs } : null;
   }
 
   /** The session of a request: its sid, `open` without a token, or null when not signed in or signed out. */

@@ -37,7 +37,7 @@ export interface ConversationKey {
 }
 
 /**
- * Durable storage of asks. Every state change is one atomic compare-and-set on the record's
+ * Durable storage of ask records (the indexes beside them are {@link AskIndexes}). Every state change is one atomic compare-and-set on the record's
  * `rev`; implementations: Redis (Lua) and memory. All methods are safe to call concurrently.
  */
 export interface AskStore {
@@ -70,6 +70,16 @@ export interface AskStore {
   /** The most recently created asks (pending or not), newest first, at most `limit`. */
   recent(limit: number): Promise<AskRecord[]>;
 
+  /** Throws when the store cannot serve requests. */
+  ping(): Promise<void>;
+}
+
+/**
+ * The indexes beside the records: when the reconciler looks at an ask next, which asks wait for
+ * replies in a conversation, and which ask a platform message belongs to. Each method is one
+ * atomic operation; implementations: Redis (sorted sets and keys) and memory.
+ */
+export interface AskIndexes {
   /**
    * Schedules the reconciler to look at an ask at `atMs` or earlier: the earlier of the existing
    * and the new time, and always a change of the stored time (1 ms earlier when the existing one
@@ -97,9 +107,6 @@ export interface AskStore {
   bindMessage(conv: ConversationKey, messageId: string, askId: string, ttlMs: number): Promise<void>;
   /** The ask a platform message belongs to, or null. */
   findByMessage(conv: ConversationKey, messageId: string): Promise<string | null>;
-
-  /** Throws when the store cannot serve requests. */
-  ping(): Promise<void>;
 }
 
 /** An ask due for the reconciler, with the sweep time it was listed at. */

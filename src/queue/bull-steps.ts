@@ -4,6 +4,7 @@ import { STEPS, type Step } from '../core/effects.js';
 import type { Clock, Logger, StepHandler, StepHandlers, StepScheduler } from '../core/ports.js';
 import { closeConnection, closeWorker, PRODUCER_DEADLINE_MS, withDeadline, type RedisFactory } from './connections.js';
 import { stepJobData, stepJobId } from './jobs.js';
+import { systemClock } from '../system-clock.js';
 
 /** BullMQ queue name of every step; the timeouts' name from before steps, so pending ones survive an upgrade. */
 export const STEP_QUEUE = 'askgate-timeouts';
@@ -76,7 +77,7 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
       { askId, step },
       {
         jobId: stepJobId(step, askId),
-        delay: Math.max(0, Math.round(atMs - (this.opts.clock?.now() ?? Date.now()))),
+        delay: Math.max(0, Math.round(atMs - (this.opts.clock ?? systemClock).now())),
         // removeOnComplete frees the id; a completed job that kept its id would silently swallow
         // any later add with the same id.
         removeOnComplete: true,

@@ -2,6 +2,7 @@ import type { Step } from '../core/effects.js';
 import type { Clock, Logger, StepHandlers, StepScheduler } from '../core/ports.js';
 import { retryDelayMs } from './backoff.js';
 import { stepJobId } from './jobs.js';
+import { systemClock } from '../system-clock.js';
 
 /** Options of {@link MemoryStepScheduler}. */
 export interface MemoryStepOptions {
@@ -43,7 +44,7 @@ export class MemoryStepScheduler<S extends string = Step> implements StepSchedul
     this.attempts = opts.attempts ?? 5;
     this.baseDelayMs = opts.retryDelayMs ?? 1000;
     this.logger = opts.logger;
-    this.clock = opts.clock ?? { now: () => Date.now() };
+    this.clock = opts.clock ?? systemClock;
   }
 
   /** Arms a timer; a second call for a step that is still scheduled or running is a no-op. */

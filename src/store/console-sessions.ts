@@ -2,6 +2,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type { ConsoleSessionStore } from '../console/session.js';
 import type { Clock } from '../core/ports.js';
 import { DEFAULT_PREFIX } from './keys.js';
+import { systemClock } from '../system-clock.js';
 
 /**
  * {@link ConsoleSessionStore} on Redis: one key `<prefix>:console:revoked:<sid>` per signed-out
@@ -17,7 +18,7 @@ export class RedisConsoleSessions implements ConsoleSessionStore {
     opts: { prefix?: string; clock?: Clock } = {},
   ) {
     this.prefix = opts.prefix ?? DEFAULT_PREFIX;
-    this.clock = opts.clock ?? { now: () => Date.now() };
+    this.clock = opts.clock ?? systemClock;
   }
 
   private key(sid: string): string {
@@ -41,7 +42,7 @@ export class MemoryConsoleSessions implements ConsoleSessionStore {
   /** sid → until when (epoch ms) it stays revoked. */
   private readonly until = new Map<string, number>();
 
-  constructor(private readonly clock: Clock = { now: () => Date.now() }) {}
+  constructor(private readonly clock: Clock = systemClock) {}
 
   async revoke(sid: string, untilMs: number): Promise<void> {
     const now = this.clock.now();

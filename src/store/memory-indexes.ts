@@ -1,4 +1,4 @@
-import type { ConversationKey, SweepEntry } from '../core/ports.js';
+import type { AskIndexes, ConversationKey, SweepEntry } from '../core/ports.js';
 import { INDEX_TTL_MS } from './keys.js';
 import {
   convKey,
@@ -11,7 +11,7 @@ import {
 } from './memory-entries.js';
 
 /** The index part of {@link MemoryAskStore}: sorted sets (recent, sweep, conversations) and message bindings. */
-export class MemoryIndexes {
+export class MemoryIndexes implements AskIndexes {
   private readonly indexes = new Map<string, IndexEntry>();
   private readonly messages = new Map<string, ValueEntry<string>>();
 

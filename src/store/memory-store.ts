@@ -1,12 +1,4 @@
-import type {
-  AskStore,
-  Clock,
-  ConversationKey,
-  CreateArgs,
-  CreateResult,
-  IdempotencyClaim,
-  SweepEntry,
-} from '../core/ports.js';
+import type { AskStore, Clock, CreateArgs, CreateResult, IdempotencyClaim } from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
 import { HISTORY_MAX, RECENT_MAX } from './keys.js';
 import type { MemoryResultBus } from './memory-bus.js';
@@ -25,7 +17,8 @@ export class MemoryAskStore implements AskStore {
   private readonly asks = new Map<string, AskEntry>();
   private readonly runs = new Map<string, RunEntry>();
   private readonly idem = new Map<string, ValueEntry<{ askId: string; requestHash: string }>>();
-  private readonly indexes = new MemoryIndexes(() => this.tick());
+  /** The indexes beside the records (sweep, conversations, messages), purged with them. */
+  readonly indexes = new MemoryIndexes(() => this.tick());
   private lastPurge = -Infinity;
 
   constructor(
@@ -148,42 +141,6 @@ export class MemoryAskStore implements AskStore {
     if (opts.publish) this.bus.announce(prev.id);
     void this.bus.notifyHistory(prev.id, prev.runId);
     return 'ok';
-  }
-
-  markForSweep(askId: string, atMs: number): Promise<void> {
-    return this.indexes.markForSweep(askId, atMs);
-  }
-
-  dueForSweep(nowMs: number, limit: number): Promise<SweepEntry[]> {
-    return this.indexes.dueForSweep(nowMs, limit);
-  }
-
-  rescheduleSweep(askId: string, atMs: number, seenAt?: number): Promise<boolean> {
-    return this.indexes.rescheduleSweep(askId, atMs, seenAt);
-  }
-
-  unmarkSweep(askId: string): Promise<void> {
-    return this.indexes.unmarkSweep(askId);
-  }
-
-  addToConversation(conv: ConversationKey, askId: string, untilMs: number): Promise<void> {
-    return this.indexes.addToConversation(conv, askId, untilMs);
-  }
-
-  removeFromConversation(conv: ConversationKey, askId: string): Promise<void> {
-    return this.indexes.removeFromConversation(conv, askId);
-  }
-
-  pendingInConversation(conv: ConversationKey, nowMs: number): Promise<string[]> {
-    return this.indexes.pendingInConversation(conv, nowMs);
-  }
-
-  bindMessage(conv: ConversationKey, messageId: string, askId: string, ttlMs: number): Promise<void> {
-    return this.indexes.bindMessage(conv, messageId, askId, ttlMs);
-  }
-
-  findByMessage(conv: ConversationKey, messageId: string): Promise<string | null> {
-    return this.indexes.findByMessage(conv, messageId);
   }
 
   async ping(): Promise<void> {}

@@ -1,5 +1,5 @@
 import type { Redis, Cluster } from 'ioredis';
-import type { Clock, ConversationKey, SweepEntry } from '../core/ports.js';
+import type { AskIndexes, Clock, ConversationKey, SweepEntry } from '../core/ports.js';
 import { INDEX_TTL_MS, type StoreKeys } from './keys.js';
 import { ZADD_EXPIRE, runScript } from './scripts.js';
 
@@ -9,7 +9,7 @@ export function ttl(ms: number): number {
 }
 
 /** The index part of {@link RedisAskStore}: the sweep set, conversation sets and message bindings. */
-export class RedisIndexes {
+export class RedisIndexes implements AskIndexes {
   constructor(
     private readonly redis: Redis | Cluster,
     private readonly keys: StoreKeys,

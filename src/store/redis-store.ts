@@ -1,14 +1,6 @@
 import type { Redis, Cluster } from 'ioredis';
 import { z } from 'zod';
-import type {
-  AskStore,
-  Clock,
-  ConversationKey,
-  CreateArgs,
-  CreateResult,
-  IdempotencyClaim,
-  SweepEntry,
-} from '../core/ports.js';
+import type { AskStore, Clock, CreateArgs, CreateResult, IdempotencyClaim } from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
 import { CorruptRecordError, parseAskDoc } from './ask-doc.js';
 import { HISTORY_MAX, INDEX_TTL_MS, RECENT_MAX, StoreKeys } from './keys.js';
@@ -24,6 +16,7 @@ import {
   runScript,
 } from './scripts.js';
 import { RedisIndexes, ttl } from './redis-indexes.js';
+import { systemClock } from '../system-clock.js';
 
 export { CorruptRecordError, parseAskDoc } from './ask-doc.js';
 
@@ -57,14 +50,15 @@ export class RedisAskStore implements AskStore {
    */
   private readonly runOf = new Map<string, { runId: string; idExpiresAt: number }>();
   private readonly clock: Clock;
-  private readonly indexes: RedisIndexes;
+  /** The indexes beside the records (sweep, conversations, messages), on the same connection and keys. */
+  readonly indexes: RedisIndexes;
 
   constructor(
     private readonly redis: Redis | Cluster,
     opts: RedisAskStoreOptions = {},
   ) {
     this.keys = new StoreKeys(opts.prefix);
-    this.clock = opts.clock ?? { now: () => Date.now() };
+    this.clock = opts.clock ?? systemClock;
     this.indexes = new RedisIndexes(redis, this.keys, this.clock);
   }
 
@@ -203,42 +197,6 @@ export class RedisAskStore implements AskStore {
     if (code === CommitCode.conflict) return 'conflict';
     if (code === CommitCode.missing) return 'missing';
     throw new Error(`commit: unexpected script reply ${String(code)}`);
-  }
-
-  markForSweep(askId: string, atMs: number): Promise<void> {
-    return this.indexes.markForSweep(askId, atMs);
-  }
-
-  dueForSweep(nowMs: number, limit: number): Promise<SweepEntry[]> {
-    return this.indexes.dueForSweep(nowMs, limit);
-  }
-
-  rescheduleSweep(askId: string, atMs: number, seenAt?: number): Promise<boolean> {
-    return this.indexes.rescheduleSweep(askId, atMs, seenAt);
-  }
-
-  unmarkSweep(askId: string): Promise<void> {
-    return this.indexes.unmarkSweep(askId);
-  }
-
-  addToConversation(conv: ConversationKey, askId: string, untilMs: number): Promise<void> {
-    return this.indexes.addToConversation(conv, askId, untilMs);
-  }
-
-  removeFromConversation(conv: ConversationKey, askId: string): Promise<void> {
-    return this.indexes.removeFromConversation(conv, askId);
-  }
-
-  pendingInConversation(conv: ConversationKey, nowMs: number): Promise<string[]> {
-    return this.indexes.pendingInConversation(conv, nowMs);
-  }
-
-  bindMessage(conv: ConversationKey, messageId: string, askId: string, ttlMs: number): Promise<void> {
-    return this.indexes.bindMessage(conv, messageId, askId, ttlMs);
-  }
-
-  findByMessage(conv: ConversationKey, messageId: string): Promise<string | null> {
-    return this.indexes.findByMessage(conv, messageId);
   }
 
   async ping(): Promise<void> {

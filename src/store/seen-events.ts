@@ -3,6 +3,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type { Clock, EventClaim, SeenEvents, SeenTtl } from '../core/ports.js';
 import { StoreKeys } from './keys.js';
 import { runScript, type LuaScript } from './scripts.js';
+import { systemClock } from '../system-clock.js';
 
 // One string per event: `p:<leaseUntilMs>:<token>` while an attempt holds it (the lease has passed
 // when leaseUntilMs is in the past), `d` once an attempt settled it. The key lives `keepMs` in both
@@ -67,7 +68,7 @@ export class RedisSeenEvents implements SeenEvents {
     opts: { prefix?: string; clock?: Clock } = {},
   ) {
     this.keys = new StoreKeys(opts.prefix);
-    this.clock = opts.clock ?? { now: () => Date.now() };
+    this.clock = opts.clock ?? systemClock;
   }
 
   async claim(channel: string, eventId: string, ttl: SeenTtl): Promise<EventClaim | 'done' | 'busy'> {
@@ -95,7 +96,7 @@ export class MemorySeenEvents implements SeenEvents {
   private readonly entries = new Map<string, { value: string; expiresAt: number }>();
 
   constructor(
-    private readonly clock: Clock = { now: () => Date.now() },
+    private readonly clock: Clock = systemClock,
     private readonly max = MEMORY_SEEN_MAX,
   ) {}
 

@@ -5,6 +5,7 @@ import type { LookupFunction } from 'node:net';
 import { ChannelError, type Clock, type WebhookPayload, type WebhookSender } from '../core/ports.js';
 import { WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER, signWebhook } from './signing.js';
 import { ALLOWED_HOSTS_SETTING, EXTERNAL_ONLY, type HostAllowList } from './allowed-hosts.js';
+import { systemClock } from '../system-clock.js';
 
 /** Resolves a host name to its addresses (default: the system resolver, like `dns.lookup`). */
 export type ResolveHost = (hostname: string) => Promise<{ address: string; family: number }[]>;
@@ -59,7 +60,7 @@ export class HttpWebhookSender implements WebhookSender {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.allowed = opts.allowedHosts ?? EXTERNAL_ONLY;
     this.resolve = opts.resolve ?? ((hostname) => dnsLookup(hostname, { all: true }));
-    this.clock = opts.clock ?? { now: () => Date.now() };
+    this.clock = opts.clock ?? systemClock;
   }
 
   /** Why `url` may not be a callbackUrl (a refused literal address or `localhost`), or undefined. */

@@ -253,10 +253,10 @@ describe('console with ASKGATE_API_TOKEN', () => {
 
   it('sessions expire, and are bound to the token that signed them', () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
-    const auth = new ConsoleAuth(TOKEN, new MemoryConsoleSessions(), () => now);
+    const auth = new ConsoleAuth(TOKEN, new MemoryConsoleSessions(), { now: () => now });
     const { cookie, sid } = auth.issue();
     expect(auth.verify(cookie)).toBe(sid);
-    expect(new ConsoleAuth(TOKEN, new MemoryConsoleSessions(), () => now).verify(cookie)).toBe(sid); // another replica with the same token
+    expect(new ConsoleAuth(TOKEN, new MemoryConsoleSessions(), { now: () => now }).verify(cookie)).toBe(sid); // another replica with the same token
     now += SESSION_TTL_SECONDS * 1000 + 1;
     expect(auth.verify(cookie)).toBeNull();
     expect(auth.verify(`${sid}.9999999999.${'A'.repeat(43)}`)).toBeNull();

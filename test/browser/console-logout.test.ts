@@ -126,7 +126,7 @@ describe('console sign-out ends the session on the server (two replicas, one Red
     const tampered = `askgate_session=${value.slice(0, -1)}${value.endsWith('A') ? 'B' : 'A'}`;
     const foreign = `askgate_session=${new ConsoleAuth('some-other-token-0123456789', new MemoryConsoleSessions()).issue().cookie}`;
     const expiredAt = Date.now() - (SESSION_TTL_SECONDS + 60) * 1000; // issued 7 days and a minute ago
-    const expired = `askgate_session=${new ConsoleAuth(TOKEN, new MemoryConsoleSessions(), () => expiredAt).issue().cookie}`;
+    const expired = `askgate_session=${new ConsoleAuth(TOKEN, new MemoryConsoleSessions(), { now: () => expiredAt }).issue().cookie}`;
     const hostile = [
       'askgate_session=',
       'askgate_session=../../x',

@@ -1,13 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { describe, it, expect, beforeEach, afterEach, vi } from 'vitest';
-import type { AskStore, ConversationKey, CreateArgs, ResultBus } from '../../src/core/ports.js';
+import type { AskIndexes, AskStore, ConversationKey, CreateArgs, ResultBus } from '../../src/core/ports.js';
 import type { AskRecord } from '../../src/core/schemas.js';
+
+/** A store and the indexes beside its records, as both implementations expose them. */
+export type StoreWithIndexes = AskStore & { readonly indexes: AskIndexes };
 
 /** What one contract test needs from an implementation. */
 export interface StoreHarness {
-  store: AskStore;
+  /** The store under test, with the indexes beside its records. */
+  store: StoreWithIndexes;
   /** Other instances over the same data (for Redis: each on its own connection). */
-  peers: AskStore[];
+  peers: StoreWithIndexes[];
   /** The result bus as a waiter in another process sees it. */
   remoteBus: ResultBus;
   /** Lets `ms` of store time pass (Redis: real time; memory: the injected clock). */
@@ -116,8 +120,8 @@ const count = <T>(items: T[], value: T) => items.filter((i) => i === value).leng
 export function storeContract(name: string, factory: () => Promise<StoreHarness>): void {
   describe(`AskStore contract: ${name}`, () => {
     let h: StoreHarness;
-    let store: AskStore;
-    let all: AskStore[];
+    let store: StoreWithIndexes;
+    let all: StoreWithIndexes[];
     beforeEach(async () => {
       h = await factory();
       store = h.store;
@@ -341,73 +345,73 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
     it('sweep index keeps the earliest mark, reschedules, lists due asks oldest first with their time, and unmarks', async () => {
       const [a, b, c] = [uid(), uid(), uid()];
       const ids = (entries: { askId: string }[]) => entries.map((e) => e.askId);
-      await store.markForSweep(a, T0 + 1000);
-      await store.markForSweep(a, T0 + 2000);
+      await store.indexes.markForSweep(a, T0 + 1000);
+      await store.indexes.markForSweep(a, T0 + 2000);
       // The later mark keeps the earlier time, 1 ms earlier still: every mark moves the time.
-      expect(await store.dueForSweep(T0 + 1500, 10)).toEqual([{ askId: a, at: T0 + 999 }]);
-      await store.markForSweep(a, T0 + 500);
-      await store.markForSweep(b, T0 + 800);
-      await store.markForSweep(c, T0 + 3000);
-      expect(await store.dueForSweep(T0 + 1000, 10)).toEqual([
+      expect(await store.indexes.dueForSweep(T0 + 1500, 10)).toEqual([{ askId: a, at: T0 + 999 }]);
+      await store.indexes.markForSweep(a, T0 + 500);
+      await store.indexes.markForSweep(b, T0 + 800);
+      await store.indexes.markForSweep(c, T0 + 3000);
+      expect(await store.indexes.dueForSweep(T0 + 1000, 10)).toEqual([
         { askId: a, at: T0 + 500 },
         { askId: b, at: T0 + 800 },
       ]);
-      expect(ids(await store.dueForSweep(T0 + 1000, 1))).toEqual([a]);
-      expect(await store.dueForSweep(T0 + 499, 10)).toEqual([]);
-      expect(await store.rescheduleSweep(a, T0 + 5000)).toBe(true);
-      expect(ids(await store.dueForSweep(T0 + 1000, 10))).toEqual([b]);
-      await store.unmarkSweep(b);
-      expect(ids(await store.dueForSweep(T0 + 10_000, 10))).toEqual([c, a]);
+      expect(ids(await store.indexes.dueForSweep(T0 + 1000, 1))).toEqual([a]);
+      expect(await store.indexes.dueForSweep(T0 + 499, 10)).toEqual([]);
+      expect(await store.indexes.rescheduleSweep(a, T0 + 5000)).toBe(true);
+      expect(ids(await store.indexes.dueForSweep(T0 + 1000, 10))).toEqual([b]);
+      await store.indexes.unmarkSweep(b);
+      expect(ids(await store.indexes.dueForSweep(T0 + 10_000, 10))).toEqual([c, a]);
     });
 
     it('a reschedule that names the time it listed is refused once the ask was marked again (concurrent reconciler passes and answers)', async () => {
       const a = uid();
-      await store.markForSweep(a, T0 + 100);
-      const [listed] = await store.dueForSweep(T0 + 100, 10);
+      await store.indexes.markForSweep(a, T0 + 100);
+      const [listed] = await store.indexes.dueForSweep(T0 + 100, 10);
       expect(listed).toEqual({ askId: a, at: T0 + 100 });
       // An answer's write-ahead mark lands while the reconciler works on the stale record.
-      await store.markForSweep(a, T0 + 30_000);
-      expect(await store.rescheduleSweep(a, T0 + HOUR, listed!.at)).toBe(false);
-      expect(await store.dueForSweep(T0 + 100, 10)).toEqual([{ askId: a, at: T0 + 99 }]);
+      await store.indexes.markForSweep(a, T0 + 30_000);
+      expect(await store.indexes.rescheduleSweep(a, T0 + HOUR, listed!.at)).toBe(false);
+      expect(await store.indexes.dueForSweep(T0 + 100, 10)).toEqual([{ askId: a, at: T0 + 99 }]);
       // Nobody marked it: the reschedule goes through, once.
-      expect(await all[all.length - 1]!.rescheduleSweep(a, T0 + HOUR, T0 + 99)).toBe(true);
-      expect(await store.rescheduleSweep(a, T0 + 2 * HOUR, T0 + 99)).toBe(false);
-      expect(await store.dueForSweep(T0 + HOUR, 10)).toEqual([{ askId: a, at: T0 + HOUR }]);
+      expect(await all[all.length - 1]!.indexes.rescheduleSweep(a, T0 + HOUR, T0 + 99)).toBe(true);
+      expect(await store.indexes.rescheduleSweep(a, T0 + 2 * HOUR, T0 + 99)).toBe(false);
+      expect(await store.indexes.dueForSweep(T0 + HOUR, 10)).toEqual([{ askId: a, at: T0 + HOUR }]);
       // An ask dropped from the index meanwhile stays dropped.
-      await store.unmarkSweep(a);
-      expect(await store.rescheduleSweep(a, T0 + HOUR, T0 + HOUR)).toBe(false);
-      expect(await store.dueForSweep(T0 + 3 * HOUR, 10)).toEqual([]);
+      await store.indexes.unmarkSweep(a);
+      expect(await store.indexes.rescheduleSweep(a, T0 + HOUR, T0 + HOUR)).toBe(false);
+      expect(await store.indexes.dueForSweep(T0 + 3 * HOUR, 10)).toEqual([]);
     });
 
     it('conversation index: pending by score, stale members removed, conversations isolated', async () => {
       const conv: ConversationKey = { channel: 'telegram', chat: `c:${uid()}` };
       const other: ConversationKey = { channel: 'slack', chat: conv.chat };
       const [a, b, c] = [uid(), uid(), uid()];
-      await store.addToConversation(conv, a, T0 + 1000);
-      await store.addToConversation(conv, b, T0 + 2000);
-      await store.addToConversation(conv, c, T0 + 3000);
-      expect(await store.pendingInConversation(conv, T0 + 1000)).toEqual([b, c]);
+      await store.indexes.addToConversation(conv, a, T0 + 1000);
+      await store.indexes.addToConversation(conv, b, T0 + 2000);
+      await store.indexes.addToConversation(conv, c, T0 + 3000);
+      expect(await store.indexes.pendingInConversation(conv, T0 + 1000)).toEqual([b, c]);
       // a was stale at that read and is gone, even when asked about an earlier time.
-      expect(await store.pendingInConversation(conv, T0)).toEqual([b, c]);
-      await store.removeFromConversation(conv, c);
-      expect(await store.pendingInConversation(conv, T0)).toEqual([b]);
-      await store.addToConversation(conv, b, T0 + 500);
-      expect(await store.pendingInConversation(conv, T0 + 600)).toEqual([]);
-      expect(await store.pendingInConversation(other, T0)).toEqual([]);
+      expect(await store.indexes.pendingInConversation(conv, T0)).toEqual([b, c]);
+      await store.indexes.removeFromConversation(conv, c);
+      expect(await store.indexes.pendingInConversation(conv, T0)).toEqual([b]);
+      await store.indexes.addToConversation(conv, b, T0 + 500);
+      expect(await store.indexes.pendingInConversation(conv, T0 + 600)).toEqual([]);
+      expect(await store.indexes.pendingInConversation(other, T0)).toEqual([]);
     });
 
     it('message bindings map a platform message to its ask and expire', async () => {
       const conv: ConversationKey = { channel: 'telegram', chat: `a:${uid()}` };
-      await store.bindMessage(conv, '10', 'ask-a', HOUR);
-      await store.bindMessage({ channel: conv.channel, chat: `${conv.chat}:10` }, 'x', 'ask-b', HOUR);
-      await store.bindMessage(conv, '11', 'ask-c', 150);
-      expect(await store.findByMessage(conv, '10')).toBe('ask-a');
-      expect(await store.findByMessage({ channel: 'slack', chat: conv.chat }, '10')).toBeNull();
-      expect(await store.findByMessage(conv, '10:x')).toBeNull();
-      expect(await store.findByMessage(conv, '11')).toBe('ask-c');
+      await store.indexes.bindMessage(conv, '10', 'ask-a', HOUR);
+      await store.indexes.bindMessage({ channel: conv.channel, chat: `${conv.chat}:10` }, 'x', 'ask-b', HOUR);
+      await store.indexes.bindMessage(conv, '11', 'ask-c', 150);
+      expect(await store.indexes.findByMessage(conv, '10')).toBe('ask-a');
+      expect(await store.indexes.findByMessage({ channel: 'slack', chat: conv.chat }, '10')).toBeNull();
+      expect(await store.indexes.findByMessage(conv, '10:x')).toBeNull();
+      expect(await store.indexes.findByMessage(conv, '11')).toBe('ask-c');
       await h.elapse(250);
-      expect(await store.findByMessage(conv, '11')).toBeNull();
-      expect(await store.findByMessage(conv, '10')).toBe('ask-a');
+      expect(await store.indexes.findByMessage(conv, '11')).toBeNull();
+      expect(await store.indexes.findByMessage(conv, '10')).toBe('ask-a');
     });
 
     it('ping resolves', async () => {
@@ -418,14 +422,14 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
       const runId = uid();
       await store.claimIdempotencyKey(`idem-${uid()}`, 'h', 'x', HOUR);
       const a = await createAsk(store, runId);
-      await store.markForSweep(a.id, T0);
+      await store.indexes.markForSweep(a.id, T0);
       const b = await createAsk(store, runId);
       await store.commit(b, answered(b), { ttlMs: HOUR, publish: true });
-      await store.rescheduleSweep(b.id, T0 + 1);
+      await store.indexes.rescheduleSweep(b.id, T0 + 1);
       const conv = { channel: 'discord', chat: uid() };
-      await store.addToConversation(conv, b.id, T0 + HOUR);
-      await store.pendingInConversation(conv, T0);
-      await store.bindMessage(conv, 'm', b.id, HOUR);
+      await store.indexes.addToConversation(conv, b.id, T0 + HOUR);
+      await store.indexes.pendingInConversation(conv, T0);
+      await store.indexes.bindMessage(conv, 'm', b.id, HOUR);
       expect(await h.immortalKeys()).toEqual([]);
     });
   });

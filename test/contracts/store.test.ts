@@ -199,7 +199,7 @@ describe('RedisAskStore specifics', () => {
     // where the system clock would see it 40 h in the past and give only the minimum.
     const now = Date.now() - 100 * hour;
     const store = new RedisAskStore(main, { prefix, clock: { now: () => now } });
-    await store.addToConversation({ channel: 'telegram', chat: '5' }, 'a1', now + 60 * hour);
+    await store.indexes.addToConversation({ channel: 'telegram', chat: '5' }, 'a1', now + 60 * hour);
     const pttl = await main.pttl(new StoreKeys(prefix).conv({ channel: 'telegram', chat: '5' }));
     expect(pttl).toBeGreaterThan(60 * hour + INDEX_TTL_MS / 2 - 60_000);
   });
@@ -210,9 +210,9 @@ describe('RedisAskStore specifics', () => {
     const store = new RedisAskStore(main, { prefix });
     await store.claimIdempotencyKey('k', 'h', 'x', 60_000);
     const a = await createAsk(store, 'r1');
-    await store.markForSweep(a.id, 1);
-    await store.addToConversation({ channel: 'telegram', chat: '5' }, a.id, Date.now() + 60_000);
-    await store.bindMessage({ channel: 'telegram', chat: '5' }, '9', a.id, 60_000);
+    await store.indexes.markForSweep(a.id, 1);
+    await store.indexes.addToConversation({ channel: 'telegram', chat: '5' }, a.id, Date.now() + 60_000);
+    await store.indexes.bindMessage({ channel: 'telegram', chat: '5' }, '9', a.id, 60_000);
     const families = (await scanKeys(main, prefix)).map((k) => k.slice(prefix.length + 1).replace(a.id, '<id>')).sort();
     expect(families).toEqual([
       'conv:telegram:5',

@@ -56,7 +56,7 @@ describe('reconciler pass racing an answer', () => {
       askBody('race-run', { callbackUrl, timeoutSeconds: 600 }),
     );
     await sleep(400); // the mark written at creation is due
-    const listed = (await store.dueForSweep(Date.now(), 100)).find((e) => e.askId === ask.id);
+    const listed = (await app.indexes.dueForSweep(Date.now(), 100)).find((e) => e.askId === ask.id);
     expect(listed).toBeDefined();
 
     // The reconciler reads the record (pending) and is held there.
@@ -90,7 +90,7 @@ describe('reconciler pass racing an answer', () => {
 
     release();
     await stalePass;
-    const [entry] = (await store.dueForSweep(Date.now() + 1000, 100)).filter((e) => e.askId === ask.id);
+    const [entry] = (await app.indexes.dueForSweep(Date.now() + 1000, 100)).filter((e) => e.askId === ask.id);
     expect(entry, 'the answer is still due for a sweep within a second, not at its deadline').toBeDefined();
 
     // The next pass re-drives the webhook at once.

@@ -1,4 +1,5 @@
-import type { EventClaim, SeenEvents, SeenTtl } from '../../core/ports.js';
+import type { Clock, EventClaim, SeenEvents, SeenTtl } from '../../core/ports.js';
+import { systemClock } from '../../system-clock.js';
 
 /** How the visible effects of one platform event are gated, so a re-sent event shows nothing twice. */
 export interface EffectGate {
@@ -23,7 +24,7 @@ function gateOf(claim: EventClaim): EffectGate {
 /**
  * Takes a platform event for this attempt, for platforms that cannot be asked to re-send later:
  * while another attempt (any replica) holds its lease, waits for it to settle or for the lease to
- * end (an attempt that died is then taken over). `done`: settled by another attempt; `busy`: still
+ * end (an attempt that died is then taken over), by `clock`. `done`: settled by another attempt; `busy`: still
  * held after the whole lease. Throws when the store is unreachable.
  */
 export async function takeEvent(
@@ -31,14 +32,15 @@ export async function takeEvent(
   channel: string,
   eventId: string,
   ttl: SeenTtl,
+  clock: Clock = systemClock,
 ): Promise<EffectGate | 'done' | 'busy'> {
   if (!seen) return UNGATED;
-  const until = Date.now() + ttl.leaseMs + POLL_MS;
+  const until = clock.now() + ttl.leaseMs + POLL_MS;
   for (;;) {
     const claim = await seen.claim(channel, eventId, ttl);
     if (claim === 'done') return 'done';
     if (claim !== 'busy') return gateOf(claim);
-    if (Date.now() >= until) return 'busy';
+    if (clock.now() >= until) return 'busy';
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
 }

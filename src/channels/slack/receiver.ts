@@ -1,9 +1,10 @@
 import { createHmac } from 'node:crypto';
 import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
-import type { InboundHttpRequest, InboundHttpResponse, InboundRoute, Logger } from '../../core/ports.js';
+import type { InboundHttpRequest, InboundHttpResponse, InboundRoute, Logger, Clock } from '../../core/ports.js';
 import { isEventInProgress } from './inbound.js';
 import { describeError } from './limits.js';
 import { tokenMatches } from '../../security/http.js';
+import { systemClock } from '../../system-clock.js';
 
 /** Path of the Events API and interactivity request URL on askgate's HTTP port. */
 export const SLACK_EVENTS_PATH = '/slack/events';
@@ -85,7 +86,7 @@ export class SlackHttpReceiver implements Receiver {
   constructor(
     private readonly signingSecret: string,
     private readonly logger: Logger,
-    private readonly now: () => number = () => Date.now(),
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Called by bolt's App constructor. */
@@ -109,7 +110,7 @@ export class SlackHttpReceiver implements Receiver {
   }
 
   private async handle({ headers, rawBody }: InboundHttpRequest): Promise<InboundHttpResponse> {
-    if (!verifySlackSignature(this.signingSecret, headers, rawBody, Math.floor(this.now() / 1000))) {
+    if (!verifySlackSignature(this.signingSecret, headers, rawBody, Math.floor(this.clock.now() / 1000))) {
       return { status: 401, body: { error: 'invalid_signature' } };
     }
     const body = parseSlackBody(headers, rawBody);

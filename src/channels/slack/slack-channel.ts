@@ -6,6 +6,7 @@ import {
   type InboundRoute,
   type InboundSink,
   type Logger,
+  type Clock,
 } from '../../core/ports.js';
 import type { OutcomeView, PromptView } from '../../core/prompt-view.js';
 import type { MessageRef } from '../../core/schemas.js';
@@ -27,6 +28,8 @@ export interface SlackChannelOptions {
   /** Web API base URL (default `https://slack.com/api/`). */
   apiUrl?: string;
   logger: Logger;
+  /** Reads the time of the signature window (default: the system clock). */
+  clock?: Clock;
 }
 
 // Slack user ids: chat.postMessage accepts them (it opens the DM) but replies and taps then come from a D… id.
@@ -48,7 +51,9 @@ export class SlackChannel implements Channel {
     }
     this.bolt = boltLogger(options.logger);
     this.client = new webApi.WebClient(options.token, this.clientOptions());
-    this.receiver = options.appToken ? null : new SlackHttpReceiver(options.signingSecret!, options.logger);
+    this.receiver = options.appToken
+      ? null
+      : new SlackHttpReceiver(options.signingSecret!, options.logger, options.clock);
   }
 
   /** `POST /slack/events` in HTTP mode; nothing in Socket Mode. */

@@ -27,6 +27,7 @@ import { TelegramDelivery } from './delivery.js';
 import { WEBHOOK_PATH, receiveWebhook, within } from './webhook.js';
 import { botApiFetch } from './bot-api-fetch.js';
 import { checkIdentity } from '../shared/startup.js';
+import { systemClock } from '../../system-clock.js';
 
 /** Options of {@link TelegramChannel}. */
 export interface TelegramChannelOptions {
@@ -88,7 +89,7 @@ export class TelegramChannel implements Channel {
         canUseWebhookReply: (method) => method === 'answerCallbackQuery',
       },
     });
-    this.clock = options.clock ?? { now: () => Date.now() };
+    this.clock = options.clock ?? systemClock;
     this.pacer = new ChatPacer(options.minSendIntervalMs ?? DEFAULT_MIN_SEND_INTERVAL_MS, () => this.clock.now());
     this.delivery = new TelegramDelivery(this.bot.api, this.pacer, this.clock, options.logger);
     // Updates are handled concurrently: the update loop waits at most LOOP_HOLD_MS for each, so a
@@ -213,7 +214,7 @@ export class TelegramChannel implements Channel {
     const ttl = { leaseMs: this.options.updateLeaseMs ?? DEFAULT_LEASE_MS, keepMs: UPDATE_KEEP_MS };
     const id = `${this.botId}:${update.update_id}`;
     if (!update.message) return showOnceGate(this.seen, 'telegram', id, ttl);
-    return mayAnswer(update.message) ? takeEvent(this.seen, 'telegram', id, ttl) : UNGATED; // chatter: ignored, nothing to pay
+    return mayAnswer(update.message) ? takeEvent(this.seen, 'telegram', id, ttl, this.clock) : UNGATED; // chatter: ignored, nothing to pay
   }
 
   /** {@link take} for long polling, which cannot ask for a re-send: null when another attempt has it. */
