@@ -133,6 +133,16 @@ export interface Channel {
    * Throws {@link ChannelError}.
    */
   finalize(ref: MessageRef, outcome: OutcomeView, view: PromptView): Promise<void>;
+  /**
+   * Posts a short reminder tied to a delivered message (a reply to it; a thread reply on Slack), mentions
+   * suppressed. Throws {@link ChannelError}.
+   */
+  remind(ref: MessageRef, text: string): Promise<MessageRef>;
+  /**
+   * Re-renders a still-open prompt with its buttons (e.g. the tally of an ask that needs several matching
+   * answers). Throws {@link ChannelError}.
+   */
+  refresh(ref: MessageRef, view: PromptView): Promise<void>;
   /** Starts receiving inbound events. */
   start(sink: InboundSink): Promise<void>;
   /** Stops receiving and releases resources. */
