@@ -58,6 +58,13 @@ const EnvSchema = z.object({
   ASKGATE_MCP_WAIT_SECONDS: int(50, 1, 55),
   ASKGATE_MCP_MAX_SESSIONS: int(100, 1, 100_000),
   ASKGATE_MCP_SESSION_IDLE_SECONDS: int(600, 1, 86_400),
+  ASKGATE_A2A: z.enum(['on', 'off', 'true', 'false']).default('on'),
+  // A blocking A2A SendMessage returns the task still `working` after this long (below fetch's 300 s headers timeout).
+  ASKGATE_A2A_WAIT_SECONDS: int(50, 0, 290),
+  ASKGATE_A2A_URL: optionalString.refine(
+    (v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v),
+    'must be the absolute http(s) URL of the /a2a endpoint',
+  ),
   TELEGRAM_BOT_TOKEN: optionalString,
   TELEGRAM_API_ROOT: optionalString,
   TELEGRAM_WEBHOOK_URL: optionalString,
@@ -107,6 +114,8 @@ export interface Config {
   mcp: McpSettings;
   /** Sessions of `/mcp`: how many at most, and after how long without an open request one is closed. */
   mcpSessions: { max: number; idleMs: number };
+  /** askgate as an A2A agent (`/a2a`, `/.well-known/agent-card.json`); see src/a2a/route.ts. */
+  a2a: A2ASettings;
   /** Chat platforms; a platform is enabled when its bot token is set. */
   channels: ChannelsConfig;
   /** Notes for the operator, printed at startup (e.g. a host forced to loopback). */
@@ -118,6 +127,16 @@ export interface ChannelsConfig {
   telegram?: { token: string; apiRoot?: string; webhookUrl?: string; webhookSecret?: string };
   slack?: { token: string; signingSecret?: string; appToken?: string; apiUrl?: string };
   discord?: { token: string; apiUrl?: string; gateway: boolean };
+}
+
+/** Settings of the A2A agent. */
+export interface A2ASettings {
+  /** `ASKGATE_A2A` (on by default; `off` removes the routes). */
+  enabled: boolean;
+  /** The longest a blocking SendMessage waits for the answer, in s (`ASKGATE_A2A_WAIT_SECONDS`, 0–290, default 50). */
+  waitSeconds: number;
+  /** The endpoint's public URL for the agent card (`ASKGATE_A2A_URL`); by default built from each request's Host. */
+  url?: string;
 }
 
 /** Settings of an MCP server (the `/mcp` route or `askgate mcp`). */
@@ -255,6 +274,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       waitSeconds: e.ASKGATE_MCP_WAIT_SECONDS,
     },
     mcpSessions: { max: e.ASKGATE_MCP_MAX_SESSIONS, idleMs: e.ASKGATE_MCP_SESSION_IDLE_SECONDS * 1000 },
+    a2a: {
+      enabled: e.ASKGATE_A2A === 'on' || e.ASKGATE_A2A === 'true',
+      waitSeconds: e.ASKGATE_A2A_WAIT_SECONDS,
+      url: e.ASKGATE_A2A_URL,
+    },
     channels: {
       ...(e.TELEGRAM_BOT_TOKEN && {
         telegram: {

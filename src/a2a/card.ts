@@ -1,0 +1,89 @@
+import { AgentCard } from '@a2a-js/sdk';
+import { DATA_PART_SHAPE } from './ask-input.js';
+
+/** What the agent card says about this askgate. */
+export interface CardOptions {
+  /** Absolute URL of the JSON-RPC endpoint (`…/a2a`). */
+  url: string;
+  /** askgate's version (package.json). */
+  version: string;
+  /** True when an API token guards the endpoint: the card then names the bearer scheme. */
+  bearer: boolean;
+  /** True when result webhooks are configured. */
+  pushNotifications: boolean;
+}
+
+const NAME = 'askgate';
+const DESCRIPTION =
+  'Asks a person 1–3 structured multiple-choice questions over chat (Telegram, Slack, Discord or the askgate web console) and returns their answer.';
+const SKILL = {
+  id: 'ask_user',
+  name: 'Ask a person',
+  description: `Send a message with one data part ${DATA_PART_SHAPE}, the body of askgate's POST /v1/asks: questions [{id?, header?, question, options: [{label, description?}] (2–4), multiSelect?}] (1–3), to: where to ask, e.g. {channel: "telegram", chat: "123"} (default ASKGATE_DEFAULT_TO), runId (default: the message's contextId), timeoutSeconds, and the other fields of POST /v1/asks. The task is working while the person decides; it ends completed with a data part {status: "answered", answers: {<question id>: [<label or own words>]}, answeredBy, answeredAt} or {status: "no_answer", reason: "timeout" | "skipped" | "superseded" | "undelivered", at} (proceed with your best judgment), or canceled.`,
+  tags: ['human-in-the-loop', 'questions', 'approval', 'chat'],
+  examples: [
+    '{"questions":[{"id":"env","header":"Deploy","question":"Where should I deploy?","options":[{"label":"Staging (Recommended)"},{"label":"Production"}]}]}',
+  ],
+};
+const INPUT_MODES = ['application/json'];
+const OUTPUT_MODES = ['application/json', 'text/plain'];
+const SCHEME = 'bearer';
+const SCHEME_DESCRIPTION = 'The askgate API token (ASKGATE_API_TOKEN), as for /v1: Authorization: Bearer <token>';
+
+/**
+ * The A2A v1.0 card: one JSON-RPC endpoint offered as protocol 1.0 and 0.3 (the v0.3 method
+ * names `message/send`, `tasks/get`… are served there too), streaming on, push notifications
+ * when webhooks are configured, and the bearer scheme when a token is set.
+ */
+export function agentCard(opts: CardOptions): AgentCard {
+  return AgentCard.fromJSON({
+    name: NAME,
+    description: DESCRIPTION,
+    version: opts.version,
+    supportedInterfaces: [
+      { url: opts.url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: opts.url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+    ],
+    capabilities: { streaming: true, pushNotifications: opts.pushNotifications, extendedAgentCard: false },
+    ...(opts.bearer && {
+      securitySchemes: { [SCHEME]: { httpAuthSecurityScheme: { scheme: 'Bearer', description: SCHEME_DESCRIPTION } } },
+      securityRequirements: [{ schemes: { [SCHEME]: { list: [] } } }],
+    }),
+    defaultInputModes: INPUT_MODES,
+    defaultOutputModes: OUTPUT_MODES,
+    skills: [{ ...SKILL, inputModes: INPUT_MODES, outputModes: OUTPUT_MODES }],
+  });
+}
+
+/** The card as JSON for an A2A 1.0 client. */
+export function agentCardJson(opts: CardOptions): unknown {
+  return AgentCard.toJSON(agentCard(opts));
+}
+
+/**
+ * The card as a v0.3 client reads it (`url`, `protocolVersion`, `preferredTransport`, the
+ * JSON-schema security scheme), with the 1.0 interfaces embedded as the SDK's compatibility
+ * layer does, so a 1.0 client that sends no `A2A-Version` still finds them.
+ */
+export function legacyAgentCardJson(opts: CardOptions): unknown {
+  return {
+    name: NAME,
+    description: DESCRIPTION,
+    version: opts.version,
+    url: opts.url,
+    preferredTransport: 'JSONRPC',
+    protocolVersion: '0.3.0',
+    capabilities: { streaming: true, pushNotifications: opts.pushNotifications },
+    defaultInputModes: INPUT_MODES,
+    defaultOutputModes: OUTPUT_MODES,
+    skills: [{ ...SKILL, inputModes: INPUT_MODES, outputModes: OUTPUT_MODES }],
+    ...(opts.bearer && {
+      securitySchemes: { [SCHEME]: { type: 'http', scheme: 'bearer', description: SCHEME_DESCRIPTION } },
+      security: [{ [SCHEME]: [] }],
+    }),
+    supportedInterfaces: [
+      { url: opts.url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: opts.url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+    ],
+  };
+}
