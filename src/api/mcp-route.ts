@@ -3,10 +3,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpSettings } from '../config.js';
 import type { Gateway } from '../app/gateway.js';
-import type { Logger } from '../core/ports.js';
+import type { Clock, Logger } from '../core/ports.js';
+import type { ModernMcpHttp } from '../mcp/http-modern.js';
 import type { AskgateMcp } from '../mcp/server.js';
 import { gatewayAsk } from '../mcp/gateway-ask.js';
 import { originIsHost } from '../security/http.js';
+import { systemClock } from '../system-clock.js';
 
 /** Options of {@link registerMcpRoute}. */
 export interface McpRouteOptions {
@@ -17,6 +19,8 @@ export interface McpRouteOptions {
   maxSessions?: number;
   /** A session with no request open for this long is closed, in ms (default 10 min; a waiting call keeps it open). */
   idleMs?: number;
+  /** Reads the time of session use and idleness, and of progress notifications (default: the system clock). */
+  clock?: Clock;
 }
 
 interface Session {
@@ -51,8 +55,9 @@ const jsonRpcError = (reply: FastifyReply, status: number, code: number, message
 
 /**
  * MCP over Streamable HTTP at `/mcp` (POST, GET for the server stream, DELETE to end a session),
- * authenticated like `/v1` (a `bearer` route). Each session gets its own MCP server; its id is
- * the default runId of its asks. Sessions live in this process: behind a load balancer, route a
+ * authenticated like `/v1` (a `bearer` route). A 2026-07-28 request (a `_meta` envelope, no
+ * session) is answered statelessly by the v2 SDK (mcp/http-modern.ts). 2025-era traffic uses
+ * sessions: each gets its own MCP server (v1 SDK); its id is the default runId of its asks. Sessions live in this process: behind a load balancer, route a
  * session to one replica (the asks themselves are shared through Redis as always).
  *
  * Sessions are bounded: at most `maxSessions` (a new one evicts the least recently used session
@@ -68,6 +73,20 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
   /** Initialize requests admitted but not yet answered: they count against the cap. */
   let opening = 0;
   const backend = gatewayAsk(gateway);
+  const clock = opts.clock ?? systemClock;
+  /** The 2026-07-28 leg (v2 SDK, stateless), loaded on the first POST without a session. */
+  let modern: Promise<ModernMcpHttp> | undefined;
+  const loadModern = () =>
+    (modern ??= import('../mcp/http-modern.js').then((m) =>
+      m.modernMcpHttp({
+        backend,
+        logger,
+        defaultTo: settings.defaultTo,
+        progressIntervalMs: settings.progressIntervalMs,
+        waitMs: settings.waitSeconds * 1000,
+        clock,
+      }),
+    ));
 
   const end = (id: string, s: Session, why: string) => {
     sessions.delete(id);
@@ -76,7 +95,7 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
   };
   const sweeper = setInterval(
     () => {
-      const now = Date.now();
+      const now = clock.now();
       for (const [id, s] of sessions) {
         if (s.calls === 0 && s.streams === 0 && now - s.lastSeen > idleMs) end(id, s, 'idle');
       }
@@ -105,12 +124,20 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
   /** Marks a request of `session` as open until its response closes, and the session as just used. */
   const track = (id: string | undefined, session: Session, kind: 'calls' | 'streams', reply: FastifyReply) => {
     session[kind] += 1;
-    session.lastSeen = Date.now();
+    session.lastSeen = clock.now();
     if (id !== undefined && sessions.delete(id)) sessions.set(id, session);
     reply.raw.once('close', () => {
       session[kind] -= 1;
-      session.lastSeen = Date.now();
+      session.lastSeen = clock.now();
     });
+  };
+
+  /** Answers a hijacked request that threw with a JSON-RPC internal error (when nothing was sent yet). */
+  const failed = (reply: FastifyReply, error: unknown) => {
+    logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'mcp request failed');
+    if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'application/json' });
+    if (!reply.raw.writableEnded)
+      reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'internal error' }, id: null }));
   };
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -121,6 +148,15 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
     }
     const header = request.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
+    // 2026-07-28 requests (a `_meta` envelope, no session) go to the v2 SDK; 2025-era ones to the sessions below.
+    if (request.method === 'POST' && sessionId === undefined) {
+      const leg = await loadModern();
+      if (await leg.isModern(request.raw, request.body)) {
+        reply.hijack();
+        await leg.serve(request.raw, reply.raw, request.body).catch((error: unknown) => failed(reply, error));
+        return reply;
+      }
+    }
     let session = sessionId ? sessions.get(sessionId) : undefined;
     if (sessionId && !session) return jsonRpcError(reply, 404, -32001, 'session not found; initialize a new one');
     let admitted = false;
@@ -160,10 +196,7 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
     try {
       await session.transport.handleRequest(request.raw, reply.raw, request.body);
     } catch (error) {
-      logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'mcp request failed');
-      if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'application/json' });
-      if (!reply.raw.writableEnded)
-        reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'internal error' }, id: null }));
+      failed(reply, error);
     } finally {
       // By now an initialize either registered its session or failed (and never will).
       if (admitted) opening -= 1;
@@ -179,10 +212,11 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
       runIdFor: (id) => id ?? `mcp-${randomUUID()}`,
       progressIntervalMs: settings.progressIntervalMs,
       waitMs: settings.waitSeconds * 1000,
+      clock,
     });
     const session: Session = {
       mcp,
-      lastSeen: Date.now(),
+      lastSeen: clock.now(),
       calls: 0,
       streams: 0,
       transport: new Transport({

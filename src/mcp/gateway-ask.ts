@@ -55,7 +55,14 @@ export function gatewayAsk(gateway: Gateway, chunkMs = 30_000): AskBackend {
     },
     async await(askId, { signal, waitMs }) {
       const { record, outcome } = await settle(askId, undefined, waitMs, signal);
-      return { outcome, questions: record.questions };
+      return { outcome, questions: record.questions, createdAt: record.createdAt, expiresAt: record.expiresAt };
+    },
+    async cancel(askId) {
+      await gateway.cancel(askId).catch((error: unknown) => {
+        if (error instanceof AskgateError && error.code === 'not_found')
+          throw new UnknownAskError(`no ask with id "${askId}"`);
+        if (!(error instanceof AskgateError && error.code === 'already_resolved')) throw error;
+      });
     },
   };
 }

@@ -22,8 +22,9 @@ export function httpAsk(client: AskgateClient): AskBackend {
     try {
       while (!current || current.status === 'pending') {
         if (signal.aborted) throw abortError(signal);
-        // Whole seconds only (the API's unit), never past the deadline; a plain read when none is left.
-        const wait = Math.min(30, Math.floor((until - Date.now()) / 1000));
+        // Whole seconds only (the API's unit), rounded (at most 0.5 s past `waitMs`, so a 1 s wait
+        // still waits); a plain read when less than half a second is left.
+        const wait = Math.min(30, Math.round((until - Date.now()) / 1000));
         if (current && wait < 1)
           return { record: current, outcome: { status: 'pending', askId: id, expiresAt: current.expiresAt } };
         current = await retrying(() => client.get(id, { wait: Math.max(0, wait), signal }), signal);
@@ -51,7 +52,14 @@ export function httpAsk(client: AskgateClient): AskBackend {
     },
     async await(askId, { signal, waitMs }) {
       const { record, outcome } = await settle(askId, undefined, waitMs, signal);
-      return { outcome, questions: record.questions };
+      return { outcome, questions: record.questions, createdAt: record.createdAt, expiresAt: record.expiresAt };
+    },
+    async cancel(askId) {
+      await retrying(() => client.cancel(askId), undefined, 5_000).catch((error: unknown) => {
+        if (error instanceof AskgateApiError && error.status === 404)
+          throw new UnknownAskError(`no ask with id "${askId}"`);
+        if (!(error instanceof AskgateApiError && error.status === 409)) throw error;
+      });
     },
   };
 }

@@ -218,7 +218,7 @@ export function toolError(message: string) {
 export class UnknownAskError extends Error {}
 
 /** What a backend hands back once an ask exists. */
-export type CreatedAsk = Pick<AskView, 'id' | 'timeoutSeconds' | 'to'>;
+export type CreatedAsk = Pick<AskView, 'id' | 'timeoutSeconds' | 'to' | 'createdAt' | 'expiresAt'>;
 
 /**
  * How the MCP server asks and waits: through the HTTP API (stdio) or the gateway (`/mcp`).
@@ -234,5 +234,12 @@ export interface AskBackend {
   await(
     askId: string,
     opts: { signal: AbortSignal; waitMs: number },
-  ): Promise<{ outcome: WaitOutcome; questions: { id: string; header?: string }[] }>;
+  ): Promise<{
+    outcome: WaitOutcome;
+    questions: { id: string; header?: string }[];
+    createdAt: string;
+    expiresAt: string;
+  }>;
+  /** Cancels an ask (a no-op when it already ended); throws {@link UnknownAskError} when there is none. */
+  cancel(askId: string): Promise<void>;
 }

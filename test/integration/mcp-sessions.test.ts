@@ -3,6 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RunningAskgate } from '../../src/main.js';
 import { startTestApp, testEnv } from '../helpers/app.js';
+import { loadConfig } from '../../src/config.js';
+import { startAskgate } from '../../src/main.js';
 import { client, eventually } from '../helpers/http.js';
 import { RecordingChannel } from '../helpers/test-channel.js';
 
@@ -169,6 +171,41 @@ describe('idle sessions', () => {
     await d.mcp.close();
     await sleep(2_500);
     expect(await listStatus(d.sessionId)).toBe(404);
+  }, 15_000);
+});
+
+describe('the injected clock', () => {
+  it('session idle times are read from StartOptions.clock: a stopped clock never idles a session', async () => {
+    const stopped = Date.now();
+    const own = await startAskgate(
+      loadConfig(testEnv({ ASKGATE_API_TOKEN: TOKEN, ASKGATE_MCP_SESSION_IDLE_SECONDS: '1' })),
+      { channels: [new RecordingChannel('test')], clock: { now: () => stopped } },
+    );
+    try {
+      const mcp = new Client({ name: 'clock-test', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL(`${own.url}/mcp`), {
+        requestInit: { headers: auth },
+      });
+      await mcp.connect(transport);
+      const id = transport.sessionId!;
+      await mcp.close();
+      // On the system clock this session ends after 1 s + one sweep (see "idle sessions" above).
+      await sleep(2_500);
+      const res = await fetch(`${own.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          ...auth,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': id,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+      });
+      await res.text();
+      expect(res.status).toBe(200);
+    } finally {
+      await own.close();
+    }
   }, 15_000);
 });
 

@@ -4,6 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { DEFAULT_REQUEST_TIMEOUT_MSEC as DEFAULT_TIMEOUT_V1 } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  Client as ClientV2,
+  DEFAULT_REQUEST_TIMEOUT_MSEC as DEFAULT_TIMEOUT_V2,
+  StreamableHTTPClientTransport as HttpTransportV2,
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport as StdioTransportV2 } from '@modelcontextprotocol/client/stdio';
 import { startTestApp, testEnv } from '../helpers/app.js';
 import { client, eventually } from '../helpers/http.js';
 import { RecordingChannel } from '../helpers/test-channel.js';
@@ -42,35 +49,62 @@ const question = {
   options: [{ label: 'Staging (Recommended)' }, { label: 'Production' }],
 };
 
-async function httpClient(): Promise<Client> {
-  const mcp = new Client({ name: 'test', version: '1.0.0' });
-  await mcp.connect(
-    new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-    }),
-  );
-  return mcp;
+/** One official client (v1 `@modelcontextprotocol/sdk` or v2 `@modelcontextprotocol/client`), on its defaults. */
+interface Caller {
+  callTool(params: { name: string; arguments: Record<string, unknown> }, signal?: AbortSignal): Promise<unknown>;
+  /** The protocol version the handshake settled on, where the client tells. */
+  protocolVersion(): string | undefined;
+  close(): Promise<void>;
 }
-
-async function stdioClient(): Promise<Client> {
-  const mcp = new Client({ name: 'test', version: '1.0.0' });
-  const env = {
+const v1 = (mcp: Client, version: () => string | undefined): Caller => ({
+  callTool: (params, signal) => mcp.callTool(params, undefined, signal ? { signal } : undefined),
+  protocolVersion: version,
+  close: () => mcp.close(),
+});
+const v2 = (mcp: ClientV2): Caller => ({
+  callTool: (params, signal) => mcp.callTool(params, signal ? { signal } : undefined),
+  protocolVersion: () => mcp.getNegotiatedProtocolVersion(),
+  close: () => mcp.close(),
+});
+const httpUrl = () => new URL(`${app.url}/mcp`);
+const httpOptions = () => ({ requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } });
+const stdioOptions = () => ({
+  command: process.execPath,
+  args: ['--import', 'tsx', 'src/cli.ts', 'mcp'],
+  cwd: ROOT,
+  env: {
     PATH: process.env.PATH ?? '',
     ASKGATE_URL: app.url,
     ASKGATE_API_TOKEN: TOKEN,
     ASKGATE_DEFAULT_TO: 'test:chat-1',
     ASKGATE_MCP_WAIT_SECONDS: String(WAIT_SECONDS),
-  };
-  await mcp.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: ['--import', 'tsx', 'src/cli.ts', 'mcp'],
-      cwd: ROOT,
-      env,
-      stderr: 'pipe',
-    }),
-  );
-  return mcp;
+  },
+  stderr: 'pipe' as const,
+});
+
+async function httpClient(): Promise<Caller> {
+  const mcp = new Client({ name: 'test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(httpUrl(), httpOptions());
+  await mcp.connect(transport);
+  return v1(mcp, () => transport.protocolVersion);
+}
+
+async function stdioClient(): Promise<Caller> {
+  const mcp = new Client({ name: 'test', version: '1.0.0' });
+  await mcp.connect(new StdioClientTransport(stdioOptions()));
+  return v1(mcp, () => undefined);
+}
+
+async function httpClientV2(): Promise<Caller> {
+  const mcp = new ClientV2({ name: 'test', version: '1.0.0' });
+  await mcp.connect(new HttpTransportV2(httpUrl(), httpOptions()));
+  return v2(mcp);
+}
+
+async function stdioClientV2(): Promise<Caller> {
+  const mcp = new ClientV2({ name: 'test', version: '1.0.0' });
+  await mcp.connect(new StdioTransportV2(stdioOptions()));
+  return v2(mcp);
 }
 
 type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown>; content: unknown };
@@ -91,8 +125,10 @@ const apiAsk = async (extra: Record<string, unknown> = {}) =>
 describe.each([
   ['Streamable HTTP at /mcp', httpClient],
   ['stdio (askgate mcp)', stdioClient],
-])('MCP waits over %s', (_name, connect) => {
-  let mcp: Client;
+  ['Streamable HTTP at /mcp, v2 client', httpClientV2],
+  ['stdio (askgate mcp), v2 client', stdioClientV2],
+])('MCP waits over %s', (name, connect) => {
+  let mcp: Caller;
   beforeAll(async () => {
     mcp = await connect();
   }, 30_000);
@@ -100,11 +136,22 @@ describe.each([
     await mcp?.close();
   });
   const awaitAnswer = (askId: string, signal?: AbortSignal) =>
-    mcp.callTool(
-      { name: 'await_answer', arguments: { askId } },
-      undefined,
-      signal ? { signal } : undefined,
-    ) as Promise<ToolResult>;
+    mcp.callTool({ name: 'await_answer', arguments: { askId } }, signal) as Promise<ToolResult>;
+
+  it('negotiates 2025-11-25 on the default options (the v2 client keeps the 2025 handshake unless told)', () => {
+    // The v1 stdio client does not expose it; its HTTP transport and the v2 client do.
+    if (name === 'stdio (askgate mcp)') expect(mcp.protocolVersion()).toBeUndefined();
+    else expect(mcp.protocolVersion()).toBe('2025-11-25');
+  });
+
+  it('await_answer too returns within the wait, far below the default request timeout (60 s in both SDKs)', async () => {
+    expect([DEFAULT_TIMEOUT_V1, DEFAULT_TIMEOUT_V2]).toEqual([60_000, 60_000]);
+    const askId = await apiAsk();
+    const started = Date.now();
+    expect((await awaitAnswer(askId)).structuredContent?.status).toBe('pending');
+    expect(Date.now() - started).toBeLessThan(WAIT_SECONDS * 1000 + 1500);
+    expect((await api.post(`/v1/asks/${askId}/cancel`, {})).status).toBe(200);
+  });
 
   it(`an answer after 3 × the wait (the issue's "answer after 75 s", scaled to ${WAIT_SECONDS} s waits): pending, pending, then answered`, async () => {
     const started = Date.now();
