@@ -170,6 +170,9 @@ async function buildChannels(config: Config, logger: Logger, clock: Clock): Prom
   return channels;
 }
 
+/** How long requests in flight may take to finish at shutdown before their connections are closed. */
+const SHUTDOWN_GRACE_MS = 3000;
+
 /** The composition root: builds the concrete adapters from config and starts API, workers and channels. */
 export async function startAskgate(config: Config, options: StartOptions = {}): Promise<RunningAskgate> {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -268,7 +271,11 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     if (closed) return;
     closed = true;
     gateway.stopWaiting();
-    await server.close();
+    // A socket that never sent a request (a client's pre-opened pooled connection) is not idle to
+    // node, so server.close() would wait out the headers timeout (60 s) on it: close what is left
+    // once the requests in flight had a grace period to finish.
+    const force = setTimeout(() => server.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    await server.close().finally(() => clearTimeout(force));
     await reconciler.stop();
     for (const channel of channels.values()) await channel.stop().catch(() => {});
     await backend.outbox.close();
