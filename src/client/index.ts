@@ -23,6 +23,14 @@ import {
 export * from './schemas.js';
 export * from './errors.js';
 export * from './webhook.js';
+export {
+  elicitationHandler,
+  ElicitationRefusedError,
+  type ElicitationBridgeOptions,
+  type ElicitationHandler,
+  type ElicitationRefusal,
+  type ElicitResult,
+} from './elicitation.js';
 export { parseSse, type SseMessage } from './sse.js';
 export {
   HistoryEventSchema,

@@ -22,6 +22,8 @@ const DOCUMENTED = [
   'WEBHOOK_TIMESTAMP_HEADER',
   'WEBHOOK_SIGNATURE_HEADER',
   'parseSse',
+  'elicitationHandler',
+  'ElicitationRefusedError',
 ];
 
 describe('the SDK surface (askgate/client)', () => {
