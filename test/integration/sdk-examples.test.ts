@@ -6,8 +6,11 @@ import { client } from '../helpers/http.js';
 import { RecordingChannel } from '../helpers/test-channel.js';
 import { AskgateClient, type AskView } from '../../src/client/index.js';
 import { askUserQuestionViaAskgate } from '../../examples/claude-agent-sdk-askuserquestion.js';
-import { askUserFunctionTool } from '../../examples/openai-agents-function-tool.js';
-import { releaseGraph, runWithAskgate } from '../../examples/langgraph-interrupt-resume.js';
+import { releaseAgent } from '../../examples/openai-agents.js';
+import { releaseGraph } from '../../examples/langgraph.js';
+import { EmailAgent } from '../../examples/ag-ui.js';
+import { runWithAskgate as runGraph } from '../../src/adapters/langgraph.js';
+import { runWithAskgate as runAgUi } from '../../src/adapters/ag-ui.js';
 import type { RunningAskgate } from '../../src/main.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -88,77 +91,41 @@ describe('Claude Agent SDK AskUserQuestion adapter', () => {
   });
 });
 
-describe('OpenAI Agents function tool', () => {
-  it('executes to the JSON the model reads, and reports invalid arguments by field', async () => {
-    const { onCreated } = answering({ answers: { window: ['now'] } });
-    const tool = askUserFunctionTool(sdk, { runId: `openai-${++run}`, onCreated });
-    expect(tool.name).toBe('ask_user');
-    const args = tool.parameters.parse({
-      questions: [
-        {
-          id: 'window',
-          header: 'Deploy',
-          question: 'When?',
-          options: [
-            { label: 'Tonight', description: 'quiet' },
-            { label: 'Now', description: null },
-          ],
-          multiSelect: null,
-        },
-      ],
-      timeoutSeconds: null,
-    });
-    expect(JSON.parse(await tool.execute(args))).toEqual({ status: 'answered', answers: { window: ['Now'] } });
-    const bad = await tool.execute({
-      ...args,
-      questions: [
-        {
-          ...args.questions[0]!,
-          options: [
-            { label: 'Other', description: null },
-            { label: 'Now', description: null },
-          ],
-        },
-      ],
-    });
-    expect(bad).toMatch(/^Invalid ask_user arguments: questions\.0\.options\.0\.label: /);
+describe('the framework examples in process (the adapters themselves: test/integration/adapters-*.test.ts)', () => {
+  it('OpenAI Agents: the release agent offers ask_user and an approval-gated deploy', () => {
+    const agent = releaseAgent(sdk, `openai-${++run}`);
+    expect(agent.tools.map((t) => t.name)).toEqual(['ask_user', 'deploy']);
   });
-});
 
-describe('LangGraph-style interrupt/resume loop', () => {
-  it('asks at each interrupt, re-runs the node with the answer, and falls back on no answer', async () => {
+  it('LangGraph: the release graph asks at each node and falls back on no answer', async () => {
     const { onCreated, asked } = answering({ answers: { target: ['production'] } }, { skip: true });
-    const final = await runWithAskgate(
-      releaseGraph,
-      { version: 'v9', log: [] },
-      { client: sdk, threadId: `lg-${++run}`, onCreated },
-    );
+    const final = await runGraph(sdk, releaseGraph(), { version: 'v9' }, { threadId: `lg-${++run}`, onCreated });
     expect(final).toMatchObject({ target: 'Production', checks: ['smoke'] });
     expect(final.log).toEqual(['target: Production', 'checks: smoke']);
     expect(asked.map((a) => a.version)).toEqual([1, 2]);
   });
 
-  it('a resumed thread (same ids) gets the same asks back instead of asking again', async () => {
-    const threadId = `lg-${++run}`;
-    const first = answering({ answers: { target: ['Staging'] } }, { answers: { checks: ['load', 'security'] } });
-    const once = await runWithAskgate(
-      releaseGraph,
-      { version: 'v9', log: [] },
-      { client: sdk, threadId, onCreated: first.onCreated },
-    );
-    const again = await runWithAskgate(releaseGraph, { version: 'v9', log: [] }, { client: sdk, threadId });
-    expect(again).toEqual(once);
-    expect((await sdk.run(threadId)).history).toHaveLength(2);
+  it('AG-UI: the email agent’s approval interrupt is asked and resumed', async () => {
+    const { onCreated } = answering({ answers: { decision: ['Reject'] } });
+    const result = await runAgUi(sdk, new EmailAgent({ threadId: `agui-${++run}` }), { onCreated });
+    expect(result.result).toBe('email not sent');
   });
 });
 
 describe('the examples run against a local askgate', () => {
-  it.each(['claude-agent-sdk-askuserquestion.ts', 'openai-agents-function-tool.ts', 'langgraph-interrupt-resume.ts'])(
+  it.each([
+    ['claude-agent-sdk-askuserquestion.ts', /"behavior": "allow"/],
+    ['openai-agents.ts', /"status":"answered".*\n.*deployed v2\.3 to production/],
+    ['langgraph.ts', /target: Staging \(Recommended\)\nchecks: smoke/],
+    ['ag-ui.ts', /result: "email sent"/],
+  ])(
     'npx tsx examples/%s',
-    async (file) => {
+    async (file, expected) => {
       const child = spawn(process.execPath, ['--import', 'tsx', `examples/${file}`], {
         cwd: ROOT,
-        env: { PATH: process.env.PATH, ASKGATE_URL: app.url },
+        // examples/tsconfig.json: without the root's allowJs, which makes tsx load the TypeScript
+        // source fast-json-patch (under @ag-ui/client) ships by mistake instead of its JavaScript.
+        env: { PATH: process.env.PATH, ASKGATE_URL: app.url, TSX_TSCONFIG_PATH: 'examples/tsconfig.json' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';
@@ -175,7 +142,7 @@ describe('the examples run against a local askgate', () => {
       child.stderr.on('data', (c: Buffer) => (out += c.toString()));
       const code = await new Promise<number | null>((r) => child.once('exit', r));
       expect(code, out).toBe(0);
-      expect(out).toMatch(/answered|allow|target: Staging/);
+      expect(out).toMatch(expected);
     },
     30_000,
   );

@@ -1,0 +1,181 @@
+/**
+ * askgate for AG-UI (`askgate/ag-ui`; peer dependency `@ag-ui/client`, types only): the
+ * interrupts an AG-UI agent ends a run with (`RUN_FINISHED` with `outcome: {type: "interrupt"}`,
+ * AG-UI 1.0) become asks to a person, and their results become the `resume` entries of the next
+ * `RunAgentInput`.
+ *
+ * Default mapping of an interrupt (override with `toAsk`):
+ * - `metadata.askgate.questions` (askgate questions) → those questions; payload `{answers}`.
+ * - `reason: "tool_call"` → "Approve/Reject" on `message`; payload `{approved}` (a bare boolean
+ *   when `responseSchema` is `{type: "boolean"}`).
+ * - `reason: "confirmation"` → "Yes/No" on `message`; payload a boolean (or `{approved}` when the
+ *   schema is an object with `approved`).
+ * - a `responseSchema` of `{type: "string", enum: [2–4 values]}` → one option per value; payload
+ *   the chosen value (or the person's own words).
+ * An interrupt none of these fits is an error naming it (AG-UI wants every open interrupt answered).
+ * No answer (timeout, skip, cancel) and an interrupt already past `expiresAt` → `status: "cancelled"`.
+ * A reply in the person's own words to an approval is not an approval: `{approved: false}`, the
+ * words under `metadata.askgate.comment`. Every entry's `metadata.askgate` holds the ask id.
+ */
+import type { AbstractAgent, Interrupt, ResumeEntry, RunAgentParameters, RunAgentResult } from '@ag-ui/client';
+import type { AskgateClient, AskInput, AskResult } from '../client/index.js';
+import { ownValue } from '../core/own.js';
+import { APPROVE, DECISION, REJECT, askBase, askOptions, eventKey, shownLine, type AskTarget } from './shared.js';
+
+export type { AskTarget } from './shared.js';
+
+/** An interrupt as an ask: the questions, and the resume payload an answered result becomes. */
+export interface InterruptAsk {
+  questions: AskInput['questions'];
+  payload(result: Extract<AskResult, { status: 'answered' }>): unknown;
+  /** The person's own words, when the answer was not one of the options and this mapping cares. */
+  comment?(result: Extract<AskResult, { status: 'answered' }>): string | undefined;
+}
+
+/** Options of {@link answerInterrupts} and {@link runWithAskgate}. */
+export interface AgUiAskOptions extends Omit<AskTarget, 'runId'> {
+  /** The askgate run (default: the agent's `threadId`). */
+  runId?: string;
+  /** A mapping tried before the default one; return undefined to fall back to it. */
+  toAsk?: (interrupt: Interrupt) => InterruptAsk | undefined;
+  /** The clock expiry is read against (default: now). */
+  now?: () => Date;
+}
+
+type Schema = Record<string, unknown> | undefined;
+const schemaType = (s: Schema) => (s && typeof s.type === 'string' ? s.type : undefined);
+const hasApproved = (s: Schema) =>
+  schemaType(s) === 'object' && !!s?.properties && typeof s.properties === 'object' && 'approved' in s.properties;
+
+function yesNo(interrupt: Interrupt, yes: string, no: string, fallback: string, bare: boolean): InterruptAsk {
+  const question = shownLine(interrupt.message ?? '', 1000) || fallback;
+  const chosen = (r: { answers: Record<string, string[]> }) => ownValue(r.answers, DECISION)?.[0];
+  return {
+    questions: [{ id: DECISION, header: 'Approval', question, options: [{ label: yes }, { label: no }] }],
+    payload: (r) => (bare ? chosen(r) === yes : { approved: chosen(r) === yes }),
+    comment: (r) => {
+      const value = chosen(r);
+      return value !== yes && value !== no ? value : undefined;
+    },
+  };
+}
+
+/** The default mapping (see the module comment), or undefined when none fits. */
+export function defaultInterruptAsk(interrupt: Interrupt): InterruptAsk | undefined {
+  const schema = interrupt.responseSchema;
+  const meta: unknown = interrupt.metadata ? ownValue(interrupt.metadata, 'askgate') : undefined;
+  if (meta && typeof meta === 'object' && Array.isArray((meta as { questions?: unknown }).questions))
+    return {
+      questions: (meta as { questions: AskInput['questions'] }).questions,
+      payload: (r) => ({ answers: r.answers }),
+    };
+  if (interrupt.reason === 'tool_call')
+    return yesNo(interrupt, APPROVE, REJECT, 'Approve this tool call?', schemaType(schema) === 'boolean');
+  if (interrupt.reason === 'confirmation') return yesNo(interrupt, 'Yes', 'No', 'Confirm?', !hasApproved(schema));
+  const values = schemaType(schema) === 'string' && Array.isArray(schema?.enum) ? schema.enum : undefined;
+  if (values && values.length >= 2 && values.length <= 4 && values.every((v) => typeof v === 'string'))
+    return {
+      questions: [
+        {
+          id: 'answer',
+          header: shownLine(interrupt.reason, 20) || 'Input',
+          question: shownLine(interrupt.message ?? '', 1000) || 'Choose one',
+          options: (values as string[]).map((label) => ({ label })),
+        },
+      ],
+      payload: (r) => ownValue(r.answers, 'answer')?.[0],
+    };
+  return undefined;
+}
+
+/** Seconds from now until `expiresAt` (rounded up), undefined without a readable expiry. */
+function secondsLeft(interrupt: Interrupt, now: Date): number | undefined {
+  if (interrupt.expiresAt === undefined) return undefined;
+  const at = new Date(interrupt.expiresAt).getTime();
+  return Number.isNaN(at) ? undefined : Math.ceil((at - now.getTime()) / 1000);
+}
+
+/**
+ * Asks a person about each interrupt (one at a time: askgate keeps one open ask per run) and
+ * returns the `resume` entries answering all of them, in the interrupts' order. The idempotency
+ * key is the thread and the whole interrupt (its id and content), so answering the same
+ * interrupts again (after a crash) finds the same asks, while an agent that reuses an id for a
+ * different question gets a new ask. Throws, before asking anything, when an interrupt has no mapping.
+ */
+export async function answerInterrupts(
+  client: AskgateClient,
+  interrupts: readonly Interrupt[],
+  opts: AgUiAskOptions & { threadId: string },
+): Promise<ResumeEntry[]> {
+  const now = (opts.now ?? (() => new Date()))();
+  const mapped = interrupts.map((interrupt) => {
+    const ask = opts.toAsk?.(interrupt) ?? defaultInterruptAsk(interrupt);
+    if (!ask)
+      throw new Error(
+        `AG-UI interrupt ${JSON.stringify(shownLine(interrupt.id, 80))} (reason ${JSON.stringify(shownLine(interrupt.reason, 80))}) has no askgate mapping: pass toAsk`,
+      );
+    return { interrupt, ask };
+  });
+  const entries: ResumeEntry[] = [];
+  for (const { interrupt, ask } of mapped) {
+    const left = secondsLeft(interrupt, now);
+    if (left !== undefined && left <= 0) {
+      entries.push({ interruptId: interrupt.id, status: 'cancelled', metadata: { askgate: { reason: 'expired' } } });
+      continue;
+    }
+    const timeoutSeconds = left === undefined ? opts.timeoutSeconds : Math.min(left, opts.timeoutSeconds ?? left);
+    const target: AskTarget = {
+      runId: opts.runId ?? opts.threadId,
+      ...(opts.to ? { to: opts.to } : {}),
+      ...(timeoutSeconds ? { timeoutSeconds } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.onCreated ? { onCreated: opts.onCreated } : {}),
+    };
+    let askId = '';
+    const options = askOptions(target, eventKey('ag-ui', opts.threadId, interrupt.id, JSON.stringify(interrupt)));
+    const result = await client.ask(
+      { ...askBase(target), questions: ask.questions },
+      { ...options, onCreated: (view) => ((askId = view.id), target.onCreated?.(view)) },
+    );
+    if (result.status === 'no_answer') {
+      entries.push({
+        interruptId: interrupt.id,
+        status: 'cancelled',
+        metadata: { askgate: { askId, reason: result.reason } },
+      });
+      continue;
+    }
+    const comment = ask.comment?.(result);
+    const payload = ask.payload(result);
+    entries.push({
+      interruptId: interrupt.id,
+      status: 'resolved',
+      ...(payload !== undefined ? { payload } : {}),
+      metadata: { askgate: { askId, answeredBy: result.answeredBy, ...(comment !== undefined ? { comment } : {}) } },
+    });
+  }
+  return entries;
+}
+
+/**
+ * Runs an AG-UI agent (`agent.runAgent(params)`); while the run ends on interrupts
+ * (`agent.pendingInterrupts`), answers them through askgate and starts the next run with the
+ * `resume` entries. Returns the last run's result. A run that ends `cancelled` or with an error
+ * ends the loop (the error propagates). Aborting `signal` cancels the open ask, aborts nothing
+ * else and rejects with an `AbortError`: the thread keeps its pending interrupts.
+ */
+export async function runWithAskgate(
+  client: AskgateClient,
+  agent: AbstractAgent,
+  opts: AgUiAskOptions & { params?: RunAgentParameters; maxRounds?: number } = {},
+): Promise<RunAgentResult> {
+  const { params, maxRounds = 50, ...askOpts } = opts;
+  let result = await agent.runAgent(params);
+  for (let round = 0; agent.pendingInterrupts.length > 0; round++) {
+    if (round >= maxRounds) throw new Error(`runWithAskgate: still interrupted after ${maxRounds} runs`);
+    const resume = await answerInterrupts(client, agent.pendingInterrupts, { ...askOpts, threadId: agent.threadId });
+    const { runId: _previous, ...rest } = params ?? {};
+    result = await agent.runAgent({ ...rest, resume });
+  }
+  return result;
+}

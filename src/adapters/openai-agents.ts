@@ -1,0 +1,180 @@
+/**
+ * askgate for the OpenAI Agents SDK (`askgate/openai-agents`; peer dependency `@openai/agents`):
+ * an `ask_user` tool the model calls to ask a person, and an approval handler that routes the
+ * SDK's tool approvals (`needsApproval`) to a person.
+ */
+import { randomUUID } from 'node:crypto';
+import { run as sdkRun, tool, type Agent, type FunctionTool, type RunResult, type RunState } from '@openai/agents';
+import { z } from 'zod';
+import type { AskgateClient } from '../client/index.js';
+import {
+  approvalAsk,
+  askBase,
+  askOptions,
+  decisionOf,
+  eventKey,
+  shownLine,
+  summariseArgs,
+  type AskTarget,
+  type Decision,
+} from './shared.js';
+
+export type { AskTarget } from './shared.js';
+
+/**
+ * Parameters of `ask_user`. OpenAI's strict function schemas want every field present, so
+ * optional fields are nullable instead of optional.
+ */
+export const AskUserParameters = z.object({
+  questions: z
+    .array(
+      z.object({
+        id: z.string().describe('snake_case key of this question in the answers'),
+        header: z.string().describe('Very short label, about 12 characters'),
+        question: z.string(),
+        options: z
+          .array(z.object({ label: z.string(), description: z.string().nullable() }))
+          .min(2)
+          .max(4),
+        multiSelect: z.boolean().nullable(),
+      }),
+    )
+    .min(1)
+    .max(3),
+  timeoutSeconds: z.number().nullable().describe('Seconds the person has (default: the server default)'),
+});
+/** Arguments the model passes to `ask_user`. */
+export type AskUserArguments = z.output<typeof AskUserParameters>;
+
+/** What `ask_user` tells the model. */
+export const ASK_USER_DESCRIPTION = `Ask the user (a person, reached over chat) 1–3 multiple-choice questions and wait for the answer.
+Use it when a decision belongs to the user: preferences, trade-offs, scope, irreversible or costly actions. Do not ask what you can find out yourself.
+- Offer 2–4 distinct options; put the one you recommend first and end its label with " (Recommended)". Do not add "Other" or "Skip": the user can always answer in their own words or skip.
+- Never ask for passwords, API keys, tokens or other secrets.
+The result is {"status": "answered", "answers": {"<question id>": ["<option label or the user's own words>"]}} or {"status": "no_answer", "reason": "timeout" | "skipped" | "cancelled" | "superseded" | "undelivered"}. On no_answer, proceed with your best judgment and state the assumption you made.`;
+
+/** Options of {@link askUserTool}. */
+export interface AskUserToolOptions extends Omit<AskTarget, 'signal'> {
+  /** Tool name (default `ask_user`). */
+  name?: string;
+}
+
+/**
+ * A real `tool()` the model can call: it asks through askgate and waits (long polls, through
+ * restarts of askgate) until the person answers or the ask ends. The call's id (with its
+ * questions, for providers that reuse call ids) is the idempotency key, so a retried call finds
+ * the same ask; aborting the run cancels the ask.
+ * askgate's validation errors come back as text naming the field, so the model can fix its call.
+ */
+export function askUserTool(
+  client: AskgateClient,
+  opts: AskUserToolOptions,
+): FunctionTool<unknown, typeof AskUserParameters> {
+  return tool({
+    name: opts.name ?? 'ask_user',
+    description: ASK_USER_DESCRIPTION,
+    parameters: AskUserParameters,
+    async execute(args, _context, details) {
+      const questions = args.questions.map((q) => ({
+        id: q.id,
+        header: q.header,
+        question: q.question,
+        options: q.options.map((o) => ({ label: o.label, ...(o.description ? { description: o.description } : {}) })),
+        multiSelect: q.multiSelect ?? false,
+      }));
+      const callId = details?.toolCall?.callId;
+      const target: AskTarget = {
+        ...opts,
+        ...(args.timeoutSeconds ? { timeoutSeconds: args.timeoutSeconds } : {}),
+        ...(details?.signal ? { signal: details.signal } : {}),
+      };
+      try {
+        const result = await client.ask(
+          { ...askBase(target), questions },
+          askOptions(target, eventKey('openai', opts.runId, 'ask', callId ?? randomUUID(), JSON.stringify(questions))),
+        );
+        return JSON.stringify(
+          result.status === 'answered'
+            ? { status: 'answered', answers: result.answers }
+            : { status: 'no_answer', reason: result.reason },
+        );
+      } catch (error) {
+        const issues = (error as { issues?: { path: unknown[]; message: string }[] }).issues;
+        if (issues)
+          return `Invalid ask_user arguments: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`;
+        throw error;
+      }
+    },
+  });
+}
+
+/** One approval as the handler saw it. */
+export interface ApprovalRecord {
+  tool: string;
+  callId: string | undefined;
+  decision: Decision;
+}
+
+/** Options of {@link approveWithPerson}. */
+export interface ApproveWithPersonOptions extends AskTarget {
+  /**
+   * Runs the agent again from a state; pass your Runner's (`(agent, state) => runner.run(agent, state)`)
+   * when you use one (default: `run` of `@openai/agents`).
+   */
+  run?: (agent: Agent<any, any>, state: RunState<any, any>) => Promise<RunResult<any, any>>;
+  /** Rounds of approvals before giving up (default 20): a model that keeps asking for tools ends here. */
+  maxRounds?: number;
+  /** Called after each decision (for an audit log; the decision of a free-text answer holds the text). */
+  onDecision?: (record: ApprovalRecord) => void;
+}
+
+/**
+ * The rejection text the model reads. A timeout, skip or cancellation is a rejection too: the
+ * tool does not run without a person's yes.
+ */
+export function rejectionMessage(tool: string, decision: Decision): string {
+  switch (decision.kind) {
+    case 'rejected':
+      return `The user rejected this ${tool} call. Do not retry it; continue without it or ask the user what to do instead.`;
+    case 'comment':
+      return `The user did not approve this ${tool} call and answered: ${JSON.stringify(decision.text)}`;
+    case 'no_answer':
+      return `Not approved: the user did not answer (${decision.reason}), so ${tool} did not run. Continue without it and say so.`;
+    default:
+      return `Not approved.`;
+  }
+}
+
+/**
+ * Builds the approval handler. Given a run's result, it asks a person about each pending tool
+ * approval (`result.interruptions`, one ask each, in order): "Approve <tool>(<args>)?" with
+ * Approve/Reject buttons. Approve → `state.approve(item)`; Reject, an answer in the person's own
+ * words, a skip or a timeout → `state.reject(item, {message})` (see {@link rejectionMessage}).
+ * Then it resumes the run and repeats while new approvals come up; it returns the last result.
+ */
+export function approveWithPerson(client: AskgateClient, opts: ApproveWithPersonOptions) {
+  const resume = opts.run ?? ((agent, state) => sdkRun(agent, state));
+  const maxRounds = opts.maxRounds ?? 20;
+  return async <R extends RunResult<any, any>>(agent: Agent<any, any>, result: R): Promise<R> => {
+    let current: RunResult<any, any> = result;
+    for (let round = 0; current.interruptions.length > 0; round++) {
+      if (round >= maxRounds)
+        throw new Error(`approveWithPerson: still asking for approvals after ${maxRounds} rounds`);
+      for (const item of current.interruptions) {
+        const name = item.name ?? 'tool';
+        const callId = (item.rawItem as { callId?: string }).callId;
+        const question = `Approve ${shownLine(name, 60)}(${summariseArgs(item.arguments)})?`;
+        const answer = await client.ask(
+          approvalAsk(question, opts),
+          askOptions(opts, eventKey('openai', opts.runId, 'approve', callId ?? '', name, item.arguments ?? '')),
+        );
+        const decision = decisionOf(answer);
+        opts.onDecision?.({ tool: name, callId, decision });
+        if (decision.kind === 'approved') current.state.approve(item);
+        else current.state.reject(item, { message: rejectionMessage(name, decision) });
+      }
+      current = await resume(agent, current.state);
+    }
+    return current as R;
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * What the framework adapters share: safe idempotency keys, approval questions built from
+ * untrusted tool arguments, and the reading of an approval's result. No framework is imported here.
+ */
+import { createHash } from 'node:crypto';
+import type { AskInput, AskOptions, AskResult, AskView, Target } from '../client/index.js';
+import { shorten } from '../core/prompt-view.js';
+import { stripInvisible } from '../core/text.js';
+import { ownValue } from '../core/own.js';
+
+/** Where and how every adapter asks. */
+export interface AskTarget {
+  /** The askgate run: one pending ask per run (a new ask supersedes it). */
+  runId: string;
+  /** Where to ask; leave it out for askgate's default target (`ASKGATE_DEFAULT_TO`) or the console. */
+  to?: Target;
+  /** How long the person has, in seconds (askgate clamps it; default: the server's). */
+  timeoutSeconds?: number;
+  /** Aborting cancels the open ask and rejects with an `AbortError`. */
+  signal?: AbortSignal;
+  /** Called with each ask once it exists. */
+  onCreated?: (ask: AskView) => void;
+}
+
+/** The label of the approving option of an approval question. */
+export const APPROVE = 'Approve';
+/** The label of the rejecting option of an approval question. */
+export const REJECT = 'Reject';
+/** The question id of an approval question. */
+export const DECISION = 'decision';
+
+/**
+ * An Idempotency-Key for one framework event (a tool call, an interrupt): a hash of its parts,
+ * so ids of any length or alphabet give a valid key, and the same event always gives the same
+ * key (a retried or resumed run finds the same ask instead of asking twice).
+ */
+export function eventKey(framework: string, ...parts: string[]): string {
+  const digest = createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
+  return `askgate-${framework}-${digest}`;
+}
+
+/** Untrusted text as one line a person can read: no control or invisible characters, at most `max` graphemes. */
+export function shownLine(text: string, max: number): string {
+  return shorten(stripInvisible(text.replace(/\s+/g, ' ')).trim(), max);
+}
+
+/** Tool arguments (a JSON string from the model) as a short `key: value, ...` summary. */
+export function summariseArgs(raw: string | undefined, max = 300): string {
+  if (raw === undefined || raw.trim() === '') return '';
+  let text = raw;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    text =
+      parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+        ? Object.entries(parsed)
+            .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
+            .join(', ')
+        : JSON.stringify(parsed);
+  } catch {
+    // Not JSON: shown as sent.
+  }
+  return shownLine(text, max);
+}
+
+/** A one-question ask with Approve/Reject buttons (the person may also answer in their own words or skip). */
+export function approvalAsk(question: string, target: AskTarget, header = 'Approval'): AskInput {
+  return {
+    ...askBase(target),
+    questions: [
+      {
+        id: DECISION,
+        header,
+        question: shownLine(question, 1000) || 'Approve?',
+        options: [{ label: APPROVE }, { label: REJECT }],
+      },
+    ],
+  };
+}
+
+/** `runId`, `to` and `timeoutSeconds` of an ask, only when set. */
+export function askBase(target: AskTarget): Pick<AskInput, 'runId' | 'to' | 'timeoutSeconds'> {
+  return {
+    runId: target.runId,
+    ...(target.to ? { to: target.to } : {}),
+    ...(target.timeoutSeconds ? { timeoutSeconds: Math.max(1, Math.round(target.timeoutSeconds)) } : {}),
+  };
+}
+
+/** The SDK's ask options for one event. */
+export function askOptions(target: AskTarget, idempotencyKey: string): AskOptions {
+  return {
+    idempotencyKey,
+    ...(target.signal ? { signal: target.signal } : {}),
+    ...(target.onCreated ? { onCreated: target.onCreated } : {}),
+  };
+}
+
+/** What a person decided on an approval question. */
+export type Decision =
+  | { kind: 'approved' }
+  | { kind: 'rejected' }
+  /** They answered in their own words: not an approval; `text` is what they wrote. */
+  | { kind: 'comment'; text: string }
+  | { kind: 'no_answer'; reason: Extract<AskResult, { status: 'no_answer' }>['reason'] };
+
+/** Reads the result of an {@link approvalAsk}. Only a tap (or reply) naming "Approve" approves. */
+export function decisionOf(result: AskResult): Decision {
+  if (result.status === 'no_answer') return { kind: 'no_answer', reason: result.reason };
+  const value = ownValue(result.answers, DECISION)?.[0] ?? '';
+  if (value === APPROVE) return { kind: 'approved' };
+  if (value === REJECT) return { kind: 'rejected' };
+  return { kind: 'comment', text: value };
+}
