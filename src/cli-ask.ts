@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { AskgateApiError, AskgateClient, AskgateConnectionError, type AskInput, type AskView } from './client/index.js';
-import { parseTargetSpec } from './config.js';
+import { policyFromFlags, UsageError } from './cli-ask-policy.js';
 
 /** Exit codes of `askgate ask`, documented in the README. */
 export const EXIT = { answered: 0, error: 1, usage: 2, noAnswer: 3, pending: 4 } as const;
@@ -16,8 +16,7 @@ interface DraftQuestion {
   multiSelect?: boolean;
 }
 
-/** A command line that cannot be run as given (exit 2, with the usage). */
-export class UsageError extends Error {}
+export { UsageError };
 
 /** What `askgate ask` sends: the ask body, whether to wait, and the optional URL and idempotency key. */
 export interface AskArgs {
@@ -29,7 +28,7 @@ export interface AskArgs {
   retryFor: number;
 }
 
-const SINGLE = ['run', 'to', 'timeout', 'url', 'idempotency-key', 'retry-for'] as const;
+const SINGLE = ['run', 'timeout', 'url', 'idempotency-key', 'retry-for', 'agree'] as const;
 /** A user-given value for an error message: quoted, shortened, control and format characters (bidi, zero-width) escaped. */
 export const shown = (value: string) =>
   JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value).replace(
@@ -45,7 +44,11 @@ export function askBodyFromArgs(argv: string[]): AskArgs {
     strict: true,
     options: {
       run: { type: 'string' },
-      to: { type: 'string' },
+      to: { type: 'string', multiple: true },
+      remind: { type: 'string', multiple: true },
+      escalate: { type: 'string', multiple: true },
+      default: { type: 'string', multiple: true },
+      agree: { type: 'string' },
       question: { type: 'string', multiple: true },
       option: { type: 'string', multiple: true },
       header: { type: 'string', multiple: true },
@@ -74,14 +77,7 @@ export function askBodyFromArgs(argv: string[]): AskArgs {
       throw new UsageError(`--${name} is given more than once`);
   }
   if (!values.run) throw new UsageError('--run is required');
-  const body: Record<string, unknown> = { runId: values.run, questions };
-  if (values.to !== undefined) {
-    try {
-      body.to = parseTargetSpec(values.to);
-    } catch (error) {
-      throw new UsageError(`--to: ${(error as Error).message}`);
-    }
-  }
+  const body: Record<string, unknown> = { runId: values.run, questions, ...policyFromFlags(values, shown) };
   if (values.timeout !== undefined) body.timeoutSeconds = wholeSeconds('--timeout', values.timeout, 1);
   const wait = values.wait ?? false;
   const retryFor =

@@ -14,6 +14,8 @@ Usage:
   askgate ask --run <runId> [--to <channel>:<chat>] --question "<text>" --option <label> --option <label>
               [--header <text>] [--multi] [--question ... --option ...] [--timeout <seconds>]
               [--wait] [--retry-for <seconds>] [--idempotency-key <key>] [--url <askgate url>]
+              [--to ... (repeat: several targets)] [--remind <seconds>]... [--agree <n>]
+              [--escalate <seconds>=<channel>:<chat>[,<channel>:<chat>]]... [--default <questionId>=<label>]...
   askgate --help
 
 Environment: ASKGATE_URL (default http://127.0.0.1:$PORT), ASKGATE_API_TOKEN, for mcp also

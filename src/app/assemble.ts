@@ -12,6 +12,7 @@ import type {
   StepScheduler,
   WebhookSender,
 } from '../core/ports.js';
+import type { Step } from '../core/effects.js';
 import type { NoticeOptions } from '../core/prompt-view.js';
 import { EffectRunner } from './effect-runner.js';
 import { Gateway, type GatewaySettings } from './gateway.js';
@@ -25,7 +26,7 @@ export interface AppPorts {
   /** The sweep, conversation and message indexes beside the records. */
   indexes: AskIndexes;
   bus: ResultBus;
-  /** Every step of an ask (the timeout today) as a delayed job. */
+  /** Every step of an ask (timeout, reminders, escalation) as a delayed job. */
   steps: StepScheduler;
   outbox: Outbox;
   clock: Clock;
@@ -65,7 +66,16 @@ export function assemble(ports: AppPorts): App {
     webhooks,
   });
   // A new step is a new line here (and its name and rule in core).
-  const steps: StepHandlers = { timeout: (askId) => gateway.expire(askId) };
+  const policyStep = (step: Exclude<Step, 'timeout'>) => (askId: string) => gateway.step(askId, step);
+  const steps: StepHandlers = {
+    timeout: (askId) => gateway.expire(askId),
+    'remind-1': policyStep('remind-1'),
+    'remind-2': policyStep('remind-2'),
+    'remind-3': policyStep('remind-3'),
+    'escalate-1': policyStep('escalate-1'),
+    'escalate-2': policyStep('escalate-2'),
+    'escalate-3': policyStep('escalate-3'),
+  };
   const work = new OutboxWork({
     gateway,
     store,

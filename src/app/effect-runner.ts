@@ -69,7 +69,11 @@ export class EffectRunner {
       case 'unschedule':
         return steps.cancel(askId, effect.step);
       case 'enqueue':
-        return outbox.enqueue({ kind: effect.job.kind, askId, index: effect.job.index });
+        return outbox.enqueue(
+          effect.job.kind === 'remind'
+            ? { kind: 'remind', askId, index: effect.job.index, n: effect.job.n }
+            : { kind: effect.job.kind, askId, index: effect.job.index },
+        );
       case 'leave':
         return indexes.removeFromConversation(effect.conversation, askId);
       case 'sweepAt':

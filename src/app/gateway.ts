@@ -4,6 +4,8 @@ import { deadlineOf, isTerminal, transition, type AskEvent, type TransitionOutco
 import type { AnswerRequest, AskRecord, AskRequest, Responder } from '../core/schemas.js';
 import type { AskStore, Clock, Logger, WebhookSender } from '../core/ports.js';
 import { commitPlan, type WorkSettings } from '../core/work.js';
+import type { Step } from '../core/effects.js';
+import { parseStep, policySteps } from '../core/policy.js';
 import { MAX_CAS_ATTEMPTS, openAsk } from './open-ask.js';
 import type { EffectRunner } from './effect-runner.js';
 import type { LongPolls } from './long-poll.js';
@@ -75,7 +77,10 @@ export class Gateway {
     return record;
   }
 
-  /** Answers (or skips) through the API; every question must be covered. */
+  /**
+   * Answers (or skips) through the API; every question must be covered. With `agree` > 1 the
+   * answer is one response (the ask may stay open) and a skip is refused.
+   */
   async answer(askId: string, request: AnswerRequest, by: Responder): Promise<AskRecord> {
     const record = await this.get(askId);
     if (isTerminal(record)) throw alreadyResolved(record);
@@ -175,6 +180,23 @@ export class Gateway {
   }
 
   /**
+   * Fires a reminder or escalation step (called by its job, or by the reconciler when the job was
+   * lost); the timeout goes to {@link expire}. A step fires once: the transition's compare-and-set
+   * on `reminded`/`escalated`. A job that fires a little early waits.
+   */
+  async step(askId: string, step: Step): Promise<void> {
+    const kind = parseStep(step);
+    if (!kind) return this.expire(askId);
+    const record = await this.deps.store.get(askId);
+    if (!record || isTerminal(record)) return;
+    const due = policySteps(record).find((s) => s.step === step);
+    if (!due) return;
+    const early = due.at - this.deps.clock.now();
+    if (early > 0) await new Promise((r) => setTimeout(r, Math.min(early, 5_000)));
+    await this.apply(askId, { type: kind.kind, n: kind.n }, record);
+  }
+
+  /**
    * Reads, transitions and commits with compare-and-set, retrying on conflicts; then runs the
    * effects. Every state change of an ask goes through here. `known`, the record as the caller
    * just read it, saves the first read: the compare-and-set rejects it when it is stale, and an
@@ -221,7 +243,8 @@ export class Gateway {
 
   private expectResolved(applied: Applied, askId: string): AskRecord {
     if (!applied.record) throw new AskgateError('not_found', `no ask with id "${askId}"`);
-    if (applied.outcome.code === 'resolved') return applied.record;
+    // `counted`: an ask that needs several matching answers recorded this one and stays open.
+    if (applied.outcome.code === 'resolved' || applied.outcome.code === 'counted') return applied.record;
     if (applied.outcome.code === 'invalid') throw invalid('invalid_answer', applied.outcome.issues);
     throw alreadyResolved(applied.record);
   }

@@ -14,6 +14,9 @@ import { noticeFor, partialPrompt, type NoticeOptions } from '../core/prompt-vie
 import { parseReply } from '../core/reply-parser.js';
 import type { AskRecord } from '../core/schemas.js';
 import { decodeToken } from '../core/token.js';
+import { personKey } from '../core/agreement.js';
+import { ownValue } from '../core/own.js';
+import { agreeOf } from '../core/policy.js';
 import type { Gateway } from './gateway.js';
 
 /** What the inbound handler talks to. */
@@ -51,11 +54,14 @@ export class InboundHandler implements InboundSink {
     const record = await this.deps.store.get(token.askId);
     // A tap must come from the ask's own chat; one that does not say where it came from (a
     // Telegram inline-mode callback carries no message) cannot be checked, so it is refused.
-    const chatMatches = event.chat !== undefined && record?.to?.chat === event.chat;
-    if (!record || record.version !== token.version || record.to?.channel !== event.channel || !chatMatches) {
+    // With fan-out and escalation, any conversation the ask was delivered to is its own.
+    const here = (c: { channel: string; chat: string } | null | undefined) =>
+      c?.channel === event.channel && c.chat === event.chat;
+    const chatMatches = event.chat !== undefined && (here(record?.to) || !!record?.deliveries.some(here));
+    if (!record || record.version !== token.version || !chatMatches) {
       return { kind: 'not_found', summary: noticeFor(null, 'not_found') };
     }
-    const refusal = this.refusal(record, event.user);
+    const refusal = this.refusal(record, event.user, event.chat);
     if (refusal) return this.noted(record.id, refusal, event.user);
     const question = record.questions[0]!;
     const choice = token.choice;
@@ -71,10 +77,16 @@ export class InboundHandler implements InboundSink {
     ) {
       return { kind: 'not_found', summary: 'This button is not valid' };
     }
+    const chat = event.chat;
     const ev: AskEvent =
       choice.kind === 'skip'
-        ? { type: 'skip', by: event.user }
-        : { type: 'answer', answers: { [question.id]: [question.options[choice.index]!.label] }, by: event.user };
+        ? { type: 'skip', by: event.user, chat }
+        : {
+            type: 'answer',
+            answers: { [question.id]: [question.options[choice.index]!.label] },
+            by: event.user,
+            chat,
+          };
     return this.commit(record.id, ev, record);
   }
 
@@ -83,18 +95,22 @@ export class InboundHandler implements InboundSink {
     const found = await this.findAsk(event);
     if (found.kind !== 'found') return found.outcome;
     const record = found.record;
-    const refusal = this.refusal(record, event.user);
+    const refusal = this.refusal(record, event.user, event.chat);
     if (refusal) return this.noted(record.id, refusal, event.user);
-    const parsed = parseReply(record.questions, event.text, record.partial);
+    // With agree > 1 each person has their own partial answers.
+    const partial =
+      agreeOf(record) > 1 ? (ownValue(record.partials ?? {}, personKey(event.user)) ?? {}) : record.partial;
+    const parsed = parseReply(record.questions, event.text, partial);
+    const chat = event.chat;
     switch (parsed.kind) {
       case 'empty':
         return { kind: 'ignored' };
       case 'invalid':
         return this.noted(record.id, { kind: 'invalid', askId: record.id, hint: parsed.hint }, event.user);
       case 'skip':
-        return this.commit(record.id, { type: 'skip', by: event.user }, record);
+        return this.commit(record.id, { type: 'skip', by: event.user, chat }, record);
       case 'answers':
-        return this.commit(record.id, { type: 'answer', answers: parsed.answers, by: event.user }, record);
+        return this.commit(record.id, { type: 'answer', answers: parsed.answers, by: event.user, chat }, record);
     }
   }
 
@@ -150,9 +166,13 @@ export class InboundHandler implements InboundSink {
   }
 
   /** The notice for a record that cannot take this person's answer, or null when it can. */
-  private refusal(record: AskRecord, user: ButtonPressed['user']): InboundOutcome | null {
+  private refusal(record: AskRecord, user: ButtonPressed['user'], chat?: string): InboundOutcome | null {
     if (isTerminal(record)) return this.resolvedOutcome(record);
-    if (!mayAnswer(record, user)) return { kind: 'forbidden', summary: noticeFor(record, 'forbidden', this.notice) };
+    if (!mayAnswer(record, user, chat)) {
+      // The notice names the users allowed where this person tried, not those of every target.
+      const where = { ...this.notice, channel: user.channel, ...(chat !== undefined ? { chat } : {}) };
+      return { kind: 'forbidden', summary: noticeFor(record, 'forbidden', where) };
+    }
     return null;
   }
 
@@ -171,6 +191,8 @@ export class InboundHandler implements InboundSink {
         return { kind: 'recorded', summary: noticeFor(record, 'recorded', this.notice) };
       case 'partial':
         return { kind: 'partial', askId, prompt: partialPrompt(record!.questions, applied.outcome.missing) };
+      case 'counted':
+        return { kind: 'recorded', summary: countedNotice(applied.outcome.matching, applied.outcome.needed) };
       case 'forbidden':
         return { kind: 'forbidden', summary: noticeFor(record, 'forbidden', this.notice) };
       case 'expired':
@@ -183,4 +205,9 @@ export class InboundHandler implements InboundSink {
         return record ? this.resolvedOutcome(record) : { kind: 'not_found', summary: noticeFor(null, 'not_found') };
     }
   }
+}
+
+/** What a person hears when their answer counts towards an ask that needs several matching answers. */
+export function countedNotice(matching: number, needed: number): string {
+  return `Your answer is recorded: ${matching} of ${needed} matching answers so far.`;
 }

@@ -1,4 +1,5 @@
-import { AskgateError } from '../core/errors.js';
+import { AskgateError, invalid, type Issue } from '../core/errors.js';
+import { policyIssues, targetList } from '../core/policy.js';
 import { createAsk, deadlineOf, isTerminal, transition } from '../core/lifecycle.js';
 import type { AskRecord, AskRequest } from '../core/schemas.js';
 import { createPlan, followUp } from '../core/work.js';
@@ -19,14 +20,9 @@ export async function openAsk(
   presetId?: string,
 ): Promise<{ record: AskRecord; created: boolean }> {
   const { store, channels, settings, clock, runner } = deps;
-  if (request.to && !channels.has(request.to.channel)) {
-    const enabled = [...channels.keys()];
-    throw new AskgateError(
-      'channel_not_enabled',
-      `channel "${request.to.channel}" is not enabled (enabled: ${enabled.join(', ') || 'none'})`,
-      [{ path: ['to', 'channel'], message: 'channel not enabled' }],
-    );
-  }
+  checkChannels(channels, request);
+  const late = policyIssues(request, timeoutSeconds);
+  if (late.length > 0) throw invalid('invalid_request', late);
   if (request.callbackUrl !== undefined) checkCallbackUrl(deps.webhooks, request.callbackUrl);
   let askId = presetId ?? deps.newId();
   if (idempotency) {
@@ -63,6 +59,25 @@ export async function openAsk(
     return { record: result.record, created: true };
   }
   throw new AskgateError('internal', 'too many concurrent asks on this run; retry');
+}
+
+/** Refuses a target (initial or escalation) whose channel is not enabled, naming it (`to.channel`, `to[1].channel`, `escalate[0].to.channel`). */
+function checkChannels(channels: GatewayDeps['channels'], request: AskRequest): void {
+  const lists: [Issue['path'], AskRequest['to']][] = [
+    [['to'], request.to],
+    ...(request.escalate ?? []).map((s, i): [Issue['path'], AskRequest['to']] => [['escalate', i, 'to'], s.to]),
+  ];
+  for (const [path, to] of lists) {
+    const targets = targetList(to);
+    const bad = targets.findIndex((t) => !channels.has(t.channel));
+    if (bad < 0) continue;
+    const enabled = [...channels.keys()];
+    throw new AskgateError(
+      'channel_not_enabled',
+      `channel "${targets[bad]!.channel}" is not enabled (enabled: ${enabled.join(', ') || 'none'})`,
+      [{ path: [...path, ...(Array.isArray(to) ? [bad] : []), 'channel'], message: 'channel not enabled' }],
+    );
+  }
 }
 
 /** Refuses a callbackUrl that could never be sent, carries credentials, or points where the webhook allow list refuses. */

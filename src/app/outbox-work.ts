@@ -11,8 +11,8 @@ import {
   type StepHandlers,
   type WebhookSender,
 } from '../core/ports.js';
-import { deadlineOf, isTerminal, webhookSettled } from '../core/lifecycle.js';
-import { buildPromptView, outcomeView } from '../core/prompt-view.js';
+import { deadlineOf, isTerminal, targetOf, webhookSettled } from '../core/lifecycle.js';
+import { buildPromptView, outcomeView, reminderText } from '../core/prompt-view.js';
 import type { Step } from '../core/effects.js';
 import { workFor, type WorkSettings } from '../core/work.js';
 import type { EffectRunner } from './effect-runner.js';
@@ -50,6 +50,8 @@ export class OutboxWork implements OutboxHandlers {
   async run(job: OutboxJob): Promise<void> {
     if (job.kind === 'deliver') await this.deliver(job.askId, job.index);
     else if (job.kind === 'webhook') await this.webhook(job.askId);
+    else if (job.kind === 'remind') await this.remind(job.askId, job.index, job.n);
+    else if (job.kind === 'refresh') await this.refresh(job.askId, job.index);
     else await this.finalize(job.askId, job.index);
   }
 
@@ -59,6 +61,11 @@ export class OutboxWork implements OutboxHandlers {
     logger.warn({ askId: job.askId, job: job.kind, index: job.index, err: error.message }, `${job.kind} gave up`);
     if (job.kind === 'webhook') {
       await this.gateway.note(job.askId, { type: 'webhook_failed', detail: error.message.slice(0, 300) });
+    } else if (job.kind === 'remind') {
+      // Given up: noted like a posted one, so the reconciler does not queue it again.
+      await this.gateway.apply(job.askId, { type: 'reminder_posted', index: job.index, n: job.n });
+    } else if (job.kind === 'refresh') {
+      // Nothing to record: the next refresh or the final edit shows the current state.
     } else if (job.kind === 'deliver') {
       const record = await this.deps.store.get(job.askId);
       const channel = record?.deliveries[job.index]?.channel;
@@ -87,16 +94,12 @@ export class OutboxWork implements OutboxHandlers {
       return;
     }
     const channel = channels.get(delivery.channel);
-    if (!channel || !record.to) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
+    const target = targetOf(record, index);
+    if (!channel || !target) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
     const conv = { channel: delivery.channel, chat: delivery.chat };
     // Index the conversation before sending, so a reply racing the send still finds its ask.
     await indexes.addToConversation(conv, askId, deadlineOf(record));
-    const message = await channel.deliver({
-      askId,
-      version: record.version,
-      target: record.to,
-      view: buildPromptView(record),
-    });
+    const message = await channel.deliver({ askId, version: record.version, target, view: buildPromptView(record) });
     await indexes.bindMessage(conv, message.messageId, askId, deadlineOf(record) - clock.now() + settings.retentionMs);
     // If the ask ended while the message was in flight, this commit queues its outcome edit (work.ts).
     await this.gateway.apply(askId, { type: 'delivered', index, message }, record);
@@ -111,6 +114,36 @@ export class OutboxWork implements OutboxHandlers {
     if (!channel) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
     await channel.finalize(delivery.message, outcomeView(record), buildPromptView(record));
     await this.gateway.apply(askId, { type: 'finalized', index, ok: true }, record);
+  }
+
+  /**
+   * Posts reminder `n` under delivery `index`'s message, once: skipped when the ask ended, the
+   * deadline passed or this message already showed it; replies to the reminder count as replies.
+   */
+  private async remind(askId: string, index: number, n: number): Promise<void> {
+    const { store, channels, indexes, clock, settings } = this.deps;
+    const record = await store.get(askId);
+    const delivery = record?.deliveries[index];
+    if (!record || !delivery?.message || (delivery.reminded ?? 0) >= n || (record.reminded ?? 0) < n) return;
+    const now = clock.now();
+    if (isTerminal(record) || now >= deadlineOf(record)) return;
+    const channel = channels.get(delivery.channel);
+    if (!channel) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
+    const posted = await channel.remind(delivery.message, reminderText(record, now));
+    const conv = { channel: delivery.channel, chat: delivery.chat };
+    await indexes.bindMessage(conv, posted.messageId, askId, deadlineOf(record) - now + settings.retentionMs);
+    await this.gateway.apply(askId, { type: 'reminder_posted', index, n }, record);
+  }
+
+  /** Re-renders delivery `index`'s open message (the tally); an ended ask gets its final edit instead. */
+  private async refresh(askId: string, index: number): Promise<void> {
+    const { store, channels } = this.deps;
+    const record = await store.get(askId);
+    const delivery = record?.deliveries[index];
+    if (!record || !delivery?.message || isTerminal(record)) return;
+    const channel = channels.get(delivery.channel);
+    if (!channel) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
+    await channel.refresh(delivery.message, buildPromptView(record));
   }
 
   /** POSTs the terminal result to the ask's callbackUrl once; a job that runs again after success does nothing. */

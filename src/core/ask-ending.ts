@@ -1,10 +1,12 @@
 import type { AskRecord, NoAnswerReason, Responder } from './schemas.js';
 import type { Effect } from './effects.js';
 import type { TransitionResult } from './lifecycle.js';
+import { unfiredSteps } from './policy.js';
 import { withHistory, who } from './record-history.js';
 
 /**
- * The effects of reaching a terminal state: wake the waiters, drop the timeout, stop routing the
+ * The effects of reaching a terminal state: wake the waiters, drop the timeout and the policy's
+ * steps that did not fire, stop routing the
  * conversations' replies here, count the outcome. The outbox jobs it needs come from work.ts.
  */
 export function terminalEffects(record: AskRecord): Effect[] {
@@ -13,6 +15,7 @@ export function terminalEffects(record: AskRecord): Effect[] {
   return [
     { type: 'publish' },
     { type: 'unschedule', step: 'timeout' },
+    ...unfiredSteps(record).map((s): Effect => ({ type: 'unschedule', step: s.step })),
     ...record.deliveries.map((d): Effect => ({ type: 'leave', conversation: { channel: d.channel, chat: d.chat } })),
     {
       type: 'metric',
@@ -32,14 +35,26 @@ export function expired(record: AskRecord, now: number): TransitionResult {
   return { ...ended, outcome: { code: 'expired' } } as TransitionResult;
 }
 
-/** Ends the ask without an answer for `reason`. */
+/**
+ * Ends the ask without an answer for `reason`. A timeout carries the policy's `onTimeout.default`
+ * as `defaults` (never as answers: nobody gave them); the responses so far ride along.
+ */
 export function end(record: AskRecord, reason: NoAnswerReason, now: number, by?: Responder): TransitionResult {
+  const defaults = reason === 'timeout' ? record.policy?.onTimeout?.default : undefined;
+  const responses = record.responses?.length ? record.responses : undefined;
   const next = withHistory(
     {
       ...record,
       rev: record.rev + 1,
       status: 'no_answer',
-      result: { status: 'no_answer', reason, at: new Date(now).toISOString(), ...(by ? { by } : {}) },
+      result: {
+        status: 'no_answer',
+        reason,
+        at: new Date(now).toISOString(),
+        ...(by ? { by } : {}),
+        ...(defaults ? { defaults } : {}),
+        ...(responses ? { responses } : {}),
+      },
     },
     [{ type: 'no_answer', reason, ...(by ? who(by) : {}) }],
     now,

@@ -18,7 +18,9 @@ export function bookkeeping(record: AskRecord, event: Bookkeeping, now: number):
   let entry: Omit<HistoryEntry, 'at'>;
   if (event.type === 'delivered') {
     if (current.status === 'sent') return { kind: 'unchanged', outcome: { code: 'updated' } };
-    deliveries[event.index] = { ...current, status: 'sent', message: event.message, error: undefined };
+    // A message sent after a reminder fired does not get that reminder (it is new itself).
+    const reminded = record.reminded ? { reminded: record.reminded } : {};
+    deliveries[event.index] = { ...current, status: 'sent', message: event.message, error: undefined, ...reminded };
     entry = { type: 'delivered', channel: current.channel, messageId: event.message.messageId };
   } else if (event.type === 'delivery_failed') {
     if (current.status !== 'pending') return { kind: 'unchanged', outcome: { code: 'updated' } };
@@ -30,8 +32,10 @@ export function bookkeeping(record: AskRecord, event: Bookkeeping, now: number):
     entry = { type: event.ok ? 'finalized' : 'finalize_failed', channel: current.channel };
   }
   const next = withHistory({ ...record, rev: record.rev + 1, deliveries }, [entry], now);
+  // Undelivered only when every target failed and no escalation step is left to add more.
   const allFailed = deliveries.length > 0 && deliveries.every((d) => d.status === 'failed');
-  if (!isTerminal(next) && allFailed) {
+  const stepsLeft = (record.policy?.escalate?.length ?? 0) > (record.escalated ?? 0);
+  if (!isTerminal(next) && allFailed && !stepsLeft) {
     const ended = end(next, 'undelivered', now);
     if (ended.kind === 'changed') return { ...ended, record: { ...ended.record, rev: record.rev + 1 } };
   }

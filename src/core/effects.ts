@@ -1,19 +1,21 @@
 import type { ConversationKey } from './ports.js';
 
 /**
- * The steps of an ask that run at a time of their own, as delayed jobs. Today only the timeout; a
- * reminder later is a new name here, the rule that schedules it and a handler in the shell.
+ * The steps of an ask that run at a time of their own, as delayed jobs: the timeout, up to 3
+ * reminders and up to 3 escalation steps (core/policy.ts says when each falls due).
  */
-export const STEPS = ['timeout'] as const;
+export const STEPS = ['timeout', 'remind-1', 'remind-2', 'remind-3', 'escalate-1', 'escalate-2', 'escalate-3'] as const;
 
 /** A step of an ask that runs at a time of its own (one of {@link STEPS}). */
 export type Step = (typeof STEPS)[number];
 
-/** Outbox work for one ask (`index` is the delivery; unused for webhooks and always 0). */
-export interface Job {
-  kind: 'deliver' | 'finalize' | 'webhook';
-  index: number;
-}
+/**
+ * Outbox work for one ask (`index` is the delivery; unused for webhooks and always 0): deliver,
+ * edit to the outcome, POST the webhook, post reminder `n`, re-render the open prompt (a tally).
+ */
+export type Job =
+  | { kind: 'deliver' | 'finalize' | 'webhook' | 'refresh'; index: number }
+  | { kind: 'remind'; index: number; n: number };
 
 /** A metric a change reports. */
 export type MetricEffect =
@@ -41,7 +43,7 @@ export type Effect =
   | { type: 'unsweep' }
   | { type: 'metric'; metric: MetricEffect };
 
-/** Same job (kind and index). */
+/** Same job (kind, index and reminder number). */
 export function sameJob(a: Job, b: Job): boolean {
-  return a.kind === b.kind && a.index === b.index;
+  return a.kind === b.kind && a.index === b.index && ('n' in a ? a.n : 0) === ('n' in b ? b.n : 0);
 }

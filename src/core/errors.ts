@@ -66,9 +66,21 @@ export class AskgateError extends Error {
   }
 }
 
-/** Converts zod issues into `{path, message}` pairs. */
-export function toIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): Issue[] {
-  return issues.map((i) => ({ path: i.path.map((p) => (typeof p === 'number' ? p : String(p))), message: i.message }));
+/** A zod issue as far as {@link toIssues} reads it (`errors`: the branches of a failed union). */
+type ZodLikeIssue = { path: PropertyKey[]; message: string; code?: string; errors?: ZodLikeIssue[][] };
+
+/**
+ * Converts zod issues into `{path, message}` pairs. A failed union (`to`: a target or a list)
+ * reports the branch whose type matched, so the message names the real field, not "Invalid input".
+ */
+export function toIssues(issues: ReadonlyArray<ZodLikeIssue>): Issue[] {
+  return issues.flatMap((i): Issue[] => {
+    if (i.code === 'invalid_union' && i.errors) {
+      const typed = i.errors.filter((b) => !b.some((e) => e.code === 'invalid_type' && e.path.length === 0));
+      if (typed.length === 1) return toIssues(typed[0]!.map((e) => ({ ...e, path: [...i.path, ...e.path] })));
+    }
+    return [{ path: i.path.map((p) => (typeof p === 'number' ? p : String(p))), message: i.message }];
+  });
 }
 
 /** Moves issues to a path parameter, query parameter or header; `name` prefixes their paths (a parameter parsed on its own has none). */

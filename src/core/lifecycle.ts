@@ -5,6 +5,9 @@ import type { Issue } from './errors.js';
 import { ownValue } from './own.js';
 import { end, expired, terminalEffects } from './ask-ending.js';
 import { bookkeeping } from './delivery-bookkeeping.js';
+import { agreeAnswer } from './agreement.js';
+import { agreeOf } from './policy.js';
+import { policyTransition } from './policy-events.js';
 import { withHistory, who } from './record-history.js';
 import { deadlineOf, isTerminal, mayAnswer } from './record-state.js';
 
@@ -16,21 +19,29 @@ export {
   isSettled,
   isTerminal,
   mayAnswer,
+  targetOf,
+  usersOf,
   webhookSettled,
 } from './record-state.js';
-export { createAsk, newAskRecord } from './new-ask.js';
+export { createAsk, deliveryTo, newAskRecord } from './new-ask.js';
 
 /** Everything that can happen to an ask. */
 export type AskEvent =
   /** Answers to some or all questions; the ask resolves once every question has one. */
-  | { type: 'answer'; answers: Answers; by: Responder }
-  | { type: 'skip'; by: Responder }
+  | { type: 'answer'; answers: Answers; by: Responder; chat?: string }
+  | { type: 'skip'; by: Responder; chat?: string }
   | { type: 'timeout' }
   | { type: 'cancel' }
   | { type: 'supersede' }
   | { type: 'delivered'; index: number; message: MessageRef }
   | { type: 'delivery_failed'; index: number; error: string }
   | { type: 'finalized'; index: number; ok: boolean }
+  /** Policy step: reminder n (1–3) falls due. */
+  | { type: 'remind'; n: number }
+  /** Policy step: escalation step n (1–3) falls due. */
+  | { type: 'escalate'; n: number }
+  /** Delivery `index` showed reminder n (or gave up on it). */
+  | { type: 'reminder_posted'; index: number; n: number }
   /** A history note that changes nothing else (a rejected reply, a hint sent, a webhook result). */
   | { type: 'note'; entry: Omit<HistoryEntry, 'at'> };
 
@@ -38,6 +49,8 @@ export type AskEvent =
 export type TransitionOutcome =
   | { code: 'resolved' }
   | { code: 'partial'; missing: string[] }
+  /** `agree` > 1: the person's response is recorded; `matching` of `needed` agree so far. */
+  | { code: 'counted'; matching: number; needed: number }
   | { code: 'updated' }
   | { code: 'already_resolved' }
   | { code: 'forbidden' }
@@ -60,6 +73,10 @@ export function transition(record: AskRecord, event: AskEvent, now: number): Tra
     case 'delivery_failed':
     case 'finalized':
       return bookkeeping(record, event, now);
+    case 'remind':
+    case 'escalate':
+    case 'reminder_posted':
+      return policyTransition(record, event, now);
     case 'note':
       return {
         kind: 'changed',
@@ -79,19 +96,27 @@ export function transition(record: AskRecord, event: AskEvent, now: number): Tra
     case 'supersede':
       return end(record, 'superseded', now);
     case 'skip':
-      if (!mayAnswer(record, event.by)) return { kind: 'unchanged', outcome: { code: 'forbidden' } };
+      if (!mayAnswer(record, event.by, event.chat)) return { kind: 'unchanged', outcome: { code: 'forbidden' } };
       if (now > deadlineOf(record)) return expired(record, now);
+      if (agreeOf(record) > 1)
+        return { kind: 'unchanged', outcome: { code: 'invalid', issues: [skipRefused(record)] } };
       return end(record, 'skipped', now, event.by);
     case 'answer':
-      return answer(record, event.answers, event.by, now);
+      return answer(record, event.answers, event.by, now, event.chat);
   }
 }
 
-function answer(record: AskRecord, answers: Answers, by: Responder, now: number): TransitionResult {
-  if (!mayAnswer(record, by)) return { kind: 'unchanged', outcome: { code: 'forbidden' } };
+/** The hint for a skip of an ask that needs several matching answers (refused: a skip is nobody's answer). */
+export function skipRefused(record: AskRecord): Issue {
+  return { path: ['skip'], message: `This question needs ${agreeOf(record)} matching answers: tap an option.` };
+}
+
+function answer(record: AskRecord, answers: Answers, by: Responder, now: number, chat?: string): TransitionResult {
+  if (!mayAnswer(record, by, chat)) return { kind: 'unchanged', outcome: { code: 'forbidden' } };
   if (now > deadlineOf(record)) return expired(record, now);
   const checked = normalizeAnswers(record.questions, answers, false);
   if (!checked.ok) return { kind: 'unchanged', outcome: { code: 'invalid', issues: checked.issues } };
+  if (agreeOf(record) > 1) return agreeAnswer(record, checked.answers, by, now);
   const merged: Answers = { ...record.partial, ...checked.answers };
   const missing = missingQuestions(record.questions, merged);
   if (missing.length > 0) {

@@ -1,6 +1,20 @@
-import type { AskRecord, AskRequest } from './schemas.js';
+import type { AskRecord, AskRequest, Delivery, Target } from './schemas.js';
 import type { Effect } from './effects.js';
+import { policyOf, policySteps, targetList } from './policy.js';
 import { deadlineOf } from './record-state.js';
+
+/** A pending delivery of the ask to `target` (`step` 0: initial; n: escalation step n). */
+export function deliveryTo(target: Target, step: number): Delivery {
+  return {
+    channel: target.channel,
+    chat: target.chat,
+    ...(target.thread ? { thread: target.thread } : {}),
+    status: 'pending',
+    finalized: 'no',
+    ...(target.users ? { users: [...target.users] } : {}),
+    ...(step > 0 ? { step } : {}),
+  };
+}
 
 /** A new pending record for `request` (version = the run's next, `key` = its Idempotency-Key). */
 export function newAskRecord(
@@ -11,7 +25,9 @@ export function newAskRecord(
   now: number,
   key?: string,
 ): AskRecord {
-  const to = request.to ?? null;
+  const targets = targetList(request.to);
+  const to = targets[0] ?? null;
+  const policy = policyOf(request);
   return {
     id,
     runId: request.runId,
@@ -20,6 +36,8 @@ export function newAskRecord(
     status: 'pending',
     questions: request.questions,
     to,
+    targets,
+    ...(policy ? { policy } : {}),
     createdAt: new Date(now).toISOString(),
     expiresAt: new Date(now + timeoutSeconds * 1000).toISOString(),
     timeoutSeconds,
@@ -27,22 +45,15 @@ export function newAskRecord(
     partial: {},
     history: [{ type: 'created', at: new Date(now).toISOString(), ...(to ? { channel: to.channel } : {}) }],
     ...(request.callbackUrl ? { callbackUrl: request.callbackUrl } : {}),
-    deliveries: to
-      ? [
-          {
-            channel: to.channel,
-            chat: to.chat,
-            ...(to.thread ? { thread: to.thread } : {}),
-            status: 'pending',
-            finalized: 'no',
-          },
-        ]
-      : [],
+    deliveries: targets.map((t) => deliveryTo(t, 0)),
     ...(key ? { idempotencyKey: key } : {}),
   };
 }
 
-/** Creating an ask, as a transition from nothing: the record and its effects (count it, schedule its timeout). */
+/**
+ * Creating an ask, as a transition from nothing: the record and its effects (count it, schedule
+ * its timeout and every reminder and escalation step of its policy).
+ */
 export function createAsk(
   request: AskRequest,
   id: string,
@@ -57,6 +68,7 @@ export function createAsk(
     effects: [
       { type: 'metric', metric: { name: 'ask_created', channel: record.to?.channel ?? 'none' } },
       { type: 'schedule', step: 'timeout', at: deadlineOf(record) },
+      ...policySteps(record).map((s): Effect => ({ type: 'schedule', step: s.step, at: s.at })),
     ],
   };
 }

@@ -12,13 +12,18 @@ export interface Clock {
 export type { StepHandler, StepHandlers, StepScheduler } from './steps.js';
 
 /**
- * Work the outbox does with retries: deliver an ask to a target, edit it to its outcome, or POST
- * its result to the ask's `callbackUrl` (`index` is unused for webhooks and always 0).
+ * Work the outbox does with retries: deliver an ask to a target, edit it to its outcome, POST
+ * its result to the ask's `callbackUrl` (`index` is unused for webhooks and always 0), post a
+ * reminder, re-render an open prompt.
  */
 export type OutboxJob =
   | { kind: 'deliver'; askId: string; index: number }
   | { kind: 'finalize'; askId: string; index: number }
-  | { kind: 'webhook'; askId: string; index: number };
+  | { kind: 'webhook'; askId: string; index: number }
+  /** Posts reminder `n` (1–3) under the message of delivery `index`. */
+  | { kind: 'remind'; askId: string; index: number; n: number }
+  /** Re-renders the still-open message of delivery `index` (the tally of an ask that needs several answers). */
+  | { kind: 'refresh'; askId: string; index: number };
 
 /** What a webhook carries: the terminal result of one ask (defined once, in core/schemas.ts). */
 export type { WebhookPayload };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AskResultSchema } from './result-schemas.js';
+import { AskResultSchema, ResponseSchema } from './result-schemas.js';
 
 /** Where a delivered message lives on its platform. */
 export const MessageRefSchema = z.object({
@@ -20,9 +20,34 @@ export const DeliverySchema = z.object({
   error: z.string().optional(),
   /** `done` once the message shows the outcome; `failed` when that edit gave up. */
   finalized: z.enum(['no', 'done', 'failed']).default('no'),
+  /** Who may answer here (copied from its target); absent: anyone in the conversation. */
+  users: z.array(z.string()).optional(),
+  /** 0 (or absent): an initial target; n: added by escalation step n. */
+  step: z.number().int().nonnegative().optional(),
+  /** Reminders posted (or given up) on this message so far. */
+  reminded: z.number().int().nonnegative().optional(),
 });
 /** One delivery of an ask to one target. */
 export type Delivery = z.output<typeof DeliverySchema>;
+
+const StoredTargetSchema = z.object({
+  channel: z.string(),
+  chat: z.string(),
+  thread: z.string().optional(),
+  users: z.array(z.string()).optional(),
+});
+
+/** An ask's policy as stored (normalised; see core/policy.ts). */
+export const StoredPolicySchema = z.object({
+  remindAfterSeconds: z.array(z.number().int().positive()).optional(),
+  escalate: z
+    .array(z.object({ afterSeconds: z.number().int().positive(), to: z.array(StoredTargetSchema) }))
+    .optional(),
+  onTimeout: z.object({ default: z.record(z.string(), z.array(z.string())) }).optional(),
+  agree: z.number().int().positive().optional(),
+});
+/** An ask's policy as stored. */
+export type StoredPolicy = z.output<typeof StoredPolicySchema>;
 
 /** Kinds of entries in an ask's history (audit trail and event stream). */
 export const HistoryTypeSchema = z.enum([
@@ -38,6 +63,9 @@ export const HistoryTypeSchema = z.enum([
   'finalize_failed',
   'webhook_delivered',
   'webhook_failed',
+  'reminded',
+  'escalated',
+  'response',
 ]);
 
 /** One step in an ask's history. Never holds free-text answers or tokens. */
@@ -78,14 +106,20 @@ export const AskRecordSchema = z.object({
     }),
   ),
   // Read back without the input rules, so records written before a rule was added stay readable.
-  to: z
-    .object({
-      channel: z.string(),
-      chat: z.string(),
-      thread: z.string().optional(),
-      users: z.array(z.string()).optional(),
-    })
-    .nullable(),
+  /** The first target (kept for readers of one target); every initial target is in `targets`. */
+  to: StoredTargetSchema.nullable(),
+  /** Every initial target (absent on records written before fan-out). */
+  targets: z.array(StoredTargetSchema).optional(),
+  /** Reminders, escalation, default on timeout, agreement (absent: none). */
+  policy: StoredPolicySchema.optional(),
+  /** Reminder steps fired so far (0–3). */
+  reminded: z.number().int().nonnegative().optional(),
+  /** Escalation steps fired so far (0–3). */
+  escalated: z.number().int().nonnegative().optional(),
+  /** `agree` > 1: one response per person (channel + userId), a new answer replacing theirs. */
+  responses: z.array(ResponseSchema).optional(),
+  /** `agree` > 1: each person's answers to some of the questions, keyed `<channel>:<userId>`. */
+  partials: z.record(z.string(), z.record(z.string(), z.array(z.string()))).optional(),
   createdAt: z.string(),
   expiresAt: z.string(),
   timeoutSeconds: z.number().int(),
@@ -103,12 +137,12 @@ export const AskRecordSchema = z.object({
 export type AskRecord = z.output<typeof AskRecordSchema>;
 
 /** An ask as the API shows it: the stored record without internal bookkeeping. */
-export const AskViewSchema = AskRecordSchema.omit({ rev: true, idempotencyKey: true, history: true });
+export const AskViewSchema = AskRecordSchema.omit({ rev: true, idempotencyKey: true, history: true, partials: true });
 /** An ask as the API shows it. */
 export type AskView = z.output<typeof AskViewSchema>;
 
 /** The record as the API shows it (internal bookkeeping left out). */
 export function publicRecord(record: AskRecord): AskView {
-  const { rev: _rev, idempotencyKey: _key, history: _history, ...rest } = record;
+  const { rev: _rev, idempotencyKey: _key, history: _history, partials: _partials, ...rest } = record;
   return rest;
 }

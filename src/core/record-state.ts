@@ -1,4 +1,4 @@
-import type { AskRecord, Responder } from './schemas.js';
+import type { AskRecord, Responder, Target } from './schemas.js';
 
 /** True once an ask is answered or ended without an answer; terminal records never change status. */
 export function isTerminal(record: AskRecord): boolean {
@@ -10,11 +10,38 @@ export function deadlineOf(record: AskRecord): number {
   return Date.parse(record.expiresAt);
 }
 
-/** True when `userId` may answer (no `users` list means anyone in the conversation). */
-export function mayAnswer(record: AskRecord, by: Responder): boolean {
+/**
+ * True when `by` may answer: API and console answers always; a chat answer when a delivery on its
+ * channel (in `chat`, when known) has no `users` list or lists `by.userId`. No delivery on that
+ * channel: refused. Records from before fan-out (no `targets`) keep the one-target rule.
+ */
+export function mayAnswer(record: AskRecord, by: Responder, chat?: string): boolean {
   if (by.channel === 'api' || by.channel === 'web') return true;
-  const users = record.to?.users;
-  return !users || users.includes(by.userId);
+  if (!record.targets) {
+    const users = record.to?.users;
+    return !users || users.includes(by.userId);
+  }
+  return record.deliveries.some((d, i) => {
+    if (d.channel !== by.channel || (chat !== undefined && d.chat !== chat)) return false;
+    const users = usersOf(record, i);
+    return !users || users.includes(by.userId);
+  });
+}
+
+/** Who may answer at delivery `index` (its own list; records from before fan-out: the target's). */
+export function usersOf(record: AskRecord, index: number): string[] | undefined {
+  const d = record.deliveries[index];
+  if (!d) return undefined;
+  if (d.users || record.targets) return d.users;
+  return record.to?.users;
+}
+
+/** The target delivery `index` was made for (channel, chat, thread, users). */
+export function targetOf(record: AskRecord, index: number): Target | null {
+  const d = record.deliveries[index];
+  if (!d) return null;
+  const users = usersOf(record, index);
+  return { channel: d.channel, chat: d.chat, ...(d.thread ? { thread: d.thread } : {}), ...(users ? { users } : {}) };
 }
 
 /** Indexes of deliveries whose message still needs its outcome edit. */

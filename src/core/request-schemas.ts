@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RESERVED_LABEL, labelKey, platformId, shownText, singleLine } from './shown-text.js';
+import { MAX_TARGETS, staticPolicyIssues } from './policy.js';
 
 /** Longest header shown on a platform; longer headers are accepted and shortened for display. */
 export const HEADER_DISPLAY_MAX = 12;
@@ -74,6 +75,53 @@ export const TargetSchema = z
 /** Delivery target. */
 export type Target = z.output<typeof TargetSchema>;
 
+const sameTarget = (a: Target, b: Target) => a.channel === b.channel && a.chat === b.chat && a.thread === b.thread;
+
+/** 1–5 targets; the same conversation (channel, chat and thread) twice is refused. */
+export const TargetListSchema = z
+  .array(TargetSchema)
+  .min(1, 'list at least one target')
+  .max(MAX_TARGETS, `list at most ${MAX_TARGETS} targets`)
+  .superRefine((targets, ctx) => {
+    targets.forEach((t, i) => {
+      const first = targets.findIndex((o) => sameTarget(o, t));
+      if (first < i)
+        ctx.addIssue({
+          code: 'custom',
+          path: [i],
+          message: `duplicates target ${first + 1} (same channel, chat and thread)`,
+        });
+    });
+  });
+
+/** Where an ask (or an escalation step) goes: one target or a list of 1–5. */
+export const TargetsSchema = z.union([TargetSchema, TargetListSchema], {
+  error: `must be a target {channel, chat} or a list of 1–${MAX_TARGETS} targets`,
+});
+
+/** A whole positive number of seconds after the ask was created. */
+const offsetSeconds = z
+  .number('must be a number of seconds')
+  .int('must be a whole number of seconds')
+  .positive('must be positive')
+  .max(366 * 86_400, 'must be at most a year');
+
+/** One escalation step: at `afterSeconds`, if still pending, the ask also goes to `to`. */
+export const EscalationStepSchema = z.object({ afterSeconds: offsetSeconds, to: TargetsSchema }).strict();
+
+/** `onTimeout.default`: labels per question id. Keys like `__proto__` are refused (JSON.parse keeps them, zod would drop them). */
+const DefaultAnswersSchema = z.preprocess(
+  (value, ctx) => {
+    if (value && typeof value === 'object' && Object.hasOwn(value, '__proto__'))
+      ctx.addIssue({ code: 'custom', path: ['__proto__'], message: 'names like "__proto__" are reserved' });
+    return value;
+  },
+  z.record(z.string(), z.array(singleLine(100)).min(1, 'give at least one label').max(4, 'give at most 4 labels')),
+);
+
+/** What the ask ends with when nobody answered in time. */
+export const OnTimeoutSchema = z.object({ default: DefaultAnswersSchema }).strict();
+
 /** The run identifier of an agent: 1–128 characters of `[A-Za-z0-9_.-]`, not only dots (`.` and `..` are URL dot segments). */
 export const RunIdSchema = z
   .string()
@@ -99,12 +147,25 @@ export const TimeoutSecondsSchema = z.custom<number>((v) => timeoutProblem(v) ==
 export const AskRequestSchema = z
   .object({
     runId: RunIdSchema,
-    to: TargetSchema.optional(),
+    to: TargetsSchema.optional(),
     questions: z.array(QuestionSchema).min(1, 'ask at least 1 question').max(3, 'ask at most 3 questions'),
     timeoutSeconds: TimeoutSecondsSchema.optional(),
     callbackUrl: z
       .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
       .max(2000)
+      .optional(),
+    remindAfterSeconds: z
+      .array(offsetSeconds)
+      .min(1, 'give at least one offset')
+      .max(3, 'give at most 3 offsets')
+      .optional(),
+    escalate: z.array(EscalationStepSchema).min(1, 'give at least one step').max(3, 'give at most 3 steps').optional(),
+    onTimeout: OnTimeoutSchema.optional(),
+    agree: z
+      .number('must be a number')
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .max(10, 'must be at most 10')
       .optional(),
   })
   .strict()
@@ -119,6 +180,7 @@ export const AskRequestSchema = z
         ctx.addIssue({ code: 'custom', path: ['questions', i, 'id'], message: `duplicate question id "${q.id}"` });
       seen.add(q.id);
     });
+    for (const issue of staticPolicyIssues(req)) ctx.addIssue({ code: 'custom', ...issue });
   });
 /** A validated ask request (question ids filled in). */
 export type AskRequest = z.output<typeof AskRequestSchema>;

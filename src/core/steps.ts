@@ -7,7 +7,7 @@ export type StepHandler = (askId: string) => Promise<void>;
 export type StepHandlers<S extends string = Step> = { readonly [K in S]: StepHandler };
 
 /**
- * Runs the steps of each ask (the timeout today) at their time, as delayed jobs of one queue: a
+ * Runs the steps of each ask (the timeout, reminders, escalation) at their time, as delayed jobs of one queue: a
  * new step is a new name and a handler, not a new queue. Handlers run at (or after) the due time.
  */
 export interface StepScheduler<S extends string = Step> {
@@ -15,8 +15,11 @@ export interface StepScheduler<S extends string = Step> {
   schedule(askId: string, step: S, atMs: number): Promise<void>;
   /** Best-effort removal of a scheduled step; correctness never depends on it. */
   cancel(askId: string, step: S): Promise<void>;
-  /** Starts running due steps through their handlers. */
-  start(handlers: StepHandlers<S>): Promise<void>;
+  /**
+   * Starts running due steps through their handlers. A step without a handler (a scheduler
+   * started for the timeout alone) is dropped like invalid job data; the app passes them all.
+   */
+  start(handlers: Partial<StepHandlers<S>>): Promise<void>;
   /** Stops the worker and releases connections. */
   close(): Promise<void>;
 }

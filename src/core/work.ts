@@ -1,5 +1,6 @@
 import { sameJob, type Effect, type Job } from './effects.js';
 import { deadlineOf, deliveriesToFinalize, isDone, isTerminal, webhookSettled } from './lifecycle.js';
+import { unfiredSteps } from './policy.js';
 import type { AskRecord } from './schemas.js';
 
 /** The reconciler's timing (filled from config.ts). */
@@ -14,25 +15,31 @@ const enqueue = (job: Job): Effect => ({ type: 'enqueue', job });
 
 /**
  * The outbox jobs a record still needs: its webhook once it ended (until sent or given up), the
- * outcome edit of every sent message once it ended, and every delivery not yet tried.
+ * outcome edit of every sent message once it ended, every delivery not yet tried (escalation
+ * adds some), and while it is pending the latest fired reminder on each sent message that has
+ * not shown it (an older one missed is not posted late: the latest says the same).
  */
 export function jobsFor(record: AskRecord): Job[] {
   const jobs: Job[] = [];
   if (isTerminal(record) && !webhookSettled(record)) jobs.push({ kind: 'webhook', index: 0 });
   for (const index of deliveriesToFinalize(record)) jobs.push({ kind: 'finalize', index });
   record.deliveries.forEach((d, index) => d.status === 'pending' && jobs.push({ kind: 'deliver', index }));
+  const n = record.reminded ?? 0;
+  if (!isTerminal(record) && n > 0)
+    record.deliveries.forEach(
+      (d, index) => d.status === 'sent' && (d.reminded ?? 0) < n && jobs.push({ kind: 'remind', index, n }),
+    );
   return jobs;
 }
 
 /**
  * What to do after `next` is committed over `prev` (null: created): the transition's own effects
- * and the jobs the change made necessary (those `prev` did not already need), e.g. the outcome
- * edit of a message that was sent after the ask ended.
+ * and the jobs the change made necessary (those `prev` did not already need, nor the effects
+ * carry), e.g. the outcome edit of a message that was sent after the ask ended, or the
+ * deliveries an escalation step added.
  */
 export function followUp(prev: AskRecord | null, next: AskRecord, effects: readonly Effect[]): Effect[] {
-  // A pending record only ever loses jobs (deliveries never return to pending): skip the diff.
-  if (prev && !isTerminal(next)) return [...effects];
-  const before = prev ? jobsFor(prev) : [];
+  const before = [...(prev ? jobsFor(prev) : []), ...effects.flatMap((e) => (e.type === 'enqueue' ? [e.job] : []))];
   const fresh = jobsFor(next).filter((job) => !before.some((b) => sameJob(b, job)));
   return [...effects, ...fresh.map(enqueue)];
 }
@@ -82,8 +89,8 @@ function creationMarkStands(record: AskRecord, now: number, settings: WorkSettin
 
 /**
  * The reconciler's look at one ask at `now`: the timeout when its job was lost (past deadline +
- * grace), else the missing jobs, the timeout (re)scheduled, and when to look again; nothing but
- * the unmark once the ask is done.
+ * grace), else the lost policy steps, the missing jobs, the timeout and the future steps
+ * (re)scheduled, and when to look again; nothing but the unmark once the ask is done.
  */
 export function workFor(record: AskRecord, now: number, settings: WorkSettings): Effect[] {
   const { graceMs, sweepDelayMs } = settings;
@@ -94,9 +101,22 @@ export function workFor(record: AskRecord, now: number, settings: WorkSettings):
         { type: 'due', step: 'timeout' },
         { type: 'resweep', at: now + sweepDelayMs },
       ];
+    // Policy steps: a lost one (past its time + grace, before the deadline) runs now, in order;
+    // the others are (re)scheduled, and the next look is when one of them would be lost.
+    const steps = unfiredSteps(record).filter((s) => s.at < deadline);
+    const lost = steps.filter((s) => now >= s.at + graceMs);
+    const future = steps.filter((s) => now < s.at + graceMs);
+    const due = lost.sort((a, b) => a.at - b.at).map((s): Effect => ({ type: 'due', step: s.step }));
     const jobs = jobsFor(record).map(enqueue);
-    const next = jobs.length > 0 ? Math.min(now + sweepDelayMs, deadline + graceMs) : deadline + graceMs;
-    return [...jobs, { type: 'schedule', step: 'timeout', at: deadline }, { type: 'resweep', at: next }];
+    const watch = Math.min(deadline, ...future.map((s) => s.at)) + graceMs;
+    const next = jobs.length > 0 || due.length > 0 ? Math.min(now + sweepDelayMs, watch) : watch;
+    return [
+      ...due,
+      ...jobs,
+      { type: 'schedule', step: 'timeout', at: deadline },
+      ...future.map((s): Effect => ({ type: 'schedule', step: s.step, at: s.at })),
+      { type: 'resweep', at: next },
+    ];
   }
   if (isDone(record)) return [{ type: 'unsweep' }];
   return [...jobsFor(record).map(enqueue), { type: 'resweep', at: now + sweepDelayMs }];

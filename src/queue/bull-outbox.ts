@@ -4,7 +4,7 @@ import type { Logger, Outbox, OutboxHandlers, OutboxJob } from '../core/ports.js
 import { DEFAULT_BACKOFF, isDeferral, isPermanent, retryDelayMs, type BackoffPolicy } from './backoff.js';
 import { DEFAULT_PREFIX, type WorkerTuning } from './bull-steps.js';
 import { closeConnection, closeWorker, PRODUCER_DEADLINE_MS, withDeadline, type RedisFactory } from './connections.js';
-import { DEFAULT_OUTBOX_ATTEMPTS, OutboxJobData, outboxJobId } from './jobs.js';
+import { DEFAULT_OUTBOX_ATTEMPTS, OutboxJobData, outboxJobData, outboxJobId } from './jobs.js';
 
 /** BullMQ queue name of delivery and finalization work. */
 export const OUTBOX_QUEUE = 'askgate-outbox';
@@ -67,7 +67,7 @@ export class BullOutbox implements Outbox {
 
   /** Adds the job; while a job with the same id exists (waiting, delayed or active) this is a no-op. */
   async enqueue(job: OutboxJob): Promise<void> {
-    const data: OutboxJob = { kind: job.kind, askId: job.askId, index: job.index };
+    const data: OutboxJob = outboxJobData(job);
     const added = this.queue.add(job.kind, data, {
       jobId: outboxJobId(job),
       attempts: this.attempts,

@@ -61,7 +61,7 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
   private closing: Promise<void> | null = null;
 
   constructor(private readonly opts: BullStepOptions<S>) {
-    this.steps = opts.steps ?? (STEPS as readonly [Step] as unknown as readonly [S, ...S[]]);
+    this.steps = opts.steps ?? (STEPS as unknown as readonly [S, ...S[]]);
     this.jobData = stepJobData(this.steps);
     this.prefix = opts.prefix ?? DEFAULT_PREFIX;
     this.logger = opts.logger;
@@ -106,11 +106,13 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
   }
 
   /** Starts the worker and resolves once it is connected. */
-  async start(handlers: StepHandlers<S>): Promise<void> {
+  async start(handlers: Partial<StepHandlers<S>>): Promise<void> {
     if (this.worker) throw new Error('BullStepScheduler already started');
     if (this.closing) throw new Error('BullStepScheduler is closed');
     // Looked up by the step of validated job data, through a Map over the known names only.
-    const byStep = new Map<string, StepHandler>(this.steps.map((s) => [s, handlers[s]]));
+    const byStep = new Map<string, StepHandler>(
+      this.steps.flatMap((s): [string, StepHandler][] => (handlers[s] ? [[s, handlers[s]]] : [])),
+    );
     this.workerConn = this.opts.connect('worker');
     this.worker = new Worker(
       STEP_QUEUE,

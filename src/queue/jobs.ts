@@ -7,8 +7,19 @@ import type { OutboxJob } from '../core/ports.js';
  */
 export const stepJobId = (step: string, askId: string): string => `${step}-${askId}`;
 
-/** Job id of an outbox job: one per (kind, ask, delivery index); no ':' allowed by BullMQ. */
-export const outboxJobId = (job: OutboxJob): string => `${job.kind}-${job.askId}-${job.index}`;
+/**
+ * Job id of an outbox job: one per (kind, ask, delivery index), and per reminder number for
+ * reminders (`remind-<askId>-<index>-<n>`); no ':' allowed by BullMQ.
+ */
+export const outboxJobId = (job: OutboxJob): string =>
+  job.kind === 'remind' ? `remind-${job.askId}-${job.index}-${job.n}` : `${job.kind}-${job.askId}-${job.index}`;
+
+/** The job's own fields only (what a queue stores), whatever else the object carries. */
+export function outboxJobData(job: OutboxJob): OutboxJob {
+  return job.kind === 'remind'
+    ? { kind: 'remind', askId: job.askId, index: job.index, n: job.n }
+    : { kind: job.kind, askId: job.askId, index: job.index };
+}
 
 /** Default attempts per outbox job (the first try included). */
 export const DEFAULT_OUTBOX_ATTEMPTS = 8;
@@ -20,11 +31,15 @@ export const DEFAULT_OUTBOX_ATTEMPTS = 8;
 export const stepJobData = <S extends string>(steps: readonly [S, ...S[]]) =>
   z.object({ askId: z.string().min(1), step: z.enum(steps).optional() });
 
-/** zod schema of outbox job data read back from a queue. */
-export const OutboxJobData = z.object({
-  kind: z.enum(['deliver', 'finalize', 'webhook']),
+const jobFields = {
   askId: z.string().min(1),
   index: z.number().int().nonnegative(),
   /** Rate-limit waits so far (not counted as attempts). */
   deferrals: z.number().int().nonnegative().optional(),
-});
+};
+
+/** zod schema of outbox job data read back from a queue (a reminder carries its number `n`, 1–3). */
+export const OutboxJobData = z.discriminatedUnion('kind', [
+  z.object({ kind: z.enum(['deliver', 'finalize', 'webhook', 'refresh']), ...jobFields }),
+  z.object({ kind: z.literal('remind'), n: z.number().int().min(1).max(3), ...jobFields }),
+]);

@@ -1,6 +1,6 @@
 import type { Logger, Outbox, OutboxHandlers, OutboxJob } from '../core/ports.js';
 import { DEFAULT_BACKOFF, isPermanent, retryDelayMs, type BackoffPolicy, isDeferral } from './backoff.js';
-import { DEFAULT_OUTBOX_ATTEMPTS, outboxJobId } from './jobs.js';
+import { DEFAULT_OUTBOX_ATTEMPTS, outboxJobData, outboxJobId } from './jobs.js';
 
 /** Options of {@link MemoryOutbox}. */
 export interface MemoryOutboxOptions extends Partial<BackoffPolicy> {
@@ -53,7 +53,7 @@ export class MemoryOutbox implements Outbox {
     const id = outboxJobId(job);
     if (this.entries.has(id)) return;
     this.entries.set(id, {
-      job: { kind: job.kind, askId: job.askId, index: job.index },
+      job: outboxJobData(job),
       attemptsMade: 0,
       deferrals: 0,
       timer: null,

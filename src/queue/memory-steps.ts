@@ -33,7 +33,7 @@ export class MemoryStepScheduler<S extends string = Step> implements StepSchedul
   /** Keyed by job id (`<step>-<askId>`), as in BullMQ. */
   private readonly entries = new Map<string, Entry<S>>();
   private readonly inFlight = new Set<Promise<void>>();
-  private handlers: StepHandlers<S> | null = null;
+  private handlers: Partial<StepHandlers<S>> | null = null;
   private closed = false;
   private readonly attempts: number;
   private readonly baseDelayMs: number;
@@ -67,7 +67,7 @@ export class MemoryStepScheduler<S extends string = Step> implements StepSchedul
   }
 
   /** Starts firing steps, including those that came due before this call. */
-  async start(handlers: StepHandlers<S>): Promise<void> {
+  async start(handlers: Partial<StepHandlers<S>>): Promise<void> {
     if (this.handlers) throw new Error('MemoryStepScheduler already started');
     if (this.closed) throw new Error('MemoryStepScheduler is closed');
     this.handlers = handlers;
@@ -98,9 +98,15 @@ export class MemoryStepScheduler<S extends string = Step> implements StepSchedul
   private fire(id: string, entry: Entry<S>): void {
     // Not started yet: the entry stays without a timer and start() fires it.
     if (this.closed || !this.handlers || this.entries.get(id) !== entry) return;
-    entry.active = true;
     // `entry.step` is typed: it came from schedule(), never from stored data.
-    const run = this.runOnce(id, entry, this.handlers[entry.step]).finally(() => this.inFlight.delete(run));
+    const handler = this.handlers[entry.step];
+    if (!handler) {
+      this.entries.delete(id);
+      this.logger.error({ askId: entry.askId, step: entry.step }, `no handler for ${entry.step}: dropped`);
+      return;
+    }
+    entry.active = true;
+    const run = this.runOnce(id, entry, handler).finally(() => this.inFlight.delete(run));
     this.inFlight.add(run);
   }
 

@@ -1,0 +1,68 @@
+import type { Answers, AskRecord, Responder } from './schemas.js';
+import type { Response } from './result-schemas.js';
+import type { Effect } from './effects.js';
+import type { TransitionResult } from './lifecycle.js';
+import { missingQuestions } from './answers.js';
+import { terminalEffects } from './ask-ending.js';
+import { ownValue } from './own.js';
+import { agreeOf, answersKey } from './policy.js';
+import { withHistory, who } from './record-history.js';
+
+/** One person: `<channel>:<userId>` (never a bare user-chosen key: the `:` keeps it off `Object.prototype`). */
+export const personKey = (by: Pick<Responder, 'channel' | 'userId'>): string => `${by.channel}:${by.userId}`;
+
+/** How many responses give the same answers as `answers` (after normalisation). */
+export function matchingCount(record: AskRecord, responses: readonly Response[], answers: Answers): number {
+  const key = answersKey(record.questions, answers);
+  return responses.filter((r) => answersKey(record.questions, r.answers) === key).length;
+}
+
+/**
+ * An allowed person's (normalised) answers to an ask that needs several matching answers: kept
+ * as their partial until every question has one, then recorded as their response (replacing
+ * theirs). The ask is answered once `agree` responses match; the messages are refreshed with the
+ * tally otherwise.
+ */
+export function agreeAnswer(record: AskRecord, answers: Answers, by: Responder, now: number): TransitionResult {
+  const key = personKey(by);
+  const partials = record.partials ?? {};
+  const merged: Answers = { ...(ownValue(partials, key) ?? {}), ...answers };
+  const others = Object.fromEntries(Object.entries(partials).filter(([k]) => k !== key));
+  const missing = missingQuestions(record.questions, merged);
+  if (missing.length > 0) {
+    const next = withHistory(
+      { ...record, rev: record.rev + 1, partials: Object.fromEntries([...Object.entries(others), [key, merged]]) },
+      [{ type: 'partial', ...who(by), questions: Object.keys(answers) }],
+      now,
+    );
+    return { kind: 'changed', record: next, effects: [], outcome: { code: 'partial', missing } };
+  }
+  const ordered: Answers = Object.fromEntries(record.questions.map((q) => [q.id, ownValue(merged, q.id)!]));
+  const at = new Date(now).toISOString();
+  const response: Response = { answers: ordered, answeredBy: by, answeredAt: at };
+  const responses = [...(record.responses ?? []).filter((r) => personKey(r.answeredBy) !== key), response];
+  const needed = agreeOf(record);
+  const matching = matchingCount(record, responses, ordered);
+  const base = { ...record, rev: record.rev + 1, responses, partials: others };
+  if (matching < needed) {
+    const next = withHistory(base, [{ type: 'response', ...who(by) }], now);
+    const effects = next.deliveries.flatMap((d, index): Effect[] =>
+      d.status === 'sent' ? [{ type: 'enqueue', job: { kind: 'refresh', index } }] : [],
+    );
+    return { kind: 'changed', record: next, effects, outcome: { code: 'counted', matching, needed } };
+  }
+  const next = withHistory(
+    {
+      ...base,
+      status: 'answered',
+      partial: {},
+      result: { status: 'answered', answers: ordered, answeredBy: by, answeredAt: at, responses },
+    },
+    [
+      { type: 'response', ...who(by) },
+      { type: 'answered', ...who(by) },
+    ],
+    now,
+  );
+  return { kind: 'changed', record: next, effects: terminalEffects(next), outcome: { code: 'resolved' } };
+}

@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { askBodyFromArgs, UsageError } from '../../src/cli-ask.js';
+import { AskRequestSchema } from '../../src/core/schemas.js';
+import { policyIssues } from '../../src/core/policy.js';
+
+const base = ['--run', 'r1', '--question', 'Deploy?', '--option', 'Yes', '--option', 'No'];
+
+describe('askgate ask: policy flags', () => {
+  it('builds every policy field, and the server schema accepts the body', () => {
+    const { body } = askBodyFromArgs([
+      ...base,
+      '--to',
+      'telegram:1',
+      '--to',
+      'slack:C123',
+      '--timeout',
+      '900',
+      '--remind',
+      '300',
+      '--remind',
+      '600',
+      '--escalate',
+      '450=discord:99,telegram:2',
+      '--default',
+      'q1=Yes',
+      '--agree',
+      '2',
+    ]);
+    expect(body).toMatchObject({
+      to: [
+        { channel: 'telegram', chat: '1' },
+        { channel: 'slack', chat: 'C123' },
+      ],
+      remindAfterSeconds: [300, 600],
+      escalate: [
+        {
+          afterSeconds: 450,
+          to: [
+            { channel: 'discord', chat: '99' },
+            { channel: 'telegram', chat: '2' },
+          ],
+        },
+      ],
+      onTimeout: { default: { q1: ['Yes'] } },
+      agree: 2,
+    });
+    const parsed = AskRequestSchema.parse(body);
+    expect(policyIssues(parsed, 900)).toEqual([]);
+  });
+
+  it('keeps one --to as one target (as before) and one escalation target unwrapped', () => {
+    const { body } = askBodyFromArgs([...base, '--to', 'telegram:1', '--escalate', '60=slack:C1']);
+    expect(body.to).toEqual({ channel: 'telegram', chat: '1' });
+    expect(body.escalate).toEqual([{ afterSeconds: 60, to: { channel: 'slack', chat: 'C1' } }]);
+  });
+
+  it('collects repeated --default labels of one question (a multi-select default)', () => {
+    const { body } = askBodyFromArgs([...base, '--multi', '--default', 'q1=Yes', '--default', 'q1=No']);
+    expect(body.onTimeout).toEqual({ default: { q1: ['Yes', 'No'] } });
+    // Hostile ids reach the server as data and are refused there, never looked up here.
+    const { body: hostile } = askBodyFromArgs([...base, '--default', 'constructor=Yes']);
+    expect(AskRequestSchema.safeParse(hostile).success).toBe(false);
+  });
+
+  it.each([
+    [['--remind', '0'], '--remind must be a whole number of at least 1, not "0"'],
+    [['--remind', '1.5'], '--remind must be a whole number of at least 1, not "1.5"'],
+    [['--escalate', 'slack:C1'], '--escalate must be <seconds>=<channel>:<chat>[,…], not "slack:C1"'],
+    [['--escalate', '60=C1'], '--escalate: "C1" is not <channel>:<chat>, e.g. telegram:123456'],
+    [['--escalate', 'x=slack:C1'], '--escalate must be a whole number of at least 1, not "x"'],
+    [['--default', 'q1'], '--default must be <questionId>=<label>, not "q1"'],
+    [['--default', 'q1='], '--default must be <questionId>=<label>, not "q1="'],
+    [['--agree', 'two'], '--agree must be a whole number of at least 1, not "two"'],
+    [['--agree', '2', '--agree', '3'], '--agree is given more than once'],
+    [['--to', 'nope'], '--to: "nope" is not <channel>:<chat>, e.g. telegram:123456'],
+  ])('refuses %j', (flags, message) => {
+    expect(() => askBodyFromArgs([...base, ...flags])).toThrow(new UsageError(message));
+  });
+});
+
+describe('README: the "Ask policies" example', () => {
+  it('is a valid ask body whose steps are below its timeout', () => {
+    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### Ask policies'));
+    const json = /```json\n([\s\S]*?)\n```/.exec(section)![1]!;
+    const parsed = AskRequestSchema.parse(JSON.parse(json));
+    expect(policyIssues(parsed, parsed.timeoutSeconds!)).toEqual([]);
+  });
+});
