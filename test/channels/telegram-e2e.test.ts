@@ -1,3 +1,4 @@
+import type { MessageRef } from '../../src/core/schemas.js';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeTelegramApi, type FakeUser } from '../fakes/telegram-api.js';
@@ -240,6 +241,28 @@ describe('Telegram end to end (grammy → fake Bot API, askgate in-process, priv
     expect((await get(id)).status).toBe('pending');
     expect(await tap(fake, ref, data, alice)).toBe('Answer recorded');
     expect((await settled(id)).result.answeredBy.userId).toBe(String(alice.id));
+  });
+
+  it("an ask in two groups with their own `users`: a tap in the wrong group is refused naming that group's users only", async () => {
+    const ops = fake.addGroup(-1_000_000_011, 'ops');
+    const dev = fake.addGroup(-1_000_000_012, 'dev');
+    const olga = newUser(fake, 'Olga', 'olga');
+    const dan = newUser(fake, 'Dan', 'dan');
+    const { id } = await ask(null, {
+      to: [
+        { channel: 'telegram', chat: String(ops.id), users: [String(olga.id)] },
+        { channel: 'telegram', chat: String(dev.id), users: [String(dan.id)] },
+      ],
+    });
+    const inDev = await eventually(async () => {
+      const d = (await get(id)).deliveries[1];
+      return d?.status === 'sent' ? (d.message as MessageRef) : undefined;
+    });
+    // Olga may answer in ops, not in dev: the notice names dev's users, not the first target's.
+    const data = visible(fake, inDev).buttons[0]!.data;
+    expect(await tap(fake, inDev, data, olga)).toBe(`This question is for ${dan.id}`);
+    expect((await get(id)).status).toBe('pending');
+    expect(await tap(fake, inDev, data, dan)).toBe('Answer recorded');
   });
 
   it('group chat: a plain message is ignored, a reply to the question is accepted', async () => {

@@ -349,7 +349,7 @@ export class FakeDiscord {
       const channel = this.channels.get(m[1]!);
       if (!channel) return error(404, 10003, 'Unknown Channel');
       if (Date.now() < this.blockedSendsUntil) return this.tooMany(send, (this.blockedSendsUntil - Date.now()) / 1000);
-      const invalid = layoutErrors(body);
+      const invalid = layoutErrors(body) ?? referenceErrors(body, channel.id, this.messages);
       if (invalid) return error(400, 50035, 'Invalid Form Body', { errors: invalid });
       const msg = P.message({
         id: P.snowflake(),
@@ -474,6 +474,21 @@ export class FakeDiscord {
       },
     );
   }
+}
+
+/**
+ * The 50035 `errors` of a reply whose referenced message is not in the channel (Discord: "Unknown
+ * message"), unless `fail_if_not_exists` is false (then the reply is sent without the reference check).
+ */
+function referenceErrors(
+  body: any,
+  channelId: string,
+  messages: Map<string, P.ApiMessage>,
+): Record<string, string> | null {
+  const ref = body?.message_reference;
+  if (!ref || ref.fail_if_not_exists === false) return null;
+  const target = messages.get(String(ref.message_id));
+  return target && target.channel_id === channelId ? null : { 'message_reference.message_id': 'Unknown message' };
 }
 
 /** The 50035 `errors` object for a message body over Discord's limits, or null when it is valid. */

@@ -355,6 +355,7 @@ export class FakeTelegramApi {
         reply_markup: markup,
         reply_to: replyTo,
         parse_mode: p.parse_mode,
+        message_thread_id: p.message_thread_id === undefined ? undefined : Number(p.message_thread_id),
       });
       return this.view(stored);
     },
@@ -455,6 +456,7 @@ export class FakeTelegramApi {
       ...(m.edits > 0 ? { edit_date: m.date } : {}),
       ...(m.entities?.length ? { entities: m.entities } : {}),
       ...(m.reply_markup ? { reply_markup: m.reply_markup } : {}),
+      ...(m.message_thread_id !== undefined ? { message_thread_id: m.message_thread_id, is_topic_message: true } : {}),
       ...(replied ? { reply_to_message: this.view(replied, true) } : {}),
     };
   }

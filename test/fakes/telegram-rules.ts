@@ -34,6 +34,8 @@ export interface StoredMessage {
   entities?: { type: string; offset: number; length: number }[];
   reply_markup?: Markup;
   reply_to?: number;
+  /** Forum topic the message was sent in (`message_thread_id`). */
+  message_thread_id?: number;
   parse_mode?: string;
   edits: number;
 }

@@ -1,18 +1,22 @@
 import { ChannelError, type Channel, type DeliveryRequest, type InboundSink } from '../../src/core/ports.js';
 import type { MessageRef } from '../../src/core/schemas.js';
-import type { OutcomeView } from '../../src/core/prompt-view.js';
+import type { OutcomeView, PromptView } from '../../src/core/prompt-view.js';
 
 /** A channel for tests: records what askgate sends and fails on demand, like a platform would. */
 export class RecordingChannel implements Channel {
   readonly delivered: DeliveryRequest[] = [];
   readonly finalized: { ref: MessageRef; outcome: OutcomeView }[] = [];
+  /** Reminders posted: the question they reply to, the text, and the reminder's own ref. */
+  readonly reminded: { ref: MessageRef; text: string; sent: MessageRef }[] = [];
+  /** Prompts re-rendered while open (tallies), with the view sent. */
+  readonly refreshed: { ref: MessageRef; view: PromptView }[] = [];
   sink: InboundSink | null = null;
   private failures: ChannelError[] = [];
   private nextId = 1;
 
   constructor(readonly name = 'test') {}
 
-  /** The next `deliver`/`finalize` calls throw these errors, in order. */
+  /** The next `deliver`/`finalize`/`remind`/`refresh` calls throw these errors, in order. */
   failNext(...errors: ChannelError[]): void {
     this.failures.push(...errors);
   }
@@ -28,6 +32,20 @@ export class RecordingChannel implements Channel {
     const failure = this.failures.shift();
     if (failure) throw failure;
     this.finalized.push({ ref, outcome });
+  }
+
+  async remind(ref: MessageRef, text: string): Promise<MessageRef> {
+    const failure = this.failures.shift();
+    if (failure) throw failure;
+    const sent = { chat: ref.chat, messageId: String(this.nextId++), ...(ref.thread ? { thread: ref.thread } : {}) };
+    this.reminded.push({ ref, text, sent });
+    return sent;
+  }
+
+  async refresh(ref: MessageRef, view: PromptView): Promise<void> {
+    const failure = this.failures.shift();
+    if (failure) throw failure;
+    this.refreshed.push({ ref, view });
   }
 
   async start(sink: InboundSink): Promise<void> {

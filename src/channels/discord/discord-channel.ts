@@ -13,7 +13,7 @@ import type { OutcomeView, PromptView } from '../../core/prompt-view.js';
 import type { MessageRef } from '../../core/schemas.js';
 import { DiscordInbound } from './inbound.js';
 import { NO_MENTIONS, rejectOnRateLimit, toChannelError } from './limits.js';
-import { renderFinal, renderPrompt } from './render.js';
+import { renderFinal, renderPrompt, renderReminder } from './render.js';
 import { describeError } from '../shared/errors.js';
 
 /** Options of {@link DiscordChannel}. */
@@ -74,6 +74,31 @@ export class DiscordChannel implements Channel {
   /** Edits the message with the bot token (valid long after the 15-minute interaction token). */
   async finalize(ref: MessageRef, outcome: OutcomeView, view: PromptView): Promise<void> {
     const message = renderFinal(view, outcome);
+    try {
+      await this.rest.patch(Routes.channelMessage(ref.chat, ref.messageId), { body: message });
+    } catch (err) {
+      throw toChannelError(err, 'edit');
+    }
+  }
+
+  /**
+   * Posts a reminder as a reply to the question (message reference; a question that is gone fails
+   * it, 50035), escaped, never pinging. A 429 rejects at once with Discord's retry_after.
+   */
+  async remind(ref: MessageRef, text: string): Promise<MessageRef> {
+    try {
+      const sent = (await this.rest.post(Routes.channelMessages(ref.chat), {
+        body: renderReminder(text, ref.messageId),
+      })) as { id: string };
+      return { chat: ref.chat, messageId: sent.id };
+    } catch (err) {
+      throw toChannelError(err, 'send');
+    }
+  }
+
+  /** Re-renders an open prompt (its tally) with the bot token, buttons kept (the components are sent again). */
+  async refresh(ref: MessageRef, view: PromptView): Promise<void> {
+    const message = renderPrompt(view);
     try {
       await this.rest.patch(Routes.channelMessage(ref.chat, ref.messageId), { body: message });
     } catch (err) {

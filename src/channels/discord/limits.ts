@@ -28,7 +28,7 @@ export interface MessageJson {
   content: string;
   components: { type: 1; components: ButtonJson[] }[];
   allowed_mentions: typeof NO_MENTIONS;
-  message_reference?: { message_id: string; fail_if_not_exists: false };
+  message_reference?: { message_id: string; fail_if_not_exists: boolean };
 }
 
 /** Discord JSON error codes askgate reacts to. */

@@ -24,6 +24,8 @@ const SUPPRESS_EMBEDS = 4;
 
 /** Longest outcome part of a finalized message. */
 const OUTCOME_MAX = 500;
+/** Longest tally part of an open prompt. */
+const TALLY_MAX = 600;
 
 /** A message body as sent: the wire payload plus the flags. */
 export type DiscordMessage = MessageJson & { flags: number };
@@ -110,10 +112,18 @@ export function buttonRows(buttons: readonly ButtonView[]): MessageJson['compone
   return rows;
 }
 
-/** The message for a prompt; throws a permanent ChannelError for a layout Discord would refuse. */
+/** The tally lines of an open prompt, escaped, cut to {@link TALLY_MAX}; '' without a tally. */
+function tallyContent(view: PromptView): string {
+  const lines = view.tally ?? [];
+  return lines.length === 0 ? '' : cut(lines.map(escapeText).join('\n'), TALLY_MAX);
+}
+
+/** The message for a prompt (the tally, when any, between the questions and the instructions); throws a permanent ChannelError for a layout Discord would refuse. */
 export function renderPrompt(view: PromptView): DiscordMessage {
+  const tally = tallyContent(view);
+  const content = tally ? withTally(promptContent(view, CONTENT_MAX - tally.length - 2), tally) : promptContent(view);
   const message: DiscordMessage = {
-    content: promptContent(view),
+    content,
     components: view.buttons ? buttonRows(view.buttons) : [],
     allowed_mentions: NO_MENTIONS,
     flags: SUPPRESS_EMBEDS,
@@ -135,6 +145,22 @@ export function renderFinal(view: PromptView, outcome: OutcomeView): DiscordMess
   };
   validateLayout(message);
   return message;
+}
+
+/** Puts the tally before the instructions line (`-# …`) of prompt content. */
+function withTally(content: string, tally: string): string {
+  const at = content.lastIndexOf('\n\n-# ');
+  return at < 0 ? `${content}\n\n${tally}` : `${content.slice(0, at)}\n\n${tally}${content.slice(at)}`;
+}
+
+/** A reminder: a reply to the question (`fail_if_not_exists`: a deleted question fails it), escaped, never pinging. */
+export function renderReminder(text: string, questionId: string): MessageJson {
+  return {
+    content: cut(noticeText(text), CONTENT_MAX),
+    components: [],
+    allowed_mentions: NO_MENTIONS,
+    message_reference: { message_id: questionId, fail_if_not_exists: true },
+  };
 }
 
 /**

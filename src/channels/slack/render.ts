@@ -17,8 +17,12 @@ const QUESTION_BLOCK = `${ID_PREFIX}q`;
 const HELP_BLOCK = `${ID_PREFIX}help`;
 const ACTIONS_BLOCK = `${ID_PREFIX}actions`;
 const OUTCOME_BLOCK = `${ID_PREFIX}outcome`;
+const TALLY_BLOCK = `${ID_PREFIX}tally`;
+/** Longest tally line under an open prompt (the context block's element limit is 2000). */
+const TALLY_LINE_MAX = 500;
+/** Most lines of a tally (a context block holds at most 10 elements). */
+const TALLY_LINES_MAX = 10;
 
-const BUTTON_HELP = 'Tap an option, or reply in this thread with your own words. Send "skip" to skip.';
 const OTHER_LABEL = 'Other (reply in thread)';
 
 /** Escapes text for mrkdwn: `&`, `<`, `>` only, so no user string can mention, ping or link. */
@@ -95,9 +99,22 @@ function actionId(kind: 'option' | 'other' | 'skip', index: number): string {
 export function renderPrompt(view: PromptView): RenderedMessage {
   const several = view.questions.length > 1;
   const sections = view.questions.map((q) => sectionFor(q, several));
-  const help = view.buttons ? BUTTON_HELP : `Reply in this thread. ${view.instructions}`;
+  // Replies to a Slack message go in its thread: the core's "reply to this message" says so.
+  const help = view.buttons
+    ? view.instructions.replace('reply to this message', 'reply in this thread')
+    : `Reply in this thread. ${view.instructions}`;
+  const tally = (view.tally ?? []).slice(0, TALLY_LINES_MAX);
   const blocks: Block[] = [
     ...sections,
+    ...(tally.length > 0
+      ? [
+          {
+            type: 'context',
+            block_id: TALLY_BLOCK,
+            elements: tally.map((line) => ({ type: 'mrkdwn', text: fitEscaped(escapeMrkdwn(line), TALLY_LINE_MAX) })),
+          },
+        ]
+      : []),
     { type: 'context', block_id: HELP_BLOCK, elements: [{ type: 'mrkdwn', text: escapeMrkdwn(help) }] },
   ];
   if (view.buttons) {
@@ -113,6 +130,11 @@ export function renderPrompt(view: PromptView): RenderedMessage {
     });
   }
   return { text: fallbackText(sections), blocks };
+}
+
+/** A reminder: mrkdwn-escaped text (no blocks), within the fallback limit; sent as a thread reply. */
+export function renderReminder(text: string): { text: string } {
+  return { text: fitEscaped(escapeMrkdwn(text), FALLBACK_TEXT_MAX) };
 }
 
 /** The finalized message: the question sections as delivered (no buttons, no help line) plus the outcome. */

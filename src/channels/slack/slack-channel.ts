@@ -16,7 +16,7 @@ import { scrubTokens } from '../shared/errors.js';
 import { checkIdentity } from '../shared/startup.js';
 import { SlackHttpReceiver } from './receiver.js';
 import { SlackSocketReceiver } from './socket-receiver.js';
-import { renderFinal, renderPrompt } from './render.js';
+import { renderFinal, renderPrompt, renderReminder } from './render.js';
 
 /** Settings of {@link SlackChannel}: HTTP mode with `signingSecret`, Socket Mode with `appToken`. */
 export interface SlackChannelOptions {
@@ -158,6 +158,46 @@ export class SlackChannel implements Channel {
   /** Replaces the buttons with the outcome through chat.update with the bot token (works after any delay). */
   async finalize(ref: MessageRef, outcome: OutcomeView, view: PromptView): Promise<void> {
     const message = renderFinal(view, outcome);
+    try {
+      await this.client.chat.update({
+        channel: ref.chat,
+        ts: ref.messageId,
+        text: message.text,
+        blocks: message.blocks as never,
+      });
+    } catch (error) {
+      throw toChannelError(error, 'chat.update');
+    }
+  }
+
+  /**
+   * Posts a reminder in the question's thread (`thread_ts` = the question's ts, or the thread it was
+   * posted in), mrkdwn escaped so no `<!channel>` or link can be injected. A 429 surfaces with Slack's Retry-After.
+   */
+  async remind(ref: MessageRef, text: string): Promise<MessageRef> {
+    const root = ref.thread ?? ref.messageId;
+    try {
+      const response = await this.client.chat.postMessage({
+        channel: ref.chat,
+        thread_ts: root,
+        ...renderReminder(text),
+        unfurl_links: false,
+        unfurl_media: false,
+      });
+      if (!response.ts)
+        throw new ChannelError('chat.postMessage: response without ts', false, undefined, {
+          channel: 'slack',
+          method: 'chat.postMessage',
+        });
+      return { chat: response.channel ?? ref.chat, messageId: response.ts, thread: root };
+    } catch (error) {
+      throw toChannelError(error, 'chat.postMessage');
+    }
+  }
+
+  /** Re-renders an open prompt (its tally) through chat.update, buttons kept (the blocks are sent again). */
+  async refresh(ref: MessageRef, view: PromptView): Promise<void> {
+    const message = renderPrompt(view);
     try {
       await this.client.chat.update({
         channel: ref.chat,

@@ -3,7 +3,7 @@ import { ChannelError, type Clock, type DeliveryRequest, type Logger } from '../
 import type { OutcomeView, PromptView } from '../../core/prompt-view.js';
 import type { MessageRef } from '../../core/schemas.js';
 import { type ChatPacer, deadline, describeError, isNotModified, toChannelError } from './limits.js';
-import { renderFinal, renderPrompt } from './render.js';
+import { renderFinal, renderPrompt, renderReminder } from './render.js';
 
 const SEND_TIMEOUT_MS = 15_000;
 
@@ -41,12 +41,7 @@ export class TelegramDelivery {
 
   /** Edits the question to its outcome (body re-rendered from `view`) and removes the keyboard. */
   async finalize(ref: MessageRef, outcome: OutcomeView, view: PromptView): Promise<void> {
-    const messageId = Number(ref.messageId);
-    if (!Number.isSafeInteger(messageId))
-      throw new ChannelError(`not a Telegram message id: ${ref.messageId}`, true, undefined, {
-        channel: 'telegram',
-        method: 'editMessageText',
-      });
+    const messageId = messageIdOf(ref, 'editMessageText');
     const final = renderFinal(renderPrompt(view).body, outcome);
     await this.pacer.take(ref.chat);
     try {
@@ -56,6 +51,58 @@ export class TelegramDelivery {
         messageId,
         final.text,
         { entities: final.entities, link_preview_options: { is_disabled: true } },
+        deadline(SEND_TIMEOUT_MS),
+      );
+    } catch (error) {
+      if (isNotModified(error)) return;
+      throw this.failure(error, 'editMessageText', ref.chat);
+    }
+  }
+
+  /**
+   * Posts a reminder as a reply to the question (in its forum topic when it has one), plain text and
+   * paced like every send; a question that is gone fails the reminder (permanent 400) rather than
+   * posting one that points at nothing.
+   */
+  async remind(ref: MessageRef, text: string): Promise<MessageRef> {
+    const messageId = messageIdOf(ref, 'sendMessage');
+    await this.pacer.take(ref.chat);
+    try {
+      const sent = await this.api.sendMessage(
+        ref.chat,
+        renderReminder(text),
+        {
+          reply_parameters: { message_id: messageId },
+          link_preview_options: { is_disabled: true },
+          ...(ref.thread ? { message_thread_id: Number(ref.thread) } : {}),
+        },
+        deadline(SEND_TIMEOUT_MS),
+      );
+      return {
+        chat: String(sent.chat.id),
+        messageId: String(sent.message_id),
+        ...(ref.thread ? { thread: ref.thread } : {}),
+      };
+    } catch (error) {
+      throw this.failure(error, 'sendMessage', ref.chat);
+    }
+  }
+
+  /** Re-renders an open prompt (e.g. its tally) with the same inline keyboard; an unchanged text is a success. */
+  async refresh(ref: MessageRef, view: PromptView): Promise<void> {
+    const messageId = messageIdOf(ref, 'editMessageText');
+    const rendered = renderPrompt(view);
+    await this.pacer.take(ref.chat);
+    try {
+      await this.api.editMessageText(
+        ref.chat,
+        messageId,
+        rendered.text,
+        {
+          entities: rendered.entities,
+          link_preview_options: { is_disabled: true },
+          ...(rendered.reply_markup ? { reply_markup: rendered.reply_markup } : {}),
+        },
         deadline(SEND_TIMEOUT_MS),
       );
     } catch (error) {
@@ -74,4 +121,15 @@ export class TelegramDelivery {
     );
     return mapped;
   }
+}
+
+/** The numeric message id of a ref; a permanent ChannelError for one that is not a Telegram id. */
+function messageIdOf(ref: MessageRef, method: string): number {
+  const messageId = Number(ref.messageId);
+  if (!Number.isSafeInteger(messageId))
+    throw new ChannelError(`not a Telegram message id: ${ref.messageId}`, true, undefined, {
+      channel: 'telegram',
+      method,
+    });
+  return messageId;
 }

@@ -17,6 +17,8 @@ export interface RenderedPrompt extends RenderedText {
 
 /** Longest outcome line of a finalized message. */
 const OUTCOME_MAX_CHARS = 1000;
+/** Longest tally line under an open prompt. */
+const TALLY_LINE_MAX_CHARS = 500;
 
 /** Shortening steps tried in order until the message fits 4096 characters; options are never dropped. */
 const FIT_LEVELS: { description: number; question: number }[] = [
@@ -92,6 +94,8 @@ export function renderPrompt(view: PromptView): RenderedPrompt {
     (level) => {
       const body = buildBody(view, level);
       const bodyText = body.result();
+      const tally = (view.tally ?? []).map((line) => cut(line, TALLY_LINE_MAX_CHARS));
+      if (tally.length > 0) body.add(`\n\n${tally.join('\n')}`);
       return { full: body.add(`\n\n${view.instructions}`).result(), body: bodyText };
     },
     ({ full }) => full.text.length <= MESSAGE_MAX_CHARS,
@@ -105,6 +109,11 @@ export function renderPrompt(view: PromptView): RenderedPrompt {
     entities: clip(last.entities, Math.min(last.text.length, MESSAGE_MAX_CHARS - 1)),
   };
   return { text, entities: clip(last.entities, text.length - 1), ...(reply_markup ? { reply_markup } : {}), body };
+}
+
+/** A reminder's text: plain (no entities, no parse_mode), within Telegram's message limit. */
+export function renderReminder(text: string): string {
+  return cut(text, MESSAGE_MAX_CHARS);
 }
 
 /** The finalized message: the original body (without instructions), a blank line and the outcome. */

@@ -127,6 +127,16 @@ export class TelegramChannel implements Channel {
     return this.delivery.finalize(ref, outcome, view);
   }
 
+  /** Posts a reminder as a reply to the question, paced per chat. */
+  remind(ref: MessageRef, text: string): Promise<MessageRef> {
+    return this.delivery.remind(ref, text);
+  }
+
+  /** Re-renders an open prompt (its tally) keeping the inline keyboard. */
+  refresh(ref: MessageRef, view: PromptView): Promise<void> {
+    return this.delivery.refresh(ref, view);
+  }
+
   /** Checks the token, then starts long polling in the background or registers the webhook. */
   async start(sink: InboundSink): Promise<void> {
     const me = await this.identify();

@@ -1,0 +1,117 @@
+// What the policies of an ask (fan-out, reminders, agreement) add to what people see.
+import { ownValue } from './own.js';
+import type { Answers, AskRecord, Responder } from './schemas.js';
+import { answerSummary, responderName, shorten, utcTime } from './prompt-view.js';
+import { agreeOf, answersKey } from './policy.js';
+
+/** How each channel is named in outcome lines and notices ("Answered in Slack by @bob"). */
+const CHANNEL_NAMES: ReadonlyMap<string, string> = new Map([
+  ['telegram', 'Telegram'],
+  ['slack', 'Slack'],
+  ['discord', 'Discord'],
+  ['web', 'the console'],
+  ['api', 'the API'],
+]);
+/** Longest channel name shown (other channels are shown by their configured name). */
+const CHANNEL_NAME_MAX = 32;
+/** Longest person name in a tally or an "agreed by" list. */
+const NAME_MAX = 32;
+/** Most names listed; the rest are counted ("and 3 more"). */
+const NAMES_MAX = 10;
+/** Longest answer label in a tally. */
+const TALLY_LABEL_MAX = 40;
+/** Most distinct answers listed in a tally. */
+const TALLY_GROUPS_MAX = 6;
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+/** A channel as people read it: "Slack", "the console", "the API"; any other channel by its name. */
+export function channelDisplayName(channel: string): string {
+  return CHANNEL_NAMES.get(channel) ?? shorten(channel, CHANNEL_NAME_MAX);
+}
+
+/** True when the ask was delivered to more than one conversation (channel, chat and thread). */
+export function isFanOut(record: Pick<AskRecord, 'deliveries'>): boolean {
+  const places = new Set(record.deliveries.map((d) => JSON.stringify([d.channel, d.chat, d.thread ?? null])));
+  return places.size > 1;
+}
+
+/** One distinct answer of a tally: how it is shown and how many people gave it. */
+export interface TallyGroup {
+  label: string;
+  count: number;
+}
+
+/** The distinct answers given so far, most given first (ties: first given first). */
+export function tallyGroups(record: Pick<AskRecord, 'questions' | 'responses'>): TallyGroup[] {
+  const groups = new Map<string, TallyGroup>();
+  for (const response of record.responses ?? []) {
+    const key = answersKey(record.questions, response.answers);
+    const group = groups.get(key);
+    if (group) group.count++;
+    else groups.set(key, { label: answersLabel(record, response.answers), count: 1 });
+  }
+  return [...groups.values()].sort((a, b) => b.count - a.count);
+}
+
+/** Answers as one short label: option labels only ("their own words" for free text), " / " between questions. */
+function answersLabel(record: Pick<AskRecord, 'questions'>, answers: Answers): string {
+  const parts = record.questions.map((q) => answerSummary(q, ownValue(answers, q.id) ?? []) || '–');
+  return shorten(parts.join(' / '), TALLY_LABEL_MAX);
+}
+
+/** "Alice, @bob and 3 more", with the channel after each name when `withChannel`. */
+export function nameList(people: readonly Responder[], withChannel = false): string {
+  const named = people
+    .slice(0, NAMES_MAX)
+    .map((p) => shorten(responderName(p), NAME_MAX) + (withChannel ? ` (${channelDisplayName(p.channel)})` : ''));
+  const more = people.length > NAMES_MAX ? ` and ${people.length - NAMES_MAX} more` : '';
+  return `${named.join(', ')}${more}`;
+}
+
+/**
+ * The tally lines under an open prompt that needs several matching answers (none otherwise):
+ * "Approve 1 · Reject 1 — 2 matching answers needed", then "Answered: Alice, @bob". Labels and
+ * names only: a free-text response counts as "their own words".
+ */
+export function tallyLines(record: Pick<AskRecord, 'questions' | 'responses' | 'policy' | 'deliveries'>): string[] {
+  const agree = agreeOf(record);
+  if (agree <= 1) return [];
+  const needed = `${agree} matching answers needed`;
+  const groups = tallyGroups(record);
+  if (groups.length === 0) return [`No answers yet — ${needed}`];
+  const shown = groups.slice(0, TALLY_GROUPS_MAX).map((g) => `${g.label} ${g.count}`);
+  const more = groups.length > TALLY_GROUPS_MAX ? ` · ${groups.length - TALLY_GROUPS_MAX} more` : '';
+  const people = (record.responses ?? []).map((r) => r.answeredBy);
+  return [`${shown.join(' · ')}${more} — ${needed}`, `Answered: ${nameList(people, isFanOut(record))}`];
+}
+
+/** The most people who gave the same answers so far. */
+export function bestAgreement(record: Pick<AskRecord, 'questions' | 'responses'>): number {
+  return tallyGroups(record)[0]?.count ?? 0;
+}
+
+/**
+ * The reminder posted under an open question: "Reminder: this question is still open. It expires
+ * at 14:05 UTC (in 25 minutes)." The date is added when the deadline is more than a day away.
+ * Names no one (no mentions) and holds no user text.
+ */
+export function reminderText(record: Pick<AskRecord, 'expiresAt'>, now: number): string {
+  const expires = Date.parse(record.expiresAt);
+  const time = utcTime(record.expiresAt);
+  if (!time) return 'Reminder: this question is still open.';
+  const left = expires - now;
+  if (left <= 0) return `Reminder: this question is about to expire (${time}).`;
+  const when = left > DAY_MS ? `on ${record.expiresAt.slice(0, 10)} at ${time}` : `at ${time}`;
+  return `Reminder: this question is still open. It expires ${when} (${timeLeft(left)}).`;
+}
+
+/** "in less than a minute", "in 1 minute", "in 25 minutes", "in about 3 hours", "in about 2 days". */
+function timeLeft(ms: number): string {
+  if (ms < MINUTE_MS) return 'in less than a minute';
+  const minutes = Math.round(ms / MINUTE_MS);
+  if (minutes < 120) return `in ${minutes} minute${minutes === 1 ? '' : 's'}`;
+  const hours = Math.round(ms / (60 * MINUTE_MS));
+  if (hours < 48) return `in about ${hours} hours`;
+  return `in about ${Math.round(ms / DAY_MS)} days`;
+}
