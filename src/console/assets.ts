@@ -27,6 +27,7 @@ export const SCRIPT_MODULES = [
   'app-core.js',
   'app-session.js',
   'app-answer.js',
+  'app-policy.js',
   'app-pending.js',
   'app-history.js',
   'app.js',

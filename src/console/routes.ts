@@ -2,7 +2,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AskgateError, invalid, toIssues } from '../core/errors.js';
 import type { Gateway } from '../app/gateway.js';
-import { AnswerRequestSchema } from '../core/schemas.js';
+import { AnswerRequestSchema, type Responder } from '../core/schemas.js';
+import { agreeOf } from '../core/policy.js';
 import { ASK_ID_PATTERN } from '../core/token.js';
 import { ASSETS, SECURITY_HEADERS, type Asset } from './assets.js';
 import { ConsoleHub, type ConsoleFeed } from './hub.js';
@@ -153,10 +154,22 @@ const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) =>
       const parsed = AnswerRequestSchema.safeParse(request.body);
       if (!parsed.success) throw invalid('invalid_answer', toIssues(parsed.error.issues));
       const body = parsed.data;
-      const record = await deps.gateway.answer(id, body, { channel: 'web', userId: body.by ?? 'web' });
+      const record = await deps.gateway.answer(id, body, await consoleResponder(deps.gateway, id, body.by));
       return { ask: consoleView(record) };
     },
   );
 };
+
+/**
+ * Who a console answer is from: `{channel: "web", userId: <"Answer as"> or "web"}`. In an ask that
+ * needs several matching answers the console is one person, whatever name a browser gives
+ * (`userId: "web"`, the name kept as `name`): anyone signed in could type another name, so names
+ * must not count as more people. `agree` never changes after creation, so reading it first is safe.
+ */
+async function consoleResponder(gateway: Gateway, id: string, by: string | undefined): Promise<Responder> {
+  const record = await gateway.get(id);
+  if (agreeOf(record) > 1) return { channel: 'web', userId: 'web', ...(by && by !== 'web' ? { name: by } : {}) };
+  return { channel: 'web', userId: by ?? 'web' };
+}
 
 export default consoleRoutes;

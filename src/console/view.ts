@@ -1,5 +1,23 @@
 import { displayHeader, outcomeView, responderName } from '../core/prompt-view.js';
 import type { AskRecord, HistoryEntry, Question } from '../core/schemas.js';
+import {
+  defaultsOf,
+  deliveriesOf,
+  policyOf,
+  responsesOf,
+  type ConsoleDefault,
+  type ConsoleDelivery,
+  type ConsolePolicy,
+  type ConsoleResponse,
+} from './view-policy.js';
+
+export type {
+  ConsoleDefault,
+  ConsoleDelivery,
+  ConsoleEscalation,
+  ConsolePolicy,
+  ConsoleResponse,
+} from './view-policy.js';
 
 /** How an ask ended, as the console shows it. Free-text answers appear only as "their own words". */
 export interface ConsoleOutcome {
@@ -11,6 +29,10 @@ export interface ConsoleOutcome {
   by?: string;
   channel?: string;
   at: string;
+  /** A timeout with `onTimeout.default`: the default taken, per question (never an answer). */
+  defaults?: ConsoleDefault[];
+  /** An ask that needed several matching answers: everyone who answered (labels only). */
+  responses?: ConsoleResponse[];
 }
 
 /**
@@ -36,7 +58,10 @@ export interface ConsoleAsk {
   outcome: ConsoleOutcome | null;
   /** Ids of the questions already answered by partial chat replies. */
   partial: string[];
-  deliveries: { channel: string; status: string }[];
+  /** Every delivery (initial targets and escalation steps), failed ones too. */
+  deliveries: ConsoleDelivery[];
+  /** Reminders, escalation steps and the agreement tally (absent: the ask sets none). */
+  policy?: ConsolePolicy;
   history: HistoryEntry[];
 }
 
@@ -54,7 +79,8 @@ export function consoleView(record: AskRecord): ConsoleAsk {
     expiresAt: record.expiresAt,
     outcome: outcomeOf(record),
     partial: Object.keys(record.partial),
-    deliveries: record.deliveries.map((d) => ({ channel: d.channel, status: d.status })),
+    deliveries: deliveriesOf(record),
+    ...optional('policy', policyOf(record)),
     history: record.history.map(({ messageId: _messageId, ...entry }) => entry),
   };
 }
@@ -76,5 +102,12 @@ function outcomeOf(record: AskRecord): ConsoleOutcome | null {
     text,
     ...(who ? { by: responderName(who), channel: who.channel } : {}),
     at: result.status === 'answered' ? result.answeredAt : result.at,
+    ...optional('defaults', defaultsOf(record)),
+    ...optional('responses', responsesOf(record)),
   };
+}
+
+/** `{[key]: value}`, or nothing when the value is undefined (so views carry no `undefined` fields). */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }

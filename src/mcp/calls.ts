@@ -128,9 +128,7 @@ export function askgateCalls(opts: McpCallOptions) {
             waitMs: opts.waitMs,
             onCreated: (ask) => {
               progress.total = ask.timeoutSeconds;
-              const where = ask.to
-                ? `${ask.to.channel}:${ask.to.chat}`
-                : 'no chat (answer it through the askgate API or console)';
+              const where = placesOf(ask);
               progress.send(`Asked ${where} (ask ${ask.id}); waiting up to ${ask.timeoutSeconds} s`);
               progress.every(`Waiting for the user's answer (ask ${ask.id})`);
             },
@@ -180,6 +178,15 @@ export function askgateCalls(opts: McpCallOptions) {
       await Promise.allSettled([...waiting]);
     },
   };
+}
+
+/** Where an ask went, for a progress message: "test:chat-1", "test:a and 2 more", or no chat. */
+function placesOf(ask: CreatedAsk): string {
+  const targets = ask.targets?.length ? ask.targets : ask.to ? [ask.to] : [];
+  const [first] = targets;
+  if (!first) return 'no chat (answer it through the askgate API or console)';
+  const more = targets.length > 1 ? ` and ${targets.length - 1} more` : '';
+  return `${first.channel}:${first.chat}${more}`;
 }
 
 /** The calls of one MCP server (or of every per-request server of one endpoint). */

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import {
   AskRequestSchema,
-  ChannelNameSchema,
   NoAnswerReasonSchema,
   QuestionIdSchema,
   type AskResult,
@@ -9,8 +8,8 @@ import {
   type Target,
 } from '../core/schemas.js';
 import type { AskInput, AskView } from '../client/index.js';
-import { parseTargetSpec } from '../config.js';
 import { ownValue } from '../core/own.js';
+import { PolicyInputShape, PolicyOutputShape, ToolInputError, policyFields, targetsOf } from './policy-args.js';
 
 /** Name of the tool that asks. */
 export const TOOL_NAME = 'ask_user';
@@ -27,7 +26,9 @@ Use it when a decision belongs to the user: preferences, trade-offs, scope, irre
 - Never ask for passwords, API keys, tokens or other secrets.
 - header is a very short label (about 12 characters), e.g. "Deploy"; id is a snake_case key, e.g. "deploy_target".
 
-The question stays open until the user answers or timeoutSeconds (default 900, clamped to 30–3600) passes; one call waits at most about a minute. The result is {"status": "answered", "answers": {"<question id>": ["<option label or the user's own words>", ...]}}, {"status": "no_answer", "reason": "timeout" | "skipped" | "cancelled" | "superseded" | "undelivered"}, or {"status": "pending", "askId": "...", "expiresAt": "..."} when the user has not answered yet: then call await_answer with that askId (again while it returns pending) instead of asking again. On no_answer, do not ask the same question again right away: proceed with your best judgment (usually the recommended option) and state the assumption you made.`;
+The question stays open until the user answers or timeoutSeconds (default 900, clamped to 30–3600) passes; one call waits at most about a minute. The result is {"status": "answered", "answers": {"<question id>": ["<option label or the user's own words>", ...]}}, {"status": "no_answer", "reason": "timeout" | "skipped" | "cancelled" | "superseded" | "undelivered"}, or {"status": "pending", "askId": "...", "expiresAt": "..."} when the user has not answered yet: then call await_answer with that askId (again while it returns pending) instead of asking again. On no_answer, do not ask the same question again right away: proceed with your best judgment (usually the recommended option) and state the assumption you made.
+
+Optional policies: "to" may list up to 5 chats; remindAfterSeconds posts reminders; escalate asks more people when nobody answered in time; onTimeout.default gives the answers to proceed with after a timeout (returned as "defaults" on no_answer, never as an answer); agree: N waits until N people gave the same answers (the result then lists "responses").`;
 
 /** The description of `await_answer`. */
 export const AWAIT_DESCRIPTION = `Keep waiting for the answer to a question that ask_user (or an earlier await_answer) returned as {"status": "pending", "askId": "..."}. Pass that askId. The result is the same as ask_user's: answered, no_answer, or pending again (then call await_answer again with the same askId). Never ask the question again while it is pending.`;
@@ -70,19 +71,7 @@ const QuestionInput = z.object({
   multiSelect: z.boolean().optional().describe('true when several options may be chosen (default false)'),
 });
 
-const TargetInput = z.object({
-  channel: ChannelNameSchema.describe('e.g. "telegram", "slack", "discord"'),
-  chat: z.string().min(1).max(128).describe('Chat, channel or user id on that platform'),
-  thread: z.string().min(1).max(128).optional(),
-  users: z
-    .array(z.string().min(1).max(64))
-    .min(1)
-    .max(50)
-    .optional()
-    .describe('Platform user ids allowed to answer (default: anyone in the chat)'),
-});
-
-/** Input schema of `ask_user` (the OpenClaw shape, plus optional `to` and `runId`). */
+/** Input schema of `ask_user` (the OpenClaw shape, plus optional `to`, `runId` and the ask policies). */
 export const AskUserInputShape = {
   questions: z
     .array(QuestionInput)
@@ -93,10 +82,7 @@ export const AskUserInputShape = {
     .number()
     .optional()
     .describe('How long to wait for the answer, in seconds (default 900, clamped to 30–3600)'),
-  to: z
-    .union([z.string().describe('"<channel>:<chat>", e.g. "telegram:123456"'), TargetInput])
-    .optional()
-    .describe('Where to ask; leave it out to use the configured default'),
+  ...PolicyInputShape,
   runId: z
     .string()
     .optional()
@@ -115,28 +101,17 @@ export const AskUserOutputShape = {
     .optional()
     .describe("Question id -> chosen labels or the user's own words"),
   reason: NoAnswerReasonSchema.optional(),
+  ...PolicyOutputShape,
 };
 
-/** Thrown when the arguments are invalid; the message names each offending field. */
-export class ToolInputError extends Error {}
-
-/** Parses `"<channel>:<chat>"` or an object into a target. */
-function targetOf(to: AskUserArgs['to']): Target | undefined {
-  if (to === undefined) return undefined;
-  if (typeof to !== 'string') return to;
-  try {
-    return parseTargetSpec(to);
-  } catch (error) {
-    throw new ToolInputError(`to: ${(error as Error).message}`);
-  }
-}
+export { ToolInputError };
 
 /**
  * Builds the ask from tool arguments and checks it against askgate's own rules (unique labels,
  * reserved labels, ids), so the model learns exactly which field to fix.
  */
 export function toAskInput(args: AskUserArgs, defaults: { runId: string; to?: Target }): AskInput {
-  const to = targetOf(args.to) ?? defaults.to;
+  const to = args.to !== undefined ? targetsOf(args.to, 'to') : defaults.to;
   const input: AskInput = {
     runId: args.runId ?? defaults.runId,
     ...(to ? { to } : {}),
@@ -149,6 +124,7 @@ export function toAskInput(args: AskUserArgs, defaults: { runId: string; to?: Ta
     })),
     // Any number is accepted, rounded, and clamped by askgate to its bounds (huge ones to the maximum).
     ...(args.timeoutSeconds !== undefined ? { timeoutSeconds: Math.max(1, Math.round(args.timeoutSeconds)) } : {}),
+    ...policyFields(args),
   };
   const checked = AskRequestSchema.safeParse(input);
   if (!checked.success) {
@@ -186,9 +162,16 @@ export function renderResult(result: WaitOutcome, questions: readonly { id: stri
     const lines = questions.map(
       (q) => `- ${q.header ?? q.id} (${q.id}): ${(ownValue(result.answers, q.id) ?? []).join(', ')}`,
     );
+    const agreed = result.responses
+      ? `\n${result.responses.length} people answered; "responses" in the structured result lists each one.`
+      : '';
     return {
-      content: [{ type: 'text' as const, text: `The user answered:\n${lines.join('\n')}` }],
-      structuredContent: { status: 'answered' as const, answers: result.answers },
+      content: [{ type: 'text' as const, text: `The user answered:\n${lines.join('\n')}${agreed}` }],
+      structuredContent: {
+        status: 'answered' as const,
+        answers: result.answers,
+        ...(result.responses ? { responses: result.responses } : {}),
+      },
     };
   }
   const why: Record<NoAnswerReason, string> = {
@@ -198,14 +181,24 @@ export function renderResult(result: WaitOutcome, questions: readonly { id: stri
     superseded: 'a newer question on this run replaced it',
     undelivered: 'the question could not be delivered',
   };
+  const { defaults, responses } = result;
+  const counted = responses
+    ? ` ${responses.length} ${responses.length === 1 ? 'person' : 'people'} answered, but not enough gave the same answers.`
+    : '';
+  const next = defaults
+    ? ` The ask named defaults for this case: proceed with them and say that you used the default:\n${questions
+        .filter((q) => Object.hasOwn(defaults, q.id))
+        .map((q) => `- ${q.header ?? q.id} (${q.id}): ${(ownValue(defaults, q.id) ?? []).join(', ')}`)
+        .join('\n')}`
+    : ' Proceed with your best judgment and state the assumption you made.';
   return {
-    content: [
-      {
-        type: 'text' as const,
-        text: `No answer (${result.reason}: ${why[result.reason]}). Proceed with your best judgment and state the assumption you made.`,
-      },
-    ],
-    structuredContent: { status: 'no_answer' as const, reason: result.reason },
+    content: [{ type: 'text' as const, text: `No answer (${result.reason}: ${why[result.reason]}).${counted}${next}` }],
+    structuredContent: {
+      status: 'no_answer' as const,
+      reason: result.reason,
+      ...(defaults ? { defaults } : {}),
+      ...(responses ? { responses } : {}),
+    },
   };
 }
 
@@ -218,7 +211,7 @@ export function toolError(message: string) {
 export class UnknownAskError extends Error {}
 
 /** What a backend hands back once an ask exists. */
-export type CreatedAsk = Pick<AskView, 'id' | 'timeoutSeconds' | 'to' | 'createdAt' | 'expiresAt'>;
+export type CreatedAsk = Pick<AskView, 'id' | 'timeoutSeconds' | 'to' | 'targets' | 'createdAt' | 'expiresAt'>;
 
 /**
  * How the MCP server asks and waits: through the HTTP API (stdio) or the gateway (`/mcp`).

@@ -105,7 +105,11 @@ describe.each([
     expect(Object.keys(tools[1]!.inputSchema.properties ?? {})).toEqual(['askId']);
     const tool = tools[0]!;
     expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual([
+      'agree',
+      'escalate',
+      'onTimeout',
       'questions',
+      'remindAfterSeconds',
       'runId',
       'timeoutSeconds',
       'to',

@@ -8,7 +8,7 @@ import { showLogin } from './app-session.js';
 
 /** @typedef {import('../view.js').ConsoleAsk} ConsoleAsk */
 /** @typedef {import('../view.js').ConsoleQuestion} ConsoleQuestion */
-/** @typedef {{ id: string, runId: string, root: HTMLElement, meta: HTMLElement, events: HTMLElement, error: HTMLElement, busy: boolean }} Card */
+/** @typedef {{ id: string, runId: string, root: HTMLElement, meta: HTMLElement, policy: HTMLElement, events: HTMLElement, error: HTMLElement, busy: boolean }} Card */
 /** @typedef {{ skip?: boolean, answers?: Record<string, string[]>, by?: string }} AnswerBody */
 
 /**
@@ -31,8 +31,9 @@ function optionText(o) {
   ];
 }
 
-/** @param {Card} card */
-function skipButton(card) {
+/** Skip, except on an ask that needs several matching answers (a skip is nobody's answer: refused). @param {Card} card @param {ConsoleAsk} ask */
+function skipButton(card, ask) {
+  if (ask.policy && ask.policy.agree) return null;
   return el('button', {
     type: 'button',
     class: 'secondary skip',
@@ -80,7 +81,7 @@ export function buildQuick(card, ask, base) {
     },
     [
       el('label', { for: ownId, text: 'Or answer in your own words' }),
-      el('div', { class: 'row' }, [own, el('button', { type: 'submit', text: 'Send' }), skipButton(card)]),
+      el('div', { class: 'row' }, [own, el('button', { type: 'submit', text: 'Send' }), skipButton(card, ask)]),
     ],
   );
   return el('div', { class: 'quick' }, [
@@ -145,7 +146,7 @@ export function buildStepper(card, ask, base) {
   const form = el('form', { class: 'stepper', novalidate: true }, [
     progress,
     steps.map((s) => s.node),
-    el('div', { class: 'row actions' }, [back, next, skipButton(card)]),
+    el('div', { class: 'row actions' }, [back, next, skipButton(card, ask)]),
   ]);
   let current = 0;
   /** @param {number} index @param {boolean} focus */
@@ -206,7 +207,9 @@ async function submit(card, body) {
   card.busy = false;
   card.root.removeAttribute('aria-busy');
   if (res && res.status === 200 && res.data && res.data.ask) {
-    announce((body.skip ? 'Skipped ' : 'Answer sent for ') + card.runId + '.');
+    const open = res.data.ask.status === 'pending';
+    // An ask that needs several matching answers stays open: this browser's answer is one response.
+    announce((body.skip ? 'Skipped ' : open ? 'Answer recorded for ' : 'Answer sent for ') + card.runId + '.');
     apply(res.data.ask, false);
     renderCounts();
     return;

@@ -1,6 +1,7 @@
 /** Browser module, part 3: finished asks (outcome, who, when, the event history). */
 import { $, clock, el, state } from './app-core.js';
 import { questionText } from './app-answer.js';
+import { defaultsText, deliveryList, responseList } from './app-policy.js';
 
 /** @typedef {import('../view.js').ConsoleAsk} ConsoleAsk */
 /** @typedef {ConsoleAsk['history'][number]} HistoryEntry */
@@ -21,6 +22,9 @@ const EVENT_NAMES = new Map(
     finalize_failed: 'Chat message update failed',
     webhook_delivered: 'Webhook delivered',
     webhook_failed: 'Webhook failed',
+    reminded: 'Reminder posted',
+    escalated: 'Escalated',
+    response: 'Response recorded',
   }),
 );
 const REASONS = new Map(
@@ -54,9 +58,9 @@ export function eventItems(history) {
   );
 }
 
-/** @param {string} term @param {string} value */
+/** @param {string} term @param {string | Node | (Node | string)[]} value */
 function fact(term, value) {
-  return [el('dt', { text: term }), el('dd', { text: value })];
+  return [el('dt', { text: term }), typeof value === 'string' ? el('dd', { text: value }) : el('dd', {}, [value])];
 }
 
 /** @param {ConsoleAsk} ask (a finished one: it has an outcome) */
@@ -83,7 +87,13 @@ function buildPast(ask) {
       fact('Asked', clock(ask.createdAt, true)),
       fact(answered ? 'Answered' : 'Ended', clock(o.at, true)),
       o.by ? fact(answered ? 'By' : 'Skipped by', o.by + ' via ' + o.channel) : null,
-      ask.to ? fact('Sent to', ask.to.channel + ' ' + ask.to.chat) : null,
+      ask.deliveries.length
+        ? fact('Sent to', deliveryList(ask.deliveries))
+        : ask.to
+          ? fact('Sent to', ask.to.channel + ':' + ask.to.chat)
+          : null,
+      o.defaults ? fact('Default taken', defaultsText(o.defaults)) : null,
+      o.responses ? fact('Responses', responseList(o.responses)) : null,
     ]),
     el(
       'ol',

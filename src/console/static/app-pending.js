@@ -6,6 +6,7 @@
 import { $, announce, clock, el, expiresIn, state } from './app-core.js';
 import { buildQuick, buildStepper } from './app-answer.js';
 import { eventItems } from './app-history.js';
+import { policyItems } from './app-policy.js';
 
 /** @typedef {import('../view.js').ConsoleAsk} ConsoleAsk */
 /** @typedef {import('./app-answer.js').Card} Card */
@@ -16,9 +17,8 @@ export const cards = new Map();
 /** @param {ConsoleAsk} ask */
 function cardStatus(ask) {
   const parts = ['Ask ' + ask.version, 'asked ' + clock(ask.createdAt, false), expiresIn(ask.expiresAt)];
-  if (ask.to) parts.push('sent to ' + ask.to.channel);
   const failed = ask.deliveries.filter((d) => d.status === 'failed').length;
-  if (failed) parts.push(failed + ' delivery failed');
+  if (failed) parts.push(failed + (failed === 1 ? ' delivery failed' : ' deliveries failed'));
   if (ask.partial.length) parts.push(ask.partial.length + ' of ' + ask.questions.length + ' answered in chat');
   return parts.join(' · ');
 }
@@ -50,6 +50,7 @@ export function showPending(ask, live) {
     // The body's handlers need the card before its nodes exist: they are filled in right below.
     card = /** @type {Card} */ ({ id: ask.id, runId: ask.runId, busy: false });
     card.meta = el('p', { class: 'meta' });
+    card.policy = el('ul', { class: 'policy', 'aria-label': 'Where and how it was asked' });
     card.error = el('p', { class: 'error', role: 'alert' });
     card.events = el('ol', { class: 'events' });
     const body =
@@ -61,6 +62,7 @@ export function showPending(ask, live) {
       { class: 'ask', id: base, 'data-ask': ask.id, 'aria-label': 'Question from ' + ask.runId },
       [
         card.meta,
+        card.policy,
         body,
         card.error,
         el('details', { class: 'events' }, [el('summary', { text: 'Events' }), card.events]),
@@ -71,6 +73,7 @@ export function showPending(ask, live) {
     if (live) announce('New question from ' + ask.runId + ': ' + ask.questions[0].question);
   }
   card.meta.textContent = cardStatus(ask);
+  card.policy.replaceChildren(...policyItems(ask));
   card.events.replaceChildren(...eventItems(ask.history));
 }
 

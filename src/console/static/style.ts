@@ -46,6 +46,11 @@ input[type=text], input[type=password] { font: inherit; min-height: 2.75rem; min
 .ask { background: var(--card); border: 1px solid var(--line); border-radius: .75rem; padding: 1rem; }
 .ask[aria-busy=true] { opacity: .6; }
 .meta { margin: 0 0 .75rem; font-size: .875rem; color: var(--muted); }
+ul.policy { list-style: none; padding: 0; margin: -.5rem 0 .75rem; font-size: .875rem; color: var(--muted); }
+ul.policy li { overflow-wrap: anywhere; }
+ul.policy .tally { color: var(--fg); font-weight: 600; }
+.failed { color: var(--err); }
+ul.responses { list-style: none; padding: 0; margin: 0; }
 .question, legend { font-weight: 600; margin: 0 0 .6rem; padding: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 .chip { display: inline-block; font-size: .75rem; font-weight: 700; letter-spacing: .03em; padding: .05rem .5rem;
   margin-right: .5rem; border: 1px solid var(--line); border-radius: 1rem; background: var(--bg); white-space: nowrap; }
