@@ -50,6 +50,10 @@ const loadSdk = () =>
     createAskgateMcpServer: server.createAskgateMcpServer,
   })));
 
+/** A 2025-era `initialize` (2026-07-28 has none): it needs no look by the v2 SDK, nor its loading. */
+const isInitialize = (body: unknown): boolean =>
+  typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'initialize';
+
 const jsonRpcError = (reply: FastifyReply, status: number, code: number, message: string) =>
   reply.code(status).send({ jsonrpc: '2.0', error: { code, message }, id: null });
 
@@ -149,7 +153,7 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
     const header = request.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
     // 2026-07-28 requests (a `_meta` envelope, no session) go to the v2 SDK; 2025-era ones to the sessions below.
-    if (request.method === 'POST' && sessionId === undefined) {
+    if (request.method === 'POST' && sessionId === undefined && !isInitialize(request.body)) {
       const leg = await loadModern();
       if (await leg.isModern(request.raw, request.body)) {
         reply.hijack();

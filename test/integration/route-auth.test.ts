@@ -95,6 +95,24 @@ const protectedTargets = (): { method: string; path: string; body?: string; head
     { method: 'GET', path: '/mcp', headers: { accept: 'text/event-stream' } },
     { method: 'DELETE', path: '/mcp' },
     { method: 'HEAD', path: '/mcp' },
+    {
+      method: 'POST',
+      path: '/a2a',
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/send',
+        params: {
+          message: {
+            kind: 'message',
+            role: 'user',
+            messageId: 'route-auth-a2a',
+            parts: [{ kind: 'data', data: askBody('route-auth-a2a', { to: { channel: 'test', chat: 'c1' } }) }],
+          },
+        },
+      }),
+      headers: json,
+    },
     // Console routes behind its cookie session: the console's hook, also matched by route.
     { method: 'GET', path: '/console/events' },
     {
@@ -252,8 +270,9 @@ describe('with ASKGATE_API_TOKEN: no spelling of a protected route gets in witho
       'GET /mcp',
       'POST /mcp',
       'DELETE /mcp',
+      'POST /a2a',
     ];
-    const publicRoutes = ['GET /healthz', 'GET /readyz'];
+    const publicRoutes = ['GET /healthz', 'GET /readyz', 'GET /.well-known/agent-card.json'];
     const consoleRoutes = [
       'GET /',
       'GET /console/app.js',
