@@ -55,8 +55,9 @@ describe.each(['redis', 'memory'] as const)('delivery and finalization through t
 
   it('retries a transient failure after retry_after and then delivers', async () => {
     channel.failNext(new ChannelError('429 Too Many Requests', false, 150), new ChannelError('502', false));
-    const { body: ask } = await api.post('/v1/asks', askBody(`flow-retry-${mode}`, { to }));
+    // Taken before the POST: the first attempt (and its 429) may happen before the POST returns.
     const started = Date.now();
+    const { body: ask } = await api.post('/v1/asks', askBody(`flow-retry-${mode}`, { to }));
     await eventually(async () => (await api.get(`/v1/asks/${ask.id}`)).body.deliveries[0].status === 'sent');
     expect(Date.now() - started).toBeGreaterThanOrEqual(150);
     expect(channel.delivered.filter((d) => d.askId === ask.id)).toHaveLength(1);

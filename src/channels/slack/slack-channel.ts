@@ -156,18 +156,8 @@ export class SlackChannel implements Channel {
   }
 
   /** Replaces the buttons with the outcome through chat.update with the bot token (works after any delay). */
-  async finalize(ref: MessageRef, outcome: OutcomeView, view: PromptView): Promise<void> {
-    const message = renderFinal(view, outcome);
-    try {
-      await this.client.chat.update({
-        channel: ref.chat,
-        ts: ref.messageId,
-        text: message.text,
-        blocks: message.blocks as never,
-      });
-    } catch (error) {
-      throw toChannelError(error, 'chat.update');
-    }
+  finalize(ref: MessageRef, outcome: OutcomeView, view: PromptView): Promise<void> {
+    return this.update(ref, renderFinal(view, outcome));
   }
 
   /**
@@ -196,8 +186,12 @@ export class SlackChannel implements Channel {
   }
 
   /** Re-renders an open prompt (its tally) through chat.update, buttons kept (the blocks are sent again). */
-  async refresh(ref: MessageRef, view: PromptView): Promise<void> {
-    const message = renderPrompt(view);
+  refresh(ref: MessageRef, view: PromptView): Promise<void> {
+    return this.update(ref, renderPrompt(view));
+  }
+
+  /** Replaces a posted message's text and blocks (chat.update). */
+  private async update(ref: MessageRef, message: { text: string; blocks: unknown }): Promise<void> {
     try {
       await this.client.chat.update({
         channel: ref.chat,
