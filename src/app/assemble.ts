@@ -12,7 +12,7 @@ import type {
   StepScheduler,
   WebhookSender,
 } from '../core/ports.js';
-import type { Step } from '../core/effects.js';
+import { STEPS } from '../core/effects.js';
 import type { NoticeOptions } from '../core/prompt-view.js';
 import { EffectRunner } from './effect-runner.js';
 import { Gateway, type GatewaySettings } from './gateway.js';
@@ -65,17 +65,10 @@ export function assemble(ports: AppPorts): App {
     settings,
     webhooks,
   });
-  // A new step is a new line here (and its name and rule in core).
-  const policyStep = (step: Exclude<Step, 'timeout'>) => (askId: string) => gateway.step(askId, step);
-  const steps: StepHandlers = {
-    timeout: (askId) => gateway.expire(askId),
-    'remind-1': policyStep('remind-1'),
-    'remind-2': policyStep('remind-2'),
-    'remind-3': policyStep('remind-3'),
-    'escalate-1': policyStep('escalate-1'),
-    'escalate-2': policyStep('escalate-2'),
-    'escalate-3': policyStep('escalate-3'),
-  };
+  // Every step runs through Gateway.step (the timeout through expire): a new step needs no line here.
+  const steps = Object.fromEntries(
+    STEPS.map((step) => [step, (askId: string) => gateway.step(askId, step)]),
+  ) as StepHandlers;
   const work = new OutboxWork({
     gateway,
     store,
