@@ -4,7 +4,7 @@
  *
  *   npm run bench                     full run (about 10 minutes on 2 cores)
  *   npm run bench -- --quick          ~1-minute smoke with small sizes (also BENCH_QUICK=1)
- *   npm run bench -- --only=a,b       some of: baselines, full-cycle, tap, timeouts, cost
+ *   npm run bench -- --only=a,b       some of: baselines, full-cycle, tap, timeouts, steps, memory, cost
  *   npm run bench -- --profile        CPU profile of askgate during the Telegram ×100 row
  *   npm run bench -- --ab             also askgate as before the bench's optimisations, side by side
  *
@@ -25,9 +25,10 @@ import { redisCost } from './redis-cost.js';
 import { renderMarkdown, type BenchResults } from './report.js';
 import { tapToAgent } from './tap-to-agent.js';
 import { memoryPerAsk, timeouts } from './timeouts.js';
+import { steps, stepsMarkdown, type StepsResult } from './steps.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const SCENARIOS = ['baselines', 'full-cycle', 'tap', 'timeouts', 'memory', 'cost'] as const;
+const SCENARIOS = ['baselines', 'full-cycle', 'tap', 'timeouts', 'steps', 'memory', 'cost'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 const { values } = parseArgs({
@@ -59,6 +60,7 @@ const plan = quick
       ] as FullCycleOptions[],
       tap: { pending: 1000, tapsPerSecond: 100, tapSeconds: 5 },
       timeouts: [{ count: 2000, spreadSeconds: 5 }],
+      steps: [{ count: 2000, spreadSeconds: 5 }],
       costCycles: 30,
       memory: 2000,
       ab: {
@@ -88,6 +90,7 @@ const plan = quick
         { count: 10_000, spreadSeconds: 60 },
         { count: 100_000, spreadSeconds: 60 },
       ],
+      steps: [{ count: 10_000, spreadSeconds: 60 }],
       costCycles: 200,
       memory: 100_000,
       ab: {
@@ -107,7 +110,7 @@ const started = Date.now();
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
 const log = (msg: string) => console.log(`[bench ${elapsed()}] ${msg}`);
 
-const results: BenchResults & { profile?: ProfileSummary } = {
+const results: BenchResults & { profile?: ProfileSummary; steps?: StepsResult[] } = {
   mode: quick ? 'quick' : 'full',
   command: `npm run bench${[quick ? ' --quick' : '', only ? ` --only=${[...only].join(',')}` : '', values.profile ? ' --profile' : '', values.ab ? ' --ab' : ''].join('').replace(/^ /, ' -- ')}`,
   startedAt: new Date().toISOString(),
@@ -186,6 +189,18 @@ if (wanted('timeouts')) {
       results.timeouts.push(r);
       log(
         `  created ${r.createPerSecond.toFixed(0)}/s; lateness p50 ${r.latenessMs.p50} p99 ${r.latenessMs.p99} max ${r.latenessMs.max} ms; missed ${r.missed}; ${r.memory.bytesPerAsk.toFixed(0)} B/ask`,
+      );
+    }
+  }
+}
+if (wanted('steps')) {
+  results.steps = [];
+  for (const t of plan.steps) {
+    const r = await step(`policy steps ${t.count} asks (reminder + escalation each)`, () => steps(t));
+    if (r) {
+      results.steps.push(r);
+      log(
+        `  fired ${r.fired}/${r.due} (${r.firedPerSecond.toFixed(0)}/s, busiest second ${r.peakPerSecond}); lateness p50 ${r.latenessMs.p50} p99 ${r.latenessMs.p99} max ${r.latenessMs.max} ms; missed ${r.missed}, early ${r.early}`,
       );
     }
   }
@@ -298,6 +313,11 @@ let md = renderMarkdown(
   quick || partial ? chartFile.slice(resultsDir.length + 1) : 'bench/latency.svg',
   join(ROOT, 'bench', 'OPTIMIZATIONS.md'),
 );
+// The steps section goes after the timeouts (section 3), or at the end when there is no Redis cost section.
+if (results.steps?.length)
+  md = md.includes('\n## 4. Redis cost')
+    ? md.replace('\n## 4. Redis cost', `\n${stepsMarkdown(results.steps)}\n## 4. Redis cost`)
+    : `${md}\n${stepsMarkdown(results.steps)}`;
 if (results.profile) {
   const p = results.profile;
   md += `\n## CPU profile of askgate (Telegram ×100 row, \`--profile\`)\n\nBusy time ${p.busyMs} ms; shares of busy time.\n\n| Package | % |\n|---|---|\n${p.byPackage

@@ -129,7 +129,12 @@ export class OutboxWork implements OutboxHandlers {
     if (isTerminal(record) || now >= deadlineOf(record)) return;
     const channel = channels.get(delivery.channel);
     if (!channel) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
-    const posted = await channel.remind(delivery.message, reminderText(record, now));
+    const stillOpen = async () => {
+      const current = await store.get(askId);
+      return current !== null && !isTerminal(current) && clock.now() < deadlineOf(current);
+    };
+    const posted = await channel.remind(delivery.message, reminderText(record, now), stillOpen);
+    if (!posted) return; // the ask ended while the channel waited for its rate limit
     const conv = { channel: delivery.channel, chat: delivery.chat };
     await indexes.bindMessage(conv, posted.messageId, askId, deadlineOf(record) - now + settings.retentionMs);
     await this.gateway.apply(askId, { type: 'reminder_posted', index, n }, record);

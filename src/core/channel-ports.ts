@@ -135,9 +135,11 @@ export interface Channel {
   finalize(ref: MessageRef, outcome: OutcomeView, view: PromptView): Promise<void>;
   /**
    * Posts a short reminder tied to a delivered message (a reply to it; a thread reply on Slack), mentions
-   * suppressed. Throws {@link ChannelError}.
+   * suppressed. `stillWanted` is asked right before the post, after any wait for the platform's rate
+   * limit: when it says no (the ask ended meanwhile), nothing is posted and the result is null.
+   * Throws {@link ChannelError}.
    */
-  remind(ref: MessageRef, text: string): Promise<MessageRef>;
+  remind(ref: MessageRef, text: string, stillWanted?: () => Promise<boolean>): Promise<MessageRef | null>;
   /**
    * Re-renders a still-open prompt with its buttons (e.g. the tally of an ask that needs several matching
    * answers). Throws {@link ChannelError}.

@@ -66,7 +66,7 @@ describe('Discord: reminders and tallies', () => {
 
   it('posts a reminder as a reply to the question, escaped, with mentions suppressed', async () => {
     const ref = await deliver(agreeView());
-    const sent = await channel.remind(ref, 'Reminder: @everyone <@&1> expires at 14:05 UTC.');
+    const sent = (await channel.remind(ref, 'Reminder: @everyone <@&1> expires at 14:05 UTC.'))!;
     const stored = fake.messages.get(sent.messageId)!;
     expect(sent).toEqual({ chat, messageId: stored.id });
     expect(stored).toMatchObject({ channel_id: chat, message_reference: { message_id: ref.messageId } });

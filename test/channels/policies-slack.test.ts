@@ -55,7 +55,7 @@ describe('Slack: reminders and tallies', () => {
 
   it('posts a reminder in the question thread, escaped, without unfurling', async () => {
     const ref = await deliver(agreeView());
-    const sent = await channel.remind(ref, 'Reminder: <!here> & co');
+    const sent = (await channel.remind(ref, 'Reminder: <!here> & co'))!;
     const stored = fake.message(sent.chat, sent.messageId)!;
     expect(stored).toMatchObject({ thread_ts: ref.messageId, text: 'Reminder: &lt;!here&gt; &amp; co', blocks: [] });
     expect(sent).toEqual({ chat: 'C0001', messageId: stored.ts, thread: ref.messageId });
@@ -68,7 +68,7 @@ describe('Slack: reminders and tallies', () => {
   it('keeps a reminder for a question posted in a thread in that thread', async () => {
     const root = await deliver(agreeView());
     const ref = await deliver(agreeView(), root.messageId);
-    const sent = await channel.remind(ref, 'Reminder');
+    const sent = (await channel.remind(ref, 'Reminder'))!;
     expect(fake.message(sent.chat, sent.messageId)!.thread_ts).toBe(root.messageId);
   });
 

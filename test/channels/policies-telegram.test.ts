@@ -73,7 +73,7 @@ describe('Telegram: reminders and tallies', () => {
     const group = fake.addGroup(-100123, 'Team');
     const ref = await deliver(agreeView(), String(group.id), '77');
     const text = reminderText({ expiresAt: iso(T0 + 600_000) }, T0);
-    const sent = await channel.remind(ref, text);
+    const sent = (await channel.remind(ref, text))!;
     const stored = fake.message(sent.chat, sent.messageId)!;
     expect(stored).toMatchObject({ text, reply_to: Number(ref.messageId), message_thread_id: 77 });
     expect(stored.entities).toBeUndefined();
@@ -83,6 +83,22 @@ describe('Telegram: reminders and tallies', () => {
       link_preview_options: { is_disabled: true },
     });
     expect(fake.callsOf('sendMessage').at(-1)!.params.reply_parameters.allow_sending_without_reply).toBeUndefined();
+  });
+
+  it("asks stillWanted after waiting for the chat's send slot: an ask that ended during the wait posts nothing", async () => {
+    const ref = await deliver(agreeView());
+    const sends = fake.callsOf('sendMessage').length;
+    let open = true;
+    let askedAfterWait = false;
+    // The delivery just used the chat's slot: the reminder waits for the next one, and the ask ends meanwhile.
+    const reminder = channel.remind(ref, 'Reminder', async () => {
+      askedAfterWait = !open;
+      return open;
+    });
+    open = false;
+    expect(await reminder).toBeNull();
+    expect(askedAfterWait).toBe(true);
+    expect(fake.callsOf('sendMessage')).toHaveLength(sends);
   });
 
   it('fails a reminder for a question that is gone (permanent), and one for a ref that is not a Telegram id', async () => {

@@ -34,7 +34,8 @@ export class RecordingChannel implements Channel {
     this.finalized.push({ ref, outcome });
   }
 
-  async remind(ref: MessageRef, text: string): Promise<MessageRef> {
+  async remind(ref: MessageRef, text: string, stillWanted?: () => Promise<boolean>): Promise<MessageRef | null> {
+    if (stillWanted && !(await stillWanted())) return null;
     const failure = this.failures.shift();
     if (failure) throw failure;
     const sent = { chat: ref.chat, messageId: String(this.nextId++), ...(ref.thread ? { thread: ref.thread } : {}) };

@@ -22,6 +22,9 @@ const ORDER = [
   'redis-slow',
   'platform-faults',
   'replicas',
+  'policies-escalation',
+  'policies-fanout',
+  'policies-reminders',
 ];
 const STANDARD = new Set([
   'asks',

@@ -85,7 +85,8 @@ export class DiscordChannel implements Channel {
    * Posts a reminder as a reply to the question (message reference; a question that is gone fails
    * it, 50035), escaped, never pinging. A 429 rejects at once with Discord's retry_after.
    */
-  async remind(ref: MessageRef, text: string): Promise<MessageRef> {
+  async remind(ref: MessageRef, text: string, stillWanted?: () => Promise<boolean>): Promise<MessageRef | null> {
+    if (stillWanted && !(await stillWanted())) return null;
     try {
       const sent = (await this.rest.post(Routes.channelMessages(ref.chat), {
         body: renderReminder(text, ref.messageId),

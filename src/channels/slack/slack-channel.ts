@@ -164,7 +164,8 @@ export class SlackChannel implements Channel {
    * Posts a reminder in the question's thread (`thread_ts` = the question's ts, or the thread it was
    * posted in), mrkdwn escaped so no `<!channel>` or link can be injected. A 429 surfaces with Slack's Retry-After.
    */
-  async remind(ref: MessageRef, text: string): Promise<MessageRef> {
+  async remind(ref: MessageRef, text: string, stillWanted?: () => Promise<boolean>): Promise<MessageRef | null> {
+    if (stillWanted && !(await stillWanted())) return null;
     const root = ref.thread ?? ref.messageId;
     try {
       const response = await this.client.chat.postMessage({

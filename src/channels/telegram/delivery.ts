@@ -64,9 +64,11 @@ export class TelegramDelivery {
    * paced like every send; a question that is gone fails the reminder (permanent 400) rather than
    * posting one that points at nothing.
    */
-  async remind(ref: MessageRef, text: string): Promise<MessageRef> {
+  async remind(ref: MessageRef, text: string, stillWanted?: () => Promise<boolean>): Promise<MessageRef | null> {
     const messageId = messageIdOf(ref, 'sendMessage');
+    // The chat's send slot may be a while away: the ask can end during the wait.
     await this.pacer.take(ref.chat);
+    if (stillWanted && !(await stillWanted())) return null;
     try {
       const sent = await this.api.sendMessage(
         ref.chat,

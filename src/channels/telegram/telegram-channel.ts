@@ -128,8 +128,8 @@ export class TelegramChannel implements Channel {
   }
 
   /** Posts a reminder as a reply to the question, paced per chat. */
-  remind(ref: MessageRef, text: string): Promise<MessageRef> {
-    return this.delivery.remind(ref, text);
+  remind(ref: MessageRef, text: string, stillWanted?: () => Promise<boolean>): Promise<MessageRef | null> {
+    return this.delivery.remind(ref, text, stillWanted);
   }
 
   /** Re-renders an open prompt (its tally) keeping the inline keyboard. */
