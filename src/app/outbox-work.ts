@@ -149,6 +149,11 @@ export class OutboxWork implements OutboxHandlers {
     const channel = channels.get(delivery.channel);
     if (!channel) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
     await channel.refresh(delivery.message, buildPromptView(record));
+    // The ask may have ended while the refresh was in flight, and its outcome edit landed first: the
+    // refresh then shows buttons again, so the outcome is shown once more over it.
+    const after = await store.get(askId);
+    if (after && isTerminal(after))
+      await channel.finalize(delivery.message, outcomeView(after), buildPromptView(after));
   }
 
   /** POSTs the terminal result to the ask's callbackUrl once; a job that runs again after success does nothing. */

@@ -16,6 +16,15 @@ export class RecordingChannel implements Channel {
 
   constructor(readonly name = 'test') {}
 
+  private held: Promise<void> | null = null;
+
+  /** The next `refresh` waits until the returned function is called (a platform call still in flight). */
+  holdNextRefresh(): () => void {
+    let release!: () => void;
+    this.held = new Promise<void>((resolve) => (release = resolve));
+    return release;
+  }
+
   /** The next `deliver`/`finalize`/`remind`/`refresh` calls throw these errors, in order. */
   failNext(...errors: ChannelError[]): void {
     this.failures.push(...errors);
@@ -44,6 +53,9 @@ export class RecordingChannel implements Channel {
   }
 
   async refresh(ref: MessageRef, view: PromptView): Promise<void> {
+    const held = this.held;
+    this.held = null;
+    await held;
     const failure = this.failures.shift();
     if (failure) throw failure;
     this.refreshed.push({ ref, view });

@@ -310,6 +310,23 @@ describe.each(['redis', 'memory'] as const)('ask policies through the HTTP API (
     expect(history).toContain('"response"');
   });
 
+  it('a tally refresh still in flight when the ask ends is followed by the outcome edit again', async () => {
+    const { body: ask } = await api.post(
+      '/v1/asks',
+      askBody(run('agree-race'), { to: { channel: 'test', chat: 'agr-race' }, agree: 2 }),
+    );
+    await allSent(ask.id, 1);
+    const release = test.holdNextRefresh();
+    expect((await tap(test, ask.id, 'agr-race', 1, person('test', 'alice'))).kind).toBe('recorded');
+    expect((await tap(test, ask.id, 'agr-race', 1, person('test', 'bob'))).kind).toBe('recorded');
+    const edits = () => test.finalized.filter((f) => f.ref.chat === 'agr-race');
+    await eventually(async () => edits().length === 1);
+    // The refresh lands after the outcome edit, showing the buttons again: the outcome must follow it.
+    release();
+    await eventually(async () => test.refreshed.some((r) => r.ref.chat === 'agr-race') && edits().length === 2);
+    expect(edits()[1]!.outcome.status).toBe('answered');
+  });
+
   it('agree through the API: each answer is one response (by names the person)', async () => {
     const { body: ask } = await api.post('/v1/asks', askBody(run('agree-api'), { agree: 2 }));
     const first = await api.post(`/v1/asks/${ask.id}/answer`, { answers: { env: ['Staging'] }, by: 'carol' });
