@@ -2,9 +2,8 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, testEnv } from '../helpers/app.js';
+import { DEPLOY_QUESTION, startMcpTestApp } from '../helpers/mcp-app.js';
 import { client, eventually } from '../helpers/http.js';
-import { RecordingChannel } from '../helpers/test-channel.js';
 import type { RunningAskgate } from '../../src/main.js';
 
 // The Tasks extension (io.modelcontextprotocol/tasks) of MCP 2026-07-28, over Streamable HTTP and
@@ -20,27 +19,14 @@ let app: RunningAskgate;
 let api: ReturnType<typeof client>;
 
 beforeAll(async () => {
-  app = await startTestApp(
-    testEnv({
-      ASKGATE_API_TOKEN: TOKEN,
-      ASKGATE_DEFAULT_TO: 'test:chat-1',
-      ASKGATE_MCP_WAIT_SECONDS: String(WAIT_SECONDS),
-    }),
-    [new RecordingChannel('test')],
-  );
-  api = client(app.url, TOKEN);
+  ({ app, api } = await startMcpTestApp(TOKEN, { ASKGATE_MCP_WAIT_SECONDS: String(WAIT_SECONDS) }));
 });
 
 afterAll(async () => {
   await app?.close();
 });
 
-const question = {
-  id: 'env',
-  header: 'Deploy',
-  question: 'Where should I deploy?',
-  options: [{ label: 'Staging (Recommended)' }, { label: 'Production' }],
-};
+const question = DEPLOY_QUESTION;
 const record = async (id: string) =>
   (await api.get(`/v1/asks/${id}`)).body as { status: string; runId: string; expiresAt: string; result?: unknown };
 describe('the Tasks extension (raw 2026-07-28 requests to /mcp)', () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { startTestApp, testEnv } from '../helpers/app.js';
+import { DEPLOY_QUESTION, startMcpTestApp } from '../helpers/mcp-app.js';
 import { client, eventually } from '../helpers/http.js';
 import { RecordingChannel } from '../helpers/test-channel.js';
 import type { RunningAskgate } from '../../src/main.js';
@@ -21,28 +22,17 @@ let app: RunningAskgate;
 let api: ReturnType<typeof client>;
 
 beforeAll(async () => {
-  app = await startTestApp(
-    testEnv({
-      ASKGATE_API_TOKEN: TOKEN,
-      ASKGATE_DEFAULT_TO: 'test:chat-1',
-      ASKGATE_MCP_PROGRESS_MS: '100',
-      ASKGATE_MCP_WAIT_SECONDS: String(WAIT_SECONDS),
-    }),
-    [new RecordingChannel('test')],
-  );
-  api = client(app.url, TOKEN);
+  ({ app, api } = await startMcpTestApp(TOKEN, {
+    ASKGATE_MCP_PROGRESS_MS: '100',
+    ASKGATE_MCP_WAIT_SECONDS: String(WAIT_SECONDS),
+  }));
 });
 
 afterAll(async () => {
   await app?.close();
 });
 
-const question = {
-  id: 'env',
-  header: 'Deploy',
-  question: 'Where should I deploy?',
-  options: [{ label: 'Staging (Recommended)' }, { label: 'Production' }],
-};
+const question = DEPLOY_QUESTION;
 const pinned = () =>
   new Client({ name: 'v2-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
 

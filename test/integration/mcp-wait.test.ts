@@ -11,9 +11,9 @@ import {
   StreamableHTTPClientTransport as HttpTransportV2,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioTransportV2 } from '@modelcontextprotocol/client/stdio';
-import { startTestApp, testEnv } from '../helpers/app.js';
+import { testEnv } from '../helpers/app.js';
+import { DEPLOY_QUESTION, startMcpTestApp } from '../helpers/mcp-app.js';
 import { client, eventually } from '../helpers/http.js';
-import { RecordingChannel } from '../helpers/test-channel.js';
 import type { RunningAskgate } from '../../src/main.js';
 import { ConfigError, loadConfig, loadMcpClientConfig } from '../../src/config.js';
 
@@ -28,26 +28,17 @@ let app: RunningAskgate;
 let api: ReturnType<typeof client>;
 
 beforeAll(async () => {
-  const env = {
-    ASKGATE_API_TOKEN: TOKEN,
-    ASKGATE_DEFAULT_TO: 'test:chat-1',
+  ({ app, api } = await startMcpTestApp(TOKEN, {
     ASKGATE_MCP_PROGRESS_MS: '100',
     ASKGATE_MCP_WAIT_SECONDS: String(WAIT_SECONDS),
-  };
-  app = await startTestApp(testEnv(env), [new RecordingChannel('test')]);
-  api = client(app.url, TOKEN);
+  }));
 });
 
 afterAll(async () => {
   await app?.close();
 });
 
-const question = {
-  id: 'env',
-  header: 'Deploy',
-  question: 'Where should I deploy?',
-  options: [{ label: 'Staging (Recommended)' }, { label: 'Production' }],
-};
+const question = DEPLOY_QUESTION;
 
 /** One official client (v1 `@modelcontextprotocol/sdk` or v2 `@modelcontextprotocol/client`), on its defaults. */
 interface Caller {
