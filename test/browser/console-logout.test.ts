@@ -221,9 +221,10 @@ describe('console sign-out while Redis is down', () => {
 
 describe('console page while Redis is down (real browser)', () => {
   it('says so and retries; a sign-out it could not record keeps the session, and works once Redis is back', async () => {
+    // The browser first: without chromium this fails before a redis-server is started (and left running).
+    const browser = await launchBrowser();
     const down = await startRedis();
     const app = await startTestApp(testEnv({ REDIS_URL: down.url, ASKGATE_API_TOKEN: TOKEN }));
-    const browser = await launchBrowser();
     const w = await openPage(browser);
     const { page } = w;
     try {
