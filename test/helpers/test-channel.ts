@@ -16,13 +16,18 @@ export class RecordingChannel implements Channel {
 
   constructor(readonly name = 'test') {}
 
-  private held: Promise<void> | null = null;
+  private held: { started: () => void; released: Promise<void> } | null = null;
 
-  /** The next `refresh` waits until the returned function is called (a platform call still in flight). */
-  holdNextRefresh(): () => void {
+  /**
+   * The next `refresh` waits until `release` is called (a platform call still in flight); `started`
+   * resolves once that refresh has begun.
+   */
+  holdNextRefresh(): { started: Promise<void>; release: () => void } {
     let release!: () => void;
-    this.held = new Promise<void>((resolve) => (release = resolve));
-    return release;
+    let started!: () => void;
+    const begun = new Promise<void>((resolve) => (started = resolve));
+    this.held = { started, released: new Promise<void>((resolve) => (release = resolve)) };
+    return { started: begun, release };
   }
 
   /** The next `deliver`/`finalize`/`remind`/`refresh` calls throw these errors, in order. */
@@ -55,7 +60,10 @@ export class RecordingChannel implements Channel {
   async refresh(ref: MessageRef, view: PromptView): Promise<void> {
     const held = this.held;
     this.held = null;
-    await held;
+    if (held) {
+      held.started();
+      await held.released;
+    }
     const failure = this.failures.shift();
     if (failure) throw failure;
     this.refreshed.push({ ref, view });

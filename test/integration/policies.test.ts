@@ -316,13 +316,14 @@ describe.each(['redis', 'memory'] as const)('ask policies through the HTTP API (
       askBody(run('agree-race'), { to: { channel: 'test', chat: 'agr-race' }, agree: 2 }),
     );
     await allSent(ask.id, 1);
-    const release = test.holdNextRefresh();
+    const hold = test.holdNextRefresh();
     expect((await tap(test, ask.id, 'agr-race', 1, person('test', 'alice'))).kind).toBe('recorded');
+    await hold.started; // the tally refresh is in flight
     expect((await tap(test, ask.id, 'agr-race', 1, person('test', 'bob'))).kind).toBe('recorded');
     const edits = () => test.finalized.filter((f) => f.ref.chat === 'agr-race');
     await eventually(async () => edits().length === 1);
     // The refresh lands after the outcome edit, showing the buttons again: the outcome must follow it.
-    release();
+    hold.release();
     await eventually(async () => test.refreshed.some((r) => r.ref.chat === 'agr-race') && edits().length === 2);
     expect(edits()[1]!.outcome.status).toBe('answered');
   });
