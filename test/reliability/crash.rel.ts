@@ -126,8 +126,9 @@ describe('R4 + R5 + R12: kill -9 of askgate on the answer path, during delivery 
       }
 
       // R5: timeouts firing together; die at the first resolution, restart, die again at the next.
-      // Two batches (3 s and 6 s), so the second kill always finds timeouts still to resolve.
-      const expiring = [...(await create(10, 3, 'R5')), ...(await create(10, 6, 'R5'))];
+      // Two batches (3 s and 12 s), so the second kill always finds timeouts still to resolve: a
+      // restart takes ~2 s on a slow host, and the R12 kill may land on that restart and add another.
+      const expiring = [...(await create(10, 3, 'R5')), ...(await create(10, 12, 'R5'))];
       const expiringIds = new Set(expiring.map((e) => e.askId));
       await crash(
         'timeout-processing',
