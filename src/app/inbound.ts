@@ -5,19 +5,47 @@ import type {
   AskStore,
   ButtonPressed,
   Clock,
+  FormOpening,
+  FormSubmitted,
   InboundOutcome,
   InboundSink,
   SeenEvents,
   TextReceived,
 } from '../core/ports.js';
-import { noticeFor, partialPrompt, type NoticeOptions } from '../core/prompt-view.js';
+import { buildPromptView, noticeFor, partialPrompt, type NoticeOptions } from '../core/prompt-view.js';
 import { parseReply } from '../core/reply-parser.js';
-import type { AskRecord } from '../core/schemas.js';
-import { decodeToken } from '../core/token.js';
+import type { AskRecord, Responder } from '../core/schemas.js';
+import { decodeToken, type ButtonChoice } from '../core/token.js';
+import { formHint, readForm } from '../core/forms.js';
 import { personKey } from '../core/agreement.js';
 import { ownValue } from '../core/own.js';
 import { agreeOf } from '../core/policy.js';
 import type { Gateway } from './gateway.js';
+
+const INVALID_BUTTON = 'This button is not valid';
+
+/** Whether a form or draft control names a question and option the ask has (`other` and `option` need a single question). */
+function fitsShape(choice: ButtonChoice, record: AskRecord): boolean {
+  const questions = record.questions;
+  switch (choice.kind) {
+    case 'other':
+      return questions.length === 1;
+    case 'option':
+      return questions.length === 1 && !questions[0]!.multiSelect && choice.index < questions[0]!.options.length;
+    case 'pick':
+    case 'toggle': {
+      const question = questions[choice.question];
+      return (
+        !!question && choice.index < question.options.length && question.multiSelect === (choice.kind === 'toggle')
+      );
+    }
+    case 'step':
+    case 'own':
+      return choice.question < questions.length;
+    default:
+      return true;
+  }
+}
 
 /** What the inbound handler talks to. */
 export interface InboundDeps {
@@ -49,22 +77,10 @@ export class InboundHandler implements InboundSink {
 
   /** Handles a button tap: forged or stale data changes nothing. */
   async button(event: ButtonPressed): Promise<InboundOutcome> {
-    const token = decodeToken(event.token);
-    if (!token) return { kind: 'not_found', summary: 'This button is not valid' };
-    const record = await this.deps.store.get(token.askId);
-    // A tap must come from the ask's own chat; one that does not say where it came from (a
-    // Telegram inline-mode callback carries no message) cannot be checked, so it is refused.
-    // With fan-out and escalation, any conversation the ask was delivered to is its own.
-    const here = (c: { channel: string; chat: string } | null | undefined) =>
-      c?.channel === event.channel && c.chat === event.chat;
-    const chatMatches = event.chat !== undefined && (here(record?.to) || !!record?.deliveries.some(here));
-    if (!record || record.version !== token.version || !chatMatches) {
-      return { kind: 'not_found', summary: noticeFor(null, 'not_found') };
-    }
-    const refusal = this.refusal(record, event.user, event.chat);
-    if (refusal) return this.noted(record.id, refusal, event.user);
+    const found = await this.tapped(event);
+    if (found.kind !== 'found') return found.outcome;
+    const { record, choice } = found;
     const question = record.questions[0]!;
-    const choice = token.choice;
     if (choice.kind === 'other')
       return {
         kind: 'need_text',
@@ -72,10 +88,11 @@ export class InboundHandler implements InboundSink {
         prompt: 'Reply to the question message with your answer in your own words.',
       };
     if (
-      choice.kind === 'option' &&
-      (record.questions.length !== 1 || question.multiSelect || !question.options[choice.index])
+      (choice.kind !== 'option' && choice.kind !== 'skip') ||
+      (choice.kind === 'option' &&
+        (record.questions.length !== 1 || question.multiSelect || !question.options[choice.index]))
     ) {
-      return { kind: 'not_found', summary: 'This button is not valid' };
+      return { kind: 'not_found', summary: INVALID_BUTTON };
     }
     const chat = event.chat;
     const ev: AskEvent =
@@ -88,6 +105,61 @@ export class InboundHandler implements InboundSink {
             chat,
           };
     return this.commit(record.id, ev, record);
+  }
+
+  /** Checks a tap that opens a form or works on a draft, and returns the prompt as it stands now. */
+  async openForm(event: ButtonPressed): Promise<FormOpening> {
+    const found = await this.tapped(event);
+    if (found.kind !== 'found') return found.outcome;
+    if (!fitsShape(found.choice, found.record)) return { kind: 'not_found', summary: INVALID_BUTTON };
+    return { kind: 'form', view: buildPromptView(found.record), choice: found.choice };
+  }
+
+  /** Answers every question of an ask from a submitted form; an incomplete form is `invalid` with what to fix. */
+  async submitForm(event: FormSubmitted): Promise<InboundOutcome> {
+    const found = await this.tapped(event);
+    if (found.kind !== 'found') return found.outcome;
+    const { record, choice } = found;
+    if (!['form', 'other', 'submit'].includes(choice.kind) || !fitsShape(choice, record)) {
+      return { kind: 'not_found', summary: INVALID_BUTTON };
+    }
+    const reading = readForm(record.questions, event.answers);
+    if (reading.kind === 'invalid') {
+      const hint = formHint(reading.problems, record.questions.length);
+      return this.noted(record.id, { kind: 'invalid', askId: record.id, hint, problems: reading.problems }, event.user);
+    }
+    return this.commit(
+      record.id,
+      { type: 'answer', answers: reading.answers, by: event.user, chat: event.chat },
+      record,
+    );
+  }
+
+  /**
+   * The ask a tap or form belongs to, when it may take this person's answer: the token must decode,
+   * name the ask's current version and come from one of the ask's own conversations.
+   */
+  private async tapped(event: {
+    channel: string;
+    token: string;
+    user: Responder;
+    chat?: string;
+  }): Promise<{ kind: 'found'; record: AskRecord; choice: ButtonChoice } | { kind: 'none'; outcome: InboundOutcome }> {
+    const token = decodeToken(event.token);
+    if (!token) return { kind: 'none', outcome: { kind: 'not_found', summary: INVALID_BUTTON } };
+    const record = await this.deps.store.get(token.askId);
+    // A tap must come from the ask's own chat; one that does not say where it came from (a
+    // Telegram inline-mode callback carries no message) cannot be checked, so it is refused.
+    // With fan-out and escalation, any conversation the ask was delivered to is its own.
+    const here = (c: { channel: string; chat: string } | null | undefined) =>
+      c?.channel === event.channel && c.chat === event.chat;
+    const chatMatches = event.chat !== undefined && (here(record?.to) || !!record?.deliveries.some(here));
+    if (!record || record.version !== token.version || !chatMatches) {
+      return { kind: 'none', outcome: { kind: 'not_found', summary: noticeFor(null, 'not_found') } };
+    }
+    const refusal = this.refusal(record, event.user, event.chat);
+    if (refusal) return { kind: 'none', outcome: await this.noted(record.id, refusal, event.user) };
+    return { kind: 'found', record, choice: token.choice };
   }
 
   /** Handles a text message that may answer an ask (routing rules in docs/ARCHITECTURE.md). */

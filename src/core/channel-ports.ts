@@ -1,5 +1,7 @@
 import type { MessageRef, Responder, Target } from './schemas.js';
 import type { PromptView, OutcomeView } from './prompt-view.js';
+import type { FormAnswer, FormProblem } from './forms.js';
+import type { ButtonChoice } from './token.js';
 
 /** Where a {@link ChannelError} came from: the channel, the platform method, the error it maps (kept as `cause`, never logged whole). */
 export interface ChannelErrorContext {
@@ -49,12 +51,31 @@ export interface TextReceived {
   text: string;
 }
 
+/**
+ * A form submitted on a platform (a Slack or Discord modal, a Telegram draft): every question's
+ * choices and own words at once. Everything in it is untrusted.
+ */
+export interface FormSubmitted {
+  channel: string;
+  /** The token of the button that opened the form (kind `form`, `other` or `submit`). */
+  token: string;
+  user: Responder;
+  /** Conversation the form was opened from, when the platform says. */
+  chat?: string;
+  /** One entry per question, in order. */
+  answers: FormAnswer[];
+}
+
+/** What opening a form found: the prompt to draw (with what the tap asked for), or the notice to show instead. */
+export type FormOpening = { kind: 'form'; view: PromptView; choice: ButtonChoice } | InboundOutcome;
+
 /** What the human should be told after a tap or a reply. */
 export type InboundOutcome =
   | { kind: 'recorded'; summary: string }
   | { kind: 'partial'; prompt: string; askId: string }
   | { kind: 'need_text'; prompt: string; askId: string }
-  | { kind: 'invalid'; hint: string; askId: string }
+  /** `problems`: for a form, what to fix beside each question (e.g. Slack's `response_action: errors`). */
+  | { kind: 'invalid'; hint: string; askId: string; problems?: FormProblem[] }
   | { kind: 'already_resolved'; summary: string }
   | { kind: 'expired'; summary: string }
   | { kind: 'forbidden'; summary: string }
@@ -66,6 +87,13 @@ export type InboundOutcome =
 export interface InboundSink {
   button(event: ButtonPressed): Promise<InboundOutcome>;
   text(event: TextReceived): Promise<InboundOutcome>;
+  /**
+   * A tap that opens a form or changes a draft (Answer, Other… where the platform has forms, a toggle):
+   * checks the ask, its version, the conversation and the person, like a tap, and returns the prompt.
+   */
+  openForm(event: ButtonPressed): Promise<FormOpening>;
+  /** A submitted form: answers every question at once, with the outcome a typed answer gets. */
+  submitForm(event: FormSubmitted): Promise<InboundOutcome>;
   /** Binds a follow-up message askgate sent (a hint, a prompt for the rest) to its ask, so replies to it count. */
   bindFollowUp(channel: string, chat: string, messageId: string, askId: string): Promise<void>;
   /** Event ids seen by every replica; without it (test sinks) every delivery is handled. */

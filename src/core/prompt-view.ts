@@ -34,6 +34,20 @@ export interface ButtonView {
   token: string;
 }
 
+/**
+ * The controls of a prompt answered with a form, for every shape but a single single-choice question
+ * (which has {@link PromptView.buttons}): an Answer button that opens the platform's form (or starts a
+ * draft on the message), and Skip. A channel whose limits the form does not fit keeps the text form.
+ */
+export interface FormView {
+  /** Token of the Answer button (kind `form`). */
+  open: string;
+  /** Token of the Skip button; null when the ask cannot be skipped (several matching answers needed). */
+  skip: string | null;
+  /** The line telling the human how to answer, with the form or by reply. */
+  instructions: string;
+}
+
 /** Channel-neutral view of a prompt; each channel's render.ts turns it into a message. */
 export interface PromptView {
   askId: string;
@@ -41,8 +55,10 @@ export interface PromptView {
   questions: QuestionView[];
   /** Buttons only for a single single-choice question; null means plain text. */
   buttons: ButtonView[] | null;
-  /** One line telling the human how to answer. */
+  /** One line telling the human how to answer (by text reply, when there are no buttons). */
   instructions: string;
+  /** The form controls of a prompt without buttons (every shape but a single single-choice question). */
+  form?: FormView;
   /**
    * Lines under the question while it is open, for an ask that needs several matching answers:
    * the tally ("Approve 1 · Reject 1 — 2 matching answers needed") and who answered. Plain text,
@@ -58,6 +74,8 @@ const MULTI_SELECT_INSTRUCTIONS = 'Pick several like "1,3".';
 const SEVERAL_INSTRUCTIONS = 'Answer each question on its own line, in order, or as "2: your answer".';
 const SKIP_INSTRUCTIONS = ' Send "skip" to skip.';
 const TEXT_SKIP_INSTRUCTIONS = '; send "skip" to skip.';
+/** Instructions under a prompt answered with a form (the text reply rules follow them). */
+export const FORM_INSTRUCTIONS = 'Tap Answer to choose, or reply to this message.';
 
 /** What {@link buildPromptView} reads: the questions, and the policy fields of an ask that needs several answers. */
 export type PromptSource = Pick<AskRecord, 'id' | 'version' | 'questions'> &
@@ -111,7 +129,13 @@ export function buildPromptView(record: PromptSource): PromptView {
     ...(record.questions.some((q) => q.multiSelect) ? [MULTI_SELECT_INSTRUCTIONS] : []),
     ...(record.questions.length > 1 ? [SEVERAL_INSTRUCTIONS] : []),
   ].join(' ');
-  return { askId: record.id, version: record.version, questions, buttons: null, instructions, ...extra };
+  const token = (choice: ButtonChoice) => encodeToken({ askId: record.id, version: record.version, choice });
+  const form: FormView = {
+    open: token({ kind: 'form' }),
+    skip: agree > 1 ? null : token({ kind: 'skip' }),
+    instructions: `${FORM_INSTRUCTIONS} ${instructions}`,
+  };
+  return { askId: record.id, version: record.version, questions, buttons: null, instructions, form, ...extra };
 }
 
 /** The follow-up prompt asking for the questions still unanswered after a partial reply. */

@@ -27,6 +27,8 @@ class FlakySlack extends SlackChannel {
   override start(sink: InboundSink): Promise<void> {
     return super.start({
       button: (event) => sink.button(event),
+      openForm: (event) => sink.openForm(event),
+      submitForm: (event) => sink.submitForm(event),
       text: async (event) => {
         if (this.failTexts > 0) {
           this.failTexts--;

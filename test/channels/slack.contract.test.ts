@@ -143,6 +143,8 @@ describe('Slack inbound timing and limits', () => {
         text: async () => {
           throw new Error('store unavailable');
         },
+        openForm: async () => ({ kind: 'ignored' }),
+        submitForm: async () => ({ kind: 'ignored' }),
         bindFollowUp: async () => {},
       });
       const inject = new SlackInjector(`${host.url}/slack/events`, SECRET, fake);

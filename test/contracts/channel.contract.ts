@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ChannelError,
   type ButtonPressed,
+  type FormOpening,
+  type FormSubmitted,
   type Channel,
   type InboundOutcome,
   type InboundSink,
@@ -45,8 +47,13 @@ export interface ChannelHarness {
 export class RecordingSink implements InboundSink {
   readonly buttons: ButtonPressed[] = [];
   readonly texts: TextReceived[] = [];
+  readonly opened: ButtonPressed[] = [];
+  readonly forms: FormSubmitted[] = [];
   buttonOutcome: InboundOutcome = { kind: 'recorded', summary: 'Answer recorded' };
   textOutcome: InboundOutcome = { kind: 'recorded', summary: 'Answer recorded' };
+  formOutcome: InboundOutcome = { kind: 'recorded', summary: 'Answer recorded' };
+  /** What opening a form answers: by default the notice of {@link buttonOutcome}. */
+  opening: FormOpening | null = null;
 
   async button(event: ButtonPressed): Promise<InboundOutcome> {
     this.buttons.push(event);
@@ -56,6 +63,16 @@ export class RecordingSink implements InboundSink {
   async text(event: TextReceived): Promise<InboundOutcome> {
     this.texts.push(event);
     return this.textOutcome;
+  }
+
+  async openForm(event: ButtonPressed): Promise<FormOpening> {
+    this.opened.push(event);
+    return this.opening ?? this.buttonOutcome;
+  }
+
+  async submitForm(event: FormSubmitted): Promise<InboundOutcome> {
+    this.forms.push(event);
+    return this.formOutcome;
   }
 
   async bindFollowUp(): Promise<void> {}
