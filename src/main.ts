@@ -202,6 +202,8 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
           clock,
         })
       : undefined,
+    // Loaded on the first push only: the A2A SDK stays out of a process that never pushes.
+    renderPush: async (record) => (await import('./a2a/push.js')).renderPush(record),
     settings: {
       defaultTimeoutSeconds: config.timeouts.defaultSeconds,
       minTimeoutSeconds: config.timeouts.minSeconds,

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { SendMessageRequest } from '@a2a-js/sdk';
 import { PushNotificationNotSupportedError, RequestMalformedError } from '@a2a-js/sdk/errors';
 import { invalid, toIssues } from '../core/errors.js';
-import { AskRequestSchema, RunIdSchema, type AskRequest, type Target } from '../core/schemas.js';
+import { AskRequestSchema, RunIdSchema, type AskRequest, type PushConfig, type Target } from '../core/schemas.js';
 
 /** What turning an A2A message into an ask needs to know of askgate's setup. */
 export interface AskInputSettings {
@@ -17,7 +17,14 @@ export interface AskInput {
   request: AskRequest;
   /** Absent for a message without a `messageId`. */
   idempotency?: { key: string; requestHash: string };
+  /** How the result is pushed to the callbackUrl: the body of the client's A2A version, its credentials. */
+  push?: PushConfig;
 }
+
+/** An HTTP authentication scheme name (an RFC 9110 token). */
+const AUTH_SCHEME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
+/** A header value askgate will send: printable ASCII, no line breaks. */
+const HEADER_VALUE = /^[\x20-\x7e]{1,1000}$/;
 
 /** How the data part is described in errors. */
 export const DATA_PART_SHAPE = '{questions, to?, runId?, timeoutSeconds?}';
@@ -32,7 +39,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
  * a push notification URL becomes the ask's `callbackUrl`. The message id is the idempotency key
  * (scoped to the run): a client re-sending the same message gets the same task.
  */
-export function askInput(params: SendMessageRequest, settings: AskInputSettings): AskInput {
+export function askInput(params: SendMessageRequest, settings: AskInputSettings, version = '1.0'): AskInput {
   const message = params.message;
   if (!message) throw new RequestMalformedError(`message: required, with a data part ${DATA_PART_SHAPE}`);
   if (message.taskId !== '')
@@ -63,14 +70,16 @@ export function askInput(params: SendMessageRequest, settings: AskInputSettings)
       );
     fields.callbackUrl = pushUrl;
   }
+  const push = pushUrl !== '' ? pushConfig(params, version) : undefined;
 
   const parsed = AskRequestSchema.safeParse(fields);
   if (!parsed.success)
     throw new RequestMalformedError(invalid('invalid_request', toIssues(parsed.error.issues)).message);
   const request = parsed.data;
-  if (message.messageId === '') return { request };
+  if (message.messageId === '') return { request, ...(push ? { push } : {}) };
   return {
     request,
+    ...(push ? { push } : {}),
     idempotency: {
       key: `a2a-${sha256(`${request.runId}\n${message.messageId}`)}`,
       requestHash: sha256(JSON.stringify(request)),
@@ -87,4 +96,32 @@ function runIdFromContext(contextId: string): string {
       `message.contextId: ${checked.error.issues[0]?.message ?? 'invalid'} (it is the default runId; or give a runId in the data part)`,
     );
   return contextId;
+}
+
+/**
+ * The push config's format and credentials (the URL is the ask's callbackUrl). Credentials become
+ * header values, so anything but printable ASCII is refused here rather than failing every send.
+ */
+function pushConfig(params: SendMessageRequest, version: string): PushConfig {
+  const config = params.configuration?.taskPushNotificationConfig;
+  const token = config?.token ?? '';
+  const auth = config?.authentication;
+  const field = 'configuration.taskPushNotificationConfig';
+  if (token !== '' && !HEADER_VALUE.test(token))
+    throw new RequestMalformedError(`${field}.token: use printable ASCII only, at most 1000 characters`);
+  let authorization: string | undefined;
+  if (auth && (auth.scheme !== '' || auth.credentials !== '')) {
+    if (!AUTH_SCHEME.test(auth.scheme))
+      throw new RequestMalformedError(`${field}.authentication.scheme: an HTTP authentication scheme such as Bearer`);
+    if (!HEADER_VALUE.test(auth.credentials))
+      throw new RequestMalformedError(
+        `${field}.authentication.credentials: required with a scheme; printable ASCII only, at most 1000 characters`,
+      );
+    authorization = `${auth.scheme} ${auth.credentials}`;
+  }
+  return {
+    format: version === '0.3' ? 'a2a-0.3' : 'a2a-1.0',
+    ...(token !== '' ? { token } : {}),
+    ...(authorization ? { authorization } : {}),
+  };
 }

@@ -69,7 +69,7 @@ export class AskgateA2AHandler implements A2ARequestHandler {
    */
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Task> {
     return this.guard(async () => {
-      const { record } = await this.open(params);
+      const { record } = await this.open(params, context);
       const waitMs = params.configuration?.returnImmediately ? 0 : this.deps.blockingWaitMs;
       if (waitMs === 0 || isTerminal(record)) return taskOf(record);
       return taskOf(await this.deps.gateway.wait(record.id, waitMs, signalOf(context)));
@@ -77,7 +77,7 @@ export class AskgateA2AHandler implements A2ARequestHandler {
   }
 
   async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse> {
-    const { record } = await this.guard(() => this.open(params));
+    const { record } = await this.guard(() => this.open(params, context));
     yield* this.follow(record, signalOf(context));
   }
 
@@ -133,9 +133,9 @@ export class AskgateA2AHandler implements A2ARequestHandler {
     throw unsupported('a task\u2019s push notification config (its callbackUrl) cannot be removed');
   }
 
-  private async open(params: SendMessageRequest): Promise<{ record: AskRecord }> {
-    const { request, idempotency } = askInput(params, this.deps);
-    return this.deps.gateway.ask(request, idempotency);
+  private async open(params: SendMessageRequest, context: ServerCallContext): Promise<{ record: AskRecord }> {
+    const { request, idempotency, push } = askInput(params, this.deps, context.requestedVersion);
+    return this.deps.gateway.ask(request, idempotency, undefined, push);
   }
 
   /** Streams a task: the task now, then (once it ends) its result artifact and final status. */
@@ -159,8 +159,11 @@ export class AskgateA2AHandler implements A2ARequestHandler {
         id: PUSH_CONFIG_ID,
         taskId: record.id,
         url: record.callbackUrl,
-        token: '',
-        authentication: undefined,
+        // The token is the client's own check on pushes; credentials are never read back.
+        token: record.push?.token ?? '',
+        authentication: record.push?.authorization
+          ? { scheme: record.push.authorization.split(' ')[0]!, credentials: '' }
+          : undefined,
       },
     ];
   }

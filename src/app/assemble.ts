@@ -18,7 +18,7 @@ import { EffectRunner } from './effect-runner.js';
 import { Gateway, type GatewaySettings } from './gateway.js';
 import { InboundHandler } from './inbound.js';
 import { LongPolls } from './long-poll.js';
-import { OutboxWork } from './outbox-work.js';
+import { OutboxWork, type OutboxWorkDeps } from './outbox-work.js';
 
 /** Every port the shell is built over (main.ts fills it; tests rebuild the shell with one swapped). */
 export interface AppPorts {
@@ -37,6 +37,8 @@ export interface AppPorts {
   settings: GatewaySettings;
   /** Sends signed webhooks; without it, asks with a `callbackUrl` are refused. */
   webhooks?: WebhookSender;
+  /** Renders a result webhook in an A2A client's push format (see OutboxWorkDeps.renderPush). */
+  renderPush?: OutboxWorkDeps['renderPush'];
 }
 
 /** The shell over one set of ports: each piece gets only the ports it uses. */
@@ -81,6 +83,7 @@ export function assemble(ports: AppPorts): App {
     logger,
     settings,
     webhooks,
+    ...(ports.renderPush ? { renderPush: ports.renderPush } : {}),
   });
   return {
     gateway,

@@ -1,7 +1,7 @@
 import { AskgateError, invalid } from '../core/errors.js';
 import { normalizeAnswers } from '../core/answers.js';
 import { deadlineOf, isTerminal, transition, type AskEvent, type TransitionOutcome } from '../core/lifecycle.js';
-import type { AnswerRequest, AskRecord, AskRequest, Responder } from '../core/schemas.js';
+import type { AnswerRequest, AskRecord, AskRequest, PushConfig, Responder } from '../core/schemas.js';
 import type { AskStore, Clock, Logger, WebhookSender } from '../core/ports.js';
 import { commitPlan, type WorkSettings } from '../core/work.js';
 import type { Step } from '../core/effects.js';
@@ -66,8 +66,10 @@ export class Gateway {
     request: AskRequest,
     idempotency?: { key: string; requestHash: string },
     presetId?: string,
+    /** How an A2A client wants its result pushed to the callbackUrl. */
+    push?: PushConfig,
   ): Promise<{ record: AskRecord; created: boolean }> {
-    return openAsk(this.deps, request, this.clampTimeout(request.timeoutSeconds), idempotency, presetId);
+    return openAsk(this.deps, request, this.clampTimeout(request.timeoutSeconds), idempotency, presetId, push);
   }
 
   /** Reads an ask or throws 404. */

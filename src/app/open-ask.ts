@@ -1,7 +1,7 @@
 import { AskgateError, invalid, type Issue } from '../core/errors.js';
 import { policyIssues, targetList } from '../core/policy.js';
 import { createAsk, deadlineOf, isTerminal, transition } from '../core/lifecycle.js';
-import type { AskRecord, AskRequest } from '../core/schemas.js';
+import type { AskRecord, AskRequest, PushConfig } from '../core/schemas.js';
 import { createPlan, followUp } from '../core/work.js';
 import type { GatewayDeps } from './gateway.js';
 
@@ -18,6 +18,7 @@ export async function openAsk(
   timeoutSeconds: number,
   idempotency?: { key: string; requestHash: string },
   presetId?: string,
+  push?: PushConfig,
 ): Promise<{ record: AskRecord; created: boolean }> {
   const { store, channels, settings, clock, runner } = deps;
   checkChannels(channels, request);
@@ -38,7 +39,10 @@ export async function openAsk(
   for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
     const now = clock.now();
     const { current, version } = await store.getRun(request.runId);
-    const { record, effects } = createAsk(request, askId, version + 1, timeoutSeconds, now, idempotency?.key);
+    const { record, effects } = createAsk(request, askId, version + 1, timeoutSeconds, now, {
+      ...(idempotency ? { key: idempotency.key } : {}),
+      ...(push ? { push } : {}),
+    });
     const superseding = current && !isTerminal(current) ? transition(current, { type: 'supersede' }, now) : null;
     const supersede = superseding?.kind === 'changed' && current ? { prev: current, next: superseding.record } : null;
     const plan = createPlan(record, effects, now, settings);

@@ -8,6 +8,7 @@ import {
   type Metrics,
   type OutboxHandlers,
   type OutboxJob,
+  type RenderedWebhook,
   type StepHandlers,
   type WebhookSender,
 } from '../core/ports.js';
@@ -17,6 +18,7 @@ import type { Step } from '../core/effects.js';
 import { workFor, type WorkSettings } from '../core/work.js';
 import type { EffectRunner } from './effect-runner.js';
 import type { Gateway } from './gateway.js';
+import type { AskRecord } from '../core/schemas.js';
 
 /** What the outbox work and the reconciler's sweep talk to. */
 export interface OutboxWorkDeps {
@@ -33,6 +35,8 @@ export interface OutboxWorkDeps {
   logger: Pick<Logger, 'warn'>;
   settings: WorkSettings & { retentionMs: number };
   webhooks?: Pick<WebhookSender, 'send'>;
+  /** Renders the result of an ask whose `push` asks for another protocol's body (A2A); null to send askgate's own. */
+  renderPush?: (record: AskRecord) => Promise<RenderedWebhook | null>;
 }
 
 /**
@@ -163,7 +167,8 @@ export class OutboxWork implements OutboxHandlers {
     const sender = this.deps.webhooks;
     if (!sender) throw new ChannelError('webhooks are not configured (ASKGATE_WEBHOOK_SECRET)', true);
     const payload = { askId, runId: record.runId, version: record.version, result: record.result };
-    const { status } = await sender.send(record.callbackUrl, payload);
+    const rendered = (record.push && (await this.deps.renderPush?.(record))) || undefined;
+    const { status } = await sender.send(record.callbackUrl, payload, rendered);
     await this.gateway.note(askId, { type: 'webhook_delivered', detail: `HTTP ${status}` });
   }
 

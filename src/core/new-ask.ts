@@ -1,4 +1,4 @@
-import type { AskRecord, AskRequest, Delivery, Target } from './schemas.js';
+import type { AskRecord, AskRequest, Delivery, PushConfig, Target } from './schemas.js';
 import type { Effect } from './effects.js';
 import { policyOf, policySteps, targetList } from './policy.js';
 import { deadlineOf } from './record-state.js';
@@ -16,14 +16,20 @@ export function deliveryTo(target: Target, step: number): Delivery {
   };
 }
 
-/** A new pending record for `request` (version = the run's next, `key` = its Idempotency-Key). */
+/** What a new record may carry besides its request: its Idempotency-Key, and how its result is pushed. */
+export interface NewAskExtras {
+  key?: string;
+  push?: PushConfig;
+}
+
+/** A new pending record for `request` (version = the run's next). */
 export function newAskRecord(
   request: AskRequest,
   id: string,
   version: number,
   timeoutSeconds: number,
   now: number,
-  key?: string,
+  { key, push }: NewAskExtras = {},
 ): AskRecord {
   const targets = targetList(request.to);
   const to = targets[0] ?? null;
@@ -45,6 +51,7 @@ export function newAskRecord(
     partial: {},
     history: [{ type: 'created', at: new Date(now).toISOString(), ...(to ? { channel: to.channel } : {}) }],
     ...(request.callbackUrl ? { callbackUrl: request.callbackUrl } : {}),
+    ...(request.callbackUrl && push ? { push } : {}),
     deliveries: targets.map((t) => deliveryTo(t, 0)),
     ...(key ? { idempotencyKey: key } : {}),
   };
@@ -60,9 +67,9 @@ export function createAsk(
   version: number,
   timeoutSeconds: number,
   now: number,
-  key?: string,
+  extras: NewAskExtras = {},
 ): { record: AskRecord; effects: Effect[] } {
-  const record = newAskRecord(request, id, version, timeoutSeconds, now, key);
+  const record = newAskRecord(request, id, version, timeoutSeconds, now, extras);
   return {
     record,
     effects: [

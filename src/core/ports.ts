@@ -28,12 +28,21 @@ export type OutboxJob =
 /** What a webhook carries: the terminal result of one ask (defined once, in core/schemas.ts). */
 export type { WebhookPayload };
 
+/** A webhook body in another protocol's format (an A2A push notification), with its content type and headers. */
+export interface RenderedWebhook {
+  body: string;
+  contentType: string;
+  /** Extra headers (the push config's credentials): secrets, never logged. */
+  headers: Record<string, string>;
+}
+
 /**
  * Signs and POSTs webhook payloads. Resolves with the HTTP status on 2xx; throws
  * {@link ChannelError} otherwise (`permanent` for 4xx other than 408/429).
  */
 export interface WebhookSender {
-  send(url: string, payload: WebhookPayload): Promise<{ status: number }>;
+  /** POSTs `payload` as JSON, or `rendered` instead when given; either is signed. */
+  send(url: string, payload: WebhookPayload, rendered?: RenderedWebhook): Promise<{ status: number }>;
   /** Why `url` may not be a callbackUrl (a host its allow list refuses), or undefined; checked at creation. */
   refusal(url: URL): string | undefined;
 }

@@ -88,6 +88,20 @@ export const AskStatusSchema = z.enum(['pending', 'answered', 'no_answer']);
 /** Ask status. */
 export type AskStatus = z.output<typeof AskStatusSchema>;
 
+/**
+ * How the result webhook of an A2A client is sent: the body of its protocol version (`a2a-1.0`: a
+ * StreamResponse; `a2a-0.3`: the v0.3 task) and the credentials its push config named (`token` for
+ * the `X-A2A-Notification-Token` header, `authorization` for the `Authorization` header). Secrets:
+ * never shown by the API nor logged.
+ */
+export const PushConfigSchema = z.object({
+  format: z.enum(['a2a-1.0', 'a2a-0.3']),
+  token: z.string().max(1000).optional(),
+  authorization: z.string().max(4000).optional(),
+});
+/** See {@link PushConfigSchema}. */
+export type PushConfig = z.output<typeof PushConfigSchema>;
+
 /** The stored record of one ask (read back from storage through this schema). */
 export const AskRecordSchema = z.object({
   id: z.string(),
@@ -130,6 +144,8 @@ export const AskRecordSchema = z.object({
   idempotencyKey: z.string().optional(),
   /** Signed webhook that receives the terminal result. */
   callbackUrl: z.string().optional(),
+  /** The callbackUrl wants another protocol's push body (an A2A client's push config); never shown by the API. */
+  push: PushConfigSchema.optional(),
   /** The ask's history, oldest first (capped; see core/record-history.ts). */
   history: z.array(HistoryEntrySchema).default([]),
 });
@@ -137,12 +153,18 @@ export const AskRecordSchema = z.object({
 export type AskRecord = z.output<typeof AskRecordSchema>;
 
 /** An ask as the API shows it: the stored record without internal bookkeeping. */
-export const AskViewSchema = AskRecordSchema.omit({ rev: true, idempotencyKey: true, history: true, partials: true });
+export const AskViewSchema = AskRecordSchema.omit({
+  rev: true,
+  idempotencyKey: true,
+  history: true,
+  partials: true,
+  push: true,
+});
 /** An ask as the API shows it. */
 export type AskView = z.output<typeof AskViewSchema>;
 
 /** The record as the API shows it (internal bookkeeping left out). */
 export function publicRecord(record: AskRecord): AskView {
-  const { rev: _rev, idempotencyKey: _key, history: _history, partials: _partials, ...rest } = record;
+  const { rev: _rev, idempotencyKey: _key, history: _history, partials: _partials, push: _push, ...rest } = record;
   return rest;
 }

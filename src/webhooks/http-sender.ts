@@ -2,7 +2,13 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
-import { ChannelError, type Clock, type WebhookPayload, type WebhookSender } from '../core/ports.js';
+import {
+  ChannelError,
+  type Clock,
+  type RenderedWebhook,
+  type WebhookPayload,
+  type WebhookSender,
+} from '../core/ports.js';
 import { WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER, signWebhook } from './signing.js';
 import { ALLOWED_HOSTS_SETTING, EXTERNAL_ONLY, type HostAllowList } from './allowed-hosts.js';
 import { systemClock } from '../system-clock.js';
@@ -68,8 +74,12 @@ export class HttpWebhookSender implements WebhookSender {
     return this.allowed.refusal(url);
   }
 
-  /** Signs and POSTs one payload; throws {@link ChannelError} unless the receiver answered 2xx. */
-  async send(url: string, payload: WebhookPayload): Promise<{ status: number }> {
+  /**
+   * Signs and POSTs one payload (or its rendering in another protocol's format, whose own headers
+   * come first so none can replace the signature); throws {@link ChannelError} unless the receiver
+   * answered 2xx.
+   */
+  async send(url: string, payload: WebhookPayload, rendered?: RenderedWebhook): Promise<{ status: number }> {
     let target: URL;
     try {
       target = new URL(url);
@@ -81,10 +91,11 @@ export class HttpWebhookSender implements WebhookSender {
     if (target.protocol !== 'http:' && target.protocol !== 'https:')
       throw new ChannelError('webhook refused: the callbackUrl is not http(s)', true);
     if (this.allowed.refusal(target)) throw new ChannelError(REFUSED, true);
-    const body = JSON.stringify(payload);
+    const body = rendered ? rendered.body : JSON.stringify(payload);
     const timestamp = Math.floor(this.clock.now() / 1000);
     const headers = {
-      'content-type': 'application/json',
+      ...(rendered ? lowerCased(rendered.headers) : {}),
+      'content-type': rendered ? rendered.contentType : 'application/json',
       'content-length': String(Buffer.byteLength(body)),
       'user-agent': 'askgate-webhook/1',
       [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
@@ -181,4 +192,8 @@ function retryAfterMs(header: string | null, now: number): number | undefined {
   const seconds = Number(header);
   const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - now;
   return Number.isFinite(ms) && ms > 0 ? Math.min(ms, MAX_RETRY_AFTER_MS) : undefined;
+}
+
+function lowerCased(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }

@@ -12,7 +12,7 @@ import {
   SubscribeToTaskRequest,
   TaskState,
   type Part,
-  type StreamResponse,
+  StreamResponse,
   type Task,
 } from '@a2a-js/sdk';
 import {
@@ -274,23 +274,37 @@ describe('tasks over the SDK client (A2A 1.0)', () => {
     await c.cancelTask(CancelTaskRequest.fromJSON({ id: second.id }));
   });
 
-  it('push notifications: the URL becomes the ask\u2019s signed result webhook (same allow list)', async () => {
+  it('push notifications: the URL becomes the ask\u2019s result webhook (same allow list), in A2A 1.0\u2019s own body', async () => {
     const c = await a2aClient(app.url, true);
     const url = `${receiverUrl}?t=${randomUUID()}`;
     const request = send(ask());
     request.configuration = SendMessageRequest.fromJSON({
-      configuration: { taskPushNotificationConfig: { url }, returnImmediately: true },
+      configuration: { taskPushNotificationConfig: { url, token: 'tok-123' }, returnImmediately: true },
     }).configuration;
     const task = (await c.sendMessage(request)) as Task;
     const configs = await c.listTaskPushNotificationConfig(
       ListTaskPushNotificationConfigsRequest.fromJSON({ taskId: task.id }),
     );
-    expect(configs.configs.map((x) => x.url)).toEqual([url]);
+    expect(configs.configs.map((x) => [x.url, x.token])).toEqual([[url, 'tok-123']]);
+    // The push config is the client's: the API's view of the ask never shows it.
+    const view = await (await authed(`${app.url}/v1/asks/${task.id}`)).json();
+    expect(view.callbackUrl).toBe(url);
+    expect(JSON.stringify(view)).not.toContain('tok-123');
     await tapFirstOption(task.id);
     const push = await eventually(async () => pushes.find((p) => p.raw.toString().includes(task.id)));
+    expect(push.headers['content-type']).toBe('application/a2a+json');
+    expect(push.headers['x-a2a-notification-token']).toBe('tok-123');
+    expect(push.headers.authorization).toBeUndefined();
+    // Still signed by askgate, over the body as sent.
     const ts = String(push.headers['x-askgate-timestamp']);
     expect(verifyWebhook(SECRET, ts, push.raw, String(push.headers['x-askgate-signature']))).toBe(true);
-    expect(JSON.parse(push.raw.toString())).toMatchObject({ askId: task.id, result: { status: 'answered' } });
+    // A StreamResponse, parsed by the SDK's own type: the whole task, completed, with the result.
+    const parsed = StreamResponse.fromJSON(JSON.parse(push.raw.toString()));
+    expect(parsed.payload?.$case).toBe('task');
+    const pushed = parsed.payload?.$case === 'task' ? parsed.payload.value : undefined;
+    expect(pushed?.id).toBe(task.id);
+    expect(pushed?.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(dataOf(pushed?.artifacts[0]?.parts)).toMatchObject({ status: 'answered', answers: { env: ['Staging'] } });
 
     const refused = send(ask());
     refused.configuration = SendMessageRequest.fromJSON({
@@ -438,6 +452,39 @@ describe('v0.3 method names', () => {
       code: -32602,
       message: expect.stringContaining('questions: ask at least 1 question'),
     });
+  });
+
+  it('a v0.3 push gets the v0.3 task body and its Authorization header; bad credentials are refused', async () => {
+    const url = `${receiverUrl}?t=${randomUUID()}`;
+    const sent = await rpc('message/send', {
+      ...message(ask()),
+      configuration: {
+        blocking: false,
+        pushNotificationConfig: { url, authentication: { schemes: ['Bearer'], credentials: 'push-secret' } },
+      },
+    });
+    expect(sent.result).toMatchObject({ kind: 'task', status: { state: 'working' } });
+    await tapFirstOption(sent.result.id);
+    const push = await eventually(async () => pushes.find((p) => p.raw.toString().includes(sent.result.id)));
+    expect(push.headers.authorization).toBe('Bearer push-secret');
+    expect(push.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(push.raw.toString())).toMatchObject({
+      kind: 'task',
+      id: sent.result.id,
+      status: { state: 'completed' },
+      artifacts: [{ parts: [{ kind: 'data', data: { status: 'answered' } }] }],
+    });
+    for (const authentication of [
+      { schemes: ['Bearer'], credentials: 'line\r\nX-Evil: 1' },
+      { schemes: ['Bear er'], credentials: 'x' },
+      { schemes: ['Bearer'], credentials: '' },
+    ]) {
+      const bad = await rpc('message/send', {
+        ...message(ask()),
+        configuration: { blocking: false, pushNotificationConfig: { url, authentication } },
+      });
+      expect(bad.error).toMatchObject({ message: expect.stringMatching(/authentication/) });
+    }
   });
 
   it('message/stream through the SDK\u2019s v0.3 transport streams until the answer', async () => {
