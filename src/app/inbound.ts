@@ -112,7 +112,8 @@ export class InboundHandler implements InboundSink {
     const found = await this.tapped(event);
     if (found.kind !== 'found') return found.outcome;
     if (!fitsShape(found.choice, found.record)) return { kind: 'not_found', summary: INVALID_BUTTON };
-    return { kind: 'form', view: buildPromptView(found.record), choice: found.choice };
+    const { record, choice } = found;
+    return { kind: 'form', view: buildPromptView(record), choice, expiresAt: record.expiresAt };
   }
 
   /** Answers every question of an ask from a submitted form; an incomplete form is `invalid` with what to fix. */

@@ -66,8 +66,12 @@ export interface FormSubmitted {
   answers: FormAnswer[];
 }
 
-/** What opening a form found: the prompt to draw (with what the tap asked for), or the notice to show instead. */
-export type FormOpening = { kind: 'form'; view: PromptView; choice: ButtonChoice } | InboundOutcome;
+/**
+ * What opening a form found: the prompt to draw (with what the tap asked for) and when the ask ends
+ * (`expiresAt`, ISO 8601: state kept for the form, a Telegram draft, ends with the ask), or the
+ * notice to show instead.
+ */
+export type FormOpening = { kind: 'form'; view: PromptView; choice: ButtonChoice; expiresAt?: string } | InboundOutcome;
 
 /** What the human should be told after a tap or a reply. */
 export type InboundOutcome =

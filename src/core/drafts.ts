@@ -1,0 +1,256 @@
+import { z } from 'zod';
+import type { FormAnswer, FormProblem } from './forms.js';
+import { ResponderSchema, type Responder } from './schemas.js';
+import type { ButtonChoice } from './token.js';
+import { responderName } from './prompt-view.js';
+
+/**
+ * How long the person who started a draft holds it in a group, counted from their last tap: others
+ * tapping meanwhile are told who is answering (they may still answer by reply).
+ */
+export const DRAFT_HOLD_MS = 120_000;
+
+/** One question's part of a draft: chosen option indexes (0-based) and own words. */
+export const DraftPartSchema = z.object({
+  choices: z.array(z.number().int().min(0).max(3)).max(4),
+  own: z.string().max(4096).optional(),
+});
+/** One question's part of a draft. */
+export type DraftPart = z.output<typeof DraftPartSchema>;
+
+/**
+ * A form being answered on the message itself (Telegram's steps, edited in place): who holds it,
+ * the step shown, every question's part so far. Stored per ask and message; read back with
+ * {@link DraftSchema} (a stored draft is untrusted like any payload).
+ */
+export const DraftSchema = z.object({
+  askId: z.string().min(1).max(24),
+  version: z.number().int().positive(),
+  holder: ResponderSchema,
+  /** When the holder last tapped (epoch ms). */
+  heldAt: z.number(),
+  /** The question shown (0-based). */
+  step: z.number().int().min(0).max(2),
+  parts: z.array(DraftPartSchema).min(1).max(3),
+  /** The question whose own words were asked for (the force-reply prompt), if any. */
+  awaitingOwn: z.number().int().min(0).max(2).optional(),
+  /** When the ask ends (epoch ms): the draft is kept no longer than the ask's record. */
+  expiresAt: z.number(),
+});
+/** A form being answered on the message itself. */
+export type Draft = z.output<typeof DraftSchema>;
+
+/** What the draft logic needs of each question: whether it is multi-select, and how many options. */
+export interface DraftQuestion {
+  multiSelect: boolean;
+  options: readonly unknown[];
+}
+
+/** One tap on a draft's keyboard (its choice already decoded and checked against the ask). */
+export interface DraftTap {
+  askId: string;
+  version: number;
+  choice: ButtonChoice;
+  user: Responder;
+  now: number;
+  expiresAt: number;
+}
+
+/**
+ * What a tap does: the new draft and what follows (`render` the keyboard, `ask_own` words with a
+ * prompt, `submit` the draft); `held` when another person holds it; `invalid` for a control the
+ * questions do not have.
+ */
+export type DraftStep =
+  | { kind: 'draft'; draft: Draft; then: 'render' | 'ask_own' | 'submit' }
+  | { kind: 'held'; by: Responder }
+  | { kind: 'invalid' };
+
+/** The toast a person gets when someone else holds the draft. */
+export function heldNotice(by: Responder): string {
+  return `${responderName(by)} is answering`;
+}
+
+/** A fresh draft for `questions`, held by `user`, showing the first question. */
+export function newDraft(questions: readonly DraftQuestion[], tap: Omit<DraftTap, 'choice'>): Draft {
+  return {
+    askId: tap.askId,
+    version: tap.version,
+    holder: tap.user,
+    heldAt: tap.now,
+    step: 0,
+    parts: questions.map(() => ({ choices: [] })),
+    expiresAt: tap.expiresAt,
+  };
+}
+
+/** Who may change the draft now: its holder, anyone once the hold lapsed (the visible state is kept). */
+function holdBy(draft: Draft, user: Responder, now: number): Responder | null {
+  if (draft.holder.userId === user.userId || now - draft.heldAt >= DRAFT_HOLD_MS) return null;
+  return draft.holder;
+}
+
+/** The draft as it stands for `tap`: the stored one (if it is this ask version's) or a fresh one. */
+function current(questions: readonly DraftQuestion[], stored: Draft | null, tap: DraftTap): Draft | null {
+  if (!stored || stored.version !== tap.version || stored.parts.length !== questions.length)
+    return newDraft(questions, tap);
+  return stored;
+}
+
+/**
+ * Applies one tap to a draft (pure). A single-choice pick moves to the next question, or submits on
+ * the last; a toggle flips one option and stays; a step goes to another question; `own` asks for
+ * own words; `submit` submits. The tapping person takes (or keeps) the hold.
+ */
+export function applyTap(questions: readonly DraftQuestion[], stored: Draft | null, tap: DraftTap): DraftStep {
+  const base = current(questions, stored, tap);
+  if (!base) return { kind: 'invalid' };
+  const held = holdBy(base, tap.user, tap.now);
+  if (held) return { kind: 'held', by: held };
+  const draft: Draft = { ...base, holder: tap.user, heldAt: tap.now, parts: base.parts.map((p) => ({ ...p })) };
+  const c = tap.choice;
+  const last = questions.length - 1;
+  switch (c.kind) {
+    case 'form':
+      return { kind: 'draft', draft, then: 'render' };
+    case 'submit':
+      return { kind: 'draft', draft, then: 'submit' };
+    case 'step':
+      if (c.question > last) return { kind: 'invalid' };
+      return { kind: 'draft', draft: { ...draft, step: c.question }, then: 'render' };
+    case 'own':
+      if (c.question > last) return { kind: 'invalid' };
+      return { kind: 'draft', draft: { ...draft, step: c.question, awaitingOwn: c.question }, then: 'ask_own' };
+    case 'pick': {
+      const q = questions[c.question];
+      if (!q || q.multiSelect || c.index >= q.options.length) return { kind: 'invalid' };
+      draft.parts[c.question] = { choices: [c.index] };
+      if (c.question === last) return { kind: 'draft', draft: { ...draft, step: last }, then: 'submit' };
+      return { kind: 'draft', draft: { ...draft, step: c.question + 1 }, then: 'render' };
+    }
+    case 'toggle': {
+      const q = questions[c.question];
+      if (!q || !q.multiSelect || c.index >= q.options.length) return { kind: 'invalid' };
+      const part = draft.parts[c.question]!;
+      const chosen = part.choices.includes(c.index)
+        ? part.choices.filter((i) => i !== c.index)
+        : [...part.choices, c.index].sort((a, b) => a - b);
+      draft.parts[c.question] = { ...part, choices: chosen };
+      return { kind: 'draft', draft: { ...draft, step: c.question }, then: 'render' };
+    }
+    default:
+      return { kind: 'invalid' };
+  }
+}
+
+/**
+ * Applies own words (the reply to the force-reply prompt) to the question that asked for them:
+ * they replace a single-choice pick, or join a multi-select's toggles; then the next question
+ * follows, or the draft is submitted after the last.
+ */
+export function applyOwnWords(
+  questions: readonly DraftQuestion[],
+  stored: Draft,
+  own: { text: string; user: Responder; now: number },
+): DraftStep {
+  const q = stored.awaitingOwn;
+  if (q === undefined || !questions[q] || stored.parts.length !== questions.length) return { kind: 'invalid' };
+  const held = holdBy(stored, own.user, own.now);
+  if (held) return { kind: 'held', by: held };
+  const parts = stored.parts.map((p) => ({ ...p }));
+  parts[q] = questions[q]!.multiSelect ? { ...parts[q]!, own: own.text } : { choices: [], own: own.text };
+  const { awaitingOwn: _asked, ...rest } = stored;
+  const draft: Draft = { ...rest, holder: own.user, heldAt: own.now, parts };
+  const last = questions.length - 1;
+  if (q === last) return { kind: 'draft', draft: { ...draft, step: last }, then: 'submit' };
+  return { kind: 'draft', draft: { ...draft, step: q + 1 }, then: 'render' };
+}
+
+/** The draft as a submitted form: one entry per question, in order (for `InboundSink.submitForm`). */
+export function formAnswers(draft: Draft): FormAnswer[] {
+  return draft.parts.map((p) => ({ choices: [...p.choices], ...(p.own !== undefined ? { own: p.own } : {}) }));
+}
+
+/** After a refused submission: the draft shows the first question with a problem. */
+export function showProblem(draft: Draft, problems: readonly FormProblem[]): Draft {
+  const first = problems.reduce((min, p) => Math.min(min, p.question), draft.step);
+  return { ...draft, step: Math.max(0, Math.min(first, draft.parts.length - 1)) };
+}
+
+/** Whether a question of the draft has an answer yet (an option or own words). */
+function answered(part: DraftPart | undefined): boolean {
+  return !!part && (part.choices.length > 0 || (part.own !== undefined && part.own.trim() !== ''));
+}
+
+/** A button of a draft keyboard: its label and what it does. */
+export interface DraftButton {
+  label: string;
+  choice: ButtonChoice;
+}
+
+/** What {@link draftKeyboard} shows of each question. */
+export interface DraftKeyboardQuestion extends DraftQuestion {
+  header?: string;
+  options: readonly { label: string }[];
+}
+
+/** Labels of a draft keyboard's controls. */
+export const DRAFT_LABELS = {
+  on: '☑',
+  off: '☐',
+  picked: '✓',
+  other: 'Other…',
+  otherGiven: 'Other… ✓',
+  skip: 'Skip',
+  back: '« Back',
+  next: 'Next »',
+  submit: 'Submit',
+} as const;
+
+/**
+ * The keyboard of the draft's current step (pure; the channel encodes each choice as a token):
+ * "Question q of n" (several questions), one option per row (☐/☑ toggles, or ✓ on the picked
+ * one), Other… and Skip, then Back, Next (a multi-select or answered question) or Submit (the
+ * last question, when multi-select or answered). `draft` null: the first step, untouched.
+ */
+export function draftKeyboard(
+  questions: readonly DraftKeyboardQuestion[],
+  draft: Pick<Draft, 'step' | 'parts'> | null,
+  canSkip: boolean,
+): DraftButton[][] {
+  const step = Math.min(draft?.step ?? 0, questions.length - 1);
+  const q = questions[step]!;
+  const part = draft?.parts[step];
+  const rows: DraftButton[][] = [];
+  if (questions.length > 1) {
+    const title = `Question ${step + 1} of ${questions.length}${q.header ? ` · ${q.header}` : ''}`;
+    rows.push([{ label: title, choice: { kind: 'step', question: step } }]);
+  }
+  q.options.forEach((o, index) => {
+    const on = !!part?.choices.includes(index);
+    rows.push([
+      q.multiSelect
+        ? {
+            label: `${on ? DRAFT_LABELS.on : DRAFT_LABELS.off} ${o.label}`,
+            choice: { kind: 'toggle', question: step, index },
+          }
+        : {
+            label: on ? `${DRAFT_LABELS.picked} ${o.label}` : o.label,
+            choice: { kind: 'pick', question: step, index },
+          },
+    ]);
+  });
+  const own = part?.own !== undefined && part.own !== '' ? DRAFT_LABELS.otherGiven : DRAFT_LABELS.other;
+  rows.push([
+    { label: own, choice: { kind: 'own', question: step } },
+    ...(canSkip ? [{ label: DRAFT_LABELS.skip, choice: { kind: 'skip' } } satisfies DraftButton] : []),
+  ]);
+  const nav: DraftButton[] = [];
+  if (step > 0) nav.push({ label: DRAFT_LABELS.back, choice: { kind: 'step', question: step - 1 } });
+  const onward = q.multiSelect || answered(part);
+  if (onward && step < questions.length - 1)
+    nav.push({ label: DRAFT_LABELS.next, choice: { kind: 'step', question: step + 1 } });
+  if (onward && step === questions.length - 1) nav.push({ label: DRAFT_LABELS.submit, choice: { kind: 'submit' } });
+  if (nav.length > 0) rows.push(nav);
+  return rows;
+}

@@ -1,0 +1,52 @@
+import type { Draft } from './drafts.js';
+
+/** Where a draft lives: the ask and the platform message whose keyboard shows it. */
+export interface DraftKey {
+  askId: string;
+  chat: string;
+  messageId: string;
+}
+
+/** A stored draft and its revision (for compare-and-set); `closed` once the message was finalized. */
+export interface StoredDraft {
+  rev: number;
+  draft: Draft | null;
+  closed: boolean;
+}
+
+/**
+ * The drafts of forms answered on the message itself (Telegram's steps): one per ask and message,
+ * changed by compare-and-set so two taps at once never lose one another, and kept no longer than
+ * the ask's record (its end plus retention). A prompt asking for own words points at its draft.
+ */
+export interface FormDraftStore {
+  /** The draft of a message, or null (never started or expired); an unreadable draft reads as `draft: null`. */
+  get(key: DraftKey): Promise<StoredDraft | null>;
+  /**
+   * Writes `draft` if the stored revision is still `rev` (0: no draft yet) and the message was not
+   * finalized; resolves with the new revision, `conflict` when another write came first (read again
+   * and recompute) or `closed`.
+   */
+  put(key: DraftKey, rev: number, draft: Draft): Promise<number | 'conflict' | 'closed'>;
+  /**
+   * Marks the draft of a message finalized (before the outcome edit), so a keyboard edit racing
+   * the outcome sees it and takes its keyboard away again. Nothing to mark when there is no draft.
+   */
+  close(key: DraftKey): Promise<void>;
+  /** Removes a draft (after its answer was recorded, so the next person starts afresh). */
+  remove(key: DraftKey): Promise<void>;
+  /** Remembers that the message `promptId` in `chat` asks for own words for the draft at `key`. */
+  pointOwn(chat: string, promptId: string, key: DraftKey, expiresAt: number): Promise<void>;
+  /** The draft a reply to the message `promptId` in `chat` gives own words to, if any. */
+  ownOf(chat: string, promptId: string): Promise<DraftKey | null>;
+}
+
+/** A channel that answers forms with drafts on the message: main.ts hands it the store. */
+export interface UsesFormDrafts {
+  useFormDrafts(store: FormDraftStore): void;
+}
+
+/** Whether a channel takes a {@link FormDraftStore}. */
+export function usesFormDrafts(channel: object): channel is UsesFormDrafts {
+  return typeof (channel as Partial<UsesFormDrafts>).useFormDrafts === 'function';
+}
