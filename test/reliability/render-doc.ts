@@ -25,6 +25,7 @@ const ORDER = [
   'policies-escalation',
   'policies-fanout',
   'policies-reminders',
+  'policies-redis-restart',
 ];
 const STANDARD = new Set([
   'asks',
