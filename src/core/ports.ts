@@ -2,6 +2,7 @@ import type { WebhookPayload } from './schemas.js';
 
 export * from './store-ports.js';
 export * from './channel-ports.js';
+export * from './form-draft-store.js';
 
 /** Source of the current time in epoch milliseconds. */
 export interface Clock {
