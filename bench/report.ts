@@ -8,6 +8,7 @@ import type { MemoryResult, TimeoutsResult } from './timeouts.js';
 import type { RedisCostResult } from './redis-cost.js';
 import type { BullAddRemoveRow, BullLatenessResult, RawRedisResult } from './baselines.js';
 import { replicaName, type Window } from './lib/stack.js';
+import { stepsMarkdown, type StepsResult } from './steps.js';
 
 export interface BenchResults {
   mode: 'quick' | 'full';
@@ -23,6 +24,8 @@ export interface BenchResults {
   timeouts: TimeoutsResult[];
   redisCost?: RedisCostResult;
   memoryVariants?: MemoryResult[];
+  /** Policy steps (reminders and escalations), section 3b. */
+  steps?: StepsResult[];
   ab?: { cycles: FullCycleResult[]; cost: (RedisCostResult & { before: boolean })[]; timeouts?: TimeoutsResult[] };
   failures: { scenario: string; error: string }[];
 }
@@ -195,6 +198,15 @@ export function renderMarkdown(results: BenchResults, chartPath: string, notesPa
   L.push(
     `| Timeouts missed (${t100 ? num(t100.count) : '—'} pending) | 0 | ${t100 ? t100.missed : '—'} | ${met(t100 ? t100.missed === 0 : null)} |`,
   );
+  const steps = results.steps?.reduce<StepsResult | null>((a, b) => (a && a.count >= b.count ? a : b), null);
+  if (steps) {
+    L.push(
+      `| Policy step lateness p99 (${num(steps.count)} pending, a reminder and an escalation each; §3b) | < ${TARGETS.latenessP99Ms} ms | ${ms(steps.latenessMs.p99)} ms | ${met(steps.latenessMs.p99 < TARGETS.latenessP99Ms)} |`,
+    );
+    L.push(
+      `| Policy steps missed (${num(steps.count)} pending) | 0 | ${num(steps.missed)} | ${met(steps.missed === 0)} |`,
+    );
+  }
   L.push('');
   if (results.failures.length) {
     L.push('**Scenarios that failed:**', '');
@@ -293,6 +305,8 @@ export function renderMarkdown(results: BenchResults, chartPath: string, notesPa
     }
     L.push('');
   } else L.push('Not run.', '');
+
+  if (results.steps?.length) L.push(stepsMarkdown(results.steps));
 
   // Redis cost.
   L.push('## 4. Redis cost', '');

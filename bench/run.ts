@@ -25,7 +25,7 @@ import { redisCost } from './redis-cost.js';
 import { renderMarkdown, type BenchResults } from './report.js';
 import { tapToAgent } from './tap-to-agent.js';
 import { memoryPerAsk, timeouts } from './timeouts.js';
-import { steps, stepsMarkdown, type StepsResult } from './steps.js';
+import { steps } from './steps.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SCENARIOS = ['baselines', 'full-cycle', 'tap', 'timeouts', 'steps', 'memory', 'cost'] as const;
@@ -110,7 +110,7 @@ const started = Date.now();
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
 const log = (msg: string) => console.log(`[bench ${elapsed()}] ${msg}`);
 
-const results: BenchResults & { profile?: ProfileSummary; steps?: StepsResult[] } = {
+const results: BenchResults & { profile?: ProfileSummary } = {
   mode: quick ? 'quick' : 'full',
   command: `npm run bench${[quick ? ' --quick' : '', only ? ` --only=${[...only].join(',')}` : '', values.profile ? ' --profile' : '', values.ab ? ' --ab' : ''].join('').replace(/^ /, ' -- ')}`,
   startedAt: new Date().toISOString(),
@@ -313,11 +313,6 @@ let md = renderMarkdown(
   quick || partial ? chartFile.slice(resultsDir.length + 1) : 'bench/latency.svg',
   join(ROOT, 'bench', 'OPTIMIZATIONS.md'),
 );
-// The steps section goes after the timeouts (section 3), or at the end when there is no Redis cost section.
-if (results.steps?.length)
-  md = md.includes('\n## 4. Redis cost')
-    ? md.replace('\n## 4. Redis cost', `\n${stepsMarkdown(results.steps)}\n## 4. Redis cost`)
-    : `${md}\n${stepsMarkdown(results.steps)}`;
 if (results.profile) {
   const p = results.profile;
   md += `\n## CPU profile of askgate (Telegram ×100 row, \`--profile\`)\n\nBusy time ${p.busyMs} ms; shares of busy time.\n\n| Package | % |\n|---|---|\n${p.byPackage
