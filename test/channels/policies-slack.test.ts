@@ -50,7 +50,7 @@ describe('Slack: reminders and tallies', () => {
     expect(JSON.stringify(stored.blocks)).not.toMatch(/<!channel>|<@U1>/);
     const shown = visibleMessage(stored);
     expect(shown.text).toContain('in this thread with your own words. 2 matching answers are needed');
-    expect(shown.buttons.map((b) => b.label)).toEqual(['Approve', 'Reject', 'Other (reply in thread)']);
+    expect(shown.buttons.map((b) => b.label)).toEqual(['Approve', 'Reject', 'Other…']);
   });
 
   it('posts a reminder in the question thread, escaped, without unfurling', async () => {

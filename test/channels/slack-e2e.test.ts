@@ -75,7 +75,7 @@ describe('Slack end to end (HTTP mode, real bolt App, redis-server)', () => {
   it('ask → message with buttons → button → the agent gets answered; the message is updated', async () => {
     const { id, message } = await ask('slack-button', single(), { users: [ALICE] });
     const shown = visibleMessage(message);
-    expect(shown.buttons.map((b) => b.label)).toEqual(['Staging', 'Production', 'Other (reply in thread)', 'Skip']);
+    expect(shown.buttons.map((b) => b.label)).toEqual(['Staging', 'Production', 'Other…', 'Skip']);
     expect(shown.text).toContain('Where should I deploy?');
     const waiting = result(id);
     expect((await press(message, 'Production')).status).toBe(200);

@@ -146,11 +146,15 @@ export function channelContract(name: string, makeHarness: () => Promise<Channel
       for (const b of shown.buttons) expect(decodeToken(b.data)?.askId).toBe(v.askId);
     });
 
-    it('delivers several questions as readable numbered text without buttons', async () => {
+    it('delivers several questions as readable numbered text; any buttons are form controls (issue 17)', async () => {
       const v = view(several);
       const ref = await h.channel.deliver({ askId: v.askId, version: 1, target: h.target, view: v });
       const shown = await h.message(ref);
-      expect(shown.buttons).toEqual([]);
+      // Answer/Skip or a draft's controls: never the option buttons of a single question.
+      for (const b of shown.buttons) {
+        expect(decodeToken(b.data)?.askId).toBe(v.askId);
+        expect(['option', 'other']).not.toContain(decodeToken(b.data)?.choice.kind);
+      }
       for (const part of ['Where?', 'Which checks?', '1', '2', 'Staging', 'e2e', 'skip'])
         expect(shown.text).toContain(part);
     });

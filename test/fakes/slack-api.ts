@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { checkModal, TRIGGER_LIFETIME_MS, type FakeTrigger, type FakeView } from './slack-views.js';
 
 /** A message the fake stores, as Slack stores it. */
 export interface FakeMessage {
@@ -134,6 +135,10 @@ export class FakeSlackApi {
   readonly responseUrlCalls: ResponseUrlCall[] = [];
   /** The fake's clock (epoch ms), see {@link FakeSlackOptions.now}. */
   readonly now: () => number;
+  /** trigger_ids issued in interaction payloads ({@link issueTrigger}), by id. */
+  readonly triggers = new Map<string, FakeTrigger>();
+  /** Views opened with views.open, in order. */
+  readonly views: FakeView[] = [];
   private readonly failures = new Map<string, FakeFailure[]>();
   private readonly sockets = new Set<WebSocket>();
   private seq = 0;
@@ -206,6 +211,21 @@ export class FakeSlackApi {
     const url = `${this.url}/response/${id}`;
     this.responseUrls.set(id, { id, url, issuedAt: this.now(), uses: 0, ...(message ? { message } : {}) });
     return url;
+  }
+
+  /**
+   * Issues a trigger_id for an interaction by `user` now (the fake's clock), as Slack puts a fresh one
+   * in every block_actions and view_submission payload: views.open takes it once, within 3 s.
+   */
+  issueTrigger(user: string): string {
+    const id = `${++this.seq}.${String(this.now()).slice(-8)}.${randomBytes(8).toString('hex')}`;
+    this.triggers.set(id, { user, issuedAt: this.now(), used: false });
+    return id;
+  }
+
+  /** The views opened for `user`, oldest first. */
+  viewsFor(user: string): FakeView[] {
+    return this.views.filter((v) => v.user === user);
   }
 
   /** POSTs that used a `response_url` past its 30 min lifetime (whatever the fake answered). */
@@ -464,9 +484,35 @@ export class FakeSlackApi {
         });
         return { ok: true, message_ts: `${1_800_000_000 + ++this.seq}.000000` };
       }
+      case 'views.open':
+        return this.openView(p);
       default:
         return { ok: false, error: 'unknown_method' };
     }
+  }
+
+  /**
+   * views.open as Slack answers it: the trigger_id must be one the fake issued (else
+   * `invalid_trigger_id`), unused (`exchanged_trigger_id`) and at most 3 s old on the fake's clock
+   * (`expired_trigger_id`); a view breaking a modal limit is `invalid_arguments`. A refused call
+   * does not use the trigger up.
+   */
+  private openView(p: Record<string, any>): object {
+    const trigger = typeof p.trigger_id === 'string' ? this.triggers.get(p.trigger_id) : undefined;
+    if (!trigger) return { ok: false, error: 'invalid_trigger_id' };
+    if (trigger.used) return { ok: false, error: 'exchanged_trigger_id' };
+    if (this.now() - trigger.issuedAt > TRIGGER_LIFETIME_MS) return { ok: false, error: 'expired_trigger_id' };
+    const problem = checkModal(p.view);
+    if (problem)
+      return { ok: false, error: 'invalid_arguments', response_metadata: { messages: [`invalid view: ${problem}`] } };
+    trigger.used = true;
+    const id = `V${String(++this.seq).padStart(8, '0')}`;
+    const opened: FakeView = { id, user: trigger.user, trigger_id: p.trigger_id, view: p.view, hash: `${id}.hash` };
+    this.views.push(opened);
+    return {
+      ok: true,
+      view: { id, team_id: BOT.team_id, app_id: 'A0001', bot_id: BOT.bot_id, hash: opened.hash, ...p.view },
+    };
   }
 }
 
@@ -474,7 +520,7 @@ function parseParams(contentType: string, raw: string): Record<string, any> {
   if (contentType.includes('application/json')) return raw ? JSON.parse(raw) : {};
   const params: Record<string, any> = Object.fromEntries(new URLSearchParams(raw));
   // Nested fields arrive JSON-stringified.
-  for (const key of ['blocks', 'attachments', 'metadata']) {
+  for (const key of ['blocks', 'attachments', 'metadata', 'view']) {
     if (typeof params[key] === 'string') params[key] = JSON.parse(params[key]);
   }
   return params;

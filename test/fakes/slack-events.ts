@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { InboundRoute } from '../../src/core/ports.js';
 import type { FakeMessage, FakeSlackApi } from './slack-api.js';
+import { fillModal, type FakeView, type ModalFill } from './slack-views.js';
 
 /** How a signed request is built: forged signature, skewed timestamp, Events API retry headers. */
 export interface SignOptions {
@@ -55,7 +56,7 @@ export class SlackInjector {
         is_ephemeral: false,
         ...(message.thread_ts ? { thread_ts: message.thread_ts } : {}),
       },
-      trigger_id: `${Date.now()}.trigger`,
+      trigger_id: this.fake.issueTrigger(user),
       team: { id: 'T0001', domain: 'askgate-test' },
       channel: { id: message.channel, name: 'general' },
       message: {
@@ -79,6 +80,71 @@ export class SlackInjector {
         },
       ],
     };
+  }
+
+  /**
+   * A `view_submission` payload (bolt's ViewSubmitAction) for a view the fake opened, submitted by
+   * the person it was opened for: `state.values` as given (raw, e.g. forged), or built from what the
+   * person filled in ({@link fillModal}: option texts or typed text by block_id). `view` overrides
+   * fields of the echoed view (e.g. a forged `private_metadata`).
+   */
+  viewSubmission(
+    opened: FakeView,
+    fill: ModalFill | { values: Record<string, Record<string, unknown>> },
+    view: Record<string, unknown> = {},
+  ): object {
+    const values =
+      'values' in fill && typeof fill.values === 'object' ? fill.values : fillModal(opened.view, fill as ModalFill);
+    const v = opened.view;
+    return {
+      type: 'view_submission',
+      team: { id: 'T0001', domain: 'askgate-test' },
+      user: { id: opened.user, username: opened.user.toLowerCase(), name: opened.user.toLowerCase(), team_id: 'T0001' },
+      api_app_id: 'A0001',
+      token: 'legacy-verification-token',
+      trigger_id: this.fake.issueTrigger(opened.user),
+      view: {
+        id: opened.id,
+        team_id: 'T0001',
+        type: 'modal',
+        blocks: v.blocks,
+        private_metadata: v.private_metadata ?? '',
+        callback_id: v.callback_id ?? '',
+        state: { values },
+        hash: opened.hash,
+        title: v.title,
+        clear_on_close: false,
+        notify_on_close: false,
+        close: v.close ?? null,
+        submit: v.submit ?? null,
+        previous_view_id: null,
+        root_view_id: opened.id,
+        app_id: 'A0001',
+        external_id: '',
+        app_installed_team_id: 'T0001',
+        bot_id: 'BBOT',
+        ...view,
+      },
+      response_urls: [],
+      is_enterprise_install: false,
+      enterprise: null,
+    };
+  }
+
+  /** Submits a view (see {@link viewSubmission}) as a signed interactivity request; resolves with Slack's view of the answer. */
+  async submitView(
+    opened: FakeView,
+    fill: ModalFill | { values: Record<string, Record<string, unknown>> },
+    view: Record<string, unknown> = {},
+  ): Promise<{ status: number; text: string; body: any }> {
+    const response = await this.postInteractive(this.viewSubmission(opened, fill, view));
+    let body: any = null;
+    try {
+      body = response.text === '' ? null : JSON.parse(response.text);
+    } catch {
+      body = response.text;
+    }
+    return { ...response, body };
   }
 
   /** An `event_callback` for a message typed by `user` (text escaped as Slack does). */

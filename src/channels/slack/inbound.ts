@@ -1,10 +1,13 @@
 import type { App, BlockAction, ButtonAction, webApi } from '@slack/bolt';
 import type { InboundOutcome, InboundSink, Logger, SeenTtl } from '../../core/ports.js';
 import type { Responder } from '../../core/schemas.js';
-import { ID_PREFIX, escapeMrkdwn, unescapeMrkdwn } from './render.js';
+import { ID_PREFIX, unescapeMrkdwn } from './render.js';
 import { describeError } from './limits.js';
 import { responderOf } from '../shared/responder.js';
 import { outcomeNotice } from '../../core/notices.js';
+import { decodeToken } from '../../core/token.js';
+import { openFormModal, registerForms } from './forms.js';
+import { ephemeral, inThread } from './notify.js';
 
 /** What the Slack inbound handlers need. */
 export interface SlackInboundDeps {
@@ -55,7 +58,7 @@ interface MessageEvent {
 // thread_broadcast is a thread reply also shown in the channel: still a reply.
 const ANSWER_SUBTYPES = new Set([undefined, 'thread_broadcast']);
 
-/** Registers the block_actions and message listeners on a bolt App. */
+/** Registers the block_actions, view_submission and message listeners on a bolt App. */
 export function registerInbound(app: App, deps: SlackInboundDeps): void {
   app.action<BlockAction<ButtonAction>>(
     { type: 'block_actions', action_id: ACTION_ID },
@@ -65,6 +68,7 @@ export function registerInbound(app: App, deps: SlackInboundDeps): void {
       await onButton(deps, body, action);
     },
   );
+  registerForms(app, deps);
   app.event('message', async ({ event, body, context }) => {
     const eventId = typeof body.event_id === 'string' && body.event_id !== '' ? body.event_id : undefined;
     await onMessage(deps, event as unknown as MessageEvent, eventId, (context.retryNum ?? 0) > 0);
@@ -75,6 +79,18 @@ async function onButton(deps: SlackInboundDeps, body: BlockAction<ButtonAction>,
   const channel = body.channel?.id ?? (body.container as { channel_id?: string } | undefined)?.channel_id;
   const user: Responder = responderOf('slack', { id: body.user.id, username: body.user.username });
   const threadTs = typeof body.message?.thread_ts === 'string' ? body.message.thread_ts : undefined;
+  // Answer and Other… open a modal (the token is only routed by here; openForm checks it).
+  const kind = decodeToken(action.value)?.choice.kind;
+  if ((kind === 'form' || kind === 'other') && channel && typeof body.trigger_id === 'string') {
+    return openFormModal(deps, {
+      token: action.value!,
+      channel,
+      user,
+      triggerId: body.trigger_id,
+      own: kind === 'other',
+      ...(threadTs ? { threadTs } : {}),
+    });
+  }
   let notice: string | null;
   try {
     const outcome = await deps.sink.button({
@@ -171,35 +187,4 @@ async function reactTo(
 /** The notice for a tap's outcome, or null when nothing should be said. */
 export function buttonNotice(outcome: InboundOutcome): string | null {
   return outcomeNotice(outcome, OTHER_PROMPT);
-}
-
-async function ephemeral(
-  deps: SlackInboundDeps,
-  channel: string,
-  user: string,
-  text: string,
-  threadTs?: string,
-): Promise<void> {
-  try {
-    await deps.client.chat.postEphemeral({
-      channel,
-      user,
-      text: escapeMrkdwn(text),
-      ...(threadTs ? { thread_ts: threadTs } : {}),
-    });
-  } catch (error) {
-    deps.logger.warn({ channel: 'slack', err: describeError(error) }, 'slack ephemeral notice failed');
-  }
-}
-
-async function inThread(deps: SlackInboundDeps, channel: string, text: string, threadTs?: string): Promise<void> {
-  try {
-    await deps.client.chat.postMessage({
-      channel,
-      text: escapeMrkdwn(text),
-      ...(threadTs ? { thread_ts: threadTs } : {}),
-    });
-  } catch (error) {
-    deps.logger.warn({ channel: 'slack', err: describeError(error) }, 'slack thread notice failed');
-  }
 }

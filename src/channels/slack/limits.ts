@@ -12,6 +12,33 @@ export const BLOCKS_MAX = 50;
 /** Most elements in one actions block. */
 export const ACTIONS_MAX = 25;
 
+/** Longest modal title, submit and close label (plain_text). */
+export const MODAL_TITLE_MAX = 24;
+/** Most blocks in one modal view. */
+export const MODAL_BLOCKS_MAX = 100;
+/** Longest `private_metadata` of a view. */
+export const PRIVATE_METADATA_MAX = 3000;
+/** Longest `block_id`, `action_id` or `callback_id`. */
+export const ID_MAX = 255;
+/** Most options of a radio button group or a checkbox group. */
+export const CHOICE_OPTIONS_MAX = 10;
+/** Longest text of an option (plain_text), and of its description. */
+export const OPTION_TEXT_MAX = 75;
+/** Longest `value` of an option (the limit @slack/types states). */
+export const OPTION_VALUE_MAX = 75;
+/** Longest label or hint of an input block (plain_text). */
+export const INPUT_LABEL_MAX = 2000;
+/** Longest text a plain_text_input takes (its `max_length` may not exceed this). */
+export const TEXT_INPUT_MAX = 3000;
+/** Longest placeholder of a plain_text_input. */
+export const PLACEHOLDER_MAX = 150;
+/** `views.open` errors of a trigger_id that is too old, already used or malformed: the form did not open, nothing else failed. */
+export const TRIGGER_ERRORS: ReadonlySet<string> = new Set([
+  'expired_trigger_id',
+  'exchanged_trigger_id',
+  'invalid_trigger_id',
+]);
+
 /** Web API error codes that no retry can fix: the delivery or edit fails at once. */
 export const PERMANENT_ERRORS: ReadonlySet<string> = new Set([
   'channel_not_found',

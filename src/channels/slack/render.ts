@@ -23,7 +23,8 @@ const TALLY_LINE_MAX = 500;
 /** Most lines of a tally (a context block holds at most 10 elements). */
 const TALLY_LINES_MAX = 10;
 
-const OTHER_LABEL = 'Other (reply in thread)';
+/** The label of Other… on a single single-choice question: it opens a one-field modal. */
+const OTHER_LABEL = 'Other…';
 
 /** Escapes text for mrkdwn: `&`, `<`, `>` only, so no user string can mention, ping or link. */
 export function escapeMrkdwn(text: string): string {
@@ -91,18 +92,42 @@ function buttonLabel(label: string): string {
   return text;
 }
 
-function actionId(kind: 'option' | 'other' | 'skip', index: number): string {
+function actionId(kind: 'option' | 'other' | 'skip' | 'form', index: number): string {
   return kind === 'option' ? `${ID_PREFIX}opt_${index + 1}` : `${ID_PREFIX}${kind}`;
 }
 
-/** Renders a prompt: sections (one per question), how to answer, and buttons for a single single-choice question. */
-export function renderPrompt(view: PromptView): RenderedMessage {
+/** The label of the button that opens a prompt's modal. */
+export const ANSWER_LABEL = 'Answer';
+
+/** The buttons of a prompt: its options (a single single-choice question), or Answer and Skip when `withForm`. */
+function buttonsOf(
+  view: PromptView,
+  withForm: boolean,
+): { kind: 'option' | 'other' | 'skip' | 'form'; label: string; token: string }[] {
+  if (view.buttons) return view.buttons;
+  if (!withForm || !view.form) return [];
+  const { open, skip } = view.form;
+  return [
+    { kind: 'form', label: ANSWER_LABEL, token: open },
+    ...(skip ? [{ kind: 'skip' as const, label: 'Skip', token: skip }] : []),
+  ];
+}
+
+/**
+ * Renders a prompt: sections (one per question), how to answer, and buttons: the options of a single
+ * single-choice question, or Answer (opens the modal) and Skip when `withForm` (the modal fits, see
+ * modal.ts `formFits`); otherwise the text form.
+ */
+export function renderPrompt(view: PromptView, withForm = false): RenderedMessage {
   const several = view.questions.length > 1;
   const sections = view.questions.map((q) => sectionFor(q, several));
+  const buttons = buttonsOf(view, withForm);
   // Replies to a Slack message go in its thread: the core's "reply to this message" says so.
   const help = view.buttons
     ? view.instructions.replace('reply to this message', 'reply in this thread')
-    : `Reply in this thread. ${view.instructions}`;
+    : buttons.length > 0 && view.form
+      ? view.form.instructions.replace('reply to this message', 'reply in this thread')
+      : `Reply in this thread. ${view.instructions}`;
   const tally = (view.tally ?? []).slice(0, TALLY_LINES_MAX);
   const blocks: Block[] = [
     ...sections,
@@ -117,11 +142,11 @@ export function renderPrompt(view: PromptView): RenderedMessage {
       : []),
     { type: 'context', block_id: HELP_BLOCK, elements: [{ type: 'mrkdwn', text: escapeMrkdwn(help) }] },
   ];
-  if (view.buttons) {
+  if (buttons.length > 0) {
     blocks.push({
       type: 'actions',
       block_id: ACTIONS_BLOCK,
-      elements: view.buttons.map((b, i) => ({
+      elements: buttons.map((b, i) => ({
         type: 'button',
         action_id: actionId(b.kind, i),
         text: { type: 'plain_text', text: buttonLabel(b.kind === 'other' ? OTHER_LABEL : b.label), emoji: true },

@@ -1,0 +1,147 @@
+import type { App, ViewResponseAction, ViewSubmitAction } from '@slack/bolt';
+import type { FormOpening, InboundOutcome } from '../../core/ports.js';
+import type { Responder } from '../../core/schemas.js';
+import { outcomeNotice } from '../../core/notices.js';
+import { responderOf } from '../shared/responder.js';
+import type { SlackInboundDeps } from './inbound.js';
+import { describeError, platformErrorCode, TRIGGER_ERRORS } from './limits.js';
+import {
+  CHOICE_ACTION,
+  choiceBlock,
+  FORM_CALLBACK_ID,
+  formModal,
+  OWN_ACTION,
+  ownBlock,
+  ownWordsModal,
+} from './modal.js';
+import { errorsFor, readMeta, readSubmission, type FormMeta } from './form-state.js';
+import { ephemeral } from './notify.js';
+
+/**
+ * How long a view_submission waits for its outcome before it is acknowledged anyway (Slack shows the
+ * person an error after 3 s; the HTTP receiver answers on its own at 2.5 s). The answer is still
+ * committed and its outcome posted ephemerally.
+ */
+export const SUBMIT_ACK_DEADLINE_MS = 2000;
+
+/** Shown when views.open refused the trigger (too old, already used): nothing was lost, a new tap opens it. */
+export const NOT_OPENED_NOTICE = 'The form could not open in time. Tap the button again.';
+/** The same for Other…, which can also be answered by a thread reply. */
+export const OWN_NOT_OPENED_NOTICE =
+  'The form could not open in time. Tap Other… again, or reply in this thread with your own words.';
+/** Shown when a modal cannot hold the prompt (it changed since it was posted). */
+const NO_FORM_NOTICE = 'This question does not fit in a Slack form: reply in this thread with your answer.';
+const FAILED_NOTICE = 'askgate could not record this right now. Please try again.';
+/** Beside the first field of a modal whose metadata askgate did not write. */
+export const FORGED_FORM_ERROR = 'This form is not valid any more. Close it and tap Answer again.';
+/** After a submission acknowledged before its outcome was known (see {@link SUBMIT_ACK_DEADLINE_MS}) that was not valid. */
+const LATE_INVALID = 'Your answer was not recorded:';
+
+/** A tap on Answer (token kind `form`) or on Other… (kind `other`): what opening its modal needs. */
+export interface FormTap {
+  token: string;
+  channel: string;
+  user: Responder;
+  triggerId: string;
+  threadTs?: string;
+  /** Other… on a single single-choice question: the one-field modal. */
+  own: boolean;
+}
+
+/**
+ * Opens the modal of a tap that was already acknowledged: checks the tap (sink.openForm), then
+ * `views.open` with its trigger_id (valid once, for 3 s). A refusal (already answered, expired, not
+ * for this person) is shown ephemerally instead, and so is a trigger Slack refused.
+ */
+export async function openFormModal(deps: SlackInboundDeps, tap: FormTap): Promise<void> {
+  const say = (text: string) => ephemeral(deps, tap.channel, tap.user.userId, text, tap.threadTs);
+  let opening: FormOpening;
+  try {
+    opening = await deps.sink.openForm({ channel: 'slack', token: tap.token, user: tap.user, chat: tap.channel });
+  } catch (error) {
+    deps.logger.error({ channel: 'slack', err: describeError(error) }, 'slack form could not be checked');
+    return say(FAILED_NOTICE);
+  }
+  if (opening.kind !== 'form') {
+    const notice = outcomeNotice(opening);
+    return notice ? say(notice) : undefined;
+  }
+  const meta: FormMeta = { token: tap.token, channel: tap.channel, ...(tap.threadTs ? { thread: tap.threadTs } : {}) };
+  const view = opening.choice.kind === 'other' ? ownWordsModal(opening.view, meta) : formModal(opening.view, meta);
+  if (!view) return say(NO_FORM_NOTICE);
+  try {
+    await deps.client.views.open({ trigger_id: tap.triggerId, view });
+  } catch (error) {
+    const code = platformErrorCode(error);
+    const log = { channel: 'slack', err: describeError(error) };
+    if (code && TRIGGER_ERRORS.has(code)) deps.logger.info(log, 'slack modal not opened: trigger refused');
+    else deps.logger.warn(log, 'slack modal could not be opened');
+    await say(tap.own ? OWN_NOT_OPENED_NOTICE : NOT_OPENED_NOTICE);
+  }
+}
+
+type Ack = (response?: ViewResponseAction) => Promise<void>;
+
+/** Registers the view_submission listener of askgate's modals. */
+export function registerForms(app: App, deps: SlackInboundDeps): void {
+  app.view<ViewSubmitAction>({ type: 'view_submission', callback_id: FORM_CALLBACK_ID }, async ({ ack, body }) => {
+    await onSubmit(deps, body, ack as Ack);
+  });
+}
+
+/**
+ * A submitted modal: read (untrusted), then sink.submitForm. Problems go back into the modal
+ * (`response_action: errors`, by block_id); any other outcome closes it and is posted ephemerally
+ * in the conversation, like a tap's (a form sent after the ask ended gets the honest notice there).
+ * An outcome slower than {@link SUBMIT_ACK_DEADLINE_MS} closes the modal first and is posted when known.
+ */
+async function onSubmit(deps: SlackInboundDeps, body: ViewSubmitAction, ack: Ack): Promise<void> {
+  const meta = readMeta(body.view?.private_metadata);
+  const read = readSubmission(body.view?.state?.values, choiceBlock, ownBlock, {
+    choice: CHOICE_ACTION,
+    own: OWN_ACTION,
+  });
+  if (!meta || !read) {
+    deps.logger.warn({ channel: 'slack' }, 'slack form submission refused: not an askgate form');
+    const first = read?.fields.choice[0] ?? read?.fields.own[0];
+    return first ? ack({ response_action: 'errors', errors: { [first]: FORGED_FORM_ERROR } }) : ack();
+  }
+  const user = responderOf('slack', { id: body.user.id, username: usernameOf(body.user) });
+  const say = (text: string) => ephemeral(deps, meta.channel, user.userId, text, meta.thread);
+  const submitted = deps.sink
+    .submitForm({ channel: 'slack', token: meta.token, user, chat: meta.channel, answers: read.answers })
+    .then(
+      (outcome) => ({ outcome }),
+      (error: unknown) => ({ error }),
+    );
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), SUBMIT_ACK_DEADLINE_MS)));
+  const first = await Promise.race([submitted, deadline]);
+  clearTimeout(timer);
+  const result = first ?? (await ack(), await submitted);
+  if ('error' in result) {
+    deps.logger.error({ channel: 'slack', err: describeError(result.error) }, 'slack form could not be recorded');
+    // Still open: the person can submit again, nothing lost.
+    const block = read.fields.choice[0] ?? read.fields.own[0]!;
+    if (first) return ack({ response_action: 'errors', errors: { [block]: FAILED_NOTICE } });
+    return say(FAILED_NOTICE);
+  }
+  const outcome: InboundOutcome = result.outcome;
+  if (outcome.kind === 'invalid') {
+    const errors = outcome.problems
+      ? errorsFor(outcome.problems, read.fields)
+      : { [read.fields.choice[0] ?? read.fields.own[0]!]: outcome.hint };
+    if (first) return ack({ response_action: 'errors', errors });
+    return say(`${LATE_INVALID} ${outcome.hint}`);
+  }
+  if (first) await ack();
+  const notice = outcomeNotice(outcome);
+  if (notice) await say(notice);
+}
+
+/** The username of a view_submission's user: Slack sends `username` beside the `name` bolt's type declares. */
+function usernameOf(user: ViewSubmitAction['user']): string | undefined {
+  const named = user as { username?: unknown; name?: unknown };
+  if (typeof named.username === 'string') return named.username;
+  return typeof named.name === 'string' ? named.name : undefined;
+}
