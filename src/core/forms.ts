@@ -1,5 +1,6 @@
 import type { Answers, Question } from './schemas.js';
 import { hasVisible } from './text.js';
+import { ENGLISH, type Words } from './i18n/index.js';
 
 /** The longest own-words answer a form takes (the API's limit for one answer value). */
 export const FORM_OWN_WORDS_MAX = 4000;
@@ -22,31 +23,41 @@ export interface FormProblem {
 /** What a form submission means: the answers, keyed by question id, or what to fix. */
 export type FormReading = { kind: 'answers'; answers: Answers } | { kind: 'invalid'; problems: FormProblem[] };
 
-/** What a person is told for each problem of a form. */
-export const FORM_MESSAGES = {
-  nothing: 'Choose an option or write your own answer.',
-  both: 'Choose an option or write your own answer, not both.',
-  tooMany: 'Choose one option.',
-  unknown: 'This choice is not one of the options.',
-  tooLong: `Keep your own answer under ${FORM_OWN_WORDS_MAX} characters.`,
-  shape: 'This form does not match the question any more.',
-} as const;
+/** What a person is told for each problem of a form, in `words` (catalogue keys `form.*`). */
+export function formMessages(words: Words = ENGLISH) {
+  return {
+    nothing: words.t('form.nothing'),
+    both: words.t('form.both'),
+    tooMany: words.t('form.tooMany'),
+    unknown: words.t('form.unknown'),
+    tooLong: words.t('form.tooLong', { max: FORM_OWN_WORDS_MAX }),
+    shape: words.t('form.shape'),
+  } as const;
+}
+
+/** What a person is told for each problem of a form, in English. */
+export const FORM_MESSAGES = formMessages();
 
 /**
  * Reads a form: every question needs an answer. A single-choice question takes one option or own
  * words, not both; a multi-select question takes any options plus, optionally, own words. Option
  * indexes outside the question are refused (forged or stale data), never clamped.
  */
-export function readForm(questions: readonly Question[], form: readonly FormAnswer[]): FormReading {
+export function readForm(
+  questions: readonly Question[],
+  form: readonly FormAnswer[],
+  words: Words = ENGLISH,
+): FormReading {
+  const messages = words === ENGLISH ? FORM_MESSAGES : formMessages(words);
   if (form.length !== questions.length) {
-    return { kind: 'invalid', problems: [{ question: 0, message: FORM_MESSAGES.shape }] };
+    return { kind: 'invalid', problems: [{ question: 0, message: messages.shape }] };
   }
   const problems: FormProblem[] = [];
   const answers: [string, string[]][] = [];
   questions.forEach((question, i) => {
     const part = form[i]!;
     const own = part.own !== undefined && hasVisible(part.own) ? part.own.trim() : '';
-    const message = problemOf(question, part.choices, own);
+    const message = problemOf(question, part.choices, own, messages);
     if (message) problems.push({ question: i, message });
     else
       answers.push([
@@ -59,17 +70,24 @@ export function readForm(questions: readonly Question[], form: readonly FormAnsw
     : { kind: 'answers', answers: Object.fromEntries(answers) };
 }
 
-function problemOf(question: Question, choices: readonly number[], own: string): string | null {
-  if (choices.some((c) => !Number.isInteger(c) || c < 0 || c >= question.options.length)) return FORM_MESSAGES.unknown;
-  if (own.length > FORM_OWN_WORDS_MAX) return FORM_MESSAGES.tooLong;
+function problemOf(
+  question: Question,
+  choices: readonly number[],
+  own: string,
+  messages: typeof FORM_MESSAGES,
+): string | null {
+  if (choices.some((c) => !Number.isInteger(c) || c < 0 || c >= question.options.length)) return messages.unknown;
+  if (own.length > FORM_OWN_WORDS_MAX) return messages.tooLong;
   const chosen = new Set(choices).size;
-  if (chosen === 0 && own === '') return FORM_MESSAGES.nothing;
-  if (!question.multiSelect && chosen > 1) return FORM_MESSAGES.tooMany;
-  if (!question.multiSelect && chosen === 1 && own !== '') return FORM_MESSAGES.both;
+  if (chosen === 0 && own === '') return messages.nothing;
+  if (!question.multiSelect && chosen > 1) return messages.tooMany;
+  if (!question.multiSelect && chosen === 1 && own !== '') return messages.both;
   return null;
 }
 
-/** The hint for a form's problems in one line, numbered by question when the ask has several. */
-export function formHint(problems: readonly FormProblem[], questionCount: number): string {
-  return problems.map((p) => (questionCount > 1 ? `Question ${p.question + 1}: ${p.message}` : p.message)).join(' ');
+/** The hint for a form's problems in one line, numbered by question when the ask has several (in `words`, default English). */
+export function formHint(problems: readonly FormProblem[], questionCount: number, words: Words = ENGLISH): string {
+  return problems
+    .map((p) => (questionCount > 1 ? words.t('form.problem', { n: p.question + 1, message: p.message }) : p.message))
+    .join(' ');
 }

@@ -51,6 +51,8 @@ export function newAskRecord(
     partial: {},
     history: [{ type: 'created', at: new Date(now).toISOString(), ...(to ? { channel: to.channel } : {}) }],
     ...(request.callbackUrl ? { callbackUrl: request.callbackUrl } : {}),
+    ...(request.locale ? { locale: request.locale } : {}),
+    ...(request.timeZone ? { timeZone: request.timeZone } : {}),
     ...(request.callbackUrl && push ? { push } : {}),
     deliveries: targets.map((t) => deliveryTo(t, 0)),
     ...(key ? { idempotencyKey: key } : {}),

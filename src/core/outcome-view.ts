@@ -4,7 +4,8 @@ import { agreeOf, answersKey } from './policy.js';
 import { bestAgreement, channelDisplayName, isFanOut, nameList } from './policy-view.js';
 import { usersOf } from './record-state.js';
 import type { Answers, AskRecord, Responder } from './schemas.js';
-import { answerSummary, displayHeader, responderName, shorten, utcTime } from './prompt-view.js';
+import { answerSummary, displayHeader, responderName, shorten } from './prompt-view.js';
+import { ENGLISH, wordsOf, type Words } from './i18n/index.js';
 
 /** The outcome line a finalized message shows. */
 export interface OutcomeView {
@@ -14,22 +15,24 @@ export interface OutcomeView {
 }
 
 /** " — by @alice", or " — via API" for answers through the API. */
-function byline(by: Responder): string {
-  return by.channel === 'api' ? ' — via API' : ` — by ${responderName(by)}`;
+function byline(by: Responder, w: Words): string {
+  return by.channel === 'api' ? w.t('outcome.byApi') : w.t('outcome.by', { name: responderName(by) });
 }
 
 /** "in Slack by @bob", "via the API" (for an ask delivered to several conversations). */
-function where(by: Responder): string {
-  return by.channel === 'api' ? 'via the API' : `in ${channelDisplayName(by.channel)} by ${responderName(by)}`;
+function where(by: Responder, w: Words): string {
+  return by.channel === 'api'
+    ? w.t('outcome.whereApi')
+    : w.t('outcome.where', { channel: channelDisplayName(by.channel, w), name: responderName(by) });
 }
 
 /** Per question "1. Env: Production"; with `onlyGiven`, only the questions `answers` has values for (defaults). */
-function answerLines(record: AskRecord, answers: Answers, onlyGiven = false): string[] {
+function answerLines(record: AskRecord, answers: Answers, w: Words, onlyGiven = false): string[] {
   return record.questions.flatMap((q, i) => {
     const values = ownValue(answers, q.id);
     if (!values && onlyGiven) return [];
     const title = q.header !== undefined ? displayHeader(q.header) : shorten(q.question, 40);
-    return [`${i + 1}. ${title}: ${answerSummary(q, values ?? [])}`];
+    return [`${i + 1}. ${title}: ${answerSummary(q, values ?? [], w)}`];
   });
 }
 
@@ -42,70 +45,79 @@ function agreeing(record: AskRecord, answers: Answers): Responder[] {
 }
 
 /** The outcome of an answered record (see {@link outcomeView}). */
-function answeredView(record: AskRecord, answers: Answers, by: Responder): OutcomeView {
+function answeredView(record: AskRecord, answers: Answers, by: Responder, w: Words): OutcomeView {
+  const t = w.t;
   const fanOut = isFanOut(record);
   const agreed = agreeOf(record) > 1 ? agreeing(record, answers) : [];
   const single = record.questions.length === 1 ? record.questions[0]! : null;
-  const summary = single ? answerSummary(single, ownValue(answers, single.id) ?? []) : '';
+  const summary = single ? answerSummary(single, ownValue(answers, single.id) ?? [], w) : '';
   const lines: string[] = [];
   if (fanOut) {
-    lines.push(single ? `Answered ${where(by)}: ${summary}` : `Answered ${where(by)}`);
-    if (agreed.length > 0) lines.push(`Agreed by ${nameList(agreed, true)}`);
+    const place = where(by, w);
+    lines.push(
+      single
+        ? t('outcome.answeredWhereValue', { where: place, summary })
+        : t('outcome.answeredWhere', { where: place }),
+    );
+    if (agreed.length > 0) lines.push(t('outcome.agreedBy', { names: nameList(agreed, true, w) }));
   } else {
-    const tail = agreed.length > 0 ? ` — agreed by ${nameList(agreed)}` : byline(by);
-    lines.push(single ? `Answered: ${summary}${tail}` : `Answered${tail}`);
+    const tail = agreed.length > 0 ? t('outcome.agreedTail', { names: nameList(agreed, false, w) }) : byline(by, w);
+    lines.push(single ? t('outcome.answeredValue', { summary, tail }) : t('outcome.answered', { tail }));
   }
-  if (!single) lines.push(...answerLines(record, answers));
+  if (!single) lines.push(...answerLines(record, answers, w));
   return { status: 'answered', text: lines.join('\n') };
 }
 
 /** A timeout: the default taken, or "not enough matching answers", or no answer. */
-function timeoutView(record: AskRecord, defaults: Answers | undefined): OutcomeView {
+function timeoutView(record: AskRecord, defaults: Answers | undefined, w: Words): OutcomeView {
   if (defaults && Object.keys(defaults).length > 0) {
     if (record.questions.length === 1) {
       const q = record.questions[0]!;
       return {
         status: 'no_answer',
-        text: `No answer in time: the default was taken (${answerSummary(q, ownValue(defaults, q.id) ?? [])})`,
+        text: w.t('outcome.defaultTaken', { summary: answerSummary(q, ownValue(defaults, q.id) ?? [], w) }),
       };
     }
     return {
       status: 'no_answer',
-      text: ['No answer in time: the defaults were taken', ...answerLines(record, defaults, true)].join('\n'),
+      text: [w.t('outcome.defaultsTaken'), ...answerLines(record, defaults, w, true)].join('\n'),
     };
   }
   const agree = agreeOf(record);
   if (agree > 1 && (record.responses?.length ?? 0) > 0)
-    return { status: 'no_answer', text: `Expired — not enough matching answers (${agree} needed)` };
-  return { status: 'no_answer', text: 'Expired — no answer' };
+    return { status: 'no_answer', text: w.t('outcome.notEnough', { count: agree }) };
+  return { status: 'no_answer', text: w.t('outcome.expired') };
 }
 
 /**
  * The outcome of a terminal record, as shown in the edited message; an ask delivered to several
  * conversations names where it was decided ("Answered in Slack by @bob: Production"). Throws for a pending record.
  */
-export function outcomeView(record: AskRecord): OutcomeView {
+export function outcomeView(record: AskRecord, words: Words = wordsOf(record)): OutcomeView {
+  const t = words.t;
   const result = record.result;
   if (record.status === 'pending' || !result) throw new Error(`ask ${record.id} has no outcome yet`);
-  if (result.status === 'answered') return answeredView(record, result.answers, result.answeredBy);
+  if (result.status === 'answered') return answeredView(record, result.answers, result.answeredBy, words);
   switch (result.reason) {
     case 'timeout':
-      return timeoutView(record, result.defaults);
+      return timeoutView(record, result.defaults, words);
     case 'skipped': {
       const by = result.by;
-      if (!by) return { status: 'no_answer', text: 'Skipped' };
-      if (by.channel === 'api') return { status: 'no_answer', text: 'Skipped via API' };
+      if (!by) return { status: 'no_answer', text: t('outcome.skipped') };
+      if (by.channel === 'api') return { status: 'no_answer', text: t('outcome.skippedApi') };
       return {
         status: 'no_answer',
-        text: isFanOut(record) ? `Skipped ${where(by)}` : `Skipped by ${responderName(by)}`,
+        text: isFanOut(record)
+          ? t('outcome.skippedWhere', { where: where(by, words) })
+          : t('outcome.skippedBy', { name: responderName(by) }),
       };
     }
     case 'cancelled':
-      return { status: 'no_answer', text: 'Cancelled' };
+      return { status: 'no_answer', text: t('outcome.cancelled') };
     case 'superseded':
-      return { status: 'no_answer', text: 'Replaced by a newer question' };
+      return { status: 'no_answer', text: t('outcome.superseded') };
     case 'undelivered':
-      return { status: 'no_answer', text: 'Not delivered' };
+      return { status: 'no_answer', text: t('outcome.undelivered') };
   }
 }
 
@@ -137,68 +149,76 @@ function allowedUsers(record: AskRecord, options: NoticeOptions): string[] {
  * The short notice shown after a tap or reply ("Answer recorded", "This question was already
  * answered by @x in Slack", "This question expired at 14:02 UTC", ...). `record` is null when it is gone.
  */
-export function noticeFor(record: AskRecord | null, code: NoticeCode, options: NoticeOptions = {}): string {
-  if (!record) return 'This question is no longer open';
+export function noticeFor(
+  record: AskRecord | null,
+  code: NoticeCode,
+  options: NoticeOptions = {},
+  words: Words = record ? wordsOf(record) : ENGLISH,
+): string {
+  const t = words.t;
+  if (!record) return t('notice.gone');
   const result = record.result;
   switch (code) {
     case 'recorded':
-      return recordedNotice(record);
+      return recordedNotice(record, words);
     case 'expired':
-      return expiredNotice(record);
+      return expiredNotice(record, words);
     case 'cancelled':
-      return 'This question was cancelled';
+      return t('notice.cancelled');
     case 'forbidden': {
       const users = allowedUsers(record, options);
-      if (users.length === 0) return 'This question is not for you';
+      if (users.length === 0) return t('notice.notForYou');
       const mention = options.mention ?? ((id: string) => id);
       const named = users.slice(0, 5).map(mention);
-      const more = users.length > 5 ? ` and ${users.length - 5} more` : '';
-      return `This question is for ${named.join(', ')}${more}`;
+      const more = users.length > 5 ? t('list.more', { count: users.length - 5 }) : '';
+      return t('notice.forUsers', { names: named.join(t('list.separator')), more });
     }
     case 'not_found':
-      return 'This question is no longer open';
+      return t('notice.gone');
     case 'already_resolved':
       break;
   }
-  if (!result) return 'This question is no longer open';
-  const place = (by: Responder) => (isFanOut(record) ? ` in ${channelDisplayName(by.channel)}` : '');
+  if (!result) return t('notice.gone');
+  const place = (by: Responder) =>
+    isFanOut(record) ? t('notice.place', { channel: channelDisplayName(by.channel, words) }) : '';
   if (result.status === 'answered') {
-    return result.answeredBy.channel === 'api'
-      ? 'This question was already answered via API'
-      : `This question was already answered by ${responderName(result.answeredBy)}${place(result.answeredBy)}`;
+    const by = result.answeredBy;
+    return by.channel === 'api'
+      ? t('notice.answeredApi')
+      : t('notice.answeredBy', { name: responderName(by), place: place(by) });
   }
   switch (result.reason) {
     case 'timeout':
-      return expiredNotice(record);
+      return expiredNotice(record, words);
     case 'skipped':
-      if (!result.by) return 'This question was already skipped';
+      if (!result.by) return t('notice.skipped');
       return result.by.channel === 'api'
-        ? 'This question was already skipped via API'
-        : `This question was already skipped by ${responderName(result.by)}${place(result.by)}`;
+        ? t('notice.skippedApi')
+        : t('notice.skippedBy', { name: responderName(result.by), place: place(result.by) });
     case 'cancelled':
-      return 'This question was cancelled';
+      return t('notice.cancelled');
     case 'superseded':
-      return 'This question was replaced by a newer one';
+      return t('notice.superseded');
     case 'undelivered':
-      return 'This question is no longer open';
+      return t('notice.gone');
   }
 }
 
 /** "Answer recorded"; while an ask that needs several matching answers stays open, how far it got. */
-function recordedNotice(record: AskRecord): string {
+function recordedNotice(record: AskRecord, words: Words): string {
   const result = record.result;
-  if (result?.status === 'no_answer' && result.reason === 'skipped') return 'Skip recorded';
+  if (result?.status === 'no_answer' && result.reason === 'skipped') return words.t('notice.skipRecorded');
   const agree = agreeOf(record);
   if (record.status === 'pending' && agree > 1)
-    return `Answer recorded: ${Math.min(bestAgreement(record), agree)} of ${agree} matching answers so far`;
-  return 'Answer recorded';
+    return words.t('notice.recordedSoFar', { count: Math.min(bestAgreement(record), agree), needed: agree });
+  return words.t('notice.recorded');
 }
 
-function expiredNotice(record: AskRecord): string {
-  const time = utcTime(record.expiresAt);
-  const base = time ? `This question expired at ${time}` : 'This question expired';
+function expiredNotice(record: AskRecord, words: Words): string {
+  const time = words.time(record.expiresAt);
+  const base = time ? words.t('notice.expiredAt', { time }) : words.t('notice.expired');
   const result = record.result;
   const defaults = result?.status === 'no_answer' ? result.defaults : undefined;
   if (!defaults || Object.keys(defaults).length === 0) return base;
-  return `${base}; the default${Object.keys(defaults).length > 1 ? 's were' : ' was'} taken`;
+  return words.t('notice.defaultsTaken', { base, count: Object.keys(defaults).length });
 }

@@ -1,16 +1,17 @@
 // What the policies of an ask (fan-out, reminders, agreement) add to what people see.
 import { ownValue } from './own.js';
 import type { Answers, AskRecord, Responder } from './schemas.js';
-import { answerSummary, responderName, shorten, utcTime } from './prompt-view.js';
+import { answerSummary, responderName, shorten } from './prompt-view.js';
 import { agreeOf, answersKey } from './policy.js';
+import { ENGLISH, wordsOf, type MessageKey, type Words } from './i18n/index.js';
 
-/** How each channel is named in outcome lines and notices ("Answered in Slack by @bob"). */
-const CHANNEL_NAMES: ReadonlyMap<string, string> = new Map([
+/** How each channel is named in outcome lines and notices ("Answered in Slack by @bob"): a brand, or a catalogue key. */
+const CHANNEL_NAMES: ReadonlyMap<string, string | { key: MessageKey }> = new Map<string, string | { key: MessageKey }>([
   ['telegram', 'Telegram'],
   ['slack', 'Slack'],
   ['discord', 'Discord'],
-  ['web', 'the console'],
-  ['api', 'the API'],
+  ['web', { key: 'channel.web' }],
+  ['api', { key: 'channel.api' }],
 ]);
 /** Longest channel name shown (other channels are shown by their configured name). */
 const CHANNEL_NAME_MAX = 32;
@@ -26,8 +27,10 @@ const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
 /** A channel as people read it: "Slack", "the console", "the API"; any other channel by its name. */
-export function channelDisplayName(channel: string): string {
-  return CHANNEL_NAMES.get(channel) ?? shorten(channel, CHANNEL_NAME_MAX);
+export function channelDisplayName(channel: string, words: Words = ENGLISH): string {
+  const name = CHANNEL_NAMES.get(channel);
+  if (name === undefined) return shorten(channel, CHANNEL_NAME_MAX);
+  return typeof name === 'string' ? name : words.t(name.key);
 }
 
 /** True when the ask was delivered to more than one conversation (channel, chat and thread). */
@@ -43,30 +46,32 @@ export interface TallyGroup {
 }
 
 /** The distinct answers given so far, most given first (ties: first given first). */
-export function tallyGroups(record: Pick<AskRecord, 'questions' | 'responses'>): TallyGroup[] {
+export function tallyGroups(record: Pick<AskRecord, 'questions' | 'responses'>, words: Words = ENGLISH): TallyGroup[] {
   const groups = new Map<string, TallyGroup>();
   for (const response of record.responses ?? []) {
     const key = answersKey(record.questions, response.answers);
     const group = groups.get(key);
     if (group) group.count++;
-    else groups.set(key, { label: answersLabel(record, response.answers), count: 1 });
+    else groups.set(key, { label: answersLabel(record, response.answers, words), count: 1 });
   }
   return [...groups.values()].sort((a, b) => b.count - a.count);
 }
 
 /** Answers as one short label: option labels only ("their own words" for free text), " / " between questions. */
-function answersLabel(record: Pick<AskRecord, 'questions'>, answers: Answers): string {
-  const parts = record.questions.map((q) => answerSummary(q, ownValue(answers, q.id) ?? []) || '–');
+function answersLabel(record: Pick<AskRecord, 'questions'>, answers: Answers, words: Words): string {
+  const parts = record.questions.map((q) => answerSummary(q, ownValue(answers, q.id) ?? [], words) || '–');
   return shorten(parts.join(' / '), TALLY_LABEL_MAX);
 }
 
 /** "Alice, @bob and 3 more", with the channel after each name when `withChannel`. */
-export function nameList(people: readonly Responder[], withChannel = false): string {
+export function nameList(people: readonly Responder[], withChannel = false, words: Words = ENGLISH): string {
   const named = people
     .slice(0, NAMES_MAX)
-    .map((p) => shorten(responderName(p), NAME_MAX) + (withChannel ? ` (${channelDisplayName(p.channel)})` : ''));
-  const more = people.length > NAMES_MAX ? ` and ${people.length - NAMES_MAX} more` : '';
-  return `${named.join(', ')}${more}`;
+    .map(
+      (p) => shorten(responderName(p), NAME_MAX) + (withChannel ? ` (${channelDisplayName(p.channel, words)})` : ''),
+    );
+  const more = people.length > NAMES_MAX ? words.t('list.more', { count: people.length - NAMES_MAX }) : '';
+  return `${named.join(words.t('list.separator'))}${more}`;
 }
 
 /**
@@ -74,16 +79,24 @@ export function nameList(people: readonly Responder[], withChannel = false): str
  * "Approve 1 · Reject 1 — 2 matching answers needed", then "Answered: Alice, @bob". Labels and
  * names only: a free-text response counts as "their own words".
  */
-export function tallyLines(record: Pick<AskRecord, 'questions' | 'responses' | 'policy' | 'deliveries'>): string[] {
+export function tallyLines(
+  record: Pick<AskRecord, 'questions' | 'responses' | 'policy' | 'deliveries'> &
+    Partial<Pick<AskRecord, 'locale' | 'timeZone'>>,
+  words: Words = wordsOf(record),
+): string[] {
+  const t = words.t;
   const agree = agreeOf(record);
   if (agree <= 1) return [];
-  const needed = `${agree} matching answers needed`;
-  const groups = tallyGroups(record);
-  if (groups.length === 0) return [`No answers yet — ${needed}`];
+  const needed = t('tally.needed', { count: agree });
+  const groups = tallyGroups(record, words);
+  if (groups.length === 0) return [t('tally.none', { needed })];
   const shown = groups.slice(0, TALLY_GROUPS_MAX).map((g) => `${g.label} ${g.count}`);
-  const more = groups.length > TALLY_GROUPS_MAX ? ` · ${groups.length - TALLY_GROUPS_MAX} more` : '';
+  const more = groups.length > TALLY_GROUPS_MAX ? t('tally.more', { count: groups.length - TALLY_GROUPS_MAX }) : '';
   const people = (record.responses ?? []).map((r) => r.answeredBy);
-  return [`${shown.join(' · ')}${more} — ${needed}`, `Answered: ${nameList(people, isFanOut(record))}`];
+  return [
+    t('tally.line', { groups: shown.join(' · '), more, needed }),
+    t('tally.answered', { names: nameList(people, isFanOut(record), words) }),
+  ];
 }
 
 /** The most people who gave the same answers so far. */
@@ -94,24 +107,30 @@ export function bestAgreement(record: Pick<AskRecord, 'questions' | 'responses'>
 /**
  * The reminder posted under an open question: "Reminder: this question is still open. It expires
  * at 14:05 UTC (in 25 minutes)." The date is added when the deadline is more than a day away.
- * Names no one (no mentions) and holds no user text.
+ * Names no one (no mentions) and holds no user text. In `words` (default: the ask's locale and time zone, else English in UTC).
  */
-export function reminderText(record: Pick<AskRecord, 'expiresAt'>, now: number): string {
+export function reminderText(
+  record: Pick<AskRecord, 'expiresAt'> & Partial<Pick<AskRecord, 'locale' | 'timeZone'>>,
+  now: number,
+  words: Words = wordsOf(record),
+): string {
+  const t = words.t;
   const expires = Date.parse(record.expiresAt);
-  const time = utcTime(record.expiresAt);
-  if (!time) return 'Reminder: this question is still open.';
+  const time = words.time(record.expiresAt);
+  if (!time) return t('reminder.open');
   const left = expires - now;
-  if (left <= 0) return `Reminder: this question is about to expire (${time}).`;
-  const when = left > DAY_MS ? `on ${record.expiresAt.slice(0, 10)} at ${time}` : `at ${time}`;
-  return `Reminder: this question is still open. It expires ${when} (${timeLeft(left)}).`;
+  if (left <= 0) return t('reminder.soon', { time });
+  const when =
+    left > DAY_MS ? t('reminder.onDate', { date: words.day(record.expiresAt)!, time }) : t('reminder.at', { time });
+  return t('reminder.expires', { when, left: timeLeft(left, words) });
 }
 
 /** "in less than a minute", "in 1 minute", "in 25 minutes", "in about 3 hours", "in about 2 days". */
-function timeLeft(ms: number): string {
-  if (ms < MINUTE_MS) return 'in less than a minute';
+function timeLeft(ms: number, words: Words): string {
+  if (ms < MINUTE_MS) return words.t('left.underMinute');
   const minutes = Math.round(ms / MINUTE_MS);
-  if (minutes < 120) return `in ${minutes} minute${minutes === 1 ? '' : 's'}`;
+  if (minutes < 120) return words.t('left.minutes', { count: minutes });
   const hours = Math.round(ms / (60 * MINUTE_MS));
-  if (hours < 48) return `in about ${hours} hours`;
-  return `in about ${Math.round(ms / DAY_MS)} days`;
+  if (hours < 48) return words.t('left.hours', { count: hours });
+  return words.t('left.days', { count: Math.round(ms / DAY_MS) });
 }

@@ -1,11 +1,13 @@
 import { HEADER_DISPLAY_MAX, labelKey, type AskRecord, type Question, type Responder } from './schemas.js';
 import { encodeToken, type ButtonChoice } from './token.js';
 import { stripInvisible } from './text.js';
+import { ENGLISH, translate, wordsOf, type Words } from './i18n/index.js';
 // policy-view.ts and outcome-view.ts use the text helpers below (functions only, so the import cycle is harmless).
 import { tallyLines } from './policy-view.js';
 
 export { noticeFor, outcomeView, type NoticeCode, type NoticeOptions, type OutcomeView } from './outcome-view.js';
 export { channelDisplayName, reminderText, tallyLines } from './policy-view.js';
+export { wordsFor, wordsOf, type Words } from './i18n/index.js';
 
 /** One numbered option as shown in a message body. */
 export interface OptionView {
@@ -52,6 +54,8 @@ export interface FormView {
 export interface PromptView {
   askId: string;
   version: number;
+  /** The shipped locale its words are in (`en`, `pt-BR`, ...): a channel's own words follow it (core/i18n). */
+  locale: string;
   questions: QuestionView[];
   /** Buttons only for a single single-choice question; null means plain text. */
   buttons: ButtonView[] | null;
@@ -67,32 +71,24 @@ export interface PromptView {
   tally?: string[];
 }
 
-/** Instructions under a prompt with buttons. */
-export const BUTTON_INSTRUCTIONS = 'Tap an option, or reply to this message with your own words. Send "skip" to skip.';
-const TEXT_INSTRUCTIONS = 'Reply with a number, an option name or your own words; send "skip" to skip.';
-const MULTI_SELECT_INSTRUCTIONS = 'Pick several like "1,3".';
-const SEVERAL_INSTRUCTIONS = 'Answer each question on its own line, in order, or as "2: your answer".';
-const SKIP_INSTRUCTIONS = ' Send "skip" to skip.';
-const TEXT_SKIP_INSTRUCTIONS = '; send "skip" to skip.';
+/** Instructions under a prompt with buttons (English; every locale's in core/i18n). */
+export const BUTTON_INSTRUCTIONS = translate('en', 'prompt.buttons');
 /** Instructions under a prompt answered with a form (the text reply rules follow them). */
-export const FORM_INSTRUCTIONS = 'Tap Answer to choose, or reply to this message.';
+export const FORM_INSTRUCTIONS = translate('en', 'prompt.form');
 
-/** What {@link buildPromptView} reads: the questions, and the policy fields of an ask that needs several answers. */
+/** What {@link buildPromptView} reads: the questions, the policy fields of an ask that needs several answers, its locale. */
 export type PromptSource = Pick<AskRecord, 'id' | 'version' | 'questions'> &
-  Partial<Pick<AskRecord, 'policy' | 'responses' | 'deliveries'>>;
-
-/** The sentence an ask that needs `agree` matching answers adds to its instructions (it has no Skip). */
-function agreementInstructions(agree: number): string {
-  return ` ${agree} matching answers are needed; you may change yours until then.`;
-}
+  Partial<Pick<AskRecord, 'policy' | 'responses' | 'deliveries' | 'locale' | 'timeZone'>>;
 
 /**
- * Builds the view of a pending ask. An ask that needs several matching answers (`policy.agree` > 1)
- * gets its tally lines and no Skip (a skip cannot agree); its instructions say so.
+ * Builds the view of a pending ask, in `words` (default: the ask's own locale, else English). An ask
+ * that needs several matching answers (`policy.agree` > 1) gets its tally lines and no Skip (a skip
+ * cannot agree); its instructions say so.
  */
-export function buildPromptView(record: PromptSource): PromptView {
+export function buildPromptView(record: PromptSource, words: Words = wordsOf(record)): PromptView {
+  const t = words.t;
   const agree = record.policy?.agree ?? 1;
-  const tally = tallyLines({ deliveries: [], ...record });
+  const tally = tallyLines({ deliveries: [], ...record }, words);
   const extra = tally.length > 0 ? { tally } : {};
   const questions = record.questions.map((q, i): QuestionView => ({
     number: i + 1,
@@ -115,41 +111,49 @@ export function buildPromptView(record: PromptSource): PromptView {
         label: o.label,
         token: token({ kind: 'option', index }),
       })),
-      { kind: 'other', label: 'Other…', token: token({ kind: 'other' }) },
-      ...(agree > 1 ? [] : [{ kind: 'skip', label: 'Skip', token: token({ kind: 'skip' }) } satisfies ButtonView]),
+      { kind: 'other', label: t('control.other'), token: token({ kind: 'other' }) },
+      ...(agree > 1
+        ? []
+        : [{ kind: 'skip', label: t('control.skip'), token: token({ kind: 'skip' }) } satisfies ButtonView]),
     ];
-    const instructions =
-      agree > 1 ? BUTTON_INSTRUCTIONS.replace(SKIP_INSTRUCTIONS, agreementInstructions(agree)) : BUTTON_INSTRUCTIONS;
-    return { askId: record.id, version: record.version, questions, buttons, instructions, ...extra };
+    const instructions = agree > 1 ? t('prompt.buttonsAgree', { count: agree }) : t('prompt.buttons');
+    const head = { askId: record.id, version: record.version, locale: words.locale };
+    return { ...head, questions, buttons, instructions, ...extra };
   }
   const instructions = [
-    agree > 1
-      ? TEXT_INSTRUCTIONS.replace(TEXT_SKIP_INSTRUCTIONS, `.${agreementInstructions(agree)}`)
-      : TEXT_INSTRUCTIONS,
-    ...(record.questions.some((q) => q.multiSelect) ? [MULTI_SELECT_INSTRUCTIONS] : []),
-    ...(record.questions.length > 1 ? [SEVERAL_INSTRUCTIONS] : []),
+    agree > 1 ? t('prompt.textAgree', { count: agree }) : t('prompt.text'),
+    ...(record.questions.some((q) => q.multiSelect) ? [t('prompt.multiSelect')] : []),
+    ...(record.questions.length > 1 ? [t('prompt.several')] : []),
   ].join(' ');
   const token = (choice: ButtonChoice) => encodeToken({ askId: record.id, version: record.version, choice });
   const form: FormView = {
     open: token({ kind: 'form' }),
     skip: agree > 1 ? null : token({ kind: 'skip' }),
-    instructions: `${FORM_INSTRUCTIONS} ${instructions}`,
+    instructions: `${t('prompt.form')} ${instructions}`,
   };
-  return { askId: record.id, version: record.version, questions, buttons: null, instructions, form, ...extra };
+  const head = { askId: record.id, version: record.version, locale: words.locale };
+  return { ...head, questions, buttons: null, instructions, form, ...extra };
 }
 
-/** The follow-up prompt asking for the questions still unanswered after a partial reply. */
-export function partialPrompt(questions: readonly Question[], missing: readonly string[]): string {
+/** The follow-up prompt asking for the questions still unanswered after a partial reply, in `words` (default English). */
+export function partialPrompt(
+  questions: readonly Question[],
+  missing: readonly string[],
+  words: Words = ENGLISH,
+): string {
+  const t = words.t;
   const open = questions.flatMap((q, i) => (missing.includes(q.id) ? [`${i + 1}. ${shorten(q.question, 100)}`] : []));
-  if (open.length === 0) return 'Got it.';
+  if (open.length === 0) return t('partial.done');
   const first = questions.findIndex((q) => missing.includes(q.id)) + 1;
-  const how = `Reply with one line per open question, or as "${first}: your answer".`;
+  const how = t('partial.how', { first });
   // Several open questions go on their own lines so question texts without "?" stay apart.
-  return open.length === 1 ? `Got it. Still open: ${open[0]} ${how}` : ['Got it. Still open:', ...open, how].join('\n');
+  return open.length === 1
+    ? t('partial.one', { question: open[0]!, how })
+    : [t('partial.many'), ...open, how].join('\n');
 }
 
-/** How free text is shown in summaries: never echoed (it may hold secrets or mentions). */
-export const OWN_WORDS = 'their own words';
+/** How free text is shown in summaries (English; `prompt.ownWords` in core/i18n): never echoed (it may hold secrets or mentions). */
+export const OWN_WORDS = translate('en', 'prompt.ownWords');
 const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
 /** What a length limit counts: grapheme clusters (what a reader sees) or UTF-16 code units (what most platform limits count). */
@@ -191,17 +195,20 @@ export function responderName(by: Responder): string {
  * The chosen option labels (without "(Recommended)"), in the order given; any value that is not
  * an option is shown only as "their own words": free text may hold secrets or mentions.
  */
-export function answerSummary(question: Pick<Question, 'options'>, values: readonly string[]): string {
+export function answerSummary(
+  question: Pick<Question, 'options'>,
+  values: readonly string[],
+  words: Words = ENGLISH,
+): string {
   const shown = values.map((v) => {
     const option =
       question.options.find((o) => o.label === v) ?? question.options.find((o) => labelKey(o.label) === labelKey(v));
-    return option ? option.label.replace(/\s*\(recommended\)\s*$/i, '') : OWN_WORDS;
+    return option ? option.label.replace(/\s*\(recommended\)\s*$/i, '') : words.t('prompt.ownWords');
   });
-  return [...new Set(shown)].join(', ');
+  return [...new Set(shown)].join(words.t('list.separator'));
 }
 
-/** "HH:MM UTC" of an ISO 8601 timestamp, or null when it does not parse. */
+/** "HH:MM UTC" of an ISO 8601 timestamp, or null when it does not parse (see {@link Words.time} for other locales and zones). */
 export function utcTime(iso: string): string | null {
-  const ms = Date.parse(iso);
-  return Number.isNaN(ms) ? null : `${new Date(ms).toISOString().slice(11, 16)} UTC`;
+  return ENGLISH.time(iso);
 }

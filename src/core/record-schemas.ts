@@ -144,6 +144,10 @@ export const AskRecordSchema = z.object({
   idempotencyKey: z.string().optional(),
   /** Signed webhook that receives the terminal result. */
   callbackUrl: z.string().optional(),
+  /** The ask's language (BCP 47, canonical), when the request gave one: what everyone in the conversation reads. */
+  locale: z.string().optional(),
+  /** IANA time zone of the times askgate shows, when the request gave one (UTC otherwise). */
+  timeZone: z.string().optional(),
   /** The callbackUrl wants another protocol's push body (an A2A client's push config); never shown by the API. */
   push: PushConfigSchema.optional(),
   /** The ask's history, oldest first (capped; see core/record-history.ts). */

@@ -1,4 +1,5 @@
 import { labelKey, type Question } from './schemas.js';
+import { ENGLISH, skipWords, type Words } from './i18n/index.js';
 
 /** What one line (or a whole single-question reply) says about one question. */
 export type LineReading =
@@ -6,8 +7,11 @@ export type LineReading =
   | { kind: 'skip' }
   /** Declared option labels (option order) or, for free text, the human's trimmed words. */
   | { kind: 'values'; values: string[] }
-  /** `problem` is one sentence; the caller adds {@link guidance} and, for several questions, a prefix. */
-  | { kind: 'invalid'; problem: string };
+  /**
+   * `problem` is one sentence; the caller adds {@link guidance} and, for several questions, a prefix
+   * (then `inline`, the same sentence as it reads after "Question 2: ").
+   */
+  | { kind: 'invalid'; problem: string; inline: string };
 
 const EDGES = /^[\s\p{Cf}]+|[\s\p{Cf}]+$/gu;
 const SKIP = /^skip[\s\p{P}]*$/iu;
@@ -30,6 +34,18 @@ export function isSkip(text: string): boolean {
   return SKIP.test(trimEdges(text).normalize('NFKC'));
 }
 
+const TRAILING_PUNCTUATION = /[\s\p{P}]+$/u;
+
+/**
+ * True when the text is one of the skip words of `locales` ("pular", "überspringen", "スキップ"),
+ * any case and character width, optionally followed by punctuation. English "skip" is {@link isSkip}.
+ */
+export function isLocalSkip(text: string, locales: readonly string[]): boolean {
+  const key = labelKey(trimEdges(text).normalize('NFKC').replace(TRAILING_PUNCTUATION, ''));
+  if (key === '') return false;
+  return locales.some((locale) => skipWords(locale).some((word) => labelKey(word) === key));
+}
+
 /**
  * The key a reply is matched against labels and headers by: {@link labelKey}, the same one the
  * schema compares labels by (NFKC, no zero-width/bidi/format characters, single spaces, case-folded).
@@ -46,31 +62,42 @@ export function optionIndex(question: Pick<Question, 'options'>, text: string): 
 }
 
 /** How to answer one question, appended to every hint. */
-export function guidance(question: Pick<Question, 'options' | 'multiSelect'>): string {
-  const n = question.options.length;
-  return question.multiSelect
-    ? `Reply with numbers from 1 to ${n} like "1,3", option names, or your own words; send "skip" to skip.`
-    : `Reply with a number from 1 to ${n}, an option name, or your own words; send "skip" to skip.`;
+export function guidance(question: Pick<Question, 'options' | 'multiSelect'>, words: Words = ENGLISH): string {
+  const count = question.options.length;
+  return words.t(question.multiSelect ? 'reply.guideMulti' : 'reply.guideOne', { count });
 }
 
 /**
  * Reads one question's reply. Order: blank, "skip", exact label (so a label "2" wins over option
- * 2), then a selection (numbers and labels separated by commas, numbers also by spaces), else
- * the human's own words. A selection with any number out of range is rejected as a whole.
+ * 2, and a label "Pular" over the skip word), the skip words of `locales`, then a selection
+ * (numbers and labels separated by commas, numbers also by spaces), else the human's own words.
+ * A selection with any number out of range is rejected as a whole. Problems are in `words`.
  */
-export function readLine(question: Question, raw: string): LineReading {
+export function readLine(
+  question: Question,
+  raw: string,
+  words: Words = ENGLISH,
+  locales: readonly string[] = [words.locale],
+): LineReading {
   const text = trimEdges(raw);
   if (text === '') return { kind: 'empty' };
   if (isSkip(text)) return { kind: 'skip' };
   const exact = optionIndex(question, text);
   if (exact >= 0) return { kind: 'values', values: [question.options[exact]!.label] };
+  if (isLocalSkip(text, locales)) return { kind: 'skip' };
 
   const selection = readSelection(question, text);
   if (!selection) return { kind: 'values', values: [text] };
-  if (selection.outOfRange !== null)
-    return { kind: 'invalid', problem: `There is no option ${shown(selection.outOfRange)}.` };
+  if (selection.outOfRange !== null) {
+    const option = shown(selection.outOfRange);
+    return {
+      kind: 'invalid',
+      problem: words.t('reply.noOption', { option }),
+      inline: words.t('reply.noOptionInline', { option }),
+    };
+  }
   if (!question.multiSelect && selection.picks.length > 1) {
-    return { kind: 'invalid', problem: 'This question takes one answer, so pick just one option.' };
+    return { kind: 'invalid', problem: words.t('reply.pickOne'), inline: words.t('reply.pickOneInline') };
   }
   return { kind: 'values', values: selection.picks.map((i) => question.options[i]!.label) };
 }

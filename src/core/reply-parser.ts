@@ -1,7 +1,8 @@
 import type { Answers, Question } from './schemas.js';
 import { displayHeader } from './prompt-view.js';
-import { guidance, isBlank, isSkip, matchKey, readLine, trimEdges } from './reply-lines.js';
+import { guidance, isBlank, isLocalSkip, isSkip, matchKey, readLine, trimEdges } from './reply-lines.js';
 import { ownValue } from './own.js';
+import { ENGLISH, type Words } from './i18n/index.js';
 
 /** What a text reply means for an ask. */
 export type ParsedReply =
@@ -18,11 +19,12 @@ const LINE_BREAK = /\r\n|[\n\r\u0085\u2028\u2029]/;
 // A key ends at a colon followed by white space or the end of the line, so "1:30" stays a value.
 const KEY_END = /[:：](?=\s|$)/g;
 const MAX_KEY = 80;
-const KEYED_HINT = 'Reply with one line per open question, or as "2: your answer".';
 
 /**
  * Parses a text reply against the questions (rules in docs/ARCHITECTURE.md). `answered` holds
- * answers already collected; unkeyed lines fill the questions not yet answered, in order.
+ * answers already collected; unkeyed lines fill the questions not yet answered, in order. Hints
+ * are in `words` (default English); "skip" and the skip words of `locales` (default: that of
+ * `words`) skip, unless the word is one of the options' labels.
  *
  * Choices where the rules are silent:
  * - One question: the whole message is read as one answer (line breaks kept in free text) and
@@ -35,28 +37,45 @@ const KEYED_HINT = 'Reply with one line per open question, or as "2: your answer
  * - Invisible format characters (zero-width, bidi marks) are ignored for matching and trimmed
  *   from the ends of free text; the rest of free text is kept verbatim.
  */
-export function parseReply(questions: readonly Question[], text: string, answered: Answers = {}): ParsedReply {
+export function parseReply(
+  questions: readonly Question[],
+  text: string,
+  answered: Answers = {},
+  words: Words = ENGLISH,
+  locales: readonly string[] = [words.locale],
+): ParsedReply {
   if (questions.length === 0 || isBlank(text)) return { kind: 'empty' };
   if (isSkip(text)) return { kind: 'skip' };
   if (questions.length === 1) {
     const q = questions[0]!;
-    const reading = readLine(q, text);
+    const reading = readLine(q, text, words, locales);
     switch (reading.kind) {
       case 'empty':
       case 'skip':
         return { kind: reading.kind };
       case 'invalid':
-        return { kind: 'invalid', hint: `${reading.problem} ${guidance(q)}` };
+        return { kind: 'invalid', hint: `${reading.problem} ${guidance(q, words)}` };
       case 'values':
         return { kind: 'answers', answers: { [q.id]: reading.values } };
     }
   }
-  return parseSeveral(questions, text, answered);
+  // A skip word that is also an option's label is that option, not a skip.
+  const isLabel = questions.some((q) => q.options.some((o) => matchKey(o.label) === matchKey(text)));
+  if (!isLabel && isLocalSkip(text, locales)) return { kind: 'skip' };
+  return parseSeveral(questions, text, answered, words, locales);
 }
 
 type Keyed = { kind: 'keyed'; index: number; value: string } | { kind: 'unknown_number'; key: string } | null;
 
-function parseSeveral(questions: readonly Question[], text: string, answered: Answers): ParsedReply {
+function parseSeveral(
+  questions: readonly Question[],
+  text: string,
+  answered: Answers,
+  words: Words,
+  locales: readonly string[],
+): ParsedReply {
+  const t = words.t;
+  const hint = t('reply.keyedHint');
   const lines = text.split(LINE_BREAK);
   while (lines.length > 0 && isBlank(lines[0]!)) lines.shift();
   while (lines.length > 0 && isBlank(lines[lines.length - 1]!)) lines.pop();
@@ -67,28 +86,24 @@ function parseSeveral(questions: readonly Question[], text: string, answered: An
     const keyed = splitKey(questions, line);
     if (keyed === null) unkeyed.push(line);
     else if (keyed.kind === 'unknown_number') {
-      return invalid(`There is no question ${keyed.key}; there are ${questions.length}. ${KEYED_HINT}`);
+      return invalid(t('reply.noQuestion', { key: keyed.key, count: questions.length, hint }));
     } else if (assigned.has(keyed.index)) {
-      return invalid(`Question ${keyed.index + 1} is answered twice. ${KEYED_HINT}`);
+      return invalid(t('reply.twice', { n: keyed.index + 1, hint }));
     } else assigned.set(keyed.index, keyed.value);
   }
 
   const open = questions.flatMap((q, i) => (assigned.has(i) || ownValue(answered, q.id)?.length ? [] : [i]));
   while (unkeyed.length > 0 && isBlank(unkeyed[unkeyed.length - 1]!)) unkeyed.pop();
-  if (unkeyed.length > open.length) return invalid(overflow(unkeyed, open));
+  if (unkeyed.length > open.length) return invalid(overflow(unkeyed, open, words));
   unkeyed.forEach((line, position) => assigned.set(open[position]!, line));
 
   const answers: [string, string[]][] = [];
   for (const [index, value] of [...assigned].sort(([a], [b]) => a - b)) {
     const q = questions[index]!;
-    const reading = readLine(q, value);
-    if (reading.kind === 'skip') {
-      return invalid(
-        `Question ${index + 1}: send "skip" on its own to skip the whole question; questions cannot be skipped one by one.`,
-      );
-    }
+    const reading = readLine(q, value, words, locales);
+    if (reading.kind === 'skip') return invalid(t('reply.skipOne', { n: index + 1 }));
     if (reading.kind === 'invalid')
-      return invalid(`Question ${index + 1}: ${lowerFirst(reading.problem)} ${guidance(q)}`);
+      return invalid(t('reply.problem', { n: index + 1, problem: reading.inline, guidance: guidance(q, words) }));
     if (reading.kind === 'values') answers.push([q.id, reading.values]);
   }
   return answers.length > 0 ? { kind: 'answers', answers: Object.fromEntries(answers) } : { kind: 'empty' };
@@ -117,28 +132,18 @@ function splitKey(questions: readonly Question[], line: string): Keyed {
 }
 
 /** The hint for more unkeyed lines than open questions. */
-function overflow(unkeyed: readonly string[], open: readonly number[]): string {
+function overflow(unkeyed: readonly string[], open: readonly number[], words: Words): string {
+  const t = words.t;
   const filled = unkeyed.filter((l) => !isBlank(l)).length;
   const openText =
     open.length === 0
-      ? 'no other question is open'
-      : `only ${open.length} ${open.length === 1 ? 'question is' : 'questions are'} open (${listNumbers(open)})`;
+      ? t('reply.noneOpen')
+      : t('reply.someOpen', { count: open.length, numbers: words.list(open.map((i) => String(i + 1))) });
   const said =
     filled > open.length
-      ? `You answered ${filled} ${filled === 1 ? 'line' : 'lines'}`
-      : `Your reply has ${unkeyed.length} lines, counting blank ones that keep a question's place,`;
-  return `${said} but ${openText}. ${KEYED_HINT}`;
-}
-
-function listNumbers(indexes: readonly number[]): string {
-  const numbers = indexes.map((i) => String(i + 1));
-  return numbers.length <= 1
-    ? numbers.join('')
-    : `${numbers.slice(0, -1).join(', ')} and ${numbers[numbers.length - 1]}`;
-}
-
-function lowerFirst(text: string): string {
-  return text.charAt(0).toLowerCase() + text.slice(1);
+      ? t('reply.answeredLines', { count: filled })
+      : t('reply.replyLines', { count: unkeyed.length });
+  return t('reply.overflow', { said, open: openText, hint: t('reply.keyedHint') });
 }
 
 function invalid(hint: string): ParsedReply {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RESERVED_LABEL, labelKey, platformId, shownText, singleLine } from './shown-text.js';
 import { MAX_TARGETS, staticPolicyIssues } from './policy.js';
+import { canonicalLocale, isTimeZone } from './i18n/index.js';
 
 /** Longest header shown on a platform; longer headers are accepted and shortened for display. */
 export const HEADER_DISPLAY_MAX = 12;
@@ -143,6 +144,20 @@ export const TimeoutSecondsSchema = z.custom<number>((v) => timeoutProblem(v) ==
   error: (issue) => timeoutProblem(issue.input) ?? 'invalid',
 });
 
+/** A BCP 47 language tag (`pt-BR`, `es`, `de-CH`), checked with `Intl.getCanonicalLocales` and kept in canonical form. */
+export const LocaleSchema = z
+  .string('must be a BCP 47 language tag such as "pt-BR"')
+  .max(64, 'must be at most 64 characters')
+  .refine((tag) => canonicalLocale(tag) !== null, 'must be a BCP 47 language tag such as "pt-BR"')
+  .transform((tag) => canonicalLocale(tag)!);
+
+/** An IANA time zone (`America/Sao_Paulo`, `UTC`), checked with `Intl.DateTimeFormat` and kept in its canonical spelling. */
+export const TimeZoneSchema = z
+  .string('must be an IANA time zone such as "America/Sao_Paulo"')
+  .max(64, 'must be at most 64 characters')
+  .refine(isTimeZone, 'must be an IANA time zone such as "America/Sao_Paulo"')
+  .transform((zone) => new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone);
+
 /** The body of `POST /v1/asks`. */
 export const AskRequestSchema = z
   .object({
@@ -167,6 +182,8 @@ export const AskRequestSchema = z
       .min(1, 'must be at least 1')
       .max(10, 'must be at most 10')
       .optional(),
+    locale: LocaleSchema.optional(),
+    timeZone: TimeZoneSchema.optional(),
   })
   .strict()
   .transform((req) => ({

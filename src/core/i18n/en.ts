@@ -1,0 +1,179 @@
+import type { LocaleInfo, Message } from './types.js';
+
+/**
+ * English, the reference catalogue: every other locale has exactly its keys and placeholders
+ * (test/unit/i18n-catalogues.test.ts). `{name}` is a placeholder; plural entries pick a form by
+ * `{count}` through `Intl.PluralRules`. Keys starting `telegram.`, `slack.`, `discord.` hold the
+ * words a channel adds itself; `console.` the web console's.
+ */
+export const EN_MESSAGES = {
+  // The prompt (core/prompt-view.ts).
+  'prompt.buttons': 'Tap an option, or reply to this message with your own words. Send "skip" to skip.',
+  'prompt.buttonsAgree': {
+    one: 'Tap an option, or reply to this message with your own words. {count} matching answer is needed; you may change yours until then.',
+    other:
+      'Tap an option, or reply to this message with your own words. {count} matching answers are needed; you may change yours until then.',
+  },
+  'prompt.text': 'Reply with a number, an option name or your own words; send "skip" to skip.',
+  'prompt.textAgree': {
+    one: 'Reply with a number, an option name or your own words. {count} matching answer is needed; you may change yours until then.',
+    other:
+      'Reply with a number, an option name or your own words. {count} matching answers are needed; you may change yours until then.',
+  },
+  'prompt.multiSelect': 'Pick several like "1,3".',
+  'prompt.several': 'Answer each question on its own line, in order, or as "2: your answer".',
+  'prompt.form': 'Tap Answer to choose, or reply to this message.',
+  /** The words of the instructions above that a thread-based channel swaps for `phrase.replyInThread`. */
+  'phrase.replyToMessage': 'reply to this message',
+  'phrase.replyInThread': 'reply in this thread',
+  'prompt.questionN': 'Question {n}',
+  'prompt.ownWords': 'their own words',
+  // Controls (button and form labels: test/unit/i18n-limits.test.ts checks them against the platforms' limits).
+  'control.other': 'Other…',
+  'control.skip': 'Skip',
+  'control.answer': 'Answer',
+  'control.submit': 'Submit',
+  'control.back': 'Back',
+  'control.next': 'Next',
+  'control.progress': 'Question {n} of {total}',
+  'control.ownWords': 'Your own words',
+  'control.choose': 'Choose…',
+  'control.formTitle': 'Your answer',
+  // Follow-ups after a partial reply and counted answers.
+  'partial.done': 'Got it.',
+  'partial.one': 'Got it. Still open: {question} {how}',
+  'partial.many': 'Got it. Still open:',
+  'partial.how': 'Reply with one line per open question, or as "{first}: your answer".',
+  'counted.notice': {
+    one: 'Your answer is recorded: {count} of {needed} matching answers so far.',
+    other: 'Your answer is recorded: {count} of {needed} matching answers so far.',
+  },
+  // Outcome lines (core/outcome-view.ts).
+  'outcome.byApi': ' — via API',
+  'outcome.by': ' — by {name}',
+  'outcome.whereApi': 'via the API',
+  'outcome.where': 'in {channel} by {name}',
+  'outcome.answeredWhereValue': 'Answered {where}: {summary}',
+  'outcome.answeredWhere': 'Answered {where}',
+  'outcome.agreedBy': 'Agreed by {names}',
+  'outcome.agreedTail': ' — agreed by {names}',
+  'outcome.answeredValue': 'Answered: {summary}{tail}',
+  'outcome.answered': 'Answered{tail}',
+  'outcome.defaultTaken': 'No answer in time: the default was taken ({summary})',
+  'outcome.defaultsTaken': 'No answer in time: the defaults were taken',
+  'outcome.notEnough': 'Expired — not enough matching answers ({count} needed)',
+  'outcome.expired': 'Expired — no answer',
+  'outcome.skipped': 'Skipped',
+  'outcome.skippedApi': 'Skipped via API',
+  'outcome.skippedWhere': 'Skipped {where}',
+  'outcome.skippedBy': 'Skipped by {name}',
+  'outcome.cancelled': 'Cancelled',
+  'outcome.superseded': 'Replaced by a newer question',
+  'outcome.undelivered': 'Not delivered',
+  // Notices after a tap or a reply.
+  'notice.gone': 'This question is no longer open',
+  'notice.cancelled': 'This question was cancelled',
+  'notice.notForYou': 'This question is not for you',
+  'notice.forUsers': 'This question is for {names}{more}',
+  'notice.answeredApi': 'This question was already answered via API',
+  'notice.answeredBy': 'This question was already answered by {name}{place}',
+  'notice.place': ' in {channel}',
+  'notice.skipped': 'This question was already skipped',
+  'notice.skippedApi': 'This question was already skipped via API',
+  'notice.skippedBy': 'This question was already skipped by {name}{place}',
+  'notice.superseded': 'This question was replaced by a newer one',
+  'notice.skipRecorded': 'Skip recorded',
+  'notice.recordedSoFar': {
+    one: 'Answer recorded: {count} of {needed} matching answers so far',
+    other: 'Answer recorded: {count} of {needed} matching answers so far',
+  },
+  'notice.recorded': 'Answer recorded',
+  'notice.expiredAt': 'This question expired at {time}',
+  'notice.expired': 'This question expired',
+  'notice.defaultsTaken': { one: '{base}; the default was taken', other: '{base}; the defaults were taken' },
+  'notice.invalidButton': 'This button is not valid',
+  'notice.ownWords': 'Reply to the question message with your answer in your own words.',
+  'notice.ambiguous': 'Several questions are waiting here: reply to the question you are answering.',
+  // Lists, tallies and reminders (core/policy-view.ts).
+  'list.more': { one: ' and {count} more', other: ' and {count} more' },
+  'list.separator': ', ',
+  'list.and': ' and ',
+  'channel.web': 'the console',
+  'channel.api': 'the API',
+  'tally.needed': { one: '{count} matching answer needed', other: '{count} matching answers needed' },
+  'tally.none': 'No answers yet — {needed}',
+  'tally.line': '{groups}{more} — {needed}',
+  'tally.more': ' · {count} more',
+  'tally.answered': 'Answered: {names}',
+  'reminder.open': 'Reminder: this question is still open.',
+  'reminder.soon': 'Reminder: this question is about to expire ({time}).',
+  'reminder.expires': 'Reminder: this question is still open. It expires {when} ({left}).',
+  'reminder.onDate': 'on {date} at {time}',
+  'reminder.at': 'at {time}',
+  'left.underMinute': 'in less than a minute',
+  'left.minutes': { one: 'in {count} minute', other: 'in {count} minutes' },
+  'left.hours': { one: 'in about {count} hour', other: 'in about {count} hours' },
+  'left.days': { one: 'in about {count} day', other: 'in about {count} days' },
+  // Forms (core/forms.ts).
+  'form.nothing': 'Choose an option or write your own answer.',
+  'form.both': 'Choose an option or write your own answer, not both.',
+  'form.tooMany': 'Choose one option.',
+  'form.unknown': 'This choice is not one of the options.',
+  'form.tooLong': 'Keep your own answer under {max} characters.',
+  'form.shape': 'This form does not match the question any more.',
+  'form.problem': 'Question {n}: {message}',
+  // Typed replies (core/reply-parser.ts, reply-lines.ts). `*Inline` forms follow "Question 2: ".
+  'reply.keyedHint': 'Reply with one line per open question, or as "2: your answer".',
+  'reply.noQuestion': {
+    one: 'There is no question {key}; there is {count}. {hint}',
+    other: 'There is no question {key}; there are {count}. {hint}',
+  },
+  'reply.twice': 'Question {n} is answered twice. {hint}',
+  'reply.skipOne':
+    'Question {n}: send "skip" on its own to skip the whole question; questions cannot be skipped one by one.',
+  'reply.problem': 'Question {n}: {problem} {guidance}',
+  'reply.noneOpen': 'no other question is open',
+  'reply.someOpen': {
+    one: 'only {count} question is open ({numbers})',
+    other: 'only {count} questions are open ({numbers})',
+  },
+  'reply.answeredLines': { one: 'You answered {count} line', other: 'You answered {count} lines' },
+  'reply.replyLines': {
+    one: "Your reply has {count} line, counting blank ones that keep a question's place,",
+    other: "Your reply has {count} lines, counting blank ones that keep a question's place,",
+  },
+  'reply.overflow': '{said} but {open}. {hint}',
+  'reply.noOption': 'There is no option {option}.',
+  'reply.noOptionInline': 'there is no option {option}.',
+  'reply.pickOne': 'This question takes one answer, so pick just one option.',
+  'reply.pickOneInline': 'this question takes one answer, so pick just one option.',
+  'reply.guideMulti':
+    'Reply with numbers from 1 to {count} like "1,3", option names, or your own words; send "skip" to skip.',
+  'reply.guideOne': 'Reply with a number from 1 to {count}, an option name, or your own words; send "skip" to skip.',
+  // What the channels write themselves (wired by each channel).
+  'telegram.ownWordsPrompt': 'Reply with your answer in your own words',
+  'telegram.answerPlaceholder': 'Your answer',
+  'telegram.failedTap': 'Sorry, that could not be recorded right now. Please tap again.',
+  'telegram.failedText': 'Sorry, your answer could not be recorded right now. Please send it again.',
+  'slack.otherLabel': 'Other (reply in thread)',
+  'slack.otherPrompt': 'Reply in this thread with your answer in your own words.',
+  'slack.failed': 'askgate could not record this right now. Please try again.',
+  'slack.replyInThread': 'Reply in this thread. {instructions}',
+  'discord.unreadable':
+    'I could not read that reply: use the buttons on the question, or mention me in your reply (@ the bot) with your answer.',
+  'discord.failed': 'Something went wrong while recording that; please try again in a moment.',
+} as const satisfies Record<string, Message>;
+
+/** A key of the catalogues. */
+export type MessageKey = keyof typeof EN_MESSAGES;
+
+/** Every key with its message: what each locale file provides. */
+export type Messages = { readonly [K in MessageKey]: Message };
+
+/** English. */
+export const en: LocaleInfo & { messages: Messages } = {
+  tag: 'en',
+  name: 'English',
+  skipWords: ['skip'],
+  messages: EN_MESSAGES,
+};
