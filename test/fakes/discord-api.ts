@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
 import * as P from './discord-payloads.js';
+import { modalErrors, storeModal, submission, type ModalValues, type StoredModal } from './discord-modals.js';
 
 /** One REST call the fake received (path without `/api/v10`). */
 export interface DiscordCall {
@@ -16,6 +17,8 @@ export interface DiscordCall {
   tokenAgeMs?: number;
   /** True when the call used an interaction token older than 15 min (refused). */
   expiredToken?: boolean;
+  /** The Discord JSON error code of a refused call (e.g. 40060, 50035). */
+  code?: number;
 }
 
 /** Options of {@link FakeDiscord.start}. */
@@ -27,14 +30,21 @@ export interface FakeDiscordOptions {
   now?: () => number;
 }
 
-/** A tap the fake dispatched, and what the bot did with it. */
+/** A tap or a modal submission the fake dispatched, and what the bot did with it. */
 export interface FakeInteraction {
   id: string;
   token: string;
+  /** `component`: a button tap (type 3); `modal_submit`: a submitted modal (type 5). */
+  kind: 'component' | 'modal_submit';
+  /** The button's or the modal's custom_id. */
+  customId: string;
+  user: P.ApiUser;
   messageId: string;
   dispatchedAt: number;
   ackedAt?: number;
   ackType?: number;
+  /** The modal the bot answered with (callback type 9), ids filled in as Discord does; open on the person's screen. */
+  modal?: StoredModal;
   followUps: { content: string; flags: number; allowed_mentions: unknown }[];
 }
 
@@ -164,30 +174,74 @@ export class FakeDiscord {
 
   /** Dispatches a button tap on message `messageId` by `u` (`ageMs` old: a replayed event); returns the interaction. */
   tap(messageId: string, customId: string, u: P.ApiUser, id = P.snowflake(), ageMs = 0): FakeInteraction {
+    const { interaction, source } = this.newInteraction('component', messageId, customId, u, id, ageMs);
+    this.dispatch('INTERACTION_CREATE', P.buttonInteraction({ ...source, customId }));
+    return interaction;
+  }
+
+  /**
+   * The person who saw `opened`'s modal submits it with `values` (by field custom_id: a radio
+   * value or null, checkbox values, text), as their client would send it: MODAL_SUBMIT with every
+   * field of the modal. Throws when no modal is open there or the client would not allow the values.
+   */
+  submitModal(opened: FakeInteraction, values: ModalValues, opts: { ageMs?: number } = {}): FakeInteraction {
+    if (!opened.modal) throw new Error('no modal was opened by this interaction');
+    const components = submission(opened.modal, values);
+    return this.rawModalSubmit(opened.messageId, opened.modal.custom_id, components, opened.user, opts);
+  }
+
+  /** Dispatches a MODAL_SUBMIT with exactly these `components` (forged or hand-made payloads). */
+  rawModalSubmit(
+    messageId: string,
+    customId: string,
+    components: unknown[],
+    u: P.ApiUser,
+    opts: { ageMs?: number } = {},
+  ): FakeInteraction {
+    const { interaction, source } = this.newInteraction(
+      'modal_submit',
+      messageId,
+      customId,
+      u,
+      P.snowflake(),
+      opts.ageMs ?? 0,
+    );
+    this.dispatch('INTERACTION_CREATE', P.modalSubmitInteraction({ ...source, customId, components }));
+    return interaction;
+  }
+
+  private newInteraction(
+    kind: FakeInteraction['kind'],
+    messageId: string,
+    customId: string,
+    u: P.ApiUser,
+    id: string,
+    ageMs: number,
+  ): { interaction: FakeInteraction; source: P.InteractionSource } {
     const msg = this.messages.get(messageId)!;
     const channel = this.channels.get(msg.channel_id)!;
-    const existing = this.interactions.get(id);
-    const interaction = existing ?? {
+    const interaction = this.interactions.get(id) ?? {
       id,
       token: `itok.${randomBytes(24).toString('base64url')}`,
+      kind,
+      customId,
+      user: u,
       messageId,
       dispatchedAt: this.now() - ageMs,
       followUps: [],
     };
     this.interactions.set(id, interaction);
     const guildId = channel.type === 1 ? undefined : this.guildId;
-    const data = P.buttonInteraction({
+    const source: P.InteractionSource = {
       id,
       token: interaction.token,
       applicationId: this.applicationId,
       channel,
       ...(guildId ? { guildId } : {}),
       user: u,
-      customId,
       message: msg,
-    });
-    this.dispatch('INTERACTION_CREATE', data);
-    return interaction;
+    };
+    return { interaction, source };
   }
 
   /** Dispatches MESSAGE_CREATE from `u` in `channelId`, replying to `replyTo` when given; returns its id. */
@@ -321,8 +375,10 @@ export class FakeDiscord {
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(payload === undefined ? undefined : JSON.stringify(payload));
     };
-    const error = (status: number, code: number, message: string, extra: object = {}) =>
+    const error = (status: number, code: number, message: string, extra: object = {}) => {
+      call.code = code;
       send(status, { code, message, ...extra });
+    };
     const interactionRoute = /^\/(interactions|webhooks)\//.test(path);
     if (!interactionRoute && !call.authorized) return error(401, 0, '401: Unauthorized');
     const fault = this.faults.findIndex((f) => f.method === method && f.route.test(path));
@@ -388,9 +444,12 @@ export class FakeDiscord {
       if (i && i.token === m[2]) this.noteTokenAge(call, i);
       if (!i || i.token !== m[2] || this.now() - i.dispatchedAt > ACK_WINDOW_MS)
         return error(404, 10062, 'Unknown interaction');
+      const invalid = callbackErrors(i, body);
+      if (invalid) return error(400, 50035, 'Invalid Form Body', { errors: invalid });
       if (i.ackedAt !== undefined) return error(400, 40060, 'Interaction has already been acknowledged.');
       i.ackedAt = this.now();
       i.ackType = body.type;
+      if (body.type === 9) i.modal = storeModal(body.data);
       if (body.type === 4)
         i.followUps.push({
           content: body.data?.content ?? '',
@@ -474,6 +533,20 @@ export class FakeDiscord {
       },
     );
   }
+}
+
+/**
+ * The 50035 `errors` of an interaction callback: MODAL (9) is not available for a MODAL_SUBMIT
+ * and its data must pass Discord's modal checks; the component types (6, 7) need a message.
+ */
+function callbackErrors(i: FakeInteraction, body: any): Record<string, string> | null {
+  if (![4, 5, 6, 7, 9].includes(body?.type)) return { type: 'Value must be one of {4, 5, 6, 7, 9}.' };
+  if (body.type === 9) {
+    if (i.kind === 'modal_submit') return { type: 'A modal cannot answer a modal submission.' };
+    return modalErrors(body.data);
+  }
+  if (body.type === 4) return layoutErrors(body.data ?? {});
+  return null;
 }
 
 /**

@@ -164,22 +164,45 @@ export function guildCreate(guildId: string, ownerId: string, channels: ApiChann
   };
 }
 
-/** INTERACTION_CREATE for a button on `msg`, tapped by `u` (guild member, or DM user when `guildId` is absent). */
-export function buttonInteraction(args: {
+/** Who, where and which message an interaction comes from (guild member, or DM user when `guildId` is absent). */
+export interface InteractionSource {
   id: string;
   token: string;
   applicationId: string;
   channel: ApiChannel;
   guildId?: string;
   user: ApiUser;
-  customId: string;
   message: ApiMessage;
-}) {
+}
+
+/** INTERACTION_CREATE for a button on `msg`, tapped by `u` (guild member, or DM user when `guildId` is absent). */
+export function buttonInteraction(args: InteractionSource & { customId: string }) {
+  return {
+    ...interactionBase(args, 3),
+    data: { custom_id: args.customId, component_type: 2 },
+    message: args.message,
+  };
+}
+
+/**
+ * INTERACTION_CREATE of type 5 (MODAL_SUBMIT) for a modal opened from a button on `message`
+ * (`APIModalSubmitInteraction`: `data.custom_id` is the modal's, `data.components` the submitted
+ * Labels with their child's `value` / `values`; `message` is present because a component opened it).
+ */
+export function modalSubmitInteraction(args: InteractionSource & { customId: string; components: unknown[] }) {
+  return {
+    ...interactionBase(args, 5),
+    data: { custom_id: args.customId, components: args.components },
+    message: args.message,
+  };
+}
+
+function interactionBase(args: InteractionSource, type: number) {
   const { channel } = args;
   return {
     id: args.id,
     application_id: args.applicationId,
-    type: 3,
+    type,
     token: args.token,
     version: 1,
     entitlements: [],
@@ -199,8 +222,6 @@ export function buttonInteraction(args: {
     ...(args.guildId
       ? { guild_id: args.guildId, guild_locale: 'en-US', member: member(args.user) }
       : { user: args.user }),
-    data: { custom_id: args.customId, component_type: 2 },
-    message: args.message,
   };
 }
 

@@ -32,6 +32,8 @@ export interface DiscordChannelOptions {
   readyTimeoutMs?: number;
   /** How long one attempt at a message holds it before another may take it over, in ms (default 5 s; tests shorten it). */
   messageLeaseMs?: number;
+  /** How long the checks before opening a modal may take before askgate answers "try again" (default 2.5 s; tests shorten it). */
+  modalOpenBudgetMs?: number;
 }
 
 const BASE_INTENTS = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages];
@@ -154,6 +156,7 @@ export class DiscordChannel implements Channel {
       logger,
       botId: () => client.user?.id ?? '',
       ...(leaseMs ? { leaseMs } : {}),
+      ...(this.options.modalOpenBudgetMs !== undefined ? { modalOpenBudgetMs: this.options.modalOpenBudgetMs } : {}),
     });
     const failed = (err: unknown) =>
       logger.error({ channel: 'discord', err: describeError(err) }, 'discord inbound event failed');

@@ -7,17 +7,16 @@ import {
   type Interaction,
   type Message,
   type REST,
-  type User,
 } from 'discord.js';
 import type { InboundOutcome, InboundSink, Logger, TextReceived } from '../../core/ports.js';
-import type { Responder } from '../../core/schemas.js';
 import { NO_MENTIONS } from './limits.js';
 import { noticeText, renderNotice } from './render.js';
 import { outcomeNotice } from '../../core/notices.js';
 import { DEFAULT_LEASE_MS, settleOrShow, takeEvent, takeOrPass, type EffectGate } from '../shared/take-event.js';
 import { describeError } from '../shared/errors.js';
 import { RecentIds } from '../shared/recent-ids.js';
-import { responderOf as toResponder } from '../shared/responder.js';
+import { responderOf } from './responder.js';
+import { DiscordForms, opensModal } from './forms.js';
 
 /** Told to someone whose reply reached askgate without text (Message Content intent missing, or only an attachment). */
 export const EMPTY_CONTENT_HINT =
@@ -35,6 +34,8 @@ export interface DiscordInboundDeps {
   botId: () => string;
   /** How long one attempt at a message holds it before another may take it over (default 5 s). */
   leaseMs?: number;
+  /** How long the checks before a modal may take (default 2.5 s of Discord's 3). */
+  modalOpenBudgetMs?: number;
 }
 
 /** The gateway re-delivers within a session's resume window (minutes): an hour is ample. */
@@ -44,21 +45,31 @@ const THREAD_STARTERS_MAX = 1000;
 /** Longest rate-limit wait a reply sits out once, in a worker. */
 const REPLY_MAX_WAIT_MS = 10_000;
 
-/** The person behind a tap or a message. */
-export function responderOf(user: User): Responder {
-  return toResponder(CHANNEL, { id: user.id, username: user.username, name: user.globalName });
-}
+export { responderOf };
 
 /** Normalises Discord taps and messages for the core and tells people the outcome. */
 export class DiscordInbound {
   /** Thread id → started on a bot message; bounded, so a busy server without the intent costs one lookup per thread. */
   private readonly threadStarters = new RecentIds<boolean>(THREAD_STARTERS_MAX);
 
-  constructor(private readonly deps: DiscordInboundDeps) {}
+  private readonly forms: DiscordForms;
 
-  /** A button tap: ack first (type 6, no queue in front of it), then the CAS, then an ephemeral follow-up. */
+  constructor(private readonly deps: DiscordInboundDeps) {
+    this.forms = new DiscordForms({
+      sink: deps.sink,
+      logger: deps.logger,
+      ...(deps.modalOpenBudgetMs !== undefined ? { openBudgetMs: deps.modalOpenBudgetMs } : {}),
+    });
+  }
+
+  /**
+   * A button tap: ack first (type 6, no queue in front of it), then the CAS, then an ephemeral
+   * follow-up. Answer and Other… open a modal instead, and a modal's submission answers (forms.ts).
+   */
   async interaction(interaction: Interaction): Promise<void> {
+    if (interaction.isModalSubmit()) return this.forms.submit(interaction);
     if (!interaction.isButton()) return;
+    if (opensModal(interaction.customId)) return this.forms.open(interaction);
     const { sink, logger } = this.deps;
     try {
       await interaction.deferUpdate();

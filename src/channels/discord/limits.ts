@@ -12,6 +12,26 @@ export const ROWS_MAX = 5;
 export const LABEL_MAX = 80;
 /** Longest component `custom_id`. */
 export const CUSTOM_ID_MAX = 100;
+/** Most top-level components in a modal (Labels and Text Displays). */
+export const MODAL_COMPONENTS_MAX = 5;
+/** Longest modal title. */
+export const MODAL_TITLE_MAX = 45;
+/** Longest Label text in a modal. */
+export const MODAL_LABEL_MAX = 45;
+/** Longest Label description in a modal. */
+export const MODAL_DESCRIPTION_MAX = 100;
+/** Longest label, value and description of a radio or checkbox group option. */
+export const GROUP_OPTION_TEXT_MAX = 100;
+/** Fewest options of a radio group. */
+export const RADIO_OPTIONS_MIN = 2;
+/** Most options of a radio or checkbox group (and most `max_values` of a checkbox group). */
+export const GROUP_OPTIONS_MAX = 10;
+/** Longest text a modal's text input takes (and its `max_length` bound). */
+export const TEXT_INPUT_MAX = 4000;
+/** Longest text input placeholder. */
+export const PLACEHOLDER_MAX = 100;
+/** How long opening a modal may take before askgate answers "try again" instead (Discord allows 3 s for the first response). */
+export const MODAL_OPEN_BUDGET_MS = 2500;
 /** Mentions never ping: sent on every create and edit. */
 export const NO_MENTIONS = { parse: [] as never[] };
 

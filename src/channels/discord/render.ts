@@ -16,6 +16,7 @@ import {
   type ButtonJson,
   type MessageJson,
 } from './limits.js';
+import { formModal } from './modal.js';
 
 const PRIMARY = 1;
 const SECONDARY = 2;
@@ -82,9 +83,13 @@ function questionLines(q: QuestionView, several: boolean, lim: Limits): string[]
 }
 
 /** The text of a prompt: every question with its numbered options, then (with `instructions`) how to answer. */
-export function promptContent(view: PromptView, max = CONTENT_MAX, instructions = true): string {
+export function promptContent(
+  view: PromptView,
+  max = CONTENT_MAX,
+  instructions: string | null = view.instructions,
+): string {
   const several = view.questions.length > 1;
-  const footer = instructions ? [`-# ${escapeText(view.instructions.replace(/\s+/g, ' '))}`] : [];
+  const footer = instructions !== null ? [`-# ${escapeText(instructions.replace(/\s+/g, ' '))}`] : [];
   const build = (lim: Limits) =>
     [...view.questions.map((q) => questionLines(q, several, lim).join('\n')), ...footer].join('\n\n');
   const content = fitToLimit(TIERS, build, (c) => c.length <= max);
@@ -112,19 +117,34 @@ export function buttonRows(buttons: readonly ButtonView[]): MessageJson['compone
   return rows;
 }
 
+/**
+ * The row of a prompt answered with a form: Answer (opens the modal) and Skip. Empty when the
+ * prompt has no form or its modal does not fit Discord's limits: the message keeps the text form.
+ */
+export function formRow(view: PromptView): MessageJson['components'] {
+  const form = view.form;
+  if (!form || !formModal(view, form.open)) return [];
+  const skip: ButtonJson[] = form.skip ? [{ type: 2, style: SECONDARY, label: 'Skip', custom_id: form.skip }] : [];
+  return [{ type: 1, components: [{ type: 2, style: PRIMARY, label: 'Answer', custom_id: form.open }, ...skip] }];
+}
+
 /** The tally lines of an open prompt, escaped, cut to {@link TALLY_MAX}; '' without a tally. */
 function tallyContent(view: PromptView): string {
   const lines = view.tally ?? [];
   return lines.length === 0 ? '' : cut(lines.map(escapeText).join('\n'), TALLY_MAX);
 }
 
-/** The message for a prompt (the tally, when any, between the questions and the instructions); throws a permanent ChannelError for a layout Discord would refuse. */
+/** The message for a prompt (the tally, when any, between the questions and the instructions), with its buttons or its form's; throws a permanent ChannelError for a layout Discord would refuse. */
 export function renderPrompt(view: PromptView): DiscordMessage {
   const tally = tallyContent(view);
-  const content = tally ? withTally(promptContent(view, CONTENT_MAX - tally.length - 2), tally) : promptContent(view);
+  const components = view.buttons ? buttonRows(view.buttons) : formRow(view);
+  const instructions = !view.buttons && components.length > 0 && view.form ? view.form.instructions : view.instructions;
+  const content = tally
+    ? withTally(promptContent(view, CONTENT_MAX - tally.length - 2, instructions), tally)
+    : promptContent(view, CONTENT_MAX, instructions);
   const message: DiscordMessage = {
     content,
-    components: view.buttons ? buttonRows(view.buttons) : [],
+    components,
     allowed_mentions: NO_MENTIONS,
     flags: SUPPRESS_EMBEDS,
   };
@@ -136,7 +156,7 @@ export function renderPrompt(view: PromptView): DiscordMessage {
 export function renderFinal(view: PromptView, outcome: OutcomeView): DiscordMessage {
   const [first = '', ...rest] = outcome.text.replace(/\n{2,}/g, '\n').split('\n');
   const line = cut([`**${escapeText(first)}**`, ...rest.map(escapeText)].join('\n'), OUTCOME_MAX);
-  const body = promptContent(view, CONTENT_MAX - line.length - 2, false);
+  const body = promptContent(view, CONTENT_MAX - line.length - 2, null);
   const message: DiscordMessage = {
     content: `${body}\n\n${line}`,
     components: [],

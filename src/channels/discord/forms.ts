@@ -1,0 +1,171 @@
+import {
+  DiscordAPIError,
+  MessageFlags,
+  RateLimitError,
+  type ButtonInteraction,
+  type ModalSubmitInteraction,
+} from 'discord.js';
+import type { ButtonPressed, FormOpening, InboundOutcome, InboundSink, Logger } from '../../core/ports.js';
+import { outcomeNotice } from '../../core/notices.js';
+import { decodeToken } from '../../core/token.js';
+import { describeError } from '../shared/errors.js';
+import { MODAL_OPEN_BUDGET_MS, NO_MENTIONS } from './limits.js';
+import { formModal, ownWordsModal } from './modal.js';
+import { readModal } from './modal-read.js';
+import { noticeText } from './render.js';
+import { responderOf } from './responder.js';
+
+const CHANNEL = 'discord';
+/** Said when the checks before a modal took longer than the budget: Discord would refuse a modal sent later. */
+export const OPEN_TOO_SLOW = 'That took too long to open; please tap the button again.';
+/** Said when the prompt's form does not fit a Discord modal (it keeps the text form). */
+export const FORM_DOES_NOT_FIT = 'Reply to the question message with your answer.';
+/** Added to a form's problems: a modal cannot be shown again from its own submission. */
+export const TAP_AGAIN = 'Tap Answer to try again.';
+const FAILURE = 'Something went wrong while recording that; please try again in a moment.';
+const NOT_A_FORM = 'This form is not valid.';
+
+/** What {@link DiscordForms} needs. */
+export interface DiscordFormsDeps {
+  sink: InboundSink;
+  logger: Logger;
+  /** How long the checks before a modal may take (default {@link MODAL_OPEN_BUDGET_MS}). */
+  openBudgetMs?: number;
+}
+
+/** True for a button that opens a modal: Answer (`form`) and Other… (`other`). Untrusted data: decoded only. */
+export function opensModal(customId: string): boolean {
+  const kind = decodeToken(customId)?.choice.kind;
+  return kind === 'form' || kind === 'other';
+}
+
+/**
+ * Discord's native forms: the Answer and Other… buttons open a modal (its first and only response),
+ * and the modal's submission answers like a tap: acknowledged first (deferred update), then the
+ * commit, then an ephemeral notice.
+ */
+export class DiscordForms {
+  constructor(private readonly deps: DiscordFormsDeps) {}
+
+  /**
+   * Opens the modal of an Answer or Other… tap. A modal must be the interaction's first response
+   * (it cannot follow a deferral), so the ask is checked first, within a budget; past it, or when
+   * the check refuses, the person gets an ephemeral notice instead and no modal.
+   */
+  async open(interaction: ButtonInteraction): Promise<void> {
+    const event = this.event(interaction);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), this.deps.openBudgetMs ?? MODAL_OPEN_BUDGET_MS);
+    });
+    let opening: FormOpening | 'late' | 'failed';
+    try {
+      opening = await Promise.race([this.deps.sink.openForm(event), late]);
+    } catch (err) {
+      this.deps.logger.error(
+        { channel: CHANNEL, interactionId: interaction.id, err: describeError(err) },
+        'discord form open failed',
+      );
+      opening = 'failed';
+    } finally {
+      clearTimeout(timer);
+    }
+    if (opening === 'late' || opening === 'failed') {
+      if (opening === 'late')
+        this.deps.logger.warn({ channel: CHANNEL, interactionId: interaction.id }, 'discord form check too slow');
+      return this.reply(interaction, opening === 'late' ? OPEN_TOO_SLOW : FAILURE);
+    }
+    if (opening.kind !== 'form') return this.reply(interaction, outcomeNotice(opening), opening.kind === 'forbidden');
+    const modal =
+      opening.choice.kind === 'other'
+        ? ownWordsModal(opening.view, interaction.customId)
+        : formModal(opening.view, interaction.customId);
+    if (!modal) return this.reply(interaction, FORM_DOES_NOT_FIT);
+    await interaction.showModal(modal).catch((err: unknown) => this.ackFailed(interaction.id, err));
+  }
+
+  /** A submitted modal: deferred update first (3 s), then the form's outcome, told ephemerally. */
+  async submit(interaction: ModalSubmitInteraction): Promise<void> {
+    if (!interaction.isFromMessage()) return this.reply(interaction, NOT_A_FORM);
+    try {
+      await interaction.deferUpdate();
+    } catch (err) {
+      // 10062: the window passed; 40060: another gateway connection took it. Either way, do nothing.
+      return this.ackFailed(interaction.id, err);
+    }
+    const event = this.event(interaction);
+    let notice: string | null;
+    let forbidden = false;
+    try {
+      const reading = readModal(interaction.fields.fields);
+      let outcome: InboundOutcome;
+      if (reading.kind === 'answers') outcome = await this.deps.sink.submitForm({ ...event, answers: reading.answers });
+      else {
+        // Unreadable own words: say so only when the ask would take an answer, else the honest notice.
+        const opening = await this.deps.sink.openForm(event);
+        outcome =
+          opening.kind === 'form' ? { kind: 'invalid', askId: opening.view.askId, hint: reading.message } : opening;
+      }
+      notice = outcomeNotice(outcome);
+      if (outcome.kind === 'invalid') notice = `${notice} ${TAP_AGAIN}`;
+      forbidden = outcome.kind === 'forbidden';
+    } catch (err) {
+      this.deps.logger.error(
+        { channel: CHANNEL, interactionId: interaction.id, err: describeError(err) },
+        'discord form submission failed',
+      );
+      notice = FAILURE;
+    }
+    if (notice === null) return;
+    await interaction
+      .followUp({ content: noticeText(notice, forbidden), flags: MessageFlags.Ephemeral, allowedMentions: NO_MENTIONS })
+      .catch((err: unknown) =>
+        this.deps.logger.warn(
+          { channel: CHANNEL, interactionId: interaction.id, code: codeOf(err) },
+          'discord follow-up failed',
+        ),
+      );
+  }
+
+  /** The normalised event: the token is the button's (or the modal's) custom_id; a thread counts as its parent. */
+  private event(interaction: ButtonInteraction | ModalSubmitInteraction): ButtonPressed {
+    const channel = interaction.channel;
+    const chat = channel?.isThread() ? (channel.parentId ?? interaction.channelId) : interaction.channelId;
+    return {
+      channel: CHANNEL,
+      token: interaction.customId,
+      user: responderOf(interaction.user),
+      ...(chat ? { chat } : {}),
+    };
+  }
+
+  /** An ephemeral reply as the interaction's first response (no modal follows it). */
+  private async reply(
+    interaction: ButtonInteraction | ModalSubmitInteraction,
+    text: string | null,
+    forbidden = false,
+  ): Promise<void> {
+    const answer =
+      text === null
+        ? interaction.deferUpdate()
+        : interaction.reply({
+            content: noticeText(text, forbidden),
+            flags: MessageFlags.Ephemeral,
+            allowedMentions: NO_MENTIONS,
+          });
+    await answer.then(
+      () => undefined,
+      (err: unknown) => this.ackFailed(interaction.id, err),
+    );
+  }
+
+  private ackFailed(interactionId: string, err: unknown): void {
+    this.deps.logger.warn({ channel: CHANNEL, interactionId, code: codeOf(err) }, 'discord interaction ack failed');
+  }
+}
+
+function codeOf(err: unknown): string | number {
+  if (err instanceof DiscordAPIError) return err.code;
+  if (err instanceof RateLimitError) return 429;
+  return err instanceof Error ? err.name : 'unknown';
+}

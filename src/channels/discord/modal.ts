@@ -1,0 +1,177 @@
+import {
+  CheckboxGroupBuilder,
+  ComponentType,
+  LabelBuilder,
+  ModalBuilder,
+  RadioGroupBuilder,
+  TextInputBuilder,
+  TextInputStyle,
+  type APIModalInteractionResponseCallbackData,
+} from 'discord.js';
+import { shorten, type PromptView, type QuestionView } from '../../core/prompt-view.js';
+import {
+  CUSTOM_ID_MAX,
+  GROUP_OPTION_TEXT_MAX,
+  GROUP_OPTIONS_MAX,
+  MODAL_COMPONENTS_MAX,
+  MODAL_DESCRIPTION_MAX,
+  MODAL_LABEL_MAX,
+  MODAL_TITLE_MAX,
+  RADIO_OPTIONS_MIN,
+  TEXT_INPUT_MAX,
+} from './limits.js';
+
+/** `custom_id` of question n's radio or checkbox group (1-based), e.g. `q2`. */
+export const choiceField = (n: number) => `q${n}`;
+/** `custom_id` of question n's own-words text input (1-based), e.g. `w2`. */
+export const ownField = (n: number) => `w${n}`;
+/** `custom_id` of the one own-words text input shared by every question (when a field each does not fit). */
+export const SHARED_OWN_FIELD = 'w';
+/** What the shared own-words field says: lines go to the question they name, or to the only question left empty. */
+export const SHARED_OWN_HINT = 'For the question you left empty, or start a line with its number: "3: …"';
+
+/**
+ * How own words fit beside the questions within {@link MODAL_COMPONENTS_MAX} top-level components:
+ * a field each (1–2 questions: 2 or 4 components), else one shared field (3 questions: 4), else none fits.
+ */
+export function ownWordsLayout(questions: number): 'each' | 'shared' | null {
+  if (questions * 2 <= MODAL_COMPONENTS_MAX) return 'each';
+  if (questions + 1 <= MODAL_COMPONENTS_MAX) return 'shared';
+  return null;
+}
+
+/** Label text: one line, cut to `max` UTF-16 units on a grapheme boundary (modal text is plain, never markdown). */
+const line = (text: string, max: number) => shorten(text.replace(/\s+/g, ' ').trim(), max, 'utf16');
+
+function choiceLabel(q: QuestionView, several: boolean): LabelBuilder {
+  const prefix = several ? `${q.number}. ` : '';
+  const label = line(prefix + (q.header ?? q.question), MODAL_LABEL_MAX);
+  const builder = new LabelBuilder().setLabel(label);
+  // The question goes under its header, or under its own text when the label had to cut it.
+  if (label !== line(prefix + q.question, Infinity)) builder.setDescription(line(q.question, MODAL_DESCRIPTION_MAX));
+  const options = q.options.map((o) => ({
+    value: String(o.number),
+    label: line(o.label, GROUP_OPTION_TEXT_MAX),
+    ...(o.description !== undefined ? { description: line(o.description, GROUP_OPTION_TEXT_MAX) } : {}),
+  }));
+  // Never required: own words may take the place of the options; readForm says what is missing.
+  if (q.multiSelect)
+    return builder.setCheckboxGroupComponent(
+      new CheckboxGroupBuilder()
+        .setCustomId(choiceField(q.number))
+        .setOptions(options)
+        .setMinValues(0)
+        .setMaxValues(options.length)
+        .setRequired(false),
+    );
+  return builder.setRadioGroupComponent(
+    new RadioGroupBuilder().setCustomId(choiceField(q.number)).setOptions(options).setRequired(false),
+  );
+}
+
+function ownWordsLabel(customId: string, label: string, description: string, style: TextInputStyle): LabelBuilder {
+  return new LabelBuilder()
+    .setLabel(line(label, MODAL_LABEL_MAX))
+    .setDescription(line(description, MODAL_DESCRIPTION_MAX))
+    .setTextInputComponent(
+      new TextInputBuilder().setCustomId(customId).setStyle(style).setMaxLength(TEXT_INPUT_MAX).setRequired(false),
+    );
+}
+
+/**
+ * The modal of the Answer button: a Label per question holding a radio group (single choice) or a
+ * checkbox group (multi-select, 0 to all options), and own words laid out by {@link ownWordsLayout}.
+ * Null when the prompt does not fit Discord's modal limits (the message then keeps the text form).
+ */
+export function formModal(view: PromptView, customId: string): ModalBuilder | null {
+  const layout = ownWordsLayout(view.questions.length);
+  if (!layout || view.questions.length === 0) return null;
+  const several = view.questions.length > 1;
+  const labels: LabelBuilder[] = [];
+  for (const q of view.questions) {
+    labels.push(choiceLabel(q, several));
+    if (layout === 'each')
+      labels.push(
+        ownWordsLabel(
+          ownField(q.number),
+          several ? `${q.number}. Other (your own words)` : 'Other (your own words)',
+          q.multiSelect ? 'Besides or instead of the options' : 'Instead of an option',
+          TextInputStyle.Short,
+        ),
+      );
+  }
+  if (layout === 'shared')
+    labels.push(ownWordsLabel(SHARED_OWN_FIELD, 'Other (your own words)', SHARED_OWN_HINT, TextInputStyle.Paragraph));
+  const title = several ? `Your answers (${view.questions.length} questions)` : 'Your answer';
+  return checked(new ModalBuilder().setCustomId(customId).setTitle(title).addLabelComponents(labels));
+}
+
+/** The one-field modal of "Other…" on a single single-choice question: the answer in the person's own words. */
+export function ownWordsModal(view: PromptView, customId: string): ModalBuilder | null {
+  const q = view.questions[0];
+  if (view.questions.length !== 1 || !q) return null;
+  const field = new LabelBuilder()
+    .setLabel('Your answer in your own words')
+    .setDescription(line(q.question, MODAL_DESCRIPTION_MAX))
+    .setTextInputComponent(
+      new TextInputBuilder()
+        .setCustomId(ownField(1))
+        .setStyle(TextInputStyle.Paragraph)
+        .setMinLength(1)
+        .setMaxLength(TEXT_INPUT_MAX)
+        .setRequired(true),
+    );
+  const title = line(q.header ?? 'Your answer', MODAL_TITLE_MAX);
+  return checked(new ModalBuilder().setCustomId(customId).setTitle(title).addLabelComponents(field));
+}
+
+/** The modal when its JSON passes the builders' checks and {@link modalProblems}; null otherwise. */
+function checked(modal: ModalBuilder): ModalBuilder | null {
+  try {
+    return modalProblems(modal.toJSON()).length === 0 ? modal : null;
+  } catch {
+    return null; // a builder refused a field (length, option count)
+  }
+}
+
+/**
+ * What Discord would refuse in a modal that the builders do not check: the count of top-level
+ * components, unique `custom_id`s, option counts and text lengths. Empty when it fits.
+ */
+export function modalProblems(modal: APIModalInteractionResponseCallbackData): string[] {
+  const problems: string[] = [];
+  const within = (what: string, text: string | undefined, max: number, min = 0) => {
+    const length = text?.length ?? 0;
+    if (length < min || length > max) problems.push(`${what} is ${length} characters (${min}–${max})`);
+  };
+  within('custom_id', modal.custom_id, CUSTOM_ID_MAX, 1);
+  within('title', modal.title, MODAL_TITLE_MAX, 1);
+  if (modal.components.length < 1 || modal.components.length > MODAL_COMPONENTS_MAX)
+    problems.push(`${modal.components.length} components (1–${MODAL_COMPONENTS_MAX})`);
+  const ids = new Set<string>();
+  for (const top of modal.components) {
+    if (top.type !== ComponentType.Label) {
+      problems.push(`component type ${top.type} is not a Label`);
+      continue;
+    }
+    within('a label', top.label, MODAL_LABEL_MAX, 1);
+    within('a description', top.description, MODAL_DESCRIPTION_MAX);
+    const inner = top.component;
+    if ('custom_id' in inner) {
+      within('a custom_id', inner.custom_id, CUSTOM_ID_MAX, 1);
+      if (ids.has(inner.custom_id)) problems.push('custom_id values repeat');
+      ids.add(inner.custom_id);
+    }
+    if (inner.type === ComponentType.RadioGroup || inner.type === ComponentType.CheckboxGroup) {
+      const min = inner.type === ComponentType.RadioGroup ? RADIO_OPTIONS_MIN : 1;
+      if (inner.options.length < min || inner.options.length > GROUP_OPTIONS_MAX)
+        problems.push(`${inner.options.length} options (${min}–${GROUP_OPTIONS_MAX})`);
+      for (const o of inner.options) {
+        within('an option label', o.label, GROUP_OPTION_TEXT_MAX, 1);
+        within('an option value', o.value, GROUP_OPTION_TEXT_MAX, 1);
+        within('an option description', o.description, GROUP_OPTION_TEXT_MAX);
+      }
+    }
+  }
+  return problems;
+}
