@@ -29,6 +29,9 @@ import { MemoryAskStore } from './store/memory-store.js';
 import { MemoryResultBus } from './store/memory-bus.js';
 import { MemoryConsoleSessions, RedisConsoleSessions } from './store/console-sessions.js';
 import { MemorySeenEvents, RedisSeenEvents } from './store/seen-events.js';
+import { RedisFormDrafts } from './store/form-drafts.js';
+import { MemoryFormDrafts } from './store/memory-form-drafts.js';
+import { usesFormDrafts, type FormDraftStore } from './core/form-draft-store.js';
 import { BullStepScheduler } from './queue/bull-steps.js';
 import { BullOutbox } from './queue/bull-outbox.js';
 import { MemoryStepScheduler } from './queue/memory-steps.js';
@@ -86,6 +89,8 @@ interface Backend {
   consoleSessions: ConsoleSessionStore;
   /** Platform event ids seen by every replica (re-sent events have no second visible effect). */
   seen: SeenEvents;
+  /** Forms answered on the message itself (Telegram drafts). */
+  drafts: FormDraftStore;
   close(): Promise<void>;
 }
 
@@ -124,6 +129,7 @@ async function redisBackend(config: Config, url: string, logger: Logger, clock: 
     outbox,
     consoleSessions: new RedisConsoleSessions(main, { prefix: config.keyPrefix, clock }),
     seen: new RedisSeenEvents(main, { prefix: config.keyPrefix, clock }),
+    drafts: new RedisFormDrafts(main, { prefix: config.keyPrefix, clock, retentionMs: config.retentionMs }),
     async close() {
       await bus.close();
       await closeConnection(subscriber);
@@ -141,6 +147,7 @@ function memoryBackend(config: Config, clock: Clock, logger: Logger): Backend {
     indexes: store.indexes,
     consoleSessions: new MemoryConsoleSessions(clock),
     seen: new MemorySeenEvents(clock),
+    drafts: new MemoryFormDrafts({ clock, retentionMs: config.retentionMs }),
     bus,
     steps: new MemoryStepScheduler({ logger: queueLog, clock }),
     outbox: new MemoryOutbox({ ...config.outbox, logger: queueLog }),
@@ -181,6 +188,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     ? await redisBackend(config, config.redisUrl, logger, clock)
     : memoryBackend(config, clock, logger);
   const channels = new Map((options.channels ?? (await buildChannels(config, logger, clock))).map((c) => [c.name, c]));
+  for (const channel of channels.values()) if (usesFormDrafts(channel)) channel.useFormDrafts(backend.drafts);
   const metrics = new PrometheusMetrics();
   const ports: AppPorts = {
     store: backend.store,

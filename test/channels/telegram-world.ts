@@ -82,3 +82,32 @@ export async function botReply(
 export function botMessagesAfter(fake: FakeTelegramApi, chat: number | string, messageId: number): StoredMessage[] {
   return fake.chatMessages(chat).filter((m) => m.from.is_bot && m.message_id > messageId);
 }
+
+/** The rows of the message's inline keyboard, as labels. */
+export function keyboardRows(fake: FakeTelegramApi, ref: MessageRef): string[][] {
+  const m = fake.message(ref.chat, ref.messageId)!;
+  const rows = m.reply_markup && 'inline_keyboard' in m.reply_markup ? m.reply_markup.inline_keyboard : [];
+  return rows.map((row) => row.map((b) => b.text));
+}
+
+/** The message as a text mock-up: its text, then each keyboard row as `[ label ] [ label ]`. */
+export function mockup(fake: FakeTelegramApi, ref: MessageRef): string {
+  const rows = keyboardRows(fake, ref).map((row) => row.map((label) => `[ ${label} ]`).join(' '));
+  return [fake.message(ref.chat, ref.messageId)!.text, ...(rows.length > 0 ? ['', ...rows] : [])].join('\n');
+}
+
+/** Taps the button labelled `label` (waiting until the keyboard shows it) and returns the toast. */
+export async function tapLabel(
+  fake: FakeTelegramApi,
+  ref: MessageRef,
+  label: string,
+  user: FakeUser,
+): Promise<string | null> {
+  const button = await eventually(async () => visible(fake, ref).buttons.find((b) => b.label === label), 5000, 10);
+  return tap(fake, ref, button.data, user);
+}
+
+/** Waits until the keyboard has a button labelled `label`. */
+export async function showsButton(fake: FakeTelegramApi, ref: MessageRef, label: string): Promise<void> {
+  await eventually(async () => visible(fake, ref).buttons.some((b) => b.label === label) || undefined, 5000, 10);
+}

@@ -30,7 +30,23 @@ export interface FakeTelegramOptions {
   longPollCapMs?: number;
   /** A webhook POST slower than this is abandoned and re-sent, like Telegram does (default 5 s). */
   webhookTimeoutMs?: number;
+  /** Flood control per chat for sends and edits, as Telegram applies it (off by default): see {@link FloodRule}. */
+  flood?: FloodRule;
 }
+
+/**
+ * Telegram's flood control, simplified: more than `max` sends and edits to one chat within
+ * `windowMs` get 429 "Too Many Requests: retry after N" with `parameters.retry_after`, and the
+ * chat stays closed until then (a call during the wait is refused too, as Telegram does).
+ */
+export interface FloodRule {
+  max: number;
+  windowMs: number;
+  retryAfterSeconds: number;
+}
+
+/** Methods flood control counts: what writes to a chat. */
+const FLOODED = new Set(['sendMessage', 'editMessageText', 'editMessageReplyMarkup']);
 
 /** A fake Telegram Bot API server on 127.0.0.1 for grammy: `apiRoot` = `url`. */
 export class FakeTelegramApi {
@@ -48,7 +64,11 @@ export class FakeTelegramApi {
   callbackDeadlineMs: number;
   longPollCapMs: number;
   webhookTimeoutMs: number;
+  flood: FloodRule | null;
+  /** 429s the flood rule gave, per method. */
+  readonly floods: { method: string; chat: number; at: number }[] = [];
   private readonly server: Server;
+  private readonly chatWrites = new Map<number, { times: number[]; closedUntil: number }>();
   private readonly chats = new Map<number, FakeChat & { blocked?: boolean }>();
   private readonly messages = new Map<number, StoredMessage[]>();
   private readonly queries = new Map<string, { at: number; answered: boolean }>();
@@ -65,6 +85,7 @@ export class FakeTelegramApi {
     this.callbackDeadlineMs = options.callbackDeadlineMs ?? 10_000;
     this.longPollCapMs = options.longPollCapMs ?? 1000;
     this.webhookTimeoutMs = options.webhookTimeoutMs ?? 5000;
+    this.flood = options.flood ?? null;
     this.server = createServer((req, res) => void this.onRequest(req, res));
   }
 
@@ -261,6 +282,7 @@ export class FakeTelegramApi {
     try {
       const injected = this.failures.get(method)?.shift();
       if (injected) throw new ApiFail(injected);
+      this.checkFlood(method, params);
       const handler = (this.methods as Record<string, (p: any, res: ServerResponse | null) => unknown>)[method];
       if (!handler || (method === 'getUpdates' && !res)) fail(404, 'Not Found: method not found');
       const result = await handler!(params, res);
@@ -380,6 +402,9 @@ export class FakeTelegramApi {
     },
     editMessageReplyMarkup: (p: any) => {
       const message = this.editable(p);
+      // Only an inline keyboard (or none, which removes it) may be set by this method.
+      if (p.reply_markup !== undefined && !Array.isArray(p.reply_markup?.inline_keyboard))
+        fail(400, "Bad Request: can't parse inline keyboard button: InlineKeyboardMarkup expected");
       const markup = checkMarkup(p.reply_markup);
       if (sameMarkup(message.reply_markup, markup)) fail(400, NOT_MODIFIED);
       Object.assign(message, { reply_markup: markup, edits: message.edits + 1 });
@@ -399,6 +424,31 @@ export class FakeTelegramApi {
       return true;
     },
   };
+
+  /** Applies {@link FloodRule} to a write to a chat (a refused write counts too: it is a request). */
+  private checkFlood(method: string, params: Record<string, unknown>): void {
+    const rule = this.flood;
+    if (!rule || !FLOODED.has(method)) return;
+    const chat = Number(params.chat_id);
+    const now = Date.now();
+    const state = this.chatWrites.get(chat) ?? { times: [], closedUntil: 0 };
+    this.chatWrites.set(chat, state);
+    state.times = state.times.filter((t) => t > now - rule.windowMs);
+    state.times.push(now);
+    if (now < state.closedUntil || state.times.length > rule.max) {
+      const retryAfter = Math.max(
+        1,
+        Math.ceil((Math.max(state.closedUntil, now + rule.retryAfterSeconds * 1000) - now) / 1000),
+      );
+      state.closedUntil = Math.max(state.closedUntil, now + rule.retryAfterSeconds * 1000);
+      this.floods.push({ method, chat, at: now });
+      throw new ApiFail({
+        error_code: 429,
+        description: `Too Many Requests: retry after ${retryAfter}`,
+        retry_after: retryAfter,
+      });
+    }
+  }
 
   private writableChat(chatId: unknown): FakeChat & { blocked?: boolean } {
     const chat = this.chats.get(Number(chatId));

@@ -1,14 +1,20 @@
 import { GrammyError, type Api } from 'grammy';
+import type { InlineKeyboardMarkup } from 'grammy/types';
 import { ChannelError, type Clock, type DeliveryRequest, type Logger } from '../../core/ports.js';
 import type { OutcomeView, PromptView } from '../../core/prompt-view.js';
 import type { MessageRef } from '../../core/schemas.js';
 import { type ChatPacer, deadline, describeError, isNotModified, toChannelError } from './limits.js';
-import { renderFinal, renderPrompt, renderReminder } from './render.js';
+import { renderFinal, renderPrompt, renderReminder, type RenderedPrompt } from './render.js';
+import type { TelegramDrafts } from './draft-flow.js';
+import { draftInstructions } from './drafts-keyboard.js';
 
 const SEND_TIMEOUT_MS = 15_000;
 
 /** Sends questions to Telegram and edits them to their outcome, paced per chat. */
 export class TelegramDelivery {
+  /** Forms answered on the message; without them, prompts with several questions stay text. */
+  drafts: TelegramDrafts | null = null;
+
   constructor(
     private readonly api: Api,
     private readonly pacer: ChatPacer,
@@ -18,7 +24,8 @@ export class TelegramDelivery {
 
   /** Sends the question; buttons only for a single single-choice question. */
   async deliver(request: DeliveryRequest): Promise<MessageRef> {
-    const rendered = renderPrompt(request.view);
+    const keyboard = this.drafts?.firstMarkup(request.view);
+    const rendered = keyboard ? this.drafted(request.view, keyboard) : renderPrompt(request.view);
     const { chat, thread } = request.target;
     await this.pacer.take(chat);
     try {
@@ -44,6 +51,8 @@ export class TelegramDelivery {
     const messageId = messageIdOf(ref, 'editMessageText');
     const final = renderFinal(renderPrompt(view).body, outcome);
     await this.pacer.take(ref.chat);
+    // Before the edit: a draft keyboard edit racing this one sees it and takes its keyboard away again.
+    await this.drafts?.closed(ref, view.askId);
     try {
       // Without reply_markup, editMessageText drops the inline keyboard.
       await this.api.editMessageText(
@@ -93,7 +102,8 @@ export class TelegramDelivery {
   /** Re-renders an open prompt (e.g. its tally) with the same inline keyboard; an unchanged text is a success. */
   async refresh(ref: MessageRef, view: PromptView): Promise<void> {
     const messageId = messageIdOf(ref, 'editMessageText');
-    const rendered = renderPrompt(view);
+    const keyboard = await this.drafts?.markupFor(view, ref);
+    const rendered = keyboard ? this.drafted(view, keyboard) : renderPrompt(view);
     await this.pacer.take(ref.chat);
     try {
       await this.api.editMessageText(
@@ -111,6 +121,11 @@ export class TelegramDelivery {
       if (isNotModified(error)) return;
       throw this.failure(error, 'editMessageText', ref.chat);
     }
+  }
+
+  /** A prompt answered on its keyboard: its instructions say so, and the keyboard is the draft's. */
+  private drafted(view: PromptView, keyboard: InlineKeyboardMarkup): RenderedPrompt {
+    return { ...renderPrompt({ ...view, instructions: draftInstructions(view) }), reply_markup: keyboard };
   }
 
   private failure(error: unknown, method: string, chat: string): ChannelError {

@@ -6,6 +6,7 @@ import { responderOf } from '../shared/responder.js';
 import { MESSAGE_MAX_CHARS, TOAST_MAX_CHARS, cut, deadline, describeError, type ChatPacer } from './limits.js';
 import { outcomeNotice } from '../../core/notices.js';
 import { UNGATED, settleOrShow, type EffectGate } from '../shared/take-event.js';
+import { isDraftTap, type TelegramDrafts } from './draft-flow.js';
 
 /** Text of the force-reply prompt sent after "Other…". */
 export const OWN_WORDS_PROMPT = 'Reply with your answer in your own words';
@@ -26,9 +27,17 @@ export interface TelegramInboundDeps {
   /** Keeps track of work that outlives the update (the slow path of a tap). */
   track: (work: Promise<unknown>) => void;
   ackBudgetMs?: number;
+  /** Forms answered on the message (drafts); without them, prompts with several questions stay text. */
+  drafts?: () => TelegramDrafts | null;
 }
 
-type Settled = { ok: true; outcome: InboundOutcome } | { ok: false };
+/** A tap handled: its toast, what follows the answer, and what follows when the answer had to go out empty. */
+interface Handled {
+  toast: string;
+  after?: () => Promise<void>;
+  late?: () => Promise<void>;
+}
+type Settled = { ok: true; handled: Handled } | { ok: false };
 
 /** The person behind a Telegram user, as askgate records them. */
 export function responder(from: User): Responder {
@@ -83,8 +92,8 @@ export class TelegramInbound {
       user: responder(q.from),
       ...(chat ? { chat } : {}),
     };
-    const work: Promise<Settled> = this.deps.sink.button(event).then(
-      (outcome) => ({ ok: true as const, outcome }),
+    const work: Promise<Settled> = this.tapped(event, questionId, gate).then(
+      (handled) => ({ ok: true as const, handled }),
       (error: unknown) => {
         this.deps.logger.error({ channel: 'telegram', err: describeError(error) }, 'tap could not be handled');
         return { ok: false as const };
@@ -95,8 +104,8 @@ export class TelegramInbound {
     const fast = await Promise.race([work, late]);
     clearTimeout(timer);
     if (fast) {
-      await this.ack(api, q.id, fast.ok ? toastOf(fast.outcome) : FAILED_TAP);
-      if (fast.ok && chat && questionId !== undefined) await this.afterTap(fast.outcome, chat, questionId, false, gate);
+      await this.ack(api, q.id, fast.ok ? fast.handled.toast : FAILED_TAP);
+      if (fast.ok) await fast.handled.after?.();
       return;
     }
     // Telegram allows one answer per query and it must come quickly: answer empty now, and
@@ -105,9 +114,31 @@ export class TelegramInbound {
     const slow = work.then(async (settled) => {
       if (!chat || questionId === undefined) return;
       if (!settled.ok) await this.reply(chat, questionId, FAILED_TAP, gate);
-      else await this.afterTap(settled.outcome, chat, questionId, true, gate);
+      else await settled.handled.late?.();
     });
     this.deps.track(slow);
+  }
+
+  /** A tap's work: a draft control goes to the drafts, any other button to the sink. */
+  private async tapped(event: ButtonPressed, questionId: number | undefined, gate: EffectGate): Promise<Handled> {
+    const { chat } = event;
+    const drafts = this.deps.drafts?.();
+    if (drafts && chat !== undefined && questionId !== undefined && isDraftTap(event.token)) {
+      const reply = (text: string, force = false) => this.reply(chat, questionId, text, gate, force);
+      const work = await drafts.tap(this.deps.sink, { ...event, chat }, questionId, reply);
+      const late = async () => {
+        if (work.toast) await reply(work.toast);
+        await work.after?.();
+      };
+      return { toast: work.toast, ...(work.after ? { after: work.after } : {}), late };
+    }
+    const outcome = await this.deps.sink.button(event);
+    if (chat === undefined || questionId === undefined) return { toast: toastOf(outcome) };
+    return {
+      toast: toastOf(outcome),
+      after: () => this.afterTap(outcome, chat, questionId, false, gate),
+      late: () => this.afterTap(outcome, chat, questionId, true, gate),
+    };
   }
 
   private async afterTap(
@@ -142,6 +173,7 @@ export class TelegramInbound {
     };
     let outcome: InboundOutcome;
     try {
+      if (target && (await this.ownWords(chat, String(target.message_id), event, m.message_id, gate))) return;
       outcome = await this.deps.sink.text(event);
     } catch (error) {
       this.deps.logger.error({ channel: 'telegram', err: describeError(error) }, 'reply could not be handled');
@@ -166,6 +198,24 @@ export class TelegramInbound {
       default:
         await this.reply(chat, m.message_id, outcome.summary, gate);
     }
+  }
+
+  /** A reply to a draft's own-words prompt: the words go into the draft; false when it is an ordinary reply. */
+  private async ownWords(
+    chat: string,
+    replyTo: string,
+    event: TextReceived,
+    messageId: number,
+    gate: EffectGate,
+  ): Promise<boolean> {
+    const drafts = this.deps.drafts?.();
+    if (!drafts) return false;
+    const handled = await drafts.ownWords(this.deps.sink, { chat, replyTo, user: event.user, text: event.text });
+    if (!handled) return false;
+    if (!(await this.settle(gate))) return true;
+    if (handled.notice) await this.reply(chat, messageId, handled.notice, gate);
+    await handled.after?.();
+    return true;
   }
 
   /** Answers a callback query directly (no retry queue: the ack must not wait); failures are logged. */

@@ -5,6 +5,15 @@ import { describeError as describeAny, retryAfterMs } from '../shared/errors.js'
 
 /** Telegram's limit on `callback_data`, in UTF-8 bytes. */
 export const CALLBACK_DATA_MAX_BYTES = 64;
+/** Telegram's limit on the buttons of one inline keyboard. */
+export const KEYBOARD_MAX_BUTTONS = 100;
+/** Telegram's limit on the buttons of one inline keyboard row. */
+export const KEYBOARD_ROW_MAX_BUTTONS = 8;
+/**
+ * Longest button label askgate sends (Telegram documents no limit but clients cut long labels in
+ * the middle); longer labels are cut, and a keyboard whose cut labels would look alike is not sent.
+ */
+export const BUTTON_LABEL_MAX_CHARS = 64;
 /** Telegram's limit on a message text, in characters (counted here as UTF-16 code units, the stricter reading). */
 export const MESSAGE_MAX_CHARS = 4096;
 /** Telegram's limit on an answerCallbackQuery toast. */

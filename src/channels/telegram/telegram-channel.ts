@@ -10,6 +10,8 @@ import type {
   InboundSink,
   Logger,
   SeenEvents,
+  FormDraftStore,
+  UsesFormDrafts,
 } from '../../core/ports.js';
 import type { OutcomeView, PromptView } from '../../core/prompt-view.js';
 import type { MessageRef } from '../../core/schemas.js';
@@ -24,6 +26,7 @@ import {
 } from '../shared/take-event.js';
 import { ChatPacer, DEFAULT_MIN_SEND_INTERVAL_MS, deadline, describeError } from './limits.js';
 import { TelegramDelivery } from './delivery.js';
+import { TelegramDrafts } from './draft-flow.js';
 import { WEBHOOK_PATH, receiveWebhook, within } from './webhook.js';
 import { botApiFetch } from './bot-api-fetch.js';
 import { checkIdentity } from '../shared/startup.js';
@@ -58,7 +61,7 @@ const LOOP_HOLD_MS = 100;
 const UPDATE_KEEP_MS = 86_400_000;
 
 /** The Telegram channel: grammy against the Bot API, long polling by default, webhook mode when a URL is set. */
-export class TelegramChannel implements Channel {
+export class TelegramChannel implements Channel, UsesFormDrafts {
   readonly name = 'telegram';
   private readonly bot: Bot;
   private readonly pacer: ChatPacer;
@@ -71,6 +74,7 @@ export class TelegramChannel implements Channel {
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly chatQueues = new Map<string, Promise<void>>();
   private inbound: TelegramInbound | null = null;
+  private drafts: TelegramDrafts | null = null;
   private polling: Promise<void> | null = null;
 
   constructor(private readonly options: TelegramChannelOptions) {
@@ -117,7 +121,17 @@ export class TelegramChannel implements Channel {
     );
   }
 
-  /** Sends the question; buttons only for a single single-choice question. */
+  /**
+   * Answers every other prompt shape on its keyboard, one step at a time (drafts kept in `store`);
+   * without a store those prompts keep the text form.
+   */
+  useFormDrafts(store: FormDraftStore): void {
+    const { logger } = this.options;
+    this.drafts = new TelegramDrafts({ api: this.bot.api, store, pacer: this.pacer, clock: this.clock, logger });
+    this.delivery.drafts = this.drafts;
+  }
+
+  /** Sends the question: buttons for a single single-choice question, a draft's first step for the rest (with a store). */
   deliver(request: DeliveryRequest): Promise<MessageRef> {
     return this.delivery.deliver(request);
   }
@@ -149,6 +163,7 @@ export class TelegramChannel implements Channel {
       logger: this.options.logger,
       pacer: this.pacer,
       track: (work) => this.track(work),
+      drafts: () => this.drafts,
     });
     const log = { channel: 'telegram', bot: me.username };
     if (this.options.webhookUrl) {

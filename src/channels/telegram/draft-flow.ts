@@ -1,0 +1,297 @@
+import { GrammyError, type Api } from 'grammy';
+import type { InlineKeyboardMarkup } from 'grammy/types';
+import {
+  applyOwnWords,
+  applyTap,
+  formAnswers,
+  heldNotice,
+  newDraft,
+  showProblem,
+  type Draft,
+  type DraftStep,
+} from '../../core/drafts.js';
+import { outcomeNotice } from '../../core/notices.js';
+import {
+  ChannelError,
+  type ButtonPressed,
+  type Clock,
+  type DraftKey,
+  type FormDraftStore,
+  type InboundSink,
+  type Logger,
+} from '../../core/ports.js';
+import type { PromptView } from '../../core/prompt-view.js';
+import type { MessageRef, Responder } from '../../core/schemas.js';
+import { decodeToken, encodeToken, type ButtonChoice } from '../../core/token.js';
+import { answersOnKeyboard, draftMarkup } from './drafts-keyboard.js';
+import { deadline, describeError, isNotModified, toChannelError, type ChatPacer } from './limits.js';
+
+/** The force-reply prompt after Other… on a draft step (several questions name theirs). */
+export function ownWordsPrompt(question: number, count: number): string {
+  return count > 1
+    ? `Reply with your answer to question ${question + 1} in your own words`
+    : 'Reply with your answer in your own words';
+}
+
+/** Choices that work on a draft drawn on the message (every other tap takes the older path). */
+const DRAFT_KINDS: ReadonlySet<ButtonChoice['kind']> = new Set(['form', 'pick', 'toggle', 'step', 'own', 'submit']);
+/** Reads and compare-and-set writes one tap may try before it gives up (taps racing on one draft). */
+const CAS_TRIES = 8;
+/** Keyboard edits one render may try (each after its chat's slot or a 429's retry_after). */
+const RENDER_TRIES = 5;
+/** Longest wait for a chat's slot before a keyboard edit is given up (a later tap renders again). */
+const MAX_RENDER_WAIT_MS = 30_000;
+const EDIT_TIMEOUT_MS = 10_000;
+const INVALID_BUTTON = 'This button is not valid';
+
+/** What a tap on a draft does: the toast to answer it with, then the work after the answer. */
+export interface DraftTapWork {
+  toast: string;
+  after?: () => Promise<void>;
+}
+
+/** Sends a reply to the tapped message (settled through the update's gate); null when nothing was sent. */
+export type DraftReply = (text: string, forceReply?: boolean) => Promise<number | null>;
+
+/** What the draft flow needs from the channel. */
+export interface TelegramDraftsDeps {
+  api: Api;
+  store: FormDraftStore;
+  pacer: ChatPacer;
+  clock: Clock;
+  logger: Logger;
+}
+
+type Changed = DraftStep | { kind: 'closed' };
+
+/** Whether a callback's data is a draft control (the record is still checked by the sink). */
+export function isDraftTap(data: string): boolean {
+  const token = decodeToken(data);
+  return !!token && DRAFT_KINDS.has(token.choice.kind);
+}
+
+/**
+ * Forms answered on the message itself: every tap changes the draft by compare-and-set in the
+ * store, is answered with its toast, then the keyboard is edited in place. Edits of one message
+ * coalesce (the latest draft is what gets drawn) and go through the chat's pacing and 429s.
+ */
+export class TelegramDrafts {
+  private readonly renders = new Map<string, { dirty: boolean; view: PromptView; done: Promise<void> }>();
+
+  constructor(private readonly deps: TelegramDraftsDeps) {}
+
+  /** The keyboard a prompt is sent with, or undefined when it keeps the text form. */
+  firstMarkup(view: PromptView): InlineKeyboardMarkup | undefined {
+    return answersOnKeyboard(view) ? draftMarkup(view, null) : undefined;
+  }
+
+  /** The keyboard of a sent prompt as its draft stands (for a re-render of its text), or undefined. */
+  async markupFor(view: PromptView, ref: MessageRef): Promise<InlineKeyboardMarkup | undefined> {
+    if (!answersOnKeyboard(view)) return undefined;
+    const stored = await this.deps.store.get(keyOf(view.askId, ref)).catch(() => null);
+    return stored?.closed ? undefined : draftMarkup(view, stored?.draft ?? null);
+  }
+
+  /** Marks a message's draft finalized, before the outcome edit (a racing keyboard edit then undoes itself). */
+  async closed(ref: MessageRef, askId: string): Promise<void> {
+    await this.deps.store.close(keyOf(askId, ref)).catch((error: unknown) => {
+      this.deps.logger.warn({ channel: 'telegram', askId, err: describeError(error) }, 'draft could not be closed');
+    });
+  }
+
+  /** A tap on a draft control of the message `messageId`. */
+  async tap(
+    sink: InboundSink,
+    event: ButtonPressed & { chat: string },
+    messageId: number,
+    reply: DraftReply,
+  ): Promise<DraftTapWork> {
+    const opening = await sink.openForm(event);
+    if (opening.kind !== 'form') return { toast: outcomeNotice(opening) ?? '' };
+    const { view, choice } = opening;
+    const now = this.deps.clock.now();
+    const expiresAt = Date.parse(opening.expiresAt ?? '') || now;
+    const key: DraftKey = { askId: view.askId, chat: event.chat, messageId: String(messageId) };
+    const tap = { askId: view.askId, version: view.version, choice, user: event.user, now, expiresAt };
+    const step = await this.change(key, (draft) => applyTap(view.questions, draft, tap));
+    switch (step.kind) {
+      case 'closed':
+        return { toast: '' };
+      case 'held':
+        return { toast: heldNotice(step.by) };
+      case 'invalid':
+        return { toast: INVALID_BUTTON };
+    }
+    if (step.then === 'submit') return this.submit(sink, key, view, step.draft, event.user);
+    if (step.then === 'render') return { toast: '', after: () => this.render(key, view) };
+    const question = step.draft.awaitingOwn ?? 0;
+    return {
+      toast: '',
+      after: async () => {
+        const sent = await reply(ownWordsPrompt(question, view.questions.length), true);
+        if (sent !== null) await this.deps.store.pointOwn(key.chat, String(sent), key, expiresAt);
+        await this.render(key, view);
+      },
+    };
+  }
+
+  /**
+   * A reply to an own-words prompt of a draft: the words go into the draft. Null when the message
+   * is not one (it is then an ordinary reply); else the notice to reply with (if any) and what follows.
+   */
+  async ownWords(
+    sink: InboundSink,
+    m: { chat: string; replyTo: string; user: Responder; text: string },
+  ): Promise<{ notice: string | null; after?: () => Promise<void> } | null> {
+    const key = await this.deps.store.ownOf(m.chat, m.replyTo);
+    if (!key) return null;
+    const stored = await this.deps.store.get(key);
+    const draft = stored?.draft;
+    if (!stored || stored.closed || !draft || draft.awaitingOwn === undefined) return null;
+    const choice: ButtonChoice = { kind: 'own', question: draft.awaitingOwn };
+    const token = encodeToken({ askId: draft.askId, version: draft.version, choice });
+    const opening = await sink.openForm({ channel: 'telegram', token, user: m.user, chat: m.chat });
+    if (opening.kind !== 'form') return { notice: outcomeNotice(opening) };
+    const { view } = opening;
+    const own = { text: m.text, user: m.user, now: this.deps.clock.now() };
+    const step = await this.change(key, (d) => (d ? applyOwnWords(view.questions, d, own) : { kind: 'invalid' }));
+    switch (step.kind) {
+      case 'closed':
+      case 'invalid':
+        return { notice: null };
+      case 'held':
+        return { notice: heldNotice(step.by) };
+    }
+    if (step.then !== 'submit') return { notice: null, after: () => this.render(key, view) };
+    const work = await this.submit(sink, key, view, step.draft, m.user);
+    // A recorded answer shows in the question message (finalize edits it), as for a typed answer.
+    return { notice: work.toast && !work.recorded ? work.toast : null, ...(work.after ? { after: work.after } : {}) };
+  }
+
+  private async submit(
+    sink: InboundSink,
+    key: DraftKey,
+    view: PromptView,
+    draft: Draft,
+    user: Responder,
+  ): Promise<DraftTapWork & { recorded?: boolean }> {
+    const token = encodeToken({ askId: view.askId, version: view.version, choice: { kind: 'submit' } });
+    const outcome = await sink.submitForm({
+      channel: 'telegram',
+      token,
+      user,
+      chat: key.chat,
+      answers: formAnswers(draft),
+    });
+    const toast = outcomeNotice(outcome) ?? '';
+    if (outcome.kind === 'recorded') {
+      // The next person (an ask that needs several answers) starts afresh, with no one holding it.
+      const { askId, version, expiresAt } = draft;
+      const fresh = newDraft(view.questions, { askId, version, expiresAt, user, now: 0 });
+      await this.change(key, () => ({ kind: 'draft', draft: fresh, then: 'render' })).catch(() => undefined);
+      return { toast, recorded: true };
+    }
+    if (outcome.kind !== 'invalid') return { toast };
+    const problems = outcome.problems ?? [];
+    await this.change(key, (d) =>
+      d ? { kind: 'draft', draft: showProblem(d, problems), then: 'render' } : { kind: 'invalid' },
+    );
+    return { toast, after: () => this.render(key, view) };
+  }
+
+  /** Reads, changes and writes a draft by compare-and-set, again while other taps get there first. */
+  private async change(key: DraftKey, apply: (draft: Draft | null) => DraftStep): Promise<Changed> {
+    for (let i = 0; i < CAS_TRIES; i++) {
+      const stored = await this.deps.store.get(key);
+      if (stored?.closed) return { kind: 'closed' };
+      const step = apply(stored?.draft ?? null);
+      if (step.kind !== 'draft') return step;
+      const written = await this.deps.store.put(key, stored?.rev ?? 0, step.draft);
+      if (written === 'closed') return { kind: 'closed' };
+      if (written !== 'conflict') return step;
+    }
+    throw new Error('draft changed by too many taps at once');
+  }
+
+  /** Edits the keyboard to the latest draft; a render asked for while one runs makes it run once more. */
+  private render(key: DraftKey, view: PromptView): Promise<void> {
+    const id = `${key.chat}\u0000${key.messageId}`;
+    const running = this.renders.get(id);
+    if (running) {
+      running.dirty = true;
+      running.view = view;
+      return running.done;
+    }
+    const job = { dirty: true, view, done: Promise.resolve() };
+    job.done = (async () => {
+      try {
+        while (job.dirty) {
+          job.dirty = false;
+          await this.renderOnce(key, job.view);
+        }
+      } catch (error) {
+        this.deps.logger.warn({ channel: 'telegram', err: describeError(error) }, 'draft keyboard not edited');
+      } finally {
+        this.renders.delete(id);
+      }
+    })();
+    this.renders.set(id, job);
+    return job.done;
+  }
+
+  private async renderOnce(key: DraftKey, view: PromptView): Promise<void> {
+    for (let attempt = 0; attempt < RENDER_TRIES; attempt++) {
+      await this.slot(key.chat);
+      const stored = await this.deps.store.get(key);
+      if (stored?.closed) return;
+      if (!(await this.edit(key, draftMarkup(view, stored?.draft ?? null)))) continue;
+      // The outcome edit may have landed while this one was in flight: it closed the draft first,
+      // so this keyboard is taken away again (the outcome text stays).
+      if ((await this.deps.store.get(key))?.closed) {
+        await this.slot(key.chat);
+        await this.edit(key, undefined);
+      }
+      return;
+    }
+  }
+
+  /** One keyboard edit: true when done (an unchanged keyboard too), false after a 429 (try again). */
+  private async edit(key: DraftKey, markup: InlineKeyboardMarkup | undefined): Promise<boolean> {
+    try {
+      await this.deps.api.editMessageReplyMarkup(
+        key.chat,
+        Number(key.messageId),
+        markup ? { reply_markup: markup } : {},
+        deadline(EDIT_TIMEOUT_MS),
+      );
+      return true;
+    } catch (error) {
+      if (isNotModified(error)) return true;
+      const mapped = toChannelError(error, 'editMessageReplyMarkup');
+      if (error instanceof GrammyError && error.error_code === 429 && mapped.retryAfterMs) {
+        this.deps.pacer.blockUntil(key.chat, this.deps.clock.now() + mapped.retryAfterMs);
+        return false;
+      }
+      throw mapped;
+    }
+  }
+
+  /** Takes the chat's next edit slot, waiting out pacing and 429s (a long wait gives up: throws). */
+  private async slot(chat: string): Promise<void> {
+    let waited = 0;
+    for (;;) {
+      try {
+        return await this.deps.pacer.take(chat);
+      } catch (error) {
+        const wait = error instanceof ChannelError && !error.permanent ? (error.retryAfterMs ?? 0) : -1;
+        if (wait < 0 || waited + wait > MAX_RENDER_WAIT_MS) throw error;
+        waited += wait;
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  }
+}
+
+function keyOf(askId: string, ref: MessageRef): DraftKey {
+  return { askId, chat: ref.chat, messageId: ref.messageId };
+}
