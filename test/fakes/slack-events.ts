@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { InboundRoute } from '../../src/core/ports.js';
 import type { FakeMessage, FakeSlackApi } from './slack-api.js';
 import { fillModal, type FakeView, type ModalFill } from './slack-views.js';
+import type { ViewSubmitAction } from '@slack/bolt';
 
 /** How a signed request is built: forged signature, skewed timestamp, Events API retry headers. */
 export interface SignOptions {
@@ -92,14 +93,24 @@ export class SlackInjector {
     opened: FakeView,
     fill: ModalFill | { values: Record<string, Record<string, unknown>> },
     view: Record<string, unknown> = {},
-  ): object {
-    const values =
-      'values' in fill && typeof fill.values === 'object' ? fill.values : fillModal(opened.view, fill as ModalFill);
+  ): ViewSubmitAction {
+    type Values = ViewSubmitAction['view']['state']['values'];
+    // Raw values (a forgery) are sent as given, whatever their shape.
+    const values: Values =
+      'values' in fill && typeof fill.values === 'object' && !Array.isArray(fill.values)
+        ? (fill.values as Values)
+        : fillModal(opened.view, fill as ModalFill);
     const v = opened.view;
-    return {
+    const payload: ViewSubmitAction = {
       type: 'view_submission',
       team: { id: 'T0001', domain: 'askgate-test' },
-      user: { id: opened.user, username: opened.user.toLowerCase(), name: opened.user.toLowerCase(), team_id: 'T0001' },
+      // Slack sends `username` too, beside the `name` bolt declares.
+      user: {
+        id: opened.user,
+        name: opened.user.toLowerCase(),
+        team_id: 'T0001',
+        ...({ username: opened.user.toLowerCase() } as object),
+      },
       api_app_id: 'A0001',
       token: 'legacy-verification-token',
       trigger_id: this.fake.issueTrigger(opened.user),
@@ -123,12 +134,14 @@ export class SlackInjector {
         external_id: '',
         app_installed_team_id: 'T0001',
         bot_id: 'BBOT',
-        ...view,
       },
       response_urls: [],
       is_enterprise_install: false,
-      enterprise: null,
+      // Slack sends `enterprise: null` for a workspace install (bolt declares it optional, not nullable).
+      ...({ enterprise: null } as object),
     };
+    // Overrides (a forged private_metadata, say) go in after the typed payload is built.
+    return { ...payload, view: { ...payload.view, ...view } };
   }
 
   /** Submits a view (see {@link viewSubmission}) as a signed interactivity request; resolves with Slack's view of the answer. */

@@ -3,6 +3,7 @@
 // person can fill in (Slack's client refuses an empty required input or text over max_length before
 // anything is sent), the view_submission `state.values` it then sends (bolt's ViewStateValue), and a
 // text rendering of a modal for tests and docs.
+import type { ViewStateValue } from '@slack/bolt';
 
 /** A view opened with views.open, as the fake stores it. */
 export interface FakeView {
@@ -100,8 +101,8 @@ export type ModalFill = Record<string, string[] | string>;
  * not let the person send: an empty required input, an unknown option, two radio options, text over
  * `max_length`.
  */
-export function fillModal(view: any, fill: ModalFill): Record<string, Record<string, any>> {
-  const values: Record<string, Record<string, any>> = {};
+export function fillModal(view: any, fill: ModalFill): Record<string, Record<string, ViewStateValue>> {
+  const values: Record<string, Record<string, ViewStateValue>> = {};
   const inputs = view.blocks.filter((b: any) => b.type === 'input');
   for (const key of Object.keys(fill)) {
     if (!inputs.some((b: any) => b.block_id === key)) throw new Error(`the modal has no input ${key}`);
@@ -109,7 +110,7 @@ export function fillModal(view: any, fill: ModalFill): Record<string, Record<str
   for (const b of inputs) {
     const e = b.element;
     const given = Object.hasOwn(fill, b.block_id) ? fill[b.block_id] : undefined;
-    let value: any;
+    let value: ViewStateValue;
     if (e.type === 'plain_text_input') {
       if (given !== undefined && typeof given !== 'string') throw new Error(`${b.block_id} takes text`);
       const text = given === undefined || given === '' ? null : given;
