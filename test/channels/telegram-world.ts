@@ -15,7 +15,7 @@ export function memoryLogger(): Logger & { lines: string[] } {
 export function channelFor(
   fake: FakeTelegramApi,
   logger: Logger,
-  extra: { webhookUrl?: string; webhookSecret?: string; updateLeaseMs?: number } = {},
+  extra: { webhookUrl?: string; webhookSecret?: string; updateLeaseMs?: number; minSendIntervalMs?: number } = {},
 ): TelegramChannel {
   return new TelegramChannel({
     token: fake.token,
