@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Target } from './core/schemas.js';
 import type { HostAllowList } from './webhooks/allowed-hosts.js';
+import { canonicalLocale, shippedLocale } from './core/i18n/index.js';
 import {
   ConfigError,
   defaultTarget,
@@ -53,6 +54,10 @@ const EnvSchema = z.object({
   ASKGATE_WEBHOOK_TIMEOUT_MS: int(10_000, 100, 60_000),
   ASKGATE_WEBHOOK_ALLOWED_HOSTS: optionalString,
   ASKGATE_DEFAULT_TO: optionalString,
+  ASKGATE_DEFAULT_LOCALE: optionalString.refine(
+    (v) => v === undefined || canonicalLocale(v) !== null,
+    'must be a BCP 47 language tag such as "pt-BR"',
+  ),
   ASKGATE_MCP_PROGRESS_MS: int(10_000, 50, 600_000),
   // Below the 60 s request timeout MCP clients default to: a call never outlives it.
   ASKGATE_MCP_WAIT_SECONDS: int(50, 1, 55),
@@ -94,6 +99,8 @@ export interface Config {
   keyPrefix: string;
   timeouts: { defaultSeconds: number; minSeconds: number; maxSeconds: number };
   retentionMs: number;
+  /** ASKGATE_DEFAULT_LOCALE (canonical BCP 47; default `en`): the language of asks that name none. */
+  defaultLocale: string;
   maxWaitSeconds: number;
   bodyLimitBytes: number;
   reconciler: { intervalMs: number; graceMs: number; sweepDelayMs: number };
@@ -235,6 +242,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (!e.ASKGATE_API_TOKEN)
     notices.push('no ASKGATE_API_TOKEN: the API is open to local processes, listening on loopback only');
+  const defaultLocale = canonicalLocale(e.ASKGATE_DEFAULT_LOCALE ?? 'en') ?? 'en';
+  if (!shippedLocale(defaultLocale))
+    notices.push(
+      `ASKGATE_DEFAULT_LOCALE=${defaultLocale} is not a language askgate ships: English is used (docs/locales.md)`,
+    );
   return {
     port: e.PORT,
     host,
@@ -248,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxSeconds: e.ASKGATE_TIMEOUT_MAX_SECONDS,
     },
     retentionMs: e.ASKGATE_RETENTION_SECONDS * 1000,
+    defaultLocale,
     maxWaitSeconds: e.ASKGATE_MAX_WAIT_SECONDS,
     bodyLimitBytes: e.ASKGATE_BODY_LIMIT_BYTES,
     reconciler: {

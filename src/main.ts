@@ -217,6 +217,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
       minTimeoutSeconds: config.timeouts.minSeconds,
       maxTimeoutSeconds: config.timeouts.maxSeconds,
       retentionMs: config.retentionMs,
+      defaultLocale: config.defaultLocale,
       graceMs: config.reconciler.graceMs,
       sweepDelayMs: config.reconciler.sweepDelayMs,
     },

@@ -90,6 +90,10 @@ export function assemble(ports: AppPorts): App {
     work,
     steps,
     inbound: (notice = {}, seen) =>
-      new InboundHandler({ gateway, store, indexes, clock, retentionMs: settings.retentionMs }, notice, seen),
+      new InboundHandler(
+        { gateway, store, indexes, clock, retentionMs: settings.retentionMs, defaultLocale: settings.defaultLocale },
+        notice,
+        seen,
+      ),
   };
 }

@@ -17,6 +17,8 @@ export interface GatewaySettings extends WorkSettings {
   maxTimeoutSeconds: number;
   /** How long terminal records are kept for late taps, GET and audit. */
   retentionMs: number;
+  /** The language of asks without a locale (ASKGATE_DEFAULT_LOCALE); English when absent. */
+  defaultLocale?: string;
 }
 
 /** What the gateway talks to. */

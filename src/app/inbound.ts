@@ -13,6 +13,8 @@ import type {
   TextReceived,
 } from '../core/ports.js';
 import { buildPromptView, noticeFor, partialPrompt, type NoticeOptions } from '../core/prompt-view.js';
+import { chooseLocale, ENGLISH, wordsFor, type Words } from '../core/i18n/index.js';
+import { spoken } from '../core/notices.js';
 import { parseReply } from '../core/reply-parser.js';
 import type { AskRecord, Responder } from '../core/schemas.js';
 import { decodeToken, type ButtonChoice } from '../core/token.js';
@@ -21,8 +23,6 @@ import { personKey } from '../core/agreement.js';
 import { ownValue } from '../core/own.js';
 import { agreeOf } from '../core/policy.js';
 import type { Gateway } from './gateway.js';
-
-const INVALID_BUTTON = 'This button is not valid';
 
 /** Whether a form or draft control names a question and option the ask has (`other` and `option` need a single question). */
 function fitsShape(choice: ButtonChoice, record: AskRecord): boolean {
@@ -56,6 +56,8 @@ export interface InboundDeps {
   clock: Clock;
   /** How long terminal records are kept: follow-up bindings live until the deadline plus this. */
   retentionMs: number;
+  /** The language of asks without a locale (ASKGATE_DEFAULT_LOCALE); English when absent. */
+  defaultLocale?: string;
 }
 
 /**
@@ -79,20 +81,16 @@ export class InboundHandler implements InboundSink {
   async button(event: ButtonPressed): Promise<InboundOutcome> {
     const found = await this.tapped(event);
     if (found.kind !== 'found') return found.outcome;
-    const { record, choice } = found;
+    const { record, choice, words } = found;
     const question = record.questions[0]!;
     if (choice.kind === 'other')
-      return {
-        kind: 'need_text',
-        askId: record.id,
-        prompt: 'Reply to the question message with your answer in your own words.',
-      };
+      return spoken({ kind: 'need_text', askId: record.id, prompt: words.t('notice.ownWords') }, words);
     if (
       (choice.kind !== 'option' && choice.kind !== 'skip') ||
       (choice.kind === 'option' &&
         (record.questions.length !== 1 || question.multiSelect || !question.options[choice.index]))
     ) {
-      return { kind: 'not_found', summary: INVALID_BUTTON };
+      return spoken({ kind: 'not_found', summary: words.t('notice.invalidButton') }, words);
     }
     const chat = event.chat;
     const ev: AskEvent =
@@ -104,35 +102,39 @@ export class InboundHandler implements InboundSink {
             by: event.user,
             chat,
           };
-    return this.commit(record.id, ev, record);
+    return this.commit(record.id, ev, record, words);
   }
 
   /** Checks a tap that opens a form or works on a draft, and returns the prompt as it stands now. */
   async openForm(event: ButtonPressed): Promise<FormOpening> {
     const found = await this.tapped(event);
     if (found.kind !== 'found') return found.outcome;
-    if (!fitsShape(found.choice, found.record)) return { kind: 'not_found', summary: INVALID_BUTTON };
-    const { record, choice } = found;
-    return { kind: 'form', view: buildPromptView(record), choice, expiresAt: record.expiresAt };
+    const { record, choice, words } = found;
+    if (!fitsShape(choice, record))
+      return spoken({ kind: 'not_found', summary: words.t('notice.invalidButton') }, words);
+    const view = buildPromptView(record, this.askWords(record));
+    return spoken({ kind: 'form', view, choice, expiresAt: record.expiresAt }, words);
   }
 
   /** Answers every question of an ask from a submitted form; an incomplete form is `invalid` with what to fix. */
   async submitForm(event: FormSubmitted): Promise<InboundOutcome> {
     const found = await this.tapped(event);
     if (found.kind !== 'found') return found.outcome;
-    const { record, choice } = found;
+    const { record, choice, words } = found;
     if (!['form', 'other', 'submit'].includes(choice.kind) || !fitsShape(choice, record)) {
-      return { kind: 'not_found', summary: INVALID_BUTTON };
+      return spoken({ kind: 'not_found', summary: words.t('notice.invalidButton') }, words);
     }
-    const reading = readForm(record.questions, event.answers);
+    const reading = readForm(record.questions, event.answers, words);
     if (reading.kind === 'invalid') {
-      const hint = formHint(reading.problems, record.questions.length);
-      return this.noted(record.id, { kind: 'invalid', askId: record.id, hint, problems: reading.problems }, event.user);
+      const hint = formHint(reading.problems, record.questions.length, words);
+      const outcome = { kind: 'invalid' as const, askId: record.id, hint, problems: reading.problems };
+      return this.noted(record.id, spoken(outcome, words), event.user);
     }
     return this.commit(
       record.id,
       { type: 'answer', answers: reading.answers, by: event.user, chat: event.chat },
       record,
+      words,
     );
   }
 
@@ -145,9 +147,14 @@ export class InboundHandler implements InboundSink {
     token: string;
     user: Responder;
     chat?: string;
-  }): Promise<{ kind: 'found'; record: AskRecord; choice: ButtonChoice } | { kind: 'none'; outcome: InboundOutcome }> {
+    locale?: string;
+  }): Promise<
+    { kind: 'found'; record: AskRecord; choice: ButtonChoice; words: Words } | { kind: 'none'; outcome: InboundOutcome }
+  > {
     const token = decodeToken(event.token);
-    if (!token) return { kind: 'none', outcome: { kind: 'not_found', summary: INVALID_BUTTON } };
+    const early = this.personWords(event.locale, null);
+    if (!token)
+      return { kind: 'none', outcome: spoken({ kind: 'not_found', summary: early.t('notice.invalidButton') }, early) };
     const record = await this.deps.store.get(token.askId);
     // A tap must come from the ask's own chat; one that does not say where it came from (a
     // Telegram inline-mode callback carries no message) cannot be checked, so it is refused.
@@ -156,11 +163,23 @@ export class InboundHandler implements InboundSink {
       c?.channel === event.channel && c.chat === event.chat;
     const chatMatches = event.chat !== undefined && (here(record?.to) || !!record?.deliveries.some(here));
     if (!record || record.version !== token.version || !chatMatches) {
-      return { kind: 'none', outcome: { kind: 'not_found', summary: noticeFor(null, 'not_found') } };
+      const outcome = { kind: 'not_found' as const, summary: noticeFor(null, 'not_found', {}, early) };
+      return { kind: 'none', outcome: spoken(outcome, early) };
     }
-    const refusal = this.refusal(record, event.user, event.chat);
+    const words = this.personWords(event.locale, record);
+    const refusal = this.refusal(record, event.user, event.chat, words);
     if (refusal) return { kind: 'none', outcome: await this.noted(record.id, refusal, event.user) };
-    return { kind: 'found', record, choice: token.choice };
+    return { kind: 'found', record, choice: token.choice, words };
+  }
+
+  /** What everyone in the ask's conversations reads: the ask's locale, else the default. */
+  private askWords(record: AskRecord): Words {
+    return wordsFor(record.locale ?? this.deps.defaultLocale, record.timeZone);
+  }
+
+  /** What one person reads: their language when askgate ships it, else the ask's, else the default, else English. */
+  private personWords(locale: string | undefined, record: AskRecord | null): Words {
+    return wordsFor(chooseLocale(locale, record?.locale, this.deps.defaultLocale), record?.timeZone);
   }
 
   /** Handles a text message that may answer an ask (routing rules in docs/ARCHITECTURE.md). */
@@ -168,22 +187,29 @@ export class InboundHandler implements InboundSink {
     const found = await this.findAsk(event);
     if (found.kind !== 'found') return found.outcome;
     const record = found.record;
-    const refusal = this.refusal(record, event.user, event.chat);
+    const words = this.personWords(event.locale, record);
+    const refusal = this.refusal(record, event.user, event.chat, words);
     if (refusal) return this.noted(record.id, refusal, event.user);
     // With agree > 1 each person has their own partial answers.
     const partial =
       agreeOf(record) > 1 ? (ownValue(record.partials ?? {}, personKey(event.user)) ?? {}) : record.partial;
-    const parsed = parseReply(record.questions, event.text, partial);
+    // Skip words of the ask's language and of the person's are understood, besides English.
+    const locales = [this.askWords(record).locale, words.locale];
+    const parsed = parseReply(record.questions, event.text, partial, words, locales);
     const chat = event.chat;
     switch (parsed.kind) {
       case 'empty':
         return { kind: 'ignored' };
       case 'invalid':
-        return this.noted(record.id, { kind: 'invalid', askId: record.id, hint: parsed.hint }, event.user);
+        return this.noted(
+          record.id,
+          spoken({ kind: 'invalid', askId: record.id, hint: parsed.hint }, words),
+          event.user,
+        );
       case 'skip':
-        return this.commit(record.id, { type: 'skip', by: event.user, chat }, record);
+        return this.commit(record.id, { type: 'skip', by: event.user, chat }, record, words);
       case 'answers':
-        return this.commit(record.id, { type: 'answer', answers: parsed.answers, by: event.user, chat }, record);
+        return this.commit(record.id, { type: 'answer', answers: parsed.answers, by: event.user, chat }, record, words);
     }
   }
 
@@ -211,19 +237,20 @@ export class InboundHandler implements InboundSink {
     if (!askId && event.privateChat) {
       const pending = await indexes.pendingInConversation(conv, clock.now());
       if (pending.length > 1) {
-        return {
-          kind: 'none',
-          outcome: {
-            kind: 'ambiguous',
-            summary: 'Several questions are waiting here: reply to the question you are answering.',
-          },
-        };
+        const words = this.personWords(event.locale, null);
+        return { kind: 'none', outcome: spoken({ kind: 'ambiguous', summary: words.t('notice.ambiguous') }, words) };
       }
       askId = pending[0] ?? null;
     }
     if (!askId) return { kind: 'none', outcome: { kind: 'ignored' } };
     const record = await store.get(askId);
-    if (!record) return { kind: 'none', outcome: { kind: 'not_found', summary: noticeFor(null, 'not_found') } };
+    if (!record) {
+      const words = this.personWords(event.locale, null);
+      return {
+        kind: 'none',
+        outcome: spoken({ kind: 'not_found', summary: noticeFor(null, 'not_found', {}, words) }, words),
+      };
+    }
     return { kind: 'found', record };
   }
 
@@ -239,48 +266,58 @@ export class InboundHandler implements InboundSink {
   }
 
   /** The notice for a record that cannot take this person's answer, or null when it can. */
-  private refusal(record: AskRecord, user: ButtonPressed['user'], chat?: string): InboundOutcome | null {
-    if (isTerminal(record)) return this.resolvedOutcome(record);
+  private refusal(record: AskRecord, user: ButtonPressed['user'], chat: string | undefined, words: Words) {
+    if (isTerminal(record)) return this.resolvedOutcome(record, words);
     if (!mayAnswer(record, user, chat)) {
       // The notice names the users allowed where this person tried, not those of every target.
       const where = { ...this.notice, channel: user.channel, ...(chat !== undefined ? { chat } : {}) };
-      return { kind: 'forbidden', summary: noticeFor(record, 'forbidden', where) };
+      return spoken({ kind: 'forbidden', summary: noticeFor(record, 'forbidden', where, words) }, words);
     }
     return null;
   }
 
-  private resolvedOutcome(record: AskRecord): InboundOutcome {
+  private resolvedOutcome(record: AskRecord, words: Words): InboundOutcome {
     const expired = record.result?.status === 'no_answer' && record.result.reason === 'timeout';
-    return expired
-      ? { kind: 'expired', summary: noticeFor(record, 'expired', this.notice) }
-      : { kind: 'already_resolved', summary: noticeFor(record, 'already_resolved', this.notice) };
+    return spoken(
+      expired
+        ? { kind: 'expired', summary: noticeFor(record, 'expired', this.notice, words) }
+        : { kind: 'already_resolved', summary: noticeFor(record, 'already_resolved', this.notice, words) },
+      words,
+    );
   }
 
-  private async commit(askId: string, event: AskEvent, known: AskRecord): Promise<InboundOutcome> {
+  private async commit(askId: string, event: AskEvent, known: AskRecord, words: Words): Promise<InboundOutcome> {
     const applied = await this.gateway.apply(askId, event, known);
     const record = applied.record;
+    const notice = (code: 'recorded' | 'forbidden' | 'expired') => noticeFor(record, code, this.notice, words);
     switch (applied.outcome.code) {
       case 'resolved':
-        return { kind: 'recorded', summary: noticeFor(record, 'recorded', this.notice) };
-      case 'partial':
-        return { kind: 'partial', askId, prompt: partialPrompt(record!.questions, applied.outcome.missing) };
-      case 'counted':
-        return { kind: 'recorded', summary: countedNotice(applied.outcome.matching, applied.outcome.needed) };
+        return spoken({ kind: 'recorded', summary: notice('recorded') }, words);
+      case 'partial': {
+        const prompt = partialPrompt(record!.questions, applied.outcome.missing, words);
+        return spoken({ kind: 'partial', askId, prompt }, words);
+      }
+      case 'counted': {
+        const summary = countedNotice(applied.outcome.matching, applied.outcome.needed, words);
+        return spoken({ kind: 'recorded', summary }, words);
+      }
       case 'forbidden':
-        return { kind: 'forbidden', summary: noticeFor(record, 'forbidden', this.notice) };
+        return spoken({ kind: 'forbidden', summary: notice('forbidden') }, words);
       case 'expired':
-        return { kind: 'expired', summary: noticeFor(record, 'expired', this.notice) };
+        return spoken({ kind: 'expired', summary: notice('expired') }, words);
       case 'invalid':
         return { kind: 'invalid', askId, hint: applied.outcome.issues.map((i) => i.message).join('; ') };
       case 'not_found':
-        return { kind: 'not_found', summary: noticeFor(null, 'not_found') };
+        return spoken({ kind: 'not_found', summary: noticeFor(null, 'not_found', {}, words) }, words);
       default:
-        return record ? this.resolvedOutcome(record) : { kind: 'not_found', summary: noticeFor(null, 'not_found') };
+        return record
+          ? this.resolvedOutcome(record, words)
+          : spoken({ kind: 'not_found', summary: noticeFor(null, 'not_found', {}, words) }, words);
     }
   }
 }
 
-/** What a person hears when their answer counts towards an ask that needs several matching answers. */
-export function countedNotice(matching: number, needed: number): string {
-  return `Your answer is recorded: ${matching} of ${needed} matching answers so far.`;
+/** What a person hears when their answer counts towards an ask that needs several matching answers (in `words`, default English). */
+export function countedNotice(matching: number, needed: number, words: Words = ENGLISH): string {
+  return words.t('counted.notice', { count: matching, needed });
 }

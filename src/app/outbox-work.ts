@@ -13,7 +13,7 @@ import {
   type WebhookSender,
 } from '../core/ports.js';
 import { deadlineOf, isTerminal, targetOf, webhookSettled } from '../core/lifecycle.js';
-import { buildPromptView, outcomeView, reminderText } from '../core/prompt-view.js';
+import { buildPromptView, outcomeView, reminderText, wordsFor, type Words } from '../core/prompt-view.js';
 import type { Step } from '../core/effects.js';
 import { workFor, type WorkSettings } from '../core/work.js';
 import type { EffectRunner } from './effect-runner.js';
@@ -33,7 +33,8 @@ export interface OutboxWorkDeps {
   clock: Clock;
   metrics: Pick<Metrics, 'deliveryFailed'>;
   logger: Pick<Logger, 'warn'>;
-  settings: WorkSettings & { retentionMs: number };
+  /** `defaultLocale`: the language of asks without a locale (ASKGATE_DEFAULT_LOCALE; English when absent). */
+  settings: WorkSettings & { retentionMs: number; defaultLocale?: string };
   webhooks?: Pick<WebhookSender, 'send'>;
   /** Renders the result of an ask whose `push` asks for another protocol's body (A2A); null to send askgate's own. */
   renderPush?: (record: AskRecord) => Promise<RenderedWebhook | null>;
@@ -48,6 +49,11 @@ export class OutboxWork implements OutboxHandlers {
 
   constructor(private readonly deps: OutboxWorkDeps) {
     this.gateway = deps.gateway;
+  }
+
+  /** What everyone in an ask's conversations reads: the ask's locale, else the configured default. */
+  private words(record: AskRecord): Words {
+    return wordsFor(record.locale ?? this.deps.settings.defaultLocale, record.timeZone);
   }
 
   /** Runs one outbox job; throws to retry. */
@@ -103,7 +109,12 @@ export class OutboxWork implements OutboxHandlers {
     const conv = { channel: delivery.channel, chat: delivery.chat };
     // Index the conversation before sending, so a reply racing the send still finds its ask.
     await indexes.addToConversation(conv, askId, deadlineOf(record));
-    const message = await channel.deliver({ askId, version: record.version, target, view: buildPromptView(record) });
+    const message = await channel.deliver({
+      askId,
+      version: record.version,
+      target,
+      view: buildPromptView(record, this.words(record)),
+    });
     await indexes.bindMessage(conv, message.messageId, askId, deadlineOf(record) - clock.now() + settings.retentionMs);
     // If the ask ended while the message was in flight, this commit queues its outcome edit (work.ts).
     await this.gateway.apply(askId, { type: 'delivered', index, message }, record);
@@ -116,7 +127,8 @@ export class OutboxWork implements OutboxHandlers {
     if (!record || !delivery?.message || delivery.finalized !== 'no' || !isTerminal(record)) return;
     const channel = channels.get(delivery.channel);
     if (!channel) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
-    await channel.finalize(delivery.message, outcomeView(record), buildPromptView(record));
+    const words = this.words(record);
+    await channel.finalize(delivery.message, outcomeView(record, words), buildPromptView(record, words));
     await this.gateway.apply(askId, { type: 'finalized', index, ok: true }, record);
   }
 
@@ -137,7 +149,7 @@ export class OutboxWork implements OutboxHandlers {
       const current = await store.get(askId);
       return current !== null && !isTerminal(current) && clock.now() < deadlineOf(current);
     };
-    const posted = await channel.remind(delivery.message, reminderText(record, now), stillOpen);
+    const posted = await channel.remind(delivery.message, reminderText(record, now, this.words(record)), stillOpen);
     if (!posted) return; // the ask ended while the channel waited for its rate limit
     const conv = { channel: delivery.channel, chat: delivery.chat };
     await indexes.bindMessage(conv, posted.messageId, askId, deadlineOf(record) - now + settings.retentionMs);
@@ -152,12 +164,16 @@ export class OutboxWork implements OutboxHandlers {
     if (!record || !delivery?.message || isTerminal(record)) return;
     const channel = channels.get(delivery.channel);
     if (!channel) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
-    await channel.refresh(delivery.message, buildPromptView(record));
+    await channel.refresh(delivery.message, buildPromptView(record, this.words(record)));
     // The ask may have ended while the refresh was in flight, and its outcome edit landed first: the
     // refresh then shows buttons again, so the outcome is shown once more over it.
     const after = await store.get(askId);
     if (after && isTerminal(after))
-      await channel.finalize(delivery.message, outcomeView(after), buildPromptView(after));
+      await channel.finalize(
+        delivery.message,
+        outcomeView(after, this.words(after)),
+        buildPromptView(after, this.words(after)),
+      );
   }
 
   /** POSTs the terminal result to the ask's callbackUrl once; a job that runs again after success does nothing. */

@@ -37,6 +37,8 @@ export interface ButtonPressed {
   user: Responder;
   /** Conversation the tap came from, when the platform says. */
   chat?: string;
+  /** The person's language as the platform says (a BCP 47 tag): what only they see is in it (core/i18n). */
+  locale?: string;
 }
 
 /** A text message that may be a reply to an ask. */
@@ -49,6 +51,8 @@ export interface TextReceived {
   privateChat: boolean;
   user: Responder;
   text: string;
+  /** The person's language as the platform says (a BCP 47 tag): what only they see is in it (core/i18n). */
+  locale?: string;
 }
 
 /**
@@ -64,6 +68,8 @@ export interface FormSubmitted {
   chat?: string;
   /** One entry per question, in order. */
   answers: FormAnswer[];
+  /** The person's language as the platform says (a BCP 47 tag): what only they see is in it (core/i18n). */
+  locale?: string;
 }
 
 /**
@@ -71,10 +77,16 @@ export interface FormSubmitted {
  * (`expiresAt`, ISO 8601: state kept for the form, a Telegram draft, ends with the ask), or the
  * notice to show instead.
  */
-export type FormOpening = { kind: 'form'; view: PromptView; choice: ButtonChoice; expiresAt?: string } | InboundOutcome;
+export type FormOpening =
+  /** `view` is in the ask's locale (a shared message); `locale`: the person's, for a form only they see (a modal). */
+  { kind: 'form'; view: PromptView; choice: ButtonChoice; expiresAt?: string; locale?: string } | InboundOutcome;
 
-/** What the human should be told after a tap or a reply. */
-export type InboundOutcome =
+/**
+ * What the human should be told after a tap or a reply. `locale`: the shipped locale its words are
+ * in (the person's, else the ask's, else the default) when it is not English, so a channel's own
+ * words beside it (e.g. `telegram.ownWordsPrompt`) can follow.
+ */
+export type InboundOutcome = { locale?: string } & (
   | { kind: 'recorded'; summary: string }
   | { kind: 'partial'; prompt: string; askId: string }
   | { kind: 'need_text'; prompt: string; askId: string }
@@ -85,7 +97,8 @@ export type InboundOutcome =
   | { kind: 'forbidden'; summary: string }
   | { kind: 'not_found'; summary: string }
   | { kind: 'ambiguous'; summary: string }
-  | { kind: 'ignored' };
+  | { kind: 'ignored' }
+);
 
 /** Where channels send normalised inbound events. */
 export interface InboundSink {

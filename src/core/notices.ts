@@ -1,4 +1,12 @@
-import type { InboundOutcome } from './ports.js';
+import type { FormOpening, InboundOutcome } from './ports.js';
+import { FALLBACK_LOCALE, type Words } from './i18n/index.js';
+
+/** Marks the language an outcome is in when it is not English (see {@link InboundOutcome}); `ignored` stays bare. */
+export function spoken<T extends InboundOutcome | FormOpening>(outcome: T, words: Words): T {
+  return outcome.kind === 'ignored' || words.locale === FALLBACK_LOCALE
+    ? outcome
+    : { ...outcome, locale: words.locale };
+}
 
 /**
  * The text to show a person for an outcome, or null to stay silent. `ownWordsPrompt` replaces the
