@@ -37,6 +37,7 @@ describe('Slack forms: every shape answered with taps and modals only', () => {
   it.each(SHAPES)('$count question(s), multiSelect $multi, own words $own', async ({ count, multi, own }) => {
     const questions = Array.from({ length: count }, (_, i) => question(i + 1, multi));
     const { id, message } = await ask(w, 'shape', questions);
+    const before = noticesFor(w, ALICE).length;
     const shown = visibleMessage(message);
     for (const q of questions) expect(shown.text).toContain(q.question);
     const expected: Record<string, string[]> = {};
@@ -88,7 +89,29 @@ describe('Slack forms: every shape answered with taps and modals only', () => {
     expect(final.buttons).toEqual([]);
     expect(final.text).toContain('— by @u0001');
     for (const q of questions) expect(final.text).toContain(q.question);
-    expect(noticesFor(w, ALICE)).toContain('Answer recorded');
+    expect(await nextNotice(w, ALICE, before)).toBe('Answer recorded');
+  });
+
+  it('the message is finalized as for a typed answer: same outcome line, same answers', async () => {
+    const questions = [question(1, false), question(2, true)];
+    const byForm = await ask(w, 'final-form', questions);
+    const view = await openModal(w, byForm.message, 'U0701');
+    await w.slack.submitView(view, { askgate_q1: ['Gamma 1'], askgate_q2: ['Alpha 2', 'Beta 2'] });
+    const byText = await ask(w, 'final-text', questions);
+    await w.slack.postEvent(
+      w.slack.messageEvent({ channel: CHAT, user: 'U0701', text: '3\n1,2', threadTs: byText.message.ts }),
+    );
+    const [formResult, textResult] = [await result(w, byForm.id), await result(w, byText.id)];
+    expect(formResult.answers).toEqual(textResult.answers);
+    const [formFinal, textFinal] = [
+      await finalMessage(w, byForm.id, byForm.message),
+      await finalMessage(w, byText.id, byText.message),
+    ];
+    // The form's tap carries the username; a typed reply only the user id.
+    const who = (text: string) => text.replace(/ — by .*$/m, ' — by …');
+    expect(who(formFinal.text)).toBe(who(textFinal.text));
+    expect(formFinal.text).toContain('Answered — by @u0701\n1. Part 1: Gamma 1\n2. Part 2: Alpha 2, Beta 2');
+    expect(formFinal.buttons).toEqual([]);
   });
 
   it('renders the modal: radio buttons or checkboxes with descriptions, own words, Submit and Cancel', async () => {
