@@ -25,10 +25,10 @@ import { ephemeral } from './notify.js';
 export const SUBMIT_ACK_DEADLINE_MS = 2000;
 
 /** Shown when views.open refused the trigger (too old, already used): nothing was lost, a new tap opens it. */
-export const NOT_OPENED_NOTICE = 'The form could not open in time. Tap the button again.';
+export const NOT_OPENED_NOTICE = 'The form could not open. Tap the button again.';
 /** The same for Other…, which can also be answered by a thread reply. */
 export const OWN_NOT_OPENED_NOTICE =
-  'The form could not open in time. Tap Other… again, or reply in this thread with your own words.';
+  'The form could not open. Tap Other… again, or reply in this thread with your own words.';
 /** Shown when a modal cannot hold the prompt (it changed since it was posted). */
 const NO_FORM_NOTICE = 'This question does not fit in a Slack form: reply in this thread with your answer.';
 const FAILED_NOTICE = 'askgate could not record this right now. Please try again.';
