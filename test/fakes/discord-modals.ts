@@ -201,3 +201,38 @@ export function submission(modal: StoredModal, values: ModalValues): any[] {
   for (const id of Object.keys(values)) if (!known.has(id)) throw new Error(`the modal has no field ${id}`);
   return components;
 }
+
+/**
+ * A modal as a person sees it, in text (docs/forms-discord.md shows it): the title, each Label with
+ * its description (`*` marks a required field, as Discord's red asterisk), radio options `◯`,
+ * checkboxes `☐` with how many may be ticked, text inputs as a box, then Cancel and Submit.
+ */
+export function modalText(modal: StoredModal): string {
+  const out = [`╔ ${modal.title}`];
+  const field = (label: string, description: string | undefined, c: any) => {
+    const required =
+      c.type === TEXT_INPUT || c.type === RADIO_GROUP
+        ? c.required !== false
+        : c.required !== false && (c.min_values ?? 1) > 0;
+    out.push(`║ ${label}${required ? ' *' : ''}`);
+    if (description) out.push(`║   ${description}`);
+    if (c.type === RADIO_GROUP)
+      for (const o of c.options) out.push(`║   ◯ ${o.label}${o.description ? ` — ${o.description}` : ''}`);
+    if (c.type === CHECKBOX_GROUP) {
+      for (const o of c.options) out.push(`║   ☐ ${o.label}${o.description ? ` — ${o.description}` : ''}`);
+      out.push(`║   (tick ${c.min_values ?? 1} to ${c.max_values ?? c.options.length})`);
+    }
+    if (c.type === TEXT_INPUT)
+      out.push(
+        `║   [${c.style === 2 ? ' paragraph' : ' one line'}${c.max_length ? `, up to ${c.max_length} characters` : ''} ]`,
+      );
+    out.push('║');
+  };
+  for (const c of modal.components) {
+    if (c.type === LABEL) field(c.label, c.description, c.component);
+    else if (c.type === ACTION_ROW) field(c.components[0].label, undefined, c.components[0]);
+    else if (c.type === TEXT_DISPLAY) out.push(`║ ${c.content}`, '║');
+  }
+  out.push('╚ [Cancel]  [Submit]');
+  return out.join('\n');
+}

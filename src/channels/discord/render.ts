@@ -17,6 +17,7 @@ import {
   type MessageJson,
 } from './limits.js';
 import { formModal } from './modal.js';
+import { RecentIds } from '../shared/recent-ids.js';
 
 const PRIMARY = 1;
 const SECONDARY = 2;
@@ -100,7 +101,7 @@ function button(b: ButtonView): ButtonJson {
   return {
     type: 2,
     style: b.kind === 'option' ? PRIMARY : SECONDARY,
-    label: shorten(b.label, LABEL_MAX),
+    label: shorten(b.label, LABEL_MAX, 'utf16'),
     custom_id: b.token,
   };
 }
@@ -123,9 +124,22 @@ export function buttonRows(buttons: readonly ButtonView[]): MessageJson['compone
  */
 export function formRow(view: PromptView): MessageJson['components'] {
   const form = view.form;
-  if (!form || !formModal(view, form.open)) return [];
+  if (!form || !modalFits(view, form.open)) return [];
   const skip: ButtonJson[] = form.skip ? [{ type: 2, style: SECONDARY, label: 'Skip', custom_id: form.skip }] : [];
   return [{ type: 1, components: [{ type: 2, style: PRIMARY, label: 'Answer', custom_id: form.open }, ...skip] }];
+}
+
+/**
+ * Whether each ask version's modal fits, remembered (building one costs ~1.5 ms, and refreshes
+ * re-render): keyed by the Answer token and the shape (options per question), as every text is cut to fit.
+ */
+const FITS = new RecentIds<boolean>(1000);
+
+function modalFits(view: PromptView, token: string): boolean {
+  const key = `${token}|${view.questions.map((q) => q.options.length).join(',')}`;
+  let fits = FITS.get(key);
+  if (fits === undefined) FITS.set(key, (fits = formModal(view, token) !== null));
+  return fits;
 }
 
 /** The tally lines of an open prompt, escaped, cut to {@link TALLY_MAX}; '' without a tally. */
