@@ -191,4 +191,73 @@ describe('Telegram forms: every shape answered with taps (and own words by force
     expect(done.result).toMatchObject({ status: 'no_answer', reason: 'skipped' });
     expect(visible(fake, ref).message.reply_markup).toBeUndefined();
   });
+  it('a prompt whose keyboard cannot fit (labels alike once cut to a button) keeps the text form, and typed replies answer', async () => {
+    const user = newUser(fake, 'Long', 'long');
+    const stem = 'x'.repeat(90);
+    const qs = [
+      {
+        id: 'pick',
+        question: 'Which?',
+        multiSelect: true,
+        options: [{ label: `${stem} one` }, { label: `${stem} two` }],
+      },
+    ];
+    const { id, ref } = await ask(user, qs);
+    const shown = visible(fake, ref);
+    expect(shown.message.reply_markup).toBeUndefined();
+    expect(shown.text).toContain('Pick several like "1,3".');
+    expect(shown.text).not.toContain('Tap to answer');
+    fake.say(ref.chat, '1,2', user, ref.messageId);
+    expect((await finalized(id)).result.answers).toEqual({ pick: [`${stem} one`, `${stem} two`] });
+  });
+
+  it('hostile labels go on the buttons as plain text and are recorded literally', async () => {
+    const user = newUser(fake, 'Hostile', 'hostile');
+    const labels = ['@everyone <b>x</b>', '*_[x](http://e.vil)_* `c`', 'שלום <@U1> &amp;'];
+    const qs = [
+      {
+        id: 'evil',
+        question: 'Pick <b>one</b> @channel',
+        multiSelect: true,
+        options: labels.map((label) => ({ label })),
+      },
+    ];
+    const { id, ref } = await ask(user, qs);
+    expect(visible(fake, ref).message.parse_mode).toBeUndefined();
+    expect(await tapLabel(fake, ref, `☐ ${labels[0]}`, user)).toBe('');
+    await showsButton(fake, ref, `☑ ${labels[0]}`);
+    expect(await tapLabel(fake, ref, `☐ ${labels[1]}`, user)).toBe('');
+    await showsButton(fake, ref, `☑ ${labels[1]}`);
+    expect(await tapLabel(fake, ref, 'Submit', user)).toBe('Answer recorded');
+    expect((await finalized(id)).result.answers).toEqual({ evil: [labels[0], labels[1]] });
+  });
+
+  it('an ask that needs two matching answers: each person submits their own draft (no Skip), the second one decides', async () => {
+    const chat = -1_009_001;
+    fake.addGroup(chat, 'Pair');
+    const [ann, ben] = [newUser(fake, 'Ann', 'ann_pair'), newUser(fake, 'Ben', 'ben_pair')];
+    const { status, body } = await api.post(
+      '/v1/asks',
+      askBody(`tgf-${++run}`, {
+        to: { channel: 'telegram', chat: String(chat) },
+        questions: questions(1, true),
+        agree: 2,
+        timeoutSeconds: 60,
+      }),
+    );
+    expect(status).toBe(201);
+    const ref = await deliveredRef(api, body.id);
+    expect(visible(fake, ref).buttons.map((b) => b.label)).not.toContain('Skip');
+    expect(await tapLabel(fake, ref, '☐ B1', ann)).toBe('');
+    await showsButton(fake, ref, '☑ B1');
+    expect(await tapLabel(fake, ref, 'Submit', ann)).toMatch(/1 of 2/);
+    // Ann's submission frees the draft: Ben starts afresh at once, without waiting out the hold.
+    await showsButton(fake, ref, '☐ B1');
+    expect(await tapLabel(fake, ref, '☐ B1', ben)).toBe('');
+    await showsButton(fake, ref, '☑ B1');
+    expect(await tapLabel(fake, ref, 'Submit', ben)).toBe('Answer recorded');
+    const done = await finalized(body.id);
+    expect(done.result).toMatchObject({ status: 'answered', answers: { q1: ['B1'] } });
+    expect(visible(fake, ref).message.reply_markup).toBeUndefined();
+  });
 });
