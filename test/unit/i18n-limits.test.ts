@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { LOCALES, translate, type MessageKey } from '../../src/core/i18n/index.js';
+import {
+  CONTROL_LIMITS,
+  DISCORD_BUTTON_LABEL_MAX,
+  SLACK_BUTTON_TEXT_MAX,
+  TELEGRAM_TOAST_MAX,
+} from '../../src/core/i18n/limits.js';
+
+// Placeholders filled with their widest realistic values: three questions, two-digit numbers.
+const WIDEST = { n: 3, total: 3, count: 99 };
+
+describe('control words fit the platforms in every language', () => {
+  const rows = [...LOCALES.keys()].flatMap((tag) =>
+    [...CONTROL_LIMITS].map(([key, max]) => [tag, key, max] as [string, MessageKey, number]),
+  );
+
+  it.each(rows)('%s %s fits in %i', (tag, key, max) => {
+    const text = translate(tag, key, WIDEST);
+    expect(text.trim()).not.toBe('');
+    expect(text.length).toBeLessThanOrEqual(max);
+  });
+
+  it('covers every control key of the catalogues', () => {
+    const controls = Object.keys(LOCALES.get('en')!.messages).filter((k) => k.startsWith('control.'));
+    expect(controls.filter((k) => !CONTROL_LIMITS.has(k as MessageKey))).toEqual([]);
+  });
+
+  it('the limits are the platforms’ own', () => {
+    expect([SLACK_BUTTON_TEXT_MAX, DISCORD_BUTTON_LABEL_MAX, CONTROL_LIMITS.get('control.ownWords')]).toEqual([
+      75, 80, 45,
+    ]);
+  });
+
+  // Notices are Telegram toasts (answerCallbackQuery text <= 200): the words askgate adds leave room for names.
+  it.each([...LOCALES.keys()])('%s notices leave room for a name in a Telegram toast', (tag) => {
+    const keys = Object.keys(LOCALES.get('en')!.messages).filter((k) => k.startsWith('notice.')) as MessageKey[];
+    for (const key of keys) {
+      const text = translate(tag, key, { ...WIDEST, needed: 10, time: '23:59 GMT-03:00', base: '', place: '' });
+      expect([key, text.length <= TELEGRAM_TOAST_MAX - 60]).toEqual([key, true]);
+    }
+  });
+});
