@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { AskgateApiError, AskgateClient, AskgateConnectionError, type AskInput, type AskView } from './client/index.js';
+import {
+  AskgateApiError,
+  AskgateClient,
+  AskgateConnectionError,
+  LocaleSchema,
+  TimeZoneSchema,
+  type AskInput,
+  type AskView,
+} from './client/index.js';
 import { policyFromFlags, UsageError } from './cli-ask-policy.js';
 
 /** Exit codes of `askgate ask`, documented in the README. */
@@ -28,7 +36,7 @@ export interface AskArgs {
   retryFor: number;
 }
 
-const SINGLE = ['run', 'timeout', 'url', 'idempotency-key', 'retry-for', 'agree'] as const;
+const SINGLE = ['run', 'timeout', 'url', 'idempotency-key', 'retry-for', 'agree', 'locale', 'time-zone'] as const;
 /** A user-given value for an error message: quoted, shortened, control and format characters (bidi, zero-width) escaped. */
 export const shown = (value: string) =>
   JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value).replace(
@@ -58,6 +66,8 @@ export function askBodyFromArgs(argv: string[]): AskArgs {
       url: { type: 'string' },
       'idempotency-key': { type: 'string' },
       'retry-for': { type: 'string' },
+      locale: { type: 'string' },
+      'time-zone': { type: 'string' },
     },
   });
   const questions: DraftQuestion[] = [];
@@ -79,6 +89,17 @@ export function askBodyFromArgs(argv: string[]): AskArgs {
   if (!values.run) throw new UsageError('--run is required');
   const body: Record<string, unknown> = { runId: values.run, questions, ...policyFromFlags(values, shown) };
   if (values.timeout !== undefined) body.timeoutSeconds = wholeSeconds('--timeout', values.timeout, 1);
+  if (values.locale !== undefined) {
+    if (!LocaleSchema.safeParse(values.locale).success)
+      throw new UsageError(`--locale must be a BCP 47 language tag such as "pt-BR", not ${shown(values.locale)}`);
+    body.locale = values.locale;
+  }
+  if (values['time-zone'] !== undefined) {
+    const zone = values['time-zone'];
+    if (!TimeZoneSchema.safeParse(zone).success)
+      throw new UsageError(`--time-zone must be an IANA time zone such as "America/Sao_Paulo", not ${shown(zone)}`);
+    body.timeZone = zone;
+  }
   const wait = values.wait ?? false;
   const retryFor =
     values['retry-for'] === undefined

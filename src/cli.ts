@@ -16,6 +16,7 @@ Usage:
               [--wait] [--retry-for <seconds>] [--idempotency-key <key>] [--url <askgate url>]
               [--to ... (repeat: several targets)] [--remind <seconds>]... [--agree <n>]
               [--escalate <seconds>=<channel>:<chat>[,<channel>:<chat>]]... [--default <questionId>=<label>]...
+              [--locale <BCP 47 tag, e.g. pt-BR>] [--time-zone <IANA zone, e.g. America/Sao_Paulo>]
   askgate --help
 
 Environment: ASKGATE_URL (default http://127.0.0.1:$PORT), ASKGATE_API_TOKEN, for mcp also

@@ -33,6 +33,18 @@ describe('the SDK surface (askgate/client)', () => {
       expect([name, Object.hasOwn(sdk, name)]).toEqual([name, false]);
   });
 
+  it('takes an ask locale and time zone, checked like the server does', () => {
+    const body: sdk.AskInput = {
+      runId: 'r',
+      questions: [{ question: 'Q?', options: [{ label: 'A' }, { label: 'B' }] }],
+      locale: 'pt-br',
+      timeZone: 'America/Sao_Paulo',
+    };
+    expect(sdk.AskRequestSchema.parse(body)).toMatchObject({ locale: 'pt-BR', timeZone: 'America/Sao_Paulo' });
+    expect(sdk.LocaleSchema.safeParse('en_US').success).toBe(false);
+    expect(sdk.TimeZoneSchema.safeParse('Mars/Base').success).toBe(false);
+  });
+
   it('its wire schemas are the server definitions, not copies', () => {
     expect(sdk.AskViewSchema).toBe(AskViewSchema);
     expect(sdk.WebhookPayloadSchema).toBe(WebhookPayloadSchema);

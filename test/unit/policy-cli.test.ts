@@ -89,3 +89,23 @@ describe('README: the "Ask policies" example', () => {
     expect(policyIssues(parsed, parsed.timeoutSeconds!)).toEqual([]);
   });
 });
+
+describe('askgate ask: --locale and --time-zone', () => {
+  it('puts them in the body, which the server schema accepts', () => {
+    const { body } = askBodyFromArgs([...base, '--locale', 'pt-BR', '--time-zone', 'America/Sao_Paulo']);
+    expect(body).toMatchObject({ locale: 'pt-BR', timeZone: 'America/Sao_Paulo' });
+    expect(AskRequestSchema.parse(body)).toMatchObject({ locale: 'pt-BR', timeZone: 'America/Sao_Paulo' });
+    expect(askBodyFromArgs(base).body).not.toHaveProperty('locale');
+  });
+
+  it.each([
+    [['--locale', 'en_US'], '--locale must be a BCP 47 language tag such as "pt-BR", not "en_US"'],
+    [
+      ['--time-zone', 'Mars/Base'],
+      '--time-zone must be an IANA time zone such as "America/Sao_Paulo", not "Mars/Base"',
+    ],
+    [['--locale', 'de', '--locale', 'fr'], '--locale is given more than once'],
+  ])('%j -> usage error', (extra, message) => {
+    expect(() => askBodyFromArgs([...base, ...extra])).toThrow(new UsageError(message));
+  });
+});
