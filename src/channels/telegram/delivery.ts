@@ -102,9 +102,10 @@ export class TelegramDelivery {
   /** Re-renders an open prompt (e.g. its tally) with the same inline keyboard; an unchanged text is a success. */
   async refresh(ref: MessageRef, view: PromptView): Promise<void> {
     const messageId = messageIdOf(ref, 'editMessageText');
-    const keyboard = await this.drafts?.markupFor(view, ref);
-    const rendered = keyboard ? this.drafted(view, keyboard) : renderPrompt(view);
     await this.pacer.take(ref.chat);
+    // The draft is read once the slot is ours, so the keyboard drawn is as fresh as can be.
+    const drawn = await this.drafts?.markupFor(view, ref);
+    const rendered = drawn ? this.drafted(view, drawn.markup) : renderPrompt(view);
     try {
       await this.api.editMessageText(
         ref.chat,
@@ -118,9 +119,10 @@ export class TelegramDelivery {
         deadline(SEND_TIMEOUT_MS),
       );
     } catch (error) {
-      if (isNotModified(error)) return;
-      throw this.failure(error, 'editMessageText', ref.chat);
+      if (!isNotModified(error)) throw this.failure(error, 'editMessageText', ref.chat);
     }
+    // A tap may have changed the draft while this edit was in flight: its keyboard is drawn again.
+    if (drawn) await this.drafts?.redrawIfMoved(view, ref, drawn.rev);
   }
 
   /** A prompt answered on its keyboard: its instructions say so, and the keyboard is the draft's. */

@@ -1,4 +1,4 @@
-import { GrammyError, type Api } from 'grammy';
+import type { Api } from 'grammy';
 import type { InlineKeyboardMarkup } from 'grammy/types';
 import {
   applyOwnWords,
@@ -12,7 +12,6 @@ import {
 } from '../../core/drafts.js';
 import { outcomeNotice } from '../../core/notices.js';
 import {
-  ChannelError,
   type ButtonPressed,
   type Clock,
   type DraftKey,
@@ -24,7 +23,8 @@ import type { PromptView } from '../../core/prompt-view.js';
 import type { MessageRef, Responder } from '../../core/schemas.js';
 import { decodeToken, encodeToken, type ButtonChoice } from '../../core/token.js';
 import { answersOnKeyboard, draftMarkup } from './drafts-keyboard.js';
-import { deadline, describeError, isNotModified, toChannelError, type ChatPacer } from './limits.js';
+import { describeError, type ChatPacer } from './limits.js';
+import { DraftRenderer } from './draft-render.js';
 
 /** The force-reply prompt after Other… on a draft step (several questions name theirs). */
 export function ownWordsPrompt(question: number, count: number): string {
@@ -37,11 +37,6 @@ export function ownWordsPrompt(question: number, count: number): string {
 const DRAFT_KINDS: ReadonlySet<ButtonChoice['kind']> = new Set(['form', 'pick', 'toggle', 'step', 'own', 'submit']);
 /** Reads and compare-and-set writes one tap may try before it gives up (taps racing on one draft). */
 const CAS_TRIES = 8;
-/** Keyboard edits one render may try (each after its chat's slot or a 429's retry_after). */
-const RENDER_TRIES = 5;
-/** Longest wait for a chat's slot before a keyboard edit is given up (a later tap renders again). */
-const MAX_RENDER_WAIT_MS = 30_000;
-const EDIT_TIMEOUT_MS = 10_000;
 const INVALID_BUTTON = 'This button is not valid';
 
 /** What a tap on a draft does: the toast to answer it with, then the work after the answer. */
@@ -76,20 +71,36 @@ export function isDraftTap(data: string): boolean {
  * coalesce (the latest draft is what gets drawn) and go through the chat's pacing and 429s.
  */
 export class TelegramDrafts {
-  private readonly renders = new Map<string, { dirty: boolean; view: PromptView; done: Promise<void> }>();
+  private readonly renderer: DraftRenderer;
 
-  constructor(private readonly deps: TelegramDraftsDeps) {}
+  constructor(private readonly deps: TelegramDraftsDeps) {
+    this.renderer = new DraftRenderer(deps);
+  }
 
   /** The keyboard a prompt is sent with, or undefined when it keeps the text form. */
   firstMarkup(view: PromptView): InlineKeyboardMarkup | undefined {
     return answersOnKeyboard(view) ? draftMarkup(view, null) : undefined;
   }
 
-  /** The keyboard of a sent prompt as its draft stands (for a re-render of its text), or undefined. */
-  async markupFor(view: PromptView, ref: MessageRef): Promise<InlineKeyboardMarkup | undefined> {
+  /**
+   * The keyboard of a sent prompt as its draft stands (for a re-render of its text) and the draft's
+   * revision drawn (0: none), or undefined when the prompt keeps the text form.
+   */
+  async markupFor(
+    view: PromptView,
+    ref: MessageRef,
+  ): Promise<{ markup: InlineKeyboardMarkup; rev: number } | undefined> {
     if (!answersOnKeyboard(view)) return undefined;
     const stored = await this.deps.store.get(keyOf(view.askId, ref)).catch(() => null);
-    return stored?.closed ? undefined : draftMarkup(view, stored?.draft ?? null);
+    if (stored?.closed) return undefined;
+    return { markup: draftMarkup(view, stored?.draft ?? null), rev: stored?.rev ?? 0 };
+  }
+
+  /** After a text re-render drew revision `rev`'s keyboard: a draft that moved on meanwhile is drawn again. */
+  async redrawIfMoved(view: PromptView, ref: MessageRef, rev: number): Promise<void> {
+    const key = keyOf(view.askId, ref);
+    const stored = await this.deps.store.get(key).catch(() => null);
+    if (stored && !stored.closed && stored.rev !== rev) await this.renderer.render(key, view);
   }
 
   /** Marks a message's draft finalized, before the outcome edit (a racing keyboard edit then undoes itself). */
@@ -123,14 +134,14 @@ export class TelegramDrafts {
         return { toast: INVALID_BUTTON };
     }
     if (step.then === 'submit') return this.submit(sink, key, view, step.draft, event.user);
-    if (step.then === 'render') return { toast: '', after: () => this.render(key, view) };
+    if (step.then === 'render') return { toast: '', after: () => this.renderer.render(key, view) };
     const question = step.draft.awaitingOwn ?? 0;
     return {
       toast: '',
       after: async () => {
         const sent = await reply(ownWordsPrompt(question, view.questions.length), true);
         if (sent !== null) await this.deps.store.pointOwn(key.chat, String(sent), key, expiresAt);
-        await this.render(key, view);
+        await this.renderer.render(key, view);
       },
     };
   }
@@ -162,7 +173,7 @@ export class TelegramDrafts {
       case 'held':
         return { notice: heldNotice(step.by) };
     }
-    if (step.then !== 'submit') return { notice: null, after: () => this.render(key, view) };
+    if (step.then !== 'submit') return { notice: null, after: () => this.renderer.render(key, view) };
     const work = await this.submit(sink, key, view, step.draft, m.user);
     // A recorded answer shows in the question message (finalize edits it), as for a typed answer.
     return { notice: work.toast && !work.recorded ? work.toast : null, ...(work.after ? { after: work.after } : {}) };
@@ -196,7 +207,7 @@ export class TelegramDrafts {
     await this.change(key, (d) =>
       d ? { kind: 'draft', draft: showProblem(d, problems), then: 'render' } : { kind: 'invalid' },
     );
-    return { toast, after: () => this.render(key, view) };
+    return { toast, after: () => this.renderer.render(key, view) };
   }
 
   /** Reads, changes and writes a draft by compare-and-set, again while other taps get there first. */
@@ -211,84 +222,6 @@ export class TelegramDrafts {
       if (written !== 'conflict') return step;
     }
     throw new Error('draft changed by too many taps at once');
-  }
-
-  /** Edits the keyboard to the latest draft; a render asked for while one runs makes it run once more. */
-  private render(key: DraftKey, view: PromptView): Promise<void> {
-    const id = `${key.chat}\u0000${key.messageId}`;
-    const running = this.renders.get(id);
-    if (running) {
-      running.dirty = true;
-      running.view = view;
-      return running.done;
-    }
-    const job = { dirty: true, view, done: Promise.resolve() };
-    job.done = (async () => {
-      try {
-        while (job.dirty) {
-          job.dirty = false;
-          await this.renderOnce(key, job.view);
-        }
-      } catch (error) {
-        this.deps.logger.warn({ channel: 'telegram', err: describeError(error) }, 'draft keyboard not edited');
-      } finally {
-        this.renders.delete(id);
-      }
-    })();
-    this.renders.set(id, job);
-    return job.done;
-  }
-
-  private async renderOnce(key: DraftKey, view: PromptView): Promise<void> {
-    for (let attempt = 0; attempt < RENDER_TRIES; attempt++) {
-      await this.slot(key.chat);
-      const stored = await this.deps.store.get(key);
-      if (stored?.closed) return;
-      if (!(await this.edit(key, draftMarkup(view, stored?.draft ?? null)))) continue;
-      // The outcome edit may have landed while this one was in flight: it closed the draft first,
-      // so this keyboard is taken away again (the outcome text stays).
-      if ((await this.deps.store.get(key))?.closed) {
-        await this.slot(key.chat);
-        await this.edit(key, undefined);
-      }
-      return;
-    }
-  }
-
-  /** One keyboard edit: true when done (an unchanged keyboard too), false after a 429 (try again). */
-  private async edit(key: DraftKey, markup: InlineKeyboardMarkup | undefined): Promise<boolean> {
-    try {
-      await this.deps.api.editMessageReplyMarkup(
-        key.chat,
-        Number(key.messageId),
-        markup ? { reply_markup: markup } : {},
-        deadline(EDIT_TIMEOUT_MS),
-      );
-      return true;
-    } catch (error) {
-      if (isNotModified(error)) return true;
-      const mapped = toChannelError(error, 'editMessageReplyMarkup');
-      if (error instanceof GrammyError && error.error_code === 429 && mapped.retryAfterMs) {
-        this.deps.pacer.blockUntil(key.chat, this.deps.clock.now() + mapped.retryAfterMs);
-        return false;
-      }
-      throw mapped;
-    }
-  }
-
-  /** Takes the chat's next edit slot, waiting out pacing and 429s (a long wait gives up: throws). */
-  private async slot(chat: string): Promise<void> {
-    let waited = 0;
-    for (;;) {
-      try {
-        return await this.deps.pacer.take(chat);
-      } catch (error) {
-        const wait = error instanceof ChannelError && !error.permanent ? (error.retryAfterMs ?? 0) : -1;
-        if (wait < 0 || waited + wait > MAX_RENDER_WAIT_MS) throw error;
-        waited += wait;
-        await new Promise((r) => setTimeout(r, wait));
-      }
-    }
   }
 }
 
