@@ -69,6 +69,16 @@ describe('Discord modals: what askgate builds, what the fake (as Discord) accept
     expect(labels).toEqual(['Answer']);
   });
 
+  it("the controls follow the ask's locale; the English-only hints are left out of other languages", () => {
+    const de = buildPromptView({ id: 'FormsAsk00000003', version: 1, questions: [q(1, 2, true, 'short')], locale: 'de' });
+    expect(renderPrompt(de).components[0]!.components.map((b) => b.label)).toEqual(['Antworten', 'Überspringen']);
+    const json = formModal(de, de.form!.open)!.toJSON() as any;
+    expect(json.title).toBe('Deine Antwort');
+    expect(json.components[1]).toMatchObject({ label: 'Eigene Worte', component: { type: 4 } });
+    expect(json.components[1].description).toBeUndefined();
+    expect(modalErrors(json)).toBeNull();
+  });
+
   it('the fake refuses what Discord refuses in a modal', () => {
     const ok = formModal(view([q(1, 3, true, 'short'), q(2, 2, false, 'short')]), 'x')!.toJSON() as any;
     const label = (component: object, extra: object = {}) => ({ type: 18, label: 'L', component, ...extra });
@@ -123,7 +133,7 @@ describe('Discord modals: what askgate builds, what the fake (as Discord) accept
   it('renders the modal as text for the docs (the mock-up in docs/forms-discord.md)', () => {
     const stored = storeModal(formModal(view([q(1, 3, false, 'short'), q(2, 3, true, 'short')]), 'tok')!.toJSON());
     const text = modalText(stored);
-    expect(text.split('\n')[0]).toBe('╔ Your answers (2 questions)');
+    expect(text.split('\n')[0]).toBe('╔ Your answer');
     expect(text).toContain('║   ◯ O1');
     expect(text).toContain('║   ☐ O2');
     expect(text).toContain('║   (tick 0 to 3)');

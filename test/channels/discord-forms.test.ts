@@ -145,7 +145,7 @@ describe('Discord native forms (discord.js ↔ fake Discord, askgate on a privat
     expect(modal.components).toHaveLength(1);
     expect(modal.components[0]).toMatchObject({
       type: 18,
-      label: 'Your answer in your own words',
+      label: 'Your own words',
       description: 'Question number 1: which ones?',
       component: { type: 4, custom_id: 'w1', style: 2, required: true, min_length: 1, max_length: 4000 },
     });

@@ -45,8 +45,6 @@ const THREAD_STARTERS_MAX = 1000;
 /** Longest rate-limit wait a reply sits out once, in a worker. */
 const REPLY_MAX_WAIT_MS = 10_000;
 
-export { responderOf };
-
 /** Normalises Discord taps and messages for the core and tells people the outcome. */
 export class DiscordInbound {
   /** Thread id → started on a bot message; bounded, so a busy server without the intent costs one lookup per thread. */

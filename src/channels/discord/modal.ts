@@ -9,6 +9,7 @@ import {
   type APIModalInteractionResponseCallbackData,
 } from 'discord.js';
 import { shorten, type PromptView, type QuestionView } from '../../core/prompt-view.js';
+import { translate } from '../../core/i18n/index.js';
 import {
   CUSTOM_ID_MAX,
   GROUP_OPTION_TEXT_MAX,
@@ -29,6 +30,12 @@ export const ownField = (n: number) => `w${n}`;
 export const SHARED_OWN_FIELD = 'w';
 /** What the shared own-words field says: lines go to the question they name, or to the only question left empty. */
 export const SHARED_OWN_HINT = 'For the question you left empty, or start a line with its number: "3: …"';
+/** The descriptions of own-words fields; English only (the catalogues of core/i18n have no such keys), so shown for `en` asks. */
+const OWN_HINTS = {
+  single: 'Instead of an option',
+  multi: 'Besides or instead of the options',
+  shared: SHARED_OWN_HINT,
+};
 
 /**
  * How own words fit beside the questions within {@link MODAL_COMPONENTS_MAX} top-level components:
@@ -69,13 +76,17 @@ function choiceLabel(q: QuestionView, several: boolean): LabelBuilder {
   );
 }
 
-function ownWordsLabel(customId: string, label: string, description: string, style: TextInputStyle): LabelBuilder {
-  return new LabelBuilder()
-    .setLabel(line(label, MODAL_LABEL_MAX))
-    .setDescription(line(description, MODAL_DESCRIPTION_MAX))
-    .setTextInputComponent(
-      new TextInputBuilder().setCustomId(customId).setStyle(style).setMaxLength(TEXT_INPUT_MAX).setRequired(false),
-    );
+function ownWordsLabel(
+  customId: string,
+  label: string,
+  description: string | null,
+  style: TextInputStyle,
+): LabelBuilder {
+  const builder = new LabelBuilder().setLabel(line(label, MODAL_LABEL_MAX));
+  if (description) builder.setDescription(line(description, MODAL_DESCRIPTION_MAX));
+  return builder.setTextInputComponent(
+    new TextInputBuilder().setCustomId(customId).setStyle(style).setMaxLength(TEXT_INPUT_MAX).setRequired(false),
+  );
 }
 
 /**
@@ -87,22 +98,20 @@ export function formModal(view: PromptView, customId: string): ModalBuilder | nu
   const layout = ownWordsLayout(view.questions.length);
   if (!layout || view.questions.length === 0) return null;
   const several = view.questions.length > 1;
+  const own = translate(view.locale, 'control.ownWords');
+  const hint = (kind: keyof typeof OWN_HINTS) => (view.locale === 'en' ? OWN_HINTS[kind] : null);
   const labels: LabelBuilder[] = [];
   for (const q of view.questions) {
     labels.push(choiceLabel(q, several));
-    if (layout === 'each')
+    if (layout === 'each') {
+      const label = several ? `${q.number}. ${own}` : own;
       labels.push(
-        ownWordsLabel(
-          ownField(q.number),
-          several ? `${q.number}. Other (your own words)` : 'Other (your own words)',
-          q.multiSelect ? 'Besides or instead of the options' : 'Instead of an option',
-          TextInputStyle.Short,
-        ),
+        ownWordsLabel(ownField(q.number), label, hint(q.multiSelect ? 'multi' : 'single'), TextInputStyle.Short),
       );
+    }
   }
-  if (layout === 'shared')
-    labels.push(ownWordsLabel(SHARED_OWN_FIELD, 'Other (your own words)', SHARED_OWN_HINT, TextInputStyle.Paragraph));
-  const title = several ? `Your answers (${view.questions.length} questions)` : 'Your answer';
+  if (layout === 'shared') labels.push(ownWordsLabel(SHARED_OWN_FIELD, own, hint('shared'), TextInputStyle.Paragraph));
+  const title = line(translate(view.locale, 'control.formTitle'), MODAL_TITLE_MAX);
   return checked(new ModalBuilder().setCustomId(customId).setTitle(title).addLabelComponents(labels));
 }
 
@@ -111,7 +120,7 @@ export function ownWordsModal(view: PromptView, customId: string): ModalBuilder 
   const q = view.questions[0];
   if (view.questions.length !== 1 || !q) return null;
   const field = new LabelBuilder()
-    .setLabel('Your answer in your own words')
+    .setLabel(line(translate(view.locale, 'control.ownWords'), MODAL_LABEL_MAX))
     .setDescription(line(q.question, MODAL_DESCRIPTION_MAX))
     .setTextInputComponent(
       new TextInputBuilder()
@@ -121,7 +130,7 @@ export function ownWordsModal(view: PromptView, customId: string): ModalBuilder 
         .setMaxLength(TEXT_INPUT_MAX)
         .setRequired(true),
     );
-  const title = line(q.header ?? 'Your answer', MODAL_TITLE_MAX);
+  const title = line(q.header ?? translate(view.locale, 'control.formTitle'), MODAL_TITLE_MAX);
   return checked(new ModalBuilder().setCustomId(customId).setTitle(title).addLabelComponents(field));
 }
 

@@ -17,6 +17,7 @@ import {
   type MessageJson,
 } from './limits.js';
 import { formModal } from './modal.js';
+import { translate } from '../../core/i18n/index.js';
 import { RecentIds } from '../shared/recent-ids.js';
 
 const PRIMARY = 1;
@@ -125,8 +126,16 @@ export function buttonRows(buttons: readonly ButtonView[]): MessageJson['compone
 export function formRow(view: PromptView): MessageJson['components'] {
   const form = view.form;
   if (!form || !modalFits(view, form.open)) return [];
-  const skip: ButtonJson[] = form.skip ? [{ type: 2, style: SECONDARY, label: 'Skip', custom_id: form.skip }] : [];
-  return [{ type: 1, components: [{ type: 2, style: PRIMARY, label: 'Answer', custom_id: form.open }, ...skip] }];
+  const label = (key: 'control.answer' | 'control.skip') => shorten(translate(view.locale, key), LABEL_MAX, 'utf16');
+  const skip: ButtonJson[] = form.skip
+    ? [{ type: 2, style: SECONDARY, label: label('control.skip'), custom_id: form.skip }]
+    : [];
+  return [
+    {
+      type: 1,
+      components: [{ type: 2, style: PRIMARY, label: label('control.answer'), custom_id: form.open }, ...skip],
+    },
+  ];
 }
 
 /**
