@@ -28,7 +28,7 @@ Use it when a decision belongs to the user: preferences, trade-offs, scope, irre
 
 The question stays open until the user answers or timeoutSeconds (default 900, clamped to 30–3600) passes; one call waits at most about a minute. The result is {"status": "answered", "answers": {"<question id>": ["<option label or the user's own words>", ...]}}, {"status": "no_answer", "reason": "timeout" | "skipped" | "cancelled" | "superseded" | "undelivered"}, or {"status": "pending", "askId": "...", "expiresAt": "..."} when the user has not answered yet: then call await_answer with that askId (again while it returns pending) instead of asking again. On no_answer, do not ask the same question again right away: proceed with your best judgment (usually the recommended option) and state the assumption you made.
 
-Optional policies: "to" may list up to 5 chats; remindAfterSeconds posts reminders; escalate asks more people when nobody answered in time; onTimeout.default gives the answers to proceed with after a timeout (returned as "defaults" on no_answer, never as an answer); agree: N waits until N people gave the same answers (the result then lists "responses").`;
+Optional policies: "to" may list up to 5 chats; remindAfterSeconds posts reminders; escalate asks more people when nobody answered in time; onTimeout.default gives the answers to proceed with after a timeout (returned as "defaults" on no_answer, never as an answer); agree: N waits until N people gave the same answers (the result then lists "responses"). locale (e.g. "pt-BR") sets the language of askgate's own words around your question (buttons, hints, notices); write the question and labels in that language too. timeZone (IANA, e.g. "America/Sao_Paulo") sets the zone of the times shown.`;
 
 /** The description of `await_answer`. */
 export const AWAIT_DESCRIPTION = `Keep waiting for the answer to a question that ask_user (or an earlier await_answer) returned as {"status": "pending", "askId": "..."}. Pass that askId. The result is the same as ask_user's: answered, no_answer, or pending again (then call await_answer again with the same askId). Never ask the question again while it is pending.`;
@@ -83,6 +83,16 @@ export const AskUserInputShape = {
     .optional()
     .describe('How long to wait for the answer, in seconds (default 900, clamped to 30–3600)'),
   ...PolicyInputShape,
+  locale: z
+    .string()
+    .optional()
+    .describe(
+      'BCP 47 language of the buttons, hints and notices around the question, e.g. "pt-BR", "es", "de" (default: the server\'s)',
+    ),
+  timeZone: z
+    .string()
+    .optional()
+    .describe('IANA time zone of the times shown to the user, e.g. "America/Sao_Paulo" (default UTC)'),
   runId: z
     .string()
     .optional()
@@ -125,6 +135,8 @@ export function toAskInput(args: AskUserArgs, defaults: { runId: string; to?: Ta
     // Any number is accepted, rounded, and clamped by askgate to its bounds (huge ones to the maximum).
     ...(args.timeoutSeconds !== undefined ? { timeoutSeconds: Math.max(1, Math.round(args.timeoutSeconds)) } : {}),
     ...policyFields(args),
+    ...(args.locale !== undefined ? { locale: args.locale } : {}),
+    ...(args.timeZone !== undefined ? { timeZone: args.timeZone } : {}),
   };
   const checked = AskRequestSchema.safeParse(input);
   if (!checked.success) {

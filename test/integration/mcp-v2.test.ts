@@ -160,6 +160,9 @@ describe.each([
     });
     expect(bad.isError).toBe(true);
     expect(text(bad)).toContain('questions.0.options.1.label');
+    const badLocale = await call('ask_user', { questions: [question], locale: 'en_US' });
+    expect(badLocale.isError).toBe(true);
+    expect(text(badLocale)).toMatch(/locale: must be a BCP 47 language tag/);
     const hostile = await call('await_answer', { askId: '../../__proto__' });
     expect(hostile.isError).toBe(true);
     expect(text(hostile)).toMatch(/askId/);

@@ -107,10 +107,12 @@ describe.each([
     expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual([
       'agree',
       'escalate',
+      'locale',
       'onTimeout',
       'questions',
       'remindAfterSeconds',
       'runId',
+      'timeZone',
       'timeoutSeconds',
       'to',
     ]);
@@ -151,6 +153,8 @@ describe.each([
     [{ questions: [] }, 'questions'],
     [{ questions: [question()], to: 'nowhere' }, 'to'],
     [{ questions: [question()], to: 'slack:C1' }, 'to.channel'],
+    [{ questions: [question()], locale: 'en_US' }, 'locale'],
+    [{ questions: [question()], timeZone: 'Mars/Base' }, 'timeZone'],
   ])('invalid arguments are a tool error naming the field (%#)', async (args, field) => {
     const result = await c.mcp.callTool({ name: 'ask_user', arguments: args });
     expect(result.isError).toBe(true);
@@ -173,14 +177,17 @@ describe.each([
     expect(ended.result).toMatchObject({ status: 'no_answer', reason: 'cancelled' });
   });
 
-  it('a timeout returns no_answer/timeout', async () => {
+  it('a timeout returns no_answer/timeout; the ask kept its locale and time zone', async () => {
+    const runId = `timeout-${Date.now()}`;
     const result = await c.mcp.callTool({
       name: 'ask_user',
-      arguments: { questions: [question()], timeoutSeconds: 1, runId: `timeout-${Date.now()}` },
+      arguments: { questions: [question()], timeoutSeconds: 1, runId, locale: 'pt-BR', timeZone: 'America/Sao_Paulo' },
     });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ status: 'no_answer', reason: 'timeout' });
     expect((result.content as { text: string }[])[0]!.text).toMatch(/best judgment/);
+    const run = (await api.get(`/v1/runs/${runId}`)).body;
+    expect(run.current).toMatchObject({ locale: 'pt-BR', timeZone: 'America/Sao_Paulo' });
   });
 });
 
