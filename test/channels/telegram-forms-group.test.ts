@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeTelegramApi, type FakeUser } from '../fakes/telegram-api.js';
+import { FakeTelegramApi, type ApiCall, type FakeUser } from '../fakes/telegram-api.js';
 import { NOT_MODIFIED } from '../fakes/telegram-rules.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { startTestApp, testEnv } from '../helpers/app.js';
@@ -16,6 +16,10 @@ import {
 } from './telegram-world.js';
 import type { MessageRef } from '../../src/core/schemas.js';
 import type { RunningAskgate } from '../../src/main.js';
+
+/** Whether a Bot API call was about the message `ref` (message ids repeat across chats). */
+const onMessage = (c: ApiCall, ref: MessageRef) =>
+  String(c.params.chat_id) === ref.chat && String(c.params.message_id) === ref.messageId;
 
 let redis: TestRedis;
 let fake: FakeTelegramApi;
@@ -119,9 +123,7 @@ describe('Telegram drafts in a group: one holder, typed replies win, concurrent 
     expect(done.result).toMatchObject({ status: 'answered', answeredBy: { userId: String(winner.id) } });
     expect(done.result.answers.checks).toEqual([winner === alice ? 'lint' : 'e2e']);
     await new Promise((r) => setTimeout(r, 300)); // any second finalize would have landed by now
-    const finals = fake
-      .callsOf('editMessageText')
-      .filter((c) => c.ok && String(c.params.message_id) === ref.messageId && String(c.params.chat_id) === ref.chat);
+    const finals = fake.callsOf('editMessageText').filter((c) => c.ok && onMessage(c, ref));
     expect(finals).toHaveLength(1);
   });
 
@@ -156,9 +158,7 @@ describe('Telegram drafts in a group: one holder, typed replies win, concurrent 
     // The step row re-draws the same keyboard: Telegram answers "message is not modified".
     expect(await tapLabel(fake, ref, 'Question 1 of 2 · Env', alice)).toBe('');
     const unchanged = await eventually(async () =>
-      fake
-        .callsOf('editMessageReplyMarkup')
-        .find((c) => String(c.params.message_id) === ref.messageId && c.description === NOT_MODIFIED),
+      fake.callsOf('editMessageReplyMarkup').find((c) => onMessage(c, ref) && c.description === NOT_MODIFIED),
     );
     expect(unchanged.ok).toBe(false);
     expect(await tapLabel(fake, ref, 'Production', alice)).toBe('');
@@ -166,11 +166,27 @@ describe('Telegram drafts in a group: one holder, typed replies win, concurrent 
     fake.rateLimitNext('editMessageReplyMarkup', 1);
     expect(await tapLabel(fake, ref, '☐ tests', alice)).toBe('');
     await showsButton(fake, ref, '☑ tests');
-    const edits = fake.callsOf('editMessageReplyMarkup').filter((c) => String(c.params.message_id) === ref.messageId);
+    const edits = fake.callsOf('editMessageReplyMarkup').filter((c) => onMessage(c, ref));
     const limited = edits.findIndex((c) => c.error_code === 429);
     expect(limited).toBeGreaterThan(-1);
     expect(edits[limited + 1]!.ok).toBe(true);
     expect(edits[limited + 1]!.at - edits[limited]!.at).toBeGreaterThanOrEqual(1000);
     expect(logger.lines.filter((l) => l.includes('draft keyboard not edited'))).toEqual([]);
+  });
+  it('a keyboard edit that lands after the outcome edit is taken away again (the outcome stays)', async () => {
+    const { chat, alice, bob } = group();
+    const { id, ref } = await askIn(chat, [checks]);
+    fake.delayNext('editMessageReplyMarkup', 600);
+    expect(await tapLabel(fake, ref, '☐ lint', alice)).toBe('');
+    // While that edit is on its way, Bob's typed answer ends the ask and the message is finalized.
+    fake.say(chat, '3', bob, ref.messageId);
+    await finalized(id);
+    const late = await eventually(async () =>
+      fake.callsOf('editMessageReplyMarkup').find((c) => c.ok && onMessage(c, ref) && c.params.reply_markup),
+    );
+    const final = fake.callsOf('editMessageText').find((c) => c.ok && onMessage(c, ref));
+    expect(late.at).toBeGreaterThanOrEqual(final!.at);
+    await eventually(async () => (visible(fake, ref).message.reply_markup === undefined ? true : undefined));
+    expect(visible(fake, ref).text).toMatch(/Answered: e2e/);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeTelegramApi, type FakeUser } from '../fakes/telegram-api.js';
+import { FakeTelegramApi, type ApiCall, type FakeUser } from '../fakes/telegram-api.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { startTestApp, testEnv } from '../helpers/app.js';
 import { askBody, client, eventually } from '../helpers/http.js';
@@ -17,6 +17,10 @@ import {
 } from './telegram-world.js';
 import type { MessageRef } from '../../src/core/schemas.js';
 import type { RunningAskgate } from '../../src/main.js';
+
+/** Whether a Bot API call was about the message `ref` (message ids repeat across chats). */
+const onMessage = (c: ApiCall, ref: MessageRef) =>
+  String(c.params.chat_id) === ref.chat && String(c.params.message_id) === ref.messageId;
 
 let redis: TestRedis;
 let fake: FakeTelegramApi;
@@ -175,7 +179,7 @@ describe('Telegram forms: every shape answered with taps (and own words by force
     // Every change was an edit of the question message itself: no new message, text unchanged.
     expect(fake.chatMessages(ref.chat).filter((m) => m.from.is_bot)).toHaveLength(1);
     expect(visible(fake, ref).text).toBe(textBefore);
-    const edits = fake.callsOf('editMessageReplyMarkup').filter((c) => String(c.params.message_id) === ref.messageId);
+    const edits = fake.callsOf('editMessageReplyMarkup').filter((c) => onMessage(c, ref));
     expect(edits.length).toBeGreaterThanOrEqual(4);
     expect(await tapLabel(fake, ref, 'Submit', user)).toBe('Answer recorded');
     expect((await finalized(id)).result.answers).toEqual({ q1: ['A1'], q2: ['C2'] });

@@ -73,6 +73,7 @@ export class FakeTelegramApi {
   private readonly messages = new Map<number, StoredMessage[]>();
   private readonly queries = new Map<string, { at: number; answered: boolean }>();
   private readonly failures = new Map<string, Failure[]>();
+  private readonly delays = new Map<string, number[]>();
   private updates: any[] = [];
   private webhookQueue: { update: any; attempt: number }[] = [];
   private pumping = false;
@@ -123,6 +124,11 @@ export class FakeTelegramApi {
   /** The next `times` calls of `method` fail with `failure`. */
   failNext(method: string, failure: Failure, times = 1): void {
     this.failures.set(method, [...(this.failures.get(method) ?? []), ...Array.from({ length: times }, () => failure)]);
+  }
+
+  /** The next call of `method` reaches Telegram `ms` late: it is carried out (and answered) only then. */
+  delayNext(method: string, ms: number): void {
+    this.delays.set(method, [...(this.delays.get(method) ?? []), ms]);
   }
 
   /** The next `times` calls of `method` get 429 with `retry_after`. */
@@ -280,6 +286,8 @@ export class FakeTelegramApi {
         ...(failure ? { error_code: failure.error_code, description: failure.description } : {}),
       });
     try {
+      const delay = this.delays.get(method)?.shift();
+      if (delay) await new Promise((r) => setTimeout(r, delay));
       const injected = this.failures.get(method)?.shift();
       if (injected) throw new ApiFail(injected);
       this.checkFlood(method, params);
