@@ -332,6 +332,8 @@ describe('bad input', () => {
     ['no questions', send({}), /questions:/],
     ['an unknown field', send(ask({ colour: 'red' })), /colour/],
     ['a bad runId', send(ask({ runId: '../etc' })), /runId: must be 1–128 characters/],
+    ['a malformed locale', send(ask({ locale: 'en_US' })), /locale: must be a BCP 47 language tag/],
+    ['an unknown time zone', send(ask({ timeZone: 'Mars/Base' })), /timeZone: must be an IANA time zone/],
     ['a bad contextId', send(ask(), { contextId: 'has space' }), /message\.contextId/],
     ['a channel that is not enabled', send(ask({ to: { channel: 'slack', chat: 'C1' } })), /not enabled/],
     ['a taskId', send(ask(), { taskId: 'abcdefabcdefabcd' }), /message\.taskId/],
