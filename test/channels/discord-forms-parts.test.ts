@@ -70,7 +70,12 @@ describe('Discord modals: what askgate builds, what the fake (as Discord) accept
   });
 
   it("the controls follow the ask's locale; the English-only hints are left out of other languages", () => {
-    const de = buildPromptView({ id: 'FormsAsk00000003', version: 1, questions: [q(1, 2, true, 'short')], locale: 'de' });
+    const de = buildPromptView({
+      id: 'FormsAsk00000003',
+      version: 1,
+      questions: [q(1, 2, true, 'short')],
+      locale: 'de',
+    });
     expect(renderPrompt(de).components[0]!.components.map((b) => b.label)).toEqual(['Antworten', 'Überspringen']);
     const json = formModal(de, de.form!.open)!.toJSON() as any;
     expect(json.title).toBe('Deine Antwort');

@@ -9,7 +9,7 @@ import { user, type ApiMessage } from '../fakes/discord-payloads.js';
 import { DiscordChannel } from '../../src/channels/discord/discord-channel.js';
 import { visibleText } from '../../src/channels/discord/render.js';
 import { SHARED_OWN_UNCLEAR } from '../../src/channels/discord/modal-read.js';
-import { TAP_AGAIN } from '../../src/channels/discord/forms.js';
+import { TAP_AGAIN, TAP_OTHER_AGAIN } from '../../src/channels/discord/forms.js';
 import type { RunningAskgate } from '../../src/main.js';
 
 const quiet = { info() {}, warn() {}, error() {} };
@@ -214,6 +214,15 @@ describe('Discord native forms (discord.js ↔ fake Discord, askgate on a privat
     expect(unclear).toBe(`${SHARED_OWN_UNCLEAR} ${TAP_AGAIN}`);
     expect((await api.get(`/v1/asks/${shared.id}`)).body.status).toBe('pending');
     expect(await submit(await openModal(msg), { q1: '1', q2: '2' })).toBe('Answer recorded');
+    // The client requires the Other… field; a blank one can only be forged, and is refused the same way.
+    const single = await ask(questions(1, false));
+    const blank = [{ type: 18, id: 1, component: { type: 4, id: 2, custom_id: 'w1', value: '  \u200b ' } }];
+    const sent = fake.rawModalSubmit(single.msg.id, button(single.msg, 'Other…'), blank, alice);
+    await eventually(async () => sent.followUps.length > 0);
+    expect(visibleText(sent.followUps[0]!.content)).toBe(
+      `Choose an option or write your own answer. ${TAP_OTHER_AGAIN}`,
+    );
+    expect((await api.get(`/v1/asks/${single.id}`)).body.status).toBe('pending');
   });
 
   it('a forged custom_id or forged option values change nothing', async () => {

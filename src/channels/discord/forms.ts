@@ -22,6 +22,8 @@ export const OPEN_TOO_SLOW = 'That took too long to open; please tap the button 
 export const FORM_DOES_NOT_FIT = 'Reply to the question message with your answer.';
 /** Added to a form's problems: a modal cannot be shown again from its own submission. */
 export const TAP_AGAIN = 'Tap Answer to try again.';
+/** {@link TAP_AGAIN} for the one-field modal of Other…. */
+export const TAP_OTHER_AGAIN = 'Tap Other… to try again.';
 const FAILURE = 'Something went wrong while recording that; please try again in a moment.';
 const NOT_A_FORM = 'This form is not valid.';
 
@@ -107,7 +109,8 @@ export class DiscordForms {
           opening.kind === 'form' ? { kind: 'invalid', askId: opening.view.askId, hint: reading.message } : opening;
       }
       notice = outcomeNotice(outcome);
-      if (outcome.kind === 'invalid') notice = `${notice} ${TAP_AGAIN}`;
+      if (outcome.kind === 'invalid')
+        notice = `${notice} ${decodeToken(event.token)?.choice.kind === 'other' ? TAP_OTHER_AGAIN : TAP_AGAIN}`;
       forbidden = outcome.kind === 'forbidden';
     } catch (err) {
       this.deps.logger.error(

@@ -1,6 +1,6 @@
 import { ComponentType } from 'discord.js';
 import type { FormAnswer } from '../../core/forms.js';
-import { SHARED_OWN_FIELD } from './modal.js';
+import { choiceField, ownField, SHARED_OWN_FIELD } from './modal.js';
 
 /** One submitted field as discord.js parses it (`ModalSubmitInteraction.fields.fields`): untrusted. */
 export interface SubmittedField {
@@ -18,6 +18,7 @@ export const SHARED_OWN_UNCLEAR =
 
 /** Most questions a submission is read for (askgate asks hold 1–3; the field names carry one digit). */
 const QUESTIONS_MAX = 9;
+/** A question's field (`choiceField` / `ownField`): its number. */
 const FIELD = /^[qw]([1-9])$/;
 /** A line of the shared field naming its question: `3: words` (a space after the colon, so "2:30pm" stays words). */
 const NUMBERED = /^\s*([1-9])\s*:(?:\s+|$)(.*)$/;
@@ -37,8 +38,8 @@ export function readModal(fields: ReadonlyMap<string, SubmittedField>): ModalRea
   count = Math.min(count, QUESTIONS_MAX);
   const answers: FormAnswer[] = [];
   for (let n = 1; n <= count; n++) {
-    const own = textOf(fields.get(`w${n}`));
-    answers.push({ choices: choicesOf(fields.get(`q${n}`)), ...(own !== '' ? { own } : {}) });
+    const own = textOf(fields.get(ownField(n)));
+    answers.push({ choices: choicesOf(fields.get(choiceField(n))), ...(own !== '' ? { own } : {}) });
   }
   const shared = textOf(fields.get(SHARED_OWN_FIELD));
   if (shared.trim() === '') return { kind: 'answers', answers };
