@@ -11,6 +11,8 @@ export const SELECT_PLACEHOLDER_MAX = 150;
 export const DISCORD_BUTTON_LABEL_MAX = 80;
 /** Discord: a modal's title and a text input's label. */
 export const DISCORD_MODAL_LABEL_MAX = 45;
+/** Discord: a modal field's description and a text input's placeholder. */
+export const DISCORD_MODAL_DESCRIPTION_MAX = 100;
 /**
  * Telegram: an inline button's text has no documented limit, but clients cut long texts on a phone's
  * width; askgate keeps its own at most this long.
@@ -41,4 +43,13 @@ export const CONTROL_LIMITS: ReadonlyMap<MessageKey, number> = new Map<MessageKe
   ['prompt.questionN', DISCORD_MODAL_LABEL_MAX],
   ['slack.otherLabel', SLACK_BUTTON_TEXT_MAX],
   ['telegram.answerPlaceholder', TELEGRAM_PLACEHOLDER_MAX],
+  ['control.cancel', SLACK_MODAL_TITLE_MAX],
+  ['control.otherOwn', DISCORD_MODAL_LABEL_MAX],
+  ['control.optional', DISCORD_MODAL_DESCRIPTION_MAX],
+  ['form.title', SLACK_MODAL_TITLE_MAX],
+  ['form.titleMany', SLACK_MODAL_TITLE_MAX],
+  ['form.ownTitle', SLACK_MODAL_TITLE_MAX],
+  ['form.ownSingle', DISCORD_MODAL_DESCRIPTION_MAX],
+  ['form.ownMulti', DISCORD_MODAL_DESCRIPTION_MAX],
+  ['form.ownShared', DISCORD_MODAL_DESCRIPTION_MAX],
 ]);
