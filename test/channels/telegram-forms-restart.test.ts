@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeTelegramApi } from '../fakes/telegram-api.js';
-import { startRedis, type TestRedis } from '../helpers/redis-server.js';
+import { freePort, startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { startTestApp, testEnv } from '../helpers/app.js';
 import { askBody, client, eventually } from '../helpers/http.js';
 import {
@@ -66,7 +66,7 @@ const answered = (api: ReturnType<typeof client>, id: string) =>
     return r.body.deliveries[0].finalized === 'done' ? r.body : undefined;
   });
 
-describe('Telegram drafts across restarts, in memory mode, and under flood control', () => {
+describe('Telegram drafts across restarts, in memory mode, in webhook mode, and under flood control', () => {
   it('a draft survives a restart: a new askgate on the same Redis continues it', async () => {
     const fake = await FakeTelegramApi.start();
     fakes.push(fake);
@@ -131,5 +131,32 @@ describe('Telegram drafts across restarts, in memory mode, and under flood contr
     }
     expect(await tapLabel(fake, ref, 'Submit', user)).toBe('Answer recorded');
     expect((await answered(api, id)).result.answers).toEqual({ checks: ['lint', 'tests'] });
+  });
+  it('webhook mode: each tap is answered on the webhook reply, the keyboard by an API edit; own words by reply', async () => {
+    const fake = await FakeTelegramApi.start();
+    fakes.push(fake);
+    const port = await freePort();
+    const channel = channelFor(fake, logger, {
+      webhookUrl: `http://127.0.0.1:${port}/telegram/webhook`,
+      webhookSecret: 'drafts_secret-0123456789',
+    });
+    const app = await startTestApp(testEnv({ REDIS_URL: redis.url, PORT: String(port) }), [channel]);
+    apps.push(app);
+    const api = client(app.url);
+    const user = newUser(fake, 'Hook', 'hook');
+    const { id, ref } = await ask(api, user.id, [checks, env]);
+    expect(await tapLabel(fake, ref, '☐ tests', user)).toBe('');
+    await showsButton(fake, ref, '☑ tests');
+    expect(fake.webhookReplies.map((r) => r.method)).toEqual(['answerCallbackQuery']);
+    expect(fake.callsOf('editMessageReplyMarkup').some((c) => c.ok)).toBe(true);
+    expect(await tapLabel(fake, ref, 'Next »', user)).toBe('');
+    await showsButton(fake, ref, 'Question 2 of 2');
+    expect(await tapLabel(fake, ref, 'Other…', user)).toBe('');
+    const prompt = await eventually(async () =>
+      fake.chatMessages(ref.chat).find((m) => m.from.is_bot && m.text.includes('question 2 in your own words')),
+    );
+    fake.say(ref.chat, 'Canary first', user, prompt.message_id);
+    const done = await answered(api, id);
+    expect(done.result.answers).toEqual({ checks: ['tests'], env: ['Canary first'] });
   });
 });
