@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   chooseLocale,
+  CONSOLE_LOCALES,
   fill,
   LOCALES,
   shippedLocale,
@@ -14,14 +15,16 @@ const english = LOCALES.get('en')!;
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!).sort();
 const forms = (m: Message): [string, string][] => (typeof m === 'string' ? [['', m]] : Object.entries(m));
 
-/** What is wrong with a catalogue, compared with English and the locale's plural rules. */
-function catalogueProblems(file: LocaleFile): string[] {
+type Catalogue = Readonly<Record<string, Message>>;
+
+/** What is wrong with a locale's messages, compared with English and the locale's plural rules. */
+function messageProblems(tag: string, messages: Catalogue, english: Catalogue): string[] {
   const problems: string[] = [];
-  const categories = new Intl.PluralRules(file.tag).resolvedOptions().pluralCategories;
-  const keys = new Set(Object.keys(file.messages));
-  for (const key of Object.keys(english.messages)) if (!keys.has(key)) problems.push(`${key}: missing`);
-  for (const [key, message] of Object.entries(file.messages)) {
-    const reference = (english.messages as Record<string, Message | undefined>)[key];
+  const categories = new Intl.PluralRules(tag).resolvedOptions().pluralCategories;
+  const keys = new Set(Object.keys(messages));
+  for (const key of Object.keys(english)) if (!keys.has(key)) problems.push(`${key}: missing`);
+  for (const [key, message] of Object.entries(messages)) {
+    const reference = Object.hasOwn(english, key) ? english[key] : undefined;
     if (reference === undefined) {
       problems.push(`${key}: not an English key`);
       continue;
@@ -35,11 +38,18 @@ function catalogueProblems(file: LocaleFile): string[] {
     if (typeof message !== 'string') {
       for (const c of categories) if (!(c in message)) problems.push(`${key}: no "${c}" form`);
       for (const c of Object.keys(message))
-        if (!categories.includes(c as Intl.LDMLPluralRule)) problems.push(`${key}: "${c}" is not a ${file.tag} form`);
+        if (!categories.includes(c as Intl.LDMLPluralRule)) problems.push(`${key}: "${c}" is not a ${tag} form`);
     }
   }
-  if (file.skipWords.length === 0) problems.push('no skip words');
   return problems;
+}
+
+/** What is wrong with a catalogue: its messages, and a locale without skip words. */
+function catalogueProblems(file: LocaleFile): string[] {
+  return [
+    ...messageProblems(file.tag, file.messages, english.messages),
+    ...(file.skipWords.length === 0 ? ['no skip words'] : []),
+  ];
 }
 
 describe('catalogues', () => {
@@ -50,6 +60,11 @@ describe('catalogues', () => {
 
   it.each([...LOCALES.keys()])('%s is complete: every key, the same placeholders, every plural form', (tag) => {
     expect(catalogueProblems(LOCALES.get(tag)!)).toEqual([]);
+  });
+
+  it.each([...LOCALES.keys()])('%s console words are complete', (tag) => {
+    expect(CONSOLE_LOCALES.has(tag)).toBe(true);
+    expect(messageProblems(tag, CONSOLE_LOCALES.get(tag)!, CONSOLE_LOCALES.get('en')!)).toEqual([]);
   });
 
   it('the check fails on a missing key, a changed placeholder, a missing plural form', () => {
