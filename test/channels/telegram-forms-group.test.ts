@@ -189,4 +189,29 @@ describe('Telegram drafts in a group: one holder, typed replies win, concurrent 
     await eventually(async () => (visible(fake, ref).message.reply_markup === undefined ? true : undefined));
     expect(visible(fake, ref).text).toMatch(/Answered: e2e/);
   });
+  it('own words: only the holder may give them; given after the ask ended they are refused with the notice', async () => {
+    const { chat, alice, bob } = group();
+    const { id, ref } = await askIn(chat, [env, checks]);
+    expect(await tapLabel(fake, ref, 'Other…', alice)).toBe('');
+    const prompt = await eventually(async () =>
+      fake.chatMessages(chat).find((m) => m.from.is_bot && m.text.includes('question 1 in your own words')),
+    );
+    const bobs = fake.say(chat, 'not yours', bob, prompt.message_id);
+    const told = await eventually(async () =>
+      fake.chatMessages(chat).find((m) => m.from.is_bot && m.reply_to === bobs.message_id),
+    );
+    expect(told.text).toBe(`@alice${-chat} is answering`);
+    expect((await get(id)).status).toBe('pending');
+    // Bob answers the whole ask by reply to the question; Alice's words then come too late.
+    fake.say(chat, '1\n2', bob, ref.messageId);
+    expect((await finalized(id)).result).toMatchObject({ answers: { env: ['Staging'], checks: ['tests'] } });
+    const late = fake.say(chat, 'my words', alice, prompt.message_id);
+    const notice = await eventually(async () =>
+      fake.chatMessages(chat).find((m) => m.from.is_bot && m.reply_to === late.message_id),
+    );
+    expect(notice.text).toMatch(/already answered by @bob/);
+    expect((await get(id)).result.answers).toEqual({ env: ['Staging'], checks: ['tests'] });
+    for (const m of fake.chatMessages(chat).filter((x) => x.from.is_bot))
+      expect(m.text).not.toMatch(/my words|not yours/);
+  });
 });

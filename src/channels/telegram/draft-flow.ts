@@ -148,7 +148,8 @@ export class TelegramDrafts {
 
   /**
    * A reply to an own-words prompt of a draft: the words go into the draft. Null when the message
-   * is not one (it is then an ordinary reply); else the notice to reply with (if any) and what follows.
+   * replies to no such prompt (it is then an ordinary reply); else the notice to reply with (if
+   * any) and what follows.
    */
   async ownWords(
     sink: InboundSink,
@@ -156,13 +157,16 @@ export class TelegramDrafts {
   ): Promise<{ notice: string | null; after?: () => Promise<void> } | null> {
     const key = await this.deps.store.ownOf(m.chat, m.replyTo);
     if (!key) return null;
+    // A reply to one of our prompts is never an answer to the whole ask: without a draft waiting for
+    // it (applied already by an attempt that died before settling, or the ask ended) it is told or dropped.
     const stored = await this.deps.store.get(key);
     const draft = stored?.draft;
-    if (!stored || stored.closed || !draft || draft.awaitingOwn === undefined) return null;
-    const choice: ButtonChoice = { kind: 'own', question: draft.awaitingOwn };
+    if (!draft) return { notice: null };
+    const choice: ButtonChoice = { kind: 'own', question: draft.awaitingOwn ?? 0 };
     const token = encodeToken({ askId: draft.askId, version: draft.version, choice });
     const opening = await sink.openForm({ channel: 'telegram', token, user: m.user, chat: m.chat });
     if (opening.kind !== 'form') return { notice: outcomeNotice(opening) };
+    if (stored.closed || draft.awaitingOwn === undefined) return { notice: null };
     const { view } = opening;
     const own = { text: m.text, user: m.user, now: this.deps.clock.now() };
     const step = await this.change(key, (d) => (d ? applyOwnWords(view.questions, d, own) : { kind: 'invalid' }));
