@@ -214,4 +214,17 @@ describe('Telegram drafts in a group: one holder, typed replies win, concurrent 
     for (const m of fake.chatMessages(chat).filter((x) => x.from.is_bot))
       expect(m.text).not.toMatch(/my words|not yours/);
   });
+  it('a person the ask is not for is refused before the draft changes, and holds nothing', async () => {
+    const { chat, alice, bob } = group();
+    const to = { channel: 'telegram', chat: String(chat), users: [String(alice.id)] };
+    const { id, ref } = await askIn(chat, [checks], to);
+    const before = visible(fake, ref).buttons.map((b) => b.label);
+    expect(await tapLabel(fake, ref, '☐ lint', bob)).toBe(`This question is for ${alice.id}`);
+    expect(visible(fake, ref).buttons.map((b) => b.label)).toEqual(before);
+    // Alice is not held off by Bob's refused tap.
+    expect(await tapLabel(fake, ref, '☐ tests', alice)).toBe('');
+    await showsButton(fake, ref, '☑ tests');
+    expect(await tapLabel(fake, ref, 'Submit', alice)).toBe('Answer recorded');
+    expect((await finalized(id)).result.answers).toEqual({ checks: ['tests'] });
+  });
 });
