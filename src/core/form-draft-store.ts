@@ -33,8 +33,6 @@ export interface FormDraftStore {
    * the outcome sees it and takes its keyboard away again. Nothing to mark when there is no draft.
    */
   close(key: DraftKey): Promise<void>;
-  /** Removes a draft (after its answer was recorded, so the next person starts afresh). */
-  remove(key: DraftKey): Promise<void>;
   /** Remembers that the message `promptId` in `chat` asks for own words for the draft at `key`. */
   pointOwn(chat: string, promptId: string, key: DraftKey, expiresAt: number): Promise<void>;
   /** The draft a reply to the message `promptId` in `chat` gives own words to, if any. */

@@ -105,10 +105,6 @@ export class RedisFormDrafts implements FormDraftStore {
     await runScript(this.redis, CLOSE, [this.key(key)], []);
   }
 
-  async remove(key: DraftKey): Promise<void> {
-    await this.redis.del(this.key(key));
-  }
-
   async pointOwn(chat: string, promptId: string, key: DraftKey, expiresAt: number): Promise<void> {
     const ttl = draftTtlMs(expiresAt, this.retentionMs, this.clock.now());
     await this.redis.set(this.ownKey(chat, promptId), JSON.stringify(key), 'PX', ttl);

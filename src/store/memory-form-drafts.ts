@@ -46,10 +46,6 @@ export class MemoryFormDrafts implements FormDraftStore {
     if (entry) entry.closed = true;
   }
 
-  async remove(key: DraftKey): Promise<void> {
-    this.drafts.delete(idOf(key));
-  }
-
   async pointOwn(chat: string, promptId: string, key: DraftKey, expiresAt: number): Promise<void> {
     const now = this.clock.now();
     const id = `${chat}\u0000${promptId}`;
