@@ -84,8 +84,11 @@ export function newDraft(questions: readonly DraftQuestion[], tap: Omit<DraftTap
   };
 }
 
-/** Who may change the draft now: its holder, anyone once the hold lapsed (the visible state is kept). */
-function holdBy(draft: Draft, user: Responder, now: number): Responder | null {
+/**
+ * Who holds the draft against `user` now: null when `user` may change it (the holder, or anyone
+ * once the hold lapsed: the visible state is kept), else the holder.
+ */
+export function holdBy(draft: Draft, user: Responder, now: number): Responder | null {
   if (draft.holder.userId === user.userId || now - draft.heldAt >= DRAFT_HOLD_MS) return null;
   return draft.holder;
 }

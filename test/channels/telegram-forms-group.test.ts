@@ -83,6 +83,8 @@ describe('Telegram drafts in a group: one holder, typed replies win, concurrent 
     await showsButton(fake, ref, '☑ lint');
     expect(await tapLabel(fake, ref, '☐ tests', bob)).toBe(`@alice${-chat} is answering`);
     expect(await tapLabel(fake, ref, 'Submit', bob)).toBe(`@alice${-chat} is answering`);
+    // Skip would end the ask for everyone: it waits for the hold too.
+    expect(await tapLabel(fake, ref, 'Skip', bob)).toBe(`@alice${-chat} is answering`);
     expect((await get(id)).status).toBe('pending');
     // Bob answers by reply to the question: the typed answer wins and finalizes the message.
     fake.say(chat, '2,3', bob, ref.messageId);

@@ -5,6 +5,7 @@ import {
   applyTap,
   formAnswers,
   heldNotice,
+  holdBy,
   newDraft,
   showProblem,
   type Draft,
@@ -63,6 +64,11 @@ type Changed = DraftStep | { kind: 'closed' };
 export function isDraftTap(data: string): boolean {
   const token = decodeToken(data);
   return !!token && DRAFT_KINDS.has(token.choice.kind);
+}
+
+/** Whether a callback's data is a Skip (which a held draft holds back too). */
+export function isSkipTap(data: string): boolean {
+  return decodeToken(data)?.choice.kind === 'skip';
 }
 
 /**
@@ -144,6 +150,18 @@ export class TelegramDrafts {
         await this.renderer.render(key, view);
       },
     };
+  }
+
+  /**
+   * The toast for a Skip tapped on a message whose draft someone else holds ("@alice is
+   * answering"), or null: Skip ends the ask for everyone, so it waits for the hold like any tap.
+   */
+  async skipHeld(event: ButtonPressed & { chat: string }, messageId: number): Promise<string | null> {
+    const askId = decodeToken(event.token)?.askId;
+    if (!askId) return null;
+    const stored = await this.deps.store.get({ askId, chat: event.chat, messageId: String(messageId) });
+    const by = stored?.draft && !stored.closed ? holdBy(stored.draft, event.user, this.deps.clock.now()) : null;
+    return by ? heldNotice(by) : null;
   }
 
   /**

@@ -6,7 +6,7 @@ import { responderOf } from '../shared/responder.js';
 import { MESSAGE_MAX_CHARS, TOAST_MAX_CHARS, cut, deadline, describeError, type ChatPacer } from './limits.js';
 import { outcomeNotice } from '../../core/notices.js';
 import { UNGATED, settleOrShow, type EffectGate } from '../shared/take-event.js';
-import { isDraftTap, type TelegramDrafts } from './draft-flow.js';
+import { isDraftTap, isSkipTap, type TelegramDrafts } from './draft-flow.js';
 
 /** Text of the force-reply prompt sent after "Other…". */
 export const OWN_WORDS_PROMPT = 'Reply with your answer in your own words';
@@ -131,6 +131,10 @@ export class TelegramInbound {
         await work.after?.();
       };
       return { toast: work.toast, ...(work.after ? { after: work.after } : {}), late };
+    }
+    if (drafts && chat !== undefined && questionId !== undefined && isSkipTap(event.token)) {
+      const held = await drafts.skipHeld({ ...event, chat }, questionId);
+      if (held) return { toast: held, late: () => this.reply(chat, questionId, held, gate).then(() => undefined) };
     }
     const outcome = await this.deps.sink.button(event);
     if (chat === undefined || questionId === undefined) return { toast: toastOf(outcome) };
