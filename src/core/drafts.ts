@@ -94,7 +94,7 @@ export function holdBy(draft: Draft, user: Responder, now: number): Responder | 
 }
 
 /** The draft as it stands for `tap`: the stored one (if it is this ask version's) or a fresh one. */
-function current(questions: readonly DraftQuestion[], stored: Draft | null, tap: DraftTap): Draft | null {
+function current(questions: readonly DraftQuestion[], stored: Draft | null, tap: DraftTap): Draft {
   if (!stored || stored.version !== tap.version || stored.parts.length !== questions.length)
     return newDraft(questions, tap);
   return stored;
@@ -107,7 +107,6 @@ function current(questions: readonly DraftQuestion[], stored: Draft | null, tap:
  */
 export function applyTap(questions: readonly DraftQuestion[], stored: Draft | null, tap: DraftTap): DraftStep {
   const base = current(questions, stored, tap);
-  if (!base) return { kind: 'invalid' };
   const held = holdBy(base, tap.user, tap.now);
   if (held) return { kind: 'held', by: held };
   const draft: Draft = { ...base, holder: tap.user, heldAt: tap.now, parts: base.parts.map((p) => ({ ...p })) };
@@ -174,10 +173,10 @@ export function formAnswers(draft: Draft): FormAnswer[] {
   return draft.parts.map((p) => ({ choices: [...p.choices], ...(p.own !== undefined ? { own: p.own } : {}) }));
 }
 
-/** After a refused submission: the draft shows the first question with a problem. */
+/** After a refused submission: the draft shows the first question with a problem (its step, without problems). */
 export function showProblem(draft: Draft, problems: readonly FormProblem[]): Draft {
-  const first = problems.reduce((min, p) => Math.min(min, p.question), draft.step);
-  return { ...draft, step: Math.max(0, Math.min(first, draft.parts.length - 1)) };
+  const asked = problems.map((p) => p.question).filter((q) => Number.isInteger(q) && q >= 0 && q < draft.parts.length);
+  return asked.length > 0 ? { ...draft, step: Math.min(...asked) } : draft;
 }
 
 /** Whether a question of the draft has an answer yet (an option or own words). */

@@ -178,6 +178,24 @@ describe('formAnswers and showProblem', () => {
     expect(reading.kind).toBe('invalid');
     if (reading.kind === 'invalid') expect(showProblem(half, reading.problems).step).toBe(0);
   });
+
+  it.each([
+    [
+      'the first question with a problem, wherever the draft was',
+      0,
+      [
+        { question: 2, message: 'x' },
+        { question: 1, message: 'y' },
+      ],
+      1,
+    ],
+    ['a later question than the one shown', 0, [{ question: 2, message: 'x' }], 2],
+    ['no problem naming a question of the draft: stays', 1, [{ question: 7, message: 'x' }], 1],
+    ['no problems: stays', 2, [], 2],
+  ])('showProblem: %s', (_name, step, problems, expected) => {
+    const three = { ...start, step, parts: [{ choices: [] }, { choices: [] }, { choices: [] }] };
+    expect(showProblem(three, problems).step).toBe(expected);
+  });
 });
 
 describe('draftKeyboard', () => {
