@@ -14,6 +14,7 @@ import {
   visible,
 } from './telegram-world.js';
 import type { RunningAskgate } from '../../src/main.js';
+import { MemoryFormDrafts } from '../../src/store/memory-form-drafts.js';
 
 let redis: TestRedis;
 const apps: RunningAskgate[] = [];
@@ -158,5 +159,57 @@ describe('Telegram drafts across restarts, in memory mode, in webhook mode, and 
     fake.say(ref.chat, 'Canary first', user, prompt.message_id);
     const done = await answered(api, id);
     expect(done.result.answers).toEqual({ checks: ['tests'], env: ['Canary first'] });
+  });
+  it('a draft store slower than the 1.5 s answer budget: the tap is answered empty in time, then the keyboard, and the outcome as a reply', async () => {
+    const fake = await FakeTelegramApi.start();
+    fakes.push(fake);
+    const channel = channelFor(fake, logger);
+    const app = await startTestApp(testEnv(), [channel]);
+    apps.push(app);
+    const api = client(app.url);
+    // The next read of the drafts is slow (the store of this one app, swapped in after start).
+    const inner = new MemoryFormDrafts({ retentionMs: 60_000 });
+    let slow = false;
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    channel.useFormDrafts({
+      get: async (key) => {
+        if (slow) {
+          slow = false;
+          await sleep(1700);
+        }
+        return inner.get(key);
+      },
+      put: (key, rev, draft) => inner.put(key, rev, draft),
+      close: (key) => inner.close(key),
+      pointOwn: (chat, promptId, key, expiresAt) => inner.pointOwn(chat, promptId, key, expiresAt),
+      ownOf: (chat, promptId) => inner.ownOf(chat, promptId),
+    });
+    const user = newUser(fake, 'Slow', 'slow');
+    const { id, ref } = await ask(api, user.id, [checks]);
+    slow = true;
+    const query = fake.tap(
+      ref.chat,
+      ref.messageId,
+      visible(fake, ref).buttons.find((b) => b.label === '☐ e2e')!.data,
+      user,
+    );
+    const answer = (await fake.answerOf(query))!;
+    expect(answer.text).toBe('');
+    await showsButton(fake, ref, '☑ e2e');
+    slow = true;
+    const submitted = fake.tap(
+      ref.chat,
+      ref.messageId,
+      visible(fake, ref).buttons.find((b) => b.label === 'Submit')!.data,
+      user,
+    );
+    expect((await fake.answerOf(submitted))!.text).toBe('');
+    const told = await eventually(async () =>
+      fake
+        .chatMessages(ref.chat)
+        .find((m) => m.from.is_bot && m.reply_to === Number(ref.messageId) && m.text === 'Answer recorded'),
+    );
+    expect(told).toBeDefined();
+    expect((await answered(api, id)).result.answers).toEqual({ checks: ['e2e'] });
   });
 });
