@@ -264,4 +264,9 @@ describe('Telegram forms: every shape answered with taps (and own words by force
     expect(done.result).toMatchObject({ status: 'answered', answers: { q1: ['B1'] } });
     expect(visible(fake, ref).message.reply_markup).toBeUndefined();
   });
+  it('logs hold neither own words nor the bot token', () => {
+    const all = logger.lines.join('\n');
+    expect(all).not.toMatch(/words for|my own words/);
+    expect(all).not.toContain(fake.token.split(':')[1]!);
+  });
 });
