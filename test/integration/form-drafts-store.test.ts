@@ -1,26 +1,32 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisFormDrafts } from '../../src/store/form-drafts.js';
 import { MemoryFormDrafts } from '../../src/store/memory-form-drafts.js';
 import { newDraft, type Draft } from '../../src/core/drafts.js';
 import type { DraftKey, FormDraftStore } from '../../src/core/ports.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
+import { startCluster, type TestCluster } from '../helpers/redis-cluster.js';
 
 let redis: TestRedis;
 let conn: Redis;
+let cluster: TestCluster;
+let clusterConn: Cluster;
 let now = 1_000_000;
 const clock = { now: () => now };
 const RETENTION_MS = 60_000;
 let seq = 0;
 
 beforeAll(async () => {
-  redis = await startRedis();
+  [redis, cluster] = await Promise.all([startRedis(), startCluster()]);
   conn = new Redis(redis.url);
+  clusterConn = new Cluster(cluster.seeds, { redisOptions: { maxRetriesPerRequest: 1 } });
 });
 
 afterAll(async () => {
   conn?.disconnect();
+  clusterConn?.disconnect();
   await redis?.dispose();
+  await cluster?.stop();
 });
 
 const questions = [
@@ -42,6 +48,10 @@ const stores: [string, () => FormDraftStore][] = [
   [
     'Redis (real redis-server)',
     () => new RedisFormDrafts(conn, { prefix: `t${seq}`, clock, retentionMs: RETENTION_MS }),
+  ],
+  [
+    'Redis Cluster (3 primaries: every script on one key)',
+    () => new RedisFormDrafts(clusterConn, { prefix: `c${seq}`, clock, retentionMs: RETENTION_MS }),
   ],
   ['memory', () => new MemoryFormDrafts({ clock, retentionMs: RETENTION_MS })],
 ];
