@@ -7,8 +7,11 @@ import { deadline, describeError, isNotModified, toChannelError, type ChatPacer 
 
 /** Keyboard edits one render may try (each after its chat's slot or a 429's retry_after). */
 const RENDER_TRIES = 5;
-/** Longest wait for a chat's slot before a keyboard edit is given up (a later tap renders again). */
-const MAX_RENDER_WAIT_MS = 30_000;
+/**
+ * Longest wait for a chat's slots before a keyboard edit is given up (a later tap renders again):
+ * a little over a minute, so a group's 20-a-minute pace is waited out rather than dropped.
+ */
+const MAX_RENDER_WAIT_MS = 65_000;
 const EDIT_TIMEOUT_MS = 10_000;
 
 /**
