@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { ICON_SVG, PAGE_HTML } from './static/page.js';
+import { ICON_SVG, pageHtml } from './static/page.js';
 import { APP_CSS } from './static/style.js';
+import { CONSOLE_LOCALES, chooseLocale, consoleCatalogue } from '../core/i18n/index.js';
 
 /** One file the console ships, with its gzip form and an ETag. */
 export interface Asset {
@@ -24,6 +25,7 @@ function asset(type: string, text: string): Asset {
 
 /** The browser modules in static/, in the order they run: the entry, app.js, last. */
 export const SCRIPT_MODULES = [
+  'app-i18n.js',
   'app-core.js',
   'app-session.js',
   'app-answer.js',
@@ -77,13 +79,49 @@ export function joinModules(files: readonly string[], read: (file: string) => st
 // Read next to this file: src/console/static in a checkout, the copy tsc emits (allowJs) in dist/.
 const readStatic = (file: string) => readFileSync(new URL(`./static/${file}`, import.meta.url), 'utf8');
 
-/** Every file of the console, built once at startup (no build step: plain ES modules, HTML and CSS). */
+/** The line in front of the joined script: the shipped locales and their names, as `ASKGATE_I18N`. */
+export function i18nScript(): string {
+  return `const ASKGATE_I18N = ${JSON.stringify({ names: consoleCatalogue().names })};\n`;
+}
+
+/** Each shipped locale's console words (core/i18n) as JSON, `/console/i18n/<tag>.json`: a page loads its own language's only. */
+export const CATALOGUES: ReadonlyMap<string, Asset> = new Map(
+  Object.entries(consoleCatalogue().messages).map(([tag, words]) => [
+    tag,
+    asset('application/json; charset=utf-8', JSON.stringify(words)),
+  ]),
+);
+
+/** The page in every shipped locale, chosen per request by {@link pageFor}. */
+const PAGES: ReadonlyMap<string, Asset> = new Map(
+  [...CONSOLE_LOCALES.keys()].map((tag) => [tag, asset('text/html; charset=utf-8', pageHtml(tag))]),
+);
+
+/** Every file of the console, built once at startup (no build step: plain ES modules, HTML and CSS); `html` is the English page. */
 export const ASSETS = {
-  html: asset('text/html; charset=utf-8', PAGE_HTML),
+  html: PAGES.get('en')!,
   css: asset('text/css; charset=utf-8', APP_CSS),
-  js: asset('text/javascript; charset=utf-8', joinModules(SCRIPT_MODULES, readStatic)),
+  js: asset('text/javascript; charset=utf-8', i18nScript() + joinModules(SCRIPT_MODULES, readStatic)),
   icon: asset('image/svg+xml', ICON_SVG),
 } satisfies Record<string, Asset>;
+
+/**
+ * The page in the first language of an `Accept-Language` header that askgate ships (by q-value,
+ * then order; `pt-PT` gets `pt-BR`), else English. The header is untrusted: at most 20 entries are read.
+ */
+export function pageFor(acceptLanguage: string | undefined): Asset {
+  const ranked = (acceptLanguage ?? '')
+    .split(',')
+    .slice(0, 20)
+    .map((part, i) => {
+      const [tag = '', ...params] = part.trim().split(';');
+      const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+      return { tag: tag.trim(), q: q === undefined ? 1 : Number(q), i };
+    })
+    .filter((r) => r.tag !== '' && r.tag !== '*' && r.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i);
+  return PAGES.get(chooseLocale(...ranked.map((r) => r.tag))) ?? ASSETS.html;
+}
 
 /** Headers on every console response: no inline scripts, no framing, no sniffing, no caching of data. */
 export const SECURITY_HEADERS: Record<string, string> = {
@@ -99,8 +137,9 @@ export const SECURITY_HEADERS: Record<string, string> = {
   'cache-control': 'no-store',
 };
 
-/** Bytes the page loads (HTML, CSS, JS, icon): raw and gzip-compressed as served. */
+/** Bytes the page loads (HTML, CSS, JS, icon and the largest language's words): raw and gzip-compressed as served. */
 export function shippedSize(): { raw: number; gzip: number } {
-  const files = Object.values(ASSETS);
+  const words = [...CATALOGUES.values()].sort((a, b) => b.body.length - a.body.length)[0]!;
+  const files = [...Object.values(ASSETS), words];
   return { raw: files.reduce((n, f) => n + f.body.length, 0), gzip: files.reduce((n, f) => n + f.gzip.length, 0) };
 }

@@ -5,7 +5,7 @@ import type { Gateway } from '../app/gateway.js';
 import { AnswerRequestSchema, type Responder } from '../core/schemas.js';
 import { agreeOf } from '../core/policy.js';
 import { ASK_ID_PATTERN } from '../core/token.js';
-import { ASSETS, SECURITY_HEADERS, type Asset } from './assets.js';
+import { ASSETS, CATALOGUES, pageFor, SECURITY_HEADERS, type Asset } from './assets.js';
 import { ConsoleHub, type ConsoleFeed } from './hub.js';
 import { originMatches, tokenMatches } from '../security/http.js';
 import { ConsoleAuth, CSRF_HEADER, isHttps, sessionCookie, type ConsoleSessionStore } from './session.js';
@@ -67,26 +67,29 @@ const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) =>
     }
   });
 
-  const asset = (path: string, file: Asset) =>
+  // The page follows the browser's Accept-Language (one asset per shipped locale, each with its own ETag).
+  const asset = (path: string, fileFor: Asset | ((headers: { 'accept-language'?: string }) => Asset)) =>
     scope.get(
       path,
       { config: { auth: 'console', access: 'public', guard: 'none' } satisfies RouteRules },
       async (request, reply) => {
+        const file = typeof fileFor === 'function' ? fileFor(request.headers) : fileFor;
         reply
           .header('content-type', file.type)
           .header('etag', file.etag)
           .header('cache-control', 'no-cache')
-          .header('vary', 'accept-encoding');
+          .header('vary', typeof fileFor === 'function' ? 'accept-encoding, accept-language' : 'accept-encoding');
         if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
         if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? ''))
           return reply.header('content-encoding', 'gzip').send(file.gzip);
         return reply.send(file.body);
       },
     );
-  asset('/', ASSETS.html);
+  asset('/', (headers) => pageFor(headers['accept-language']));
   asset('/console/app.js', ASSETS.js);
   asset('/console/app.css', ASSETS.css);
   asset('/console/icon.svg', ASSETS.icon);
+  for (const [tag, words] of CATALOGUES) asset(`/console/i18n/${tag}.json`, words);
 
   scope.get(
     '/console/session',

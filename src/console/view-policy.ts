@@ -2,6 +2,7 @@
 // its console view. Labels and names only: free-text answers appear as "their own words".
 import { answerSummary, displayHeader, responderName } from '../core/prompt-view.js';
 import { tallyLines } from '../core/policy-view.js';
+import { LOCALES, wordsFor } from '../core/i18n/index.js';
 import { ownValue } from '../core/own.js';
 import type { AskRecord, Answers } from '../core/schemas.js';
 
@@ -30,8 +31,11 @@ export interface ConsolePolicy {
   /** Reminders posted so far of how many, and when the next one is due (while pending). */
   reminders?: { sent: number; total: number; next?: string };
   escalations?: ConsoleEscalation[];
-  /** `agree` > 1: how many matching answers are needed, and the tally lines of the chats. */
-  agree?: { needed: number; tally: string[] };
+  /**
+   * `agree` > 1: how many matching answers are needed, the tally lines of the chats (the ask's
+   * locale), and the same lines in every shipped locale for the console's own language.
+   */
+  agree?: { needed: number; tally: string[]; tallies: Record<string, string[]> };
   /** `onTimeout.default`: what a timeout would end with, per question. */
   onTimeout?: ConsoleDefault[];
 }
@@ -96,7 +100,12 @@ export function policyOf(record: AskRecord): ConsolePolicy | undefined {
       };
     });
   }
-  if ((policy.agree ?? 1) > 1) out.agree = { needed: policy.agree!, tally: tallyLines(record) };
+  if ((policy.agree ?? 1) > 1)
+    out.agree = {
+      needed: policy.agree!,
+      tally: tallyLines(record),
+      tallies: Object.fromEntries([...LOCALES.keys()].map((tag) => [tag, tallyLines(record, wordsFor(tag))])),
+    };
   const onTimeout = policy.onTimeout && defaultLines(record.questions, policy.onTimeout.default);
   if (onTimeout) out.onTimeout = onTimeout;
   return Object.keys(out).length > 0 ? out : undefined;

@@ -1,4 +1,5 @@
 import { displayHeader, outcomeView, responderName } from '../core/prompt-view.js';
+import { LOCALES, wordsFor } from '../core/i18n/index.js';
 import type { AskRecord, HistoryEntry, Question } from '../core/schemas.js';
 import {
   defaultsOf,
@@ -23,8 +24,10 @@ export type {
 export interface ConsoleOutcome {
   status: 'answered' | 'no_answer';
   reason?: string;
-  /** The outcome lines of the edited chat message (core/prompt-view.ts). */
+  /** The outcome lines of the edited chat message (core/prompt-view.ts), in the ask's locale. */
   text: string;
+  /** The same lines in every shipped locale, for the console's own language (times in UTC). */
+  texts: Record<string, string>;
   /** Who answered or skipped, e.g. "@alice" or "ops-bob", and through which channel. */
   by?: string;
   channel?: string;
@@ -95,11 +98,13 @@ function outcomeOf(record: AskRecord): ConsoleOutcome | null {
   const result = record.result;
   if (record.status === 'pending' || !result) return null;
   const { text } = outcomeView(record);
+  const texts = Object.fromEntries([...LOCALES.keys()].map((tag) => [tag, outcomeView(record, wordsFor(tag)).text]));
   const who = result.status === 'answered' ? result.answeredBy : result.by;
   return {
     status: result.status,
     ...(result.status === 'no_answer' ? { reason: result.reason } : {}),
     text,
+    texts,
     ...(who ? { by: responderName(who), channel: who.channel } : {}),
     at: result.status === 'answered' ? result.answeredAt : result.at,
     ...optional('defaults', defaultsOf(record)),

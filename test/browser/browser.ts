@@ -36,9 +36,16 @@ export interface WatchedPage {
   errors: string[];
 }
 
-/** Opens a fresh context (own cookies) and page; dialogs are recorded and dismissed. */
-export async function openPage(browser: Browser, viewport = { width: 1000, height: 900 }): Promise<WatchedPage> {
-  const context = await browser.newContext({ viewport, colorScheme: 'light', locale: 'en-GB', timezoneId: 'UTC' });
+/**
+ * Opens a fresh context (own cookies) and page; dialogs are recorded and dismissed. `where`: the
+ * browser's language (navigator.languages and Accept-Language) and time zone, en-GB in UTC by default.
+ */
+export async function openPage(
+  browser: Browser,
+  viewport = { width: 1000, height: 900 },
+  where: { locale: string; timezoneId: string } = { locale: 'en-GB', timezoneId: 'UTC' },
+): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport, colorScheme: 'light', ...where });
   const page = await context.newPage();
   const watched: WatchedPage = { context, page, dialogs: [], errors: [] };
   page.on('dialog', (dialog) => {

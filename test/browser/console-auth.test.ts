@@ -52,7 +52,7 @@ describe('web console with ASKGATE_API_TOKEN (real browser)', () => {
 
       await page.getByLabel('API token').fill('not-the-token-at-all');
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await expect(page.locator('#login-error').textContent()).resolves.toBe('That is not the API token.');
+      await expect.poll(() => page.locator('#login-error').textContent()).toBe('That is not the API token.');
       expect(await context.cookies()).toEqual([]);
 
       await page.getByLabel('API token').fill(TOKEN);

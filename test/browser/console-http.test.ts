@@ -52,7 +52,8 @@ describe('console page and assets', () => {
     expect(() => new Function(js)).not.toThrow();
     expect(js).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
     const size = shippedSize();
-    expect(size.raw).toBeLessThan(40_000);
+    // 40 KB for the page and its script, plus one language's words (the largest, Japanese: ~5 KB raw).
+    expect(size.raw).toBeLessThan(45_000);
     expect(size.gzip).toBeLessThan(14_000);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { announce, apply, el, operatorName, renderCounts, request } from './app-core.js';
 import { showLogin } from './app-session.js';
+import { t } from './app-i18n.js';
 
 /** @typedef {import('../view.js').ConsoleAsk} ConsoleAsk */
 /** @typedef {import('../view.js').ConsoleQuestion} ConsoleQuestion */
@@ -37,8 +38,8 @@ function skipButton(card, ask) {
   return el('button', {
     type: 'button',
     class: 'secondary skip',
-    text: 'Skip',
-    'aria-label': 'Skip the question from ' + card.runId,
+    text: t('skip'),
+    'aria-label': t('skipLabel', { run: card.runId }),
     onclick: () => submit(card, { skip: true }),
   });
 }
@@ -72,7 +73,7 @@ export function buildQuick(card, ask, base) {
         event.preventDefault();
         const text = own.value.trim();
         if (!text) {
-          showError(card, 'Write an answer first, or pick an option.');
+          showError(card, t('writeFirst'));
           own.focus();
           return;
         }
@@ -80,8 +81,8 @@ export function buildQuick(card, ask, base) {
       },
     },
     [
-      el('label', { for: ownId, text: 'Or answer in your own words' }),
-      el('div', { class: 'row' }, [own, el('button', { type: 'submit', text: 'Send' }), skipButton(card, ask)]),
+      el('label', { for: ownId, text: t('ownWords') }),
+      el('div', { class: 'row' }, [own, el('button', { type: 'submit', text: t('send') }), skipButton(card, ask)]),
     ],
   );
   return el('div', { class: 'quick' }, [
@@ -107,7 +108,7 @@ function buildStep(q, base) {
     type: 'text',
     maxlength: 4000,
     autocomplete: 'off',
-    'aria-label': 'Other: your own words',
+    'aria-label': t('otherOwn'),
   });
   text.addEventListener('input', () => {
     other.checked = text.value.trim() !== '';
@@ -115,12 +116,12 @@ function buildStep(q, base) {
   other.addEventListener('change', () => {
     if (other.checked) text.focus();
   });
-  const hint = q.multiSelect ? el('p', { class: 'hint', id: name + '-hint', text: 'Choose one or more.' }) : null;
+  const hint = q.multiSelect ? el('p', { class: 'hint', id: name + '-hint', text: t('chooseSeveral') }) : null;
   const node = el('fieldset', { class: 'step', 'aria-describedby': hint ? name + '-hint' : null }, [
     el('legend', {}, questionText(q, null)),
     hint,
     rows,
-    el('div', { class: 'opt other' }, [other, el('label', { for: name + '-other', text: 'Other' }), text]),
+    el('div', { class: 'opt other' }, [other, el('label', { for: name + '-other', text: t('other') }), text]),
   ]);
   return {
     node,
@@ -141,7 +142,7 @@ function buildStep(q, base) {
 export function buildStepper(card, ask, base) {
   const steps = ask.questions.map((q) => buildStep(q, base));
   const progress = el('p', { class: 'progress' });
-  const back = el('button', { type: 'button', class: 'secondary', text: 'Back' });
+  const back = el('button', { type: 'button', class: 'secondary', text: t('back') });
   const next = el('button', { type: 'submit' });
   const form = el('form', { class: 'stepper', novalidate: true }, [
     progress,
@@ -156,9 +157,9 @@ export function buildStepper(card, ask, base) {
       s.node.hidden = i !== index;
     });
     progress.hidden = steps.length === 1;
-    progress.textContent = 'Question ' + (index + 1) + ' of ' + steps.length;
+    progress.textContent = t('progress', { n: index + 1, total: steps.length });
     back.hidden = index === 0;
-    next.textContent = index < steps.length - 1 ? 'Next' : steps.length > 1 ? 'Submit answers' : 'Submit answer';
+    next.textContent = t(index < steps.length - 1 ? 'next' : steps.length > 1 ? 'submitMany' : 'submitOne');
     if (focus) steps[index].focus();
   };
   back.addEventListener('click', () => {
@@ -170,12 +171,7 @@ export function buildStepper(card, ask, base) {
     showError(card, '');
     const step = steps[current];
     if (step.values().length === 0) {
-      showError(
-        card,
-        step.multi
-          ? 'Choose at least one option, or write your own answer.'
-          : 'Choose an option, or write your own answer.',
-      );
+      showError(card, t(step.multi ? 'chooseMulti' : 'chooseOne'));
       step.focus();
       return;
     }
@@ -209,17 +205,14 @@ async function submit(card, body) {
   if (res && res.status === 200 && res.data && res.data.ask) {
     const open = res.data.ask.status === 'pending';
     // An ask that needs several matching answers stays open: this browser's answer is one response.
-    announce((body.skip ? 'Skipped ' : open ? 'Answer recorded for ' : 'Answer sent for ') + card.runId + '.');
+    announce(t(body.skip ? 'announceSkipped' : open ? 'announceRecorded' : 'announceSent', { run: card.runId }));
     apply(res.data.ask, false);
     renderCounts();
     return;
   }
   if (res && res.status === 401) {
-    showLogin('Your session ended; sign in again.');
+    showLogin(t('sessionEnded'));
     return;
   }
-  showError(
-    card,
-    (res && res.data && res.data.error && res.data.error.message) || 'askgate did not answer; try again.',
-  );
+  showError(card, (res && res.data && res.data.error && res.data.error.message) || t('noReply'));
 }

@@ -8,6 +8,7 @@
  */
 import { removePending, showPending } from './app-pending.js';
 import { removePast, showPast } from './app-history.js';
+import { lang, t, timeLocale } from './app-i18n.js';
 
 /** @typedef {import('../view.js').ConsoleAsk} ConsoleAsk */
 /** @typedef {Node | string | null | undefined | false} Child */
@@ -113,17 +114,29 @@ export function clock(iso, withSeconds) {
   const opts = withSeconds
     ? { hour: '2-digit', minute: '2-digit', second: '2-digit' }
     : { hour: '2-digit', minute: '2-digit' };
-  const time = d.toLocaleTimeString([], opts);
-  return d.toDateString() === new Date(serverNow()).toDateString() ? time : d.toLocaleDateString() + ' ' + time;
+  // The page's language, the browser's own time zone.
+  const time = d.toLocaleTimeString(timeLocale, opts);
+  return d.toDateString() === new Date(serverNow()).toDateString()
+    ? time
+    : d.toLocaleDateString(timeLocale) + ' ' + time;
+}
+
+/**
+ * The outcome lines in the page's language (the server renders them in every shipped locale),
+ * else as the chat shows them.
+ * @param {import('../view.js').ConsoleOutcome} outcome
+ */
+export function outcomeText(outcome) {
+  return outcome.texts && Object.hasOwn(outcome.texts, lang) ? outcome.texts[lang] : outcome.text;
 }
 
 /** "expires in 5 min", on the server's clock. @param {string} iso */
 export function expiresIn(iso) {
   const s = Math.round((Date.parse(iso) - serverNow()) / 1000);
-  if (!(s > 0)) return 'expiring now';
-  if (s < 90) return 'expires in ' + s + ' s';
+  if (!(s > 0)) return t('expiringNow');
+  if (s < 90) return t('expiresSeconds', { count: s });
   const m = Math.round(s / 60);
-  return m < 90 ? 'expires in ' + m + ' min' : 'expires in ' + Math.round(m / 60) + ' h';
+  return m < 90 ? t('expiresMinutes', { count: m }) : t('expiresHours', { count: Math.round(m / 60) });
 }
 
 const operatorInput = () => /** @type {HTMLInputElement} */ ($('operator'));
@@ -184,5 +197,5 @@ export function renderCounts() {
   $('pending-count').textContent = n ? '(' + n + ')' : '';
   $('pending-empty').hidden = n > 0;
   $('history-empty').hidden = $('history-list').children.length > 0;
-  document.title = n ? '(' + n + ') askgate console' : 'askgate console';
+  document.title = n ? t('titleCount', { count: n }) : t('title');
 }

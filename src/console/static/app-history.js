@@ -1,5 +1,6 @@
 /** Browser module, part 3: finished asks (outcome, who, when, the event history). */
-import { $, clock, el, state } from './app-core.js';
+import { $, clock, el, outcomeText, state } from './app-core.js';
+import { t } from './app-i18n.js';
 import { questionText } from './app-answer.js';
 import { defaultsText, deliveryList, responseList } from './app-policy.js';
 
@@ -7,46 +8,36 @@ import { defaultsText, deliveryList, responseList } from './app-policy.js';
 /** @typedef {ConsoleAsk['history'][number]} HistoryEntry */
 
 const HISTORY_MAX = 100;
-// Maps, not plain objects: a looked-up name like "constructor" must not find Object.prototype's.
-const EVENT_NAMES = new Map(
-  Object.entries({
-    created: 'Asked',
-    delivered: 'Delivered',
-    delivery_failed: 'Delivery failed',
-    reply_rejected: 'Reply not understood',
-    hint_sent: 'Hint sent',
-    partial: 'Partly answered',
-    answered: 'Answered',
-    no_answer: 'Ended without an answer',
-    finalized: 'Chat message updated',
-    finalize_failed: 'Chat message update failed',
-    webhook_delivered: 'Webhook delivered',
-    webhook_failed: 'Webhook failed',
-    reminded: 'Reminder posted',
-    escalated: 'Escalated',
-    response: 'Response recorded',
-  }),
-);
-const REASONS = new Map(
-  Object.entries({
-    timeout: 'Expired',
-    skipped: 'Skipped',
-    cancelled: 'Cancelled',
-    superseded: 'Replaced',
-    undelivered: 'Not delivered',
-  }),
-);
+// Sets, not plain objects: a looked-up name like "constructor" must not find Object.prototype's.
+const EVENT_TYPES = new Set([
+  'created',
+  'delivered',
+  'delivery_failed',
+  'reply_rejected',
+  'hint_sent',
+  'partial',
+  'answered',
+  'no_answer',
+  'finalized',
+  'finalize_failed',
+  'webhook_delivered',
+  'webhook_failed',
+  'reminded',
+  'escalated',
+  'response',
+]);
+const REASONS = new Set(['timeout', 'skipped', 'cancelled', 'superseded', 'undelivered']);
 
 /** @type {Map<string, HTMLLIElement>} ask id -> li */
 const pastItems = new Map();
 
 /** @param {HistoryEntry} h */
 function eventText(h) {
-  const parts = [EVENT_NAMES.get(h.type) || h.type];
+  const parts = [EVENT_TYPES.has(h.type) ? t('event.' + h.type) : h.type];
   if (h.reason) parts.push('(' + h.reason + ')');
-  if (h.userId) parts.push('by ' + h.userId);
-  if (h.channel) parts.push('via ' + h.channel);
-  if (h.questions && h.questions.length) parts.push('· questions ' + h.questions.join(', '));
+  if (h.userId) parts.push(t('eventBy', { user: h.userId }));
+  if (h.channel) parts.push(t('eventVia', { channel: h.channel }));
+  if (h.questions && h.questions.length) parts.push(t('eventQuestions', { ids: h.questions.join(', ') }));
   if (h.detail) parts.push('· ' + h.detail);
   return parts.join(' ');
 }
@@ -71,7 +62,7 @@ function buildPast(ask) {
   const summary = el('summary', {}, [
     el('span', {
       class: 'badge ' + (answered ? 'ok' : 'no'),
-      text: answered ? 'Answered' : REASONS.get(/** @type {string} */ (o.reason)) || 'No answer',
+      text: answered ? t('answered') : REASONS.has(o.reason || '') ? t('reason.' + o.reason) : t('noAnswer'),
     }),
     el('span', { class: 'run-id', text: ask.runId }),
     el('span', {
@@ -81,23 +72,23 @@ function buildPast(ask) {
     el('time', { datetime: o.at, text: clock(o.at, false) }),
   ]);
   const body = el('div', { class: 'past-body' }, [
-    el('p', { class: 'outcome', text: o.text }),
+    el('p', { class: 'outcome', text: outcomeText(o) }),
     el('dl', { class: 'facts' }, [
-      fact('Run', ask.runId + ' (ask ' + ask.version + ')'),
-      fact('Asked', clock(ask.createdAt, true)),
-      fact(answered ? 'Answered' : 'Ended', clock(o.at, true)),
-      o.by ? fact(answered ? 'By' : 'Skipped by', o.by + ' via ' + o.channel) : null,
+      fact(t('run'), t('runValue', { run: ask.runId, version: ask.version })),
+      fact(t('askedAt'), clock(ask.createdAt, true)),
+      fact(answered ? t('answered') : t('ended'), clock(o.at, true)),
+      o.by ? fact(answered ? t('by') : t('skippedBy'), t('byVia', { name: o.by, channel: o.channel || '' })) : null,
       ask.deliveries.length
-        ? fact('Sent to', deliveryList(ask.deliveries))
+        ? fact(t('sentTo'), deliveryList(ask.deliveries))
         : ask.to
-          ? fact('Sent to', ask.to.channel + ':' + ask.to.chat)
+          ? fact(t('sentTo'), ask.to.channel + ':' + ask.to.chat)
           : null,
-      o.defaults ? fact('Default taken', defaultsText(o.defaults)) : null,
-      o.responses ? fact('Responses', responseList(o.responses)) : null,
+      o.defaults ? fact(t('defaultTaken'), defaultsText(o.defaults)) : null,
+      o.responses ? fact(t('responses'), responseList(o.responses)) : null,
     ]),
     el(
       'ol',
-      { class: 'questions', 'aria-label': 'Questions' },
+      { class: 'questions', 'aria-label': t('questions') },
       ask.questions.map((q) =>
         el('li', {}, [
           el('p', { class: 'question' }, questionText(q, null)),
@@ -111,8 +102,8 @@ function buildPast(ask) {
         ]),
       ),
     ),
-    el('p', { class: 'hint', text: 'Events' }),
-    el('ol', { class: 'events', 'aria-label': 'Events' }, eventItems(ask.history)),
+    el('p', { class: 'hint', text: t('events') }),
+    el('ol', { class: 'events', 'aria-label': t('events') }, eventItems(ask.history)),
   ]);
   return el('details', {}, [summary, body]);
 }

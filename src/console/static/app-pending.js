@@ -3,10 +3,11 @@
  * wipes a half-filled stepper); later updates only refresh its status line and events. Its
  * answer form comes from app-answer.js.
  */
-import { $, announce, clock, el, expiresIn, state } from './app-core.js';
+import { $, announce, clock, el, expiresIn, outcomeText, state } from './app-core.js';
 import { buildQuick, buildStepper } from './app-answer.js';
 import { eventItems } from './app-history.js';
 import { policyItems } from './app-policy.js';
+import { t } from './app-i18n.js';
 
 /** @typedef {import('../view.js').ConsoleAsk} ConsoleAsk */
 /** @typedef {import('./app-answer.js').Card} Card */
@@ -16,10 +17,14 @@ export const cards = new Map();
 
 /** @param {ConsoleAsk} ask */
 function cardStatus(ask) {
-  const parts = ['Ask ' + ask.version, 'asked ' + clock(ask.createdAt, false), expiresIn(ask.expiresAt)];
+  const parts = [
+    t('askN', { version: ask.version }),
+    t('asked', { time: clock(ask.createdAt, false) }),
+    expiresIn(ask.expiresAt),
+  ];
   const failed = ask.deliveries.filter((d) => d.status === 'failed').length;
-  if (failed) parts.push(failed + (failed === 1 ? ' delivery failed' : ' deliveries failed'));
-  if (ask.partial.length) parts.push(ask.partial.length + ' of ' + ask.questions.length + ' answered in chat');
+  if (failed) parts.push(t('deliveriesFailed', { count: failed }));
+  if (ask.partial.length) parts.push(t('answeredInChat', { count: ask.partial.length, total: ask.questions.length }));
   return parts.join(' · ');
 }
 
@@ -50,7 +55,7 @@ export function showPending(ask, live) {
     // The body's handlers need the card before its nodes exist: they are filled in right below.
     card = /** @type {Card} */ ({ id: ask.id, runId: ask.runId, busy: false });
     card.meta = el('p', { class: 'meta' });
-    card.policy = el('ul', { class: 'policy', 'aria-label': 'Where and how it was asked' });
+    card.policy = el('ul', { class: 'policy', 'aria-label': t('whereAsked') });
     card.error = el('p', { class: 'error', role: 'alert' });
     card.events = el('ol', { class: 'events' });
     const body =
@@ -59,18 +64,18 @@ export function showPending(ask, live) {
         : buildStepper(card, ask, base);
     card.root = el(
       'article',
-      { class: 'ask', id: base, 'data-ask': ask.id, 'aria-label': 'Question from ' + ask.runId },
+      { class: 'ask', id: base, 'data-ask': ask.id, 'aria-label': t('questionFrom', { run: ask.runId }) },
       [
         card.meta,
         card.policy,
         body,
         card.error,
-        el('details', { class: 'events' }, [el('summary', { text: 'Events' }), card.events]),
+        el('details', { class: 'events' }, [el('summary', { text: t('events') }), card.events]),
       ],
     );
     cards.set(ask.id, card);
     runSection(ask).append(card.root);
-    if (live) announce('New question from ' + ask.runId + ': ' + ask.questions[0].question);
+    if (live) announce(t('newQuestion', { run: ask.runId, question: ask.questions[0].question }));
   }
   card.meta.textContent = cardStatus(ask);
   card.policy.replaceChildren(...policyItems(ask));
@@ -87,7 +92,7 @@ export function removePending(id, endedElsewhere) {
   cards.delete(id);
   if (section && !section.querySelector('.ask')) section.remove();
   if (endedElsewhere && endedElsewhere.outcome)
-    announce(card.runId + ': ' + endedElsewhere.outcome.text.split('\n')[0]);
+    announce(card.runId + ': ' + outcomeText(endedElsewhere.outcome).split('\n')[0]);
   // Never move focus onto the next ask's options: a repeated Enter must not answer it.
   if (hadFocus) $('pending-title').focus();
 }

@@ -4,6 +4,7 @@
  * finished ask the default taken and everyone's responses. Text only (labels and names).
  */
 import { clock, el } from './app-core.js';
+import { lang, t } from './app-i18n.js';
 
 /** @typedef {import('../view.js').ConsoleAsk} ConsoleAsk */
 /** @typedef {import('../view.js').ConsoleDelivery} ConsoleDelivery */
@@ -16,14 +17,14 @@ const DELIVERY_NOTES = new Map(Object.entries({ pending: 'sending', failed: 'fai
 function deliveryText(d) {
   /** @type {string[]} */
   const notes = [];
-  if (d.step > 0) notes.push('escalation ' + d.step);
+  if (d.step > 0) notes.push(t('escalationN', { n: d.step }));
   const note = DELIVERY_NOTES.get(d.status);
-  if (note) notes.push(note);
+  if (note) notes.push(t(note));
   return (
     d.channel +
     ':' +
     d.chat +
-    (d.thread ? ' thread ' + d.thread : '') +
+    (d.thread ? ' ' + t('thread', { thread: d.thread }) : '') +
     (notes.length ? ' (' + notes.join(', ') + ')' : '')
   );
 }
@@ -44,28 +45,34 @@ export function defaultsText(defaults) {
   return defaults.map((d) => d.question + ': ' + d.labels).join('; ');
 }
 
+/** The tally lines in the page's language (rendered by the server in every shipped locale). @param {NonNullable<import('../view.js').ConsolePolicy['agree']>} agree */
+function tallyOf(agree) {
+  return agree.tallies && Object.hasOwn(agree.tallies, lang) ? agree.tallies[lang] : agree.tally;
+}
+
 /** The policy lines of a pending card (a list item each). @param {ConsoleAsk} ask */
 export function policyItems(ask) {
   const p = ask.policy;
   const items = [];
-  if (ask.deliveries.length) items.push(el('li', { class: 'where' }, ['Sent to ', deliveryList(ask.deliveries)]));
-  else items.push(el('li', { class: 'where', text: 'Not sent to any chat: answer it here or through the API' }));
+  if (ask.deliveries.length)
+    items.push(el('li', { class: 'where' }, [t('sentTo') + ' ', deliveryList(ask.deliveries)]));
+  else items.push(el('li', { class: 'where', text: t('notSent') }));
   if (!p) return items;
   if (p.reminders) {
     const r = p.reminders;
-    const next = r.next ? ' · next reminder at ' + clock(r.next, false) : '';
-    items.push(el('li', { class: 'reminders', text: 'Reminded ' + r.sent + ' of ' + r.total + next }));
+    const next = r.next ? ' · ' + t('nextReminder', { time: clock(r.next, false) }) : '';
+    items.push(el('li', { class: 'reminders', text: t('reminded', { sent: r.sent, total: r.total }) + next }));
   }
   for (const e of p.escalations || [])
     items.push(
       el('li', {
         class: 'escalation',
-        text: (e.fired ? 'Escalated to ' : 'Escalates to ') + e.to.join(', ') + ' at ' + clock(e.at, false),
+        text: t(e.fired ? 'escalatedTo' : 'escalatesTo', { to: e.to.join(', '), time: clock(e.at, false) }),
       }),
     );
-  if (p.agree) for (const line of p.agree.tally) items.push(el('li', { class: 'tally', text: line }));
+  if (p.agree) for (const line of tallyOf(p.agree)) items.push(el('li', { class: 'tally', text: line }));
   if (p.onTimeout)
-    items.push(el('li', { class: 'on-timeout', text: 'Default on timeout: ' + defaultsText(p.onTimeout) }));
+    items.push(el('li', { class: 'on-timeout', text: t('defaultOnTimeout', { defaults: defaultsText(p.onTimeout) }) }));
   return items;
 }
 
@@ -76,7 +83,7 @@ export function responseList(responses) {
     { class: 'responses' },
     responses.map((r) =>
       el('li', {}, [
-        el('span', { class: 'by', text: r.by + ' via ' + r.channel }),
+        el('span', { class: 'by', text: t('byVia', { name: r.by, channel: r.channel }) }),
         ': ' + r.answer + ' ',
         el('time', { datetime: r.at, text: clock(r.at, false) }),
       ]),

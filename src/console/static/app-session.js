@@ -1,6 +1,7 @@
 /** Browser module: sign-in, sign-out and the event stream of the console. */
 import { $, apply, clearAll, forget, renderCounts, request, setConn, state } from './app-core.js';
 import { cards } from './app-pending.js';
+import { t } from './app-i18n.js';
 
 /** @typedef {import('../view.js').ConsoleAsk} ConsoleAsk */
 
@@ -13,12 +14,12 @@ export async function checkSession() {
     res = null;
   }
   if (!res || res.status === 503) {
-    setConn('offline', 'askgate is unreachable; retrying…');
+    setConn('offline', t('unreachable'));
     setTimeout(checkSession, 3000);
     return;
   }
   if (res.status !== 200 || !res.data) {
-    setConn('offline', (res.data && res.data.error && res.data.error.message) || 'askgate refused the console');
+    setConn('offline', (res.data && res.data.error && res.data.error.message) || t('refused'));
     return;
   }
   state.mode = res.data.mode;
@@ -40,7 +41,7 @@ export function showLogin(message) {
   $('who').hidden = true;
   $('login').hidden = false;
   $('login-error').textContent = message;
-  setConn('idle', 'Signed out');
+  setConn('idle', t('signedOutState'));
   $('token').focus();
 }
 
@@ -56,8 +57,7 @@ export async function onLogin(event) {
   }
   input.value = '';
   if (!res || res.status !== 200 || !res.data) {
-    $('login-error').textContent =
-      res && res.status === 401 ? 'That is not the API token.' : 'Sign-in failed; try again.';
+    $('login-error').textContent = res && res.status === 401 ? t('notToken') : t('signInFailed');
     input.focus();
     return;
   }
@@ -77,9 +77,7 @@ export async function onLogout() {
     res = null;
   }
   // Anything but 204: the session did not end on the server (its cookie is kept, so it can be retried).
-  showLogin(
-    res && res.status === 204 ? 'Signed out.' : 'askgate could not end the session; reload and sign out again.',
-  );
+  showLogin(res && res.status === 204 ? t('signedOut') : t('logoutFailed'));
 }
 
 function showConsole() {
@@ -100,7 +98,7 @@ function stopEvents() {
 
 function startEvents() {
   stopEvents();
-  setConn('connecting', 'Connecting…');
+  setConn('connecting', t('connecting'));
   const source = new EventSource('/console/events');
   state.source = source;
   /** @type {(fn: (event: MessageEvent<string>) => void) => (event: Event) => void} */
@@ -109,7 +107,7 @@ function startEvents() {
   };
   source.addEventListener(
     'open',
-    mine(() => setConn('live', 'Live')),
+    mine(() => setConn('live', t('live'))),
   );
   source.addEventListener(
     'snapshot',
@@ -145,9 +143,9 @@ function startEvents() {
       if (source.readyState === EventSource.CLOSED) {
         // Refused (signed out, or askgate restarting): ask again what the session is.
         state.source = null;
-        setConn('offline', 'Disconnected; checking…');
+        setConn('offline', t('disconnected'));
         setTimeout(checkSession, 2000);
-      } else setConn('connecting', 'Reconnecting…');
+      } else setConn('connecting', t('reconnecting'));
     }),
   );
 }

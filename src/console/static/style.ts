@@ -26,6 +26,8 @@ h2:focus { outline: none; }
 .conn.offline::before { background: var(--err); }
 .who { margin-left: auto; display: flex; gap: .5rem; align-items: center; font-size: .875rem; }
 .who input { width: 9rem; }
+.lang { margin-left: auto; display: flex; gap: .4rem; align-items: center; font-size: .875rem; color: var(--muted); }
+.lang + .who { margin-left: 0; }
 
 main { max-width: 46rem; margin: 0 auto; padding: .5rem 1rem 3rem; }
 h2 { font-size: 1.1rem; margin: 1.25rem 0 .75rem; }
