@@ -35,3 +35,24 @@ describe('loadConfig', () => {
     ).toThrow(/needs TELEGRAM_WEBHOOK_SECRET/);
   });
 });
+
+describe('ASKGATE_DEFAULT_LOCALE', () => {
+  it('defaults to English and keeps a tag in canonical form', () => {
+    expect(loadConfig({}).defaultLocale).toBe('en');
+    expect(loadConfig({ ASKGATE_DEFAULT_LOCALE: 'pt-br' }).defaultLocale).toBe('pt-BR');
+    expect(loadConfig({ ASKGATE_DEFAULT_LOCALE: ' de ' }).defaultLocale).toBe('de');
+  });
+
+  it('refuses a malformed tag, naming the variable', () => {
+    expect(() => loadConfig({ ASKGATE_DEFAULT_LOCALE: 'en_US' })).toThrow(
+      /ASKGATE_DEFAULT_LOCALE: must be a BCP 47 language tag/,
+    );
+  });
+
+  it('says at startup when the language is not shipped (English is used)', () => {
+    const config = loadConfig({ ASKGATE_DEFAULT_LOCALE: 'ko' });
+    expect(config.defaultLocale).toBe('ko');
+    expect(config.notices.join('\n')).toMatch(/ASKGATE_DEFAULT_LOCALE=ko is not a language askgate ships/);
+    expect(loadConfig({ ASKGATE_DEFAULT_LOCALE: 'pt-PT' }).notices.join('\n')).not.toMatch(/DEFAULT_LOCALE/);
+  });
+});
