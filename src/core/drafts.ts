@@ -3,6 +3,7 @@ import type { FormAnswer, FormProblem } from './forms.js';
 import { ResponderSchema, type Responder } from './schemas.js';
 import type { ButtonChoice } from './token.js';
 import { responderName } from './prompt-view.js';
+import { ENGLISH, type Words } from './i18n/index.js';
 
 /**
  * How long the person who started a draft holds it in a group, counted from their last tap: others
@@ -196,63 +197,50 @@ export interface DraftKeyboardQuestion extends DraftQuestion {
   options: readonly { label: string }[];
 }
 
-/** Labels of a draft keyboard's controls. */
-export const DRAFT_LABELS = {
-  on: '☑',
-  off: '☐',
-  picked: '✓',
-  other: 'Other…',
-  otherGiven: 'Other… ✓',
-  skip: 'Skip',
-  back: '« Back',
-  next: 'Next »',
-  submit: 'Submit',
-} as const;
+/** The marks of a draft keyboard (its words are the ask's: core/i18n `control.*`). */
+export const DRAFT_MARKS = { on: '☑', off: '☐', picked: '✓', back: '«', next: '»' } as const;
 
 /**
  * The keyboard of the draft's current step (pure; the channel encodes each choice as a token):
  * "Question q of n" (several questions), one option per row (☐/☑ toggles, or ✓ on the picked
  * one), Other… and Skip, then Back, Next (a multi-select or answered question) or Submit (the
- * last question, when multi-select or answered). `draft` null: the first step, untouched.
+ * last question, when multi-select or answered), in `words`. `draft` null: the first step, untouched.
  */
 export function draftKeyboard(
   questions: readonly DraftKeyboardQuestion[],
   draft: Pick<Draft, 'step' | 'parts'> | null,
   canSkip: boolean,
+  words: Words = ENGLISH,
 ): DraftButton[][] {
+  const t = words.t;
   const step = Math.min(draft?.step ?? 0, questions.length - 1);
   const q = questions[step]!;
   const part = draft?.parts[step];
   const rows: DraftButton[][] = [];
+  const button = (label: string, choice: ButtonChoice): DraftButton => ({ label, choice });
   if (questions.length > 1) {
-    const title = `Question ${step + 1} of ${questions.length}${q.header ? ` · ${q.header}` : ''}`;
-    rows.push([{ label: title, choice: { kind: 'step', question: step } }]);
+    const progress = t('control.progress', { n: step + 1, total: questions.length });
+    rows.push([button(`${progress}${q.header ? ` · ${q.header}` : ''}`, { kind: 'step', question: step })]);
   }
   q.options.forEach((o, index) => {
     const on = !!part?.choices.includes(index);
     rows.push([
       q.multiSelect
-        ? {
-            label: `${on ? DRAFT_LABELS.on : DRAFT_LABELS.off} ${o.label}`,
-            choice: { kind: 'toggle', question: step, index },
-          }
-        : {
-            label: on ? `${DRAFT_LABELS.picked} ${o.label}` : o.label,
-            choice: { kind: 'pick', question: step, index },
-          },
+        ? button(`${on ? DRAFT_MARKS.on : DRAFT_MARKS.off} ${o.label}`, { kind: 'toggle', question: step, index })
+        : button(on ? `${DRAFT_MARKS.picked} ${o.label}` : o.label, { kind: 'pick', question: step, index }),
     ]);
   });
-  const own = part?.own !== undefined && part.own !== '' ? DRAFT_LABELS.otherGiven : DRAFT_LABELS.other;
+  const given = part?.own !== undefined && part.own !== '';
   rows.push([
-    { label: own, choice: { kind: 'own', question: step } },
-    ...(canSkip ? [{ label: DRAFT_LABELS.skip, choice: { kind: 'skip' } } satisfies DraftButton] : []),
+    button(`${t('control.other')}${given ? ` ${DRAFT_MARKS.picked}` : ''}`, { kind: 'own', question: step }),
+    ...(canSkip ? [button(t('control.skip'), { kind: 'skip' })] : []),
   ]);
   const nav: DraftButton[] = [];
-  if (step > 0) nav.push({ label: DRAFT_LABELS.back, choice: { kind: 'step', question: step - 1 } });
+  if (step > 0) nav.push(button(`${DRAFT_MARKS.back} ${t('control.back')}`, { kind: 'step', question: step - 1 }));
   const onward = q.multiSelect || answered(part);
   if (onward && step < questions.length - 1)
-    nav.push({ label: DRAFT_LABELS.next, choice: { kind: 'step', question: step + 1 } });
-  if (onward && step === questions.length - 1) nav.push({ label: DRAFT_LABELS.submit, choice: { kind: 'submit' } });
+    nav.push(button(`${t('control.next')} ${DRAFT_MARKS.next}`, { kind: 'step', question: step + 1 }));
+  if (onward && step === questions.length - 1) nav.push(button(t('control.submit'), { kind: 'submit' }));
   if (nav.length > 0) rows.push(nav);
   return rows;
 }

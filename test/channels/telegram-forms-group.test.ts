@@ -196,7 +196,7 @@ describe('Telegram drafts in a group: one holder, typed replies win, concurrent 
     const { id, ref } = await askIn(chat, [env, checks]);
     expect(await tapLabel(fake, ref, 'Other…', alice)).toBe('');
     const prompt = await eventually(async () =>
-      fake.chatMessages(chat).find((m) => m.from.is_bot && m.text.includes('question 1 in your own words')),
+      fake.chatMessages(chat).find((m) => m.from.is_bot && m.text.includes('Question 1 · Reply with your answer in your own words')),
     );
     const bobs = fake.say(chat, 'not yours', bob, prompt.message_id);
     const told = await eventually(async () =>

@@ -154,7 +154,7 @@ describe('Telegram drafts across restarts, in memory mode, in webhook mode, and 
     await showsButton(fake, ref, 'Question 2 of 2');
     expect(await tapLabel(fake, ref, 'Other…', user)).toBe('');
     const prompt = await eventually(async () =>
-      fake.chatMessages(ref.chat).find((m) => m.from.is_bot && m.text.includes('question 2 in your own words')),
+      fake.chatMessages(ref.chat).find((m) => m.from.is_bot && m.text.includes('Question 2 · Reply with your answer in your own words')),
     );
     fake.say(ref.chat, 'Canary first', user, prompt.message_id);
     const done = await answered(api, id);

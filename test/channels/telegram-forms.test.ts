@@ -269,4 +269,30 @@ describe('Telegram forms: every shape answered with taps (and own words by force
     expect(all).not.toMatch(/words for|my own words/);
     expect(all).not.toContain(fake.token.split(':')[1]!);
   });
+  it("an ask in German gets the keyboard's words and the own-words prompt in German", async () => {
+    const user = newUser(fake, 'Deutsch', 'deutsch');
+    const to = { channel: 'telegram', chat: String(user.id) };
+    const { status, body } = await api.post(
+      '/v1/asks',
+      askBody(`tgf-${++run}`, { to, questions: questions(2, false), locale: 'de', timeoutSeconds: 60 }),
+    );
+    expect(status).toBe(201);
+    const ref = await deliveredRef(api, body.id);
+    expect(keyboardRows(fake, ref)).toEqual([
+      ['Frage 1 von 2 · H1'],
+      ['A1'],
+      ['B1'],
+      ['C1'],
+      ['Andere…', 'Überspringen'],
+    ]);
+    expect(await tapLabel(fake, ref, 'A1', user)).toBe('');
+    await showsButton(fake, ref, '« Zurück');
+    expect(await tapLabel(fake, ref, 'Andere…', user)).toBe('');
+    const prompt = await eventually(async () =>
+      fake.chatMessages(ref.chat).find((m) => m.from.is_bot && m.reply_to === Number(ref.messageId)),
+    );
+    expect(prompt.text).toMatch(/^Frage 2 · /);
+    fake.say(ref.chat, 'eigene Worte', user, prompt.message_id);
+    expect((await finalized(body.id)).result.answers).toEqual({ q1: ['A1'], q2: ['eigene Worte'] });
+  });
 });

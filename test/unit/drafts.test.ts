@@ -15,6 +15,7 @@ import {
 } from '../../src/core/drafts.js';
 import { readForm } from '../../src/core/forms.js';
 import type { ButtonChoice } from '../../src/core/token.js';
+import { wordsFor } from '../../src/core/i18n/index.js';
 import type { Question, Responder } from '../../src/core/schemas.js';
 
 const alice: Responder = { channel: 'telegram', userId: '1', username: 'alice' };
@@ -238,6 +239,23 @@ describe('draftKeyboard', () => {
     ],
   ])('%s', (_name, questions, draft, canSkip, expected) => {
     expect(labels(draftKeyboard(questions, draft, canSkip))).toEqual(expected);
+  });
+
+  it("in the ask's words (core/i18n control words; the marks stay)", () => {
+    const rows = draftKeyboard(
+      two,
+      { step: 1, parts: [{ choices: [0] }, { choices: [1], own: 'x' }] },
+      true,
+      wordsFor('de'),
+    );
+    expect(labels(rows)).toEqual([
+      ['Frage 2 von 2 · Many'],
+      ['☐ A'],
+      ['☑ B'],
+      ['☐ C'],
+      ['Andere… ✓', 'Überspringen'],
+      ['« Zurück', 'Absenden'],
+    ]);
   });
 
   it('every button names its question and option', () => {

@@ -23,15 +23,16 @@ import {
 import type { PromptView } from '../../core/prompt-view.js';
 import type { MessageRef, Responder } from '../../core/schemas.js';
 import { decodeToken, encodeToken, type ButtonChoice } from '../../core/token.js';
+import { wordsFor } from '../../core/i18n/index.js';
 import { answersOnKeyboard, draftMarkup } from './drafts-keyboard.js';
 import { describeError, type ChatPacer } from './limits.js';
 import { DraftRenderer } from './draft-render.js';
 
-/** The force-reply prompt after Other… on a draft step (several questions name theirs). */
-export function ownWordsPrompt(question: number, count: number): string {
-  return count > 1
-    ? `Reply with your answer to question ${question + 1} in your own words`
-    : 'Reply with your answer in your own words';
+/** The force-reply prompt after Other… on a draft step, in the ask's words (several questions name theirs). */
+export function ownWordsPrompt(view: PromptView, question: number): string {
+  const t = wordsFor(view.locale).t;
+  const prompt = t('telegram.ownWordsPrompt');
+  return view.questions.length > 1 ? `${t('prompt.questionN', { n: question + 1 })} · ${prompt}` : prompt;
 }
 
 /** Choices that work on a draft drawn on the message (every other tap takes the older path). */
@@ -145,7 +146,7 @@ export class TelegramDrafts {
     return {
       toast: '',
       after: async () => {
-        const sent = await reply(ownWordsPrompt(question, view.questions.length), true);
+        const sent = await reply(ownWordsPrompt(view, question), true);
         if (sent !== null) await this.deps.store.pointOwn(key.chat, String(sent), key, expiresAt);
         await this.renderer.render(key, view);
       },

@@ -2,6 +2,7 @@ import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
 import { draftKeyboard, type Draft, type DraftButton } from '../../core/drafts.js';
 import type { PromptView } from '../../core/prompt-view.js';
 import { encodeToken } from '../../core/token.js';
+import { FALLBACK_LOCALE, wordsFor } from '../../core/i18n/index.js';
 import {
   BUTTON_LABEL_MAX_CHARS,
   CALLBACK_DATA_MAX_BYTES,
@@ -13,13 +14,16 @@ import {
 /** Instructions under a prompt answered on its keyboard (the text reply rules follow them). */
 export const DRAFT_INSTRUCTIONS = 'Tap to answer, or reply to this message.';
 
-/** The instructions line of a prompt whose keyboard is a draft's. */
+/**
+ * The instructions line of a prompt whose keyboard is a draft's. The tap hint has no catalogue key
+ * yet (core/i18n), so other locales show the reply instructions alone rather than mix languages.
+ */
 export function draftInstructions(view: PromptView): string {
-  return `${DRAFT_INSTRUCTIONS} ${view.instructions}`;
+  return view.locale === FALLBACK_LOCALE ? `${DRAFT_INSTRUCTIONS} ${view.instructions}` : view.instructions;
 }
 
 function rowsOf(view: PromptView, draft: Pick<Draft, 'step' | 'parts'> | null): DraftButton[][] {
-  return draftKeyboard(view.questions, draft, view.form?.skip != null);
+  return draftKeyboard(view.questions, draft, view.form?.skip != null, wordsFor(view.locale));
 }
 
 function toMarkup(view: PromptView, rows: DraftButton[][]): InlineKeyboardMarkup {
