@@ -56,14 +56,29 @@ export function canonicalLocale(tag: string): string | null {
   }
 }
 
+/** Most entries each memo below keeps: past it, answers are computed again rather than kept (keys may be untrusted). */
+const MEMO_MAX = 1000;
+
+function memo<V>(cache: Map<string, V>, key: string, compute: () => V): V {
+  const known = cache.get(key);
+  if (known !== undefined) return known;
+  const value = compute();
+  if (cache.size < MEMO_MAX) cache.set(key, value);
+  return value;
+}
+
+const zones = new Map<string, boolean>();
+
 /** True for an IANA time zone name `Intl.DateTimeFormat` knows (`UTC`, `America/Sao_Paulo`). */
 export function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
+  return memo(zones, name, () => {
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: name });
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /**
@@ -72,6 +87,12 @@ export function isTimeZone(name: string): boolean {
  */
 export function shippedLocale(tag: string | undefined | null): string | null {
   if (!tag) return null;
+  return memo(shipped, tag, () => lookUp(tag));
+}
+
+const shipped = new Map<string, string | null>();
+
+function lookUp(tag: string): string | null {
   const canonical = canonicalLocale(tag);
   if (!canonical) return null;
   if (LOCALES.has(canonical)) return canonical;
@@ -174,10 +195,16 @@ function dayOf(locale: string, timeZone: string, ms: number): string {
   return `${part('year')}-${part('month')}-${part('day')}`;
 }
 
+const shelf = new Map<string, Words>();
+
 /** askgate's words in `locale` (resolved with {@link chooseLocale}; English when unknown), times in `timeZone` (UTC when absent or unknown). */
 export function wordsFor(locale?: string | null, timeZone?: string | null): Words {
   const tag = chooseLocale(locale);
   const zone = timeZone && isTimeZone(timeZone) ? timeZone : 'UTC';
+  return memo(shelf, `${tag} ${zone}`, () => makeWords(tag, zone));
+}
+
+function makeWords(tag: string, zone: string): Words {
   const parse = (iso: string) => {
     const ms = Date.parse(iso);
     return Number.isNaN(ms) ? null : ms;
