@@ -107,6 +107,44 @@ describe('locale and timeZone on an ask', () => {
     expect(outcome).toMatchObject({ kind: 'need_text', locale: 'fr', prompt: expect.stringMatching(/^Répondez/) });
   });
 
+  it('a typed reply gets its hint in the person language; their skip word counts too', async () => {
+    const body = askBody('r-de-person', { to: { ...to, chat: 'c4' }, locale: 'pt-BR' });
+    const { body: ask } = await api.post('/v1/asks', body);
+    await deliveredTo(channel, ask.id);
+    const reply = (text: string, locale?: string) =>
+      channel.sink!.text({
+        channel: 'test',
+        chat: 'c4',
+        privateChat: true,
+        user: alice,
+        text,
+        ...(locale ? { locale } : {}),
+      });
+    expect(await reply('7', 'de-DE')).toMatchObject({
+      kind: 'invalid',
+      locale: 'de',
+      hint: expect.stringMatching(/^Es gibt keine Option 7\. Antworte mit einer Nummer von 1 bis 2/),
+    });
+    expect(await reply('7')).toMatchObject({
+      kind: 'invalid',
+      locale: 'pt-BR',
+      hint: expect.stringMatching(/^Não existe a opção 7/),
+    });
+    expect(await reply('omitir')).toMatchObject({ kind: 'recorded', summary: 'Resposta registrada' });
+    expect((await api.get(`/v1/asks/${ask.id}`)).body.result).toMatchObject({ answers: { env: ['omitir'] } });
+    const again = await api.post('/v1/asks', askBody('r-de-person-2', { to: { ...to, chat: 'c5' }, locale: 'pt-BR' }));
+    await deliveredTo(channel, again.body.id);
+    const skipped = await channel.sink!.text({
+      channel: 'test',
+      chat: 'c5',
+      privateChat: true,
+      user: alice,
+      text: 'Überspringen',
+      locale: 'de',
+    });
+    expect(skipped).toEqual({ kind: 'recorded', summary: 'Überspringen gespeichert', locale: 'de' });
+  });
+
   it('ASKGATE_DEFAULT_LOCALE speaks for asks that name no locale, and stays out of the record', async () => {
     const { body: ask } = await deApi.post('/v1/asks', askBody('r-de', { to }));
     const delivered = await deliveredTo(german, ask.id);
