@@ -1,11 +1,19 @@
 import type { FormOpening, InboundOutcome } from './ports.js';
-import { FALLBACK_LOCALE, type Words } from './i18n/index.js';
+import { FALLBACK_LOCALE, wordsFor, type Words } from './i18n/index.js';
 
 /** Marks the language an outcome is in when it is not English (see {@link InboundOutcome}); `ignored` stays bare. */
 export function spoken<T extends InboundOutcome | FormOpening>(outcome: T, words: Words): T {
   return outcome.kind === 'ignored' || words.locale === FALLBACK_LOCALE
     ? outcome
     : { ...outcome, locale: words.locale };
+}
+
+/**
+ * The words a channel adds beside an outcome (its own-words prompt, a failure notice), in the
+ * outcome's language: e.g. `outcomeNotice(outcome, outcomeWords(outcome).t('telegram.ownWordsPrompt'))`.
+ */
+export function outcomeWords(outcome: InboundOutcome | FormOpening): Words {
+  return wordsFor(outcome.locale ?? FALLBACK_LOCALE);
 }
 
 /**

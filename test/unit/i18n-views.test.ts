@@ -12,6 +12,7 @@ import {
 import { formHint, readForm } from '../../src/core/forms.js';
 import { parseReply } from '../../src/core/reply-parser.js';
 import { countedNotice } from '../../src/app/inbound.js';
+import { outcomeNotice, outcomeWords, spoken } from '../../src/core/notices.js';
 import { LOCALES, translate } from '../../src/core/i18n/index.js';
 import type { AskRecord, Delivery, Question, Responder } from '../../src/core/schemas.js';
 
@@ -185,5 +186,30 @@ describe('every word askgate writes follows the locale', () => {
     const sneaky: Responder = { channel: 'telegram', userId: '9', name: '{summary}{tail}' };
     const done = ended([approve], answered({ go: ['Approve'] }, sneaky), { locale: 'de' });
     expect(outcomeView(done).text).toBe('Beantwortet: Approve — von {summary}{tail}');
+  });
+});
+
+describe('outcomes say their language', () => {
+  it('an outcome in another language carries it, English and ignored ones stay bare', () => {
+    expect(spoken({ kind: 'recorded', summary: 'Pulo registrado' }, wordsFor('pt-BR'))).toEqual({
+      kind: 'recorded',
+      summary: 'Pulo registrado',
+      locale: 'pt-BR',
+    });
+    expect(spoken({ kind: 'recorded', summary: 'Answer recorded' }, wordsFor('en'))).toEqual({
+      kind: 'recorded',
+      summary: 'Answer recorded',
+    });
+    expect(spoken({ kind: 'ignored' }, wordsFor('de'))).toEqual({ kind: 'ignored' });
+  });
+
+  it('a channel words its own prompt in the outcome language', () => {
+    const outcome = spoken({ kind: 'need_text', askId: 'a', prompt: 'x' }, wordsFor('es'));
+    expect(outcomeNotice(outcome, outcomeWords(outcome).t('telegram.ownWordsPrompt'))).toBe(
+      'Responde con tu respuesta en tus palabras',
+    );
+    expect(outcomeWords({ kind: 'ignored' }).t('telegram.ownWordsPrompt')).toBe(
+      'Reply with your answer in your own words',
+    );
   });
 });
