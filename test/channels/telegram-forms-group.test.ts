@@ -150,6 +150,20 @@ describe('Telegram drafts in a group: one holder, typed replies win, concurrent 
     const other = group();
     const elsewhere = await askIn(other.chat, [checks]);
     expect(await tap(fake, elsewhere.ref, `${id}.1.t21`, other.alice)).toMatch(/not found|no longer|not valid/i);
+    // A real draft token claiming a bot message of this chat without the ask's keyboard (the
+    // own-words prompt) draws nothing there.
+    expect(await tapLabel(fake, ref, 'Other…', alice)).toBe('');
+    const prompt = await eventually(async () =>
+      fake.chatMessages(chat).find((m) => m.from.is_bot && m.reply_to === Number(ref.messageId)),
+    );
+    const onPrompt = { chat: ref.chat, messageId: String(prompt.message_id) };
+    expect(await tap(fake, onPrompt, `${id}.1.t21`, alice)).toBe('This button is not valid');
+    expect(await tap(fake, onPrompt, `${id}.1.g1`, alice)).toBe('This button is not valid');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(fake.message(chat, prompt.message_id)!.reply_markup).toEqual({
+      force_reply: true,
+      input_field_placeholder: 'Your answer',
+    });
     expect(visible(fake, ref).buttons.map((b) => b.label)).toEqual(before);
     expect((await get(id)).status).toBe('pending');
   });
@@ -196,7 +210,9 @@ describe('Telegram drafts in a group: one holder, typed replies win, concurrent 
     const { id, ref } = await askIn(chat, [env, checks]);
     expect(await tapLabel(fake, ref, 'Other…', alice)).toBe('');
     const prompt = await eventually(async () =>
-      fake.chatMessages(chat).find((m) => m.from.is_bot && m.text.includes('Question 1 · Reply with your answer in your own words')),
+      fake
+        .chatMessages(chat)
+        .find((m) => m.from.is_bot && m.text.includes('Question 1 · Reply with your answer in your own words')),
     );
     const bobs = fake.say(chat, 'not yours', bob, prompt.message_id);
     const told = await eventually(async () =>

@@ -117,16 +117,23 @@ export class TelegramDrafts {
     });
   }
 
-  /** A tap on a draft control of the message `messageId`. */
+  /**
+   * A tap on a draft control of a message: its id, and the callback data its keyboard shows now
+   * (as the callback query carries it).
+   */
   async tap(
     sink: InboundSink,
     event: ButtonPressed & { chat: string },
-    messageId: number,
+    message: { id: number; shown: readonly string[] },
     reply: DraftReply,
   ): Promise<DraftTapWork> {
     const opening = await sink.openForm(event);
     if (opening.kind !== 'form') return { toast: outcomeNotice(opening) ?? '' };
     const { view, choice } = opening;
+    // A draft lives on the ask's own keyboard: data claiming a message without one (a reminder, a
+    // prompt: forged) would draw a keyboard there.
+    if (!message.shown.some((data) => decodeToken(data)?.askId === view.askId)) return { toast: INVALID_BUTTON };
+    const messageId = message.id;
     const now = this.deps.clock.now();
     const expiresAt = Date.parse(opening.expiresAt ?? '') || now;
     const key: DraftKey = { askId: view.askId, chat: event.chat, messageId: String(messageId) };

@@ -59,6 +59,12 @@ function isBareCommand(m: Message): boolean {
   return first?.type === 'bot_command' && first.offset === 0 && first.length === m.text!.trim().length;
 }
 
+/** The callback data of the tapped message's inline keyboard (none for an inaccessible or inline message). */
+function keyboardOf(q: CallbackQuery): string[] {
+  const markup = q.message && 'reply_markup' in q.message ? q.message.reply_markup : undefined;
+  return (markup?.inline_keyboard ?? []).flat().flatMap((b) => ('callback_data' in b ? [b.callback_data] : []));
+}
+
 function toastOf(outcome: InboundOutcome): string {
   return outcomeNotice(outcome, OWN_WORDS_PROMPT) ?? '';
 }
@@ -92,7 +98,7 @@ export class TelegramInbound {
       user: responder(q.from),
       ...(chat ? { chat } : {}),
     };
-    const work: Promise<Settled> = this.tapped(event, questionId, gate).then(
+    const work: Promise<Settled> = this.tapped(event, questionId, gate, keyboardOf(q)).then(
       (handled) => ({ ok: true as const, handled }),
       (error: unknown) => {
         this.deps.logger.error({ channel: 'telegram', err: describeError(error) }, 'tap could not be handled');
@@ -120,12 +126,17 @@ export class TelegramInbound {
   }
 
   /** A tap's work: a draft control goes to the drafts, any other button to the sink. */
-  private async tapped(event: ButtonPressed, questionId: number | undefined, gate: EffectGate): Promise<Handled> {
+  private async tapped(
+    event: ButtonPressed,
+    questionId: number | undefined,
+    gate: EffectGate,
+    shown: readonly string[],
+  ): Promise<Handled> {
     const { chat } = event;
     const drafts = this.deps.drafts?.();
     if (drafts && chat !== undefined && questionId !== undefined && isDraftTap(event.token)) {
       const reply = (text: string, force = false) => this.reply(chat, questionId, text, gate, force);
-      const work = await drafts.tap(this.deps.sink, { ...event, chat }, questionId, reply);
+      const work = await drafts.tap(this.deps.sink, { ...event, chat }, { id: questionId, shown }, reply);
       const late = async () => {
         if (work.toast) await reply(work.toast);
         await work.after?.();
