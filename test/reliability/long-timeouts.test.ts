@@ -246,7 +246,7 @@ async function act(w: World, run: Run, what: 'other' | 'stranger' | 'tap' | 'rep
       expect(res.status).toBe(200);
       return;
     }
-    const label = what === 'other' ? 'Other (reply in thread)' : 'Production';
+    const label = what === 'other' ? 'Other…' : 'Production';
     const who = what === 'stranger' ? BOB : ALICE;
     const data = visibleMessage(message).buttons.find((b) => b.label === label)!.data;
     // Like Slack, every interaction carries a response_url (valid 30 min, on the fake's clock).
@@ -283,8 +283,9 @@ async function act(w: World, run: Run, what: 'other' | 'stranger' | 'tap' | 'rep
 /** How many "the person was told" effects the early interactions must have produced on each platform. */
 function earlyEffects(w: World): Record<Platform, number> {
   return {
-    slack: w.slack.ephemerals.length,
-    discord: [...w.discord.interactions.values()].reduce((n, i) => n + i.followUps.length, 0),
+    // "Other…" opens a form (issue 17): a Slack modal or a Discord modal answers that tap.
+    slack: w.slack.ephemerals.length + w.slack.views.length,
+    discord: [...w.discord.interactions.values()].reduce((n, i) => n + i.followUps.length + (i.modal ? 1 : 0), 0),
     telegram: w.telegram.answers.length,
   };
 }
