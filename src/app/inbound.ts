@@ -18,34 +18,11 @@ import { spoken } from '../core/notices.js';
 import { parseReply } from '../core/reply-parser.js';
 import type { AskRecord, Responder } from '../core/schemas.js';
 import { decodeToken, type ButtonChoice } from '../core/token.js';
-import { formHint, readForm } from '../core/forms.js';
+import { controlFits, formHint, readForm } from '../core/forms.js';
 import { personKey } from '../core/agreement.js';
 import { ownValue } from '../core/own.js';
 import { agreeOf } from '../core/policy.js';
 import type { Gateway } from './gateway.js';
-
-/** Whether a form or draft control names a question and option the ask has (`other` and `option` need a single question). */
-function fitsShape(choice: ButtonChoice, record: AskRecord): boolean {
-  const questions = record.questions;
-  switch (choice.kind) {
-    case 'other':
-      return questions.length === 1;
-    case 'option':
-      return questions.length === 1 && !questions[0]!.multiSelect && choice.index < questions[0]!.options.length;
-    case 'pick':
-    case 'toggle': {
-      const question = questions[choice.question];
-      return (
-        !!question && choice.index < question.options.length && question.multiSelect === (choice.kind === 'toggle')
-      );
-    }
-    case 'step':
-    case 'own':
-      return choice.question < questions.length;
-    default:
-      return true;
-  }
-}
 
 /** What the inbound handler talks to. */
 export interface InboundDeps {
@@ -110,7 +87,7 @@ export class InboundHandler implements InboundSink {
     const found = await this.tapped(event);
     if (found.kind !== 'found') return found.outcome;
     const { record, choice, words } = found;
-    if (!fitsShape(choice, record))
+    if (!controlFits(choice, record.questions))
       return spoken({ kind: 'not_found', summary: words.t('notice.invalidButton') }, words);
     const view = buildPromptView(record, this.askWords(record));
     return spoken({ kind: 'form', view, choice, expiresAt: record.expiresAt }, words);
@@ -121,7 +98,7 @@ export class InboundHandler implements InboundSink {
     const found = await this.tapped(event);
     if (found.kind !== 'found') return found.outcome;
     const { record, choice, words } = found;
-    if (!['form', 'other', 'submit'].includes(choice.kind) || !fitsShape(choice, record)) {
+    if (!['form', 'other', 'submit'].includes(choice.kind) || !controlFits(choice, record.questions)) {
       return spoken({ kind: 'not_found', summary: words.t('notice.invalidButton') }, words);
     }
     const reading = readForm(record.questions, event.answers, words);

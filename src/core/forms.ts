@@ -1,4 +1,5 @@
 import type { Answers, Question } from './schemas.js';
+import type { ButtonChoice } from './token.js';
 import { hasVisible } from './text.js';
 import { ENGLISH, type Words } from './i18n/index.js';
 
@@ -90,4 +91,31 @@ export function formHint(problems: readonly FormProblem[], questionCount: number
   return problems
     .map((p) => (questionCount > 1 ? words.t('form.problem', { n: p.question + 1, message: p.message }) : p.message))
     .join(' ');
+}
+
+/**
+ * Whether a button's control fits the ask's questions: `option` and `other` need a single question
+ * (an `option` of a single-choice one), `pick` a single-choice question and `toggle` a multi-select
+ * one with that option, `step` and `own` an existing question. Untrusted data that names a question
+ * or option the ask does not have is refused, never clamped.
+ */
+export function controlFits(choice: ButtonChoice, questions: readonly Question[]): boolean {
+  switch (choice.kind) {
+    case 'other':
+      return questions.length === 1;
+    case 'option':
+      return questions.length === 1 && !questions[0]!.multiSelect && choice.index < questions[0]!.options.length;
+    case 'pick':
+    case 'toggle': {
+      const question = questions[choice.question];
+      return (
+        !!question && choice.index < question.options.length && question.multiSelect === (choice.kind === 'toggle')
+      );
+    }
+    case 'step':
+    case 'own':
+      return choice.question < questions.length;
+    default:
+      return true;
+  }
 }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { FORM_MESSAGES, formHint, readForm, type FormAnswer, type FormReading } from '../../src/core/forms.js';
+import {
+  FORM_MESSAGES,
+  controlFits,
+  formHint,
+  readForm,
+  type FormAnswer,
+  type FormReading,
+} from '../../src/core/forms.js';
+import type { ButtonChoice } from '../../src/core/token.js';
 import type { Question } from '../../src/core/schemas.js';
 
 const env: Question = {
@@ -122,5 +130,30 @@ describe('formHint', () => {
     const problems = [{ question: 1, message: FORM_MESSAGES.nothing }];
     expect(formHint(problems, 2)).toBe(`Question 2: ${FORM_MESSAGES.nothing}`);
     expect(formHint([{ question: 0, message: FORM_MESSAGES.both }], 1)).toBe(FORM_MESSAGES.both);
+  });
+});
+
+describe('controlFits', () => {
+  it.each<[string, ButtonChoice, Question[], boolean]>([
+    ['an option of the only single-choice question', { kind: 'option', index: 1 }, [env], true],
+    ['an option past its end', { kind: 'option', index: 2 }, [env], false],
+    ['an option of a multi-select question', { kind: 'option', index: 0 }, [checks], false],
+    ['an option with several questions', { kind: 'option', index: 0 }, [env, checks], false],
+    ['Other… of one question', { kind: 'other' }, [checks], true],
+    ['Other… with several questions', { kind: 'other' }, [env, checks], false],
+    ['a pick of a single-choice question', { kind: 'pick', question: 0, index: 1 }, [env, checks], true],
+    ['a pick of a multi-select question', { kind: 'pick', question: 1, index: 0 }, [env, checks], false],
+    ['a toggle of a multi-select question', { kind: 'toggle', question: 1, index: 2 }, [env, checks], true],
+    ['a toggle of a single-choice question', { kind: 'toggle', question: 0, index: 0 }, [env, checks], false],
+    ['a toggle past the options', { kind: 'toggle', question: 1, index: 3 }, [env, checks], false],
+    ['a toggle of a question the ask lacks', { kind: 'toggle', question: 2, index: 0 }, [env, checks], false],
+    ['a step to the last question', { kind: 'step', question: 1 }, [env, checks], true],
+    ['a step past the last question', { kind: 'step', question: 2 }, [env, checks], false],
+    ['own words of a question the ask lacks', { kind: 'own', question: 1 }, [env], false],
+    ['Answer', { kind: 'form' }, [env, checks], true],
+    ['Submit', { kind: 'submit' }, [env], true],
+    ['Skip', { kind: 'skip' }, [env], true],
+  ])('%s: %s', (_name, choice, questions, fits) => {
+    expect(controlFits(choice, questions)).toBe(fits);
   });
 });
