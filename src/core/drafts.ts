@@ -67,9 +67,9 @@ export type DraftStep =
   | { kind: 'held'; by: Responder }
   | { kind: 'invalid' };
 
-/** The toast a person gets when someone else holds the draft. */
-export function heldNotice(by: Responder): string {
-  return `${responderName(by)} is answering`;
+/** The toast a person gets when someone else holds the draft, in `words` (the person's; default English). */
+export function heldNotice(by: Responder, words: Words = ENGLISH): string {
+  return words.t('telegram.answering', { name: responderName(by) });
 }
 
 /** A fresh draft for `questions`, held by `user`, showing the first question. */

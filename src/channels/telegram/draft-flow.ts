@@ -11,7 +11,7 @@ import {
   type Draft,
   type DraftStep,
 } from '../../core/drafts.js';
-import { outcomeNotice } from '../../core/notices.js';
+import { outcomeNotice, outcomeWords } from '../../core/notices.js';
 import {
   type ButtonPressed,
   type Clock,
@@ -23,14 +23,18 @@ import {
 import type { PromptView } from '../../core/prompt-view.js';
 import type { MessageRef, Responder } from '../../core/schemas.js';
 import { decodeToken, encodeToken, type ButtonChoice } from '../../core/token.js';
-import { wordsFor } from '../../core/i18n/index.js';
+import type { Words } from '../../core/i18n/index.js';
+import { forceReplyIn, type ForceReply } from './words.js';
 import { answersOnKeyboard, draftMarkup } from './drafts-keyboard.js';
 import { describeError, type ChatPacer } from './limits.js';
 import { DraftRenderer } from './draft-render.js';
 
-/** The force-reply prompt after Other… on a draft step, in the ask's words (several questions name theirs). */
-export function ownWordsPrompt(view: PromptView, question: number): string {
-  const t = wordsFor(view.locale).t;
+/**
+ * The force-reply prompt after Other… on a draft step, in `words`: the tapping person's, else the
+ * ask's (several questions name theirs).
+ */
+export function ownWordsPrompt(view: PromptView, question: number, words: Words): string {
+  const t = words.t;
   const prompt = t('telegram.ownWordsPrompt');
   return view.questions.length > 1 ? `${t('prompt.questionN', { n: question + 1 })} · ${prompt}` : prompt;
 }
@@ -39,7 +43,6 @@ export function ownWordsPrompt(view: PromptView, question: number): string {
 const DRAFT_KINDS: ReadonlySet<ButtonChoice['kind']> = new Set(['form', 'pick', 'toggle', 'step', 'own', 'submit']);
 /** Reads and compare-and-set writes one tap may try before it gives up (taps racing on one draft). */
 const CAS_TRIES = 8;
-const INVALID_BUTTON = 'This button is not valid';
 
 /** What a tap on a draft does: the toast to answer it with, then the work after the answer. */
 export interface DraftTapWork {
@@ -48,7 +51,7 @@ export interface DraftTapWork {
 }
 
 /** Sends a reply to the tapped message (settled through the update's gate); null when nothing was sent. */
-export type DraftReply = (text: string, forceReply?: boolean) => Promise<number | null>;
+export type DraftReply = (text: string, forceReply?: ForceReply) => Promise<number | null>;
 
 /** What the draft flow needs from the channel. */
 export interface TelegramDraftsDeps {
@@ -130,9 +133,12 @@ export class TelegramDrafts {
     const opening = await sink.openForm(event);
     if (opening.kind !== 'form') return { toast: outcomeNotice(opening) ?? '' };
     const { view, choice } = opening;
+    // What only the tapping person sees is in their words (else the ask's); the keyboard is the ask's.
+    const words = outcomeWords(opening);
+    const invalid = { toast: words.t('notice.invalidButton') };
     // A draft lives on the ask's own keyboard: data claiming a message without one (a reminder, a
     // prompt: forged) would draw a keyboard there.
-    if (!message.shown.some((data) => decodeToken(data)?.askId === view.askId)) return { toast: INVALID_BUTTON };
+    if (!message.shown.some((data) => decodeToken(data)?.askId === view.askId)) return invalid;
     const messageId = message.id;
     const now = this.deps.clock.now();
     const expiresAt = Date.parse(opening.expiresAt ?? '') || now;
@@ -143,17 +149,17 @@ export class TelegramDrafts {
       case 'closed':
         return { toast: '' };
       case 'held':
-        return { toast: heldNotice(step.by) };
+        return { toast: heldNotice(step.by, words) };
       case 'invalid':
-        return { toast: INVALID_BUTTON };
+        return invalid;
     }
-    if (step.then === 'submit') return this.submit(sink, key, view, step.draft, event.user);
+    if (step.then === 'submit') return this.submit(sink, key, view, step.draft, event);
     if (step.then === 'render') return { toast: '', after: () => this.renderer.render(key, view) };
     const question = step.draft.awaitingOwn ?? 0;
     return {
       toast: '',
       after: async () => {
-        const sent = await reply(ownWordsPrompt(view, question), true);
+        const sent = await reply(ownWordsPrompt(view, question, words), forceReplyIn(words));
         if (sent !== null) await this.deps.store.pointOwn(key.chat, String(sent), key, expiresAt);
         await this.renderer.render(key, view);
       },
@@ -162,14 +168,22 @@ export class TelegramDrafts {
 
   /**
    * The toast for a Skip tapped on a message whose draft someone else holds ("@alice is
-   * answering"), or null: Skip ends the ask for everyone, so it waits for the hold like any tap.
+   * answering", in the person's words, else the ask's), or null: Skip ends the ask for everyone,
+   * so it waits for the hold like any tap.
    */
-  async skipHeld(event: ButtonPressed & { chat: string }, messageId: number): Promise<string | null> {
+  async skipHeld(
+    sink: InboundSink,
+    event: ButtonPressed & { chat: string },
+    messageId: number,
+  ): Promise<string | null> {
     const askId = decodeToken(event.token)?.askId;
     if (!askId) return null;
     const stored = await this.deps.store.get({ askId, chat: event.chat, messageId: String(messageId) });
     const by = stored?.draft && !stored.closed ? holdBy(stored.draft, event.user, this.deps.clock.now()) : null;
-    return by ? heldNotice(by) : null;
+    if (!by) return null;
+    // Only a held Skip reads the ask again, for its language; an ask that ended takes the Skip's own path.
+    const opening = await sink.openForm(event);
+    return opening.kind === 'form' ? heldNotice(by, outcomeWords(opening)) : null;
   }
 
   /**
@@ -179,7 +193,7 @@ export class TelegramDrafts {
    */
   async ownWords(
     sink: InboundSink,
-    m: { chat: string; replyTo: string; user: Responder; text: string },
+    m: { chat: string; replyTo: string; user: Responder; text: string; locale?: string },
   ): Promise<{ notice: string | null; after?: () => Promise<void> } | null> {
     const key = await this.deps.store.ownOf(m.chat, m.replyTo);
     if (!key) return null;
@@ -190,7 +204,8 @@ export class TelegramDrafts {
     if (!draft) return { notice: null };
     const choice: ButtonChoice = { kind: 'own', question: draft.awaitingOwn ?? 0 };
     const token = encodeToken({ askId: draft.askId, version: draft.version, choice });
-    const opening = await sink.openForm({ channel: 'telegram', token, user: m.user, chat: m.chat });
+    const locale = m.locale ? { locale: m.locale } : {};
+    const opening = await sink.openForm({ channel: 'telegram', token, user: m.user, chat: m.chat, ...locale });
     if (opening.kind !== 'form') return { notice: outcomeNotice(opening) };
     if (stored.closed || draft.awaitingOwn === undefined) return { notice: null };
     const { view } = opening;
@@ -201,10 +216,10 @@ export class TelegramDrafts {
       case 'invalid':
         return { notice: null };
       case 'held':
-        return { notice: heldNotice(step.by) };
+        return { notice: heldNotice(step.by, outcomeWords(opening)) };
     }
     if (step.then !== 'submit') return { notice: null, after: () => this.renderer.render(key, view) };
-    const work = await this.submit(sink, key, view, step.draft, m.user);
+    const work = await this.submit(sink, key, view, step.draft, { user: m.user, ...locale });
     // A recorded answer shows in the question message (finalize edits it), as for a typed answer.
     return { notice: work.toast && !work.recorded ? work.toast : null, ...(work.after ? { after: work.after } : {}) };
   }
@@ -214,8 +229,9 @@ export class TelegramDrafts {
     key: DraftKey,
     view: PromptView,
     draft: Draft,
-    user: Responder,
+    by: { user: Responder; locale?: string },
   ): Promise<DraftTapWork & { recorded?: boolean }> {
+    const { user } = by;
     const token = encodeToken({ askId: view.askId, version: view.version, choice: { kind: 'submit' } });
     const outcome = await sink.submitForm({
       channel: 'telegram',
@@ -223,6 +239,7 @@ export class TelegramDrafts {
       user,
       chat: key.chat,
       answers: formAnswers(draft),
+      ...(by.locale ? { locale: by.locale } : {}),
     });
     const toast = outcomeNotice(outcome) ?? '';
     if (outcome.kind === 'recorded') {

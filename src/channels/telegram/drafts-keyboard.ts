@@ -2,7 +2,7 @@ import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
 import { draftKeyboard, type Draft, type DraftButton } from '../../core/drafts.js';
 import type { PromptView } from '../../core/prompt-view.js';
 import { encodeToken } from '../../core/token.js';
-import { FALLBACK_LOCALE, wordsFor } from '../../core/i18n/index.js';
+import { FALLBACK_LOCALE, translate, wordsFor } from '../../core/i18n/index.js';
 import {
   BUTTON_LABEL_MAX_CHARS,
   CALLBACK_DATA_MAX_BYTES,
@@ -11,15 +11,12 @@ import {
   cut,
 } from './limits.js';
 
-/** Instructions under a prompt answered on its keyboard (the text reply rules follow them). */
-export const DRAFT_INSTRUCTIONS = 'Tap to answer, or reply to this message.';
+/** Instructions under a prompt answered on its keyboard, in English (the text reply rules follow them). */
+export const DRAFT_INSTRUCTIONS = translate(FALLBACK_LOCALE, 'telegram.tapHint');
 
-/**
- * The instructions line of a prompt whose keyboard is a draft's. The tap hint has no catalogue key
- * yet (core/i18n), so other locales show the reply instructions alone rather than mix languages.
- */
+/** The instructions line of a prompt whose keyboard is a draft's: the tap hint, then the reply rules, in the ask's words. */
 export function draftInstructions(view: PromptView): string {
-  return view.locale === FALLBACK_LOCALE ? `${DRAFT_INSTRUCTIONS} ${view.instructions}` : view.instructions;
+  return `${wordsFor(view.locale).t('telegram.tapHint')} ${view.instructions}`;
 }
 
 function rowsOf(view: PromptView, draft: Pick<Draft, 'step' | 'parts'> | null): DraftButton[][] {

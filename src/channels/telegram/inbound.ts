@@ -4,19 +4,19 @@ import type { ButtonPressed, InboundOutcome, InboundSink, Logger, TextReceived }
 import type { Responder } from '../../core/schemas.js';
 import { responderOf } from '../shared/responder.js';
 import { MESSAGE_MAX_CHARS, TOAST_MAX_CHARS, cut, deadline, describeError, type ChatPacer } from './limits.js';
-import { outcomeNotice } from '../../core/notices.js';
+import { outcomeNotice, outcomeWords } from '../../core/notices.js';
+import { FALLBACK_LOCALE, translate, wordsFor } from '../../core/i18n/index.js';
+import { forceReplyIn, localeOf, type ForceReply } from './words.js';
 import { UNGATED, settleOrShow, type EffectGate } from '../shared/take-event.js';
 import { isDraftTap, isSkipTap, type TelegramDrafts } from './draft-flow.js';
 
-/** Text of the force-reply prompt sent after "Other…". */
-export const OWN_WORDS_PROMPT = 'Reply with your answer in your own words';
+/** Text of the force-reply prompt sent after "Other…", in English (`telegram.ownWordsPrompt` in the person's words). */
+export const OWN_WORDS_PROMPT = translate(FALLBACK_LOCALE, 'telegram.ownWordsPrompt');
 /** How long a tap waits for the core before its callback query is answered empty. */
 export const ACK_BUDGET_MS = 1500;
 /** How long an answerCallbackQuery may take: the tap's spinner waits for it. */
 const ACK_TIMEOUT_MS = 3000;
 const REPLY_TIMEOUT_MS = 10_000;
-const FAILED_TAP = 'Sorry, that could not be recorded right now. Please tap again.';
-const FAILED_TEXT = 'Sorry, your answer could not be recorded right now. Please send it again.';
 
 /** What the inbound handler needs from the channel. */
 export interface TelegramInboundDeps {
@@ -66,7 +66,7 @@ function keyboardOf(q: CallbackQuery): string[] {
 }
 
 function toastOf(outcome: InboundOutcome): string {
-  return outcomeNotice(outcome, OWN_WORDS_PROMPT) ?? '';
+  return outcomeNotice(outcome, outcomeWords(outcome).t('telegram.ownWordsPrompt')) ?? '';
 }
 
 /** Turns Telegram updates into taps and text replies for the core, and tells the human the outcome. */
@@ -97,7 +97,10 @@ export class TelegramInbound {
       token: q.data,
       user: responder(q.from),
       ...(chat ? { chat } : {}),
+      ...localeOf(q.from),
     };
+    // Without an answer from the core, the ask's language is not known: the person's, else English.
+    const failedTap = wordsFor(event.locale).t('telegram.failedTap');
     const work: Promise<Settled> = this.tapped(event, questionId, gate, keyboardOf(q)).then(
       (handled) => ({ ok: true as const, handled }),
       (error: unknown) => {
@@ -110,7 +113,7 @@ export class TelegramInbound {
     const fast = await Promise.race([work, late]);
     clearTimeout(timer);
     if (fast) {
-      await this.ack(api, q.id, fast.ok ? fast.handled.toast : FAILED_TAP);
+      await this.ack(api, q.id, fast.ok ? fast.handled.toast : failedTap);
       if (fast.ok) await fast.handled.after?.();
       return;
     }
@@ -119,7 +122,7 @@ export class TelegramInbound {
     await this.ack(api, q.id, '');
     const slow = work.then(async (settled) => {
       if (!chat || questionId === undefined) return;
-      if (!settled.ok) await this.reply(chat, questionId, FAILED_TAP, gate);
+      if (!settled.ok) await this.reply(chat, questionId, failedTap, gate);
       else await settled.handled.late?.();
     });
     this.deps.track(slow);
@@ -135,7 +138,7 @@ export class TelegramInbound {
     const { chat } = event;
     const drafts = this.deps.drafts?.();
     if (drafts && chat !== undefined && questionId !== undefined && isDraftTap(event.token)) {
-      const reply = (text: string, force = false) => this.reply(chat, questionId, text, gate, force);
+      const reply = (text: string, force?: ForceReply) => this.reply(chat, questionId, text, gate, force);
       const work = await drafts.tap(this.deps.sink, { ...event, chat }, { id: questionId, shown }, reply);
       const late = async () => {
         if (work.toast) await reply(work.toast);
@@ -144,7 +147,7 @@ export class TelegramInbound {
       return { toast: work.toast, ...(work.after ? { after: work.after } : {}), late };
     }
     if (drafts && chat !== undefined && questionId !== undefined && isSkipTap(event.token)) {
-      const held = await drafts.skipHeld({ ...event, chat }, questionId);
+      const held = await drafts.skipHeld(this.deps.sink, { ...event, chat }, questionId);
       if (held) return { toast: held, late: () => this.reply(chat, questionId, held, gate).then(() => undefined) };
     }
     const outcome = await this.deps.sink.button(event);
@@ -164,7 +167,8 @@ export class TelegramInbound {
     gate: EffectGate,
   ): Promise<void> {
     if (outcome.kind === 'need_text') {
-      const sent = await this.reply(chat, questionId, OWN_WORDS_PROMPT, gate, true);
+      const words = outcomeWords(outcome);
+      const sent = await this.reply(chat, questionId, words.t('telegram.ownWordsPrompt'), gate, forceReplyIn(words));
       if (sent !== null) await this.bind(chat, sent, outcome.askId);
       return;
     }
@@ -185,6 +189,7 @@ export class TelegramInbound {
       privateChat: m.chat.type === 'private',
       user: responder(m.from),
       text: m.text,
+      ...localeOf(m.from),
     };
     let outcome: InboundOutcome;
     try {
@@ -192,7 +197,7 @@ export class TelegramInbound {
       outcome = await this.deps.sink.text(event);
     } catch (error) {
       this.deps.logger.error({ channel: 'telegram', err: describeError(error) }, 'reply could not be handled');
-      await this.reply(chat, m.message_id, FAILED_TEXT, gate);
+      await this.reply(chat, m.message_id, wordsFor(event.locale).t('telegram.failedText'), gate);
       return;
     }
     // Settled even when nothing is said, so a re-send is acknowledged at once instead of waiting out the lease.
@@ -225,7 +230,8 @@ export class TelegramInbound {
   ): Promise<boolean> {
     const drafts = this.deps.drafts?.();
     if (!drafts) return false;
-    const handled = await drafts.ownWords(this.deps.sink, { chat, replyTo, user: event.user, text: event.text });
+    const { user, text, locale } = event;
+    const handled = await drafts.ownWords(this.deps.sink, { chat, replyTo, user, text, ...(locale ? { locale } : {}) });
     if (!handled) return false;
     if (!(await this.settle(gate))) return true;
     if (handled.notice) await this.reply(chat, messageId, handled.notice, gate);
@@ -251,7 +257,7 @@ export class TelegramInbound {
     to: number,
     text: string,
     gate: EffectGate,
-    forceReply = false,
+    forceReply?: ForceReply,
   ): Promise<number | null> {
     if (!text || !(await this.settle(gate))) return null;
     try {
@@ -263,7 +269,9 @@ export class TelegramInbound {
         {
           reply_parameters: { message_id: to, allow_sending_without_reply: true },
           link_preview_options: { is_disabled: true },
-          ...(forceReply ? { reply_markup: { force_reply: true, input_field_placeholder: 'Your answer' } } : {}),
+          ...(forceReply
+            ? { reply_markup: { force_reply: true, input_field_placeholder: forceReply.placeholder } }
+            : {}),
         },
         deadline(REPLY_TIMEOUT_MS),
       );

@@ -1,5 +1,5 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup, MessageEntity } from 'grammy/types';
-import type { OutcomeView, PromptView, QuestionView } from '../../core/prompt-view.js';
+import { wordsFor, type OutcomeView, type PromptView, type QuestionView, type Words } from '../../core/prompt-view.js';
 import { fitToLimit } from '../shared/fit.js';
 import { MESSAGE_MAX_CHARS, assertCallbackData, cut } from './limits.js';
 
@@ -46,9 +46,16 @@ class TextBuilder {
   }
 }
 
-function addQuestion(b: TextBuilder, q: QuestionView, several: boolean, level: (typeof FIT_LEVELS)[number]): void {
-  const title = several ? `Question ${q.number}${q.header ? ` · ${q.header}` : ''}` : q.header;
-  const pick = q.multiSelect ? ' (pick one or more)' : '';
+function addQuestion(
+  b: TextBuilder,
+  q: QuestionView,
+  several: boolean,
+  level: (typeof FIT_LEVELS)[number],
+  words: Words,
+): void {
+  const numbered = words.t('prompt.questionN', { n: q.number });
+  const title = several ? `${numbered}${q.header ? ` · ${q.header}` : ''}` : q.header;
+  const pick = q.multiSelect ? ` ${words.t('telegram.pickSeveral')}` : '';
   if (title) b.add(title, true).add(`${pick}\n`);
   b.add(cut(q.question, level.question));
   if (!title) b.add(pick);
@@ -63,9 +70,10 @@ function addQuestion(b: TextBuilder, q: QuestionView, several: boolean, level: (
 function buildBody(view: PromptView, level: (typeof FIT_LEVELS)[number]): TextBuilder {
   const b = new TextBuilder();
   const several = view.questions.length > 1;
+  const words = wordsFor(view.locale);
   view.questions.forEach((q, i) => {
     if (i > 0) b.add('\n\n');
-    addQuestion(b, q, several, level);
+    addQuestion(b, q, several, level, words);
   });
   return b;
 }
