@@ -41,9 +41,11 @@ export class SlackInjector {
 
   /** A `block_actions` payload for the button with `value` on `message`, pressed by `user`. */
   blockAction(message: FakeMessage, value: string, user: string): object {
-    const button = message.blocks
-      .flatMap((b: any) => (b.type === 'actions' ? b.elements : []))
-      .find((e: any) => e.value === value);
+    // Slack echoes the block_id of the actions block the button is in.
+    const block = message.blocks.find(
+      (b: any) => b.type === 'actions' && b.elements.some((e: any) => e.value === value),
+    ) as any;
+    const button = block?.elements.find((e: any) => e.value === value);
     if (!button) throw new Error(`no button with value ${value}`);
     return {
       type: 'block_actions',
@@ -74,7 +76,7 @@ export class SlackInjector {
         {
           type: 'button',
           action_id: button.action_id,
-          block_id: 'askgate_actions',
+          block_id: block.block_id,
           text: button.text,
           value,
           action_ts: `${Date.now() / 1000}`,

@@ -1,16 +1,19 @@
-import { FORM_MESSAGES, type FormAnswer, type FormProblem } from '../../core/forms.js';
+import { formMessages, type FormAnswer, type FormProblem } from '../../core/forms.js';
+import { ENGLISH, LOCALES, type Words } from '../../core/i18n/index.js';
 import { ownValue } from '../../core/own.js';
 import { ID_PREFIX } from './render.js';
 
 /**
  * What a modal carries in its `private_metadata` to route its submission: the token of the button
- * that opened it, the conversation (for the check and the notice) and the thread the prompt is in.
+ * that opened it, the conversation (for the check and the notice), the thread the prompt is in and
+ * the shipped locale the modal speaks (when not English: a notice no outcome carries follows it).
  * Slack echoes it in a signed request, but it is still parsed as untrusted data.
  */
 export interface FormMeta {
   token: string;
   channel: string;
   thread?: string;
+  locale?: string;
 }
 
 /** Most questions an ask has (core's request schema), so the most a submission is read for. */
@@ -23,7 +26,12 @@ const OPTION_VALUE = /^[1-9]$/;
 
 /** The `private_metadata` string of a form. */
 export function encodeMeta(meta: FormMeta): string {
-  return JSON.stringify({ t: meta.token, c: meta.channel, ...(meta.thread ? { h: meta.thread } : {}) });
+  return JSON.stringify({
+    t: meta.token,
+    c: meta.channel,
+    ...(meta.thread ? { h: meta.thread } : {}),
+    ...(meta.locale && meta.locale !== 'en' ? { l: meta.locale } : {}),
+  });
 }
 
 /** Reads `private_metadata`; null for anything that is not exactly what {@link encodeMeta} writes. */
@@ -40,10 +48,18 @@ export function readMeta(raw: unknown): FormMeta | null {
   const token = ownValue(o, 't');
   const channel = ownValue(o, 'c');
   const thread = ownValue(o, 'h');
+  const locale = ownValue(o, 'l');
   if (typeof token !== 'string' || !TOKEN.test(token)) return null;
   if (typeof channel !== 'string' || !CONVERSATION.test(channel)) return null;
   if (thread !== undefined && (typeof thread !== 'string' || !TS.test(thread))) return null;
-  return { token, channel, ...(typeof thread === 'string' ? { thread } : {}) };
+  // Only a shipped tag: the map's own keys, never a lookup on a plain object.
+  if (locale !== undefined && (typeof locale !== 'string' || !LOCALES.has(locale))) return null;
+  return {
+    token,
+    channel,
+    ...(typeof thread === 'string' ? { thread } : {}),
+    ...(typeof locale === 'string' ? { locale } : {}),
+  };
 }
 
 /** Where each question's fields were in the submitted modal, to put a problem beside the right one. */
@@ -114,15 +130,20 @@ export function readSubmission(
 /**
  * `response_action: errors` for a form's problems, keyed by block_id: beside the own words when
  * they are too long or the question has no choices in this modal, beside the choices otherwise.
- * Two problems for one field are joined.
+ * Two problems for one field are joined. `words`: the language the problems are in.
  */
-export function errorsFor(problems: readonly FormProblem[], fields: FormFields): Record<string, string> {
+export function errorsFor(
+  problems: readonly FormProblem[],
+  fields: FormFields,
+  words: Words = ENGLISH,
+): Record<string, string> {
+  const tooLong = formMessages(words).tooLong;
   const errors = new Map<string, string>();
   const first = fields.choice[0] ?? fields.own[0] ?? `${ID_PREFIX}q1`;
   for (const p of problems) {
     const choice = fields.choice[p.question];
     const own = fields.own[p.question];
-    const block = (p.message === FORM_MESSAGES.tooLong ? (own ?? choice) : (choice ?? own)) ?? first;
+    const block = (p.message === tooLong ? (own ?? choice) : (choice ?? own)) ?? first;
     errors.set(block, errors.has(block) ? `${errors.get(block)} ${p.message}` : p.message);
   }
   return Object.fromEntries(errors);

@@ -1,7 +1,8 @@
 import type { App, ViewResponseAction, ViewSubmitAction } from '@slack/bolt';
 import type { FormOpening, InboundOutcome } from '../../core/ports.js';
 import type { Responder } from '../../core/schemas.js';
-import { outcomeNotice } from '../../core/notices.js';
+import { outcomeNotice, outcomeWords } from '../../core/notices.js';
+import { translate } from '../../core/i18n/index.js';
 import { responderOf } from '../shared/responder.js';
 import type { SlackInboundDeps } from './inbound.js';
 import { describeError, platformErrorCode, TRIGGER_ERRORS } from './limits.js';
@@ -24,18 +25,18 @@ import { ephemeral } from './notify.js';
  */
 export const SUBMIT_ACK_DEADLINE_MS = 2000;
 
-/** Shown when views.open refused the trigger (too old, already used): nothing was lost, a new tap opens it. */
-export const NOT_OPENED_NOTICE = 'The form could not open. Tap the button again.';
-/** The same for Other…, which can also be answered by a thread reply. */
-export const OWN_NOT_OPENED_NOTICE =
-  'The form could not open. Tap Other… again, or reply in this thread with your own words.';
-/** Shown when a modal cannot hold the prompt (it changed since it was posted). */
-const NO_FORM_NOTICE = 'This question does not fit in a Slack form: reply in this thread with your answer.';
-const FAILED_NOTICE = 'askgate could not record this right now. Please try again.';
-/** Beside the first field of a modal whose metadata askgate did not write. */
-export const FORGED_FORM_ERROR = 'This form is not valid any more. Close it and tap Answer again.';
-/** After a submission acknowledged before its outcome was known (see {@link SUBMIT_ACK_DEADLINE_MS}) that was not valid. */
-const LATE_INVALID = 'Your answer was not recorded:';
+// The notices below are catalogue keys (core/i18n): `slack.notOpened` when views.open refused the
+// trigger (too old, already used: nothing was lost, a new tap opens it), `slack.ownNotOpened` for
+// Other… (also answered by a thread reply), `slack.noForm` when a modal cannot hold the prompt,
+// `slack.forged` beside the first field of a modal whose metadata askgate did not write, and
+// `slack.lateInvalid` before the problems of a submission acknowledged before its outcome was known.
+
+/** The notice of a refused trigger, in English (every locale's is `slack.notOpened`). */
+export const NOT_OPENED_NOTICE = translate('en', 'slack.notOpened');
+/** The same for Other…, in English (`slack.ownNotOpened`). */
+export const OWN_NOT_OPENED_NOTICE = translate('en', 'slack.ownNotOpened');
+/** Beside the first field of a forged modal, in English (`slack.forged`). */
+export const FORGED_FORM_ERROR = translate('en', 'slack.forged');
 
 /** A tap on Answer (token kind `form`) or on Other… (kind `other`): what opening its modal needs. */
 export interface FormTap {
@@ -46,6 +47,8 @@ export interface FormTap {
   threadTs?: string;
   /** Other… on a single single-choice question: the one-field modal. */
   own: boolean;
+  /** The ask's shipped locale as its message says (untrusted, checked): for a notice when the ask could not be read. */
+  locale?: string;
 }
 
 /**
@@ -60,15 +63,25 @@ export async function openFormModal(deps: SlackInboundDeps, tap: FormTap): Promi
     opening = await deps.sink.openForm({ channel: 'slack', token: tap.token, user: tap.user, chat: tap.channel });
   } catch (error) {
     deps.logger.error({ channel: 'slack', err: describeError(error) }, 'slack form could not be checked');
-    return say(FAILED_NOTICE);
+    return say(translate(tap.locale ?? 'en', 'slack.failed'));
   }
   if (opening.kind !== 'form') {
     const notice = outcomeNotice(opening);
     return notice ? say(notice) : undefined;
   }
-  const meta: FormMeta = { token: tap.token, channel: tap.channel, ...(tap.threadTs ? { thread: tap.threadTs } : {}) };
-  const view = opening.choice.kind === 'other' ? ownWordsModal(opening.view, meta) : formModal(opening.view, meta);
-  if (!view) return say(NO_FORM_NOTICE);
+  // The modal only this person sees speaks their language (core chose it: theirs, else the ask's).
+  const words = outcomeWords(opening);
+  const meta: FormMeta = {
+    token: tap.token,
+    channel: tap.channel,
+    ...(tap.threadTs ? { thread: tap.threadTs } : {}),
+    locale: words.locale,
+  };
+  const view =
+    opening.choice.kind === 'other'
+      ? ownWordsModal(opening.view, meta, words.locale)
+      : formModal(opening.view, meta, words.locale);
+  if (!view) return say(words.t('slack.noForm'));
   try {
     await deps.client.views.open({ trigger_id: tap.triggerId, view });
   } catch (error) {
@@ -76,7 +89,7 @@ export async function openFormModal(deps: SlackInboundDeps, tap: FormTap): Promi
     const log = { channel: 'slack', err: describeError(error) };
     if (code && TRIGGER_ERRORS.has(code)) deps.logger.info(log, 'slack modal not opened: trigger refused');
     else deps.logger.warn(log, 'slack modal could not be opened');
-    await say(tap.own ? OWN_NOT_OPENED_NOTICE : NOT_OPENED_NOTICE);
+    await say(words.t(tap.own ? 'slack.ownNotOpened' : 'slack.notOpened'));
   }
 }
 
@@ -104,8 +117,10 @@ async function onSubmit(deps: SlackInboundDeps, body: ViewSubmitAction, ack: Ack
   if (!meta || !read) {
     deps.logger.warn({ channel: 'slack' }, 'slack form submission refused: not an askgate form');
     const first = read?.fields.choice[0] ?? read?.fields.own[0];
-    return first ? ack({ response_action: 'errors', errors: { [first]: FORGED_FORM_ERROR } }) : ack();
+    const forged = translate(meta?.locale ?? 'en', 'slack.forged');
+    return first ? ack({ response_action: 'errors', errors: { [first]: forged } }) : ack();
   }
+  const failed = translate(meta.locale ?? 'en', 'slack.failed');
   const user = responderOf('slack', { id: body.user.id, username: usernameOf(body.user) });
   const say = (text: string) => ephemeral(deps, meta.channel, user.userId, text, meta.thread);
   const submitted = deps.sink
@@ -123,16 +138,17 @@ async function onSubmit(deps: SlackInboundDeps, body: ViewSubmitAction, ack: Ack
     deps.logger.error({ channel: 'slack', err: describeError(result.error) }, 'slack form could not be recorded');
     // Still open: the person can submit again, nothing lost.
     const block = read.fields.choice[0] ?? read.fields.own[0]!;
-    if (first) return ack({ response_action: 'errors', errors: { [block]: FAILED_NOTICE } });
-    return say(FAILED_NOTICE);
+    if (first) return ack({ response_action: 'errors', errors: { [block]: failed } });
+    return say(failed);
   }
   const outcome: InboundOutcome = result.outcome;
   if (outcome.kind === 'invalid') {
+    const words = outcomeWords(outcome);
     const errors = outcome.problems
-      ? errorsFor(outcome.problems, read.fields)
+      ? errorsFor(outcome.problems, read.fields, words)
       : { [read.fields.choice[0] ?? read.fields.own[0]!]: outcome.hint };
     if (first) return ack({ response_action: 'errors', errors });
-    return say(`${LATE_INVALID} ${outcome.hint}`);
+    return say(`${words.t('slack.lateInvalid')} ${outcome.hint}`);
   }
   if (first) await ack();
   const notice = outcomeNotice(outcome);

@@ -4,7 +4,9 @@ import type { Responder } from '../../core/schemas.js';
 import { ID_PREFIX, unescapeMrkdwn } from './render.js';
 import { describeError } from './limits.js';
 import { responderOf } from '../shared/responder.js';
-import { outcomeNotice } from '../../core/notices.js';
+import { outcomeNotice, outcomeWords } from '../../core/notices.js';
+import { translate } from '../../core/i18n/index.js';
+import { localeOfActions } from './render.js';
 import { decodeToken } from '../../core/token.js';
 import { openFormModal, registerForms } from './forms.js';
 import { ephemeral, inThread } from './notify.js';
@@ -16,9 +18,8 @@ export interface SlackInboundDeps {
   logger: Logger;
 }
 
-/** The ephemeral notice after "Other": Slack answers in the thread, not by replying to the message. */
-export const OTHER_PROMPT = 'Reply in this thread with your answer in your own words.';
-const FAILED_NOTICE = 'askgate could not record this right now. Please try again.';
+/** The ephemeral notice after "Other", in English (`slack.otherPrompt`): Slack answers in the thread, not by replying to the message. */
+export const OTHER_PROMPT = translate('en', 'slack.otherPrompt');
 const ACTION_ID = new RegExp(`^${ID_PREFIX}`);
 /**
  * Slack re-sends an unanswered event after about 3 s, 1 min and 5 min: an hour covers them all. The
@@ -79,6 +80,8 @@ async function onButton(deps: SlackInboundDeps, body: BlockAction<ButtonAction>,
   const channel = body.channel?.id ?? (body.container as { channel_id?: string } | undefined)?.channel_id;
   const user: Responder = responderOf('slack', { id: body.user.id, username: body.user.username });
   const threadTs = typeof body.message?.thread_ts === 'string' ? body.message.thread_ts : undefined;
+  // Slack sends no user locale with a tap: the ask's, as its message's actions block says, is the fallback.
+  const askLocale = localeOfActions(action.block_id);
   // Answer and Other… open a modal (the token is only routed by here; openForm checks it).
   const kind = decodeToken(action.value)?.choice.kind;
   if ((kind === 'form' || kind === 'other') && channel && typeof body.trigger_id === 'string') {
@@ -89,6 +92,7 @@ async function onButton(deps: SlackInboundDeps, body: BlockAction<ButtonAction>,
       triggerId: body.trigger_id,
       own: kind === 'other',
       ...(threadTs ? { threadTs } : {}),
+      ...(askLocale ? { locale: askLocale } : {}),
     });
   }
   let notice: string | null;
@@ -102,7 +106,7 @@ async function onButton(deps: SlackInboundDeps, body: BlockAction<ButtonAction>,
     notice = buttonNotice(outcome);
   } catch (error) {
     deps.logger.error({ channel: 'slack', err: describeError(error) }, 'slack button could not be recorded');
-    notice = FAILED_NOTICE;
+    notice = translate(askLocale ?? 'en', 'slack.failed');
   }
   if (notice && channel) await ephemeral(deps, channel, user.userId, notice, threadTs);
 }
@@ -172,7 +176,7 @@ async function reactTo(
       await inThread(deps, event.channel, outcome.kind === 'partial' ? outcome.prompt : outcome.hint, replyTo);
       return;
     case 'need_text':
-      await ephemeral(deps, event.channel, event.user, OTHER_PROMPT, replyTo);
+      await ephemeral(deps, event.channel, event.user, outcomeWords(outcome).t('slack.otherPrompt'), replyTo);
       return;
     case 'already_resolved':
       // A retried event whose first attempt committed and then failed: the answer is recorded.
@@ -184,7 +188,7 @@ async function reactTo(
   }
 }
 
-/** The notice for a tap's outcome, or null when nothing should be said. */
+/** The notice for a tap's outcome, in the outcome's language, or null when nothing should be said. */
 export function buttonNotice(outcome: InboundOutcome): string | null {
-  return outcomeNotice(outcome, OTHER_PROMPT);
+  return outcomeNotice(outcome, outcomeWords(outcome).t('slack.otherPrompt'));
 }

@@ -14,6 +14,7 @@ import {
   TEXT_INPUT_MAX,
 } from './limits.js';
 import { encodeMeta, type FormMeta } from './form-state.js';
+import { wordsFor, type Words } from '../../core/i18n/index.js';
 
 /** A modal view as askgate sends it to `views.open` (@slack/types' own shape). */
 export type Modal = types.ModalView;
@@ -29,13 +30,13 @@ export const choiceBlock = (n: number): string => `${ID_PREFIX}q${n}`;
 /** `block_id` of question `n`'s (1-based) own words. */
 export const ownBlock = (n: number): string => `${ID_PREFIX}w${n}`;
 
-const OWN_LABEL = 'Other (in your own words)';
-const OWN_PLACEHOLDER = 'Optional';
-const SINGLE_HINT = 'Choose one, or write your own answer below.';
-const MULTI_HINT = 'Choose any that apply; your own words below are added to them.';
-
 // A metadata string as long as any askgate writes: the fit check at render time uses it.
-const WORST_META: FormMeta = { token: 'x'.repeat(64), channel: 'C'.repeat(24), thread: '1'.repeat(10) + '.123456' };
+const WORST_META: FormMeta = {
+  token: 'x'.repeat(64),
+  channel: 'C'.repeat(24),
+  thread: '1'.repeat(10) + '.123456',
+  locale: 'pt-BR',
+};
 
 /**
  * Plain text within `max` UTF-16 units after escaping `& < >` (Slack stores plain_text with them as
@@ -61,7 +62,7 @@ function questionLabel(q: QuestionView, several: boolean): string {
   return `${several ? `${q.number}. ` : ''}${q.header !== undefined ? `${q.header}: ` : ''}${q.question}`;
 }
 
-function choiceInput(q: QuestionView, several: boolean): types.InputBlock {
+function choiceInput(q: QuestionView, several: boolean, words: Words): types.InputBlock {
   const options = q.options.map((o): types.PlainTextOption => ({
     text: plain(o.label, OPTION_TEXT_MAX),
     value: String(o.number),
@@ -72,14 +73,14 @@ function choiceInput(q: QuestionView, several: boolean): types.InputBlock {
     block_id: choiceBlock(q.number),
     optional: true,
     label: plain(questionLabel(q, several), INPUT_LABEL_MAX),
-    hint: plain(q.multiSelect ? MULTI_HINT : SINGLE_HINT, INPUT_LABEL_MAX),
+    hint: plain(words.t(q.multiSelect ? 'form.hintMulti' : 'form.hintSingle'), INPUT_LABEL_MAX),
     element: q.multiSelect
       ? { type: 'checkboxes', action_id: CHOICE_ACTION, options }
       : { type: 'radio_buttons', action_id: CHOICE_ACTION, options },
   };
 }
 
-function ownInput(n: number, label: string, optional: boolean): types.InputBlock {
+function ownInput(n: number, label: string, optional: boolean, words: Words): types.InputBlock {
   return {
     type: 'input',
     block_id: ownBlock(n),
@@ -90,18 +91,18 @@ function ownInput(n: number, label: string, optional: boolean): types.InputBlock
       action_id: OWN_ACTION,
       multiline: true,
       max_length: TEXT_INPUT_MAX,
-      ...(optional ? { placeholder: plain(OWN_PLACEHOLDER, PLACEHOLDER_MAX) } : {}),
+      ...(optional ? { placeholder: plain(words.t('control.optional'), PLACEHOLDER_MAX) } : {}),
     },
   };
 }
 
-function modal(title: string, blocks: types.InputBlock[], meta: FormMeta): Modal {
+function modal(title: string, blocks: types.InputBlock[], meta: FormMeta, words: Words): Modal {
   return {
     type: 'modal',
     callback_id: FORM_CALLBACK_ID,
     title: plain(title, MODAL_TITLE_MAX),
-    submit: plain('Submit', MODAL_TITLE_MAX),
-    close: plain('Cancel', MODAL_TITLE_MAX),
+    submit: plain(words.t('control.submit'), MODAL_TITLE_MAX),
+    close: plain(words.t('control.cancel'), MODAL_TITLE_MAX),
     private_metadata: encodeMeta(meta),
     blocks,
   };
@@ -110,20 +111,24 @@ function modal(title: string, blocks: types.InputBlock[], meta: FormMeta): Modal
 /**
  * The modal of a whole prompt: per question, its options as radio buttons (single choice) or
  * checkboxes (multi-select) and an optional own-words input. Both inputs are optional for Slack:
- * askgate checks the answer itself and shows problems in the modal. Null when it cannot fit.
+ * askgate checks the answer itself and shows problems in the modal. Its own words are in `locale`
+ * (the person's; default the ask's). Null when it cannot fit.
  */
-export function formModal(view: PromptView, meta: FormMeta): Modal | null {
+export function formModal(view: PromptView, meta: FormMeta, locale: string = view.locale): Modal | null {
+  const words = wordsFor(locale);
   const several = view.questions.length > 1;
-  const blocks = view.questions.flatMap((q) => [choiceInput(q, several), ownInput(q.number, OWN_LABEL, true)]);
-  const built = modal(several ? 'Answer the questions' : 'Answer the question', blocks, meta);
+  const own = words.t('control.otherOwn');
+  const blocks = view.questions.flatMap((q) => [choiceInput(q, several, words), ownInput(q.number, own, true, words)]);
+  const built = modal(words.t(several ? 'form.titleMany' : 'form.title'), blocks, meta, words);
   return modalProblem(built) === null ? built : null;
 }
 
 /** The one-field modal of "Other…" on a single single-choice question: the person's own words, required. */
-export function ownWordsModal(view: PromptView, meta: FormMeta): Modal | null {
+export function ownWordsModal(view: PromptView, meta: FormMeta, locale: string = view.locale): Modal | null {
   const q = view.questions[0];
   if (!q) return null;
-  const built = modal('Your own answer', [ownInput(1, questionLabel(q, false), false)], meta);
+  const words = wordsFor(locale);
+  const built = modal(words.t('form.ownTitle'), [ownInput(1, questionLabel(q, false), false, words)], meta, words);
   return modalProblem(built) === null ? built : null;
 }
 

@@ -1,6 +1,7 @@
 import { shorten, type OutcomeView, type PromptView, type QuestionView } from '../../core/prompt-view.js';
 import { cutEscaped, fitToLimit } from '../shared/fit.js';
 import { BUTTON_TEXT_MAX, FALLBACK_TEXT_MAX, SECTION_TEXT_MAX } from './limits.js';
+import { LOCALES, translate } from '../../core/i18n/index.js';
 
 /** A Block Kit block as askgate builds and reads it back (loosely typed: Slack returns more fields). */
 export type Block = { type: string; block_id?: string; [key: string]: unknown };
@@ -22,9 +23,6 @@ const TALLY_BLOCK = `${ID_PREFIX}tally`;
 const TALLY_LINE_MAX = 500;
 /** Most lines of a tally (a context block holds at most 10 elements). */
 const TALLY_LINES_MAX = 10;
-
-/** The label of Other… on a single single-choice question: it opens a one-field modal. */
-const OTHER_LABEL = 'Other…';
 
 /** Escapes text for mrkdwn: `&`, `<`, `>` only, so no user string can mention, ping or link. */
 export function escapeMrkdwn(text: string): string {
@@ -92,14 +90,26 @@ function buttonLabel(label: string): string {
   return text;
 }
 
+/** The actions block's id: the ask's shipped locale follows {@link ACTIONS_BLOCK} when not English (`askgate_actions.pt-BR`). */
+function actionsBlockId(locale: string): string {
+  return locale === 'en' ? ACTIONS_BLOCK : `${ACTIONS_BLOCK}.${locale}`;
+}
+
+/** The shipped locale an actions block's id names (untrusted: only a key of LOCALES), or undefined. */
+export function localeOfActions(blockId: unknown): string | undefined {
+  if (typeof blockId !== 'string' || !blockId.startsWith(`${ACTIONS_BLOCK}.`)) return undefined;
+  const tag = blockId.slice(ACTIONS_BLOCK.length + 1);
+  return LOCALES.has(tag) ? tag : undefined;
+}
+
 function actionId(kind: 'option' | 'other' | 'skip' | 'form', index: number): string {
   return kind === 'option' ? `${ID_PREFIX}opt_${index + 1}` : `${ID_PREFIX}${kind}`;
 }
 
-/** The label of the button that opens a prompt's modal. */
-export const ANSWER_LABEL = 'Answer';
+/** The label of the button that opens a prompt's modal (English; every locale's is `control.answer`). */
+export const ANSWER_LABEL = translate('en', 'control.answer');
 
-/** The buttons of a prompt: its options (a single single-choice question), or Answer and Skip when `withForm`. */
+/** The buttons of a prompt: its options (a single single-choice question), or Answer and Skip when `withForm`, in the ask's locale. */
 function buttonsOf(
   view: PromptView,
   withForm: boolean,
@@ -108,8 +118,8 @@ function buttonsOf(
   if (!withForm || !view.form) return [];
   const { open, skip } = view.form;
   return [
-    { kind: 'form', label: ANSWER_LABEL, token: open },
-    ...(skip ? [{ kind: 'skip' as const, label: 'Skip', token: skip }] : []),
+    { kind: 'form', label: translate(view.locale, 'control.answer'), token: open },
+    ...(skip ? [{ kind: 'skip' as const, label: translate(view.locale, 'control.skip'), token: skip }] : []),
   ];
 }
 
@@ -123,11 +133,13 @@ export function renderPrompt(view: PromptView, withForm = false): RenderedMessag
   const sections = view.questions.map((q) => sectionFor(q, several));
   const buttons = buttonsOf(view, withForm);
   // Replies to a Slack message go in its thread: the core's "reply to this message" says so.
+  const inThread = (text: string) =>
+    text.replace(translate(view.locale, 'phrase.replyToMessage'), translate(view.locale, 'phrase.replyInThread'));
   const help = view.buttons
-    ? view.instructions.replace('reply to this message', 'reply in this thread')
+    ? inThread(view.instructions)
     : buttons.length > 0 && view.form
-      ? view.form.instructions.replace('reply to this message', 'reply in this thread')
-      : `Reply in this thread. ${view.instructions}`;
+      ? inThread(view.form.instructions)
+      : translate(view.locale, 'slack.replyInThread', { instructions: view.instructions });
   const tally = (view.tally ?? []).slice(0, TALLY_LINES_MAX);
   const blocks: Block[] = [
     ...sections,
@@ -145,11 +157,11 @@ export function renderPrompt(view: PromptView, withForm = false): RenderedMessag
   if (buttons.length > 0) {
     blocks.push({
       type: 'actions',
-      block_id: ACTIONS_BLOCK,
+      block_id: actionsBlockId(view.locale),
       elements: buttons.map((b, i) => ({
         type: 'button',
         action_id: actionId(b.kind, i),
-        text: { type: 'plain_text', text: buttonLabel(b.kind === 'other' ? OTHER_LABEL : b.label), emoji: true },
+        text: { type: 'plain_text', text: buttonLabel(b.label), emoji: true },
         value: b.token,
       })),
     });
