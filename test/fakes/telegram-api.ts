@@ -102,7 +102,7 @@ export class FakeTelegramApi {
   addUser(
     id: number,
     first_name: string,
-    extra: { last_name?: string; username?: string; is_bot?: boolean } = {},
+    extra: { last_name?: string; username?: string; is_bot?: boolean; language_code?: string } = {},
   ): FakeUser {
     const user: FakeUser = { id, is_bot: extra.is_bot ?? false, first_name, ...extra };
     this.chats.set(id, { id, type: 'private', first_name, ...(extra.username ? { username: extra.username } : {}) });

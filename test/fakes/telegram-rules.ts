@@ -8,6 +8,8 @@ export interface FakeUser {
   first_name: string;
   last_name?: string;
   username?: string;
+  /** IETF language tag of the user's language (Bot API `User.language_code`, e.g. "es", "pt-br"). */
+  language_code?: string;
 }
 /** A chat: private (id = the user's id) or a group (negative id). */
 export interface FakeChat {
