@@ -220,6 +220,32 @@ describe('Telegram in the ask’s language and the person’s', () => {
   });
 });
 
+describe('a draft held in a group speaks to each person in their language', () => {
+  it('"@alice is answering" in German for a German tap, in the ask’s Portuguese for one without a language', async () => {
+    const chat = -1_007_000 - nextId;
+    fake.addGroup(chat, 'Equipe');
+    const alice = fake.addUser(++nextId, 'Alice', { username: `alice_${nextId}` });
+    const hans = person('de-AT');
+    const zed = person();
+    const body = askBody(`tgl-${++run}`, {
+      to: { channel: 'telegram', chat: String(chat) },
+      questions: twoMulti,
+      timeoutSeconds: 30,
+      locale: 'pt-BR',
+    });
+    const created = await api.post('/v1/asks', body);
+    expect(created.status).toBe(201);
+    const ref = await deliveredRef(api, created.body.id);
+    expect(await tapLabel(fake, ref, '☐ A1', alice)).toBe('');
+    await labelStarting(ref, '☑ A1');
+    const name = `@${alice.username}`;
+    expect(await tapLabel(fake, ref, '☐ B1', hans)).toBe(`${name} antwortet gerade`);
+    expect(await tapLabel(fake, ref, 'Pular', hans)).toBe(`${name} antwortet gerade`);
+    expect(await tapLabel(fake, ref, 'Pular', zed)).toBe(`${name} está respondendo`);
+    expect((await get(created.body.id)).status).toBe('pending');
+  });
+});
+
 describe('Telegram’s own words fit its limits in every language', () => {
   const tags = [...LOCALES.keys()];
   const three = [1, 2, 3].map((n) => ({
