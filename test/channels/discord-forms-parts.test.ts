@@ -69,7 +69,7 @@ describe('Discord modals: what askgate builds, what the fake (as Discord) accept
     expect(labels).toEqual(['Answer']);
   });
 
-  it("the controls follow the ask's locale; the English-only hints are left out of other languages", () => {
+  it("the controls and the own-words hints follow the ask's locale", () => {
     const de = buildPromptView({
       id: 'FormsAsk00000003',
       version: 1,
@@ -80,7 +80,7 @@ describe('Discord modals: what askgate builds, what the fake (as Discord) accept
     const json = formModal(de, de.form!.open)!.toJSON() as any;
     expect(json.title).toBe('Deine Antwort');
     expect(json.components[1]).toMatchObject({ label: 'Eigene Worte', component: { type: 4 } });
-    expect(json.components[1].description).toBeUndefined();
+    expect(json.components[1].description).toBe('Zusätzlich zu den Optionen oder statt ihrer');
     expect(modalErrors(json)).toBeNull();
   });
 
@@ -273,6 +273,8 @@ describe('Discord forms against a recording sink', () => {
       user: expect.objectContaining({ channel: 'discord', userId: alice.id, username: 'alice' }),
       chat: dm,
       answers: [{ choices: [1] }, { choices: [], own: 'mine' }],
+      // The person's client language, as Discord sends it with every interaction.
+      locale: 'en-US',
     });
     await waitFor(() => sent.followUps.length > 0);
     expect(sent.followUps[0]).toMatchObject({ content: 'Answer recorded', flags: 64 });

@@ -79,6 +79,8 @@ export class FakeDiscord {
   readonly channels = new Map<string, P.ApiChannel>();
   readonly messages = new Map<string, P.ApiMessage>();
   readonly interactions = new Map<string, FakeInteraction>();
+  /** Each person's client language (interaction `locale`), by user id; `en-US` when not set. */
+  readonly clientLocales = new Map<string, string>();
   readonly calls: DiscordCall[] = [];
   /** False: IDENTIFY with the Message Content intent is refused with close 4014. */
   contentIntentEnabled = true;
@@ -240,6 +242,7 @@ export class FakeDiscord {
       ...(guildId ? { guildId } : {}),
       user: u,
       message: msg,
+      locale: this.clientLocales.get(u.id) ?? 'en-US',
     };
     return { interaction, source };
   }

@@ -173,6 +173,8 @@ export interface InteractionSource {
   guildId?: string;
   user: ApiUser;
   message: ApiMessage;
+  /** The person's client language (discord-api-types `Locale`, e.g. `pt-BR`, `es-ES`); `en-US` by default. */
+  locale?: string;
 }
 
 /** INTERACTION_CREATE for a button on `msg`, tapped by `u` (guild member, or DM user when `guildId` is absent). */
@@ -208,7 +210,7 @@ function interactionBase(args: InteractionSource, type: number) {
     entitlements: [],
     authorizing_integration_owners: {},
     app_permissions: '3072',
-    locale: 'en-US',
+    locale: args.locale ?? 'en-US',
     attachment_size_limit: 10_485_760,
     context: args.guildId ? 0 : 1,
     channel_id: channel.id,

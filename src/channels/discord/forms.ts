@@ -6,26 +6,31 @@ import {
   type ModalSubmitInteraction,
 } from 'discord.js';
 import type { ButtonPressed, FormOpening, InboundOutcome, InboundSink, Logger } from '../../core/ports.js';
-import { outcomeNotice } from '../../core/notices.js';
+import { outcomeNotice, outcomeWords } from '../../core/notices.js';
+import { chooseLocale, translate } from '../../core/i18n/index.js';
 import { decodeToken } from '../../core/token.js';
 import { describeError } from '../shared/errors.js';
 import { MODAL_OPEN_BUDGET_MS, NO_MENTIONS } from './limits.js';
 import { formModal, ownWordsModal } from './modal.js';
-import { readModal } from './modal-read.js';
+import { readModal, SHARED_OWN_UNCLEAR } from './modal-read.js';
 import { noticeText } from './render.js';
 import { responderOf } from './responder.js';
 
 const CHANNEL = 'discord';
-/** Said when the checks before a modal took longer than the budget: Discord would refuse a modal sent later. */
-export const OPEN_TOO_SLOW = 'That took too long to open; please tap the button again.';
-/** Said when the prompt's form does not fit a Discord modal (it keeps the text form). */
-export const FORM_DOES_NOT_FIT = 'Reply to the question message with your answer.';
-/** Added to a form's problems: a modal cannot be shown again from its own submission. */
-export const TAP_AGAIN = 'Tap Answer to try again.';
-/** {@link TAP_AGAIN} for the one-field modal of Other…. */
-export const TAP_OTHER_AGAIN = 'Tap Other… to try again.';
-const FAILURE = 'Something went wrong while recording that; please try again in a moment.';
-const NOT_A_FORM = 'This form is not valid.';
+// Notices are catalogue keys (core/i18n), in the person's language: `form.tooSlow` when the checks
+// before a modal took longer than the budget (Discord would refuse a modal sent later),
+// `form.doesNotFit` when the prompt's form does not fit a Discord modal (it keeps the text form),
+// `form.tapAgain` / `form.tapOtherAgain` after a form's problems (a modal cannot be shown again
+// from its own submission), `form.notValid`, `discord.failed`.
+
+/** {@link OPEN_TOO_SLOW} and the rest below: the English texts (tests and docs compare with them). */
+export const OPEN_TOO_SLOW = translate('en', 'form.tooSlow');
+/** `form.doesNotFit` in English. */
+export const FORM_DOES_NOT_FIT = translate('en', 'form.doesNotFit');
+/** `form.tapAgain` in English. */
+export const TAP_AGAIN = translate('en', 'form.tapAgain');
+/** `form.tapOtherAgain` in English. */
+export const TAP_OTHER_AGAIN = translate('en', 'form.tapOtherAgain');
 
 /** What {@link DiscordForms} needs. */
 export interface DiscordFormsDeps {
@@ -75,20 +80,25 @@ export class DiscordForms {
     if (opening === 'late' || opening === 'failed') {
       if (opening === 'late')
         this.deps.logger.warn({ channel: CHANNEL, interactionId: interaction.id }, 'discord form check too slow');
-      return this.reply(interaction, opening === 'late' ? OPEN_TOO_SLOW : FAILURE);
+      // The ask is unknown here: the person's language (Discord always says it), else English.
+      const person = chooseLocale(event.locale);
+      return this.reply(interaction, translate(person, opening === 'late' ? 'form.tooSlow' : 'discord.failed'));
     }
     if (opening.kind !== 'form') return this.reply(interaction, outcomeNotice(opening), opening.kind === 'forbidden');
+    // Only this person sees the modal: core chose their language (else the ask's).
+    const words = outcomeWords(opening);
     const modal =
       opening.choice.kind === 'other'
-        ? ownWordsModal(opening.view, interaction.customId)
-        : formModal(opening.view, interaction.customId);
-    if (!modal) return this.reply(interaction, FORM_DOES_NOT_FIT);
+        ? ownWordsModal(opening.view, interaction.customId, words.locale)
+        : formModal(opening.view, interaction.customId, words.locale);
+    if (!modal) return this.reply(interaction, words.t('form.doesNotFit'));
     await interaction.showModal(modal).catch((err: unknown) => this.ackFailed(interaction.id, err));
   }
 
   /** A submitted modal: deferred update first (3 s), then the form's outcome, told ephemerally. */
   async submit(interaction: ModalSubmitInteraction): Promise<void> {
-    if (!interaction.isFromMessage()) return this.reply(interaction, NOT_A_FORM);
+    if (!interaction.isFromMessage())
+      return this.reply(interaction, translate(chooseLocale(interaction.locale), 'form.notValid'));
     try {
       await interaction.deferUpdate();
     } catch (err) {
@@ -105,19 +115,28 @@ export class DiscordForms {
       else {
         // Unreadable own words: say so only when the ask would take an answer, else the honest notice.
         const opening = await this.deps.sink.openForm(event);
+        const hint =
+          reading.message === SHARED_OWN_UNCLEAR ? outcomeWords(opening).t('form.ownUnclear') : reading.message;
         outcome =
-          opening.kind === 'form' ? { kind: 'invalid', askId: opening.view.askId, hint: reading.message } : opening;
+          opening.kind === 'form'
+            ? {
+                kind: 'invalid',
+                askId: opening.view.askId,
+                hint,
+                ...(opening.locale ? { locale: opening.locale } : {}),
+              }
+            : opening;
       }
       notice = outcomeNotice(outcome);
       if (outcome.kind === 'invalid')
-        notice = `${notice} ${decodeToken(event.token)?.choice.kind === 'other' ? TAP_OTHER_AGAIN : TAP_AGAIN}`;
+        notice = `${notice} ${outcomeWords(outcome).t(decodeToken(event.token)?.choice.kind === 'other' ? 'form.tapOtherAgain' : 'form.tapAgain')}`;
       forbidden = outcome.kind === 'forbidden';
     } catch (err) {
       this.deps.logger.error(
         { channel: CHANNEL, interactionId: interaction.id, err: describeError(err) },
         'discord form submission failed',
       );
-      notice = FAILURE;
+      notice = translate(chooseLocale(event.locale), 'discord.failed');
     }
     if (notice === null) return;
     await interaction
@@ -139,6 +158,8 @@ export class DiscordForms {
       token: interaction.customId,
       user: responderOf(interaction.user),
       ...(chat ? { chat } : {}),
+      // The person's client language (always sent with an interaction).
+      ...(interaction.locale ? { locale: interaction.locale } : {}),
     };
   }
 

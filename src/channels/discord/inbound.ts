@@ -12,16 +12,21 @@ import type { InboundOutcome, InboundSink, Logger, TextReceived } from '../../co
 import { NO_MENTIONS } from './limits.js';
 import { noticeText, renderNotice } from './render.js';
 import { outcomeNotice } from '../../core/notices.js';
+import { chooseLocale, translate } from '../../core/i18n/index.js';
 import { DEFAULT_LEASE_MS, settleOrShow, takeEvent, takeOrPass, type EffectGate } from '../shared/take-event.js';
 import { describeError } from '../shared/errors.js';
 import { RecentIds } from '../shared/recent-ids.js';
 import { responderOf } from './responder.js';
 import { DiscordForms, opensModal } from './forms.js';
 
-/** Told to someone whose reply reached askgate without text (Message Content intent missing, or only an attachment). */
-export const EMPTY_CONTENT_HINT =
-  'I could not read that reply: use the buttons on the question, or mention me in your reply (@ the bot) with your answer.';
-const FAILURE = 'Something went wrong while recording that; please try again in a moment.';
+/**
+ * Told to someone whose reply reached askgate without text (Message Content intent missing, or only
+ * an attachment): `discord.unreadable`, in English, as neither the person's language (a message
+ * carries none) nor the ask (unread) is known.
+ */
+export const EMPTY_CONTENT_HINT = translate('en', 'discord.unreadable');
+/** `discord.failed` in English: a message whose ask could not be read. */
+const FAILURE = translate('en', 'discord.failed');
 const CHANNEL = 'discord';
 
 /** What {@link DiscordInbound} needs. */
@@ -90,12 +95,14 @@ export class DiscordInbound {
         token: interaction.customId,
         user: responderOf(interaction.user),
         ...(chat ? { chat } : {}),
+        // The person's client language: what only they see follows it.
+        ...(interaction.locale ? { locale: interaction.locale } : {}),
       });
       notice = noticeOf(outcome);
       forbidden = outcome.kind === 'forbidden';
     } catch (err) {
       logger.error({ channel: CHANNEL, interactionId: interaction.id, err: describeError(err) }, 'discord tap failed');
-      notice = FAILURE;
+      notice = translate(chooseLocale(interaction.locale), 'discord.failed');
     }
     if (notice === null) return;
     await interaction

@@ -1,5 +1,6 @@
 import { ComponentType } from 'discord.js';
 import type { FormAnswer } from '../../core/forms.js';
+import { translate } from '../../core/i18n/index.js';
 import { choiceField, ownField, SHARED_OWN_FIELD } from './modal.js';
 
 /** One submitted field as discord.js parses it (`ModalSubmitInteraction.fields.fields`): untrusted. */
@@ -12,9 +13,8 @@ export interface SubmittedField {
 /** What a modal submission says: one {@link FormAnswer} per question, or a problem to show before any check. */
 export type ModalReading = { kind: 'answers'; answers: FormAnswer[] } | { kind: 'problem'; message: string };
 
-/** Told when the shared own-words field of a 3-question modal does not say which question it answers. */
-export const SHARED_OWN_UNCLEAR =
-  'Start your own words with the question number, like "3: your answer", or leave that question empty.';
+/** Told (in English; `form.ownUnclear` in every locale, forms.ts translates it) when the shared own-words field of a 3-question modal does not say which question it answers. */
+export const SHARED_OWN_UNCLEAR = translate('en', 'form.ownUnclear');
 
 /** Most questions a submission is read for (askgate asks hold 1–3; the field names carry one digit). */
 const QUESTIONS_MAX = 9;

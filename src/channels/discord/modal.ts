@@ -28,14 +28,10 @@ export const choiceField = (n: number) => `q${n}`;
 export const ownField = (n: number) => `w${n}`;
 /** `custom_id` of the one own-words text input shared by every question (when a field each does not fit). */
 export const SHARED_OWN_FIELD = 'w';
-/** What the shared own-words field says: lines go to the question they name, or to the only question left empty. */
-export const SHARED_OWN_HINT = 'For the question you left empty, or start a line with its number: "3: …"';
-/** The descriptions of own-words fields; English only (the catalogues of core/i18n have no such keys), so shown for `en` asks. */
-const OWN_HINTS = {
-  single: 'Instead of an option',
-  multi: 'Besides or instead of the options',
-  shared: SHARED_OWN_HINT,
-};
+/** What the shared own-words field says, in English (every locale's is `form.ownShared`): lines go to the question they name, or to the only question left empty. */
+export const SHARED_OWN_HINT = translate('en', 'form.ownShared');
+/** The catalogue keys of the own-words fields' descriptions. */
+const OWN_HINTS = { single: 'form.ownSingle', multi: 'form.ownMulti', shared: 'form.ownShared' } as const;
 
 /**
  * How own words fit beside the questions within {@link MODAL_COMPONENTS_MAX} top-level components:
@@ -92,14 +88,15 @@ function ownWordsLabel(
 /**
  * The modal of the Answer button: a Label per question holding a radio group (single choice) or a
  * checkbox group (multi-select, 0 to all options), and own words laid out by {@link ownWordsLayout}.
- * Null when the prompt does not fit Discord's modal limits (the message then keeps the text form).
+ * Its own words are in `locale` (the person's; default the ask's). Null when the prompt does not fit
+ * Discord's modal limits (the message then keeps the text form).
  */
-export function formModal(view: PromptView, customId: string): ModalBuilder | null {
+export function formModal(view: PromptView, customId: string, locale: string = view.locale): ModalBuilder | null {
   const layout = ownWordsLayout(view.questions.length);
   if (!layout || view.questions.length === 0) return null;
   const several = view.questions.length > 1;
-  const own = translate(view.locale, 'control.ownWords');
-  const hint = (kind: keyof typeof OWN_HINTS) => (view.locale === 'en' ? OWN_HINTS[kind] : null);
+  const own = translate(locale, 'control.ownWords');
+  const hint = (kind: keyof typeof OWN_HINTS) => translate(locale, OWN_HINTS[kind]);
   const labels: LabelBuilder[] = [];
   for (const q of view.questions) {
     labels.push(choiceLabel(q, several));
@@ -111,16 +108,16 @@ export function formModal(view: PromptView, customId: string): ModalBuilder | nu
     }
   }
   if (layout === 'shared') labels.push(ownWordsLabel(SHARED_OWN_FIELD, own, hint('shared'), TextInputStyle.Paragraph));
-  const title = line(translate(view.locale, 'control.formTitle'), MODAL_TITLE_MAX);
+  const title = line(translate(locale, 'control.formTitle'), MODAL_TITLE_MAX);
   return checked(new ModalBuilder().setCustomId(customId).setTitle(title).addLabelComponents(labels));
 }
 
-/** The one-field modal of "Other…" on a single single-choice question: the answer in the person's own words. */
-export function ownWordsModal(view: PromptView, customId: string): ModalBuilder | null {
+/** The one-field modal of "Other…" on a single single-choice question: the answer in the person's own words (in `locale`). */
+export function ownWordsModal(view: PromptView, customId: string, locale: string = view.locale): ModalBuilder | null {
   const q = view.questions[0];
   if (view.questions.length !== 1 || !q) return null;
   const field = new LabelBuilder()
-    .setLabel(line(translate(view.locale, 'control.ownWords'), MODAL_LABEL_MAX))
+    .setLabel(line(translate(locale, 'control.ownWords'), MODAL_LABEL_MAX))
     .setDescription(line(q.question, MODAL_DESCRIPTION_MAX))
     .setTextInputComponent(
       new TextInputBuilder()
@@ -130,7 +127,7 @@ export function ownWordsModal(view: PromptView, customId: string): ModalBuilder 
         .setMaxLength(TEXT_INPUT_MAX)
         .setRequired(true),
     );
-  const title = line(q.header ?? translate(view.locale, 'control.formTitle'), MODAL_TITLE_MAX);
+  const title = line(q.header ?? translate(locale, 'control.formTitle'), MODAL_TITLE_MAX);
   return checked(new ModalBuilder().setCustomId(customId).setTitle(title).addLabelComponents(field));
 }
 

@@ -67,10 +67,10 @@ const TIERS: Limits[] = [
   { question: 80, description: 0, label: 30 },
 ];
 
-function questionLines(q: QuestionView, several: boolean, lim: Limits): string[] {
+function questionLines(q: QuestionView, several: boolean, lim: Limits, locale: string): string[] {
   const header = q.header !== undefined ? escapeText(q.header) : null;
   const title = several
-    ? `**${header ? `${q.number}. ${header}` : `Question ${q.number}`}**`
+    ? `**${header ? `${q.number}. ${header}` : escapeText(translate(locale, 'prompt.questionN', { n: q.number }))}**`
     : header
       ? `**${header}**`
       : null;
@@ -93,7 +93,7 @@ export function promptContent(
   const several = view.questions.length > 1;
   const footer = instructions !== null ? [`-# ${escapeText(instructions.replace(/\s+/g, ' '))}`] : [];
   const build = (lim: Limits) =>
-    [...view.questions.map((q) => questionLines(q, several, lim).join('\n')), ...footer].join('\n\n');
+    [...view.questions.map((q) => questionLines(q, several, lim, view.locale).join('\n')), ...footer].join('\n\n');
   const content = fitToLimit(TIERS, build, (c) => c.length <= max);
   return content.fits ? content.value : cut(content.value, max);
 }
