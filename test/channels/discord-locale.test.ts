@@ -6,8 +6,10 @@ import { FakeDiscord, type FakeInteraction } from '../fakes/discord-api.js';
 import type { ModalValues } from '../fakes/discord-modals.js';
 import { user, type ApiMessage, type ApiUser } from '../fakes/discord-payloads.js';
 import { DiscordChannel } from '../../src/channels/discord/discord-channel.js';
-import { visibleText } from '../../src/channels/discord/render.js';
-import { wordsFor } from '../../src/core/i18n/index.js';
+import { renderPrompt, visibleText } from '../../src/channels/discord/render.js';
+import { formModal, modalProblems } from '../../src/channels/discord/modal.js';
+import { buildPromptView } from '../../src/core/prompt-view.js';
+import { translate, wordsFor } from '../../src/core/i18n/index.js';
 import type { RunningAskgate } from '../../src/main.js';
 
 // Issue 18 on Discord: the message, its buttons, the edited outcome and reminders follow the ask's
@@ -173,5 +175,22 @@ describe('Discord speaks the ask’s and the person’s language', () => {
     fake.clientLocales.set(korean.id, 'ko');
     const { msg } = await ask('pt-BR', [single]);
     expect(await ephemeral(fake.tap(msg.id, buttons(msg)[0]!.custom_id, korean))).toBe('Resposta registrada');
+  });
+});
+
+describe('Discord limits hold in every language', () => {
+  const shapes = [[single], several, [...several, { ...several[0]!, id: 'third' }]];
+  it.each(['en', 'pt-BR', 'es', 'fr', 'de', 'ja'])('%s: buttons and modals fit, so the form is offered', (tag) => {
+    for (const questions of shapes) {
+      const view = buildPromptView({ id: 'LocaleAsk0000002', version: 1, questions: questions as never, locale: tag });
+      const message = renderPrompt(view); // throws a permanent ChannelError for a layout Discord refuses
+      const labels = message.components.flatMap((r) => r.components.map((b) => b.label));
+      for (const label of labels) expect(label.length).toBeLessThanOrEqual(80);
+      if (view.form) {
+        expect(labels).toEqual([translate(tag, 'control.answer'), translate(tag, 'control.skip')]);
+        for (const person of ['en', 'pt-BR', 'es', 'fr', 'de', 'ja'])
+          expect(modalProblems(formModal(view, view.form.open, person)!.toJSON())).toEqual([]);
+      }
+    }
   });
 });
