@@ -176,6 +176,18 @@ describe('Discord speaks the ask’s and the person’s language', () => {
     const { msg } = await ask('pt-BR', [single]);
     expect(await ephemeral(fake.tap(msg.id, buttons(msg)[0]!.custom_id, korean))).toBe('Resposta registrada');
   });
+
+  it.each(['__proto__', 'constructor', 'x'.repeat(300), '{summary}', 'pt-BR\u0000'])(
+    'a forged client language (%s) is only a hint: the ask’s words answer',
+    async (forged) => {
+      const who = user(`45${String(++run).padStart(16, '0')}`, 'mallory', null);
+      fake.clientLocales.set(who.id, forged);
+      const { msg } = await ask('de', [single]);
+      expect(await ephemeral(fake.tap(msg.id, buttons(msg)[0]!.custom_id, who))).toBe(
+        wordsFor('de').t('notice.recorded'),
+      );
+    },
+  );
 });
 
 describe('Discord limits hold in every language', () => {
