@@ -278,6 +278,8 @@ describe('with ASKGATE_API_TOKEN: no spelling of a protected route gets in witho
       'GET /console/app.js',
       'GET /console/app.css',
       'GET /console/icon.svg',
+      // The console's words, one public JSON per shipped locale (issue 18).
+      ...['en', 'pt-BR', 'es', 'fr', 'de', 'ja'].map((tag) => `GET /console/i18n/${tag}.json`),
       'GET /console/session',
       'POST /console/login',
       'POST /console/logout',
