@@ -52,7 +52,8 @@ export class TelegramDelivery {
     const final = renderFinal(renderPrompt(view).body, outcome);
     await this.pacer.take(ref.chat);
     // Before the edit: a draft keyboard edit racing this one sees it and takes its keyboard away again.
-    await this.drafts?.closed(ref, view.askId);
+    // Only a prompt without buttons can have a draft: the hot path of a button prompt pays no command.
+    if (view.form) await this.drafts?.closed(ref, view.askId);
     try {
       // Without reply_markup, editMessageText drops the inline keyboard.
       await this.api.editMessageText(

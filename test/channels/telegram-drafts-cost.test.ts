@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeTelegramApi } from '../fakes/telegram-api.js';
+import { channelFor, memoryLogger, newUser } from './telegram-world.js';
+import { MemoryFormDrafts } from '../../src/store/memory-form-drafts.js';
+import { buildPromptView, outcomeView } from '../../src/core/prompt-view.js';
+import { newAskRecord } from '../../src/core/lifecycle.js';
+import type { DraftKey } from '../../src/core/form-draft-store.js';
+import type { TelegramChannel } from '../../src/channels/telegram/telegram-channel.js';
+import type { Question } from '../../src/core/schemas.js';
+
+/** A draft store that counts the `close` calls a finalize makes (each is a Redis command in durable mode). */
+class CountingDrafts extends MemoryFormDrafts {
+  readonly closes: DraftKey[] = [];
+  override async close(key: DraftKey): Promise<void> {
+    this.closes.push(key);
+    await super.close(key);
+  }
+}
+
+const env: Question = { id: 'env', question: 'Where?', multiSelect: false, options: [{ label: 'A' }, { label: 'B' }] };
+const checks: Question = { ...env, id: 'checks', multiSelect: true };
+
+let fake: FakeTelegramApi;
+let channel: TelegramChannel;
+const drafts = new CountingDrafts({ retentionMs: 60_000 });
+
+beforeAll(async () => {
+  fake = await FakeTelegramApi.start();
+  channel = channelFor(fake, memoryLogger(), { minSendIntervalMs: 0 });
+  channel.useFormDrafts(drafts);
+});
+afterAll(async () => {
+  await fake?.close();
+});
+
+/** Delivers an ask of `questions` to a fresh chat, answers it through the API shape, and finalizes it. */
+async function deliverAndFinalize(id: string, questions: Question[]) {
+  const user = newUser(fake, 'Ann');
+  const record = newAskRecord({ runId: `r-${id}`, questions }, id, 1, 60, Date.now());
+  const view = buildPromptView(record);
+  const ref = await channel.deliver({
+    askId: id,
+    version: 1,
+    target: { channel: 'telegram', chat: String(user.id) },
+    view,
+  });
+  const ended = {
+    ...record,
+    status: 'no_answer' as const,
+    result: { status: 'no_answer' as const, reason: 'cancelled' as const, at: new Date().toISOString() },
+  };
+  await channel.finalize(ref, outcomeView(ended), view);
+  return ref;
+}
+
+describe('the draft a finalize closes', () => {
+  it('a prompt with buttons has no draft: its finalize costs no draft command', async () => {
+    await deliverAndFinalize('ButtonsAsk0001', [env]);
+    expect(drafts.closes).toEqual([]);
+  });
+
+  it('a prompt answered on its keyboard closes its draft before the outcome edit', async () => {
+    const ref = await deliverAndFinalize('DraftAsk000001', [env, checks]);
+    expect(drafts.closes.filter((k) => k.askId === 'DraftAsk000001')).toEqual([
+      expect.objectContaining({ messageId: ref.messageId }),
+    ]);
+  });
+});
