@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { encodeMeta, errorsFor, readMeta, readSubmission } from '../../src/channels/slack/form-state.js';
 import {
@@ -9,10 +10,11 @@ import {
   modalProblem,
   OWN_ACTION,
   ownBlock,
+  ownWordsModal,
 } from '../../src/channels/slack/modal.js';
 import { FORM_MESSAGES } from '../../src/core/forms.js';
 import { buildPromptView } from '../../src/core/prompt-view.js';
-import { checkModal } from '../fakes/slack-views.js';
+import { checkModal, renderModal } from '../fakes/slack-views.js';
 
 const read = (values: unknown) =>
   readSubmission(values, choiceBlock, ownBlock, { choice: CHOICE_ACTION, own: OWN_ACTION });
@@ -156,5 +158,29 @@ describe('modal limits', () => {
     expect(fitPlain('&'.repeat(100), 75)).not.toMatch(/&[a-z]*…$/);
     expect(fitPlain('👩‍👩‍👧‍👦'.repeat(30), 24).length).toBeLessThanOrEqual(24);
     expect(fitPlain('short', 24)).toBe('short');
+  });
+});
+
+describe('docs/forms-slack.md', () => {
+  it('shows the modals exactly as the fake renders them', async () => {
+    const doc = await readFile(new URL('../../docs/forms-slack.md', import.meta.url), 'utf8');
+    const env = {
+      id: 'env',
+      header: 'Env',
+      question: 'Where should I deploy?',
+      multiSelect: false,
+      options: [{ label: 'Staging', description: 'safe place to try' }, { label: 'Production' }],
+    };
+    const checks = {
+      id: 'checks',
+      header: 'Checks',
+      question: 'Which checks should run first?',
+      multiSelect: true,
+      options: [{ label: 'lint' }, { label: 'tests' }, { label: 'e2e' }],
+    };
+    const view = (questions: object[]) => buildPromptView({ id: 'DocsAsk00000001', version: 1, questions } as never);
+    const meta = { token: 'DocsAsk00000001.1.f', channel: 'C0001' };
+    expect(doc).toContain(renderModal(formModal(view([env, checks]), meta)!));
+    expect(doc).toContain(renderModal(ownWordsModal(view([env]), { ...meta, token: 'DocsAsk00000001.1.o' })!));
   });
 });
