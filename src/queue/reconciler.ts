@@ -26,6 +26,8 @@ export interface ReconcilerOptions {
 export class Reconciler {
   private timer: NodeJS.Timeout | null = null;
   private running = false;
+  /** The last tick listed a full batch: more may be due, so the next tick runs at once. */
+  private backlog = false;
   private tail: Promise<unknown> = Promise.resolve();
   constructor(private readonly opts: ReconcilerOptions) {}
 
@@ -57,7 +59,9 @@ export class Reconciler {
       void this.runOnce()
         .catch((err: unknown) => this.failed(err))
         .finally(() => {
-          if (this.running) this.arm(this.opts.intervalMs);
+          // A backlog (a restart with many asks due, a burst of creations) drains at sweep speed,
+          // not one batch per interval.
+          if (this.running) this.arm(this.backlog ? 0 : this.opts.intervalMs);
         });
     }, delayMs);
     this.timer.unref();
@@ -65,25 +69,31 @@ export class Reconciler {
 
   private async tick(): Promise<number> {
     let entries: SweepEntry[];
+    this.backlog = false;
     try {
       entries = await this.opts.due(this.opts.now(), this.opts.batch);
     } catch (err) {
       this.failed(err);
       return 0;
     }
+    const full = entries.length >= this.opts.batch;
     const queue = [...new Map(entries.map((e) => [e.askId, e])).values()];
     const total = queue.length;
     const lanes = Math.min(this.opts.concurrency ?? 10, queue.length);
+    let failures = 0;
     const lane = async (): Promise<void> => {
       for (let entry = queue.shift(); entry !== undefined; entry = queue.shift()) {
         try {
           await this.opts.sweep(entry);
         } catch (err) {
+          failures++;
           this.failed(err, entry.askId);
         }
       }
     };
     await Promise.all(Array.from({ length: lanes }, lane));
+    // A tick with failures waits the interval: a store that fails every sweep is not hammered.
+    this.backlog = full && failures === 0;
     return total;
   }
 

@@ -138,4 +138,40 @@ describe('Reconciler', () => {
     await sleep(60);
     expect(started).toBe(after);
   });
+
+  it('a full batch is followed by the next tick at once: a backlog drains without waiting the interval', async () => {
+    // 25 due asks in batches of 10, an interval of an hour: only back-to-back ticks can sweep them all.
+    const backlog = Array.from({ length: 25 }, (_, i) => `ask${i}`);
+    const swept: string[] = [];
+    const r = make({
+      intervalMs: 3_600_000,
+      batch: 10,
+      due: async (_now, limit) => due(...backlog.filter((id) => !swept.includes(id)).slice(0, limit)),
+      sweep: async ({ askId }) => {
+        swept.push(askId);
+      },
+    });
+    r.start();
+    await waitFor(() => swept.length === 25, 2000);
+    expect(new Set(swept).size).toBe(25);
+  });
+
+  it('a full batch with a failed sweep waits the interval (a failing store is not hammered)', async () => {
+    let ticks = 0;
+    const r = make({
+      intervalMs: 3_600_000,
+      batch: 2,
+      due: async () => {
+        ticks++;
+        return due('ok', 'bad');
+      },
+      sweep: async ({ askId }) => {
+        if (askId === 'bad') throw new Error('store down');
+      },
+    });
+    r.start();
+    await waitFor(() => ticks === 1, 2000);
+    await sleep(200);
+    expect(ticks).toBe(1);
+  });
 });
