@@ -547,6 +547,10 @@ describe('F21 + R4 on Slack Socket Mode: envelopes re-sent after a cut socket or
     const world = await World.create({ name: 'crash-slack-socket', row: 'F21', redisArgs: AOF, proxy: true });
     const slack = await SlackRig.start(world.history);
     slack.fake.redeliverUnacked = true;
+    // Slack also re-sends an envelope left unacked on a live connection (a retry after its timeout):
+    // an envelope re-sent on the new connection while the killed process's lease on it still runs is
+    // refused as in progress (no ack), and only this later re-send gets it processed.
+    slack.fake.redeliverAfterMs = 4000;
     const node = world.node('A', slack.socketEnv());
     const agents = new Agents(world.history, () => world.nodes);
     const cases: Record<string, { envelopes: string[]; at: number }> = {};
@@ -669,7 +673,6 @@ describe('F21 + R4 on Slack Socket Mode: envelopes re-sent after a cut socket or
 
       // 6. askgate alive and connected, but Redis unreachable for 3.5 s (blackhole) while two replies
       //    arrive: their processing fails, so they must stay unacked; Slack re-sends them 4 s later.
-      slack.fake.redeliverAfterMs = 4000;
       world.history.inject('fault', { data: { kind: 'redis-blackhole', ms: 3500 } });
       world.proxy!.set({ blackhole: true });
       await sleep(200);
