@@ -13,7 +13,7 @@ import type {
   TextReceived,
 } from '../core/ports.js';
 import { buildPromptView, noticeFor, partialPrompt, type NoticeOptions } from '../core/prompt-view.js';
-import { chooseLocale, ENGLISH, wordsFor, type Words } from '../core/i18n/index.js';
+import { chooseLocale, ENGLISH, wordsFor, wordsOf, type Words } from '../core/i18n/index.js';
 import { spoken } from '../core/notices.js';
 import { parseReply } from '../core/reply-parser.js';
 import type { AskRecord, Responder } from '../core/schemas.js';
@@ -151,7 +151,7 @@ export class InboundHandler implements InboundSink {
 
   /** What everyone in the ask's conversations reads: the ask's locale, else the default. */
   private askWords(record: AskRecord): Words {
-    return wordsFor(record.locale ?? this.deps.defaultLocale, record.timeZone);
+    return wordsOf(record, this.deps.defaultLocale);
   }
 
   /** What one person reads: their language when askgate ships it, else the ask's, else the default, else English. */

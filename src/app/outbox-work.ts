@@ -13,7 +13,7 @@ import {
   type WebhookSender,
 } from '../core/ports.js';
 import { deadlineOf, isTerminal, targetOf, webhookSettled } from '../core/lifecycle.js';
-import { buildPromptView, outcomeView, reminderText, wordsFor, type Words } from '../core/prompt-view.js';
+import { buildPromptView, outcomeView, reminderText, wordsOf, type Words } from '../core/prompt-view.js';
 import type { Step } from '../core/effects.js';
 import { workFor, type WorkSettings } from '../core/work.js';
 import type { EffectRunner } from './effect-runner.js';
@@ -53,7 +53,7 @@ export class OutboxWork implements OutboxHandlers {
 
   /** What everyone in an ask's conversations reads: the ask's locale, else the configured default. */
   private words(record: AskRecord): Words {
-    return wordsFor(record.locale ?? this.deps.settings.defaultLocale, record.timeZone);
+    return wordsOf(record, this.deps.settings.defaultLocale);
   }
 
   /** Runs one outbox job; throws to retry. */
@@ -168,12 +168,10 @@ export class OutboxWork implements OutboxHandlers {
     // The ask may have ended while the refresh was in flight, and its outcome edit landed first: the
     // refresh then shows buttons again, so the outcome is shown once more over it.
     const after = await store.get(askId);
-    if (after && isTerminal(after))
-      await channel.finalize(
-        delivery.message,
-        outcomeView(after, this.words(after)),
-        buildPromptView(after, this.words(after)),
-      );
+    if (after && isTerminal(after)) {
+      const words = this.words(after);
+      await channel.finalize(delivery.message, outcomeView(after, words), buildPromptView(after, words));
+    }
   }
 
   /** POSTs the terminal result to the ask's callbackUrl once; a job that runs again after success does nothing. */

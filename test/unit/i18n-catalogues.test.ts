@@ -7,6 +7,7 @@ import {
   shippedLocale,
   translate,
   wordsFor,
+  wordsOf,
   type LocaleFile,
   type Message,
 } from '../../src/core/i18n/index.js';
@@ -119,6 +120,14 @@ describe('choosing a locale', () => {
     expect(chooseLocale('ko', undefined, 'de')).toBe('de');
     expect(chooseLocale('ko', 'zz-!!')).toBe('en');
     expect(chooseLocale()).toBe('en');
+  });
+
+  it("an ask's words: its locale when shipped, else the default locale, else English", () => {
+    expect(wordsOf({ locale: 'pt-BR' }, 'de').locale).toBe('pt-BR');
+    expect(wordsOf({}, 'de').locale).toBe('de');
+    // A well-formed tag askgate does not ship reads ASKGATE_DEFAULT_LOCALE, not English.
+    expect(wordsOf({ locale: 'ko' }, 'de').locale).toBe('de');
+    expect(wordsOf({ locale: 'ko' }).locale).toBe('en');
   });
 });
 

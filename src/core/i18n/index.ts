@@ -228,12 +228,15 @@ function makeWords(tag: string, zone: string): Words {
   };
 }
 
-/** The words of an ask: its locale (else `fallback`, else English) and its time zone. */
+/**
+ * The words of an ask: its locale when askgate ships it (else `fallback`, the default locale, else
+ * English) and its time zone. A well-formed locale that is not shipped (`ko`) reads `fallback`.
+ */
 export function wordsOf(
   record: { readonly locale?: string | undefined; readonly timeZone?: string | undefined },
   fallback?: string,
 ): Words {
-  return wordsFor(record.locale ?? fallback, record.timeZone);
+  return wordsFor(chooseLocale(record.locale, fallback), record.timeZone);
 }
 
 /** English in UTC: what every view shows when no locale is given. */
