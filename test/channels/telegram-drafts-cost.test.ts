@@ -4,13 +4,20 @@ import { channelFor, memoryLogger, newUser } from './telegram-world.js';
 import { MemoryFormDrafts } from '../../src/store/memory-form-drafts.js';
 import { buildPromptView, outcomeView } from '../../src/core/prompt-view.js';
 import { newAskRecord } from '../../src/core/lifecycle.js';
-import type { DraftKey } from '../../src/core/form-draft-store.js';
+import type { DraftKey, StoredDraft } from '../../src/core/form-draft-store.js';
+import { RecordingSink } from '../contracts/channel.contract.js';
+import { encodeToken } from '../../src/core/token.js';
 import type { TelegramChannel } from '../../src/channels/telegram/telegram-channel.js';
 import type { Question } from '../../src/core/schemas.js';
 
 /** A draft store that counts the `close` calls a finalize makes (each is a Redis command in durable mode). */
 class CountingDrafts extends MemoryFormDrafts {
   readonly closes: DraftKey[] = [];
+  readonly reads: DraftKey[] = [];
+  override async get(key: DraftKey): Promise<StoredDraft | null> {
+    this.reads.push(key);
+    return super.get(key);
+  }
   override async close(key: DraftKey): Promise<void> {
     this.closes.push(key);
     await super.close(key);
@@ -23,13 +30,16 @@ const checks: Question = { ...env, id: 'checks', multiSelect: true };
 let fake: FakeTelegramApi;
 let channel: TelegramChannel;
 const drafts = new CountingDrafts({ retentionMs: 60_000 });
+const sink = new RecordingSink();
 
 beforeAll(async () => {
   fake = await FakeTelegramApi.start();
   channel = channelFor(fake, memoryLogger(), { minSendIntervalMs: 0 });
   channel.useFormDrafts(drafts);
+  await channel.start(sink);
 });
 afterAll(async () => {
+  await channel?.stop();
   await fake?.close();
 });
 
@@ -64,5 +74,17 @@ describe('the draft a finalize closes', () => {
     expect(drafts.closes.filter((k) => k.askId === 'DraftAsk000001')).toEqual([
       expect.objectContaining({ messageId: ref.messageId }),
     ]);
+  });
+
+  it('a Skip on a prompt with buttons reads no draft (only a draft keyboard can be held)', async () => {
+    const user = newUser(fake, 'Bo');
+    const record = newAskRecord({ runId: 'r-skip', questions: [env] }, 'SkipAsk0000001', 1, 60, Date.now());
+    const view = buildPromptView(record);
+    const target = { channel: 'telegram', chat: String(user.id) };
+    const ref = await channel.deliver({ askId: record.id, version: 1, target, view });
+    const skip = encodeToken({ askId: record.id, version: 1, choice: { kind: 'skip' } });
+    expect(await fake.answerOf(fake.tap(user.id, ref.messageId, skip, user))).not.toBeNull();
+    expect(sink.buttons.map((b) => b.token)).toContain(skip);
+    expect(drafts.reads.filter((k) => k.askId === record.id)).toEqual([]);
   });
 });

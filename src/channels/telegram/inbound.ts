@@ -146,7 +146,8 @@ export class TelegramInbound {
       };
       return { toast: work.toast, ...(work.after ? { after: work.after } : {}), late };
     }
-    if (drafts && chat !== undefined && questionId !== undefined && isSkipTap(event.token)) {
+    // Only a message whose keyboard is a draft's can have one held: a button prompt's Skip reads no draft.
+    if (drafts && chat !== undefined && questionId !== undefined && isSkipTap(event.token) && shown.some(isDraftTap)) {
       const held = await drafts.skipHeld(this.deps.sink, { ...event, chat }, questionId);
       if (held) return { toast: held, late: () => this.reply(chat, questionId, held, gate).then(() => undefined) };
     }
