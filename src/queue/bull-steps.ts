@@ -1,4 +1,4 @@
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Job, Queue, UnrecoverableError, Worker, type JobJson } from 'bullmq';
 import type { Redis, Cluster } from 'ioredis';
 import { STEPS, type Step } from '../core/effects.js';
 import type { Clock, Logger, StepHandler, StepHandlers, StepScheduler } from '../core/ports.js';
@@ -11,6 +11,37 @@ export const STEP_QUEUE = 'askgate-timeouts';
 
 /** Default BullMQ key prefix: a hash tag, so every key of a queue lands in one Cluster slot. */
 export const DEFAULT_PREFIX = '{askgate}';
+
+/**
+ * Backoff type of step jobs: the delay is computed by the worker ({@link stepBackoff}), so a job's
+ * stored `opts` stays under Redis' 64-byte listpack limit (jobs written before keep BullMQ's own
+ * `exponential` backoff, which BullMQ still computes).
+ */
+export const STEP_BACKOFF = 'step';
+
+/** Exponential retry delay of attempt `attemptsMade` (1 = the first retry), from `baseMs`. */
+export const stepBackoff = (baseMs: number, attemptsMade: number): number =>
+  Math.round(2 ** Math.max(0, attemptsMade - 1) * baseMs);
+
+/**
+ * A job that leaves its id out of the stored `opts` (the id is in the job's key, and BullMQ reads
+ * it from there): with the id, `opts` is over 64 bytes and the job hash takes the hashtable
+ * encoding (~720 B instead of ~300 B per pending step).
+ */
+class CompactJob extends Job {
+  override asJSON(): JobJson {
+    const json = super.asJSON();
+    const { jobId: _id, ...opts } = json.opts;
+    return { ...json, opts };
+  }
+}
+
+/** The step queue, adding {@link CompactJob}s. */
+class StepQueue extends Queue {
+  protected override get Job(): typeof Job {
+    return CompactJob as unknown as typeof Job;
+  }
+}
 
 /** Worker tuning shared by the BullMQ adapters; the defaults are BullMQ's (30 s). */
 export interface WorkerTuning {
@@ -66,7 +97,7 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
     this.prefix = opts.prefix ?? DEFAULT_PREFIX;
     this.logger = opts.logger;
     this.producer = opts.connect('producer');
-    this.queue = new Queue(STEP_QUEUE, { connection: this.producer, prefix: this.prefix });
+    this.queue = new StepQueue(STEP_QUEUE, { connection: this.producer, prefix: this.prefix });
     this.queue.on('error', (err) => this.logger.error({ err }, 'timeout queue error'));
   }
 
@@ -78,12 +109,10 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
       {
         jobId: stepJobId(step, askId),
         delay: Math.max(0, Math.round(atMs - (this.opts.clock ?? systemClock).now())),
-        // removeOnComplete frees the id; a completed job that kept its id would silently swallow
-        // any later add with the same id.
-        removeOnComplete: true,
-        removeOnFail: 1000,
+        // What to keep of finished jobs is the worker's (removeOnComplete, removeOnFail), and the
+        // retry delay too (STEP_BACKOFF): only what differs per job is stored with it.
         attempts: this.opts.attempts ?? 5,
-        backoff: { type: 'exponential', delay: this.opts.retryDelayMs ?? 1000 },
+        backoff: { type: STEP_BACKOFF },
       },
     );
     await withDeadline(added, this.opts.producerDeadlineMs ?? PRODUCER_DEADLINE_MS, `${step} schedule`);
@@ -134,6 +163,11 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
         connection: this.workerConn,
         prefix: this.prefix,
         concurrency: this.opts.concurrency ?? 50,
+        // removeOnComplete frees the id; a completed job that kept its id would silently swallow
+        // any later add with the same id. (Jobs written before carry the same in their own opts.)
+        removeOnComplete: { count: 0 },
+        removeOnFail: { count: 1000 },
+        settings: { backoffStrategy: (attemptsMade) => stepBackoff(this.opts.retryDelayMs ?? 1000, attemptsMade) },
         ...(this.opts.lockDurationMs !== undefined && { lockDuration: this.opts.lockDurationMs }),
         ...(this.opts.stalledIntervalMs !== undefined && { stalledInterval: this.opts.stalledIntervalMs }),
       },

@@ -1,0 +1,106 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { STEPS } from '../../src/core/effects.js';
+import { BullStepScheduler, STEP_QUEUE, stepBackoff } from '../../src/queue/bull-steps.js';
+import { closeConnection, redisFactoryFromUrl, type RedisFactory } from '../../src/queue/connections.js';
+import { queuePrefix } from '../contracts/queue.contract.js';
+import { silentLogger } from '../helpers/logs.js';
+import { startRedis, type TestRedis } from '../helpers/redis-server.js';
+import { waitFor } from '../helpers/wait.js';
+
+// A pending step job is one Redis hash per ask; these tests keep it in the compact listpack
+// encoding (every field under hash-max-listpack-value, 64 B) and jobs written before readable.
+
+let redis: TestRedis;
+let connect: RedisFactory;
+let admin: Redis;
+const open: Array<{ close(opts?: { force?: boolean }): Promise<void> }> = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  connect = redisFactoryFromUrl(redis.url);
+  admin = new Redis(redis.url);
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((s) => s.close({ force: true })));
+});
+afterAll(async () => {
+  admin?.disconnect();
+  await redis?.dispose();
+});
+
+function scheduler(prefix: string): BullStepScheduler {
+  const s = new BullStepScheduler({ connect, prefix, retryDelayMs: 50, logger: silentLogger });
+  open.push(s);
+  return s;
+}
+
+/** A bare BullMQ queue on the steps' queue, adding jobs as the code before this change did. */
+function oldQueue(prefix: string): Queue {
+  const conn = connect('producer');
+  const queue = new Queue(STEP_QUEUE, { connection: conn, prefix });
+  open.push({ close: async () => void (await queue.close(), await closeConnection(conn)) });
+  return queue;
+}
+const oldOpts = (jobId: string, delay: number) => ({
+  jobId,
+  delay,
+  removeOnComplete: true,
+  removeOnFail: 1000,
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 50 },
+});
+
+describe('step jobs: compact in Redis', () => {
+  it.each([...STEPS])('a pending %s job is a listpack hash whose opts leave the id out', async (step) => {
+    const prefix = queuePrefix();
+    const askId = 'Ab3dEf6hIj9lMn'; // 14 characters, as newAskId() makes them
+    await scheduler(prefix).schedule(askId, step, Date.now() + 3_600_000);
+    const key = `${prefix}:${STEP_QUEUE}:${step}-${askId}`;
+    expect(await admin.object('ENCODING', key)).toBe('listpack');
+    const job = await admin.hgetall(key);
+    expect(JSON.parse(job.data!)).toEqual({ askId, step });
+    expect(JSON.parse(job.opts!)).toEqual({ attempts: 5, backoff: { type: 'step' }, delay: expect.any(Number) });
+  });
+
+  it('retries with the exponential delay computed by the worker', () => {
+    expect([1, 2, 3, 4].map((n) => stepBackoff(1000, n))).toEqual([1000, 2000, 4000, 8000]);
+  });
+
+  it('removes a completed job, so the same step of the ask can be scheduled and fire again', async () => {
+    const s = scheduler(queuePrefix());
+    const fired: string[] = [];
+    await s.start({ timeout: async (askId) => void fired.push(askId) });
+    await s.schedule('askC1', 'timeout', Date.now());
+    await waitFor(() => fired.length === 1);
+    await s.schedule('askC1', 'timeout', Date.now());
+    await waitFor(() => fired.length === 2);
+    expect(fired).toEqual(['askC1', 'askC1']);
+  });
+
+  it('fires, retries and cancels jobs written by the code before (id and keep rules in their opts)', async () => {
+    const prefix = queuePrefix();
+    const queue = oldQueue(prefix);
+    await queue.add('timeout', { askId: 'askO1', step: 'timeout' }, oldOpts('timeout-askO1', 50));
+    await queue.add('timeout', { askId: 'askO2', step: 'timeout' }, oldOpts('timeout-askO2', 3_600_000));
+    const s = scheduler(prefix);
+    await s.cancel('askO2', 'timeout');
+    expect(await admin.exists(`${prefix}:${STEP_QUEUE}:timeout-askO2`)).toBe(0);
+    const runs: string[] = [];
+    await s.start({
+      timeout: async (askId) => {
+        runs.push(askId);
+        if (runs.length === 1) throw new Error('redis blip');
+      },
+    });
+    await waitFor(() => runs.length === 2);
+    expect(runs).toEqual(['askO1', 'askO1']);
+    let left = 1;
+    for (let i = 0; i < 100 && left > 0; i++) {
+      left = await admin.exists(`${prefix}:${STEP_QUEUE}:timeout-askO1`);
+      if (left > 0) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(left).toBe(0);
+  });
+});
