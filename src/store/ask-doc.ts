@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AskRecordSchema, type AskRecord } from '../core/schemas.js';
+import { compactRecord, expandRecord } from './compact-record.js';
 
 /** A record read back from Redis that is not valid JSON or does not match {@link AskRecordSchema}. */
 export class CorruptRecordError extends Error {
@@ -9,15 +10,74 @@ export class CorruptRecordError extends Error {
   }
 }
 
-/** Parses a stored ask document; throws {@link CorruptRecordError} with the key and the problem. */
+/**
+ * The stored value of an ask (a Redis string): `<rev> <status> <compact JSON>` (see
+ * compact-record.ts). The scripts read the rev and status from the header without decoding JSON.
+ */
+export function encodeAsk(record: AskRecord): string {
+  return `${record.rev} ${record.status} ${compactRecord(record)}`;
+}
+
+const HEADER = /^(\d+) ([a-z_]+) /;
+
+/**
+ * Parses a stored ask: the current string form ({@link encodeAsk}) of the ask `ids`, or the `doc`
+ * of the hash written before it (a whole record as JSON, starting with `{`). `trusted`: this exact
+ * value was validated (or written) by this process before, so the schema check is skipped.
+ * Throws {@link CorruptRecordError} with the key (`where`) and the problem.
+ */
+export function parseStoredAsk(
+  raw: string,
+  where: string,
+  ids: { id: string; runId: string },
+  trusted = false,
+): AskRecord {
+  if (raw.startsWith('{')) return parseAskDoc(raw, where);
+  const head = HEADER.exec(raw);
+  if (!head) throw new CorruptRecordError(`corrupt ask record at ${where}: no "<rev> <status>" header`);
+  const json = parseJson(raw.slice(head[0].length), where);
+  const record = expandRecord(json, { ...ids, rev: Number(head[1]), status: head[2]! });
+  return trusted ? (record as AskRecord) : validate(record, where);
+}
+
+/** Parses a whole record stored as JSON; throws {@link CorruptRecordError} with the key and the problem. */
 export function parseAskDoc(raw: string, where: string): AskRecord {
-  let json: unknown;
+  return validate(parseJson(raw, where), where);
+}
+
+function parseJson(raw: string, where: string): unknown {
   try {
-    json = JSON.parse(raw);
+    return JSON.parse(raw);
   } catch (error) {
     throw new CorruptRecordError(`corrupt ask record at ${where}: not JSON (${(error as Error).message})`);
   }
+}
+
+function validate(json: unknown, where: string): AskRecord {
   const parsed = AskRecordSchema.safeParse(json);
   if (!parsed.success) throw new CorruptRecordError(`corrupt ask record at ${where}: ${z.prettifyError(parsed.error)}`);
   return parsed.data;
+}
+
+/**
+ * The last stored value of each ask key that this process wrote or validated, bounded (oldest
+ * dropped first): reading the same value again skips the schema check, the costly part of a read.
+ * A value another writer changed differs, and is checked.
+ */
+export class KnownValues {
+  private readonly values = new Map<string, string>();
+
+  constructor(private readonly max = 10_000) {}
+
+  /** Whether `raw` is the value last noted for `key`. */
+  has(key: string, raw: string): boolean {
+    return this.values.get(key) === raw;
+  }
+
+  /** Notes `raw` as the checked value of `key`. */
+  note(key: string, raw: string): void {
+    this.values.delete(key);
+    this.values.set(key, raw);
+    if (this.values.size > this.max) this.values.delete(this.values.keys().next().value!);
+  }
 }

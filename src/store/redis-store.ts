@@ -2,7 +2,7 @@ import type { Redis, Cluster } from 'ioredis';
 import { z } from 'zod';
 import type { AskStore, Clock, CreateArgs, CreateResult, IdempotencyClaim } from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
-import { CorruptRecordError, parseAskDoc } from './ask-doc.js';
+import { CorruptRecordError, encodeAsk, KnownValues, parseStoredAsk } from './ask-doc.js';
 import { HISTORY_MAX, INDEX_TTL_MS, RECENT_MAX, StoreKeys } from './keys.js';
 import {
   CLAIM,
@@ -18,7 +18,7 @@ import {
 import { RedisIndexes, ttl } from './redis-indexes.js';
 import { systemClock } from '../system-clock.js';
 
-export { CorruptRecordError, parseAskDoc } from './ask-doc.js';
+export { CorruptRecordError, parseAskDoc, encodeAsk } from './ask-doc.js';
 
 /** Options of {@link RedisAskStore}. */
 export interface RedisAskStoreOptions {
@@ -39,7 +39,8 @@ const ID_EXPIRY_MARGIN_MS = 1_000;
 
 /**
  * {@link AskStore} on Redis. Each state change is one Lua script over keys of one run (one hash
- * tag), so it runs unchanged on Redis Cluster. Round trips: create 2, get 1 (2 on a cold cache),
+ * tag), so it runs unchanged on Redis Cluster. Round trips: create 1 (2 on Cluster, where the id
+ * mapping must be acknowledged before the script runs on another node), get 1 (2 on a cold cache),
  * getRun 1, commit 1.
  */
 export class RedisAskStore implements AskStore {
@@ -50,6 +51,9 @@ export class RedisAskStore implements AskStore {
    */
   private readonly runOf = new Map<string, { runId: string; idExpiresAt: number }>();
   private readonly clock: Clock;
+  /** Stored values this process wrote or checked: read again, they skip the schema check. */
+  private readonly known = new KnownValues();
+  private readonly cluster: boolean;
   /** The indexes beside the records (sweep, conversations, messages), on the same connection and keys. */
   readonly indexes: RedisIndexes;
 
@@ -59,6 +63,7 @@ export class RedisAskStore implements AskStore {
   ) {
     this.keys = new StoreKeys(opts.prefix);
     this.clock = opts.clock ?? systemClock;
+    this.cluster = (redis as { isCluster?: boolean }).isCluster === true;
     this.indexes = new RedisIndexes(redis, this.keys, this.clock);
   }
 
@@ -78,27 +83,23 @@ export class RedisAskStore implements AskStore {
     }
     const k = this.keys;
     const keys = [k.run(record.runId), k.ask(record.runId, record.id), k.asks(record.runId)];
+    const value = encodeAsk(record);
     const argv: (string | number)[] = [
-      ...[
-        args.expectedVersion,
-        record.id,
-        record.rev,
-        record.status,
-        JSON.stringify(record),
-        record.version,
-        ttl(args.ttlMs),
-      ],
+      ...[args.expectedVersion, record.id, value, record.version, ttl(args.ttlMs)],
       ...[HISTORY_MAX, k.resolvedChannel(), k.historyChannel(), record.runId],
     ];
+    let supersededValue = '';
     if (supersede) {
       const { prev, next } = supersede;
       keys.push(k.ask(prev.runId, prev.id));
-      argv.push(prev.id, prev.rev, next.rev, next.status, JSON.stringify(next), ttl(args.retentionMs));
+      supersededValue = encodeAsk(next);
+      argv.push(prev.id, prev.rev, supersededValue, ttl(args.retentionMs));
     }
     // The mapping is written first so the ask is findable by id the moment it exists; an orphan
-    // mapping left by a crash before the script is harmless.
+    // mapping left by a crash before the script is harmless. One connection keeps the order of
+    // commands sent in one go; a Cluster may send them to different nodes, so there it is awaited.
     const idExpiresAt = this.clock.now() + ttl(args.ttlMs);
-    await Promise.all([
+    const before = Promise.all([
       this.redis.set(k.idMap(record.id), record.runId, 'PX', ttl(args.ttlMs)),
       runScript(
         this.redis,
@@ -108,13 +109,23 @@ export class RedisAskStore implements AskStore {
       ),
       supersede ? this.extendIdMap(supersede.prev, args.retentionMs) : null,
     ]);
+    let reply: [number, string?];
+    if (this.cluster) {
+      await before;
+      reply = (await runScript(this.redis, CREATE, keys, argv)) as [number, string?];
+    } else {
+      const created = runScript(this.redis, CREATE, keys, argv);
+      created.catch(() => undefined); // reported through the Promise.all below
+      [, reply] = (await Promise.all([before, created])) as [unknown, [number, string?]];
+    }
     this.remember(record.id, record.runId, idExpiresAt);
-    const reply = (await runScript(this.redis, CREATE, keys, argv)) as [number, string?];
     switch (reply[0]) {
       case CreateCode.created:
+        this.known.note(keys[1]!, value);
+        if (supersede) this.known.note(keys[3]!, supersededValue);
         return { status: 'created', record, superseded: supersede?.next ?? null };
       case CreateCode.exists:
-        return { status: 'exists', record: parseAskDoc(reply[1] ?? '', keys[1]!) };
+        return { status: 'exists', record: this.parse(reply[1] ?? '', record.runId, record.id) };
       default:
         return { status: 'conflict' };
     }
@@ -127,11 +138,10 @@ export class RedisAskStore implements AskStore {
       if (mapped === null) return null;
       runId = mapped;
     }
-    const key = this.keys.ask(runId, askId);
-    const doc = await this.redis.hget(key, 'doc');
-    if (doc === null) return null;
+    const value = await this.readAsk(this.keys.ask(runId, askId));
+    if (value === null) return null;
     this.remember(askId, runId);
-    return parseAskDoc(doc, key);
+    return this.parse(value, runId, askId);
   }
 
   async recent(limit: number): Promise<AskRecord[]> {
@@ -142,29 +152,31 @@ export class RedisAskStore implements AskStore {
   }
 
   async getRun(runId: string): Promise<{ current: AskRecord | null; version: number }> {
-    const [version, current, doc] = (await runScript(
+    const [version, current, value] = (await runScript(
       this.redis,
       GET_RUN,
       [this.keys.run(runId)],
       [this.keys.ask(runId, '')],
     )) as [string | null, string | null, string | null];
     const v = Number(version ?? 0);
-    if (!current || !doc) return { current: null, version: v };
+    if (!current || !value) return { current: null, version: v };
     this.remember(current, runId);
-    return { current: parseAskDoc(doc, this.keys.ask(runId, current)), version: v };
+    return { current: this.parse(value, runId, current), version: v };
   }
 
   async history(runId: string, limit: number): Promise<AskRecord[]> {
     if (limit <= 0) return [];
     const ids = await this.redis.lrange(this.keys.asks(runId), 0, Math.min(limit, HISTORY_MAX) - 1);
     if (ids.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hget(this.keys.ask(runId, id), 'doc');
-    const replies = (await pipeline.exec()) ?? [];
+    const keys = ids.map((id) => this.keys.ask(runId, id));
+    const values = await this.redis.mget(...keys);
+    // MGET gives nil for a missing key and for an ask stored as a hash before (its `doc` is read).
+    const gaps = values.flatMap((v, i) => (v === null ? [i] : []));
+    const docs = await Promise.all(gaps.map((i) => this.redis.hget(keys[i]!, 'doc').catch(() => null)));
+    gaps.forEach((i, j) => (values[i] = docs[j]!));
     const records: AskRecord[] = [];
-    replies.forEach(([error, doc], i) => {
-      if (error) throw error;
-      if (typeof doc === 'string') records.push(parseAskDoc(doc, this.keys.ask(runId, ids[i]!)));
+    values.forEach((value, i) => {
+      if (value !== null) records.push(this.parse(value, runId, ids[i]!));
     });
     return records;
   }
@@ -179,11 +191,10 @@ export class RedisAskStore implements AskStore {
     }
     const k = this.keys;
     const keys = [k.ask(prev.runId, prev.id), k.run(prev.runId), k.asks(prev.runId)];
+    const value = encodeAsk(next);
     const argv = [
       prev.rev,
-      next.rev,
-      next.status,
-      JSON.stringify(next),
+      value,
       ttl(opts.ttlMs),
       opts.publish ? k.resolvedChannel() : '',
       prev.id,
@@ -193,7 +204,10 @@ export class RedisAskStore implements AskStore {
     // Sent together (one round trip): the id mapping must live as long as the record. Extending
     // is harmless when the commit then conflicts; a failure here only shortens findability.
     const [, code] = await Promise.all([this.extendIdMap(prev, opts.ttlMs), runScript(this.redis, COMMIT, keys, argv)]);
-    if (code === CommitCode.ok) return 'ok';
+    if (code === CommitCode.ok) {
+      this.known.note(keys[0]!, value);
+      return 'ok';
+    }
     if (code === CommitCode.conflict) return 'conflict';
     if (code === CommitCode.missing) return 'missing';
     throw new Error(`commit: unexpected script reply ${String(code)}`);
@@ -217,6 +231,25 @@ export class RedisAskStore implements AskStore {
       () => this.remember(record.id, record.runId, expiresAt),
       () => undefined,
     );
+  }
+
+  /** The stored value of an ask key: its string, or the `doc` of a hash written before. */
+  private async readAsk(key: string): Promise<string | null> {
+    try {
+      return await this.redis.get(key);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('WRONGTYPE')) throw error;
+      return this.redis.hget(key, 'doc');
+    }
+  }
+
+  /** The record of a stored value; the schema check is skipped for a value this process knows. */
+  private parse(value: string, runId: string, askId: string): AskRecord {
+    const key = this.keys.ask(runId, askId);
+    const known = this.known.has(key, value);
+    const record = parseStoredAsk(value, key, { id: askId, runId }, known);
+    if (!known) this.known.note(key, value);
+    return record;
   }
 
   private remember(askId: string, runId: string, idExpiresAt?: number): void {

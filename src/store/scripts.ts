@@ -12,49 +12,67 @@ function lua(name: string, source: string): LuaScript {
   return { name, source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
+/**
+ * Lua helpers shared by the scripts. An ask key holds a string `<rev> <status> <JSON>`, or (written
+ * before) a hash `rev`, `status`, `doc`: `askHead` reads rev and status of either (nil when
+ * missing), `askValue` the stored string or the hash's `doc` (false when missing).
+ */
+const ASK_READERS = `
+local function askHead(key)
+  local v = redis.pcall('GETRANGE', key, 0, 31)
+  if type(v) == 'table' then
+    local h = redis.call('HMGET', key, 'rev', 'status')
+    return h[1], h[2]
+  end
+  return string.match(v, '^(%d+) ([%w_]+) ')
+end
+local function askValue(key)
+  local v = redis.pcall('GET', key)
+  if type(v) == 'table' then return redis.call('HGET', key, 'doc') end
+  return v
+end
+`;
+
 /** Return codes of {@link CREATE}. */
 export const CreateCode = { created: 0, exists: 1, versionConflict: 2, supersedeConflict: 3 } as const;
 
 /**
  * Creates an ask, superseding the run's pending one. All KEYS carry the run's hash tag.
- * KEYS[1] run hash, KEYS[2] new ask hash, KEYS[3] asks list, KEYS[4] superseded ask hash (optional).
- * ARGV[1] expected run version, [2] new ask id, [3] new rev, [4] new status, [5] new doc,
- * [6] new version, [7] ttl ms of the new ask, [8] history length, [9] result channel,
- * [10] history channel, [11] run id;
- * with KEYS[4]: [12] old ask id, [13] old stored rev expected, [14] old next rev, [15] old next
- * status, [16] old next doc, [17] retention ms.
- * Returns {0} created | {1, doc} ask id exists | {2} run version moved | {3} superseded ask moved.
+ * KEYS[1] run hash, KEYS[2] new ask, KEYS[3] asks list, KEYS[4] superseded ask (optional).
+ * ARGV[1] expected run version, [2] new ask id, [3] new ask's stored value, [4] new version,
+ * [5] ttl ms of the new ask, [6] history length, [7] result channel, [8] history channel,
+ * [9] run id;
+ * with KEYS[4]: [10] old ask id, [11] old stored rev expected, [12] old next value,
+ * [13] retention ms.
+ * Returns {0} created | {1, stored value} ask id exists | {2} run version moved | {3} superseded ask moved.
  */
 export const CREATE = lua(
   'create',
-  `
-if redis.call('EXISTS', KEYS[2]) == 1 then
-  return {1, redis.call('HGET', KEYS[2], 'doc')}
-end
+  `${ASK_READERS}
+local existing = askValue(KEYS[2])
+if existing then return {1, existing} end
 local version = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
 if version ~= tonumber(ARGV[1]) then return {2} end
 local superseding = #KEYS == 4
 if superseding then
-  if redis.call('HGET', KEYS[1], 'current') ~= ARGV[12] then return {3} end
-  local old = redis.call('HMGET', KEYS[4], 'rev', 'status')
-  if tonumber(old[1]) ~= tonumber(ARGV[13]) or old[2] ~= 'pending' then return {3} end
+  if redis.call('HGET', KEYS[1], 'current') ~= ARGV[10] then return {3} end
+  local rev, status = askHead(KEYS[4])
+  if tonumber(rev) ~= tonumber(ARGV[11]) or status ~= 'pending' then return {3} end
 end
-local ttl = tonumber(ARGV[7])
+local ttl = tonumber(ARGV[5])
 local runTtl = math.max(ttl, redis.call('PTTL', KEYS[1]), redis.call('PTTL', KEYS[3]))
 if superseding then
-  redis.call('HSET', KEYS[4], 'rev', ARGV[14], 'status', ARGV[15], 'doc', ARGV[16])
-  redis.call('PEXPIRE', KEYS[4], ARGV[17])
-  redis.call('PUBLISH', ARGV[9], ARGV[12])
-  redis.call('PUBLISH', ARGV[10], ARGV[12] .. ' ' .. ARGV[11])
+  redis.call('SET', KEYS[4], ARGV[12], 'PX', ARGV[13])
+  redis.call('PUBLISH', ARGV[7], ARGV[10])
+  redis.call('PUBLISH', ARGV[8], ARGV[10] .. ' ' .. ARGV[9])
 end
-redis.call('HSET', KEYS[2], 'rev', ARGV[3], 'status', ARGV[4], 'doc', ARGV[5])
-redis.call('PEXPIRE', KEYS[2], ttl)
-redis.call('HSET', KEYS[1], 'version', ARGV[6], 'current', ARGV[2])
+redis.call('SET', KEYS[2], ARGV[3], 'PX', ttl)
+redis.call('HSET', KEYS[1], 'version', ARGV[4], 'current', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], runTtl)
 redis.call('LPUSH', KEYS[3], ARGV[2])
-redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[8]) - 1)
+redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[6]) - 1)
 redis.call('PEXPIRE', KEYS[3], runTtl)
-redis.call('PUBLISH', ARGV[10], ARGV[2] .. ' ' .. ARGV[11])
+redis.call('PUBLISH', ARGV[8], ARGV[2] .. ' ' .. ARGV[9])
 return {0}
 `,
 );
@@ -63,29 +81,28 @@ return {0}
 export const CommitCode = { ok: 0, conflict: 1, missing: 2 } as const;
 
 /**
- * Compare-and-set of one ask on its stored rev. All KEYS carry the run's hash tag.
- * KEYS[1] ask hash, KEYS[2] run hash, KEYS[3] asks list.
- * ARGV[1] expected stored rev, [2] next rev, [3] next status, [4] next doc, [5] ttl ms,
- * [6] result channel ('' = do not publish), [7] ask id, [8] history channel, [9] run id.
+ * Compare-and-set of one ask on its stored rev (an ask stored as a hash before becomes a string).
+ * All KEYS carry the run's hash tag. KEYS[1] ask, KEYS[2] run hash, KEYS[3] asks list.
+ * ARGV[1] expected stored rev, [2] next stored value, [3] ttl ms, [4] result channel ('' = do not
+ * publish), [5] ask id, [6] history channel, [7] run id.
  * The run hash and asks list are only ever extended to the ask's ttl, so a run outlives its asks.
  * Every commit announces `<askId> <runId>` on the history channel.
  * Returns 0 ok | 1 conflict (rev moved) | 2 missing (no such ask).
  */
 export const COMMIT = lua(
   'commit',
-  `
-local rev = redis.call('HGET', KEYS[1], 'rev')
+  `${ASK_READERS}
+local rev = askHead(KEYS[1])
 if not rev then return 2 end
 if tonumber(rev) ~= tonumber(ARGV[1]) then return 1 end
-local ttl = tonumber(ARGV[5])
-redis.call('HSET', KEYS[1], 'rev', ARGV[2], 'status', ARGV[3], 'doc', ARGV[4])
-redis.call('PEXPIRE', KEYS[1], ttl)
+local ttl = tonumber(ARGV[3])
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl)
 for i = 2, 3 do
   local t = redis.call('PTTL', KEYS[i])
   if t >= 0 and t < ttl then redis.call('PEXPIRE', KEYS[i], ttl) end
 end
-if ARGV[6] ~= '' then redis.call('PUBLISH', ARGV[6], ARGV[7]) end
-redis.call('PUBLISH', ARGV[8], ARGV[7] .. ' ' .. ARGV[9])
+if ARGV[4] ~= '' then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
+redis.call('PUBLISH', ARGV[6], ARGV[5] .. ' ' .. ARGV[7])
 return 0
 `,
 );
@@ -104,16 +121,16 @@ return 0
 );
 
 /**
- * Reads a run: its version and its current ask's document, in one round trip.
+ * Reads a run: its version and its current ask's stored value, in one round trip.
  * KEYS[1] run hash. ARGV[1] ask key prefix (the current ask's key is the prefix + its id).
- * Returns {version or false, current id or false, doc or false}.
+ * Returns {version or false, current id or false, stored value or false}.
  */
 export const GET_RUN = lua(
   'getRun',
-  `
+  `${ASK_READERS}
 local run = redis.call('HMGET', KEYS[1], 'version', 'current')
 if not run[2] then return {run[1], false, false} end
-return {run[1], run[2], redis.call('HGET', ARGV[1] .. run[2], 'doc')}
+return {run[1], run[2], askValue(ARGV[1] .. run[2])}
 `,
 );
 

@@ -144,12 +144,20 @@ describe('RedisAskStore specifics', () => {
     const store = new RedisAskStore(main, { prefix });
     const keys = new StoreKeys(prefix);
     const a = await createAsk(store, uid());
-    await main.hset(keys.ask(a.runId, a.id), 'doc', '{"id":');
+    const key = keys.ask(a.runId, a.id);
+    await main.set(key, '0 pending {"id":');
     await expect(store.get(a.id)).rejects.toThrow(CorruptRecordError);
     await expect(new RedisAskStore(main, { prefix }).get(a.id)).rejects.toThrow(
-      `corrupt ask record at ${keys.ask(a.runId, a.id)}: not JSON`,
+      `corrupt ask record at ${key}: not JSON`,
     );
-    await main.hset(keys.ask(a.runId, a.id), 'doc', JSON.stringify({ ...a, status: 'bogus' }));
+    await main.set(key, '0 bogus {}');
+    await expect(store.get(a.id)).rejects.toThrow(/corrupt ask record .*status/s);
+    await expect(store.getRun(a.runId)).rejects.toThrow(CorruptRecordError);
+    await main.set(key, JSON.stringify(a).slice(1));
+    await expect(store.get(a.id)).rejects.toThrow(/corrupt ask record .*header/s);
+    // An ask stored as a hash (before the string form) is checked the same way.
+    await main.del(key);
+    await main.hset(key, 'rev', 0, 'status', 'pending', 'doc', JSON.stringify({ ...a, status: 'bogus' }));
     await expect(store.get(a.id)).rejects.toThrow(/corrupt ask record .*status/s);
     await expect(store.getRun(a.runId)).rejects.toThrow(CorruptRecordError);
   });
