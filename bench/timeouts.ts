@@ -4,12 +4,14 @@
  * creation ends; then lateness of each `no_answer`/`timeout` against its deadline. Also the
  * Redis memory per pending ask, taken when all asks are pending.
  */
+import { freemem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
-import { Semaphore, sleep } from './lib/http.js';
+import { lanes, Semaphore, sleep } from './lib/http.js';
 import { info, openWindow, PREFIX, startStack, type Window } from './lib/stack.js';
 import { summarize, type Summary } from './lib/stats.js';
 import { StoreKeys } from '../src/store/keys.js';
+import { RedisAskStore } from '../src/store/redis-store.js';
 import { thin } from './full-cycle.js';
 
 export interface TimeoutsOptions {
@@ -24,6 +26,9 @@ export interface TimeoutsOptions {
 export interface MemoryBreakdown {
   /** used_memory delta / pending asks. */
   bytesPerAsk: number;
+  /** INFO memory used_memory and used_memory_rss with every ask pending (absent in older results). */
+  usedMemoryBytes?: number;
+  rssBytes?: number;
   /** MEMORY USAGE of one ask's own keys (median over a sample). */
   keys: Record<string, number>;
 }
@@ -44,6 +49,8 @@ export interface TimeoutsResult {
   latenessMs: Summary;
   /** pub/sub announcement received by a subscriber − deadline (ms): what a waiting agent sees. */
   observedMs: Summary;
+  /** The observed figure is taken from every n-th ask (1 = all; absent in older results). */
+  observedSampled?: number;
   /** Not resolved by the end, resolved otherwise than by timeout, or later than the reconciler grace (5 s). */
   missed: number;
   notTimeout: number;
@@ -128,106 +135,143 @@ function median(values: number[]): number {
   return s[Math.floor(s.length / 2)] ?? NaN;
 }
 
+/** Free memory the machine needs for `count` pending asks: Redis (~4 KB each, with slack) twice over (an AOF rewrite forks it). */
+export function memoryNeededBytes(count: number): number {
+  return count * 4096 * 2;
+}
+
+/**
+ * Fixed-width store of ask ids (ASCII, up to {@link ID_WIDTH} − 1 characters) in one buffer, so a
+ * million of them cost 32 MB instead of a million strings.
+ */
+const ID_WIDTH = 32;
+class IdTable {
+  private readonly bytes: Uint8Array;
+  constructor(readonly count: number) {
+    this.bytes = new Uint8Array(count * ID_WIDTH);
+  }
+  set(i: number, id: string): void {
+    if (id.length >= ID_WIDTH) throw new Error(`ask id longer than ${ID_WIDTH - 1} characters: ${id}`);
+    const at = i * ID_WIDTH;
+    this.bytes[at] = id.length;
+    for (let k = 0; k < id.length; k++) this.bytes[at + 1 + k] = id.charCodeAt(k);
+  }
+  has(i: number): boolean {
+    return this.bytes[i * ID_WIDTH] !== 0;
+  }
+  get(i: number): string {
+    const at = i * ID_WIDTH;
+    return String.fromCharCode(...this.bytes.subarray(at + 1, at + 1 + this.bytes[at]!));
+  }
+}
+
 export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
   const { count, spreadSeconds } = opts;
+  if (freemem() < memoryNeededBytes(count))
+    throw new Error(
+      `timeouts ${count}: needs about ${(memoryNeededBytes(count) / 2 ** 30).toFixed(1)} GiB free, the machine has ${(freemem() / 2 ** 30).toFixed(1)} GiB`,
+    );
   const stack = await startStack({
     env: { ASKGATE_RECONCILE_GRACE_MS: String(GRACE_MS) },
     ...(opts.before ? { before: true } : {}),
   });
   const keys = new StoreKeys(PREFIX);
   const sub = new Redis(stack.redis.url, { maxRetriesPerRequest: null });
+  const reader = new Redis(stack.redis.url, { maxRetriesPerRequest: null, enableAutoPipelining: true });
   try {
+    // What the generator keeps per ask: its id (fixed width), deadline and create latency, in
+    // typed arrays; run ids are `t-<i>`. Only every OBSERVE_EVERY-th ask's announcement time is kept.
+    const ids = new IdTable(count);
+    const deadlines = new Float64Array(count);
+    const createMs = new Float64Array(count);
+    let created = 0;
+    const runOf = (i: number) => `t-${i}`;
+    const OBSERVE_EVERY = Math.max(1, Math.floor(count / 20_000));
+    const watched = new Map<string, number>();
     const announced = new Map<string, number>();
+    let announcements = 0;
+    let listening = false;
     sub.on('message', (_channel: string, id: string) => {
-      if (!announced.has(id)) announced.set(id, Date.now());
+      if (!listening) return;
+      announcements++;
+      if (watched.has(id) && !announced.has(id)) announced.set(id, Date.now());
     });
     await sub.subscribe(keys.resolvedChannel());
-    const ids: string[] = new Array(count);
-    const runs: string[] = new Array(count);
-    const deadlines = new Float64Array(count);
     // Calibration: askgate's create rate, so the window of deadlines can start right after the
     // creation ends. The calibration asks are cancelled again (they end before the measurement).
     const calibration = Math.min(2000, Math.max(200, Math.ceil(count / 20)));
-    const calGate = new Semaphore(200);
     const c0 = Date.now();
-    await Promise.all(
-      Array.from({ length: calibration }, (_, i) =>
-        calGate.run(() =>
-          stack.api
-            .json('POST', '/v1/asks', { runId: `cal-${i}`, questions: QUESTION, timeoutSeconds: 3600 }, 60_000)
-            .catch(() => undefined),
-        ),
+    await lanes(calibration, 200, (i) =>
+      stack.api.json('POST', '/v1/asks', { runId: `cal-${i}`, questions: QUESTION, timeoutSeconds: 3600 }, 60_000).then(
+        () => undefined,
+        () => undefined,
       ),
     );
     const calRate = calibration / Math.max(0.001, (Date.now() - c0) / 1000);
-    await Promise.all(
-      Array.from({ length: calibration }, (_, i) =>
-        calGate.run(() => stack.api.request('DELETE', `/v1/runs/cal-${i}`).catch(() => undefined)),
+    await lanes(calibration, 200, (i) =>
+      stack.api.request('DELETE', `/v1/runs/cal-${i}`).then(
+        () => undefined,
+        () => undefined,
       ),
     );
     await sleep(500);
+    listening = true;
     const mem0 = Number((await info(stack.admin, 'memory')).used_memory);
 
     // Deadlines: evenly spread over the window, which starts 5 s after the projected end of the
     // creation. The deadline is askgate's createdAt + whole seconds, so each request is released
     // at the instant that makes `createdAt + timeoutSeconds` land on its target.
-    const gate = new Semaphore(opts.createConcurrency ?? 3000);
     let createErrors = 0;
     const t0 = Date.now();
     const windowStart = t0 + (count / (calRate * 0.8)) * 1000 + 5000;
-    const createMs: number[] = [];
-    await Promise.all(
-      Array.from({ length: count }, (_, i) =>
-        gate.run(async () => {
-          const now = Date.now();
-          const target = windowStart + (spreadSeconds * 1000 * i) / count;
-          const timeoutSeconds = Math.max(2, Math.floor((target - now) / 1000));
-          const release = target - timeoutSeconds * 1000;
-          if (release > now) await sleep(release - now);
-          runs[i] = `t-${i}`;
-          const sent = performance.now();
-          const reply = await stack.api
-            .json('POST', '/v1/asks', { runId: runs[i], questions: QUESTION, timeoutSeconds }, 60_000)
-            .catch((e: Error) => ({ status: 0, body: { error: e.message } as any }));
-          if (reply.status !== 201) {
-            createErrors++;
-            return;
-          }
-          createMs.push(performance.now() - sent);
-          ids[i] = reply.body.id;
-          deadlines[i] = Date.parse(reply.body.expiresAt);
-        }),
-      ),
-    );
+    await lanes(count, opts.createConcurrency ?? 3000, async (i) => {
+      const now = Date.now();
+      const target = windowStart + (spreadSeconds * 1000 * i) / count;
+      const timeoutSeconds = Math.max(2, Math.floor((target - now) / 1000));
+      const release = target - timeoutSeconds * 1000;
+      if (release > now) await sleep(release - now);
+      const sent = performance.now();
+      const reply = await stack.api
+        .json('POST', '/v1/asks', { runId: runOf(i), questions: QUESTION, timeoutSeconds }, 60_000)
+        .catch((e: Error) => ({ status: 0, body: { error: e.message } as any }));
+      if (reply.status !== 201) {
+        createErrors++;
+        return;
+      }
+      createMs[created++] = performance.now() - sent;
+      ids.set(i, reply.body.id);
+      if (i % OBSERVE_EVERY === 0) watched.set(reply.body.id, i);
+      deadlines[i] = Date.parse(reply.body.expiresAt);
+    });
     const createEnd = Date.now();
     const createSeconds = (createEnd - t0) / 1000;
-    const valid = ids.map((id, i) => (id ? i : -1)).filter((i) => i >= 0);
     let beforeEnd = 0;
     let minDeadline = Infinity;
     let maxDeadline = 0;
-    for (const i of valid) {
+    for (let i = 0; i < count; i++) {
+      if (!ids.has(i)) continue;
       if (deadlines[i]! < createEnd) beforeEnd++;
       minDeadline = Math.min(minDeadline, deadlines[i]!);
       maxDeadline = Math.max(maxDeadline, deadlines[i]!);
     }
 
     await sleep(300);
-    const mem1 = Number((await info(stack.admin, 'memory')).used_memory);
-    const sample = valid.filter((_, n) => n % Math.max(1, Math.floor(valid.length / 25)) === 0).slice(0, 25);
+    const memInfo = await info(stack.admin, 'memory');
+    const mem1 = Number(memInfo.used_memory);
+    const step = Math.max(1, Math.floor(count / 25));
+    const sample: { runId: string; id: string }[] = [];
+    for (let i = 0; i < count && sample.length < 25; i += step)
+      if (ids.has(i)) sample.push({ runId: runOf(i), id: ids.get(i) });
     const memory: MemoryBreakdown = {
-      bytesPerAsk: (mem1 - mem0) / Math.max(1, valid.length),
-      keys: await keyBreakdown(
-        stack.admin,
-        keys,
-        sample.map((i) => ({ runId: runs[i]!, id: ids[i]! })),
-      ),
+      bytesPerAsk: (mem1 - mem0) / Math.max(1, created),
+      keys: await keyBreakdown(stack.admin, keys, sample),
+      usedMemoryBytes: mem1,
+      rssBytes: Number(memInfo.used_memory_rss),
     };
 
     const close = await openWindow(stack);
     const stopAt = maxDeadline + GRACE_MS + 15_000;
-    // The calibration asks were announced too (cancelled): count only the measured ones.
-    const resolvedCount = () => valid.reduce((n, i) => n + (announced.has(ids[i]!) ? 1 : 0), 0);
-    while (Date.now() < stopAt && resolvedCount() < valid.length) await sleep(500);
+    while (Date.now() < stopAt && announcements < created) await sleep(500);
     await sleep(500);
     const window = await close();
     if (process.env.BENCH_TRACE_EXPIRE) {
@@ -244,52 +288,52 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
       }
     }
 
-    const lateness: number[] = [];
-    const observed: number[] = [];
+    // Read every record back through askgate's own store code (so a change of the record's
+    // encoding changes nothing here), 500 at a time on one auto-pipelined connection.
+    const store = new RedisAskStore(reader, { prefix: PREFIX });
+    const lateness = new Float64Array(created);
+    let measured = 0;
     let missed = 0;
     let notTimeout = 0;
-    for (let from = 0; from < valid.length; from += 1000) {
-      const batch = valid.slice(from, from + 1000);
-      const pipe = stack.admin.pipeline();
-      for (const i of batch) pipe.hget(keys.ask(runs[i]!, ids[i]!), 'doc');
-      const replies = (await pipe.exec()) ?? [];
-      batch.forEach((i, n) => {
-        const doc = replies[n]?.[1];
-        if (typeof doc !== 'string') return void missed++;
-        const record = JSON.parse(doc) as {
-          status: string;
-          result: { status: string; reason?: string; at?: string } | null;
-        };
-        if (!record.result) return void missed++;
-        if (record.result.reason !== 'timeout') notTimeout++;
-        const late = Date.parse(record.result.at!) - deadlines[i]!;
-        if (late > GRACE_MS) missed++;
-        lateness.push(late);
-        const seen = announced.get(ids[i]!);
-        if (seen !== undefined) observed.push(seen - deadlines[i]!);
-      });
+    await lanes(count, 500, async (i) => {
+      if (!ids.has(i)) return;
+      const record = await store.get(ids.get(i)).catch(() => null);
+      const result = record?.result as { reason?: string; at?: string } | null | undefined;
+      if (!result?.at) return void missed++;
+      if (result.reason !== 'timeout') notTimeout++;
+      const late = Date.parse(result.at) - deadlines[i]!;
+      if (late > GRACE_MS) missed++;
+      lateness[measured++] = late;
+    });
+    const observed: number[] = [];
+    for (const [id, i] of watched) {
+      const seen = announced.get(id);
+      if (seen !== undefined) observed.push(seen - deadlines[i]!);
     }
+    const late = lateness.subarray(0, measured);
     return {
       ...(opts.before ? { before: true } : {}),
       count,
       spreadSeconds,
       createSeconds,
-      createPerSecond: valid.length / createSeconds,
+      createPerSecond: created / createSeconds,
       createErrors,
-      createMs: summarize(createMs),
+      createMs: summarize(createMs.subarray(0, created)),
       deadlinesBeforeCreateEnd: beforeEnd,
       deadlineSpanSeconds: (maxDeadline - minDeadline) / 1000,
-      latenessMs: summarize(lateness),
+      latenessMs: summarize(late),
       observedMs: summarize(observed),
+      observedSampled: OBSERVE_EVERY,
       missed,
       notTimeout,
       memory,
       askgateProblems: stack.child.problems(),
       window,
-      samples: thin(lateness, 5000),
+      samples: thin(Array.from(late), 5000),
     };
   } finally {
     sub.disconnect();
+    reader.disconnect();
     await stack.close();
   }
 }

@@ -91,4 +91,17 @@ export class Semaphore {
   }
 }
 
+/**
+ * Runs `work(i)` for i = 0..count−1 in order on `width` loops at once: the same as a semaphore
+ * over `count` tasks, without a promise or closure per task (a million items stay cheap).
+ */
+export async function lanes(count: number, width: number, work: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, count) }, async () => {
+      for (let i = next++; i < count; i = next++) await work(i);
+    }),
+  );
+}
+
 export const sleep = (msec: number) => new Promise<void>((r) => setTimeout(r, msec));

@@ -17,7 +17,7 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[rank]!;
 }
 
-export function summarize(values: readonly number[]): Summary {
+export function summarize(values: ArrayLike<number>): Summary {
   const sorted = Float64Array.from(values).sort();
   const arr = Array.from(sorted);
   let sum = 0;
