@@ -1,0 +1,166 @@
+/**
+ * Restart with many pending asks (issue 19): `count` API asks (1-hour timeout) are created, askgate
+ * is killed with SIGKILL before any of their sweep marks falls due, the bench waits until every
+ * mark is due (the clock has moved on past the sweep delay), then starts askgate again on the same
+ * Redis and measures:
+ *
+ * - spawn → listening (the child reports `ready` once askgate listens);
+ * - the first answer served: right after it listens, an agent waits on one pending ask
+ *   (`GET /v1/asks/:id?wait=30`) and a second client answers it (`POST /v1/asks/:id/answer`);
+ * - the first reconciler pass done: no sweep mark due any more (`ZCOUNT <prefix>:sweep -inf now`
+ *   reaches 0, polled every {@link POLL_MS} ms);
+ * - askgate's event-loop delay and CPU during that pass.
+ */
+import { performance } from 'node:perf_hooks';
+import { startAskgateChild, type AskgateChild } from './lib/askgate.js';
+import { HttpClient, lanes, sleep } from './lib/http.js';
+import { PREFIX, startRedisOnly } from './lib/stack.js';
+import { freePort } from '../test/helpers/redis-server.js';
+import { StoreKeys } from '../src/store/keys.js';
+
+/** Options of {@link restart}. */
+export interface RestartOptions {
+  count: number;
+  /** The first process's sweep delay: long enough for the creation to end before any mark is due. */
+  sweepDelayMs: number;
+}
+
+/** What the restart row measured (ms are from the new process's spawn unless said otherwise). */
+export interface RestartResult {
+  count: number;
+  sweepDelayMs: number;
+  createSeconds: number;
+  createPerSecond: number;
+  createErrors: number;
+  /** Sweep marks in the ZSET, and those already due, when askgate was killed (due should be 0). */
+  marksAtKill: number;
+  dueAtKill: number;
+  /** Marks due when the new process was spawned. */
+  dueAtRestart: number;
+  /** Time from the kill to the restart (waiting for every mark to fall due). */
+  downSeconds: number;
+  listeningMs: number;
+  /** Spawn → the waiting agent's call returned `answered`. */
+  firstAnswerMs: number;
+  /** Listening → the same. */
+  firstAnswerAfterListenMs: number;
+  firstAnswerStatus: string;
+  /** Spawn → no sweep mark due (null: not within the limit). */
+  firstPassMs: number | null;
+  firstPassAfterListenMs: number | null;
+  /** askgate during the pass (listening → pass done). */
+  duringPass: { loopDelayMs: { p50: number; p99: number; max: number }; cpuMs: number; redisCommands: number };
+  askgateProblems: { count: number; samples: string[] };
+}
+
+const QUESTION = [
+  { id: 'env', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production' }] },
+];
+const POLL_MS = 50;
+const PASS_LIMIT_MS = 300_000;
+
+export async function restart(opts: RestartOptions): Promise<RestartResult> {
+  const { count } = opts;
+  const { redis, admin } = await startRedisOnly(
+    process.env.BENCH_REDIS_ARGS ? process.env.BENCH_REDIS_ARGS.split(' ') : [],
+  );
+  const keys = new StoreKeys(PREFIX);
+  const port = await freePort();
+  const env = (extra: Record<string, string>) => ({
+    REDIS_URL: redis.url,
+    PORT: String(port),
+    ASKGATE_KEY_PREFIX: PREFIX,
+    ASKGATE_TIMEOUT_MIN_SECONDS: '1',
+    BENCH_CHANNELS: '',
+    ...extra,
+  });
+  const children: AskgateChild[] = [];
+  const clients: HttpClient[] = [];
+  const dueNow = async () => Number(await admin.zcount(keys.sweep(), '-inf', String(Date.now())));
+  try {
+    const first = await startAskgateChild({ env: env({ ASKGATE_SWEEP_DELAY_MS: String(opts.sweepDelayMs) }) });
+    children.push(first);
+    const api = new HttpClient(first.url);
+    clients.push(api);
+    let createErrors = 0;
+    let firstId = '';
+    const t0 = Date.now();
+    await lanes(count, 200, async (i) => {
+      const reply = await api
+        .json('POST', '/v1/asks', { runId: `r-${i}`, questions: QUESTION, timeoutSeconds: 3600 }, 60_000)
+        .catch((e: Error) => ({ status: 0, body: { error: e.message } as any }));
+      if (reply.status !== 201) createErrors++;
+      else if (i === 0) firstId = reply.body.id;
+    });
+    const createSeconds = (Date.now() - t0) / 1000;
+    const marksAtKill = await admin.zcard(keys.sweep());
+    const dueAtKill = await dueNow();
+    process.kill(first.pid, 'SIGKILL');
+    const killedAt = Date.now();
+    api.close();
+    if (!firstId) throw new Error(`restart: the first ask was not created (${createErrors} creates failed)`);
+
+    // Wait until every mark is due: the clock has moved on past the sweep delay of every ask.
+    const last = await admin.zrange(keys.sweep(), '-1', '-1', 'WITHSCORES');
+    const lastDue = Number(last[1] ?? 0);
+    while (Date.now() <= lastDue + 100) await sleep(Math.min(1000, lastDue + 101 - Date.now()));
+    const dueAtRestart = await dueNow();
+    const downSeconds = (Date.now() - killedAt) / 1000;
+
+    const spawned = performance.now();
+    const second = await startAskgateChild({ env: env({}) });
+    const listening = performance.now();
+    children.push(second);
+    await second.reset();
+    const s0 = await second.stats();
+    const agent = new HttpClient(second.url);
+    const human = new HttpClient(second.url);
+    clients.push(agent, human);
+    const waited = agent.json('GET', `/v1/asks/${firstId}?wait=30`, undefined, 40_000).then((r) => ({
+      at: performance.now(),
+      status: String(r.body?.status ?? r.status),
+    }));
+    const answered = human
+      .json('POST', `/v1/asks/${firstId}/answer`, { answers: { env: ['Staging'] } }, 40_000)
+      .catch(() => undefined);
+    let passAt: number | null = null;
+    while (performance.now() - spawned < PASS_LIMIT_MS) {
+      if ((await dueNow()) === 0) {
+        passAt = performance.now();
+        break;
+      }
+      await sleep(POLL_MS);
+    }
+    const s1 = await second.stats();
+    const first1 = await waited;
+    await answered;
+    return {
+      count,
+      sweepDelayMs: opts.sweepDelayMs,
+      createSeconds,
+      createPerSecond: (count - createErrors) / createSeconds,
+      createErrors,
+      marksAtKill,
+      dueAtKill,
+      dueAtRestart,
+      downSeconds,
+      listeningMs: listening - spawned,
+      firstAnswerMs: first1.at - spawned,
+      firstAnswerAfterListenMs: first1.at - listening,
+      firstAnswerStatus: first1.status,
+      firstPassMs: passAt === null ? null : passAt - spawned,
+      firstPassAfterListenMs: passAt === null ? null : passAt - listening,
+      duringPass: {
+        loopDelayMs: s1.loopDelayMs,
+        cpuMs: s1.cpuUserMs + s1.cpuSystemMs - s0.cpuUserMs - s0.cpuSystemMs,
+        redisCommands: s1.redis.commands - s0.redis.commands,
+      },
+      askgateProblems: second.problems(),
+    };
+  } finally {
+    for (const c of clients) c.close();
+    await Promise.all(children.map((c) => c.stop()));
+    admin.disconnect();
+    await redis.dispose();
+  }
+}
