@@ -1,0 +1,188 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAsk as newAsk } from '../../src/core/lifecycle.js';
+import { AskRequestSchema } from '../../src/core/request-schemas.js';
+import type { AskRecord } from '../../src/core/schemas.js';
+import { CorruptRecordError, encodeAsk, parseStoredAsk } from '../../src/store/ask-doc.js';
+import { StoreKeys } from '../../src/store/keys.js';
+import { RedisAskStore } from '../../src/store/redis-store.js';
+import { startRedis, type TestRedis } from '../helpers/redis-server.js';
+import { answered, createAsk, delivered, ended, pendingAsk, uid } from './store.contract.js';
+
+// How an ask is laid out in Redis: compact (a string, defaults left out) and readable across the
+// upgrade from the hash of `rev`, `status`, `doc` that askgate wrote before.
+
+const HOUR = 3_600_000;
+let server: TestRedis;
+let redis: Redis;
+
+beforeAll(async () => {
+  server = await startRedis();
+  redis = new Redis(server.url);
+});
+afterAll(async () => {
+  redis?.disconnect();
+  await server?.dispose();
+});
+
+function fresh() {
+  const prefix = `f-${uid(8)}`;
+  return { store: new RedisAskStore(redis, { prefix }), keys: new StoreKeys(prefix), prefix };
+}
+
+/** Writes a pending ask with raw commands, as the create script before the string form did. */
+async function writeOldFormat(keys: StoreKeys, record: AskRecord): Promise<void> {
+  const ask = keys.ask(record.runId, record.id);
+  await redis.set(keys.idMap(record.id), record.runId, 'PX', HOUR);
+  await redis.hset(ask, 'rev', record.rev, 'status', record.status, 'doc', JSON.stringify(record));
+  await redis.pexpire(ask, HOUR);
+  await redis.hset(keys.run(record.runId), 'version', record.version, 'current', record.id);
+  await redis.pexpire(keys.run(record.runId), HOUR);
+  await redis.lpush(keys.asks(record.runId), record.id);
+  await redis.pexpire(keys.asks(record.runId), HOUR);
+}
+
+const T0 = Date.parse('2030-01-01T00:00:00.000Z');
+/** An ask made by core as `POST /v1/asks` without a chat target makes it. */
+function apiAsk(): AskRecord {
+  const request = AskRequestSchema.parse({
+    runId: `run-${uid(6)}`,
+    questions: [
+      { id: 'env', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production' }] },
+    ],
+    timeoutSeconds: 600,
+  });
+  return newAsk(request, uid(14), 1, 600, T0).record;
+}
+
+describe('asks stored before the string form (upgrade)', () => {
+  it('reads a pending ask by id, by run and in the run history', async () => {
+    const { store, keys } = fresh();
+    const a = pendingAsk(`run-${uid(6)}`, 1);
+    await writeOldFormat(keys, a);
+    expect(await store.get(a.id)).toEqual(a);
+    expect(await store.getRun(a.runId)).toEqual({ current: a, version: 1 });
+    expect(await store.history(a.runId, 10)).toEqual([a]);
+  });
+
+  it('answers it with one compare-and-set (a stale rev conflicts), then stores it as a string with its TTL', async () => {
+    const { store, keys } = fresh();
+    const a = pendingAsk(`run-${uid(6)}`, 1);
+    await writeOldFormat(keys, a);
+    expect(await store.commit({ ...a, rev: 5 }, { ...answered(a), rev: 6 }, { ttlMs: HOUR, publish: true })).toBe(
+      'conflict',
+    );
+    const b = delivered(a);
+    expect(await store.commit(a, b, { ttlMs: HOUR, publish: false })).toBe('ok');
+    const c = answered(b);
+    expect(await store.commit(b, c, { ttlMs: 2 * HOUR, publish: true })).toBe('ok');
+    expect(await store.get(a.id)).toEqual(c);
+    const key = keys.ask(a.runId, a.id);
+    expect(await redis.type(key)).toBe('string');
+    expect(await redis.pttl(key)).toBeGreaterThan(HOUR);
+    expect(await new RedisAskStore(redis, { prefix: fresh().prefix }).get(a.id)).toBeNull();
+  });
+
+  it('expires it (timeout) and finds an ask id that exists when created again', async () => {
+    const { store, keys } = fresh();
+    const a = pendingAsk(`run-${uid(6)}`, 1);
+    await writeOldFormat(keys, a);
+    const exists = await store.create({
+      record: a,
+      expectedVersion: 1,
+      supersede: null,
+      ttlMs: HOUR,
+      retentionMs: HOUR,
+    });
+    expect(exists).toEqual({ status: 'exists', record: a });
+    expect(await store.commit(a, ended(a, 'timeout'), { ttlMs: HOUR, publish: true })).toBe('ok');
+    expect((await store.get(a.id))?.result).toMatchObject({ status: 'no_answer', reason: 'timeout' });
+  });
+
+  it('supersedes it by a new ask on the run; the history holds both', async () => {
+    const { store, keys } = fresh();
+    const a = pendingAsk(`run-${uid(6)}`, 1);
+    await writeOldFormat(keys, a);
+    const b = await createAsk(store, a.runId);
+    expect(b.version).toBe(2);
+    expect((await store.get(a.id))?.result).toMatchObject({ status: 'no_answer', reason: 'superseded' });
+    expect((await store.history(a.runId, 10)).map((r) => r.id)).toEqual([b.id, a.id]);
+    expect((await store.getRun(a.runId)).current?.id).toBe(b.id);
+  });
+});
+
+describe('the stored form of an ask', () => {
+  it('is a string whose JSON leaves out what the key and header say and every default', async () => {
+    const { store, keys } = fresh();
+    const a = apiAsk();
+    await store.create({ record: a, expectedVersion: 0, supersede: null, ttlMs: HOUR, retentionMs: HOUR });
+    const key = keys.ask(a.runId, a.id);
+    expect(await redis.type(key)).toBe('string');
+    const value = (await redis.get(key))!;
+    expect(value.startsWith('0 pending {')).toBe(true);
+    const json = JSON.parse(value.slice('0 pending '.length)) as Record<string, unknown>;
+    expect(Object.keys(json).sort()).toEqual([
+      'createdAt',
+      'expiresAt',
+      'history',
+      'questions',
+      'timeoutSeconds',
+      'version',
+    ]);
+    expect(json.questions).toEqual([
+      { id: 'env', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production' }] },
+    ]);
+    expect(await store.get(a.id)).toEqual(a);
+  });
+
+  const full = pendingAsk('run-1', 3, 'ask-1');
+  const shapes: Array<[string, AskRecord]> = [
+    ['an API ask (defaults everywhere)', apiAsk()],
+    ['a chat ask with every optional field', full],
+    ['targets absent (written before fan-out)', (({ targets: _t, ...r }) => r)({ ...full, targets: [] })],
+    ['several targets', { ...full, targets: [full.to!, { channel: 'slack', chat: 'C1' }] }],
+    [
+      'a sent delivery, finalized',
+      { ...delivered(full), deliveries: [{ ...delivered(full).deliveries[0]!, finalized: 'done' }] },
+    ],
+    ['answered', answered(delivered(full))],
+    ['ended without answer', ended(full, 'timeout')],
+    ['multi-select only', { ...full, questions: full.questions.map((q) => ({ ...q, multiSelect: true })) }],
+    [
+      'a policy, agreement and responses',
+      {
+        ...full,
+        policy: {
+          remindAfterSeconds: [60],
+          escalate: [{ afterSeconds: 120, to: [{ channel: 'slack', chat: 'C2' }] }],
+          agree: 2,
+        },
+        reminded: 1,
+        escalated: 0,
+        partials: { 'telegram:1': { env: ['Prod'] } },
+        responses: [{ answers: { env: ['Prod'] }, answeredBy: { channel: 'telegram', userId: '1' }, answeredAt: 'x' }],
+        locale: 'de',
+        timeZone: 'Europe/Berlin',
+        push: { format: 'a2a-1.0', token: 't' },
+      },
+    ],
+    ['empty history, no result, empty partial', { ...full, history: [], partial: {} }],
+  ];
+
+  it.each(shapes)('round-trips losslessly: %s', (_name, record) => {
+    const raw = encodeAsk(record);
+    const ids = { id: record.id, runId: record.runId };
+    expect(parseStoredAsk(raw, 'k', ids)).toStrictEqual(parseStoredAsk(JSON.stringify(record), 'k', ids));
+    expect(parseStoredAsk(raw, 'k', ids)).toEqual(record);
+    expect(parseStoredAsk(raw, 'k', ids, true)).toEqual(record);
+  });
+
+  it('a value changed by another writer after a read is checked again', async () => {
+    const { store, keys } = fresh();
+    const a = apiAsk();
+    await store.create({ record: a, expectedVersion: 0, supersede: null, ttlMs: HOUR, retentionMs: HOUR });
+    expect(await store.get(a.id)).toEqual(a);
+    await redis.set(keys.ask(a.runId, a.id), '0 pending {"version":"one"}');
+    await expect(store.get(a.id)).rejects.toThrow(CorruptRecordError);
+  });
+});
