@@ -28,17 +28,26 @@ export class StoreKeys {
       throw new Error(`invalid key prefix "${prefix}": must be non-empty without { or }`);
   }
 
-  /** Run hash: `version`, `current` (ask id). */
+  /**
+   * Run hash: `version`, `current` (ask id), and `<version>` → ask id for the run's last
+   * {@link HISTORY_MAX} versions (its history).
+   */
   run(runId: string): string {
     return `${this.prefix}:{${runId}}:run`;
   }
 
-  /** Ask hash: `rev`, `status`, `doc` (JSON of the record). */
+  /**
+   * Ask: a string `<rev> <status> <compact JSON>` (see store/ask-doc.ts); written before, a hash
+   * `rev`, `status`, `doc` (JSON of the record), still read.
+   */
   ask(runId: string, askId: string): string {
     return `${this.prefix}:{${runId}}:ask:${askId}`;
   }
 
-  /** List of the run's ask ids, newest first, trimmed to {@link HISTORY_MAX}. */
+  /**
+   * List of the run's ask ids, newest first, trimmed to {@link HISTORY_MAX}: written before the run
+   * hash held the history; still read and expired, no longer written.
+   */
   asks(runId: string): string {
     return `${this.prefix}:{${runId}}:asks`;
   }

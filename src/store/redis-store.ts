@@ -12,6 +12,7 @@ import {
   CreateCode,
   EXTEND_TTL,
   GET_RUN,
+  HISTORY,
   ZADD_EXPIRE,
   runScript,
 } from './scripts.js';
@@ -41,7 +42,7 @@ const ID_EXPIRY_MARGIN_MS = 1_000;
  * {@link AskStore} on Redis. Each state change is one Lua script over keys of one run (one hash
  * tag), so it runs unchanged on Redis Cluster. Round trips: create 1 (2 on Cluster, where the id
  * mapping must be acknowledged before the script runs on another node), get 1 (2 on a cold cache),
- * getRun 1, commit 1.
+ * getRun 1, history 1, commit 1.
  */
 export class RedisAskStore implements AskStore {
   private readonly keys: StoreKeys;
@@ -166,18 +167,18 @@ export class RedisAskStore implements AskStore {
 
   async history(runId: string, limit: number): Promise<AskRecord[]> {
     if (limit <= 0) return [];
-    const ids = await this.redis.lrange(this.keys.asks(runId), 0, Math.min(limit, HISTORY_MAX) - 1);
-    if (ids.length === 0) return [];
-    const keys = ids.map((id) => this.keys.ask(runId, id));
-    const values = await this.redis.mget(...keys);
-    // MGET gives nil for a missing key and for an ask stored as a hash before (its `doc` is read).
-    const gaps = values.flatMap((v, i) => (v === null ? [i] : []));
-    const docs = await Promise.all(gaps.map((i) => this.redis.hget(keys[i]!, 'doc').catch(() => null)));
-    gaps.forEach((i, j) => (values[i] = docs[j]!));
+    const k = this.keys;
+    const flat = (await runScript(
+      this.redis,
+      HISTORY,
+      [k.run(runId), k.asks(runId)],
+      [k.ask(runId, ''), Math.min(limit, HISTORY_MAX)],
+    )) as (string | null)[];
     const records: AskRecord[] = [];
-    values.forEach((value, i) => {
-      if (value !== null) records.push(this.parse(value, runId, ids[i]!));
-    });
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const value = flat[i + 1];
+      if (value) records.push(this.parse(value, runId, flat[i]!));
+    }
     return records;
   }
 

@@ -38,7 +38,10 @@ export const CreateCode = { created: 0, exists: 1, versionConflict: 2, supersede
 
 /**
  * Creates an ask, superseding the run's pending one. All KEYS carry the run's hash tag.
- * KEYS[1] run hash, KEYS[2] new ask, KEYS[3] asks list, KEYS[4] superseded ask (optional).
+ * The run hash maps each of the run's last [6] versions to its ask id (the run's history); the
+ * asks list of runs written before is left as it is (read by {@link HISTORY}, expired in time).
+ * KEYS[1] run hash, KEYS[2] new ask, KEYS[3] asks list (read for its TTL only), KEYS[4]
+ * superseded ask (optional).
  * ARGV[1] expected run version, [2] new ask id, [3] new ask's stored value, [4] new version,
  * [5] ttl ms of the new ask, [6] history length, [7] result channel, [8] history channel,
  * [9] run id;
@@ -67,11 +70,10 @@ if superseding then
   redis.call('PUBLISH', ARGV[8], ARGV[10] .. ' ' .. ARGV[9])
 end
 redis.call('SET', KEYS[2], ARGV[3], 'PX', ttl)
-redis.call('HSET', KEYS[1], 'version', ARGV[4], 'current', ARGV[2])
+redis.call('HSET', KEYS[1], 'version', ARGV[4], 'current', ARGV[2], ARGV[4], ARGV[2])
+local gone = tonumber(ARGV[4]) - tonumber(ARGV[6])
+if gone > 0 then redis.call('HDEL', KEYS[1], tostring(gone)) end
 redis.call('PEXPIRE', KEYS[1], runTtl)
-redis.call('LPUSH', KEYS[3], ARGV[2])
-redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[6]) - 1)
-redis.call('PEXPIRE', KEYS[3], runTtl)
 redis.call('PUBLISH', ARGV[8], ARGV[2] .. ' ' .. ARGV[9])
 return {0}
 `,
@@ -131,6 +133,39 @@ export const GET_RUN = lua(
 local run = redis.call('HMGET', KEYS[1], 'version', 'current')
 if not run[2] then return {run[1], false, false} end
 return {run[1], run[2], askValue(ARGV[1] .. run[2])}
+`,
+);
+
+/**
+ * Reads a run's history, newest first, in one round trip: the ask ids of its last versions in the
+ * run hash (see {@link CREATE}), then those of the asks list written before, and each ask's stored
+ * value. KEYS[1] run hash, KEYS[2] asks list. ARGV[1] ask key prefix, ARGV[2] most asks.
+ * Returns {id1, value1 or false, id2, value2 or false, ...}.
+ */
+export const HISTORY = lua(
+  'history',
+  `${ASK_READERS}
+local limit = tonumber(ARGV[2])
+local v = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
+local ids, seen = {}, {}
+if v > 0 then
+  local fields = {}
+  for n = v, math.max(1, v - limit + 1), -1 do fields[#fields + 1] = tostring(n) end
+  for _, id in ipairs(redis.call('HMGET', KEYS[1], unpack(fields))) do
+    if id and not seen[id] then ids[#ids + 1] = id; seen[id] = true end
+  end
+end
+if #ids < limit then
+  for _, id in ipairs(redis.call('LRANGE', KEYS[2], 0, limit - 1)) do
+    if #ids < limit and not seen[id] then ids[#ids + 1] = id; seen[id] = true end
+  end
+end
+local out = {}
+for _, id in ipairs(ids) do
+  out[#out + 1] = id
+  out[#out + 1] = askValue(ARGV[1] .. id)
+end
+return out
 `,
 );
 

@@ -111,6 +111,28 @@ describe('asks stored before the string form (upgrade)', () => {
   });
 });
 
+describe('the stored form of a run', () => {
+  it('keeps its history in its listpack hash (no list), trimmed to the 50 newest after an upgrade too', async () => {
+    const { store, keys } = fresh();
+    const runId = `run-${uid(6)}`;
+    for (let v = 1; v <= 3; v++) {
+      const old = { ...pendingAsk(runId, v), status: v < 3 ? ('no_answer' as const) : ('pending' as const) };
+      await writeOldFormat(keys, old);
+    }
+    expect(await redis.llen(keys.asks(runId))).toBe(3);
+    for (let i = 0; i < 50; i++) await createAsk(store, runId);
+    const all = await store.history(runId, 500);
+    expect(all.map((r) => r.version)).toEqual(Array.from({ length: 50 }, (_, i) => 53 - i));
+    expect(await redis.object('ENCODING', keys.run(runId))).toBe('listpack');
+    expect(await redis.hlen(keys.run(runId))).toBe(52);
+
+    const fresh2 = fresh();
+    const a = await createAsk(fresh2.store, `run-${uid(6)}`);
+    expect(await redis.exists(fresh2.keys.asks(a.runId))).toBe(0);
+    expect(await redis.object('ENCODING', fresh2.keys.run(a.runId))).toBe('listpack');
+  });
+});
+
 describe('the stored form of an ask', () => {
   it('is a string whose JSON leaves out what the key and header say and every default', async () => {
     const { store, keys } = fresh();

@@ -230,7 +230,6 @@ describe('RedisAskStore specifics', () => {
       'recent',
       'sweep',
       '{r1}:ask:<id>',
-      '{r1}:asks',
       '{r1}:run',
     ]);
   });
