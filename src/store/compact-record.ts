@@ -1,10 +1,16 @@
-import type { AskRecord } from '../core/schemas.js';
+import type { AskRecord, HistoryEntry } from '../core/schemas.js';
 
 /**
- * The compact stored form of a record (see {@link encodeAsk}): the JSON leaves out what the key and
- * the header already say (id, run id, rev, status) and every field equal to its default (below),
- * which {@link expandRecord} fills in again. `targets` absent from a record (written before
- * fan-out) is stored as `null`, so that absence survives the round trip.
+ * The compact stored form of a record (see `encodeAsk`): the JSON leaves out what the key and the
+ * header already say (id, run id, rev, status) and every field equal to its default, which
+ * {@link expandRecord} fills in again:
+ * - `to`: the first of `targets`, else null; `targets`: [] (absent from a record written before
+ *   fan-out: stored as null, so that absence survives the round trip);
+ * - `expiresAt`: `createdAt` + `timeoutSeconds`;
+ * - `history`: starts with the `created` entry at `createdAt` (with the channel of `to`); the
+ *   entries after it are stored as `later`, and a history that does not start so as `history`;
+ * - `result` null, `partial` {}, `deliveries` [] and in each delivery `finalized` 'no', and in each
+ *   question `multiSelect` false.
  */
 export function compactRecord(record: AskRecord): string {
   const {
@@ -14,6 +20,7 @@ export function compactRecord(record: AskRecord): string {
     status: _status,
     to,
     targets,
+    expiresAt,
     result,
     partial,
     deliveries,
@@ -25,14 +32,17 @@ export function compactRecord(record: AskRecord): string {
     ...rest,
     questions: questions.map(({ multiSelect, ...q }) => (multiSelect ? { ...q, multiSelect } : q)),
   };
-  if (to !== null) out.to = to;
+  if (!sameJson(to, targets?.[0] ?? null)) out.to = to;
   if (targets === undefined) out.targets = null;
   else if (targets.length > 0) out.targets = targets;
+  if (expiresAt !== deadlineOf(record.createdAt, record.timeoutSeconds)) out.expiresAt = expiresAt;
   if (result !== null) out.result = result;
   if (Object.keys(partial).length > 0) out.partial = partial;
   if (deliveries.length > 0)
     out.deliveries = deliveries.map(({ finalized, ...d }) => (finalized === 'no' ? d : { ...d, finalized }));
-  if (history.length > 0) out.history = history;
+  if (history.length > 0 && sameJson(history[0], createdEntry(record.createdAt, to))) {
+    if (history.length > 1) out.later = history.slice(1);
+  } else out.history = history;
   return JSON.stringify(out);
 }
 
@@ -47,22 +57,54 @@ export function expandRecord(
   head: { id: string; runId: string; rev: number; status: string },
 ): unknown {
   if (!isObject(compact)) return compact;
+  const { later, ...fields } = compact;
+  const targets = fields.targets === null ? undefined : (fields.targets ?? []);
+  const to = 'to' in fields ? fields.to : Array.isArray(targets) && targets.length > 0 ? targets[0] : null;
   const record: Record<string, unknown> = {
-    ...compact,
+    ...fields,
     ...head,
-    to: compact.to ?? null,
-    targets: compact.targets === null ? undefined : (compact.targets ?? []),
-    result: compact.result ?? null,
-    partial: compact.partial ?? {},
-    deliveries: Array.isArray(compact.deliveries)
-      ? compact.deliveries.map((d) => (isObject(d) && d.finalized === undefined ? { ...d, finalized: 'no' } : d))
-      : (compact.deliveries ?? []),
-    history: compact.history ?? [],
+    to,
+    targets,
+    expiresAt: fields.expiresAt ?? deadlineOf(fields.createdAt, fields.timeoutSeconds),
+    result: fields.result ?? null,
+    partial: fields.partial ?? {},
+    deliveries: Array.isArray(fields.deliveries)
+      ? fields.deliveries.map((d) => (isObject(d) && d.finalized === undefined ? { ...d, finalized: 'no' } : d))
+      : (fields.deliveries ?? []),
+    history:
+      'history' in fields
+        ? fields.history
+        : [createdEntry(fields.createdAt, to), ...(Array.isArray(later) ? (later as unknown[]) : [])],
   };
   if (record.targets === undefined) delete record.targets;
-  if (Array.isArray(compact.questions))
-    record.questions = compact.questions.map((q) =>
+  if (record.expiresAt === undefined) delete record.expiresAt;
+  if (Array.isArray(fields.questions))
+    record.questions = fields.questions.map((q) =>
       isObject(q) && q.multiSelect === undefined ? { ...q, multiSelect: false } : q,
     );
   return record;
+}
+
+/** `createdAt` + `timeoutSeconds` as an ISO time, or undefined when either is not one. */
+function deadlineOf(createdAt: unknown, timeoutSeconds: unknown): string | undefined {
+  if (typeof createdAt !== 'string' || typeof timeoutSeconds !== 'number') return undefined;
+  const at = Date.parse(createdAt) + timeoutSeconds * 1000;
+  return Number.isFinite(at) && Math.abs(at) <= 8.64e15 ? new Date(at).toISOString() : undefined;
+}
+
+/** The history entry a new ask starts with (core/new-ask.ts). */
+function createdEntry(createdAt: unknown, to: unknown): HistoryEntry {
+  const channel = isObject(to) && typeof to.channel === 'string' ? { channel: to.channel } : {};
+  return { type: 'created', at: createdAt as string, ...channel };
+}
+
+/** Whether two JSON values are equal (objects compared key by key, in any order). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
+  if (!isObject(a) || !isObject(b) || Array.isArray(b)) return false;
+  const keys = Object.keys(a).filter((k) => a[k] !== undefined);
+  return (
+    keys.length === Object.keys(b).filter((k) => b[k] !== undefined).length && keys.every((k) => sameJson(a[k], b[k]))
+  );
 }

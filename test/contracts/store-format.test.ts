@@ -143,14 +143,7 @@ describe('the stored form of an ask', () => {
     const value = (await redis.get(key))!;
     expect(value.startsWith('0 pending {')).toBe(true);
     const json = JSON.parse(value.slice('0 pending '.length)) as Record<string, unknown>;
-    expect(Object.keys(json).sort()).toEqual([
-      'createdAt',
-      'expiresAt',
-      'history',
-      'questions',
-      'timeoutSeconds',
-      'version',
-    ]);
+    expect(Object.keys(json).sort()).toEqual(['createdAt', 'questions', 'timeoutSeconds', 'version']);
     expect(json.questions).toEqual([
       { id: 'env', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production' }] },
     ]);
@@ -189,6 +182,21 @@ describe('the stored form of an ask', () => {
       },
     ],
     ['empty history, no result, empty partial', { ...full, history: [], partial: {} }],
+    ['a history that no longer starts with its creation', { ...full, history: [{ type: 'delivered', at: 'x' }] }],
+    [
+      'a created entry of another time or channel',
+      {
+        ...full,
+        history: [
+          { type: 'created', at: full.createdAt, channel: 'slack' },
+          { type: 'answered', at: 'y' },
+        ],
+      },
+    ],
+    ['a deadline moved from createdAt + timeout', { ...full, expiresAt: '2031-01-01T00:00:00.000Z' }],
+    ['times that are not ISO times', { ...full, createdAt: 'later', expiresAt: 'never', history: [] }],
+    ['`to` other than the first target', { ...full, targets: [{ channel: 'slack', chat: 'C1' }] }],
+    ['`to` null beside targets', { ...full, to: null, targets: [full.to!] }],
   ];
 
   it.each(shapes)('round-trips losslessly: %s', (_name, record) => {
