@@ -9,6 +9,12 @@ import type { RedisCostResult } from './redis-cost.js';
 import type { BullAddRemoveRow, BullLatenessResult, RawRedisResult } from './baselines.js';
 import { replicaName, type Window } from './lib/stack.js';
 import { stepsMarkdown, type StepsResult } from './steps.js';
+import type { ApiCycleResult } from './api-cycle.js';
+import type { RestartResult } from './restart.js';
+import type { GrowthPoint } from './chart.js';
+
+/** Notes copied into BENCHMARKS.md after the measurements (files in bench/), newest first. */
+export const NOTES = ['OPTIMIZATIONS-19.md', 'OPTIMIZATIONS.md'];
 
 export interface BenchResults {
   mode: 'quick' | 'full';
@@ -21,6 +27,10 @@ export interface BenchResults {
   baselines: { raw?: RawRedisResult; addRemove?: BullAddRemoveRow[]; lateness?: BullLatenessResult[] };
   fullCycle: FullCycleResult[];
   tapToAgent?: TapToAgentResult;
+  /** One agent, API ask → API answer → the agent returns (issue 19; absent in older results). */
+  apiCycle?: ApiCycleResult;
+  /** Restart with many pending asks (issue 19; absent in older results). */
+  restart?: RestartResult;
   timeouts: TimeoutsResult[];
   redisCost?: RedisCostResult;
   memoryVariants?: MemoryResult[];
@@ -30,14 +40,44 @@ export interface BenchResults {
   failures: { scenario: string; error: string }[];
 }
 
+/** Issue 9's targets; those issue 19 does not replace still apply. */
 const TARGETS = {
-  cyclesPerSecond: 1000,
   bullRatio: 0.3,
-  tapP99Ms: 10,
   roundTrips: 8,
-  bytesPerAsk: 2048,
   latenessP99Ms: 50,
 };
+
+/** Issue 19's table: "before" is the issue's "now" column. */
+const T19 = {
+  cyclesPerSecond: { before: '965', target: 1500 },
+  cpuMsPerCycle: { before: '1.04 ms', target: 0.6 },
+  apiCycleP50Ms: { before: '~4.5 ms', target: 2 },
+  roundTrips: { before: '32', target: 12 },
+  tapP99Ms: { before: '10.3 ms', target: 5 },
+  apiBytes: { before: '2,400 B', target: 1200 },
+  telegramBytes: { before: '3,509 B', target: 1800 },
+  millionLatenessP99Ms: { before: 'not measured', target: 50 },
+  restartFirstAnswerMs: { before: 'not measured', target: 2000 },
+  restartFirstPassMs: { before: 'not measured', target: 10_000 },
+  /** Pending asks of the restart and timeout rows the targets are about. */
+  restartCount: 100_000,
+  millionCount: 1_000_000,
+};
+
+/** The timeout rows by pending count, for the growth table and chart (largest spread kept per count). */
+export function growthPoints(results: Pick<BenchResults, 'timeouts'>): GrowthPoint[] {
+  const byCount = new Map<number, TimeoutsResult>();
+  for (const t of results.timeouts ?? []) if (!t.before) byCount.set(t.count, t);
+  return [...byCount.values()]
+    .sort((a, b) => a.count - b.count)
+    .map((t) => ({
+      pending: t.count,
+      bytesPerAsk: t.memory.bytesPerAsk,
+      createPerSecond: t.createPerSecond,
+      latenessP50Ms: t.latenessMs.p50,
+      latenessP99Ms: t.latenessMs.p99,
+    }));
+}
 
 const cores = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(2));
 const met = (ok: boolean | null) => (ok === null ? 'not measured' : ok ? '**met**' : '**missed**');
@@ -95,7 +135,12 @@ function baselinePairs(results: BenchResults, lanes: number): number | undefined
     : undefined;
 }
 
-export function renderMarkdown(results: BenchResults, chartPath: string, notesPath: string): string {
+export function renderMarkdown(
+  results: BenchResults,
+  chartPath: string,
+  notesPaths: string | string[],
+  growthPath = 'bench/growth.svg',
+): string {
   const m = results.machine;
   const L: string[] = [];
   const others = [
@@ -159,56 +204,124 @@ export function renderMarkdown(results: BenchResults, chartPath: string, notesPa
   const bestRatio = best ? best.cyclesPerSecond / (baselinePairs(results, best.concurrency) ?? NaN) : NaN;
   const tap = results.tapToAgent;
   const cost = results.redisCost;
-  const t100 = results.timeouts.reduce<TimeoutsResult | null>((a, b) => (a && a.count >= b.count ? a : b), null);
-  const memory = t100?.memory.bytesPerAsk;
+  const api = results.apiCycle;
+  const rs = results.restart;
+  const ownTimeouts = results.timeouts.filter((t) => !t.before);
+  const largest = ownTimeouts.reduce<TimeoutsResult | null>((a, b) => (a && a.count >= b.count ? a : b), null);
+  const t100 = ownTimeouts.find((t) => t.count === 100_000) ?? null;
+  const apiMemory = t100 ?? largest;
+  const cpuRow = bestSingle;
+  const cpuPerCycle = cpuRow ? (cpuRow.window.child.cpuCores * 1000) / Math.max(1e-9, cpuRow.cyclesPerSecond) : NaN;
+  const at = (n: number) => `at ${num(n)} pending`;
+  const row19 = (figure: string, before: string, target: string, measured: string, ok: boolean | null) =>
+    L.push(`| ${figure} | ${before} | ${target} | ${measured} | ${met(ok)} |`);
   L.push('## Summary against the targets', '');
-  L.push('Targets are benchmarks, never test assertions.', '');
+  L.push(
+    'Targets are benchmarks, never test assertions. The targets of issue 19 ("before" is the issue\'s "now" column, measured before its changes):',
+    '',
+  );
+  L.push('| Figure | Before | Target | Measured now | |');
+  L.push('|---|---|---|---|---|');
+  row19(
+    `Full cycles/s, Telegram webhook, 1 askgate process (best of ${bestOf || 'the rows'})`,
+    T19.cyclesPerSecond.before,
+    `≥ ${num(T19.cyclesPerSecond.target)}`,
+    bestSingle ? `${num(bestSingle.cyclesPerSecond)} at ${num(bestSingle.concurrency)} runs` : '—',
+    bestSingle ? bestSingle.cyclesPerSecond >= T19.cyclesPerSecond.target : null,
+  );
+  row19(
+    `askgate CPU per full cycle${cpuRow ? ` (${cpuRow.label})` : ''}`,
+    T19.cpuMsPerCycle.before,
+    `≤ ${T19.cpuMsPerCycle.target} ms`,
+    Number.isFinite(cpuPerCycle) ? `${cpuPerCycle.toFixed(2)} ms` : '—',
+    Number.isFinite(cpuPerCycle) ? cpuPerCycle <= T19.cpuMsPerCycle.target : null,
+  );
+  row19(
+    'One agent, API ask → API answer → agent returns, durable mode, p50 (§1b)',
+    T19.apiCycleP50Ms.before,
+    `≤ ${T19.apiCycleP50Ms.target} ms`,
+    api ? `${ms(api.cycleMs.p50)} ms (p99 ${ms(api.cycleMs.p99)} ms)` : '—',
+    api ? api.cycleMs.p50 <= T19.apiCycleP50Ms.target : null,
+  );
+  row19(
+    'Sequential Redis round trips per full cycle (socket writes by askgate, cycles one after another)',
+    T19.roundTrips.before,
+    `≤ ${T19.roundTrips.target}`,
+    cost
+      ? `${cost.askgateClient.writesPerCycle.toFixed(1)} (${cost.clientCommandsPerCycle.toFixed(1)} commands sent)`
+      : '—',
+    cost ? cost.askgateClient.writesPerCycle <= T19.roundTrips.target : null,
+  );
+  row19(
+    `Tap → agent p99, ${tap ? num(tap.pending) : '10,000'} pending, ${tap ? tap.tapsPerSecond : 100} taps/s`,
+    T19.tapP99Ms.before,
+    `≤ ${T19.tapP99Ms.target} ms`,
+    tap ? `${ms(tap.latencyMs.p99)} ms` : '—',
+    tap ? tap.latencyMs.p99 <= T19.tapP99Ms.target : null,
+  );
+  row19(
+    `Redis memory per pending API ask, default Redis settings${apiMemory ? ` (${at(apiMemory.count)})` : ''}`,
+    T19.apiBytes.before,
+    `≤ ${num(T19.apiBytes.target)} B`,
+    apiMemory ? `${num(apiMemory.memory.bytesPerAsk)} B` : '—',
+    apiMemory ? apiMemory.memory.bytesPerAsk <= T19.apiBytes.target : null,
+  );
+  row19(
+    `… per pending Telegram ask (record, delivery, indexes, job${tap ? `; ${at(tap.pending)}` : ''})`,
+    T19.telegramBytes.before,
+    `≤ ${num(T19.telegramBytes.target)} B`,
+    tap ? `${num(tap.redisBytesPerPendingAsk)} B` : '—',
+    tap ? tap.redisBytesPerPendingAsk <= T19.telegramBytes.target : null,
+  );
+  const million = largest && largest.count >= T19.millionCount ? largest : null;
+  row19(
+    `Timeouts at ${num(T19.millionCount)} pending: lateness p99 / missed (§3)`,
+    T19.millionLatenessP99Ms.before,
+    `< ${T19.millionLatenessP99Ms.target} ms / 0`,
+    million
+      ? `${ms(million.latenessMs.p99)} ms / ${num(million.missed)}`
+      : largest && largest.count > (t100?.count ?? 0)
+        ? `not at ${num(T19.millionCount)}; ${at(largest.count)}: ${ms(largest.latenessMs.p99)} ms / ${num(largest.missed)}`
+        : '—',
+    million ? million.latenessMs.p99 < T19.millionLatenessP99Ms.target && million.missed === 0 : null,
+  );
+  const fullRestart = rs && rs.count >= T19.restartCount ? rs : null;
+  const restartText = (r: RestartResult) =>
+    `${(r.firstAnswerMs / 1000).toFixed(2)} s / ${r.firstPassMs === null ? 'not done' : `${(r.firstPassMs / 1000).toFixed(2)} s`} (from the spawn; listening at ${(r.listeningMs / 1000).toFixed(2)} s)`;
+  row19(
+    `Restart with ${num(T19.restartCount)} pending: first answer served / first reconciler pass done (§6)`,
+    T19.restartFirstAnswerMs.before,
+    `< ${T19.restartFirstAnswerMs.target / 1000} s / < ${T19.restartFirstPassMs.target / 1000} s`,
+    fullRestart
+      ? restartText(fullRestart)
+      : rs
+        ? `not at ${num(T19.restartCount)}; ${at(rs.count)}: ${restartText(rs)}`
+        : '—',
+    fullRestart
+      ? fullRestart.firstAnswerMs < T19.restartFirstAnswerMs.target &&
+          fullRestart.firstPassMs !== null &&
+          fullRestart.firstPassMs < T19.restartFirstPassMs.target
+      : null,
+  );
+  L.push('');
+  L.push("Issue 9's targets that issue 19 does not replace:", '');
   L.push('| Figure | Target | Measured | |');
   L.push('|---|---|---|---|');
   L.push(
-    `| Full cycles/s (Telegram, best of ${bestOf || 'the rows'}) | ≥ ${num(TARGETS.cyclesPerSecond)} | ${best ? `${num(best.cyclesPerSecond)} at ${num(best.concurrency)} runs, ${processes(best.replicas)}` : '—'} | ${met(best ? best.cyclesPerSecond >= TARGETS.cyclesPerSecond : null)} |`,
-  );
-  if (best && bestSingle && best !== bestSingle)
-    L.push(
-      `| … with 1 askgate process (best of its rows) | ≥ ${num(TARGETS.cyclesPerSecond)} | ${num(bestSingle.cyclesPerSecond)} at ${num(bestSingle.concurrency)} runs | ${met(bestSingle.cyclesPerSecond >= TARGETS.cyclesPerSecond)} |`,
-    );
-  L.push(
-    `| … as a share of bare BullMQ delayed add+remove (same concurrency) | ≥ ${TARGETS.bullRatio} | ${Number.isFinite(bestRatio) ? bestRatio.toFixed(2) : '—'} | ${met(Number.isFinite(bestRatio) ? bestRatio >= TARGETS.bullRatio : null)} |`,
-  );
-  L.push(
-    `| Tap to agent p99 (${tap ? num(tap.pending) : '—'} pending, ${tap ? tap.tapsPerSecond : '—'} taps/s) | < ${TARGETS.tapP99Ms} ms | ${tap ? `${ms(tap.latencyMs.p99)} ms` : '—'} | ${met(tap ? tap.latencyMs.p99 < TARGETS.tapP99Ms : null)} |`,
+    `| Full cycles/s as a share of bare BullMQ delayed add+remove (same concurrency; best Telegram row${best ? `, ${best.label}` : ''}) | ≥ ${TARGETS.bullRatio} | ${Number.isFinite(bestRatio) ? bestRatio.toFixed(2) : '—'} | ${met(Number.isFinite(bestRatio) ? bestRatio >= TARGETS.bullRatio : null)} |`,
   );
   const loaded = results.fullCycle.find((r) => r === best);
   const loadedWrites = loaded && loaded.concurrency > 1 ? loaded.perCycle.clientWrites : undefined;
   L.push(
-    `| Redis round trips per cycle: socket writes by askgate, cycles one after another | ≤ ${TARGETS.roundTrips} | ${cost ? `${cost.askgateClient.writesPerCycle.toFixed(1)} (${cost.clientCommandsPerCycle.toFixed(1)} commands sent)` : '—'} | ${met(cost ? cost.askgateClient.writesPerCycle <= TARGETS.roundTrips : null)} |`,
-  );
-  if (loadedWrites !== undefined)
-    L.push(
-      `| … the same under load (${loaded!.label}) | ≤ ${TARGETS.roundTrips} | ${loadedWrites.toFixed(1)} (${loaded!.perCycle.clientCommands.toFixed(1)} commands sent) | ${met(loadedWrites <= TARGETS.roundTrips)} |`,
-    );
-  L.push(
-    `| Redis memory per pending ask (${t100 ? num(t100.count) : '—'} pending) | ≤ 2 KB | ${memory !== undefined ? `${num(memory)} B` : '—'} | ${met(memory !== undefined ? memory <= TARGETS.bytesPerAsk : null)} |`,
-  );
-  for (const v of results.memoryVariants ?? [])
-    L.push(
-      `| … with \`${v.redisArgs.join(' ')}\` (${num(v.count)} pending) | ≤ 2 KB | ${num(v.bytesPerAsk)} B | ${met(v.bytesPerAsk <= TARGETS.bytesPerAsk)} |`,
-    );
-  L.push(
-    `| Timeout lateness p99 (${t100 ? num(t100.count) : '—'} pending) | < ${TARGETS.latenessP99Ms} ms | ${t100 ? `${ms(t100.latenessMs.p99)} ms` : '—'} | ${met(t100 ? t100.latenessMs.p99 < TARGETS.latenessP99Ms : null)} |`,
+    `| Redis round trips per cycle under load (${loaded ? loaded.label : '—'}) | ≤ ${TARGETS.roundTrips} | ${loadedWrites !== undefined ? `${loadedWrites.toFixed(1)} (${loaded!.perCycle.clientCommands.toFixed(1)} commands sent)` : '—'} | ${met(loadedWrites !== undefined ? loadedWrites <= TARGETS.roundTrips : null)} |`,
   );
   L.push(
-    `| Timeouts missed (${t100 ? num(t100.count) : '—'} pending) | 0 | ${t100 ? t100.missed : '—'} | ${met(t100 ? t100.missed === 0 : null)} |`,
+    `| Timeout lateness p99 / missed (${t100 ? num(t100.count) : '100,000'} pending) | < ${TARGETS.latenessP99Ms} ms / 0 | ${t100 ? `${ms(t100.latenessMs.p99)} ms / ${num(t100.missed)}` : '—'} | ${met(t100 ? t100.latenessMs.p99 < TARGETS.latenessP99Ms && t100.missed === 0 : null)} |`,
   );
   const steps = results.steps?.reduce<StepsResult | null>((a, b) => (a && a.count >= b.count ? a : b), null);
-  if (steps) {
-    L.push(
-      `| Policy step lateness p99 (${num(steps.count)} pending, a reminder and an escalation each; §3b) | < ${TARGETS.latenessP99Ms} ms | ${ms(steps.latenessMs.p99)} ms | ${met(steps.latenessMs.p99 < TARGETS.latenessP99Ms)} |`,
-    );
-    L.push(
-      `| Policy steps missed (${num(steps.count)} pending) | 0 | ${num(steps.missed)} | ${met(steps.missed === 0)} |`,
-    );
-  }
+  L.push(
+    `| Policy step lateness p99 / missed (${steps ? num(steps.count) : '—'} pending, a reminder and an escalation each; §3b) | < ${TARGETS.latenessP99Ms} ms / 0 | ${steps ? `${ms(steps.latenessMs.p99)} ms / ${num(steps.missed)}` : '—'} | ${met(steps ? steps.latenessMs.p99 < TARGETS.latenessP99Ms && steps.missed === 0 : null)} |`,
+  );
   L.push('');
   if (results.failures.length) {
     L.push('**Scenarios that failed:**', '');
@@ -264,6 +377,29 @@ export function renderMarkdown(results: BenchResults, chartPath: string, notesPa
     L.push('</details>', '');
   }
 
+  // One agent through the API.
+  L.push('## 1b. One agent: API ask → API answer → the agent returns', '');
+  if (api) {
+    const w = api.window;
+    L.push(
+      `One agent in a closed loop calls \`POST /v1/asks?wait=60\` (an API ask, no chat; durable mode, askgate's normal Redis backend); a second HTTP client hears of the ask from askgate's history announcement on Redis pub/sub and answers it at once with \`POST /v1/asks/:id/answer\`; the cycle ends when the agent's call returns \`answered\`. ${num(api.cycles)} cycles after a warm-up, one after another.`,
+      '',
+    );
+    L.push(
+      '| Cycles | Cycle p50 / p90 / p99 / max | Ask sent → answerer heard of it p50 / p99 | Answer sent → agent returned p50 / p99 | askgate CPU ms/cycle | Commands sent / socket writes / commands Redis executed, per cycle | CPU: askgate / Redis / bench / others (cores) | Errors |',
+      '|---|---|---|---|---|---|---|---|',
+    );
+    L.push(
+      `| ${num(api.cycles)} (${num(api.cyclesPerSecond)}/s) | ${ms(api.cycleMs.p50)} / ${ms(api.cycleMs.p90)} / ${ms(api.cycleMs.p99)} / ${ms(api.cycleMs.max)} ms | ${ms(api.seenMs.p50)} / ${ms(api.seenMs.p99)} ms | ${ms(api.answerToAgentMs.p50)} / ${ms(api.answerToAgentMs.p99)} ms | ${api.askgateCpuMsPerCycle.toFixed(2)} | ${api.perCycle.clientCommands.toFixed(1)} / ${api.perCycle.clientWrites.toFixed(1)} / ${api.perCycle.redisServerCommands.toFixed(1)} | ${cores(w.child.cpuCores)} / ${cores(w.cpu.byProcess.redis)} / ${cores(w.cpu.byProcess.bench)} / ${cores(w.cpu.othersCores)} | ${api.errors}${api.fallbacks ? ` (${api.fallbacks} asks found by polling the run: no announcement within 200 ms)` : ''}${api.askgateProblems.count ? ` (${api.askgateProblems.count} log lines)` : ''} |`,
+    );
+    L.push('');
+    if (api.errorSamples.length || api.askgateProblems.samples.length) {
+      L.push('<details><summary>Errors and askgate warnings</summary>', '');
+      for (const e of [...api.errorSamples, ...api.askgateProblems.samples]) L.push(`    ${e}`);
+      L.push('', '</details>', '');
+    }
+  } else L.push('Not measured in this run (`--only=api-cycle`).', '');
+
   // Tap to agent.
   L.push('## 2. Tap to agent', '');
   if (tap) {
@@ -308,7 +444,58 @@ export function renderMarkdown(results: BenchResults, chartPath: string, notesPa
     L.push('');
   } else L.push('Not run.', '');
 
+  // Growth with the number of pending asks.
+  L.push(`### Growth: ${num(10_000)} → ${num(T19.millionCount)} pending`, '');
+  const growth = growthPoints(results);
+  if (growth.length > 1 || (growth.length === 1 && growth[0]!.pending >= T19.millionCount)) {
+    const rowsOf = new Map(ownTimeouts.map((t) => [t.count, t]));
+    L.push(
+      'The timeout rows above side by side: Redis bytes per pending API ask, how fast askgate took the asks, and how late their timeouts fired.',
+      '',
+    );
+    L.push(
+      '| Pending asks | Redis B/ask | Redis used_memory / RSS with all pending | Create rate | Deadlines/s | Lateness p50 / p99 | Missed |',
+      '|---|---|---|---|---|---|---|',
+    );
+    for (const g of growth) {
+      const t = rowsOf.get(g.pending)!;
+      const mib = (b: number | undefined) => (b === undefined ? '—' : `${num(b / 2 ** 20)} MiB`);
+      L.push(
+        `| ${num(g.pending)} | ${num(g.bytesPerAsk)} | ${mib(t.memory.usedMemoryBytes)} / ${mib(t.memory.rssBytes)} | ${num(g.createPerSecond)}/s | ${num(t.count / Math.max(1, t.deadlineSpanSeconds))} | ${ms(g.latenessP50Ms)} / ${ms(g.latenessP99Ms)} ms | ${num(t.missed)} |`,
+      );
+    }
+    L.push('', `![Cost growth by pending asks](${growthPath})`, '');
+  } else
+    L.push(
+      `Not measured in this run: needs the timeout rows at several counts (\`--only=timeouts,million\`; the ${num(T19.millionCount)} row is \`million\`).`,
+      '',
+    );
+
   if (results.steps?.length) L.push(stepsMarkdown(results.steps));
+
+  // Restart.
+  L.push(`## 6. Restart with ${rs ? num(rs.count) : num(T19.restartCount)} pending asks`, '');
+  if (rs) {
+    const ok = (v: number | null) => (v === null ? 'not done within 300 s' : `${(v / 1000).toFixed(2)} s`);
+    L.push(
+      `${num(rs.count)} API asks (1-hour timeout) created in ${rs.createSeconds.toFixed(1)} s (${num(rs.createPerSecond)}/s${rs.createErrors ? `, ${num(rs.createErrors)} failed` : ''}) on askgate with \`ASKGATE_SWEEP_DELAY_MS=${rs.sweepDelayMs}\`; askgate killed with SIGKILL with ${num(rs.marksAtKill)} sweep marks stored, ${num(rs.dueAtKill)} of them due; restarted ${rs.downSeconds.toFixed(1)} s later (default settings) once all ${num(rs.dueAtRestart)} were due. Times from the new process's spawn (Node and tsx loading included):`,
+      '',
+    );
+    L.push(
+      '| Listening | First answer served (an agent waits on a pending ask, another client answers it) | First reconciler pass done (no sweep mark due) | askgate event-loop delay during the pass p50 / p99 / max | askgate CPU during the pass | Redis commands during the pass |',
+      '|---|---|---|---|---|---|',
+    );
+    const d = rs.duringPass;
+    L.push(
+      `| ${ok(rs.listeningMs)} | ${ok(rs.firstAnswerMs)} (${ok(rs.firstAnswerAfterListenMs)} after listening; ${rs.firstAnswerStatus}) | ${ok(rs.firstPassMs)}${rs.firstPassAfterListenMs !== null ? ` (${ok(rs.firstPassAfterListenMs)} after listening)` : ''} | ${d.loopDelayMs.p50} / ${d.loopDelayMs.p99} / ${d.loopDelayMs.max} ms | ${num(d.cpuMs)} ms | ${num(d.redisCommands)} |`,
+    );
+    L.push('');
+    if (rs.askgateProblems.count)
+      L.push(
+        `askgate logged ${rs.askgateProblems.count} warning/error lines after the restart, e.g. \`${(rs.askgateProblems.samples[0] ?? '').slice(0, 200)}\`.`,
+        '',
+      );
+  } else L.push('Not measured in this run (`--only=restart`).', '');
 
   // Redis cost.
   L.push('## 4. Redis cost', '');
@@ -347,10 +534,10 @@ export function renderMarkdown(results: BenchResults, chartPath: string, notesPa
       L.push(`| ${r.command} | ${r.connection.replace(/^\{bench\}:/, 'BullMQ ')} | ${r.perCycle} |`);
     L.push('', '</details>', '');
   } else L.push('Round trips not measured.', '');
-  if (t100) {
+  if (apiMemory) {
     L.push(
-      `Memory per pending ask at ${num(t100.count)} pending API asks: **${num(t100.memory.bytesPerAsk)} B** (\`INFO memory\` used_memory delta ÷ asks). Median \`MEMORY USAGE\` of one ask's keys: ${Object.entries(
-        t100.memory.keys,
+      `Memory per pending ask at ${num(apiMemory.count)} pending API asks: **${num(apiMemory.memory.bytesPerAsk)} B** (\`INFO memory\` used_memory delta ÷ asks). Median \`MEMORY USAGE\` of one ask's keys: ${Object.entries(
+        apiMemory.memory.keys,
       )
         .map(([k, v]) => `${k} ${num(v)} B`)
         .join(
@@ -470,19 +657,19 @@ export function renderMarkdown(results: BenchResults, chartPath: string, notesPa
     L.push('');
   }
 
-  if (existsSync(notesPath)) {
-    L.push(readFileSync(notesPath, 'utf8').trim(), '');
-  }
+  for (const notes of typeof notesPaths === 'string' ? [notesPaths] : notesPaths)
+    if (existsSync(notes)) L.push(readFileSync(notes, 'utf8').trim(), '');
   L.push('## Re-running', '');
   L.push(
     '```sh',
     'npm run bench                 # everything, about 10 minutes; writes BENCHMARKS.md and bench/latency.svg',
     'npm run bench -- --quick      # ~1-minute smoke with small sizes; writes bench/results/BENCHMARKS-quick.md',
-    'npm run bench -- --only=full-cycle,tap   # some scenarios (baselines, full-cycle, tap, timeouts, memory, cost); writes bench/results/',
+    'npm run bench -- --only=full-cycle,tap   # some scenarios (baselines, full-cycle, api-cycle, tap, timeouts, million, restart, steps, memory, cost); writes bench/results/',
+    'npm run bench -- --only=million --million-count=20000   # the 1,000,000-pending timeout row at a smaller count, same 1,667 deadlines/s',
     'npm run bench -- --profile    # also writes askgate CPU profiles (node --cpu-prof) of the Telegram ×100 row to bench/results/profiles',
     'npm run bench -- --ab         # adds askgate-before-the-optimisations runs, side by side (about 2 more minutes)',
     'npx tsx bench/one-row.ts telegram 100 8000 [--profile=<dir>] [--replicas=2]   # one full-cycle row, for working on the hot path',
-    'npx tsx bench/render.ts       # re-renders BENCHMARKS.md from the last full run (after editing bench/OPTIMIZATIONS.md)',
+    'npx tsx bench/render.ts       # re-renders BENCHMARKS.md and bench/growth.svg from the last full run (after editing bench/OPTIMIZATIONS-19.md)',
     '```',
     '',
   );

@@ -4,7 +4,10 @@
  *
  *   npm run bench                     full run (about 10 minutes on 2 cores)
  *   npm run bench -- --quick          ~1-minute smoke with small sizes (also BENCH_QUICK=1)
- *   npm run bench -- --only=a,b       some of: baselines, full-cycle, tap, timeouts, steps, memory, cost
+ *   npm run bench -- --only=a,b       some of: baselines, full-cycle, api-cycle, tap, timeouts, million,
+ *                                     restart, steps, memory, cost
+ *   npm run bench -- --only=million --million-count=20000   the 1,000,000-pending timeout row's code
+ *                                     at a smaller count (same 1,667 deadlines/s)
  *   npm run bench -- --profile        CPU profile of askgate during the Telegram ×100 row
  *   npm run bench -- --ab             also askgate as before the bench's optimisations, side by side
  *
@@ -24,11 +27,26 @@ import { summarizeProfile, type ProfileSummary } from './profile-summary.js';
 import { redisCost } from './redis-cost.js';
 import { renderMarkdown, type BenchResults } from './report.js';
 import { tapToAgent } from './tap-to-agent.js';
-import { memoryPerAsk, timeouts } from './timeouts.js';
+import { memoryNeededBytes, memoryPerAsk, timeouts } from './timeouts.js';
+import { apiCycle } from './api-cycle.js';
+import { restart } from './restart.js';
+import { growthChart } from './chart.js';
+import { growthPoints, NOTES } from './report.js';
 import { steps } from './steps.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const SCENARIOS = ['baselines', 'full-cycle', 'tap', 'timeouts', 'steps', 'memory', 'cost'] as const;
+const SCENARIOS = [
+  'baselines',
+  'full-cycle',
+  'api-cycle',
+  'tap',
+  'timeouts',
+  'million',
+  'restart',
+  'steps',
+  'memory',
+  'cost',
+] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 const { values } = parseArgs({
@@ -37,6 +55,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
     ab: { type: 'boolean', default: false },
+    'million-count': { type: 'string' },
   },
   strict: true,
 });
@@ -60,6 +79,9 @@ const plan = quick
       ] as FullCycleOptions[],
       tap: { pending: 1000, tapsPerSecond: 100, tapSeconds: 5 },
       timeouts: [{ count: 2000, spreadSeconds: 5 }],
+      million: { count: 5000, spreadSeconds: 3 },
+      apiCycle: { warmupCycles: 100, cycles: 500 },
+      restart: { count: 5000, sweepDelayMs: 10_000 },
       steps: [{ count: 2000, spreadSeconds: 5 }],
       costCycles: 30,
       memory: 2000,
@@ -90,6 +112,11 @@ const plan = quick
         { count: 10_000, spreadSeconds: 60 },
         { count: 100_000, spreadSeconds: 60 },
       ],
+      // At the 100,000 row's rate: 1,667 deadlines/s, so a 600 s window.
+      million: { count: 1_000_000, spreadSeconds: 600 },
+      apiCycle: { warmupCycles: 300, cycles: 3000 },
+      // The first askgate's sweep delay covers the creation (100,000 at ≥ 1,200 asks/s).
+      restart: { count: 100_000, sweepDelayMs: 90_000 },
       steps: [{ count: 10_000, spreadSeconds: 60 }],
       costCycles: 200,
       memory: 100_000,
@@ -103,6 +130,12 @@ const plan = quick
       },
     };
 
+if (values['million-count']) {
+  const count = Number(values['million-count']);
+  if (!Number.isInteger(count) || count < 100) throw new Error('--million-count: a whole number ≥ 100');
+  plan.million = { count, spreadSeconds: Math.max(1, Math.round((count / 1_000_000) * 600)) };
+}
+
 const resultsDir = join(ROOT, 'bench', 'results');
 mkdirSync(resultsDir, { recursive: true });
 const profileDir = join(resultsDir, 'profiles', new Date().toISOString().replace(/[:.]/g, '-'));
@@ -112,7 +145,7 @@ const log = (msg: string) => console.log(`[bench ${elapsed()}] ${msg}`);
 
 const results: BenchResults & { profile?: ProfileSummary } = {
   mode: quick ? 'quick' : 'full',
-  command: `npm run bench${[quick ? ' --quick' : '', only ? ` --only=${[...only].join(',')}` : '', values.profile ? ' --profile' : '', values.ab ? ' --ab' : ''].join('').replace(/^ /, ' -- ')}`,
+  command: `npm run bench${[quick ? ' --quick' : '', only ? ` --only=${[...only].join(',')}` : '', values['million-count'] ? ` --million-count=${values['million-count']}` : '', values.profile ? ' --profile' : '', values.ab ? ' --ab' : ''].join('').replace(/^ /, ' -- ')}`,
   startedAt: new Date().toISOString(),
   durationSeconds: 0,
   machine: machineInfo(),
@@ -175,6 +208,15 @@ if (wanted('full-cycle')) {
     }
   }
 }
+if (wanted('api-cycle')) {
+  results.apiCycle = await step(`one agent, API ask → API answer (${plan.apiCycle.cycles} cycles)`, () =>
+    apiCycle(plan.apiCycle),
+  );
+  if (results.apiCycle)
+    log(
+      `  p50 ${results.apiCycle.cycleMs.p50.toFixed(2)} ms p99 ${results.apiCycle.cycleMs.p99.toFixed(2)} ms; askgate CPU ${results.apiCycle.askgateCpuMsPerCycle.toFixed(2)} ms/cycle; errors ${results.apiCycle.errors}`,
+    );
+}
 if (wanted('tap')) {
   results.tapToAgent = await step(`tap to agent (${plan.tap.pending} pending)`, () => tapToAgent(plan.tap));
   if (results.tapToAgent)
@@ -191,6 +233,29 @@ if (wanted('timeouts')) {
         `  created ${r.createPerSecond.toFixed(0)}/s; lateness p50 ${r.latenessMs.p50} p99 ${r.latenessMs.p99} max ${r.latenessMs.max} ms; missed ${r.missed}; ${r.memory.bytesPerAsk.toFixed(0)} B/ask`,
       );
     }
+  }
+}
+if (wanted('million')) {
+  const t = plan.million;
+  const r = await step(
+    `timeouts ${t.count} over ${t.spreadSeconds} s (needs ${(memoryNeededBytes(t.count) / 2 ** 30).toFixed(1)} GiB free)`,
+    () => timeouts(t),
+  );
+  if (r) {
+    results.timeouts.push(r);
+    log(
+      `  created ${r.createPerSecond.toFixed(0)}/s; lateness p50 ${r.latenessMs.p50} p99 ${r.latenessMs.p99} max ${r.latenessMs.max} ms; missed ${r.missed}; ${r.memory.bytesPerAsk.toFixed(0)} B/ask; Redis used_memory ${((r.memory.usedMemoryBytes ?? 0) / 2 ** 30).toFixed(2)} GiB`,
+    );
+  }
+}
+if (wanted('restart')) {
+  const t = plan.restart;
+  results.restart = await step(`restart with ${t.count} pending`, () => restart(t));
+  if (results.restart) {
+    const r = results.restart;
+    log(
+      `  listening ${r.listeningMs.toFixed(0)} ms, first answer ${r.firstAnswerMs.toFixed(0)} ms (${r.firstAnswerStatus}), first pass ${r.firstPassMs?.toFixed(0) ?? 'not done'} ms; due at kill ${r.dueAtKill}`,
+    );
   }
 }
 if (wanted('steps')) {
@@ -272,7 +337,9 @@ const tg100 = results.fullCycle.find(
     !r.telegramMode?.includes('polling') &&
     !r.telegramSendIntervalMs,
 );
-const tg100Timeouts = results.timeouts[results.timeouts.length - 1];
+// Timeout lateness from 100,000 pending up (the largest row alone if none is that large).
+const largeTimeouts = results.timeouts.filter((t) => t.count >= 100_000);
+const timeoutSeries = largeTimeouts.length ? largeTimeouts : results.timeouts.slice(-1);
 const series: Series[] = [
   ...(results.tapToAgent
     ? [
@@ -284,14 +351,10 @@ const series: Series[] = [
     : []),
   ...(tg100 ? [{ name: `tap → agent, full cycle Telegram ×100 (saturated)`, values: tg100.samples.tapToAgentMs }] : []),
   ...(tg100 ? [{ name: `ask → answer, full cycle Telegram ×100 (saturated)`, values: tg100.samples.cycleMs }] : []),
-  ...(tg100Timeouts
-    ? [
-        {
-          name: `timeout lateness, ${tg100Timeouts.count.toLocaleString('en-US')} pending`,
-          values: tg100Timeouts.samples,
-        },
-      ]
-    : []),
+  ...timeoutSeries.map((t) => ({
+    name: `timeout lateness, ${t.count.toLocaleString('en-US')} pending`,
+    values: t.samples,
+  })),
   ...(results.baselines.lateness ?? []).map((b) => ({
     name: `bare BullMQ delayed-job lateness, ${b.jobs.toLocaleString('en-US')} jobs`,
     values: b.samples,
@@ -308,10 +371,21 @@ writeFileSync(
   chartFile,
   latencyChart(`askgate latency by percentile (${results.mode} run, ${results.startedAt.slice(0, 10)})`, series),
 );
+const growthFile =
+  quick || partial
+    ? join(resultsDir, `growth-${partial ? 'partial' : 'quick'}.svg`)
+    : join(ROOT, 'bench', 'growth.svg');
+const growth = growthPoints(results);
+if (growth.length)
+  writeFileSync(
+    growthFile,
+    growthChart(`askgate cost by pending asks (${results.mode} run, ${results.startedAt.slice(0, 10)})`, growth),
+  );
 let md = renderMarkdown(
   results,
   quick || partial ? chartFile.slice(resultsDir.length + 1) : 'bench/latency.svg',
-  join(ROOT, 'bench', 'OPTIMIZATIONS.md'),
+  NOTES.map((f) => join(ROOT, 'bench', f)),
+  quick || partial ? growthFile.slice(resultsDir.length + 1) : 'bench/growth.svg',
 );
 if (results.profile) {
   const p = results.profile;
