@@ -10,7 +10,9 @@ import type { AskRecord, HistoryEntry } from '../core/schemas.js';
  * - `history`: starts with the `created` entry at `createdAt` (with the channel of `to`); the
  *   entries after it are stored as `later`, and a history that does not start so as `history`;
  * - `result` null, `partial` {}, `deliveries` [] and in each delivery `finalized` 'no', and in each
- *   question `multiSelect` false.
+ *   question `multiSelect` false;
+ * - a delivery's `channel`, `chat`, `thread` and `users`: those of the target of the same index
+ *   (a delivery stored without `channel` has them all from there), and its message's `chat`: its own.
  */
 export function compactRecord(record: AskRecord): string {
   const {
@@ -38,8 +40,7 @@ export function compactRecord(record: AskRecord): string {
   if (expiresAt !== deadlineOf(record.createdAt, record.timeoutSeconds)) out.expiresAt = expiresAt;
   if (result !== null) out.result = result;
   if (Object.keys(partial).length > 0) out.partial = partial;
-  if (deliveries.length > 0)
-    out.deliveries = deliveries.map(({ finalized, ...d }) => (finalized === 'no' ? d : { ...d, finalized }));
+  if (deliveries.length > 0) out.deliveries = deliveries.map((d, i) => compactDelivery(d, targets?.[i]));
   if (history.length > 0 && sameJson(history[0], createdEntry(record.createdAt, to))) {
     if (history.length > 1) out.later = history.slice(1);
   } else out.history = history;
@@ -69,7 +70,7 @@ export function expandRecord(
     result: fields.result ?? null,
     partial: fields.partial ?? {},
     deliveries: Array.isArray(fields.deliveries)
-      ? fields.deliveries.map((d) => (isObject(d) && d.finalized === undefined ? { ...d, finalized: 'no' } : d))
+      ? fields.deliveries.map((d, i) => expandDelivery(d, Array.isArray(targets) ? targets[i] : undefined))
       : (fields.deliveries ?? []),
     history:
       'history' in fields
@@ -83,6 +84,32 @@ export function expandRecord(
       isObject(q) && q.multiSelect === undefined ? { ...q, multiSelect: false } : q,
     );
   return record;
+}
+
+type Delivery = AskRecord['deliveries'][number];
+type Target = NonNullable<AskRecord['targets']>[number];
+const PLACE = ['channel', 'chat', 'thread', 'users'] as const;
+
+function compactDelivery(delivery: Delivery, target: Target | undefined): Record<string, unknown> {
+  const { finalized, message, ...d } = delivery;
+  const out: Record<string, unknown> = { ...d };
+  if (target && PLACE.every((k) => sameJson(delivery[k], target[k]))) for (const k of PLACE) delete out[k];
+  if (message) {
+    const { chat, ...ref } = message;
+    out.message = chat === delivery.chat ? ref : message;
+  }
+  if (finalized !== 'no') out.finalized = finalized;
+  return out;
+}
+
+function expandDelivery(delivery: unknown, target: unknown): unknown {
+  if (!isObject(delivery)) return delivery;
+  const out: Record<string, unknown> = { ...delivery };
+  if (out.channel === undefined && isObject(target))
+    for (const k of PLACE) if (target[k] !== undefined) out[k] = target[k];
+  if (isObject(out.message) && out.message.chat === undefined) out.message = { chat: out.chat, ...out.message };
+  if (out.finalized === undefined) out.finalized = 'no';
+  return out;
 }
 
 /** `createdAt` + `timeoutSeconds` as an ISO time, or undefined when either is not one. */

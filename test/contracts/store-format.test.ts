@@ -143,6 +143,8 @@ describe('the stored form of an ask', () => {
     const value = (await redis.get(key))!;
     expect(value.startsWith('0 pending {')).toBe(true);
     const json = JSON.parse(value.slice('0 pending '.length)) as Record<string, unknown>;
+    expect(value).not.toContain(a.id);
+    expect(value).not.toContain(a.runId);
     expect(Object.keys(json).sort()).toEqual(['createdAt', 'questions', 'timeoutSeconds', 'version']);
     expect(json.questions).toEqual([
       { id: 'env', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production' }] },
@@ -197,6 +199,29 @@ describe('the stored form of an ask', () => {
     ['times that are not ISO times', { ...full, createdAt: 'later', expiresAt: 'never', history: [] }],
     ['`to` other than the first target', { ...full, targets: [{ channel: 'slack', chat: 'C1' }] }],
     ['`to` null beside targets', { ...full, to: null, targets: [full.to!] }],
+    [
+      'deliveries to their targets, elsewhere and by escalation',
+      {
+        ...full,
+        targets: [full.to!, { channel: 'slack', chat: 'C1', users: ['U1'] }],
+        deliveries: [
+          {
+            ...full.deliveries[0]!,
+            users: ['1001'],
+            status: 'sent',
+            message: { chat: '-100:42', messageId: '7', thread: '7' },
+          },
+          {
+            channel: 'slack',
+            chat: 'C1',
+            status: 'sent',
+            finalized: 'done',
+            message: { chat: 'D9', messageId: '1.2' },
+          },
+          { channel: 'discord', chat: 'G1', status: 'failed', finalized: 'no', error: 'gone', step: 1, reminded: 2 },
+        ],
+      },
+    ],
   ];
 
   it.each(shapes)('round-trips losslessly: %s', (_name, record) => {
