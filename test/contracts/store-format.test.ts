@@ -111,6 +111,27 @@ describe('asks stored before the string form (upgrade)', () => {
   });
 });
 
+describe('creating an ask on one connection', () => {
+  it('writes the id mapping before the create script runs', async () => {
+    const { store, keys } = fresh();
+    const monitor = await redis.monitor();
+    const seen: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== 'lua') seen.push(args.join(' '));
+    });
+    const a = apiAsk();
+    await store.create({ record: a, expectedVersion: 0, supersede: null, ttlMs: HOUR, retentionMs: HOUR });
+    await redis.ping();
+    await new Promise((r) => setTimeout(r, 50));
+    monitor.disconnect();
+    const mapping = seen.findIndex((c) => c.startsWith(`set ${keys.idMap(a.id)}`));
+    const script = seen.findIndex((c) => /^eval(sha)? /.test(c) && c.includes(keys.ask(a.runId, a.id)));
+    expect(mapping).toBeGreaterThanOrEqual(0);
+    expect(script).toBeGreaterThan(mapping);
+    expect(await store.get(a.id)).toEqual(a);
+  });
+});
+
 describe('the stored form of a run', () => {
   it('keeps its history in its listpack hash (no list), trimmed to the 50 newest after an upgrade too', async () => {
     const { store, keys } = fresh();
