@@ -6,7 +6,8 @@ import type { AskRecord, HistoryEntry } from '../core/schemas.js';
  * {@link expandRecord} fills in again:
  * - `to`: the first of `targets`, else null; `targets`: [] (absent from a record written before
  *   fan-out: stored as null, so that absence survives the round trip);
- * - `expiresAt`: `createdAt` + `timeoutSeconds`;
+ * - `version`: 1; `expiresAt`: `createdAt` + `timeoutSeconds`;
+ * - times (`createdAt`, each history entry's `at`) are stored as epoch ms when that is exact;
  * - `history`: starts with the `created` entry at `createdAt` (with the channel of `to`); the
  *   entries after it are stored as `later`, and a history that does not start so as `history`;
  * - `result` null, `partial` {}, `deliveries` [] and in each delivery `finalized` 'no', and in each
@@ -32,8 +33,10 @@ export function compactRecord(record: AskRecord): string {
   } = record;
   const out: Record<string, unknown> = {
     ...rest,
+    createdAt: toMs(record.createdAt),
     questions: questions.map(({ multiSelect, ...q }) => (multiSelect ? { ...q, multiSelect } : q)),
   };
+  if (record.version === 1) delete out.version;
   if (!sameJson(to, targets?.[0] ?? null)) out.to = to;
   if (targets === undefined) out.targets = null;
   else if (targets.length > 0) out.targets = targets;
@@ -42,8 +45,8 @@ export function compactRecord(record: AskRecord): string {
   if (Object.keys(partial).length > 0) out.partial = partial;
   if (deliveries.length > 0) out.deliveries = deliveries.map((d, i) => compactDelivery(d, targets?.[i]));
   if (history.length > 0 && sameJson(history[0], createdEntry(record.createdAt, to))) {
-    if (history.length > 1) out.later = history.slice(1);
-  } else out.history = history;
+    if (history.length > 1) out.later = history.slice(1).map(compactEntry);
+  } else out.history = history.map(compactEntry);
   return JSON.stringify(out);
 }
 
@@ -59,6 +62,8 @@ export function expandRecord(
 ): unknown {
   if (!isObject(compact)) return compact;
   const { later, ...fields } = compact;
+  if (typeof fields.createdAt === 'number') fields.createdAt = fromMs(fields.createdAt);
+  fields.version ??= 1;
   const targets = fields.targets === null ? undefined : (fields.targets ?? []);
   const to = 'to' in fields ? fields.to : Array.isArray(targets) && targets.length > 0 ? targets[0] : null;
   const record: Record<string, unknown> = {
@@ -74,8 +79,10 @@ export function expandRecord(
       : (fields.deliveries ?? []),
     history:
       'history' in fields
-        ? fields.history
-        : [createdEntry(fields.createdAt, to), ...(Array.isArray(later) ? (later as unknown[]) : [])],
+        ? expandEntries(fields.history)
+        : later !== undefined && !Array.isArray(later)
+          ? later // not a compact history: for the schema to reject
+          : [createdEntry(fields.createdAt, to), ...((expandEntries(later ?? []) as unknown[]) ?? [])],
   };
   if (record.targets === undefined) delete record.targets;
   if (record.expiresAt === undefined) delete record.expiresAt;
@@ -84,6 +91,27 @@ export function expandRecord(
       isObject(q) && q.multiSelect === undefined ? { ...q, multiSelect: false } : q,
     );
   return record;
+}
+
+/** An ISO time as epoch ms when that gives it back exactly (13 digits instead of 24 characters). */
+function toMs(iso: string): string | number {
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) && new Date(ms).toISOString() === iso ? ms : iso;
+}
+
+function fromMs(ms: number): unknown {
+  const date = new Date(ms);
+  return Number.isFinite(date.getTime()) ? date.toISOString() : ms;
+}
+
+function compactEntry(entry: HistoryEntry): Record<string, unknown> {
+  return { ...entry, at: toMs(entry.at) };
+}
+
+/** History entries with their times back as ISO times; anything else as it is. */
+function expandEntries(entries: unknown): unknown {
+  if (!Array.isArray(entries)) return entries;
+  return entries.map((e) => (isObject(e) && typeof e.at === 'number' ? { ...e, at: fromMs(e.at) } : e));
 }
 
 type Delivery = AskRecord['deliveries'][number];

@@ -166,7 +166,8 @@ describe('the stored form of an ask', () => {
     const json = JSON.parse(value.slice('0 pending '.length)) as Record<string, unknown>;
     expect(value).not.toContain(a.id);
     expect(value).not.toContain(a.runId);
-    expect(Object.keys(json).sort()).toEqual(['createdAt', 'questions', 'timeoutSeconds', 'version']);
+    expect(Object.keys(json).sort()).toEqual(['createdAt', 'questions', 'timeoutSeconds']);
+    expect(json.createdAt).toBe(T0);
     expect(json.questions).toEqual([
       { id: 'env', question: 'Where should I deploy?', options: [{ label: 'Staging' }, { label: 'Production' }] },
     ]);
@@ -218,6 +219,11 @@ describe('the stored form of an ask', () => {
     ],
     ['a deadline moved from createdAt + timeout', { ...full, expiresAt: '2031-01-01T00:00:00.000Z' }],
     ['times that are not ISO times', { ...full, createdAt: 'later', expiresAt: 'never', history: [] }],
+    [
+      'times that are not in the canonical ISO form',
+      { ...full, createdAt: '2030-01-01T00:00:00Z', history: [{ type: 'created', at: '2030-01-01T01:00:00+01:00' }] },
+    ],
+    ['a later version', { ...full, version: 7 }],
     ['`to` other than the first target', { ...full, targets: [{ channel: 'slack', chat: 'C1' }] }],
     ['`to` null beside targets', { ...full, to: null, targets: [full.to!] }],
     [
@@ -251,6 +257,21 @@ describe('the stored form of an ask', () => {
     expect(parseStoredAsk(raw, 'k', ids)).toStrictEqual(parseStoredAsk(JSON.stringify(record), 'k', ids));
     expect(parseStoredAsk(raw, 'k', ids)).toEqual(record);
     expect(parseStoredAsk(raw, 'k', ids, true)).toEqual(record);
+  });
+
+  it.each([
+    ['no header', '{"createdAt":1'],
+    ['not JSON', '0 pending {"createdAt":'],
+    ['not an object', '0 pending []'],
+    ['a field of the wrong type', '0 pending {"createdAt":1,"timeoutSeconds":"600","questions":[]}'],
+    ['a history that is not a list', '0 pending {"createdAt":1,"timeoutSeconds":6,"questions":[],"later":"x"}'],
+    [
+      'a delivery that is not an object',
+      '0 pending {"createdAt":1,"timeoutSeconds":6,"questions":[],"deliveries":[5]}',
+    ],
+    ['an unknown status', '0 sleeping {"createdAt":1,"timeoutSeconds":6,"questions":[]}'],
+  ])('a corrupt value (%s) is a CorruptRecordError', (_name, raw) => {
+    expect(() => parseStoredAsk(raw, 'k', { id: 'a', runId: 'r' })).toThrow(CorruptRecordError);
   });
 
   it('a value changed by another writer after a read is checked again', async () => {
