@@ -84,6 +84,13 @@ export function latencyChart(title: string, series: readonly Series[]): string {
   return out.join('\n');
 }
 
+/** A round step (1, 2, 2.5 or 5 × 10^k) so that four steps cover `max`. */
+function niceStep(max: number): number {
+  const raw = max / 4;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  return [1, 2, 2.5, 5, 10].map((m) => m * mag).find((v) => v >= raw)!;
+}
+
 /** One row of the growth chart: a pending count and its figures. */
 export interface GrowthPoint {
   pending: number;
@@ -105,8 +112,11 @@ export function growthChart(title: string, points: readonly GrowthPoint[]): stri
   const ph = GH - pad.top - pad.bottom;
   const rows = points.filter((p) => p.pending > 0).sort((a, b) => a.pending - b.pending);
   const xs = rows.map((p) => Math.log10(p.pending));
-  const xLo = Math.floor(Math.min(4, ...xs));
-  const xHi = Math.ceil(Math.max(6, ...xs));
+  const xFirst = Math.floor(Math.min(4, ...xs));
+  const xLast = Math.ceil(Math.max(6, ...xs));
+  // A little room either side so the end points do not sit on the frame.
+  const xLo = xFirst - 0.2;
+  const xHi = xLast + 0.2;
   const out: string[] = [];
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${GW}" height="${GH}" viewBox="0 0 ${GW} ${GH}" font-family="sans-serif" font-size="12">`,
@@ -124,7 +134,7 @@ export function growthChart(title: string, points: readonly GrowthPoint[]): stri
     const finite = series.flatMap((s) => s.values).filter((v) => Number.isFinite(v) && (!log || v > 0));
     const hiRaw = Math.max(1, ...finite);
     const yLo = log ? Math.floor(Math.log10(Math.max(0.1, Math.min(hiRaw, ...finite)))) : 0;
-    const yHi = log ? Math.ceil(Math.log10(hiRaw)) : hiRaw * 1.15;
+    const yHi = log ? Math.ceil(Math.log10(hiRaw)) : niceStep(hiRaw * 1.1) * 4;
     const px = (x: number) => ox + ((x - xLo) / (xHi - xLo)) * pw;
     const py = (v: number) =>
       pad.top + ph - (((log ? Math.log10(Math.max(10 ** yLo, v)) : v) - yLo) / Math.max(1e-9, yHi - yLo)) * ph;
@@ -132,7 +142,7 @@ export function growthChart(title: string, points: readonly GrowthPoint[]): stri
       `<text x="${ox + pw / 2}" y="${pad.top - 12}" text-anchor="middle" font-weight="bold">${esc(name)}</text>`,
     );
     out.push(`<rect x="${ox}" y="${pad.top}" width="${pw}" height="${ph}" fill="none" stroke="#888"/>`);
-    for (let e = xLo; e <= xHi; e++) {
+    for (let e = xFirst; e <= xLast; e++) {
       const x = px(e);
       out.push(`<line x1="${x}" y1="${pad.top}" x2="${x}" y2="${pad.top + ph}" stroke="#ddd"/>`);
       const label = 10 ** e >= 1e6 ? `${10 ** e / 1e6}M` : `${10 ** e / 1e3}k`;
@@ -145,7 +155,7 @@ export function growthChart(title: string, points: readonly GrowthPoint[]): stri
     for (const t of ticks) {
       const y = py(t);
       out.push(`<line x1="${ox}" y1="${y}" x2="${ox + pw}" y2="${y}" stroke="#eee"/>`);
-      const label = t >= 1000 ? `${+(t / 1000).toFixed(1)}k` : `${+t.toFixed(1)}`;
+      const label = t >= 1000 ? `${+(t / 1000).toFixed(2)}k` : `${+t.toFixed(1)}`;
       out.push(`<text x="${ox - 4}" y="${y + 4}" text-anchor="end">${label}${unit}</text>`);
     }
     series.forEach((s, k) => {
