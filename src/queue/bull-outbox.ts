@@ -67,10 +67,42 @@ export class BullOutbox implements Outbox {
 
   /** Adds the job; while a job with the same id exists (waiting, delayed or active) this is a no-op. */
   async enqueue(job: OutboxJob): Promise<void> {
-    const data: OutboxJob = outboxJobData(job);
+    await this.add(job, {});
+  }
+
+  /**
+   * Adds a job that already failed `attemptsMade` attempts elsewhere (run in-process by the
+   * inline outbox), to run after `delayMs` with the attempts left; `deferrals` rate-limit waits
+   * so far. Like {@link enqueue}, a no-op while a job with the same id exists.
+   */
+  async retryLater(job: OutboxJob, retry: { delayMs: number; attemptsMade: number; deferrals: number }): Promise<void> {
+    await this.add(job, retry);
+  }
+
+  /** Attempts per job, the first included. */
+  get attemptsPerJob(): number {
+    return this.attempts;
+  }
+
+  /** The backoff delays (shared with the inline outbox, so a retry handed over waits the same). */
+  get backoff(): BackoffPolicy {
+    return this.policy;
+  }
+
+  private async add(
+    job: OutboxJob,
+    retry: { delayMs?: number; attemptsMade?: number; deferrals?: number },
+  ): Promise<void> {
+    const before = retry.attemptsMade ?? 0;
+    const data: OutboxJob & { deferrals?: number; attemptsBefore?: number } = {
+      ...outboxJobData(job),
+      ...(retry.deferrals ? { deferrals: retry.deferrals } : {}),
+      ...(before > 0 ? { attemptsBefore: before } : {}),
+    };
     const added = this.queue.add(job.kind, data, {
       jobId: outboxJobId(job),
-      attempts: this.attempts,
+      attempts: Math.max(1, this.attempts - before),
+      ...(retry.delayMs !== undefined && retry.delayMs > 0 && { delay: retry.delayMs }),
       backoff: { type: BACKOFF_TYPE },
       // Finished jobs free their id, so a later enqueue (e.g. by the reconciler) runs again
       // instead of being silently ignored; handlers re-read the record and are idempotent.
@@ -90,7 +122,11 @@ export class BullOutbox implements Outbox {
       prefix: this.prefix,
       concurrency: this.opts.concurrency ?? 20,
       // BullMQ looks the strategy up on the worker, not on the queue that added the job.
-      settings: { backoffStrategy: (attemptsMade, _type, err) => retryDelayMs(attemptsMade, err, this.policy) },
+      // A job handed over after failed attempts elsewhere backs off from where those left it.
+      settings: {
+        backoffStrategy: (attemptsMade, _type, err, job) =>
+          retryDelayMs(attemptsMade + attemptsBeforeOf(job?.data), err, this.policy),
+      },
       ...(this.opts.lockDurationMs !== undefined && { lockDuration: this.opts.lockDurationMs }),
       ...(this.opts.stalledIntervalMs !== undefined && { stalledInterval: this.opts.stalledIntervalMs }),
     });
@@ -123,7 +159,7 @@ export class BullOutbox implements Outbox {
       const err = toError(thrown);
       if (token && isDeferral(err, deferrals)) {
         // A rate-limit wait: park the job until retry_after without spending an attempt.
-        await job.updateData({ ...data, deferrals: deferrals + 1 });
+        await job.updateData({ ...job.data, ...data, deferrals: deferrals + 1 });
         await job.moveToDelayed(Date.now() + retryDelayMs(1, err, this.policy), token);
         throw new DelayedError();
       }
@@ -169,6 +205,12 @@ export class BullOutbox implements Outbox {
       'outbox give-up failed',
     );
   }
+}
+
+/** Attempts a job failed before it was handed to BullMQ (see {@link BullOutbox.retryLater}). */
+function attemptsBeforeOf(data: unknown): number {
+  const n = (data as { attemptsBefore?: unknown } | undefined)?.attemptsBefore;
+  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 0;
 }
 
 function toError(value: unknown): Error {
