@@ -44,6 +44,7 @@ const EnvSchema = z.object({
   ASKGATE_OUTBOX_ATTEMPTS: int(8, 1, 100),
   ASKGATE_OUTBOX_BASE_DELAY_MS: int(1_000, 1),
   ASKGATE_OUTBOX_MAX_DELAY_MS: int(60_000, 1),
+  ASKGATE_OUTBOX_INLINE_CONCURRENCY: int(64, 0, 10_000),
   ASKGATE_QUEUE_LOCK_MS: int(10_000, 1_000, 600_000),
   ASKGATE_QUEUE_STALLED_INTERVAL_MS: int(5_000, 500, 600_000),
   ASKGATE_ALLOW_EVICTION: z.enum(['true', 'false']).default('false'),
@@ -104,7 +105,12 @@ export interface Config {
   maxWaitSeconds: number;
   bodyLimitBytes: number;
   reconciler: { intervalMs: number; graceMs: number; sweepDelayMs: number };
-  outbox: { attempts: number; baseDelayMs: number; maxDelayMs: number };
+  /**
+   * `inlineConcurrency`: outbox jobs run in-process right after the commit that queued them, at
+   * most this many at once (beyond it, and for retries, BullMQ); 0 queues every job. Optional so
+   * hand-built configs keep the default.
+   */
+  outbox: { attempts: number; baseDelayMs: number; maxDelayMs: number; inlineConcurrency?: number };
   /**
    * How fast a queue job of a crashed process is taken over: its lock lapses after
    * `lockDurationMs` (renewed every half of it while the job runs) and workers look for lapsed
@@ -272,6 +278,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       attempts: e.ASKGATE_OUTBOX_ATTEMPTS,
       baseDelayMs: e.ASKGATE_OUTBOX_BASE_DELAY_MS,
       maxDelayMs: e.ASKGATE_OUTBOX_MAX_DELAY_MS,
+      inlineConcurrency: e.ASKGATE_OUTBOX_INLINE_CONCURRENCY,
     },
     queue: { lockDurationMs: e.ASKGATE_QUEUE_LOCK_MS, stalledIntervalMs: e.ASKGATE_QUEUE_STALLED_INTERVAL_MS },
     allowEviction: e.ASKGATE_ALLOW_EVICTION === 'true',

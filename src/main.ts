@@ -34,6 +34,7 @@ import { MemoryFormDrafts } from './store/memory-form-drafts.js';
 import { usesFormDrafts, type FormDraftStore } from './core/form-draft-store.js';
 import { BullStepScheduler } from './queue/bull-steps.js';
 import { BullOutbox } from './queue/bull-outbox.js';
+import { InlineOutbox } from './queue/inline-outbox.js';
 import { MemoryStepScheduler } from './queue/memory-steps.js';
 import { MemoryOutbox } from './queue/memory-outbox.js';
 import { Reconciler } from './queue/reconciler.js';
@@ -86,6 +87,10 @@ interface Backend {
   bus: ResultBus;
   steps: StepScheduler;
   outbox: Outbox;
+  /** The durable queue alone (the reconciler's re-drives go there, deduplicated by job id). */
+  queuedOutbox?: Outbox;
+  /** Store writes go down one ordered connection (not Redis Cluster): see GatewayDeps.pipelined. */
+  pipelined: boolean;
   consoleSessions: ConsoleSessionStore;
   /** Platform event ids seen by every replica (re-sent events have no second visible effect). */
   seen: SeenEvents;
@@ -120,13 +125,19 @@ async function redisBackend(config: Config, url: string, logger: Logger, clock: 
   const queuePrefix = `{${config.keyPrefix}}`;
   const queueLog = forComponent(logger, 'queue');
   const steps = new BullStepScheduler({ connect, prefix: queuePrefix, ...config.queue, logger: queueLog, clock });
-  const outbox = new BullOutbox({ connect, prefix: queuePrefix, ...config.outbox, ...config.queue, logger: queueLog });
+  const { inlineConcurrency, ...outboxTuning } = config.outbox;
+  const queued = new BullOutbox({ connect, prefix: queuePrefix, ...outboxTuning, ...config.queue, logger: queueLog });
+  // A job that fails in-process and cannot be handed to the queue: the reconciler re-drives it.
+  const onLost = (job: { askId: string }) => store.indexes.markForSweep(job.askId, clock.now());
+  const outbox = new InlineOutbox({ queue: queued, concurrency: inlineConcurrency, logger: queueLog, onLost });
   return {
     store,
     indexes: store.indexes,
     bus,
     steps,
     outbox,
+    queuedOutbox: queued,
+    pipelined: !seeds,
     consoleSessions: new RedisConsoleSessions(main, { prefix: config.keyPrefix, clock }),
     seen: new RedisSeenEvents(main, { prefix: config.keyPrefix, clock }),
     drafts: new RedisFormDrafts(main, { prefix: config.keyPrefix, clock, retentionMs: config.retentionMs }),
@@ -151,6 +162,7 @@ function memoryBackend(config: Config, clock: Clock, logger: Logger): Backend {
     bus,
     steps: new MemoryStepScheduler({ logger: queueLog, clock }),
     outbox: new MemoryOutbox({ ...config.outbox, logger: queueLog }),
+    pipelined: true,
     close: async () => {},
   };
 }
@@ -196,6 +208,8 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     bus: backend.bus,
     steps: backend.steps,
     outbox: backend.outbox,
+    ...(backend.queuedOutbox && { queuedOutbox: backend.queuedOutbox }),
+    pipelined: backend.pipelined,
     clock,
     channels,
     newId: () => newAskId(),

@@ -29,6 +29,13 @@ export interface AppPorts {
   /** Every step of an ask (timeout, reminders, escalation) as a delayed job. */
   steps: StepScheduler;
   outbox: Outbox;
+  /**
+   * The durable queue alone, when `outbox` runs jobs in-process (queue/inline-outbox.ts): the
+   * reconciler's re-drives go there, where a job id already waiting or retrying is not added twice.
+   */
+  queuedOutbox?: Outbox;
+  /** The store's writes go down one ordered connection (see GatewayDeps.pipelined). */
+  pipelined?: boolean;
   clock: Clock;
   channels: ReadonlyMap<string, Channel>;
   newId: () => string;
@@ -56,6 +63,10 @@ export interface App {
 export function assemble(ports: AppPorts): App {
   const { store, indexes, clock, logger, settings, channels, metrics, webhooks } = ports;
   const runner = new EffectRunner({ indexes, outbox: ports.outbox, steps: ports.steps, metrics, logger, clock });
+  const sweepRunner = ports.queuedOutbox
+    ? new EffectRunner({ indexes, outbox: ports.queuedOutbox, steps: ports.steps, metrics, logger, clock })
+    : runner;
+  const pipelined = ports.pipelined === true;
   const gateway = new Gateway({
     store,
     runner,
@@ -66,6 +77,7 @@ export function assemble(ports: AppPorts): App {
     logger,
     settings,
     webhooks,
+    pipelined,
   });
   // Every step runs through Gateway.step (the timeout through expire): a new step needs no line here.
   const steps = Object.fromEntries(
@@ -75,7 +87,8 @@ export function assemble(ports: AppPorts): App {
     gateway,
     store,
     indexes,
-    runner,
+    runner: sweepRunner,
+    pipelined,
     steps,
     channels,
     clock,

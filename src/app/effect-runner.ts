@@ -1,5 +1,13 @@
 import type { Effect, Step } from '../core/effects.js';
-import type { AskIndexes, Clock, Logger, Metrics, Outbox, StepScheduler } from '../core/ports.js';
+import type { AskIndexes, Clock, Logger, Metrics, Outbox, OutboxJob, StepScheduler } from '../core/ports.js';
+import type { AskRecord } from '../core/schemas.js';
+
+/**
+ * An outbox job with the record as the commit that queued it wrote it (`known`): a job run
+ * in-process at once (queue/inline-outbox.ts) starts from it instead of reading it back. A
+ * queue stores only the job's own fields, so a retry or a re-drive reads the record.
+ */
+export type KnownJob = OutboxJob & { known?: AskRecord };
 
 /** What the effect runner talks to. */
 export interface EffectRunnerDeps {
@@ -26,12 +34,19 @@ export class EffectRunner {
    * Runs effects in order, consecutive jobs in parallel, and throws on the first failure (creation,
    * the write-ahead mark, the reconciler). `seenAt` is the sweep time the reconciler listed the ask at.
    */
-  async strict(askId: string, effects: readonly Effect[], due?: DueStep, seenAt?: number): Promise<void> {
+  async strict(
+    askId: string,
+    effects: readonly Effect[],
+    due?: DueStep,
+    seenAt?: number,
+    known?: AskRecord,
+  ): Promise<void> {
     for (let i = 0; i < effects.length;) {
       const effect = effects[i]!;
       if (effect.type === 'enqueue') {
         const batch: Promise<unknown>[] = [];
-        for (; i < effects.length && effects[i]!.type === 'enqueue'; i++) batch.push(this.one(askId, effects[i]!));
+        for (; i < effects.length && effects[i]!.type === 'enqueue'; i++)
+          batch.push(this.one(askId, effects[i]!, seenAt, known));
         await Promise.all(batch);
         continue;
       }
@@ -42,14 +57,37 @@ export class EffectRunner {
   }
 
   /**
-   * Runs post-commit effects: the unmark first, the rest together. Failures are logged and make
-   * the ask due for the reconciler now, which repeats what is missing.
+   * Runs the write-ahead effects `ahead` (a sweep mark), then `write` (the create or commit they
+   * guard). `pipelined` (one ordered connection): both are sent at once and Redis runs the mark
+   * first. Should the mark fail where the write did not (the mark's script was flushed and
+   * re-sent), it is made again before anything follows the write; if that fails too, it is
+   * logged and the write's follow-ups run (they are what the mark would re-drive).
    */
-  async settle(askId: string, effects: readonly Effect[]): Promise<void> {
+  async ahead<T>(askId: string, ahead: readonly Effect[], write: () => Promise<T>, pipelined: boolean): Promise<T> {
+    if (!pipelined || ahead.length === 0) {
+      await this.strict(askId, ahead);
+      return write();
+    }
+    const [mark, written] = await Promise.allSettled([this.strict(askId, ahead), write()]);
+    if (written.status === 'rejected') throw written.reason;
+    if (mark.status === 'rejected')
+      await this.strict(askId, ahead).catch((err: unknown) =>
+        this.deps.logger.warn({ askId, err: String(err) }, 'write-ahead sweep mark failed after its write'),
+      );
+    return written.value;
+  }
+
+  /**
+   * Runs post-commit effects together, the unmark sent first. Failures are logged and make the
+   * ask due for the reconciler now, which repeats what is missing (after the unmark finished, so
+   * it cannot erase that mark). `known` is the record the commit wrote, handed to the jobs.
+   */
+  async settle(askId: string, effects: readonly Effect[], known?: AskRecord): Promise<void> {
     const unsweep = effects.find((e) => e.type === 'unsweep');
-    if (unsweep) await this.one(askId, unsweep).catch(() => undefined);
-    const work = effects.filter((e) => e.type !== 'unsweep').map((e) => this.one(askId, e));
+    const unmarked = unsweep ? this.one(askId, unsweep).catch(() => undefined) : undefined;
+    const work = effects.filter((e) => e.type !== 'unsweep').map((e) => this.one(askId, e, undefined, known));
     const results = await Promise.allSettled(work);
+    await unmarked;
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     for (const r of failed)
       this.deps.logger.warn({ askId, err: String(r.reason) }, 'effect failed; the reconciler will retry');
@@ -58,7 +96,7 @@ export class EffectRunner {
     if (failed.length > 0) await this.deps.indexes.markForSweep(askId, this.deps.clock.now()).catch(() => undefined);
   }
 
-  private async one(askId: string, effect: Effect, seenAt?: number): Promise<unknown> {
+  private async one(askId: string, effect: Effect, seenAt?: number, known?: AskRecord): Promise<unknown> {
     const { indexes, outbox, steps, metrics } = this.deps;
     switch (effect.type) {
       case 'publish':
@@ -68,12 +106,14 @@ export class EffectRunner {
         return steps.schedule(askId, effect.step, effect.at);
       case 'unschedule':
         return steps.cancel(askId, effect.step);
-      case 'enqueue':
-        return outbox.enqueue(
+      case 'enqueue': {
+        const job: KnownJob =
           effect.job.kind === 'remind'
             ? { kind: 'remind', askId, index: effect.job.index, n: effect.job.n }
-            : { kind: effect.job.kind, askId, index: effect.job.index },
-        );
+            : { kind: effect.job.kind, askId, index: effect.job.index };
+        if (known?.id === askId) job.known = known;
+        return outbox.enqueue(job);
+      }
       case 'leave':
         return indexes.removeFromConversation(effect.conversation, askId);
       case 'sweepAt':

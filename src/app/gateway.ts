@@ -25,7 +25,7 @@ export interface GatewaySettings extends WorkSettings {
 export interface GatewayDeps {
   store: Pick<AskStore, 'claimIdempotencyKey' | 'create' | 'get' | 'getRun' | 'history' | 'commit'>;
   /** Interprets the effects of every change. */
-  runner: Pick<EffectRunner, 'strict' | 'settle'>;
+  runner: Pick<EffectRunner, 'strict' | 'settle' | 'ahead'>;
   polls: LongPolls;
   clock: Clock;
   /** Names of the enabled channels. */
@@ -35,6 +35,12 @@ export interface GatewayDeps {
   settings: GatewaySettings;
   /** Checks callbackUrls; without it, asks with a `callbackUrl` are refused. */
   webhooks?: Pick<WebhookSender, 'refusal'>;
+  /**
+   * True when the store's writes go down one ordered connection (standalone Redis, memory): a
+   * write-ahead mark is then sent together with the write it guards (Redis runs them in order)
+   * instead of awaited before it. False on Redis Cluster, where the keys live on different nodes.
+   */
+  pipelined?: boolean;
 }
 
 /** Result of applying an event: the record after it (null when unknown) and what it meant. */
@@ -222,15 +228,13 @@ export class Gateway {
       }
       const next = result.record;
       const plan = commitPlan(prev, next, result.effects, now, settings);
-      await runner.strict(askId, plan.ahead);
       const ttlMs = isTerminal(next) ? settings.retentionMs : deadlineOf(next) - now + settings.retentionMs;
-      const committed = await store.commit(prev, next, {
-        ttlMs,
-        publish: result.effects.some((e) => e.type === 'publish'),
-      });
+      const commit = () =>
+        store.commit(prev, next, { ttlMs, publish: result.effects.some((e) => e.type === 'publish') });
+      const committed = await runner.ahead(askId, plan.ahead, commit, this.deps.pipelined === true);
       if (committed === 'conflict') continue;
       if (committed === 'missing') return { record: null, outcome: { code: 'not_found' } };
-      await runner.settle(askId, plan.after);
+      await runner.settle(askId, plan.after, next);
       return { record: next, outcome: result.outcome };
     }
     throw new AskgateError('internal', 'too much contention on this ask; retry');

@@ -46,20 +46,21 @@ export async function openAsk(
     const superseding = current && !isTerminal(current) ? transition(current, { type: 'supersede' }, now) : null;
     const supersede = superseding?.kind === 'changed' && current ? { prev: current, next: superseding.record } : null;
     const plan = createPlan(record, effects, now, settings);
-    await runner.strict(askId, plan.ahead);
-    const result = await store.create({
-      record,
-      expectedVersion: version,
-      supersede,
-      ttlMs: deadlineOf(record) - now + settings.retentionMs,
-      retentionMs: settings.retentionMs,
-    });
+    const create = () =>
+      store.create({
+        record,
+        expectedVersion: version,
+        supersede,
+        ttlMs: deadlineOf(record) - now + settings.retentionMs,
+        retentionMs: settings.retentionMs,
+      });
+    const result = await runner.ahead(askId, plan.ahead, create, deps.pipelined === true);
     if (result.status === 'conflict') continue;
     if (result.status === 'exists') return { record: result.record, created: false };
     if (supersede && superseding?.kind === 'changed')
       await runner.settle(supersede.next.id, followUp(supersede.prev, supersede.next, superseding.effects));
     // Unlike a later change, creation fails when its timeout or delivery cannot be queued.
-    await runner.strict(askId, plan.after);
+    await runner.strict(askId, plan.after, undefined, undefined, result.record);
     return { record: result.record, created: true };
   }
   throw new AskgateError('internal', 'too many concurrent asks on this run; retry');

@@ -16,7 +16,7 @@ import { deadlineOf, isTerminal, targetOf, webhookSettled } from '../core/lifecy
 import { buildPromptView, outcomeView, reminderText, wordsOf, type Words } from '../core/prompt-view.js';
 import type { Step } from '../core/effects.js';
 import { workFor, type WorkSettings } from '../core/work.js';
-import type { EffectRunner } from './effect-runner.js';
+import type { EffectRunner, KnownJob } from './effect-runner.js';
 import type { Gateway } from './gateway.js';
 import type { AskRecord } from '../core/schemas.js';
 
@@ -38,11 +38,15 @@ export interface OutboxWorkDeps {
   webhooks?: Pick<WebhookSender, 'send'>;
   /** Renders the result of an ask whose `push` asks for another protocol's body (A2A); null to send askgate's own. */
   renderPush?: (record: AskRecord) => Promise<RenderedWebhook | null>;
+  /** One ordered connection (see GatewayDeps.pipelined): the message binding goes with the `delivered` commit. */
+  pipelined?: boolean;
 }
 
 /**
  * Delivery, finalization and reconciliation work, run by the outbox and the reconciler.
- * Each step re-reads the record, so a job that runs twice does nothing the second time.
+ * Each step reads the record, so a job that runs twice does nothing the second time; a job run
+ * in-process right after the commit that queued it starts from that commit's record instead
+ * (`KnownJob.known`): no other run of it can have started, as the commit made it newly needed.
  */
 export class OutboxWork implements OutboxHandlers {
   private readonly gateway: OutboxWorkDeps['gateway'];
@@ -57,12 +61,13 @@ export class OutboxWork implements OutboxHandlers {
   }
 
   /** Runs one outbox job; throws to retry. */
-  async run(job: OutboxJob): Promise<void> {
-    if (job.kind === 'deliver') await this.deliver(job.askId, job.index);
-    else if (job.kind === 'webhook') await this.webhook(job.askId);
+  async run(job: KnownJob): Promise<void> {
+    const known = job.known?.id === job.askId ? job.known : undefined;
+    if (job.kind === 'deliver') await this.deliver(job.askId, job.index, known);
+    else if (job.kind === 'webhook') await this.webhook(job.askId, known);
     else if (job.kind === 'remind') await this.remind(job.askId, job.index, job.n);
     else if (job.kind === 'refresh') await this.refresh(job.askId, job.index);
-    else await this.finalize(job.askId, job.index);
+    else await this.finalize(job.askId, job.index, known);
   }
 
   /** Marks the delivery failed (the ask ends `undelivered` when every target failed) or the finalization given up. */
@@ -90,9 +95,9 @@ export class OutboxWork implements OutboxHandlers {
     }
   }
 
-  private async deliver(askId: string, index: number): Promise<void> {
+  private async deliver(askId: string, index: number, known?: AskRecord): Promise<void> {
     const { store, indexes, channels, clock, settings } = this.deps;
-    const record = await store.get(askId);
+    const record = known ?? (await store.get(askId));
     const delivery = record?.deliveries[index];
     if (!record || !delivery || delivery.status !== 'pending') return;
     if (isTerminal(record)) {
@@ -115,14 +120,25 @@ export class OutboxWork implements OutboxHandlers {
       target,
       view: buildPromptView(record, this.words(record)),
     });
-    await indexes.bindMessage(conv, message.messageId, askId, deadlineOf(record) - clock.now() + settings.retentionMs);
+    const bind = () =>
+      indexes.bindMessage(conv, message.messageId, askId, deadlineOf(record) - clock.now() + settings.retentionMs);
     // If the ask ended while the message was in flight, this commit queues its outcome edit (work.ts).
-    await this.gateway.apply(askId, { type: 'delivered', index, message }, record);
+    const commit = () => this.gateway.apply(askId, { type: 'delivered', index, message }, record);
+    if (!this.deps.pipelined) {
+      await bind();
+      await commit();
+      return;
+    }
+    // Sent together: the binding lands first on the one connection. A binding that failed is
+    // made again once (a reply quoting the message finds its ask through it).
+    const [bound, committed] = await Promise.allSettled([bind(), commit()]);
+    if (committed.status === 'rejected') throw committed.reason;
+    if (bound.status === 'rejected') await bind();
   }
 
-  private async finalize(askId: string, index: number): Promise<void> {
+  private async finalize(askId: string, index: number, known?: AskRecord): Promise<void> {
     const { store, channels } = this.deps;
-    const record = await store.get(askId);
+    const record = known ?? (await store.get(askId));
     const delivery = record?.deliveries[index];
     if (!record || !delivery?.message || delivery.finalized !== 'no' || !isTerminal(record)) return;
     const channel = channels.get(delivery.channel);
@@ -165,18 +181,20 @@ export class OutboxWork implements OutboxHandlers {
     const channel = channels.get(delivery.channel);
     if (!channel) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
     await channel.refresh(delivery.message, buildPromptView(record, this.words(record)));
-    // The ask may have ended while the refresh was in flight, and its outcome edit landed first: the
-    // refresh then shows buttons again, so the outcome is shown once more over it.
+    // The ask may have ended while the refresh was in flight. Its outcome edit not made yet: made
+    // here, and recorded, so the finalize job then finds nothing to do. Made already (it may have
+    // landed first): the refresh showed buttons again, so the outcome is shown once more over it.
     const after = await store.get(askId);
     if (after && isTerminal(after)) {
+      if (after.deliveries[index]?.finalized === 'no') return this.finalize(askId, index, after);
       const words = this.words(after);
       await channel.finalize(delivery.message, outcomeView(after, words), buildPromptView(after, words));
     }
   }
 
   /** POSTs the terminal result to the ask's callbackUrl once; a job that runs again after success does nothing. */
-  private async webhook(askId: string): Promise<void> {
-    const record = await this.deps.store.get(askId);
+  private async webhook(askId: string, known?: AskRecord): Promise<void> {
+    const record = known ?? (await this.deps.store.get(askId));
     if (!record?.callbackUrl || !record.result || webhookSettled(record)) return;
     const sender = this.deps.webhooks;
     if (!sender) throw new ChannelError('webhooks are not configured (ASKGATE_WEBHOOK_SECRET)', true);
