@@ -43,6 +43,12 @@ class StepQueue extends Queue {
   }
 }
 
+/**
+ * Most entries kept in the step queue's BullMQ events stream (BullMQ's default is 10 000, ~1.4 MB):
+ * askgate reads none of them; the last ones stay for an operator.
+ */
+export const STEP_EVENTS_MAX = 1000;
+
 /** Worker tuning shared by the BullMQ adapters; the defaults are BullMQ's (30 s). */
 export interface WorkerTuning {
   /** How long a job's lock lives without renewal; a dead worker's job is re-run after it. */
@@ -97,7 +103,11 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
     this.prefix = opts.prefix ?? DEFAULT_PREFIX;
     this.logger = opts.logger;
     this.producer = opts.connect('producer');
-    this.queue = new StepQueue(STEP_QUEUE, { connection: this.producer, prefix: this.prefix });
+    this.queue = new StepQueue(STEP_QUEUE, {
+      connection: this.producer,
+      prefix: this.prefix,
+      streams: { events: { maxLen: STEP_EVENTS_MAX } },
+    });
     this.queue.on('error', (err) => this.logger.error({ err }, 'timeout queue error'));
   }
 
