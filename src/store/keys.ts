@@ -29,8 +29,9 @@ export class StoreKeys {
   }
 
   /**
-   * Run hash: `version`, `current` (ask id), and `<version>` → ask id for the run's last
-   * {@link HISTORY_MAX} versions (its history).
+   * Run hash: `version` and `<version>` → ask id for the run's last {@link HISTORY_MAX} versions
+   * (its history; the current ask is the one of `version`). Runs written before hold `current`
+   * (the ask id) instead, still read.
    */
   run(runId: string): string {
     return `${this.prefix}:{${runId}}:run`;

@@ -15,7 +15,9 @@ function lua(name: string, source: string): LuaScript {
 /**
  * Lua helpers shared by the scripts. An ask key holds a string `<rev> <status> <JSON>`, or (written
  * before) a hash `rev`, `status`, `doc`: `askHead` reads rev and status of either (nil when
- * missing), `askValue` the stored string or the hash's `doc` (false when missing).
+ * missing), `askValue` the stored string or the hash's `doc` (false when missing). `currentAsk`
+ * reads a run hash's version and current ask id: the id of its version field, or (a run written
+ * before the hash held the history) its `current` field.
  */
 const ASK_READERS = `
 local function askHead(key)
@@ -25,6 +27,11 @@ local function askHead(key)
     return h[1], h[2]
   end
   return string.match(v, '^(%d+) ([%w_]+) ')
+end
+local function currentAsk(run)
+  local version = redis.call('HGET', run, 'version')
+  if not version then return false, false end
+  return version, redis.call('HGET', run, version) or redis.call('HGET', run, 'current')
 end
 local function askValue(key)
   local v = redis.pcall('GET', key)
@@ -38,8 +45,9 @@ export const CreateCode = { created: 0, exists: 1, versionConflict: 2, supersede
 
 /**
  * Creates an ask, superseding the run's pending one. All KEYS carry the run's hash tag.
- * The run hash maps each of the run's last [6] versions to its ask id (the run's history); the
- * asks list of runs written before is left as it is (read by {@link HISTORY}, expired in time).
+ * The run hash holds `version` and maps each of the run's last [6] versions to its ask id (the
+ * run's history; the current ask is the version's); the `current` field and the asks list of runs
+ * written before are no longer written (the list is read by {@link HISTORY}, expired in time).
  * KEYS[1] run hash, KEYS[2] new ask, KEYS[3] asks list (read for its TTL only), KEYS[4]
  * superseded ask (optional).
  * ARGV[1] expected run version, [2] new ask id, [3] new ask's stored value, [4] new version,
@@ -58,7 +66,8 @@ local version = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
 if version ~= tonumber(ARGV[1]) then return {2} end
 local superseding = #KEYS == 4
 if superseding then
-  if redis.call('HGET', KEYS[1], 'current') ~= ARGV[10] then return {3} end
+  local _, current = currentAsk(KEYS[1])
+  if current ~= ARGV[10] then return {3} end
   local rev, status = askHead(KEYS[4])
   if tonumber(rev) ~= tonumber(ARGV[11]) or status ~= 'pending' then return {3} end
 end
@@ -70,7 +79,8 @@ if superseding then
   redis.call('PUBLISH', ARGV[8], ARGV[10] .. ' ' .. ARGV[9])
 end
 redis.call('SET', KEYS[2], ARGV[3], 'PX', ttl)
-redis.call('HSET', KEYS[1], 'version', ARGV[4], 'current', ARGV[2], ARGV[4], ARGV[2])
+redis.call('HSET', KEYS[1], 'version', ARGV[4], ARGV[4], ARGV[2])
+redis.call('HDEL', KEYS[1], 'current')
 local gone = tonumber(ARGV[4]) - tonumber(ARGV[6])
 if gone > 0 then redis.call('HDEL', KEYS[1], tostring(gone)) end
 redis.call('PEXPIRE', KEYS[1], runTtl)
@@ -130,9 +140,9 @@ return 0
 export const GET_RUN = lua(
   'getRun',
   `${ASK_READERS}
-local run = redis.call('HMGET', KEYS[1], 'version', 'current')
-if not run[2] then return {run[1], false, false} end
-return {run[1], run[2], askValue(ARGV[1] .. run[2])}
+local version, current = currentAsk(KEYS[1])
+if not current then return {version, false, false} end
+return {version, current, askValue(ARGV[1] .. current)}
 `,
 );
 
