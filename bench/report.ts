@@ -278,7 +278,7 @@ export function renderMarkdown(
   );
   const fullRestart = rs && rs.count >= T19.restartCount ? rs : null;
   const restartText = (r: RestartResult) =>
-    `${(r.firstAnswerMs / 1000).toFixed(2)} s / ${r.firstPassMs === null ? 'not done' : `${(r.firstPassMs / 1000).toFixed(2)} s`} (from the spawn; listening at ${(r.listeningMs / 1000).toFixed(2)} s)`;
+    `${(r.firstAnswerMs / 1000).toFixed(2)} s / ${r.firstPassMs === null ? 'not done' : `${(r.firstPassMs / 1000).toFixed(2)} s`} (from the spawn; listening at ${(r.listeningMs / 1000).toFixed(2)} s${r.emptyListeningMs !== undefined ? `, with an empty Redis at ${(r.emptyListeningMs / 1000).toFixed(2)} s` : ''})`;
   row19(
     `Restart with ${num(T19.restartCount)} pending: first answer served / first reconciler pass done (§6)`,
     T19.restartFirstAnswerMs.before,
@@ -469,7 +469,7 @@ export function renderMarkdown(
   if (rs) {
     const ok = (v: number | null) => (v === null ? 'not done within 300 s' : `${(v / 1000).toFixed(2)} s`);
     L.push(
-      `${num(rs.count)} API asks (1-hour timeout) created in ${rs.createSeconds.toFixed(1)} s (${num(rs.createPerSecond)}/s${rs.createErrors ? `, ${num(rs.createErrors)} failed` : ''}) on askgate with \`ASKGATE_SWEEP_DELAY_MS=${rs.sweepDelayMs}\`; askgate killed with SIGKILL with ${num(rs.marksAtKill)} sweep marks stored, ${num(rs.dueAtKill)} of them due; restarted ${rs.downSeconds.toFixed(1)} s later (default settings) once all ${num(rs.dueAtRestart)} were due. Times from the new process's spawn (Node and tsx loading included):`,
+      `${num(rs.count)} API asks (1-hour timeout) created in ${rs.createSeconds.toFixed(1)} s (${num(rs.createPerSecond)}/s${rs.createErrors ? `, ${num(rs.createErrors)} failed` : ''}) on askgate with \`ASKGATE_SWEEP_DELAY_MS=${rs.sweepDelayMs}\`; askgate killed with SIGKILL with ${num(rs.marksAtKill)} sweep marks stored, ${num(rs.dueAtKill)} of them due; restarted ${rs.downSeconds.toFixed(1)} s later (default settings) once all ${num(rs.dueAtRestart)} were due. Times from the new process's spawn (Node and tsx loading included${rs.emptyListeningMs !== undefined ? `; the same start on an empty Redis, the first process, listened after ${(rs.emptyListeningMs / 1000).toFixed(2)} s` : ''}):`,
       '',
     );
     L.push(

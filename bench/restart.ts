@@ -40,6 +40,8 @@ export interface RestartResult {
   /** Time from the kill to the restart (waiting for every mark to fall due). */
   downSeconds: number;
   listeningMs: number;
+  /** The first process's spawn → listening, on an empty Redis: the start-up cost without a backlog (absent in older results). */
+  emptyListeningMs?: number;
   /** Spawn → the waiting agent's call returned `answered`. */
   firstAnswerMs: number;
   /** Listening → the same. */
@@ -78,7 +80,9 @@ export async function restart(opts: RestartOptions): Promise<RestartResult> {
   const clients: HttpClient[] = [];
   const dueNow = async () => Number(await admin.zcount(keys.sweep(), '-inf', String(Date.now())));
   try {
+    const emptySpawned = performance.now();
     const first = await startAskgateChild({ env: env({ ASKGATE_SWEEP_DELAY_MS: String(opts.sweepDelayMs) }) });
+    const emptyListeningMs = performance.now() - emptySpawned;
     children.push(first);
     const api = new HttpClient(first.url);
     clients.push(api);
@@ -145,6 +149,7 @@ export async function restart(opts: RestartOptions): Promise<RestartResult> {
       dueAtRestart,
       downSeconds,
       listeningMs: listening - spawned,
+      emptyListeningMs,
       firstAnswerMs: first1.at - spawned,
       firstAnswerAfterListenMs: first1.at - listening,
       firstAnswerStatus: first1.status,
