@@ -20,6 +20,9 @@ export interface EffectRunnerDeps {
   clock: Clock;
 }
 
+/** Effects that only queue work (a job, a step): independent of each other, so run together. */
+const queued = (effect: Effect): boolean => effect.type === 'enqueue' || effect.type === 'schedule';
+
 /** Runs an overdue step of an ask now (the reconciler found its job lost). */
 export type DueStep = (askId: string, step: Step) => Promise<void>;
 
@@ -31,7 +34,7 @@ export class EffectRunner {
   constructor(private readonly deps: EffectRunnerDeps) {}
 
   /**
-   * Runs effects in order, consecutive jobs in parallel, and throws on the first failure (creation,
+   * Runs effects in order, consecutive jobs and schedules in parallel, and throws on the first failure (creation,
    * the write-ahead mark, the reconciler). `seenAt` is the sweep time the reconciler listed the ask at.
    */
   async strict(
@@ -43,10 +46,9 @@ export class EffectRunner {
   ): Promise<void> {
     for (let i = 0; i < effects.length;) {
       const effect = effects[i]!;
-      if (effect.type === 'enqueue') {
+      if (queued(effect)) {
         const batch: Promise<unknown>[] = [];
-        for (; i < effects.length && effects[i]!.type === 'enqueue'; i++)
-          batch.push(this.one(askId, effects[i]!, seenAt, known));
+        for (; i < effects.length && queued(effects[i]!); i++) batch.push(this.one(askId, effects[i]!, seenAt, known));
         await Promise.all(batch);
         continue;
       }

@@ -135,8 +135,7 @@ export class Gateway {
     try {
       const first = await this.get(askId);
       if (isTerminal(first)) return first;
-      await waiter.woken;
-      return await this.get(askId);
+      return (await waiter.woken) ?? (await this.get(askId));
     } finally {
       waiter.close();
     }
@@ -160,8 +159,8 @@ export class Gateway {
       if (asked.record.id !== askId)
         return { record: await this.wait(asked.record.id, waitMs, signal), created: asked.created };
       if (!waiter || isTerminal(asked.record)) return asked;
-      await waiter.woken;
-      return { record: await this.get(askId), created: asked.created };
+      const ended = await waiter.woken;
+      return { record: ended ?? (await this.get(askId)), created: asked.created };
     } finally {
       waiter?.close();
     }
@@ -234,6 +233,7 @@ export class Gateway {
       const committed = await runner.ahead(askId, plan.ahead, commit, this.deps.pipelined === true);
       if (committed === 'conflict') continue;
       if (committed === 'missing') return { record: null, outcome: { code: 'not_found' } };
+      if (isTerminal(next) && !isTerminal(prev)) this.polls.ended(next);
       await runner.settle(askId, plan.after, next);
       return { record: next, outcome: result.outcome };
     }

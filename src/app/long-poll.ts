@@ -1,8 +1,12 @@
 import type { ResultBus } from '../core/ports.js';
+import type { AskRecord } from '../core/schemas.js';
 
-/** One long poll: `woken` resolves on the ask's announcement, after its time, on abort or on shutdown. */
+/**
+ * One long poll: `woken` resolves on the ask's announcement, after its time, on abort or on
+ * shutdown; with the ended record when this process committed it (no read needed then).
+ */
 export interface LongPoll {
-  woken: Promise<void>;
+  woken: Promise<AskRecord | undefined>;
   /** Unsubscribes and clears the timer; call once the poll is over. */
   close(): void;
 }
@@ -11,6 +15,8 @@ export interface LongPoll {
 export class LongPolls {
   /** Wakes of the polls in flight; null once stopped. */
   private wakes: Set<() => void> | null = new Set();
+  /** The polls of this process by ask id, woken with the record when this process ends the ask. */
+  private readonly local = new Map<string, Set<(record: AskRecord) => void>>();
 
   constructor(private readonly bus: ResultBus) {}
 
@@ -18,13 +24,18 @@ export class LongPolls {
   open(askId: string, waitMs: number, signal?: AbortSignal): LongPoll | null {
     const wakes = this.wakes;
     if (waitMs <= 0 || !wakes) return null;
-    let wake: () => void = () => {};
-    const woken = new Promise<void>((resolve) => (wake = resolve));
-    const unsubscribe = this.bus.subscribe(askId, () => wake());
+    let wake: (record?: AskRecord) => void = () => {};
+    const woken = new Promise<AskRecord | undefined>((resolve) => (wake = resolve));
+    // The announcement often arrives just before the reply of this process's own commit that
+    // made it: one turn of the event loop lets `ended` wake the poll with the record instead.
+    const unsubscribe = this.bus.subscribe(askId, () => setImmediate(() => wake()));
     const timer = setTimeout(() => wake(), waitMs);
     const onAbort = () => wake();
     signal?.addEventListener('abort', onAbort);
     wakes.add(onAbort);
+    const here = this.local.get(askId) ?? new Set();
+    this.local.set(askId, here);
+    here.add(wake);
     return {
       woken,
       close: () => {
@@ -32,8 +43,15 @@ export class LongPolls {
         unsubscribe();
         signal?.removeEventListener('abort', onAbort);
         wakes.delete(onAbort);
+        here.delete(wake);
+        if (here.size === 0 && this.local.get(askId) === here) this.local.delete(askId);
       },
     };
+  }
+
+  /** This process committed the end of `record`'s ask: its polls here wake with it, before the announcement. */
+  ended(record: AskRecord): void {
+    for (const wake of this.local.get(record.id) ?? []) wake(record);
   }
 
   /** Wakes every poll now and refuses new ones (the process is shutting down). */
