@@ -113,9 +113,10 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
 
   /** Adds the delayed job; a second call for the same step of an ask returns the existing job unchanged. */
   async schedule(askId: string, step: S, atMs: number): Promise<void> {
+    // The name is the step and the id names the ask: the data stays empty (a smaller job hash).
     const added = this.queue.add(
       step,
-      { askId, step },
+      {},
       {
         jobId: stepJobId(step, askId),
         delay: Math.max(0, Math.round(atMs - (this.opts.clock ?? systemClock).now())),
@@ -144,6 +145,20 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
     }
   }
 
+  /**
+   * The step and ask a job is for: from its name and id (`<step>-<askId>`), or from its data for
+   * jobs written before the data was left empty (`{askId, step?}`, no step meaning a timeout).
+   */
+  private targetOf(job: Job): { step: string; askId: string } | null {
+    const parsed = this.jobData.safeParse(job.data);
+    if (!parsed.success) return null;
+    if (parsed.data.askId !== undefined) return { step: parsed.data.step ?? 'timeout', askId: parsed.data.askId };
+    const step = this.steps.find((s) => s === job.name);
+    const prefix = step && stepJobId(step, '');
+    const askId = prefix && job.id?.startsWith(prefix) ? job.id.slice(prefix.length) : '';
+    return step && askId ? { step, askId } : null;
+  }
+
   /** Starts the worker and resolves once it is connected. */
   async start(handlers: Partial<StepHandlers<S>>): Promise<void> {
     if (this.worker) throw new Error('BullStepScheduler already started');
@@ -156,15 +171,14 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
     this.worker = new Worker(
       STEP_QUEUE,
       async (job: Job) => {
-        const parsed = this.jobData.safeParse(job.data);
-        const step = parsed.success ? (parsed.data.step ?? 'timeout') : '';
-        const handler = byStep.get(step);
+        const target = this.targetOf(job);
+        const handler = target && byStep.get(target.step);
         // Dropped (kept in the failed set, logged by the 'failed' listener), never dispatched.
-        if (!parsed.success || !handler) throw new UnrecoverableError(`invalid step job data (job ${job.id})`);
-        const key = stepJobId(step, parsed.data.askId);
+        if (!target || !handler) throw new UnrecoverableError(`invalid step job data (job ${job.id})`);
+        const key = stepJobId(target.step, target.askId);
         this.running.add(key);
         try {
-          await handler(parsed.data.askId);
+          await handler(target.askId);
         } finally {
           this.running.delete(key);
         }
@@ -186,8 +200,7 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
     this.worker.on('failed', (job, err) => {
       if (job && (err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1))) {
         // Rare: a second parse only names the step in the message (never the data itself).
-        const parsed = this.jobData.safeParse(job.data);
-        const step = parsed.success ? (parsed.data.step ?? 'timeout') : null;
+        const step = this.targetOf(job)?.step;
         if (step && byStep.has(step))
           this.logger.error({ jobId: job.id, attempts: job.attemptsMade, err }, `${step} job gave up`);
         else this.logger.error({ jobId: job.id }, 'invalid step job dropped');

@@ -25,11 +25,12 @@ export function outboxJobData(job: OutboxJob): OutboxJob {
 export const DEFAULT_OUTBOX_ATTEMPTS = 8;
 
 /**
- * zod schema of step job data read back from a queue, for the step names `steps`. A job without
+ * zod schema of step job data read back from a queue, for the step names `steps`. Jobs carry no
+ * data now (`{}`: the job's name and id say it all); older ones carry `askId`, and a job without
  * `step` was written before steps existed: it is a timeout.
  */
 export const stepJobData = <S extends string>(steps: readonly [S, ...S[]]) =>
-  z.object({ askId: z.string().min(1), step: z.enum(steps).optional() });
+  z.object({ askId: z.string().min(1).optional(), step: z.enum(steps).optional() }).strict();
 
 const jobFields = {
   askId: z.string().min(1),

@@ -69,8 +69,36 @@ describe('step jobs: compact in Redis', () => {
     const key = `${prefix}:${STEP_QUEUE}:${step}-${askId}`;
     expect(await admin.object('ENCODING', key)).toBe('listpack');
     const job = await admin.hgetall(key);
-    expect(JSON.parse(job.data!)).toEqual({ askId, step });
+    expect(job.data).toBe('{}'); // the name is the step, the id names the ask
     expect(JSON.parse(job.opts!)).toEqual({ attempts: 5, backoff: { type: 'step' }, delay: expect.any(Number) });
+  });
+
+  it('runs each step with the ask its job id names, though the job carries no data', async () => {
+    const prefix = queuePrefix();
+    const s = scheduler(prefix);
+    const fired: string[] = [];
+    const handlers = Object.fromEntries(
+      STEPS.map((step) => [step, async (askId: string) => void fired.push(`${step} ${askId}`)]),
+    );
+    await s.start(handlers);
+    await Promise.all(STEPS.map((step, i) => s.schedule(`ask-${i}-x`, step, Date.now())));
+    await waitFor(() => fired.length === STEPS.length);
+    expect(fired.sort()).toEqual(STEPS.map((step, i) => `${step} ask-${i}-x`).sort());
+  });
+
+  it('drops a job whose name is no step or whose id does not name an ask, and runs no handler', async () => {
+    const prefix = queuePrefix();
+    const queue = oldQueue(prefix);
+    await queue.add('constructor', {}, { jobId: 'constructor-askX1' });
+    await queue.add('timeout', {}, { jobId: 'remind-1-askX2' });
+    await queue.add('timeout', {}, { jobId: 'timeout-' });
+    await queue.add('timeout', { askId: 'askX3', extra: 1 }, { jobId: 'timeout-askX3' });
+    const s = scheduler(prefix);
+    const fired: string[] = [];
+    await s.start(Object.fromEntries(STEPS.map((step) => [step, async (askId: string) => void fired.push(askId)])));
+    for (let i = 0; i < 250 && (await queue.getFailedCount()) < 4; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await queue.getFailedCount()).toBe(4);
+    expect(fired).toEqual([]);
   });
 
   it('keeps the events stream of the queue to about STEP_EVENTS_MAX entries', async () => {
