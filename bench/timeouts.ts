@@ -47,6 +47,8 @@ export interface TimeoutsResult {
   createCpu?: CpuUse;
   /** Deadlines that fell before the last ask was created (creation overlapping the firing). */
   deadlinesBeforeCreateEnd: number;
+  /** Seconds between the end of the creation and the first deadline (the margin of the projection; absent in older results). */
+  idleBeforeDeadlinesSeconds?: number;
   deadlineSpanSeconds: number;
   /** result.at − deadline, as askgate recorded it (ms). */
   latenessMs: Summary;
@@ -211,6 +213,8 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
       ),
     );
     const calRate = calibration / Math.max(0.001, (Date.now() - c0) / 1000);
+    if (process.env.BENCH_DEBUG)
+      console.error(`[timeouts ${count}] calibration: ${calibration} asks at ${calRate.toFixed(0)}/s`);
     await lanes(calibration, 200, (i) =>
       stack.api.request('DELETE', `/v1/runs/cal-${i}`).then(
         () => undefined,
@@ -228,7 +232,7 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
     const t0 = Date.now();
     // Beyond 100,000 asks the create rate drops further below the calibration's (Redis grows, AOF
     // rewrites): a wider margin keeps the deadlines after the creation.
-    const margin = count > 100_000 ? 0.6 : 0.8;
+    const margin = count > 100_000 ? 0.75 : 0.8;
     const windowStart = t0 + (count / (calRate * margin)) * 1000 + 5000;
     const stopCreateCpu = cpuMeter({ bench: process.pid, askgate: stack.child.pid, redis: stack.redis.pid() });
     await lanes(count, opts.createConcurrency ?? 3000, async (i) => {
@@ -329,6 +333,7 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
       createMs: summarize(createMs.subarray(0, created)),
       createCpu,
       deadlinesBeforeCreateEnd: beforeEnd,
+      idleBeforeDeadlinesSeconds: (minDeadline - createEnd) / 1000,
       deadlineSpanSeconds: (maxDeadline - minDeadline) / 1000,
       latenessMs: summarize(late),
       observedMs: summarize(observed),
