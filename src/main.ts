@@ -87,8 +87,8 @@ interface Backend {
   bus: ResultBus;
   steps: StepScheduler;
   outbox: Outbox;
-  /** The durable queue alone (the reconciler's re-drives go there, deduplicated by job id). */
-  queuedOutbox?: Outbox;
+  /** The reconciler's re-drives: to the durable queue, deduplicated by job id (see AppPorts). */
+  queuedOutbox?: Pick<Outbox, 'enqueue'>;
   /** Store writes go down one ordered connection (not Redis Cluster): see GatewayDeps.pipelined. */
   pipelined: boolean;
   consoleSessions: ConsoleSessionStore;
@@ -136,7 +136,7 @@ async function redisBackend(config: Config, url: string, logger: Logger, clock: 
     bus,
     steps,
     outbox,
-    queuedOutbox: queued,
+    queuedOutbox: { enqueue: (job) => outbox.requeue(job) },
     pipelined: !seeds,
     consoleSessions: new RedisConsoleSessions(main, { prefix: config.keyPrefix, clock }),
     seen: new RedisSeenEvents(main, { prefix: config.keyPrefix, clock }),

@@ -31,9 +31,10 @@ export interface AppPorts {
   outbox: Outbox;
   /**
    * The durable queue alone, when `outbox` runs jobs in-process (queue/inline-outbox.ts): the
-   * reconciler's re-drives go there, where a job id already waiting or retrying is not added twice.
+   * reconciler's re-drives go there, where a job id already waiting or retrying is not added
+   * twice (and not at all while the same job runs in-process here).
    */
-  queuedOutbox?: Outbox;
+  queuedOutbox?: Pick<Outbox, 'enqueue'>;
   /** The store's writes go down one ordered connection (see GatewayDeps.pipelined). */
   pipelined?: boolean;
   clock: Clock;

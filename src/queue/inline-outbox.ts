@@ -81,6 +81,15 @@ export class InlineOutbox implements Outbox {
     this.running.set(id, run);
   }
 
+  /**
+   * The reconciler's re-drive of a job: to the durable queue (where an id already waiting or
+   * retrying is not added twice), unless it runs here now (a slow send the queue cannot see).
+   */
+  async requeue(job: OutboxJob): Promise<void> {
+    if (this.running.has(outboxJobId(job))) return;
+    await this.opts.queue.enqueue(job);
+  }
+
   /** Starts the durable queue's worker (retries and spill-over) and the in-process runs. */
   async start(handlers: OutboxHandlers): Promise<void> {
     await this.opts.queue.start(handlers);

@@ -179,6 +179,20 @@ describe('InlineOutbox over BullMQ (real redis-server)', () => {
     expect(await queued()).toBe(0);
   });
 
+  it("the reconciler's re-drive skips a job running here and queues one that is not", async () => {
+    const o = outbox();
+    const held = gate();
+    const rec = recorder((job) => (job.askId === 'askSlow' ? held.opened : undefined));
+    await o.start(rec.handlers);
+    await o.enqueue(deliver('askSlow'));
+    await o.requeue({ kind: 'deliver', askId: 'askSlow', index: 0 });
+    expect(await queued()).toBe(0);
+    await o.requeue({ kind: 'deliver', askId: 'askIdle', index: 0 });
+    await waitFor(() => rec.runs.length === 2);
+    expect(rec.runs[1]).toEqual({ job: { kind: 'deliver', askId: 'askIdle', index: 0 }, inProcess: false });
+    held.open();
+  });
+
   it('close waits for the jobs in flight; a job they enqueue while closing goes to the queue', async () => {
     const o = outbox();
     const held = gate();
