@@ -432,6 +432,10 @@ export function renderMarkdown(
         `- ${num(t.count)}: ${t.createCpu ? `while the asks were created the load generator used ${cores(t.createCpu.byProcess.bench)} cores, askgate ${cores(t.createCpu.byProcess.askgate)}, Redis ${cores(t.createCpu.byProcess.redis)}, other processes ${cores(t.createCpu.othersCores)}; ` : ''}${t.deadlinesBeforeCreateEnd ? `${num(t.deadlinesBeforeCreateEnd)} deadlines fell before creation ended (creation overlapped the firing); ` : t.idleBeforeDeadlinesSeconds !== undefined ? `the first deadline came ${t.idleBeforeDeadlinesSeconds.toFixed(0)} s after the creation ended; ` : ''}while the timeouts fired askgate used ${cores(w.child.cpuCores)} cores (ELU ${w.child.eventLoopUtilization.toFixed(2)}, event-loop delay p99 ${w.child.loopDelayMs.p99} ms, max ${w.child.loopDelayMs.max} ms), Redis ${cores(w.cpu.byProcess.redis)}, other processes ${cores(w.cpu.othersCores)}.`,
       );
     }
+    for (const t of results.timeouts.filter((x) => x.createErrorSamples?.length))
+      L.push(
+        `- ${num(t.count)}: ${num(t.createErrors)} creates failed, e.g. ${t.createErrorSamples!.map((e) => `\`${e}\``).join(', ')}.`,
+      );
     L.push('');
   } else L.push('Not run.', '');
 

@@ -41,6 +41,8 @@ export interface TimeoutsResult {
   createSeconds: number;
   createPerSecond: number;
   createErrors: number;
+  /** The first few failed creates (status and body; absent in older results). */
+  createErrorSamples?: string[];
   /** Latency of the create requests (ms). */
   createMs: Summary;
   /** CPU while the asks were created (bench = the load generator; absent in older results). */
@@ -205,8 +207,11 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
     // Calibration: askgate's create rate, so the window of deadlines can start right after the
     // creation ends. The calibration asks are cancelled again (they end before the measurement).
     const calibration = count > 100_000 ? 10_000 : Math.min(2000, Math.max(200, Math.ceil(count / 20)));
+    // Above 100,000 asks, calibrated at the creation's own concurrency (200 at a time measured
+    // ~20 % below what 3,000 at a time reach, which left the deadlines waiting).
+    const calLanes = count > 100_000 ? (opts.createConcurrency ?? 3000) : 200;
     const c0 = Date.now();
-    await lanes(calibration, 200, (i) =>
+    await lanes(calibration, calLanes, (i) =>
       stack.api.json('POST', '/v1/asks', { runId: `cal-${i}`, questions: QUESTION, timeoutSeconds: 3600 }, 60_000).then(
         () => undefined,
         () => undefined,
@@ -229,11 +234,21 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
     // creation. The deadline is askgate's createdAt + whole seconds, so each request is released
     // at the instant that makes `createdAt + timeoutSeconds` land on its target.
     let createErrors = 0;
+    const createErrorSamples: string[] = [];
     const t0 = Date.now();
     // Beyond 100,000 asks the create rate drops further below the calibration's (Redis grows, AOF
     // rewrites): a wider margin keeps the deadlines after the creation.
     const margin = count > 100_000 ? 0.75 : 0.8;
     const windowStart = t0 + (count / (calRate * margin)) * 1000 + 5000;
+    const progress = process.env.BENCH_DEBUG
+      ? setInterval(
+          () =>
+            console.error(
+              `[timeouts ${count}] +${((Date.now() - t0) / 1000).toFixed(0)} s: created ${created}, failed ${createErrors}; first deadline in ${((windowStart - Date.now()) / 1000).toFixed(0)} s`,
+            ),
+          10_000,
+        )
+      : undefined;
     const stopCreateCpu = cpuMeter({ bench: process.pid, askgate: stack.child.pid, redis: stack.redis.pid() });
     await lanes(count, opts.createConcurrency ?? 3000, async (i) => {
       const now = Date.now();
@@ -246,7 +261,7 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
         .json('POST', '/v1/asks', { runId: runOf(i), questions: QUESTION, timeoutSeconds }, 60_000)
         .catch((e: Error) => ({ status: 0, body: { error: e.message } as any }));
       if (reply.status !== 201) {
-        createErrors++;
+        if (createErrors++ < 5) createErrorSamples.push(`${reply.status} ${JSON.stringify(reply.body).slice(0, 200)}`);
         return;
       }
       createMs[created++] = performance.now() - sent;
@@ -254,6 +269,7 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
       if (i % OBSERVE_EVERY === 0) watched.set(reply.body.id, i);
       deadlines[i] = Date.parse(reply.body.expiresAt);
     });
+    clearInterval(progress);
     const createEnd = Date.now();
     const createCpu = stopCreateCpu();
     const createSeconds = (createEnd - t0) / 1000;
@@ -330,6 +346,7 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
       createSeconds,
       createPerSecond: created / createSeconds,
       createErrors,
+      createErrorSamples,
       createMs: summarize(createMs.subarray(0, created)),
       createCpu,
       deadlinesBeforeCreateEnd: beforeEnd,
