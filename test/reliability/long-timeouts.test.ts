@@ -164,7 +164,7 @@ class TtlLedger {
   }
 }
 
-/** The key kind, for messages: `ask`, `run`, `asks`, `id`, `msg`, `conv`, `sweep`, `recent`. */
+/** The key kind, for messages: `ask`, `run`, `id`, `msg`, `conv`, `sweep`, `recent`. */
 function kindOf(prefix: string, key: string): string {
   const rest = key.slice(prefix.length + 1);
   return /^\{[^}]*\}:(\w+)/.exec(rest)?.[1] ?? rest.split(':')[0]!;
@@ -353,7 +353,7 @@ async function scenario(w: World, n: number): Promise<Outcome> {
       keys: expiries.size,
       minMarginMs: Math.min(...[...expiries.values()].map((e) => e - (deadline + GRACE_MS))),
     };
-    // The audit saw every run's keys: ask hash, id mapping, run hash, run list, message binding,
+    // The audit saw every run's keys: ask record, id mapping, run hash (with the run's history), message binding,
     // and the shared conversation and sweep indexes.
     const p = w.redis.prefix;
     for (const run of runs) {
@@ -361,7 +361,6 @@ async function scenario(w: World, n: number): Promise<Outcome> {
         `${p}:{${run.runId}}:ask:${run.askId}`,
         `${p}:id:${run.askId}`,
         `${p}:{${run.runId}}:run`,
-        `${p}:{${run.runId}}:asks`,
         `${p}:msg:${run.platform}:${run.ref!.chat}:${run.ref!.messageId}`,
       ];
       for (const key of own) expect(expiries.has(key), key).toBe(true);
@@ -399,7 +398,7 @@ async function scenario(w: World, n: number): Promise<Outcome> {
     expect(noTtl).toEqual([]);
     for (const run of runs) {
       const askKey = [...expiries.keys()].find((k) => k.endsWith(`:ask:${run.askId}`));
-      expect(askKey, `ask hash of ${run.askId}`).toBeDefined();
+      expect(askKey, `ask record of ${run.askId}`).toBeDefined();
     }
     for (const [key, expiry] of expiries)
       expect(expiry - (deadline + GRACE_MS), `${key} at T − 1 s`).toBeGreaterThan(0);

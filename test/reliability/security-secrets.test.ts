@@ -223,7 +223,7 @@ describe('secrets: tokens and free-text answers in logs, Redis and the AOF', () 
     expect(hits(log, [...TOKENS, S.tgToken.split(':')[1]!, ...ANSWERS, REJECTED])).toEqual([]);
   });
 
-  it("Redis: tokens nowhere; free text only in the ask record's `doc` field; the rejected reply nowhere", async () => {
+  it('Redis: tokens nowhere; free text only in the ask record (a string key); the rejected reply nowhere', async () => {
     for (const dump of [midFlow, await dumpRedis(redis.url)]) {
       const everywhere = dump.map((k) => `${k.key}\n${k.text}`).join('\n');
       expect(hits(everywhere, [...TOKENS, REJECTED])).toEqual([]);
@@ -233,8 +233,8 @@ describe('secrets: tokens and free-text answers in logs, Redis and the AOF', () 
           if (found.length === 0) continue;
           expect({ key: k.key, type: k.type, field, found }).toEqual({
             key: expect.stringMatching(new RegExp(`^${prefix}:\\{[^}]+\\}:ask:[0-9A-Za-z]+$`)),
-            type: 'hash',
-            field: 'doc',
+            type: 'string',
+            field: '',
             found,
           });
         }
@@ -285,7 +285,7 @@ describe('secrets: tokens and free-text answers in logs, Redis and the AOF', () 
     }
   });
 
-  it('AOF: tokens nowhere; free text only in HSET … doc of an ask record; the rejected reply nowhere', () => {
+  it('AOF: tokens nowhere; free text only in the SET of an ask record; the rejected reply nowhere', () => {
     const files: string[] = [];
     const walk = (dir: string) =>
       readdirSync(dir).forEach((f) =>
@@ -301,17 +301,17 @@ describe('secrets: tokens and free-text answers in logs, Redis and the AOF', () 
     const carrying = commands.filter((c) => hits(c.join('\u0000'), ANSWERS).length > 0);
     expect(carrying.length).toBeGreaterThan(0);
     for (const c of carrying) {
-      const docAt = c.findIndex((arg, i) => i >= 2 && i % 2 === 0 && arg === 'doc');
+      // The record's value (`<rev> <status> <compact JSON>`) is the SET's third argument.
       expect({
         command: c[0]!.toUpperCase(),
         key: c[1],
-        inDoc: docAt > 0 && hits(c[docAt + 1]!, ANSWERS).length > 0,
+        inValue: hits(c[2] ?? '', ANSWERS).length > 0,
       }).toEqual({
-        command: 'HSET',
+        command: 'SET',
         key: expect.stringMatching(new RegExp(`^${prefix}:\\{[^}]+\\}:ask:`)),
-        inDoc: true,
+        inValue: true,
       });
-      expect(hits(c.filter((_, i) => i !== docAt + 1).join('\u0000'), ANSWERS)).toEqual([]);
+      expect(hits(c.filter((_, i) => i !== 2).join('\u0000'), ANSWERS)).toEqual([]);
     }
   });
 });

@@ -5,6 +5,7 @@ import { SlackChannel } from '../../src/channels/slack/slack-channel.js';
 import { TelegramChannel } from '../../src/channels/telegram/telegram-channel.js';
 import { createLogger } from '../../src/logger.js';
 import type { RunningAskgate } from '../../src/main.js';
+import { parseStoredAsk } from '../../src/store/ask-doc.js';
 import { StoreKeys } from '../../src/store/keys.js';
 import { FakeDiscord } from '../fakes/discord-api.js';
 import type { ApiMessage, ApiUser } from '../fakes/discord-payloads.js';
@@ -79,8 +80,12 @@ export async function startSecurityWorld(): Promise<SecurityWorld> {
   const keys = new StoreKeys(env.ASKGATE_KEY_PREFIX);
   const raw = async (askId: string): Promise<RawAsk> => {
     const runOf = await conn.get(keys.idMap(askId));
-    const hash = runOf ? await conn.hgetall(keys.ask(runOf, askId)) : {};
-    return { rev: hash.rev ?? '', status: hash.status ?? '', doc: hash.doc ?? '' };
+    const value = runOf ? await conn.get(keys.ask(runOf, askId)) : null;
+    if (!runOf || value === null) return { rev: '', status: '', doc: '' };
+    // The stored form is `<rev> <status> <compact JSON>`; doc is the whole record it decodes to.
+    const [rev = '', status = ''] = value.split(' ', 2);
+    const record = parseStoredAsk(value, keys.ask(runOf, askId), { id: askId, runId: runOf });
+    return { rev, status, doc: JSON.stringify(record) };
   };
   return {
     redis,

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { History } from './history.js';
+import { parseStoredAsk } from '../../../src/store/ask-doc.js';
 
 /** What the test reads of a stored ask (straight from Redis, never through askgate). */
 export interface StoredAsk {
@@ -75,12 +76,16 @@ export class RedisWatch {
     return watch;
   }
 
-  /** A record as stored, or null. */
+  /**
+   * A record as stored, or null: read straight from Redis (never through askgate's process), and
+   * decoded from its stored form (`<rev> <status> <compact JSON>`) by the store's own decoder.
+   */
   async get(askId: string): Promise<StoredAsk | null> {
     const runId = await this.cmd.get(`${this.prefix}:id:${askId}`);
     if (runId === null) return null;
-    const doc = await this.cmd.hget(`${this.prefix}:{${runId}}:ask:${askId}`, 'doc');
-    return doc === null ? null : (JSON.parse(doc) as StoredAsk);
+    const key = `${this.prefix}:{${runId}}:ask:${askId}`;
+    const value = await this.cmd.get(key);
+    return value === null ? null : (parseStoredAsk(value, key, { id: askId, runId }) as StoredAsk);
   }
 
   /** Reads many records (null for missing ones), tolerating a Redis that is briefly away. */
