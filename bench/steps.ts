@@ -11,6 +11,7 @@ import { Semaphore, sleep } from './lib/http.js';
 import { openWindow, PREFIX, startStack, type Window } from './lib/stack.js';
 import { ms, num, summarize, type Summary } from './lib/stats.js';
 import { telegramWorld } from './lib/world.js';
+import { parseStoredAsk } from '../src/store/ask-doc.js';
 import { StoreKeys } from '../src/store/keys.js';
 
 /** Options of {@link steps}. */
@@ -140,15 +141,15 @@ export async function steps(opts: StepsOptions): Promise<StepsResult> {
     for (let from = 0; from < made.length; from += 1000) {
       const batch = made.slice(from, from + 1000);
       const pipe = stack.admin.pipeline();
-      for (const i of batch) pipe.hget(keys.ask(`s-${i}`, ids[i]!), 'doc');
+      for (const i of batch) pipe.get(keys.ask(`s-${i}`, ids[i]!));
       const replies = (await pipe.exec()) ?? [];
-      for (const [n] of batch.entries()) {
+      for (const [n, i] of batch.entries()) {
         const doc = replies[n]?.[1];
         if (typeof doc !== 'string') {
           missed += 2;
           continue;
         }
-        const record = JSON.parse(doc) as StoredDoc;
+        const record = parseStoredAsk(doc, 'bench', { id: ids[i]!, runId: `s-${i}` }) as unknown as StoredDoc;
         const created = Date.parse(record.createdAt);
         const offsets: [string, number | undefined, number[]][] = [
           ['reminded', record.policy?.remindAfterSeconds?.[0], reminder],
