@@ -80,20 +80,21 @@ async function keyBreakdown(
 ): Promise<Record<string, number>> {
   const usage = async (key: string) => Number((await admin.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) ?? 0);
   const out: Record<string, number[]> = {
-    'ask hash': [],
+    'ask record': [],
     'run hash': [],
     'run asks list': [],
     'id → run map': [],
     'BullMQ timeout job hash': [],
   };
   for (const a of asks) {
-    out['ask hash']!.push(await usage(keys.ask(a.runId, a.id)));
+    out['ask record']!.push(await usage(keys.ask(a.runId, a.id)));
     out['run hash']!.push(await usage(keys.run(a.runId)));
     out['run asks list']!.push(await usage(keys.asks(a.runId)));
     out['id → run map']!.push(await usage(keys.idMap(a.id)));
     out['BullMQ timeout job hash']!.push(await usage(`{${PREFIX}}:askgate-timeouts:timeout-${a.id}`));
   }
-  return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, median(v)]));
+  // Keys the store no longer writes (the run's asks list since the history moved into the run hash) are left out.
+  return Object.fromEntries(Object.entries(out).flatMap(([k, v]) => (median(v) > 0 ? [[k, median(v)]] : [])));
 }
 
 export interface MemoryResult extends MemoryBreakdown {
