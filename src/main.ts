@@ -240,15 +240,19 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
   const { gateway, work } = app;
   await backend.steps.start(app.steps);
   await backend.outbox.start(work);
+  // A tick lists up to 1,000 due asks and sweeps them 100 at a time, two chunks in flight: a
+  // backlog (a restart with many asks due) drains in few round trips per chunk.
   const reconciler = new Reconciler({
     intervalMs: config.reconciler.intervalMs,
-    batch: 100,
+    batch: 1000,
+    chunk: 100,
+    concurrency: 2,
     due: (now, limit) => backend.indexes.dueForSweep(now, limit),
     sweep: (entry) => work.sweep(entry.askId, entry.at),
+    sweepMany: (entries) => work.sweepMany(entries),
     now: () => clock.now(),
     logger: forComponent(logger, 'reconciler'),
   });
-  reconciler.start();
 
   const httpLog = forComponent(logger, 'http');
   const server = buildServer({
@@ -311,6 +315,8 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     const inbound = app.inbound({}, backend.seen);
     for (const channel of channels.values()) await channel.start(inbound);
     const url = await server.listen({ port: config.port, host: config.host });
+    // After listening: a backlog of due asks after a restart does not hold up serving.
+    reconciler.start();
     return {
       server,
       gateway,

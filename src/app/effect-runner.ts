@@ -11,10 +11,13 @@ export type KnownJob = OutboxJob & { known?: AskRecord };
 
 /** What the effect runner talks to. */
 export interface EffectRunnerDeps {
-  indexes: Pick<AskIndexes, 'markForSweep' | 'rescheduleSweep' | 'unmarkSweep' | 'removeFromConversation'>;
+  indexes: Pick<
+    AskIndexes,
+    'markForSweep' | 'rescheduleSweep' | 'rescheduleSweeps' | 'unmarkSweep' | 'removeFromConversation'
+  >;
   outbox: Pick<Outbox, 'enqueue'>;
   /** Every step (the timeout today) as a delayed job of one queue. */
-  steps: Pick<StepScheduler, 'schedule' | 'cancel'>;
+  steps: Pick<StepScheduler, 'schedule' | 'scheduleMany' | 'cancel'>;
   metrics: Metrics;
   logger: Pick<Logger, 'warn'>;
   clock: Clock;
@@ -22,6 +25,16 @@ export interface EffectRunnerDeps {
 
 /** Effects that only queue work (a job, a step): independent of each other, so run together. */
 const queued = (effect: Effect): boolean => effect.type === 'enqueue' || effect.type === 'schedule';
+
+/** One ask's part of a batch: its effects and the sweep time the reconciler listed it at. */
+export interface BatchItem {
+  askId: string;
+  effects: readonly Effect[];
+  seenAt?: number;
+}
+
+/** Effects a batch runs for all its asks in one call each: the step schedules, then the resweeps. */
+const batched = (effect: Effect): boolean => effect.type === 'schedule' || effect.type === 'resweep';
 
 /** Runs an overdue step of an ask now (the reconciler found its job lost). */
 export type DueStep = (askId: string, step: Step) => Promise<void>;
@@ -56,6 +69,48 @@ export class EffectRunner {
       if (effect.type === 'due') await due?.(askId, effect.step);
       else await this.one(askId, effect, seenAt);
     }
+  }
+
+  /**
+   * {@link strict} for many asks (the reconciler's batch) in few round trips: each ask's effects but
+   * its step schedules and resweep run first, in order (the asks in parallel); then the schedules of
+   * the asks that got that far, in one call; then their resweeps, in one call. `workFor` lists the
+   * schedules and the resweep last, so each ask sees the order {@link strict} would run. Returns,
+   * per ask, what stopped it (it stays due and the next pass repeats it), or null.
+   */
+  async strictMany(items: readonly BatchItem[], due?: DueStep): Promise<unknown[]> {
+    const stopped: unknown[] = items.map(() => null);
+    await Promise.all(
+      items.map(async (item, i) => {
+        const first = item.effects.filter((e) => !batched(e));
+        if (first.length > 0) await this.strict(item.askId, first, due, item.seenAt).catch((err) => (stopped[i] = err));
+      }),
+    );
+    const schedules = this.reachedBy(items, stopped, 'schedule');
+    const steps = schedules.flatMap((i) =>
+      items[i]!.effects.flatMap((e) =>
+        e.type === 'schedule' ? [{ askId: items[i]!.askId, step: e.step, at: e.at }] : [],
+      ),
+    );
+    if (steps.length > 0)
+      await this.deps.steps.scheduleMany(steps).catch((err: unknown) => schedules.forEach((i) => (stopped[i] = err)));
+    const resweeps = this.reachedBy(items, stopped, 'resweep');
+    const moves = resweeps.flatMap((i) => {
+      const { askId, effects, seenAt } = items[i]!;
+      return effects.flatMap((e) =>
+        e.type === 'resweep' ? [{ askId, at: e.at, ...(seenAt !== undefined && { seenAt }) }] : [],
+      );
+    });
+    if (moves.length > 0)
+      await this.deps.indexes
+        .rescheduleSweeps(moves)
+        .catch((err: unknown) => resweeps.forEach((i) => (stopped[i] = err)));
+    return stopped;
+  }
+
+  /** The indexes of the items not stopped yet that have an effect of `type`. */
+  private reachedBy(items: readonly BatchItem[], stopped: readonly unknown[], type: Effect['type']): number[] {
+    return items.flatMap((item, i) => (stopped[i] === null && item.effects.some((e) => e.type === type) ? [i] : []));
   }
 
   /**

@@ -10,13 +10,14 @@ import {
   type OutboxJob,
   type RenderedWebhook,
   type StepHandlers,
+  type SweepEntry,
   type WebhookSender,
 } from '../core/ports.js';
 import { deadlineOf, isTerminal, targetOf, webhookSettled } from '../core/lifecycle.js';
 import { buildPromptView, outcomeView, reminderText, wordsOf, type Words } from '../core/prompt-view.js';
 import type { Step } from '../core/effects.js';
 import { workFor, type WorkSettings } from '../core/work.js';
-import type { EffectRunner, KnownJob } from './effect-runner.js';
+import type { BatchItem, EffectRunner, KnownJob } from './effect-runner.js';
 import type { Gateway } from './gateway.js';
 import type { AskRecord } from '../core/schemas.js';
 
@@ -24,9 +25,9 @@ import type { AskRecord } from '../core/schemas.js';
 export interface OutboxWorkDeps {
   /** Commits the bookkeeping of each step. */
   gateway: Pick<Gateway, 'apply' | 'note'>;
-  store: Pick<AskStore, 'get'>;
+  store: Pick<AskStore, 'get' | 'getMany'>;
   indexes: Pick<AskIndexes, 'addToConversation' | 'bindMessage' | 'unmarkSweep'>;
-  runner: Pick<EffectRunner, 'strict'>;
+  runner: Pick<EffectRunner, 'strict' | 'strictMany'>;
   /** The handler of each step, run when the reconciler finds its job lost. */
   steps: StepHandlers;
   channels: ReadonlyMap<string, Channel>;
@@ -216,6 +217,32 @@ export class OutboxWork implements OutboxHandlers {
     const record = await store.get(askId);
     if (!record) return indexes.unmarkSweep(askId);
     await runner.strict(askId, workFor(record, clock.now(), settings), this.runDue, seenAt);
+  }
+
+  /**
+   * {@link sweep} of a batch of asks, in a few round trips (one read of all records, one check and
+   * add of their step jobs, one write of their next sweep times). Returns, per ask, what stopped its
+   * sweep (it stays due), or null. A read that fails sweeps each ask alone, so one bad record stops
+   * only its own sweep.
+   */
+  async sweepMany(entries: readonly SweepEntry[]): Promise<unknown[]> {
+    const { store, clock, settings, runner } = this.deps;
+    const records = await store.getMany(entries.map((e) => e.askId)).catch(() => null);
+    if (!records)
+      return Promise.all(
+        entries.map((e) =>
+          this.sweep(e.askId, e.at).then(
+            () => null,
+            (err: unknown) => err,
+          ),
+        ),
+      );
+    const now = clock.now();
+    const items = entries.map((e, i): BatchItem => {
+      const record = records[i];
+      return { askId: e.askId, seenAt: e.at, effects: record ? workFor(record, now, settings) : [{ type: 'unsweep' }] };
+    });
+    return runner.strictMany(items, this.runDue);
   }
 
   /** Runs a step whose job was lost (`step` comes from the core, never from stored data). */

@@ -3,6 +3,13 @@ import type { Step } from './effects.js';
 /** Runs one step of an ask when it falls due (or later). */
 export type StepHandler = (askId: string) => Promise<void>;
 
+/** One step of an ask and when it is due (epoch ms). */
+export interface ScheduledStep<S extends string = Step> {
+  askId: string;
+  step: S;
+  at: number;
+}
+
 /** A handler for every step (`S`: the step names, {@link Step} outside tests). */
 export type StepHandlers<S extends string = Step> = { readonly [K in S]: StepHandler };
 
@@ -13,6 +20,11 @@ export type StepHandlers<S extends string = Step> = { readonly [K in S]: StepHan
 export interface StepScheduler<S extends string = Step> {
   /** Schedules (idempotently) `step` of `askId` at `atMs`; each step of an ask is its own job. */
   schedule(askId: string, step: S, atMs: number): Promise<void>;
+  /**
+   * {@link schedule} of each entry, in fewer round trips where the queue can: only steps without a
+   * job are added (the reconciler re-schedules every pending ask's steps in case a job was lost).
+   */
+  scheduleMany(entries: readonly ScheduledStep<S>[]): Promise<void>;
   /** Best-effort removal of a scheduled step; correctness never depends on it. */
   cancel(askId: string, step: S): Promise<void>;
   /**

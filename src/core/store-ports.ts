@@ -52,6 +52,8 @@ export interface AskStore {
   create(args: CreateArgs): Promise<CreateResult>;
   /** Reads a record by ask id, or null when unknown or expired. */
   get(askId: string): Promise<AskRecord | null>;
+  /** {@link get} of each id, in order, in fewer round trips where the store can (the reconciler's batches). */
+  getMany(askIds: readonly string[]): Promise<(AskRecord | null)[]>;
   /** The run's latest ask (pending or not) and its version counter (0 for an unknown run). */
   getRun(runId: string): Promise<{ current: AskRecord | null; version: number }>;
   /** The run's asks, newest first, at most `limit`. */
@@ -94,6 +96,8 @@ export interface AskIndexes {
    * listed by {@link dueForSweep} (returns false when it moved: someone marked it meanwhile).
    */
   rescheduleSweep(askId: string, atMs: number, seenAt?: number): Promise<boolean>;
+  /** {@link rescheduleSweep} of each entry, in order, in one atomic step where the store can. */
+  rescheduleSweeps(entries: readonly SweepMove[]): Promise<boolean[]>;
   /** Removes an ask from the sweep index. */
   unmarkSweep(askId: string): Promise<void>;
 
@@ -113,6 +117,13 @@ export interface AskIndexes {
 export interface SweepEntry {
   askId: string;
   at: number;
+}
+
+/** The next sweep time of an ask, written only while its sweep time is still `seenAt` (when given). */
+export interface SweepMove {
+  askId: string;
+  at: number;
+  seenAt?: number;
 }
 
 /** Wakes waiters when an ask reaches a terminal state, across processes. */

@@ -1,7 +1,7 @@
 import { Job, Queue, UnrecoverableError, Worker, type JobJson } from 'bullmq';
 import type { Redis, Cluster } from 'ioredis';
 import { STEPS, type Step } from '../core/effects.js';
-import type { Clock, Logger, StepHandler, StepHandlers, StepScheduler } from '../core/ports.js';
+import type { Clock, Logger, ScheduledStep, StepHandler, StepHandlers, StepScheduler } from '../core/ports.js';
 import { closeConnection, closeWorker, PRODUCER_DEADLINE_MS, withDeadline, type RedisFactory } from './connections.js';
 import { stepJobData, stepJobId } from './jobs.js';
 import { systemClock } from '../system-clock.js';
@@ -35,6 +35,11 @@ class CompactJob extends Job {
     return { ...json, opts };
   }
 }
+
+/** 1 or 0 per key: whether it exists. */
+const EXISTS_EACH = `local out = {}
+for i = 1, #KEYS do out[i] = redis.call('EXISTS', KEYS[i]) end
+return out`;
 
 /** The step queue, adding {@link CompactJob}s. */
 class StepQueue extends Queue {
@@ -127,6 +132,18 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
       },
     );
     await withDeadline(added, this.opts.producerDeadlineMs ?? PRODUCER_DEADLINE_MS, `${step} schedule`);
+  }
+
+  /**
+   * One EXISTS script over the job keys (one queue, one hash tag: Cluster-safe), then {@link schedule}
+   * only for the steps without a job: re-adding an existing job would change nothing.
+   */
+  async scheduleMany(entries: readonly ScheduledStep<S>[]): Promise<void> {
+    if (entries.length === 0) return;
+    const keys = entries.map((e) => `${this.prefix}:${STEP_QUEUE}:${stepJobId(e.step, e.askId)}`);
+    const exists = this.producer.eval(EXISTS_EACH, keys.length, ...keys) as Promise<number[]>;
+    const present = await withDeadline(exists, this.opts.producerDeadlineMs ?? PRODUCER_DEADLINE_MS, 'steps check');
+    await Promise.all(entries.flatMap((e, i) => (present[i] === 1 ? [] : [this.schedule(e.askId, e.step, e.at)])));
   }
 
   /** Best effort: `remove` returns 0 for an active job and 1 even for an unknown id; both are fine. */

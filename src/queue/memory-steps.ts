@@ -1,5 +1,5 @@
 import type { Step } from '../core/effects.js';
-import type { Clock, Logger, StepHandlers, StepScheduler } from '../core/ports.js';
+import type { Clock, Logger, ScheduledStep, StepHandlers, StepScheduler } from '../core/ports.js';
 import { retryDelayMs } from './backoff.js';
 import { stepJobId } from './jobs.js';
 import { systemClock } from '../system-clock.js';
@@ -55,6 +55,10 @@ export class MemoryStepScheduler<S extends string = Step> implements StepSchedul
     const entry: Entry<S> = { askId, step, timer: null, attemptsMade: 0, active: false };
     this.entries.set(id, entry);
     this.arm(id, entry, atMs - this.clock.now());
+  }
+
+  async scheduleMany(entries: readonly ScheduledStep<S>[]): Promise<void> {
+    for (const e of entries) await this.schedule(e.askId, e.step, e.at);
   }
 
   /** Removes a waiting step; like BullMQ, a running one is left to finish (and retry). */

@@ -10,11 +10,18 @@ export interface ReconcilerOptions {
   due: (nowMs: number, limit: number) => Promise<SweepEntry[]>;
   /** Resolves or re-drives one ask (must be idempotent: ticks on several replicas may overlap). */
   sweep: (entry: SweepEntry) => Promise<void>;
+  /**
+   * Sweeps a chunk of asks in few round trips, returning per ask what stopped it or null (the same
+   * rules as `sweep`). When given, a tick runs chunks of {@link ReconcilerOptions.chunk} through it.
+   */
+  sweepMany?: (entries: readonly SweepEntry[]) => Promise<unknown[]>;
+  /** Asks per `sweepMany` call (default 200). */
+  chunk?: number;
   /** Current time in epoch ms. */
   now: () => number;
   /** Receives errors of `due` and of single sweeps (as `{ err }`, at warn: the next tick retries). */
   logger: Logger;
-  /** Sweeps run in parallel within a tick (default 10). */
+  /** Sweeps (or `sweepMany` chunks) run in parallel within a tick (default 10). */
   concurrency?: number;
 }
 
@@ -81,14 +88,22 @@ export class Reconciler {
     const total = queue.length;
     const lanes = Math.min(this.opts.concurrency ?? 10, queue.length);
     let failures = 0;
+    const fail = (err: unknown, askId: string) => {
+      failures++;
+      this.failed(err, askId);
+    };
+    const { sweepMany } = this.opts;
+    const chunk = this.opts.chunk ?? 200;
     const lane = async (): Promise<void> => {
-      for (let entry = queue.shift(); entry !== undefined; entry = queue.shift()) {
-        try {
-          await this.opts.sweep(entry);
-        } catch (err) {
-          failures++;
-          this.failed(err, entry.askId);
+      if (sweepMany) {
+        for (let part = queue.splice(0, chunk); part.length > 0; part = queue.splice(0, chunk)) {
+          const stopped = await sweepMany(part).catch((err: unknown) => part.map(() => err));
+          part.forEach((entry, i) => stopped[i] != null && fail(stopped[i], entry.askId));
         }
+        return;
+      }
+      for (let entry = queue.shift(); entry !== undefined; entry = queue.shift()) {
+        await this.opts.sweep(entry).catch((err: unknown) => fail(err, entry.askId));
       }
     };
     await Promise.all(Array.from({ length: lanes }, lane));

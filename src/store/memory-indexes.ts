@@ -1,4 +1,4 @@
-import type { AskIndexes, ConversationKey, SweepEntry } from '../core/ports.js';
+import type { AskIndexes, ConversationKey, SweepEntry, SweepMove } from '../core/ports.js';
 import { INDEX_TTL_MS } from './keys.js';
 import {
   convKey,
@@ -37,6 +37,12 @@ export class MemoryIndexes implements AskIndexes {
     if (seenAt !== undefined && members.get(askId) !== seenAt) return false;
     members.set(askId, atMs);
     return true;
+  }
+
+  async rescheduleSweeps(entries: readonly SweepMove[]): Promise<boolean[]> {
+    const moved: boolean[] = [];
+    for (const e of entries) moved.push(await this.rescheduleSweep(e.askId, e.at, e.seenAt));
+    return moved;
   }
 
   async unmarkSweep(askId: string): Promise<void> {

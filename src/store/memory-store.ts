@@ -86,6 +86,10 @@ export class MemoryAskStore implements AskStore {
     return entry ? (JSON.parse(entry.doc) as AskRecord) : null;
   }
 
+  async getMany(askIds: readonly string[]): Promise<(AskRecord | null)[]> {
+    return Promise.all(askIds.map((id) => this.get(id)));
+  }
+
   async recent(limit: number): Promise<AskRecord[]> {
     const now = this.tick();
     const entry = this.indexes.entry('recent', now);

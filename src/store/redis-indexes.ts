@@ -1,7 +1,7 @@
 import type { Redis, Cluster } from 'ioredis';
-import type { AskIndexes, Clock, ConversationKey, SweepEntry } from '../core/ports.js';
+import type { AskIndexes, Clock, ConversationKey, SweepEntry, SweepMove } from '../core/ports.js';
 import { INDEX_TTL_MS, type StoreKeys } from './keys.js';
-import { ZADD_EXPIRE, runScript } from './scripts.js';
+import { RESWEEP_MANY, ZADD_EXPIRE, runScript } from './scripts.js';
 
 /** A positive whole number of ms (PEXPIRE rejects 0, negatives and fractions). */
 export function ttl(ms: number): number {
@@ -34,6 +34,14 @@ export class RedisIndexes implements AskIndexes {
         ? ['SET', atMs, askId, this.indexTtl(atMs)]
         : ['IF', atMs, askId, this.indexTtl(atMs), '', seenAt];
     return (await runScript(this.redis, ZADD_EXPIRE, [this.keys.sweep()], args)) === 0;
+  }
+
+  async rescheduleSweeps(entries: readonly SweepMove[]): Promise<boolean[]> {
+    if (entries.length === 0) return [];
+    const args: (string | number)[] = [this.indexTtl(Math.max(...entries.map((e) => e.at)))];
+    for (const e of entries) args.push(e.askId, e.at, e.seenAt ?? '');
+    const moved = (await runScript(this.redis, RESWEEP_MANY, [this.keys.sweep()], args)) as number[];
+    return moved.map((m) => m === 1);
   }
 
   async unmarkSweep(askId: string): Promise<void> {

@@ -145,6 +145,35 @@ export class RedisAskStore implements AskStore {
     return this.parse(value, runId, askId);
   }
 
+  /**
+   * On one standalone connection: one MGET of the id mappings this process does not know and one
+   * MGET of the asks (keys of many runs, so never on Cluster, where each is a {@link get}). A value
+   * MGET cannot return (an ask still stored as a hash) is read by {@link get}.
+   */
+  async getMany(askIds: readonly string[]): Promise<(AskRecord | null)[]> {
+    if (this.cluster || askIds.length < 2) return Promise.all(askIds.map((id) => this.get(id)));
+    const runIds = askIds.map((id) => this.runOf.get(id)?.runId);
+    const unknown = askIds.flatMap((id, i) => (runIds[i] === undefined ? [i] : []));
+    if (unknown.length > 0) {
+      const mapped = await this.redis.mget(unknown.map((i) => this.keys.idMap(askIds[i]!)));
+      unknown.forEach((i, j) => (runIds[i] = mapped[j] ?? undefined));
+    }
+    const found = askIds.flatMap((_, i) => (runIds[i] === undefined ? [] : [i]));
+    const values =
+      found.length > 0 ? await this.redis.mget(found.map((i) => this.keys.ask(runIds[i]!, askIds[i]!))) : [];
+    const records: (AskRecord | null)[] = askIds.map(() => null);
+    await Promise.all(
+      found.map(async (i, j) => {
+        const askId = askIds[i]!;
+        const value = values[j];
+        if (value === null || value === undefined) return void (records[i] = await this.get(askId));
+        this.remember(askId, runIds[i]!);
+        records[i] = this.parse(value, runIds[i]!, askId);
+      }),
+    );
+    return records;
+  }
+
   async recent(limit: number): Promise<AskRecord[]> {
     if (limit <= 0) return [];
     const ids = await this.redis.zrevrange(this.keys.recent(), 0, Math.min(limit, RECENT_MAX) - 1);

@@ -221,6 +221,30 @@ return 0
 `,
 );
 
+/**
+ * Sets the next sweep time of many asks at once (the reconciler's batch). KEYS[1] the sweep zset.
+ * ARGV[1] key ttl ms, then per ask: member, score, expected score ('' = none). An ask with an
+ * expected score is only moved while its stored score still equals it. Returns 1 (written) or 0 per ask.
+ */
+export const RESWEEP_MANY = lua(
+  'resweepMany',
+  `
+local moved = {}
+for i = 2, #ARGV, 3 do
+  local expected = ARGV[i + 2]
+  local stored = expected ~= '' and redis.call('ZSCORE', KEYS[1], ARGV[i]) or nil
+  if expected == '' or (stored and tonumber(stored) == tonumber(expected)) then
+    redis.call('ZADD', KEYS[1], ARGV[i + 1], ARGV[i])
+    moved[#moved + 1] = 1
+  else
+    moved[#moved + 1] = 0
+  end
+end
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return moved
+`,
+);
+
 /** Runs a script by SHA, loading it with EVAL when the server does not know it (NOSCRIPT). */
 export async function runScript(
   redis: Redis | Cluster,

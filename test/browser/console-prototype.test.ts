@@ -6,6 +6,7 @@ import { startTestApp, testEnv } from '../helpers/app.js';
 import { askBody, client } from '../helpers/http.js';
 import type { RunningAskgate } from '../../src/main.js';
 import { launchBrowser, openPage } from './browser.js';
+import { parseStoredAsk } from '../../src/store/ask-doc.js';
 
 let redis: TestRedis;
 let peek: Redis;
@@ -42,13 +43,24 @@ const PROTO_QUESTIONS = [
   { id: 'value_of', question: 'Which getter?', options: [{ label: '__defineGetter__' }, { label: 'hasOwnProperty' }] },
 ];
 
-/** Rewrites a stored record as an older askgate could have left it: its answer leaves `constructor` out. */
+/**
+ * Rewrites a stored record as an older askgate could have left it: in the hash form of before
+ * (`rev`, `status`, `doc`), its answer leaving `constructor` out.
+ */
 async function dropConstructorAnswer(runId: string, askId: string): Promise<void> {
   const key = `${prefix}:{${runId}}:ask:${askId}`;
-  const doc = JSON.parse((await peek.hget(key, 'doc'))!);
+  const value = (await peek.get(key))!;
+  const [rev = '', status = ''] = value.split(' ', 2);
+  const doc = parseStoredAsk(value, key, { id: askId, runId }) as any;
   delete doc.result.answers.constructor;
   expect(Object.keys(doc.result.answers)).toEqual(['value_of']);
-  await peek.hset(key, 'doc', JSON.stringify(doc));
+  const ttl = await peek.pttl(key);
+  await peek
+    .multi()
+    .del(key)
+    .hset(key, 'rev', rev, 'status', status, 'doc', JSON.stringify(doc))
+    .pexpire(key, ttl)
+    .exec();
 }
 
 describe('console with prototype-named ids (real browser, Redis)', () => {

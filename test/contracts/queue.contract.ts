@@ -183,6 +183,25 @@ export function stepSchedulerContract(name: string, connect: () => RedisFactory)
       release();
       expect(rescued).toEqual(['askF1']);
     });
+    it('scheduleMany adds only the steps without a job: an existing job keeps its time', async () => {
+      const p = prefix();
+      const s = scheduler({ prefix: p });
+      const at = Date.now() + 60_000;
+      await s.schedule('askM1', 'timeout', at);
+      const before = await rawQueue(p).getJob('timeout-askM1');
+      await s.scheduleMany([
+        { askId: 'askM1', step: 'timeout', at: at + 30_000 },
+        { askId: 'askM2', step: 'timeout', at: at + 30_000 },
+        { askId: 'askM2', step: 'remind-1', at: at - 30_000 },
+      ]);
+      const raw = rawQueue(p);
+      expect((await raw.getJob('timeout-askM1'))?.delay).toBe(before?.delay);
+      expect((await raw.getJob('timeout-askM2'))?.name).toBe('timeout');
+      expect((await raw.getJob('remind-1-askM2'))?.name).toBe('remind-1');
+      expect(await raw.getDelayedCount()).toBe(3);
+      await s.scheduleMany([]);
+    });
+
     it('keeps the job id and queue of timeouts from before steps: timeout-<askId> on askgate-timeouts', async () => {
       const p = prefix();
       const s = scheduler({ prefix: p });

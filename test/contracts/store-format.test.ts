@@ -65,6 +65,16 @@ describe('asks stored before the string form (upgrade)', () => {
     expect(await store.history(a.runId, 10)).toEqual([a]);
   });
 
+  it('getMany reads it among asks stored as strings, on a store that knows none of them', async () => {
+    const { store, keys, prefix } = fresh();
+    const old = pendingAsk(`run-${uid(6)}`, 1);
+    await writeOldFormat(keys, old);
+    const a = apiAsk();
+    await store.create({ record: a, expectedVersion: 0, supersede: null, ttlMs: HOUR, retentionMs: HOUR });
+    const cold = new RedisAskStore(redis, { prefix });
+    expect(await cold.getMany([a.id, old.id, 'nope'])).toEqual([a, old, null]);
+  });
+
   it('answers it with one compare-and-set (a stale rev conflicts), then stores it as a string with its TTL', async () => {
     const { store, keys } = fresh();
     const a = pendingAsk(`run-${uid(6)}`, 1);

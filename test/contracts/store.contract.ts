@@ -141,6 +141,19 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
       expect(await store.history(record.runId, 10)).toEqual([record]);
     });
 
+    it('getMany reads records in the order asked, null for unknown ids, as get would (warm and cold caches)', async () => {
+      const a = await createAsk(store, uid());
+      const b = await createAsk(store, uid());
+      const b2 = await createAsk(store, b.runId); // supersedes b
+      const ids = [b2.id, 'unknown-id', a.id, b.id, b2.id];
+      const expected = await Promise.all(ids.map((id) => store.get(id)));
+      expect(expected.map((r) => r?.status ?? null)).toEqual(['pending', null, 'pending', 'no_answer', 'pending']);
+      expect(await store.getMany(ids)).toEqual(expected);
+      expect(await h.peers[0]!.getMany(ids)).toEqual(expected);
+      expect(await store.getMany([])).toEqual([]);
+      expect(await store.getMany([a.id])).toEqual([a]);
+    });
+
     it('recent lists the newest asks of all runs first, with their current state', async () => {
       // Newer than every other ask the suite creates (they are all created at T0).
       const a = { ...pendingAsk(uid(), 1), createdAt: new Date(T0 + 500).toISOString() };
@@ -362,6 +375,27 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
       expect(ids(await store.indexes.dueForSweep(T0 + 1000, 10))).toEqual([b]);
       await store.indexes.unmarkSweep(b);
       expect(ids(await store.indexes.dueForSweep(T0 + 10_000, 10))).toEqual([c, a]);
+    });
+
+    it('rescheduleSweeps moves a batch in one call: each listed ask only while its time is the one listed, an unlisted one always', async () => {
+      const [a, b, c, d] = [uid(), uid(), uid(), uid()];
+      for (const id of [a, b, c]) await store.indexes.markForSweep(id, T0 + 100);
+      await store.indexes.markForSweep(b, T0 + 50); // marked again after the listing: now T0 + 50
+      await store.indexes.unmarkSweep(c); // dropped meanwhile
+      expect(
+        await store.indexes.rescheduleSweeps([
+          { askId: a, at: T0 + HOUR, seenAt: T0 + 100 },
+          { askId: b, at: T0 + HOUR, seenAt: T0 + 100 },
+          { askId: c, at: T0 + HOUR, seenAt: T0 + 100 },
+          { askId: d, at: T0 + 2 * HOUR },
+        ]),
+      ).toEqual([true, false, false, true]);
+      expect(await store.indexes.dueForSweep(T0 + 3 * HOUR, 10)).toEqual([
+        { askId: b, at: T0 + 50 },
+        { askId: a, at: T0 + HOUR },
+        { askId: d, at: T0 + 2 * HOUR },
+      ]);
+      expect(await store.indexes.rescheduleSweeps([])).toEqual([]);
     });
 
     it('a reschedule that names the time it listed is refused once the ask was marked again (concurrent reconciler passes and answers)', async () => {

@@ -14,6 +14,7 @@ function runner(failures = 0, enqueueFails = false) {
         if (left-- > 0) throw new Error('NOSCRIPT then gone');
       },
       rescheduleSweep: async () => true,
+      rescheduleSweeps: async (moves) => moves.map(() => true),
       unmarkSweep: async () => void log.push('unmark'),
       removeFromConversation: async () => void log.push('leave'),
     },
@@ -23,7 +24,11 @@ function runner(failures = 0, enqueueFails = false) {
         log.push(`enqueue ${job.kind}`);
       },
     },
-    steps: { schedule: async (_id, step) => void log.push(`schedule ${step}`), cancel: async () => {} },
+    steps: {
+      schedule: async (_id, step) => void log.push(`schedule ${step}`),
+      scheduleMany: async () => {},
+      cancel: async () => {},
+    },
     metrics: { askCreated: () => {}, askResolved: () => {}, deliveryFailed: () => {} },
     logger: silentLogger,
     clock: { now: () => 1 },

@@ -174,4 +174,55 @@ describe('Reconciler', () => {
     await sleep(200);
     expect(ticks).toBe(1);
   });
+
+  it('with sweepMany, sweeps the tick in chunks (a few in flight), never per id', async () => {
+    const chunks: string[][] = [];
+    let inFlight = 0;
+    let most = 0;
+    const r = make({
+      batch: 10,
+      chunk: 3,
+      concurrency: 2,
+      due: async () => due(...'abcdefghij'),
+      sweep: async () => {
+        throw new Error('per-id sweep used');
+      },
+      sweepMany: async (entries) => {
+        most = Math.max(most, ++inFlight);
+        chunks.push(entries.map((e) => `${e.askId}@${e.at}`));
+        await sleep(5);
+        inFlight--;
+        return entries.map(() => null);
+      },
+    });
+    expect(await r.runOnce()).toBe(10);
+    expect(chunks.map((c) => c.length).sort()).toEqual([1, 3, 3, 3]);
+    expect(chunks.flat().sort()).toEqual([...'abcdefghij'].map((id) => `${id}@900`));
+    expect(most).toBe(2);
+  });
+
+  it('with sweepMany, an ask it reports stopped (or a chunk that throws) is logged by id and the next tick waits the interval', async () => {
+    const log = captureLogger();
+    let ticks = 0;
+    const r = make({
+      intervalMs: 3_600_000,
+      batch: 4,
+      chunk: 2,
+      logger: log,
+      due: async () => {
+        ticks++;
+        return due('ok', 'bad', 'x', 'y');
+      },
+      sweepMany: async (entries) => {
+        if (entries[0]!.askId === 'x') throw new Error('chunk failed');
+        return entries.map((e) => (e.askId === 'bad' ? new Error('store down') : null));
+      },
+    });
+    r.start();
+    await waitFor(() => ticks === 1, 2000);
+    await sleep(200);
+    expect(ticks).toBe(1);
+    const failed = log.entries.filter((e) => e.msg === 'reconciler tick failed').map((e) => e.fields.askId);
+    expect(failed.sort()).toEqual(['bad', 'x', 'y']);
+  });
 });
