@@ -37,7 +37,7 @@ import { BullOutbox } from './queue/bull-outbox.js';
 import { InlineOutbox } from './queue/inline-outbox.js';
 import { MemoryStepScheduler } from './queue/memory-steps.js';
 import { MemoryOutbox } from './queue/memory-outbox.js';
-import { Reconciler } from './queue/reconciler.js';
+import { Reconciler, RECONCILER_TUNING } from './queue/reconciler.js';
 import {
   closeConnection,
   clusterConnection,
@@ -240,20 +240,15 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
   const { gateway, work } = app;
   await backend.steps.start(app.steps);
   await backend.outbox.start(work);
-  // A tick lists up to 1,000 due asks and sweeps them 100 at a time, two chunks in flight: a
-  // backlog (a restart with many asks due) drains in few round trips per chunk.
   const reconciler = new Reconciler({
+    ...RECONCILER_TUNING,
     intervalMs: config.reconciler.intervalMs,
-    batch: 1000,
-    chunk: 100,
-    concurrency: 2,
     due: (now, limit) => backend.indexes.dueForSweep(now, limit),
     sweep: (entry) => work.sweep(entry.askId, entry.at),
     sweepMany: (entries) => work.sweepMany(entries),
     now: () => clock.now(),
     logger: forComponent(logger, 'reconciler'),
   });
-
   const httpLog = forComponent(logger, 'http');
   const server = buildServer({
     gateway,
@@ -315,8 +310,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     const inbound = app.inbound({}, backend.seen);
     for (const channel of channels.values()) await channel.start(inbound);
     const url = await server.listen({ port: config.port, host: config.host });
-    // After listening: a backlog of due asks after a restart does not hold up serving.
-    reconciler.start();
+    reconciler.start(); // after listening: a backlog of due asks does not hold up serving
     return {
       server,
       gateway,

@@ -1,5 +1,11 @@
 import type { Logger, SweepEntry } from '../core/ports.js';
 
+/**
+ * askgate's tuning: a tick lists up to 1,000 due asks and sweeps them 100 at a time, two chunks in
+ * flight, so a backlog (a restart with many asks due) drains in a few round trips per chunk.
+ */
+export const RECONCILER_TUNING = { batch: 1000, chunk: 100, concurrency: 2 } as const;
+
 /** Options of {@link Reconciler}. */
 export interface ReconcilerOptions {
   /** Pause between the end of one tick and the start of the next, in ms. */
