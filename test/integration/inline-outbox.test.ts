@@ -1,25 +1,15 @@
 import { Queue } from 'bullmq';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ChannelError, type OutboxJob } from '../../src/core/ports.js';
 import { BullOutbox, OUTBOX_QUEUE } from '../../src/queue/bull-outbox.js';
-import { closeConnection, redisFactoryFromUrl, type RedisFactory } from '../../src/queue/connections.js';
+import { closeConnection } from '../../src/queue/connections.js';
 import { InlineOutbox, type RetryingOutbox } from '../../src/queue/inline-outbox.js';
 import { queuePrefix } from '../contracts/queue.contract.js';
 import { silentLogger } from '../helpers/logs.js';
-import { startRedis, type TestRedis } from '../helpers/redis-server.js';
+import { redisForFile } from '../helpers/redis-file.js';
 import { sleep, waitFor } from '../helpers/wait.js';
 
-let redis: TestRedis;
-let connect: RedisFactory;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  connect = redisFactoryFromUrl(redis.url);
-});
-
-afterAll(async () => {
-  await redis?.dispose();
-});
+const shared = redisForFile();
 
 /** A job as the effect runner hands it over, with a field only an in-process run can see. */
 type Marked = OutboxJob & { inProcess?: true };
@@ -58,7 +48,7 @@ describe('InlineOutbox over BullMQ (real redis-server)', () => {
   function outbox(opts: { concurrency?: number; attempts?: number } = {}) {
     prefix = queuePrefix();
     const queue = new BullOutbox({
-      connect,
+      connect: shared.connect,
       prefix,
       baseDelayMs: 30,
       maxDelayMs: 200,
@@ -71,7 +61,7 @@ describe('InlineOutbox over BullMQ (real redis-server)', () => {
   }
   /** Jobs the BullMQ queue holds in any state. */
   async function queued(): Promise<number> {
-    const conn = connect('producer');
+    const conn = shared.connect('producer');
     const q = new Queue(OUTBOX_QUEUE, { connection: conn, prefix });
     try {
       const counts = await q.getJobCounts('wait', 'active', 'delayed', 'completed', 'failed', 'prioritized');

@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BullStepScheduler } from '../../src/queue/bull-steps.js';
-import { redisFactoryFromUrl, type RedisFactory } from '../../src/queue/connections.js';
+import { redisFactoryFromUrl } from '../../src/queue/connections.js';
 import { stepSchedulerContract } from '../contracts/queue.contract.js';
 import { silentLogger } from '../helpers/logs.js';
-import { startRedis, type TestRedis } from '../helpers/redis-server.js';
+import { redisForFile } from '../helpers/redis-file.js';
+import { startRedis } from '../helpers/redis-server.js';
 
-let redis: TestRedis;
-let connect: RedisFactory;
+const shared = redisForFile();
 
-beforeAll(async () => {
-  redis = await startRedis();
-  connect = redisFactoryFromUrl(redis.url);
-});
-
-afterAll(async () => {
-  await redis?.dispose();
-});
-
-stepSchedulerContract('standalone redis-server', () => connect);
+stepSchedulerContract('standalone redis-server', () => shared.connect);
 
 describe('BullStepScheduler: Redis unavailable', () => {
   it('fails fast when Redis was never reachable, went away, or hangs', async () => {

@@ -83,10 +83,12 @@ describe('R4 + R5 + R12: kill -9 of askgate on the answer path, during delivery 
         });
       }
 
-      // R12 beyond maxStalledCount: the same delivery job dies twice (its re-run after the stall too).
-      let twiceId = '';
+      // R12 beyond maxStalledCount: the same delivery dies twice (its first attempt, in the process
+      // that created the ask, and its re-run). Matched by its chat, known before the ask exists:
+      // the first attempt starts right after the create's commit, and waits for the gate.
+      const twiceChat = tg.nextChat();
       const twiceMatch = (ex: { params: Record<string, any> }) =>
-        twiceId !== '' && JSON.stringify(ex.params.reply_markup ?? '').includes(twiceId);
+        String(ex.params.chat_id) === twiceChat && hasKeyboard(ex);
       let twiceCreated: () => void = () => {};
       const twiceGate = new Promise<void>((r) => (twiceCreated = r));
       await crash(
@@ -100,7 +102,6 @@ describe('R4 + R5 + R12: kill -9 of askgate on the answer path, during delivery 
         }),
         async () => {
           const [t] = await create(1, 120, 'R12');
-          twiceId = t!.askId;
           delivery.push(t!);
           twiceCreated();
         },

@@ -64,6 +64,11 @@ export class TelegramRig {
     return { TELEGRAM_BOT_TOKEN: this.fake.token, TELEGRAM_API_ROOT: this.interposer.url };
   }
 
+  /** The chat the next {@link ask} without a `chat` option goes to (its new user's private chat). */
+  nextChat(): string {
+    return String(this.nextUser + 1);
+  }
+
   /** Creates an ask in a fresh private chat through `api`; records the `create` event. */
   async ask(
     api: { post: (p: string, b?: unknown, h?: Record<string, string>) => Promise<{ status: number; body: any }> },
