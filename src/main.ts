@@ -137,7 +137,7 @@ async function redisBackend(config: Config, url: string, logger: Logger, clock: 
     steps,
     outbox,
     queuedOutbox: { enqueue: (job) => outbox.requeue(job) },
-    pipelined: !seeds,
+    pipelined: store.ordered,
     consoleSessions: new RedisConsoleSessions(main, { prefix: config.keyPrefix, clock }),
     seen: new RedisSeenEvents(main, { prefix: config.keyPrefix, clock }),
     drafts: new RedisFormDrafts(main, { prefix: config.keyPrefix, clock, retentionMs: config.retentionMs }),

@@ -3,6 +3,7 @@ import type { Redis, Cluster } from 'ioredis';
 import { STEPS, type Step } from '../core/effects.js';
 import type { Clock, Logger, ScheduledStep, StepHandler, StepHandlers, StepScheduler } from '../core/ports.js';
 import { closeConnection, closeWorker, PRODUCER_DEADLINE_MS, withDeadline, type RedisFactory } from './connections.js';
+import { lua, runScript } from '../store/scripts.js';
 import { stepJobData, stepJobId } from './jobs.js';
 import { systemClock } from '../system-clock.js';
 
@@ -37,9 +38,12 @@ class CompactJob extends Job {
 }
 
 /** 1 or 0 per key: whether it exists. */
-const EXISTS_EACH = `local out = {}
+const EXISTS_EACH = lua(
+  'existsEach',
+  `local out = {}
 for i = 1, #KEYS do out[i] = redis.call('EXISTS', KEYS[i]) end
-return out`;
+return out`,
+);
 
 /** The step queue, adding {@link CompactJob}s. */
 class StepQueue extends Queue {
@@ -141,7 +145,7 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
   async scheduleMany(entries: readonly ScheduledStep<S>[]): Promise<void> {
     if (entries.length === 0) return;
     const keys = entries.map((e) => `${this.prefix}:${STEP_QUEUE}:${stepJobId(e.step, e.askId)}`);
-    const exists = this.producer.eval(EXISTS_EACH, keys.length, ...keys) as Promise<number[]>;
+    const exists = runScript(this.producer, EXISTS_EACH, keys, []) as Promise<number[]>;
     const present = await withDeadline(exists, this.opts.producerDeadlineMs ?? PRODUCER_DEADLINE_MS, 'steps check');
     await Promise.all(entries.flatMap((e, i) => (present[i] === 1 ? [] : [this.schedule(e.askId, e.step, e.at)])));
   }

@@ -54,7 +54,8 @@ export class RedisAskStore implements AskStore {
   private readonly clock: Clock;
   /** Stored values this process wrote or checked: read again, they skip the schema check. */
   private readonly known = new KnownValues();
-  private readonly cluster: boolean;
+  /** Every write goes down one ordered connection (not Redis Cluster), see GatewayDeps.pipelined. */
+  readonly ordered: boolean;
   /** The indexes beside the records (sweep, conversations, messages), on the same connection and keys. */
   readonly indexes: RedisIndexes;
 
@@ -64,7 +65,7 @@ export class RedisAskStore implements AskStore {
   ) {
     this.keys = new StoreKeys(opts.prefix);
     this.clock = opts.clock ?? systemClock;
-    this.cluster = (redis as { isCluster?: boolean }).isCluster === true;
+    this.ordered = (redis as { isCluster?: boolean }).isCluster !== true;
     this.indexes = new RedisIndexes(redis, this.keys, this.clock);
   }
 
@@ -111,7 +112,7 @@ export class RedisAskStore implements AskStore {
       supersede ? this.extendIdMap(supersede.prev, args.retentionMs) : null,
     ]);
     let reply: [number, string?];
-    if (this.cluster) {
+    if (!this.ordered) {
       await before;
       reply = (await runScript(this.redis, CREATE, keys, argv)) as [number, string?];
     } else {
@@ -151,7 +152,7 @@ export class RedisAskStore implements AskStore {
    * MGET cannot return (an ask still stored as a hash) is read by {@link get}.
    */
   async getMany(askIds: readonly string[]): Promise<(AskRecord | null)[]> {
-    if (this.cluster || askIds.length < 2) return Promise.all(askIds.map((id) => this.get(id)));
+    if (!this.ordered || askIds.length < 2) return Promise.all(askIds.map((id) => this.get(id)));
     const runIds = askIds.map((id) => this.runOf.get(id)?.runId);
     const unknown = askIds.flatMap((id, i) => (runIds[i] === undefined ? [i] : []));
     if (unknown.length > 0) {

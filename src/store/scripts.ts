@@ -8,7 +8,8 @@ export interface LuaScript {
   readonly sha: string;
 }
 
-function lua(name: string, source: string): LuaScript {
+/** A script with its SHA, for {@link runScript}. */
+export function lua(name: string, source: string): LuaScript {
   return { name, source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
