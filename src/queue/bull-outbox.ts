@@ -2,7 +2,7 @@ import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullm
 import type { Redis, Cluster } from 'ioredis';
 import type { Logger, Outbox, OutboxHandlers, OutboxJob } from '../core/ports.js';
 import { DEFAULT_BACKOFF, isDeferral, isPermanent, retryDelayMs, type BackoffPolicy } from './backoff.js';
-import { DEFAULT_PREFIX, type WorkerTuning } from './bull-steps.js';
+import { DEFAULT_PREFIX, QUEUE_EVENTS_MAX, type WorkerTuning } from './bull-steps.js';
 import { closeConnection, closeWorker, PRODUCER_DEADLINE_MS, withDeadline, type RedisFactory } from './connections.js';
 import { DEFAULT_OUTBOX_ATTEMPTS, OutboxJobData, outboxJobData, outboxJobId } from './jobs.js';
 
@@ -61,7 +61,11 @@ export class BullOutbox implements Outbox {
     };
     this.logger = opts.logger;
     this.producer = opts.connect('producer');
-    this.queue = new Queue(OUTBOX_QUEUE, { connection: this.producer, prefix: this.prefix });
+    this.queue = new Queue(OUTBOX_QUEUE, {
+      connection: this.producer,
+      prefix: this.prefix,
+      streams: { events: { maxLen: QUEUE_EVENTS_MAX } },
+    });
     this.queue.on('error', (err) => this.logger.error({ err }, 'outbox queue error'));
   }
 

@@ -53,10 +53,13 @@ class StepQueue extends Queue {
 }
 
 /**
- * Most entries kept in the step queue's BullMQ events stream (BullMQ's default is 10 000, ~1.4 MB):
- * askgate reads none of them; the last ones stay for an operator.
+ * Most entries kept in the BullMQ events stream of each askgate queue, the step queue's and the
+ * outbox's (BullMQ's default is 10 000, ~1.4 MB, some 80 B per pending ask): askgate reads none of
+ * them (no QueueEvents, no waitUntilFinished); the last ones stay for an operator.
  */
-export const STEP_EVENTS_MAX = 1000;
+export const QUEUE_EVENTS_MAX = 1000;
+/** The step queue's cap on its events stream: {@link QUEUE_EVENTS_MAX}. */
+export const STEP_EVENTS_MAX = QUEUE_EVENTS_MAX;
 
 /** Worker tuning shared by the BullMQ adapters; the defaults are BullMQ's (30 s). */
 export interface WorkerTuning {
