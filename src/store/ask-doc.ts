@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AskRecordSchema, type AskRecord } from '../core/schemas.js';
 import { compactRecord, expandRecord } from './compact-record.js';
+import { lengthenKeys, shortenKeys } from './key-names.js';
 
 /** A record read back from Redis that is not valid JSON or does not match {@link AskRecordSchema}. */
 export class CorruptRecordError extends Error {
@@ -11,20 +12,23 @@ export class CorruptRecordError extends Error {
 }
 
 /**
- * The stored value of an ask (a Redis string): `<rev> <status> <compact JSON>` (see
- * compact-record.ts). The scripts read the rev and status from the header without decoding JSON.
+ * The stored value of an ask (a Redis string): `<rev> <status> ~<compact JSON>`, the JSON of
+ * compact-record.ts with its keys shortened (key-names.ts; the `~` marks that). The scripts read
+ * the rev and status from the header without decoding JSON. Read also: `<rev> <status> <compact
+ * JSON>` with long key names (written before the short ones) and the hash before that.
  */
 export function encodeAsk(record: AskRecord): string {
-  return `${record.rev} ${record.status} ${compactRecord(record)}`;
+  return `${record.rev} ${record.status} ~${shortenKeys(compactRecord(record))}`;
 }
 
 const HEADER = /^(\d+) ([a-z_]+) /;
 
 /**
- * Parses a stored ask: the current string form ({@link encodeAsk}) of the ask `ids`, or the `doc`
- * of the hash written before it (a whole record as JSON, starting with `{`). `trusted`: this exact
- * value was validated (or written) by this process before, so the schema check is skipped.
- * Throws {@link CorruptRecordError} with the key (`where`) and the problem.
+ * Parses a stored ask: a string form ({@link encodeAsk}; its JSON with short keys after `~`, or
+ * with long ones) of the ask `ids`, or the `doc` of the hash written before it (a whole record as
+ * JSON, starting with `{`). `trusted`: this exact value was validated (or written) by this process
+ * before, so the schema check is skipped. Throws {@link CorruptRecordError} with the key (`where`)
+ * and the problem.
  */
 export function parseStoredAsk(
   raw: string,
@@ -35,7 +39,11 @@ export function parseStoredAsk(
   if (raw.startsWith('{')) return parseAskDoc(raw, where);
   const head = HEADER.exec(raw);
   if (!head) throw new CorruptRecordError(`corrupt ask record at ${where}: no "<rev> <status>" header`);
-  const json = parseJson(raw.slice(head[0].length), where);
+  const body =
+    raw.charCodeAt(head[0].length) === 126 /* ~ */
+      ? lengthenKeys(raw.slice(head[0].length + 1))
+      : raw.slice(head[0].length);
+  const json = parseJson(body, where);
   const record = expandRecord(json, { ...ids, rev: Number(head[1]), status: head[2]! });
   return trusted ? (record as AskRecord) : validate(record, where);
 }

@@ -1,9 +1,9 @@
 import type { AskRecord, HistoryEntry } from '../core/schemas.js';
 
 /**
- * The compact stored form of a record (see `encodeAsk`): the JSON leaves out what the key and the
- * header already say (id, run id, rev, status) and every field equal to its default, which
- * {@link expandRecord} fills in again:
+ * The compact stored form of a record (see `encodeAsk`, which then shortens its keys with
+ * key-names.ts): the JSON leaves out what the key and the header already say (id, run id, rev,
+ * status) and every field equal to its default, which {@link expandRecord} fills in again:
  * - `to`: the first of `targets`, else null; `targets`: [] (absent from a record written before
  *   fan-out: stored as null, so that absence survives the round trip);
  * - `version`: 1; `expiresAt`: `createdAt` + `timeoutSeconds`;

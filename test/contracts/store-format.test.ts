@@ -3,7 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAsk as newAsk } from '../../src/core/lifecycle.js';
 import { AskRequestSchema } from '../../src/core/request-schemas.js';
 import type { AskRecord } from '../../src/core/schemas.js';
+import { AskRecordSchema } from '../../src/core/schemas.js';
 import { CorruptRecordError, encodeAsk, parseStoredAsk } from '../../src/store/ask-doc.js';
+import { compactRecord } from '../../src/store/compact-record.js';
+import { lengthenKeys, LONG_KEYS, SHORT_KEYS, shortenKeys } from '../../src/store/key-names.js';
 import { StoreKeys } from '../../src/store/keys.js';
 import { RedisAskStore } from '../../src/store/redis-store.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
@@ -173,8 +176,8 @@ describe('the stored form of an ask', () => {
     const key = keys.ask(a.runId, a.id);
     expect(await redis.type(key)).toBe('string');
     const value = (await redis.get(key))!;
-    expect(value.startsWith('0 pending {')).toBe(true);
-    const json = JSON.parse(value.slice('0 pending '.length)) as Record<string, unknown>;
+    expect(value.startsWith('0 pending ~{')).toBe(true);
+    const json = JSON.parse(lengthenKeys(value.slice('0 pending ~'.length))) as Record<string, unknown>;
     expect(value).not.toContain(a.id);
     expect(value).not.toContain(a.runId);
     expect(Object.keys(json).sort()).toEqual(['createdAt', 'questions', 'timeoutSeconds']);
@@ -270,6 +273,30 @@ describe('the stored form of an ask', () => {
     expect(parseStoredAsk(raw, 'k', ids, true)).toEqual(record);
   });
 
+  it.each(shapes)('stores its JSON with short keys after a ~, and reads the long-name form before it: %s', (_n, r) => {
+    const raw = encodeAsk(r);
+    const ids = { id: r.id, runId: r.runId };
+    const head = `${r.rev} ${r.status} `;
+    const long = compactRecord(r);
+    expect(raw).toBe(`${head}~${shortenKeys(long)}`);
+    expect(raw.length).toBeLessThan(head.length + long.length);
+    expect(lengthenKeys(raw.slice(head.length + 1))).toBe(long);
+    for (const k of SHORT_KEYS.keys()) expect(raw).not.toContain(`"${k}":`);
+    // The value written before the short keys (`<rev> <status> <compact JSON>`) reads the same.
+    expect(parseStoredAsk(`${head}${long}`, 'k', ids)).toStrictEqual(parseStoredAsk(raw, 'k', ids));
+    expect(parseStoredAsk(`${head}${long}`, 'k', ids, true)).toEqual(r);
+  });
+
+  it.each([
+    ['a field of the wrong type', '0 pending ~{"O":1,"P":"600","Q":[]}'],
+    ['a short body that is not JSON', '0 pending ~{"Q":'],
+    ['an empty short body', '0 pending ~'],
+    ['an unterminated string', '0 pending ~{"Q":[],"O":1,"P":6,"Z":"abc'],
+    ['a stray backslash', '0 pending ~{"Q":[],"O":1,"P":6,"!\\":"x\\"}'],
+  ])('a corrupt short-key value (%s) is a CorruptRecordError', (_name, raw) => {
+    expect(() => parseStoredAsk(raw, 'k', { id: 'a', runId: 'r' })).toThrow(CorruptRecordError);
+  });
+
   it.each([
     ['no header', '{"createdAt":1'],
     ['not JSON', '0 pending {"createdAt":'],
@@ -292,5 +319,207 @@ describe('the stored form of an ask', () => {
     expect(await store.get(a.id)).toEqual(a);
     await redis.set(keys.ask(a.runId, a.id), '0 pending {"version":"one"}');
     await expect(store.get(a.id)).rejects.toThrow(CorruptRecordError);
+  });
+});
+
+describe('short key names in the stored ask (key-names.ts)', () => {
+  // The brief's example: a pending Telegram ask as stored with long key names, and as stored now.
+  const LONG =
+    '1 pending {"questions":[{"id":"env","header":"Deploy","question":"Where should I deploy?","options":[{"label":"Staging"},{"label":"Production","description":"live traffic"}]}],"createdAt":1796424944761,"timeoutSeconds":3600,"targets":[{"channel":"telegram","chat":"20000756","users":["20000756"]}],"deliveries":[{"status":"sent","message":{"messageId":"101"}}],"later":[{"type":"delivered","channel":"telegram","messageId":"101","at":1796424945245}]}';
+  const SHORT =
+    '1 pending ~{"Q":[{"B":"env","E":"Deploy","C":"Where should I deploy?","D":[{"A":"Staging"},{"A":"Production","F":"live traffic"}]}],"O":1796424944761,"P":3600,"R":[{"G":"telegram","H":"20000756","I":["20000756"]}],"S":[{"J":"sent","K":{"L":"101"}}],"T":[{"M":"delivered","N":1796424945245,"G":"telegram","L":"101"}]}';
+
+  it('keeps the codes it stored (a code, once given, names its field forever)', () => {
+    expect([...SHORT_KEYS].map(([name, code]) => `${code}=${name}`).join(' ')).toBe(
+      'A=label B=id C=question D=options E=header F=description G=channel H=chat I=users J=status K=message ' +
+        'L=messageId M=type N=at O=createdAt P=timeoutSeconds Q=questions R=targets S=deliveries T=later ' +
+        'U=thread V=finalized W=multiSelect X=history Y=result Z=answers 0=answeredBy 1=answeredAt 2=userId ' +
+        '3=reason 4=partial 5=idempotencyKey 6=callbackUrl 7=locale 8=timeZone 9=username a=name b=error ' +
+        'c=step d=reminded e=escalated f=policy g=remindAfterSeconds h=escalate i=afterSeconds j=to ' +
+        'k=onTimeout l=default m=agree n=responses o=partials p=by q=defaults r=detail s=expiresAt ' +
+        't=version u=push v=format w=token x=authorization',
+    );
+  });
+
+  it('writes a pending Telegram ask 134 characters shorter, and reads the long-name value it replaces', () => {
+    const ids = { id: uid(14), runId: 'run-1' };
+    const record = parseStoredAsk(LONG, 'k', ids);
+    expect(record.deliveries[0]?.message).toEqual({ chat: '20000756', messageId: '101' });
+    expect(record.history.map((e) => e.type)).toEqual(['created', 'delivered']);
+    expect(encodeAsk(record)).toBe(SHORT);
+    expect(LONG.length - SHORT.length).toBe(134);
+    expect(parseStoredAsk(SHORT, 'k', ids)).toStrictEqual(record);
+    expect(parseStoredAsk(SHORT, 'k', ids, true)).toEqual(record);
+  });
+
+  it('reads an ask stored with long key names and stores it with short ones at its next commit', async () => {
+    const { store, keys, prefix } = fresh();
+    const runId = `run-${uid(6)}`;
+    const record = parseStoredAsk(LONG, 'k', { id: uid(14), runId });
+    await store.create({ record, expectedVersion: 0, supersede: null, ttlMs: HOUR, retentionMs: HOUR });
+    const key = keys.ask(runId, record.id);
+    expect(await redis.get(key)).toBe(SHORT);
+    await redis.set(key, LONG, 'KEEPTTL');
+    const cold = new RedisAskStore(redis, { prefix });
+    expect(await cold.get(record.id)).toEqual(record);
+    expect(await cold.getMany([record.id, 'nope'])).toEqual([record, null]);
+    const next = answered(record);
+    expect(await cold.commit(record, next, { ttlMs: HOUR, publish: false })).toBe('ok');
+    expect((await redis.get(key))!.startsWith('2 answered ~{')).toBe(true);
+    expect(await new RedisAskStore(redis, { prefix }).get(record.id)).toEqual(next);
+  });
+
+  /** Keys a user may choose (question ids, `<channel>:<userId>`, answer keys) and values, at their worst. */
+  const HOSTILE_KEYS = [
+    ...['A', 'Q', 'T', '0', '9', 'a', 'x', 'y', 'z', '!', '!A', '!!', '!!x', '!label', '!y', '~'],
+    ...['label', 'questions', 'later', 'constructor', 'toString', 'hasOwnProperty', 'prototype'],
+    ...['a"b', '"', '\\', '\\"', 'x":1,"y', '":', ',"questions":', '{', '}', ',', ':', '::', ':x', 'x:'],
+    ...['', ' ', 'telegram:1', 'é', '🙂', '\u2028', '\n', '\u0000'],
+  ];
+  const HOSTILE_VALUES = [',"questions":', '"A":', '","label":"', '\\', '\\"', '{"Q":1}', '!A', '~', 'a,', ':x'];
+
+  it('round-trips every key a user may choose and values that look like keys, exactly', () => {
+    const full = pendingAsk('run-1', 1, 'ask-1');
+    const values = (k: string) => [k, ...HOSTILE_VALUES];
+    const hostile: AskRecord = {
+      ...answered(delivered(full)),
+      questions: HOSTILE_VALUES.map((v, i) => ({
+        id: `q${i}`,
+        header: v,
+        question: v,
+        options: [{ label: v, description: v }, { label: 'A' }],
+        multiSelect: i % 2 === 0,
+      })),
+      partial: Object.fromEntries(HOSTILE_KEYS.map((k) => [k, values(k)])),
+      partials: Object.fromEntries(HOSTILE_KEYS.map((k) => [k, Object.fromEntries(HOSTILE_KEYS.map((j) => [j, [k]]))])),
+      result: {
+        status: 'answered',
+        answers: Object.fromEntries(HOSTILE_KEYS.map((k) => [k, values(k)])),
+        answeredBy: { channel: ',"A":', userId: '"Q":', username: '!', name: 'label' },
+        answeredAt: ',"at":',
+      },
+      policy: { onTimeout: { default: Object.fromEntries(HOSTILE_KEYS.map((k) => [k, [k]])) } },
+      idempotencyKey: '","Q":[],"',
+      history: [
+        { type: 'created', at: full.createdAt },
+        { type: 'reply_rejected', at: 'x', detail: '{"A":"\\"}', userId: '!!', reason: ':' },
+      ],
+    };
+    const raw = encodeAsk(hostile);
+    const ids = { id: hostile.id, runId: hostile.runId };
+    // Compared as JSON text (order and all): toStrictEqual compares `constructor` properties, and
+    // a user's key `constructor` makes that compare two arrays by identity.
+    const text = (raw: string) => JSON.stringify(parseStoredAsk(raw, 'k', ids));
+    expect(text(raw)).toBe(text(JSON.stringify(hostile)));
+    expect(parseStoredAsk(raw, 'k', ids)).toEqual(hostile);
+    expect(parseStoredAsk(raw, 'k', ids, true)).toEqual(hostile);
+    expect(Object.keys(parseStoredAsk(raw, 'k', ids).partial)).toEqual(Object.keys(hostile.partial));
+    expect(Object.keys(hostile.partial).length).toBe(HOSTILE_KEYS.length);
+    // The long-name text of every key comes back exactly.
+    const long = compactRecord(hostile);
+    expect(lengthenKeys(shortenKeys(long))).toBe(long);
+  });
+
+  it.each([
+    ['a field name becomes its code', '{"questions":[{"id":"q1","label":"x"}]}', '{"Q":[{"B":"q1","A":"x"}]}'],
+    ['values stay, field names or not', '{"label":"label","at":["A","!x"]}', '{"A":"label","N":["A","!x"]}'],
+    ['a key that is a code gets a !', '{"A":1,"Q":2,"0":3,"a":4}', '{"!A":1,"!Q":2,"!0":3,"!a":4}'],
+    ['so does one that is a code not given yet', '{"y":1,"z":2}', '{"!y":1,"!z":2}'],
+    ['and a key starting with !', '{"!":1,"!A":2,"!!":3,"!label":4}', '{"!!":1,"!!A":2,"!!!":3,"!!label":4}'],
+    ['other keys stay', '{"q1":1,"env":2,"telegram:1":3,"":4,"~":5,"AB":6}', null],
+    ['__proto__ and friends stay', '{"__proto__":1,"constructor":2,"toString":3}', null],
+    ['a key with an escaped quote', '{"a\\"b":1,"x\\":1,\\"y":2,"\\\\":3}', null],
+    ['a value holding a key', '{"chat":"x\\",\\"label\\":\\"y","at":1}', '{"H":"x\\",\\"label\\":\\"y","N":1}'],
+    ['a value ending in a backslash', '{"chat":"\\\\","at":"\\\\\\\\","id":1}', '{"H":"\\\\","N":"\\\\\\\\","B":1}'],
+    [
+      'strings ending in , or { before one starting with :',
+      '["a,",":x",{"at":"{",":y":1}]',
+      '["a,",":x",{"N":"{",":y":1}]',
+    ],
+    ['a key ending in , or {', '{"k,":{"at":1},"{":{"id":2}}', '{"k,":{"N":1},"{":{"B":2}}'],
+    ['nested objects and arrays', '[{"a":[{"label":{"A":{}}}]},[],{}]', '[{"!a":[{"A":{"!A":{}}}]},[],{}]'],
+    ['text that is no object', '"label"', null],
+    ['a number', '12', null],
+  ])('shortenKeys / lengthenKeys: %s', (_name, long, short) => {
+    const expected = short ?? long;
+    expect(shortenKeys(long)).toBe(expected);
+    expect(lengthenKeys(expected)).toBe(long);
+    expect(JSON.parse(expected)).toBeDefined();
+  });
+
+  it.each(['{"Q":', '{"Q', '{"!', '"\\', '\\"', '{"a\\":', '', '~', '{"Q":"\\\\\\"}'])(
+    'lengthenKeys never throws on text that is not JSON: %s',
+    (text) => {
+      expect(typeof lengthenKeys(text)).toBe('string');
+      expect(typeof shortenKeys(text)).toBe('string');
+    },
+  );
+
+  it('gives each name one code and no name is a code or starts with !', () => {
+    expect(SHORT_KEYS.size).toBe(LONG_KEYS.size);
+    expect(new Set(SHORT_KEYS.values()).size).toBe(SHORT_KEYS.size);
+    for (const [name, code] of SHORT_KEYS) {
+      expect(code).toMatch(/^[A-Za-z0-9]$/);
+      expect(LONG_KEYS.get(code)).toBe(name);
+      expect(name).toMatch(/^[A-Za-z]{2,}$/); // never a code (1 character), never needs a JSON escape
+    }
+  });
+
+  it('has a code for every field name of the record schema but the two never stored in the JSON', () => {
+    const names = new Set<string>(['later']);
+    const seen = new Set<unknown>();
+    const walk = (schema: unknown): void => {
+      if (!schema || seen.has(schema)) return;
+      seen.add(schema);
+      const def = (schema as { _zod?: { def?: Record<string, unknown> } })._zod?.def;
+      if (!def) return;
+      if (def.type === 'object')
+        for (const [k, v] of Object.entries(def.shape as Record<string, unknown>)) {
+          names.add(k);
+          walk(v);
+        }
+      for (const k of ['innerType', 'element', 'valueType', 'in', 'out']) walk(def[k]);
+      for (const o of (def.options as unknown[] | undefined) ?? []) walk(o);
+    };
+    walk(AskRecordSchema);
+    expect(names.size).toBeGreaterThan(50);
+    expect([...names].filter((n) => !SHORT_KEYS.has(n)).sort()).toEqual(['rev', 'runId']);
+  });
+
+  it('round-trips random JSON with keys and values drawn from the worst cases (seeded)', () => {
+    let seed = 19;
+    const rand = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    const pool = [...HOSTILE_KEYS, ...HOSTILE_VALUES, ...SHORT_KEYS.keys(), ...SHORT_KEYS.values()];
+    const text = () => (rand() < 0.8 ? pick(pool) : pick(pool) + pick(pool));
+    const value = (depth: number): unknown => {
+      const r = rand();
+      if (depth > 3 || r < 0.3) return pick([text(), 1, -2.5, true, null]);
+      if (r < 0.5) return Array.from({ length: Math.floor(rand() * 4) }, () => value(depth + 1));
+      const o: Record<string, unknown> = {};
+      for (let i = Math.floor(rand() * 5); i > 0; i--) o[text()] = value(depth + 1);
+      return o;
+    };
+    // The same mapping done on parsed objects: the reference the text rewrite must agree with.
+    const codes = new Set([...'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdefghijklmnopqrstuvwxyz']);
+    const shortKey = (k: string) => SHORT_KEYS.get(k) ?? (k.startsWith('!') || codes.has(k) ? `!${k}` : k);
+    const reference = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(reference)
+        : v !== null && typeof v === 'object'
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [shortKey(k), reference(x)]))
+          : v;
+    for (let i = 0; i < 2000; i++) {
+      const v = value(0);
+      const long = JSON.stringify(v);
+      const short = shortenKeys(long);
+      expect(JSON.parse(short)).toEqual(reference(v));
+      expect(lengthenKeys(short)).toBe(long);
+    }
   });
 });
