@@ -4,7 +4,10 @@
  * at the fakes and set Telegram's per-chat pacing), and ioredis instrumented to count commands
  * and socket writes. Talks to the parent over IPC: `ready`, `stats`, `reset`, `stop`.
  */
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { Session } from 'node:inspector';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { constants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { Pipeline, Redis } from 'ioredis';
 import { loadConfig } from '../src/config.js';
 import { Gateway } from '../src/app/gateway.js';
@@ -31,6 +34,15 @@ export interface ChildStats {
   rssMiB: number;
   heapUsedMiB: number;
   redis: RedisCounters;
+  /** Garbage-collection pauses since the last reset, by kind (`minor`, `major`, …). */
+  gc: Record<string, GcPauses>;
+}
+
+/** Pauses of one kind of garbage collection: how many, their sum and the longest (ms). */
+export interface GcPauses {
+  count: number;
+  totalMs: number;
+  maxMs: number;
 }
 
 const counters: RedisCounters = { commands: 0, writes: 0, byName: {} };
@@ -97,7 +109,50 @@ if (beforeParts.has('reread')) {
 
 const loopDelay = monitorEventLoopDelay({ resolution: 5 });
 loopDelay.enable();
+let gcPauses = new Map<string, GcPauses>();
+const GC_KINDS: Record<number, string> = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
+};
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = GC_KINDS[(entry as { detail?: { kind?: number } }).detail?.kind ?? -1] ?? 'other';
+    const p = gcPauses.get(kind) ?? { count: 0, totalMs: 0, maxMs: 0 };
+    p.count++;
+    p.totalMs += entry.duration;
+    p.maxMs = Math.max(p.maxMs, entry.duration);
+    gcPauses.set(kind, p);
+  }
+}).observe({ entryTypes: ['gc'] });
 let eluMark = performance.eventLoopUtilization();
+
+/**
+ * BENCH_HEAP_SAMPLE_DIR: V8's sampling heap profiler over each measurement window (from the
+ * bench's reset to the stop), objects the collector freed included, so the profile shows where
+ * the window's allocations came from (bench/heap-summary.ts reads it).
+ */
+let heapSession: Session | null = null;
+function startHeapSampling(): void {
+  heapSession ??= new Session();
+  heapSession.connect();
+  heapSession.post('HeapProfiler.startSampling', {
+    samplingInterval: 8192,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  } as object);
+}
+async function stopHeapSampling(): Promise<void> {
+  const session = heapSession;
+  if (!session) return;
+  heapSession = null;
+  const profile = await new Promise<unknown>((res) =>
+    session.post('HeapProfiler.stopSampling', (_err, r) => res(r?.profile)),
+  );
+  writeFileSync(join(process.env.BENCH_HEAP_SAMPLE_DIR!, `heap-${process.pid}.heapprofile`), JSON.stringify(profile));
+  session.disconnect();
+}
 
 function stats(): ChildStats {
   const cpu = process.cpuUsage();
@@ -112,6 +167,7 @@ function stats(): ChildStats {
     rssMiB: Math.round(mem.rss / 2 ** 20),
     heapUsedMiB: Math.round(mem.heapUsed / 2 ** 20),
     redis: { commands: counters.commands, writes: counters.writes, byName: { ...counters.byName } },
+    gc: Object.fromEntries(gcPauses),
   };
 }
 
@@ -171,11 +227,13 @@ async function main(): Promise<void> {
     };
   }
   let stopping = false;
-  process.on('message', (msg: { type: string; id?: number }) => {
+  process.on('message', async (msg: { type: string; id?: number }) => {
     if (msg.type === 'stats') process.send!({ type: 'stats', id: msg.id, stats: stats() });
     else if (msg.type === 'trace') process.send!({ type: 'trace', id: msg.id, trace: expireTrace });
     else if (msg.type === 'reset') {
       loopDelay.reset();
+      gcPauses = new Map();
+      if (process.env.BENCH_HEAP_SAMPLE_DIR) startHeapSampling();
       eluMark = performance.eventLoopUtilization();
       process.send!({ type: 'reset', id: msg.id });
     } else if (msg.type === 'stop' && !stopping) {
@@ -183,6 +241,7 @@ async function main(): Promise<void> {
       // The bench needs no graceful drain: give the close 3 s (a CPU profile is written at exit either way).
       const force = setTimeout(() => process.exit(0), 3000);
       const closing = Date.now();
+      await stopHeapSampling();
       void app.close().finally(() => {
         if (process.env.BENCH_DEBUG) console.log(`askgate closed in ${Date.now() - closing} ms`);
         clearTimeout(force);

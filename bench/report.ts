@@ -406,7 +406,7 @@ export function renderMarkdown(
     );
     L.push('');
     L.push(
-      `Setting up: ${num(tap.pending)} asks created in ${tap.createSeconds.toFixed(1)} s (${num(tap.createPerSecond)} asks/s through the API, 100 in flight), all delivered after ${tap.deliveredSeconds.toFixed(1)} s. Redis memory with these Telegram asks pending: ${num(tap.redisBytesPerPendingAsk)} B per ask (record with its delivery, conversation index, message binding, timeout job). askgate's event-loop delay during the taps: p50 ${tap.window.child.loopDelayMs.p50} ms, p99 ${tap.window.child.loopDelayMs.p99} ms, max ${tap.window.child.loopDelayMs.max} ms.`,
+      `Setting up: ${num(tap.pending)} asks created in ${tap.createSeconds.toFixed(1)} s (${num(tap.createPerSecond)} asks/s through the API, 100 in flight), all delivered after ${tap.deliveredSeconds.toFixed(1)} s. Redis memory with these Telegram asks pending: ${num(tap.redisBytesPerPendingAsk)} B per ask (record with its delivery, conversation index, message binding, timeout job). askgate's event-loop delay during the taps: p50 ${tap.window.child.loopDelayMs.p50} ms, p99 ${tap.window.child.loopDelayMs.p99} ms, max ${tap.window.child.loopDelayMs.max} ms.${gcLine(tap.window.child.gc, tap.window.seconds)}`,
       '',
     );
   } else L.push('Not run.', '');
@@ -657,17 +657,31 @@ export function renderMarkdown(
   L.push('## Re-running', '');
   L.push(
     '```sh',
-    'npm run bench                 # everything, about 35 minutes (the 1,000,000-pending row ~20 of them); writes BENCHMARKS.md, bench/latency.svg and bench/growth.svg',
+    'npm run bench                 # everything, about 45 minutes (the 1,000,000-pending row ~30 of them); writes BENCHMARKS.md, bench/latency.svg and bench/growth.svg',
     'npm run bench -- --quick      # ~1-minute smoke with small sizes; writes bench/results/BENCHMARKS-quick.md',
     'npm run bench -- --only=full-cycle,tap   # some scenarios (baselines, full-cycle, api-cycle, tap, timeouts, million, restart, steps, memory, cost); writes bench/results/',
     'npm run bench -- --only=million --million-count=20000   # the 1,000,000-pending timeout row at a smaller count, same 1,667 deadlines/s',
     'npm run bench -- --profile    # also writes askgate CPU profiles (node --cpu-prof) of the Telegram ×100 row to bench/results/profiles',
     'npm run bench -- --ab         # adds askgate-before-the-optimisations runs, side by side (about 2 more minutes)',
     'npx tsx bench/one-row.ts telegram 100 8000 [--profile=<dir>] [--replicas=2]   # one full-cycle row, for working on the hot path',
+    `BENCH_CHILD_ENV='{"ASKGATE_SWEEP_DELAY_MS":"300000"}' npx tsx bench/one-row.ts telegram 100 8000   # any askgate setting for the bench's askgate processes (BENCH_NODE_FLAGS: node flags, e.g. --trace-gc-nvp)`,
+    "BENCH_HEAP_SAMPLE_DIR=$PWD/bench/results npx tsx bench/one-row.ts telegram 100 6000 && npx tsx bench/heap-summary.ts bench/results/heap-*.heapprofile   # where askgate's allocations in the measured window come from",
     'npx tsx bench/render.ts       # re-renders BENCHMARKS.md and bench/growth.svg from the last full run (after editing bench/OPTIMIZATIONS-19.md)',
     '```',
     '',
   );
   L.push('Raw results of the last run: `bench/results/latest-<mode>.json` (`latest-partial.json` for `--only`).', '');
   return L.join('\n');
+}
+
+/** askgate's garbage-collection pauses over a window, by kind (empty when the run did not record them). */
+function gcLine(
+  gc: Record<string, { count: number; totalMs: number; maxMs: number }> | undefined,
+  seconds: number,
+): string {
+  const kinds = Object.entries(gc ?? {}).filter(([, p]) => p.count > 0);
+  if (kinds.length === 0) return '';
+  const total = kinds.reduce((a, [, p]) => a + p.totalMs, 0);
+  const parts = kinds.map(([kind, p]) => `${num(p.count)} ${kind} (longest ${p.maxMs.toFixed(1)} ms)`);
+  return ` Garbage collection paused askgate ${parts.join(', ')}: ${num(total)} ms in ${seconds.toFixed(0)} s (${((100 * total) / (seconds * 1000)).toFixed(1)} % of the time).`;
 }

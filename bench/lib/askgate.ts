@@ -30,6 +30,8 @@ export async function startAskgateChild(opts: ChildOptions): Promise<AskgateChil
   // The V8 flag `npm start` and the Docker image run askgate with (a larger young generation).
   const args = [
     '--max-semi-space-size=64',
+    // BENCH_NODE_FLAGS: more V8/node flags for askgate (e.g. `--trace-gc-nvp`, or another semi-space size).
+    ...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []),
     ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : []),
     '--import',
     'tsx',

@@ -75,6 +75,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         }
       : {}),
     ...(process.env.BENCH_TRACE_EXPIRE ? { BENCH_TRACE_EXPIRE: process.env.BENCH_TRACE_EXPIRE } : {}),
+    ...(process.env.BENCH_HEAP_SAMPLE_DIR ? { BENCH_HEAP_SAMPLE_DIR: process.env.BENCH_HEAP_SAMPLE_DIR } : {}),
+    // BENCH_CHILD_ENV: more askgate settings as a JSON object (e.g. {"ASKGATE_SWEEP_DELAY_MS":"300000"}).
+    ...(process.env.BENCH_CHILD_ENV ? (JSON.parse(process.env.BENCH_CHILD_ENV) as Record<string, string>) : {}),
     ...(opts.world?.childEnv(port) ?? {}),
     ...opts.env,
   });
@@ -189,6 +192,8 @@ export interface ChildStatsDelta {
   redisCommands: number;
   redisWrites: number;
   redisByName: Record<string, number>;
+  /** Garbage-collection pauses over the window, by kind (for several replicas, summed; max of the maxima). */
+  gc: ChildStats['gc'];
 }
 
 function delta(c0: ChildStats, c1: ChildStats, seconds: number): ChildStatsDelta {
@@ -207,6 +212,7 @@ function delta(c0: ChildStats, c1: ChildStats, seconds: number): ChildStatsDelta
     redisCommands: c1.redis.commands - c0.redis.commands,
     redisWrites: c1.redis.writes - c0.redis.writes,
     redisByName: byName,
+    gc: c1.gc ?? {},
   };
 }
 
@@ -230,7 +236,20 @@ export function combine(parts: ChildStatsDelta[]): ChildStatsDelta {
     redisCommands: sum((p) => p.redisCommands),
     redisWrites: sum((p) => p.redisWrites),
     redisByName: byName,
+    gc: sumGc(parts.map((p) => p.gc)),
   };
+}
+
+function sumGc(parts: ChildStats['gc'][]): ChildStats['gc'] {
+  const out: ChildStats['gc'] = {};
+  for (const part of parts)
+    for (const [kind, p] of Object.entries(part)) {
+      const o = (out[kind] ??= { count: 0, totalMs: 0, maxMs: 0 });
+      o.count += p.count;
+      o.totalMs += p.totalMs;
+      o.maxMs = Math.max(o.maxMs, p.maxMs);
+    }
+  return out;
 }
 
 /** Starts a measurement window over the stack (every replica); the returned function ends it. */
