@@ -68,23 +68,45 @@ export function commitPlan(
   return { ahead, after };
 }
 
-/** Creating `record`: the write-ahead mark (before the record exists), then its effects and first jobs. */
+/**
+ * Creating `record`: the write-ahead mark (before the record exists), then its effects and first
+ * jobs. An ask with something to deliver is marked `sweepDelay` ahead, so a delivery lost in a
+ * crash is taken over that soon. An ask with nothing to deliver (an API ask) only needs its step
+ * jobs, so its mark is the reconciler's regular look ({@link watchTime}): a step job lost in a
+ * crash right after the create runs at its time + grace, and a healthy ask is never read by the
+ * reconciler before then (at a million pending asks, that is most of the reconciler's work).
+ */
 export function createPlan(
   record: AskRecord,
   effects: readonly Effect[],
   now: number,
   settings: WorkSettings,
 ): { ahead: Effect[]; after: Effect[] } {
-  return { ahead: [{ type: 'sweepAt', at: now + settings.sweepDelayMs }], after: followUp(null, record, effects) };
+  const at = hasEarlyMark(record) ? now + settings.sweepDelayMs : watchTime(record, now, settings);
+  return { ahead: [{ type: 'sweepAt', at }], after: followUp(null, record, effects) };
 }
 
+/** Whether the ask was created with the early mark ({@link createPlan}): it had a target. */
+const hasEarlyMark = (record: AskRecord): boolean => record.to !== null;
+
 /**
- * True while the sweep mark written before the ask was created must still be in the index: the
- * reconciler only moves or removes a mark once it is due, and it is due at createdAt +
+ * True while the early sweep mark written before the ask was created must still be in the index:
+ * the reconciler only moves or removes a mark once it is due, and it is due at createdAt +
  * sweepDelay. Half the delay is kept as margin for clock skew between replicas.
  */
 function creationMarkStands(record: AskRecord, now: number, settings: WorkSettings): boolean {
-  return now < Date.parse(record.createdAt) + settings.sweepDelayMs / 2;
+  return hasEarlyMark(record) && now < Date.parse(record.createdAt) + settings.sweepDelayMs / 2;
+}
+
+/**
+ * When the reconciler must look at a pending ask whose jobs are all in: the deadline or the next
+ * policy step not yet lost at `now` (before the deadline), whichever is first, plus the grace it
+ * leaves the step's own job.
+ */
+export function watchTime(record: AskRecord, now: number, settings: WorkSettings): number {
+  const deadline = deadlineOf(record);
+  const future = unfiredSteps(record).filter((s) => s.at < deadline && now < s.at + settings.graceMs);
+  return Math.min(deadline, ...future.map((s) => s.at)) + settings.graceMs;
 }
 
 /**
@@ -108,7 +130,7 @@ export function workFor(record: AskRecord, now: number, settings: WorkSettings):
     const future = steps.filter((s) => now < s.at + graceMs);
     const due = lost.sort((a, b) => a.at - b.at).map((s): Effect => ({ type: 'due', step: s.step }));
     const jobs = jobsFor(record).map(enqueue);
-    const watch = Math.min(deadline, ...future.map((s) => s.at)) + graceMs;
+    const watch = watchTime(record, now, settings);
     const next = jobs.length > 0 || due.length > 0 ? Math.min(now + sweepDelayMs, watch) : watch;
     return [
       ...due,

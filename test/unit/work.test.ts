@@ -160,6 +160,15 @@ describe('commitPlan and followUp (after a commit)', () => {
     ]);
   });
 
+  it('an answer to a young ask without a target that leaves work: its creation mark was the deadline, so a mark', () => {
+    const apiOnly = rec({ to: null, callbackUrl: hook });
+    const now = T0 + 1_000;
+    const result = answer(apiOnly, now);
+    expect(commitPlan(apiOnly, result.record, result.effects, now, settings).ahead).toEqual([
+      { type: 'sweepAt', at: now + 10_000 },
+    ]);
+  });
+
   it('an answer that leaves nothing to do: no mark, unmark first', () => {
     const apiOnly = rec({ to: null });
     const now = T0 + 60_000;
@@ -220,11 +229,30 @@ describe('creating an ask is a transition', () => {
     });
   });
 
-  it('an ask without a target: no delivery, counted under "none"', () => {
+  it('an ask without a target: no delivery, counted under "none", marked for the deadline + grace', () => {
     const { record, effects } = createAsk({ runId: 'run-1', questions: rec().questions }, 'AbCdEfGhIjKl', 1, 60, T0);
-    expect(createPlan(record, effects, T0, settings).after).toEqual([
-      { type: 'metric', metric: { name: 'ask_created', channel: 'none' } },
-      { type: 'schedule', step: 'timeout', at: T0 + 60_000 },
-    ]);
+    expect(createPlan(record, effects, T0, settings)).toEqual({
+      ahead: [{ type: 'sweepAt', at: T0 + 60_000 + 30_000 }],
+      after: [
+        { type: 'metric', metric: { name: 'ask_created', channel: 'none' } },
+        { type: 'schedule', step: 'timeout', at: T0 + 60_000 },
+      ],
+    });
+  });
+
+  it('an ask without a target but with policy steps: marked for its first step + grace', () => {
+    const { record, effects } = createAsk(
+      {
+        runId: 'run-1',
+        questions: rec().questions,
+        remindAfterSeconds: [120],
+        escalate: [{ afterSeconds: 90, to: { channel: 'telegram', chat: '7' } }],
+      },
+      'AbCdEfGhIjKl',
+      1,
+      600,
+      T0,
+    );
+    expect(createPlan(record, effects, T0, settings).ahead).toEqual([{ type: 'sweepAt', at: T0 + 90_000 + 30_000 }]);
   });
 });
