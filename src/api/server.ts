@@ -10,6 +10,7 @@ import type { Gateway } from '../app/gateway.js';
 import type { ConsoleFeed } from '../console/hub.js';
 import type { ConsoleSessionStore } from '../console/session.js';
 import type { Logger } from '../core/ports.js';
+import { lazyChild } from '../logger.js';
 import { installRouteAuth, type RouteConfig } from './auth.js';
 import { answerClientError } from './client-error.js';
 import { parseJsonBody } from './json-body.js';
@@ -40,8 +41,13 @@ export interface ServerDeps {
 export function buildServer(deps: ServerDeps): FastifyInstance {
   const app = Fastify({
     // Request logging stays off: URLs, headers and bodies may carry tokens or answers.
+    // `request.log` is made only when a request writes a line (lazyChild): most requests log nothing.
     ...(deps.fastifyLogger
-      ? { loggerInstance: deps.fastifyLogger, logController: new LogController({ disableRequestLogging: true }) }
+      ? {
+          loggerInstance: deps.fastifyLogger,
+          logController: new LogController({ disableRequestLogging: true }),
+          childLoggerFactory: (logger, bindings, options) => lazyChild(logger, bindings, options),
+        }
       : { logger: false }),
     bodyLimit: deps.bodyLimitBytes,
     return503OnClosing: true,
