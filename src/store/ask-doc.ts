@@ -12,23 +12,25 @@ export class CorruptRecordError extends Error {
 }
 
 /**
- * The stored value of an ask (a Redis string): `<rev> <status> ~<compact JSON>`, the JSON of
- * compact-record.ts with its keys shortened (key-names.ts; the `~` marks that). The scripts read
- * the rev and status from the header without decoding JSON. Read also: `<rev> <status> <compact
- * JSON>` with long key names (written before the short ones) and the hash before that.
+ * The stored value of an ask (a Redis string): `<rev> <status> ~<compact JSON>`, the coded JSON of
+ * compact-record.ts (history times relative to `createdAt`, an entry's channel when it is that of
+ * `to` left out, entry types and delivery states as numbers) with its keys shortened
+ * (key-names.ts); the `~` marks both. The scripts read the rev and status from the header without
+ * decoding JSON. Read also: `<rev> <status> <compact JSON>` with long key names and values not
+ * coded (written before the `~` form) and the hash before that.
  */
 export function encodeAsk(record: AskRecord): string {
-  return `${record.rev} ${record.status} ~${shortenKeys(compactRecord(record))}`;
+  return `${record.rev} ${record.status} ~${shortenKeys(compactRecord(record, true))}`;
 }
 
 const HEADER = /^(\d+) ([a-z_]+) /;
 
 /**
- * Parses a stored ask: a string form ({@link encodeAsk}; its JSON with short keys after `~`, or
- * with long ones) of the ask `ids`, or the `doc` of the hash written before it (a whole record as
- * JSON, starting with `{`). `trusted`: this exact value was validated (or written) by this process
- * before, so the schema check is skipped. Throws {@link CorruptRecordError} with the key (`where`)
- * and the problem.
+ * Parses a stored ask: a string form ({@link encodeAsk}; its coded JSON with short keys after
+ * `~`, or the JSON with long keys and values not coded) of the ask `ids`, or the `doc` of the hash
+ * written before it (a whole record as JSON, starting with `{`). `trusted`: this exact value was
+ * validated (or written) by this process before, so the schema check is skipped. Throws
+ * {@link CorruptRecordError} with the key (`where`) and the problem.
  */
 export function parseStoredAsk(
   raw: string,
@@ -39,12 +41,10 @@ export function parseStoredAsk(
   if (raw.startsWith('{')) return parseAskDoc(raw, where);
   const head = HEADER.exec(raw);
   if (!head) throw new CorruptRecordError(`corrupt ask record at ${where}: no "<rev> <status>" header`);
-  const body =
-    raw.charCodeAt(head[0].length) === 126 /* ~ */
-      ? lengthenKeys(raw.slice(head[0].length + 1))
-      : raw.slice(head[0].length);
+  const coded = raw.charCodeAt(head[0].length) === 126; /* ~ */
+  const body = coded ? lengthenKeys(raw.slice(head[0].length + 1)) : raw.slice(head[0].length);
   const json = parseJson(body, where);
-  const record = expandRecord(json, { ...ids, rev: Number(head[1]), status: head[2]! });
+  const record = expandRecord(json, { ...ids, rev: Number(head[1]), status: head[2]! }, coded);
   return trusted ? (record as AskRecord) : validate(record, where);
 }
 

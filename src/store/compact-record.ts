@@ -14,9 +14,18 @@ import type { AskRecord, HistoryEntry } from '../core/schemas.js';
  *   question `multiSelect` false;
  * - a delivery's `channel`, `chat`, `thread` and `users`: those of the target of the same index
  *   (a delivery stored without `channel` has them all from there), and its message's `chat`: its own.
+ *
+ * `coded` (the `~` form of ask-doc.ts) also shortens values at known places, never one a user chose:
+ * - a history entry's `at`: ms after `createdAt` (after the epoch if `createdAt` is not stored as
+ *   ms) when that gives it back exactly, else its ISO text;
+ * - an entry of a type in {@link CHANNEL_TYPES}: no `channel` when it is that of `to`, and
+ *   `channel: null` when it has none (while `to` has one); other types keep theirs as they are;
+ * - an entry's `type`, a delivery's `status` and `finalized`: their number in {@link HISTORY_TYPE_CODES},
+ *   {@link DELIVERY_STATUS_CODES} and {@link FINALIZED_CODES} (schema values are strings: a number is a code).
  */
-export function compactRecord(record: AskRecord): string {
+export function compactRecord(record: AskRecord, coded = false): string {
   const { to, targets, createdAt, history } = record;
+  const ms = toMs(createdAt);
   const r = record as unknown as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   // Plain loops rather than rest and spread: this runs on every write.
@@ -25,7 +34,7 @@ export function compactRecord(record: AskRecord): string {
     if (v === undefined || k in DERIVED) continue;
     if (k === 'version') {
       if (v !== 1) out.version = v;
-    } else if (k === 'createdAt') out.createdAt = toMs(createdAt);
+    } else if (k === 'createdAt') out.createdAt = ms;
     else if (k === 'questions')
       out.questions = record.questions.map((q) => (q.multiSelect ? q : without(q, 'multiSelect')));
     else out[k] = v;
@@ -39,10 +48,12 @@ export function compactRecord(record: AskRecord): string {
     out.partial = record.partial;
     break;
   }
-  if (record.deliveries.length > 0) out.deliveries = record.deliveries.map((d, i) => compactDelivery(d, targets?.[i]));
+  if (record.deliveries.length > 0)
+    out.deliveries = record.deliveries.map((d, i) => compactDelivery(d, targets?.[i], coded));
+  const entry = coded ? codedEntry(typeof ms === 'number' ? ms : 0, to?.channel) : compactEntry;
   if (history.length > 0 && isCreatedEntry(history[0]!, createdAt, to)) {
-    if (history.length > 1) out.later = history.slice(1).map(compactEntry);
-  } else out.history = history.map(compactEntry);
+    if (history.length > 1) out.later = history.slice(1).map(entry);
+  } else out.history = history.map(entry);
   return JSON.stringify(out);
 }
 
@@ -87,11 +98,13 @@ const LATE = ['idempotencyKey', 'callbackUrl', 'locale', 'timeZone', 'push'] as 
  * The record of a compact JSON value and the fields kept outside it; anything not shaped like a
  * compact record is returned as it is, for the schema to reject. Takes `compact` over: it must be
  * a value just parsed (its objects are completed in place, the cheap way). Keys come in the
- * schema's order, as a checked record's do.
+ * schema's order, as a checked record's do. `coded`: the value was written coded (see
+ * {@link compactRecord}); a coded value read as not coded, or the other way round, is misread.
  */
 export function expandRecord(
   compact: unknown,
   head: { id: string; runId: string; rev: number; status: string },
+  coded = false,
 ): unknown {
   if (!isObject(compact)) return compact;
   const c = compact;
@@ -101,14 +114,17 @@ export function expandRecord(
   if (Array.isArray(c.questions))
     for (const q of c.questions) if (isObject(q) && q.multiSelect === undefined) q.multiSelect = false;
   const deliveries = Array.isArray(c.deliveries)
-    ? c.deliveries.map((d, i) => expandDelivery(d, Array.isArray(targets) ? targets[i] : undefined))
+    ? c.deliveries.map((d, i) => expandDelivery(d, Array.isArray(targets) ? targets[i] : undefined, coded))
     : (c.deliveries ?? []);
+  const entries = coded
+    ? uncodeEntries(typeof c.createdAt === 'number' ? c.createdAt : 0, isObject(to) ? to.channel : undefined)
+    : expandEntries;
   const history =
     c.history !== undefined
-      ? expandEntries(c.history)
+      ? entries(c.history)
       : c.later !== undefined && !Array.isArray(c.later)
         ? c.later // not a compact history: for the schema to reject
-        : [createdEntry(createdAt, to), ...(expandEntries(c.later ?? []) as unknown[])];
+        : [createdEntry(createdAt, to), ...(entries(c.later ?? []) as unknown[])];
   const record: Record<string, unknown> = {
     id: head.id,
     runId: head.runId,
@@ -158,12 +174,94 @@ function expandEntries(entries: unknown): unknown {
   return entries;
 }
 
+/**
+ * STORED FORMAT (coded form): the number of each value of a history entry's `type`, a delivery's
+ * `status` and its `finalized` is its index here. A number, once given, names its value forever:
+ * append new values at the end; never reorder, reuse or remove one. A value without a number is
+ * stored as its text.
+ */
+export const HISTORY_TYPE_CODES = (
+  'created delivered delivery_failed reply_rejected hint_sent partial answered no_answer finalized ' +
+  'finalize_failed webhook_delivered webhook_failed reminded escalated response'
+).split(' ') as readonly HistoryEntry['type'][];
+/** See {@link HISTORY_TYPE_CODES}. */
+export const DELIVERY_STATUS_CODES: readonly Delivery['status'][] = ['pending', 'sent', 'failed'];
+/** See {@link HISTORY_TYPE_CODES}. */
+export const FINALIZED_CODES: readonly Delivery['finalized'][] = ['no', 'done', 'failed'];
+
+/**
+ * STORED FORMAT (coded form): the entry types whose `channel` is left out when it is that of `to`
+ * and stored as null when absent: those core always writes with one (a delivery's or a responder's).
+ * It says what a missing `channel` means: never change it once released. The other types (`created`,
+ * `no_answer`, webhook, reminder, escalation), with a channel sometimes or never, keep theirs as is.
+ */
+export const CHANNEL_TYPES: ReadonlySet<string> = new Set(
+  'delivered delivery_failed reply_rejected hint_sent partial answered finalized finalize_failed response'.split(' '),
+);
+
+/** Value → number, for each table of codes. */
+const codesOf = (values: readonly string[]): ReadonlyMap<unknown, number> => new Map(values.map((v, i) => [v, i]));
+const TYPE_NUMBERS = codesOf(HISTORY_TYPE_CODES);
+const STATUS_NUMBERS = codesOf(DELIVERY_STATUS_CODES);
+const FINALIZED_NUMBERS = codesOf(FINALIZED_CODES);
+
+/** The value of `v` if it is a code of `table`; anything else as it is (for the schema to judge). */
+function uncode(v: unknown, table: readonly string[]): unknown {
+  return typeof v === 'number' ? (table[v] ?? v) : v;
+}
+
+/** The coded form of history entries (see {@link compactRecord}), `createdMs` and `to`'s channel given. */
+function codedEntry(createdMs: number, toChannel: string | undefined) {
+  return (entry: HistoryEntry): Record<string, unknown> => {
+    const e = entry as unknown as Record<string, unknown>;
+    const ownChannel = toChannel !== undefined && CHANNEL_TYPES.has(entry.type);
+    const out: Record<string, unknown> = {};
+    for (const k in e) {
+      const v = e[k];
+      if (v === undefined) continue;
+      if (k === 'type') out.type = TYPE_NUMBERS.get(v) ?? v;
+      else if (k === 'at') {
+        const ms = toMs(entry.at);
+        // Exact when adding the difference back gives the same ms (it may not, far from 1970).
+        out.at = typeof ms === 'number' && createdMs + (ms - createdMs) === ms ? ms - createdMs : entry.at;
+      } else if (k !== 'channel' || !ownChannel || v !== toChannel) out[k] = v;
+    }
+    if (ownChannel && entry.channel === undefined) out.channel = null;
+    return out;
+  };
+}
+
+/**
+ * History entries of the coded form back as they were (keys in the schema's order); anything not
+ * shaped like them as it is. The inverse of {@link codedEntry}.
+ */
+function uncodeEntries(createdMs: number, toChannel: unknown) {
+  const channelOfTo = typeof toChannel === 'string' ? toChannel : undefined;
+  return (entries: unknown): unknown => {
+    if (!Array.isArray(entries)) return entries;
+    for (let i = 0; i < entries.length; i++) {
+      const e: unknown = entries[i];
+      if (!isObject(e)) continue;
+      const type = uncode(e.type, HISTORY_TYPE_CODES);
+      const out: Record<string, unknown> = { type, at: typeof e.at === 'number' ? fromMs(createdMs + e.at) : e.at };
+      let channel = e.channel;
+      if (channelOfTo !== undefined && typeof type === 'string' && CHANNEL_TYPES.has(type))
+        channel = channel === undefined ? channelOfTo : channel === null ? undefined : channel;
+      if (channel !== undefined) out.channel = channel;
+      // (`__proto__`, no field of an entry, is not copied: assigned, it would set out's prototype.)
+      for (const k in e) if (k !== 'type' && k !== 'at' && k !== 'channel' && k !== '__proto__') out[k] = e[k];
+      entries[i] = out;
+    }
+    return entries;
+  };
+}
+
 type Delivery = AskRecord['deliveries'][number];
 type Target = NonNullable<AskRecord['targets']>[number];
 const PLACE = ['channel', 'chat', 'thread', 'users'] as const;
 const PLACE_KEYS: Record<string, boolean> = { channel: true, chat: true, thread: true, users: true };
 
-function compactDelivery(delivery: Delivery, target: Target | undefined): Record<string, unknown> {
+function compactDelivery(delivery: Delivery, target: Target | undefined, coded: boolean): Record<string, unknown> {
   const atTarget = target !== undefined && PLACE.every((k) => sameJson(delivery[k], target[k]));
   const d = delivery as unknown as Record<string, unknown>;
   const out: Record<string, unknown> = {};
@@ -172,16 +270,18 @@ function compactDelivery(delivery: Delivery, target: Target | undefined): Record
     if (v === undefined || (k === 'finalized' && v === 'no') || (atTarget && PLACE_KEYS[k])) continue;
     out[k] = k === 'message' && delivery.message?.chat === delivery.chat ? without(delivery.message, 'chat') : v;
   }
+  if (coded && out.status !== undefined) out.status = STATUS_NUMBERS.get(out.status) ?? out.status;
+  if (coded && out.finalized !== undefined) out.finalized = FINALIZED_NUMBERS.get(out.finalized) ?? out.finalized;
   return out;
 }
 
-function expandDelivery(delivery: unknown, target: unknown): unknown {
+function expandDelivery(delivery: unknown, target: unknown, coded: boolean): unknown {
   if (!isObject(delivery)) return delivery;
   const d = delivery;
   const place = d.channel === undefined && isObject(target) ? target : d;
   const out: Record<string, unknown> = { channel: place.channel, chat: place.chat };
   if (place.thread !== undefined) out.thread = place.thread;
-  out.status = d.status;
+  out.status = coded ? uncode(d.status, DELIVERY_STATUS_CODES) : d.status;
   const message = d.message;
   if (message !== undefined)
     out.message =
@@ -193,7 +293,8 @@ function expandDelivery(delivery: unknown, target: unknown): unknown {
           }
         : message;
   if (d.error !== undefined) out.error = d.error;
-  out.finalized = d.finalized ?? 'no';
+  const finalized = d.finalized ?? 'no';
+  out.finalized = coded ? uncode(finalized, FINALIZED_CODES) : finalized;
   const users = place.users;
   if (users !== undefined) out.users = place === d ? users : Array.isArray(users) ? users.slice() : users;
   if (d.step !== undefined) out.step = d.step;

@@ -2,10 +2,16 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAsk as newAsk } from '../../src/core/lifecycle.js';
 import { AskRequestSchema } from '../../src/core/request-schemas.js';
-import type { AskRecord } from '../../src/core/schemas.js';
-import { AskRecordSchema } from '../../src/core/schemas.js';
+import type { AskRecord, HistoryEntry } from '../../src/core/schemas.js';
+import { AskRecordSchema, DeliverySchema, HistoryTypeSchema } from '../../src/core/schemas.js';
 import { CorruptRecordError, encodeAsk, parseStoredAsk } from '../../src/store/ask-doc.js';
-import { compactRecord } from '../../src/store/compact-record.js';
+import {
+  CHANNEL_TYPES,
+  compactRecord,
+  DELIVERY_STATUS_CODES,
+  FINALIZED_CODES,
+  HISTORY_TYPE_CODES,
+} from '../../src/store/compact-record.js';
 import { lengthenKeys, LONG_KEYS, SHORT_KEYS, shortenKeys } from '../../src/store/key-names.js';
 import { StoreKeys } from '../../src/store/keys.js';
 import { RedisAskStore } from '../../src/store/redis-store.js';
@@ -273,16 +279,18 @@ describe('the stored form of an ask', () => {
     expect(parseStoredAsk(raw, 'k', ids, true)).toEqual(record);
   });
 
-  it.each(shapes)('stores its JSON with short keys after a ~, and reads the long-name form before it: %s', (_n, r) => {
+  it.each(shapes)('stores its coded JSON with short keys after a ~, and reads the long-name form: %s', (_n, r) => {
     const raw = encodeAsk(r);
     const ids = { id: r.id, runId: r.runId };
     const head = `${r.rev} ${r.status} `;
+    const coded = compactRecord(r, true);
     const long = compactRecord(r);
-    expect(raw).toBe(`${head}~${shortenKeys(long)}`);
+    expect(raw).toBe(`${head}~${shortenKeys(coded)}`);
     expect(raw.length).toBeLessThan(head.length + long.length);
-    expect(lengthenKeys(raw.slice(head.length + 1))).toBe(long);
+    expect(lengthenKeys(raw.slice(head.length + 1))).toBe(coded);
     for (const k of SHORT_KEYS.keys()) expect(raw).not.toContain(`"${k}":`);
-    // The value written before the short keys (`<rev> <status> <compact JSON>`) reads the same.
+    // The value written before the `~` form (`<rev> <status> <compact JSON>`, long keys, values
+    // not coded) reads the same.
     expect(parseStoredAsk(`${head}${long}`, 'k', ids)).toStrictEqual(parseStoredAsk(raw, 'k', ids));
     expect(parseStoredAsk(`${head}${long}`, 'k', ids, true)).toEqual(r);
   });
@@ -323,11 +331,13 @@ describe('the stored form of an ask', () => {
 });
 
 describe('short key names in the stored ask (key-names.ts)', () => {
-  // The brief's example: a pending Telegram ask as stored with long key names, and as stored now.
+  // The brief's example: a pending Telegram ask as stored with long key names, and as stored now
+  // (short keys, coded values: the delivery `sent`, the entry `delivered` 484 ms after createdAt
+  // on the channel of `to`).
   const LONG =
     '1 pending {"questions":[{"id":"env","header":"Deploy","question":"Where should I deploy?","options":[{"label":"Staging"},{"label":"Production","description":"live traffic"}]}],"createdAt":1796424944761,"timeoutSeconds":3600,"targets":[{"channel":"telegram","chat":"20000756","users":["20000756"]}],"deliveries":[{"status":"sent","message":{"messageId":"101"}}],"later":[{"type":"delivered","channel":"telegram","messageId":"101","at":1796424945245}]}';
   const SHORT =
-    '1 pending ~{"Q":[{"B":"env","E":"Deploy","C":"Where should I deploy?","D":[{"A":"Staging"},{"A":"Production","F":"live traffic"}]}],"O":1796424944761,"P":3600,"R":[{"G":"telegram","H":"20000756","I":["20000756"]}],"S":[{"J":"sent","K":{"L":"101"}}],"T":[{"M":"delivered","N":1796424945245,"G":"telegram","L":"101"}]}';
+    '1 pending ~{"Q":[{"B":"env","E":"Deploy","C":"Where should I deploy?","D":[{"A":"Staging"},{"A":"Production","F":"live traffic"}]}],"O":1796424944761,"P":3600,"R":[{"G":"telegram","H":"20000756","I":["20000756"]}],"S":[{"J":1,"K":{"L":"101"}}],"T":[{"M":1,"N":484,"L":"101"}]}';
 
   it('keeps the codes it stored (a code, once given, names its field forever)', () => {
     expect([...SHORT_KEYS].map(([name, code]) => `${code}=${name}`).join(' ')).toBe(
@@ -341,13 +351,13 @@ describe('short key names in the stored ask (key-names.ts)', () => {
     );
   });
 
-  it('writes a pending Telegram ask 134 characters shorter, and reads the long-name value it replaces', () => {
+  it('writes a pending Telegram ask 174 characters shorter, and reads the long-name value it replaces', () => {
     const ids = { id: uid(14), runId: 'run-1' };
     const record = parseStoredAsk(LONG, 'k', ids);
     expect(record.deliveries[0]?.message).toEqual({ chat: '20000756', messageId: '101' });
     expect(record.history.map((e) => e.type)).toEqual(['created', 'delivered']);
     expect(encodeAsk(record)).toBe(SHORT);
-    expect(LONG.length - SHORT.length).toBe(134);
+    expect(LONG.length - SHORT.length).toBe(174);
     expect(parseStoredAsk(SHORT, 'k', ids)).toStrictEqual(record);
     expect(parseStoredAsk(SHORT, 'k', ids, true)).toEqual(record);
   });
@@ -521,5 +531,342 @@ describe('short key names in the stored ask (key-names.ts)', () => {
       expect(JSON.parse(short)).toEqual(reference(v));
       expect(lengthenKeys(short)).toBe(long);
     }
+  });
+});
+
+describe('coded values in the ~ form (compact-record.ts)', () => {
+  const ids = { id: 'ask-1', runId: 'run-1' };
+  /** The JSON of a stored `~` value with long key names (its values still coded). */
+  const codedJson = (raw: string) => JSON.parse(lengthenKeys(raw.slice(raw.indexOf('~') + 1))) as Record<string, any>;
+  /** Encodes, checks both reads against the long-name form and the record, and gives the coded JSON. */
+  function roundTrip(record: AskRecord): Record<string, any> {
+    const ids = { id: record.id, runId: record.runId };
+    const raw = encodeAsk(record);
+    const text = (r: AskRecord) => JSON.stringify(r);
+    const checked = parseStoredAsk(raw, 'k', ids);
+    // Same keys in the same order as the record read through the schema, trusted or checked.
+    expect(text(checked)).toBe(text(parseStoredAsk(JSON.stringify(record), 'k', ids)));
+    expect(text(parseStoredAsk(raw, 'k', ids, true))).toBe(text(checked));
+    expect(checked).toEqual(record);
+    const long = `${record.rev} ${record.status} ${compactRecord(record)}`;
+    expect(text(parseStoredAsk(long, 'k', ids))).toBe(text(checked));
+    return codedJson(raw);
+  }
+  /** The entry a new ask starts with (core/new-ask.ts). */
+  const created = (r: AskRecord): HistoryEntry => ({ type: 'created', at: r.createdAt, channel: r.to!.channel });
+  /** A pending Telegram ask (to: telegram) whose history is its creation and then `later`. */
+  const telegramAsk = (later: HistoryEntry[], over: Partial<AskRecord> = {}): AskRecord => {
+    const base = { ...pendingAsk('run-1', 1, 'ask-1'), ...over };
+    return { ...base, history: [created(base), ...later] };
+  };
+  const at = (ms: number) => new Date(T0 + ms).toISOString();
+
+  it('keeps the numbers it stored (a number, once given, names its value forever)', () => {
+    const pin = (table: readonly string[]) => table.map((v, i) => `${i}=${v}`).join(' ');
+    expect(pin(HISTORY_TYPE_CODES)).toBe(
+      '0=created 1=delivered 2=delivery_failed 3=reply_rejected 4=hint_sent 5=partial 6=answered ' +
+        '7=no_answer 8=finalized 9=finalize_failed 10=webhook_delivered 11=webhook_failed 12=reminded ' +
+        '13=escalated 14=response',
+    );
+    expect(pin(DELIVERY_STATUS_CODES)).toBe('0=pending 1=sent 2=failed');
+    expect(pin(FINALIZED_CODES)).toBe('0=no 1=done 2=failed');
+    // Which types leave out the channel of `to`: what a missing channel means, so fixed too.
+    expect([...CHANNEL_TYPES].sort().join(' ')).toBe(
+      'answered delivered delivery_failed finalize_failed finalized hint_sent partial reply_rejected response',
+    );
+  });
+
+  it('has a number for every value of the schema, each once', () => {
+    for (const [table, values] of [
+      [HISTORY_TYPE_CODES, HistoryTypeSchema.options],
+      [DELIVERY_STATUS_CODES, DeliverySchema.shape.status.options],
+      [FINALIZED_CODES, DeliverySchema.shape.finalized.unwrap().options],
+    ] as const) {
+      expect(new Set(table).size).toBe(table.length);
+      expect([...table].sort()).toEqual([...values].sort());
+    }
+    for (const type of CHANNEL_TYPES) expect(HISTORY_TYPE_CODES).toContain(type);
+  });
+
+  it('writes and reads a literal value with every coding (pinned)', () => {
+    const full = pendingAsk('run-1', 1, 'ask-1');
+    const record: AskRecord = {
+      ...full,
+      rev: 4,
+      targets: [full.to!, { channel: 'slack', chat: 'C1' }],
+      deliveries: [
+        {
+          ...full.deliveries[0]!,
+          users: ['1001'],
+          status: 'sent',
+          message: { chat: '-100:42', messageId: '9' },
+          finalized: 'done',
+        },
+        { channel: 'slack', chat: 'C1', status: 'failed', error: 'gone', finalized: 'no' },
+      ],
+      history: [
+        created(full),
+        { type: 'delivered', at: at(1500), channel: 'telegram', messageId: '9' },
+        { type: 'delivery_failed', at: at(1500), channel: 'slack', detail: 'gone' },
+        { type: 'hint_sent', at: at(-1000), reason: 'invalid_selection' },
+        { type: 'webhook_failed', at: '2030-01-01T00:00:05Z', detail: 'HTTP 500' },
+        { type: 'no_answer', at: 'soon', channel: 'telegram', reason: 'cancelled' },
+        { type: 'finalized', at: at(90_000), channel: 'telegram' },
+      ],
+    };
+    const VALUE =
+      '4 pending ~{"P":900,"5":"key-1","Q":[{"B":"env","E":"Deploy","C":"Where to?","D":[{"A":"Staging","F":"safe"},' +
+      '{"A":"Prod"}]},{"B":"q2","C":"Notes?","D":[{"A":"A"},{"A":"B"}],"W":true}],"O":1893456000000,' +
+      '"6":"https://agent.example/hook","R":[{"G":"telegram","H":"-100:42","U":"7","I":["1001"]},{"G":"slack","H":"C1"}],' +
+      '"4":{"q2":["A"]},"S":[{"J":1,"V":1,"K":{"L":"9"}},{"J":2,"b":"gone"}],' +
+      '"T":[{"M":1,"N":1500,"L":"9"},{"M":2,"N":1500,"G":"slack","r":"gone"},' +
+      '{"M":4,"N":-1000,"3":"invalid_selection","G":null},{"M":11,"N":"2030-01-01T00:00:05Z","r":"HTTP 500"},' +
+      '{"M":7,"N":"soon","G":"telegram","3":"cancelled"},{"M":8,"N":90000}]}';
+    expect(encodeAsk(record)).toBe(VALUE);
+    expect(parseStoredAsk(VALUE, 'k', ids)).toEqual(record);
+    expect(parseStoredAsk(VALUE, 'k', ids, true)).toEqual(record);
+    roundTrip(record);
+  });
+
+  it('reads the long-name form as before: times in epoch ms, channels and values as written', () => {
+    const LONG =
+      '1 pending {"questions":[],"createdAt":1000,"timeoutSeconds":60,"targets":[{"channel":"telegram","chat":"1"}],' +
+      '"deliveries":[{"status":"sent"}],"later":[{"type":"delivered","at":2000},{"type":"answered","at":3000,"channel":"x"}]}';
+    const record = parseStoredAsk(LONG, 'k', ids);
+    expect(record.history).toEqual([
+      { type: 'created', at: '1970-01-01T00:00:01.000Z', channel: 'telegram' },
+      { type: 'delivered', at: '1970-01-01T00:00:02.000Z' },
+      { type: 'answered', at: '1970-01-01T00:00:03.000Z', channel: 'x' },
+    ]);
+    expect(record.deliveries[0]).toMatchObject({ status: 'sent', finalized: 'no', channel: 'telegram' });
+    // A finalized of null read as its default, as before.
+    const nullFinalized = LONG.replace('{"status":"sent"}', '{"status":"sent","finalized":null}');
+    expect(parseStoredAsk(nullFinalized, 'k', ids)).toEqual(record);
+    // The same JSON after a ~ means other values: coded, short keys.
+    expect(encodeAsk(record)).toBe(
+      '1 pending ~{"Q":[],"O":1000,"P":60,"R":[{"G":"telegram","H":"1"}],"S":[{"J":1}],' +
+        '"T":[{"M":1,"N":1000,"G":null},{"M":6,"N":2000,"G":"x"}]}',
+    );
+    roundTrip(record);
+  });
+
+  const TYPES = HistoryTypeSchema.options;
+  it.each(TYPES)('an entry of type %s round-trips with the channel of `to`, another one or none', (type) => {
+    const code = HISTORY_TYPE_CODES.indexOf(type);
+    const elides = CHANNEL_TYPES.has(type);
+    for (const [channel, stored] of [
+      ['telegram', elides ? undefined : 'telegram'],
+      ['slack', 'slack'],
+      [undefined, elides ? null : undefined],
+      ['null', 'null'],
+      ['', ''],
+    ] as const) {
+      const entry: HistoryEntry = { type, at: at(7), ...(channel === undefined ? {} : { channel }), userId: '42' };
+      const json = roundTrip(telegramAsk([entry]));
+      expect(json.later).toEqual([
+        { type: code, at: 7, ...(stored === undefined ? {} : { channel: stored }), userId: '42' },
+      ]);
+    }
+  });
+
+  it.each(TYPES)('an entry of type %s on an ask with `to` null (API) keeps its channel or none', (type) => {
+    for (const channel of ['telegram', 'api', '', undefined]) {
+      const a = apiAsk();
+      const entry: HistoryEntry = {
+        type,
+        at: new Date(T0 + 12).toISOString(),
+        ...(channel === undefined ? {} : { channel }),
+      };
+      const json = roundTrip({ ...a, history: [...a.history, entry] });
+      expect(json.later).toEqual([
+        { type: HISTORY_TYPE_CODES.indexOf(type), at: 12, ...(channel === undefined ? {} : { channel }) },
+      ]);
+    }
+  });
+
+  it('fan-out to several channels: only the channel of the first target is left out', () => {
+    const full = pendingAsk('run-1', 1, 'ask-1');
+    const targets = [full.to!, { channel: 'slack', chat: 'C1' }, { channel: 'discord', chat: 'G1' }];
+    const record = telegramAsk(
+      [
+        { type: 'delivered', at: at(1), channel: 'telegram', messageId: '1' },
+        { type: 'delivered', at: at(2), channel: 'slack', messageId: '2' },
+        { type: 'delivery_failed', at: at(3), channel: 'discord', detail: 'no' },
+        { type: 'answered', at: at(4), channel: 'slack', userId: 'U1' },
+        { type: 'finalized', at: at(5), channel: 'telegram' },
+        { type: 'finalized', at: at(6) },
+      ],
+      {
+        targets,
+        deliveries: targets.map((t, i) => ({
+          ...t,
+          status: i < 2 ? 'sent' : 'failed',
+          finalized: i === 0 ? 'done' : 'no',
+        })),
+      },
+    );
+    const json = roundTrip(record);
+    expect(json.later.map((e: Record<string, unknown>) => e.channel)).toEqual([
+      undefined,
+      'slack',
+      'discord',
+      'slack',
+      undefined,
+      null,
+    ]);
+    expect(json.deliveries).toEqual([{ status: 1, finalized: 1 }, { status: 1 }, { status: 2 }]);
+    // `to` other than the first target: the channel left out is that of `to`.
+    const slack = { channel: 'slack', chat: 'C1' };
+    const other = { ...record, to: slack, history: [created({ ...record, to: slack }), ...record.history.slice(1)] };
+    expect(roundTrip(other).later.map((e: Record<string, unknown>) => e.channel)).toEqual([
+      'telegram',
+      undefined,
+      'discord',
+      undefined,
+      'telegram',
+      null,
+    ]);
+  });
+
+  it.each([
+    ['484 ms after createdAt', undefined, at(484), 484],
+    ['at createdAt', undefined, at(0), 0],
+    ['before createdAt', undefined, at(-86_400_000), -86_400_000],
+    ['years after createdAt', undefined, at(3e11), 3e11],
+    ['not in the canonical ISO form', undefined, '2030-01-01T00:00:05Z', '2030-01-01T00:00:05Z'],
+    ['with an offset', undefined, '2030-01-01T01:00:00.000+01:00', '2030-01-01T01:00:00.000+01:00'],
+    ['finer than a ms', undefined, '2030-01-01T00:00:00.0001Z', '2030-01-01T00:00:00.0001Z'],
+    ['not a time', undefined, 'x', 'x'],
+    ['empty', undefined, '', ''],
+    ['a time when createdAt is not canonical: after the epoch', '2030-01-01T00:00:00Z', at(5), T0 + 5],
+    ['a time when createdAt is no time: after the epoch', 'later', at(5), T0 + 5],
+    [
+      'the earliest time, createdAt the latest',
+      '+275760-09-13T00:00:00.000Z',
+      '-271821-04-20T00:00:00.000Z',
+      -1.728e16,
+    ],
+    // 1.728e16 - 1 is no float: the difference would not give `at` back.
+    ['too far from createdAt to be exact', '-271821-04-20T00:00:00.001Z', '+275760-09-13T00:00:00.000Z', null],
+  ])('an entry time %s', (_name, createdAt, entryAt, stored) => {
+    const full = pendingAsk('run-1', 1, 'ask-1');
+    const c = createdAt ?? full.createdAt;
+    const record: AskRecord = {
+      ...full,
+      createdAt: c,
+      expiresAt: 'never',
+      history: [
+        { type: 'created', at: c, channel: 'telegram' },
+        { type: 'reminded', at: entryAt, detail: 'reminder 1' },
+      ],
+    };
+    const json = roundTrip(record);
+    expect(json.later).toEqual([{ type: 12, at: stored ?? entryAt, detail: 'reminder 1' }]);
+  });
+
+  it('a history not starting with its creation is coded the same (times after createdAt)', () => {
+    const full = pendingAsk('run-1', 1, 'ask-1');
+    const record: AskRecord = {
+      ...full,
+      history: [
+        { type: 'created', at: at(-5), channel: 'telegram' },
+        { type: 'delivered', at: at(5), channel: 'telegram', messageId: '1' },
+        { type: 'no_answer', at: at(6), reason: 'timeout' },
+      ],
+    };
+    expect(roundTrip(record).history).toEqual([
+      { type: 0, at: -5, channel: 'telegram' },
+      { type: 1, at: 5, messageId: '1' },
+      { type: 7, at: 6, reason: 'timeout' },
+    ]);
+  });
+
+  it('never codes what a user chose: values equal to codes, names or numbers stay', () => {
+    const words = ['delivered', 'sent', 'done', 'no', 'failed', 'created', '0', '1', 'null', 'telegram', '~', '"M":1'];
+    const hostile = telegramAsk(
+      [
+        { type: 'reply_rejected', at: at(1), channel: 'telegram', userId: 'delivered', reason: 'sent' },
+        { type: 'partial', at: at(2), channel: 'telegram', userId: '1', questions: ['status', 'type', 'at'] },
+        { type: 'answered', at: at(3), channel: 'telegram', userId: 'null', detail: '{"M":1,"G":null}' },
+      ],
+      {
+        questions: words.map((w, i) => ({
+          id: `q${i}`,
+          header: w,
+          question: w,
+          options: [{ label: w }],
+          multiSelect: false,
+        })),
+        partial: Object.fromEntries(words.map((w) => [w, [w]])),
+        idempotencyKey: 'sent',
+        result: {
+          status: 'answered',
+          answers: { type: ['delivered'], status: ['sent'], finalized: ['done'], at: ['1'] },
+          answeredBy: { channel: 'telegram', userId: 'delivered' },
+          answeredAt: at(3),
+        },
+        status: 'answered',
+      },
+    );
+    const json = roundTrip(hostile);
+    expect(json.questions.map((q: { header: string }) => q.header)).toEqual(words);
+    expect(json.result.answers).toEqual({ type: ['delivered'], status: ['sent'], finalized: ['done'], at: ['1'] });
+    expect(json.later[2]).toEqual({ type: 6, at: 3, userId: 'null', detail: '{"M":1,"G":null}' });
+    // A Telegram ask whose channel name is itself odd.
+    const odd = pendingAsk('run-1', 1, 'ask-1');
+    for (const channel of ['', 'null', '0', '"', '\\', 'telegram\u0000']) {
+      const to = { ...odd.to!, channel };
+      const r: AskRecord = {
+        ...odd,
+        to,
+        targets: [to],
+        deliveries: [{ ...odd.deliveries[0]!, channel, status: 'sent', message: { chat: to.chat, messageId: '1' } }],
+        history: [
+          created({ ...odd, to }),
+          { type: 'delivered', at: at(1), channel, messageId: '1' },
+          { type: 'finalized', at: at(2) },
+          { type: 'no_answer', at: at(3), channel },
+        ],
+      };
+      expect(roundTrip(r).later).toEqual([
+        { type: 1, at: 1, messageId: '1' },
+        { type: 8, at: 2, channel: null },
+        { type: 7, at: 3, channel },
+      ]);
+    }
+  });
+
+  it.each([
+    ['an entry type without a value', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":15,"N":0}]}'],
+    ['a negative entry type', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":-1,"N":0}]}'],
+    ['a fractional entry type', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":1.5,"N":0}]}'],
+    ['an entry type that is no value', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":"sent","N":0}]}'],
+    ['a delivery status without a value', '0 pending ~{"Q":[],"O":1,"P":6,"S":[{"G":"t","H":"1","J":3}]}'],
+    ['a finalized without a value', '0 pending ~{"Q":[],"O":1,"P":6,"S":[{"G":"t","H":"1","J":1,"V":3}]}'],
+    ['a null channel on an ask without `to`', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":1,"N":0,"G":null}]}'],
+    [
+      'a null channel on a type that keeps its channel',
+      '0 pending ~{"Q":[],"O":1,"P":6,"R":[{"G":"t","H":"1"}],"T":[{"M":7,"N":0,"G":null}]}',
+    ],
+    ['an entry time beyond the last date', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":1,"N":8.64e15}]}'],
+    ['an entry time that is an object', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":1,"N":{}}]}'],
+    ['an entry that is no object', '0 pending ~{"Q":[],"O":1,"P":6,"T":[1]}'],
+    [
+      'a coded entry type in the long-name form',
+      '0 pending {"questions":[],"createdAt":1,"timeoutSeconds":6,"later":[{"type":1,"at":0}]}',
+    ],
+    [
+      'a coded status in the long-name form',
+      '0 pending {"questions":[],"createdAt":1,"timeoutSeconds":6,"deliveries":[{"channel":"t","chat":"1","status":1}]}',
+    ],
+  ])('a corrupt coded value (%s) is a CorruptRecordError', (_name, raw) => {
+    expect(() => parseStoredAsk(raw, 'k', { id: 'a', runId: 'r' })).toThrow(CorruptRecordError);
+  });
+
+  it('an entry key __proto__ sets no prototype', () => {
+    const raw = '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":12,"N":0,"__proto__":{"detail":"x"}}]}';
+    const record = parseStoredAsk(raw, 'k', { id: 'a', runId: 'r' });
+    expect(record.history[1]).toEqual({ type: 'reminded', at: '1970-01-01T00:00:00.001Z' });
+    expect(record.history[1]?.detail).toBeUndefined();
   });
 });
