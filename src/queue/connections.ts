@@ -30,7 +30,9 @@ export function redisFactoryFromUrl(url: string, opts: RedisFactoryOptions = {})
           enableOfflineQueue: false,
           commandTimeout,
           connectionName: 'askgate-producer',
-          enableAutoPipelining: true,
+          // No auto-pipelining (as on the Cluster producer): each auto-pipeline is a new ioredis
+          // Pipeline, which copies every script BullMQ defined on the connection (~50, twice over),
+          // while a producer sends about one command per request (add or remove a job).
         })
       : // No commandTimeout here: workers issue blocking commands (BZPOPMIN) that legitimately wait.
         new Redis(url, { maxRetriesPerRequest: null, connectionName: 'askgate-worker' });
