@@ -152,7 +152,50 @@ export function describeError(error: unknown): string {
   return describeAny(error, describeGrammy);
 }
 
-/** An abort signal that fires after `ms`, typed as grammy's (node-fetch accepts Node's native signals). */
+/**
+ * An abort signal for one Bot API call that fires `ms` after the call starts, typed as grammy's.
+ * grammy only reads `aborted` and adds one 'abort' listener for the call (removed when the call
+ * ends), so the timer starts when the listener is added and stops when it is removed: a call
+ * answered in time leaves no timer behind, and a webhook reply (no HTTP call) starts none.
+ * `AbortSignal.timeout` cost ~1.5 KB per call (a signal, a WeakRef, a finalization record) and kept
+ * its timer alive for the whole 15 s after every call, long enough to outlive young-generation GCs.
+ */
 export function deadline(ms: number): Parameters<Api['getMe']>[0] {
-  return AbortSignal.timeout(ms) as unknown as Parameters<Api['getMe']>[0];
+  return new CallDeadline(ms) as unknown as Parameters<Api['getMe']>[0];
+}
+
+type AbortListener = (event: { type: 'abort' }) => void;
+
+/** The part of an `AbortSignal` grammy uses, armed while it has a listener; see {@link deadline}. */
+export class CallDeadline {
+  aborted = false;
+  private readonly listeners: AbortListener[] = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly ms: number) {}
+
+  addEventListener(type: string, listener: AbortListener): void {
+    if (type !== 'abort' || this.aborted || this.listeners.includes(listener)) return;
+    this.listeners.push(listener);
+    if (this.timer === undefined) {
+      this.timer = setTimeout(() => this.fire(), this.ms);
+      this.timer.unref();
+    }
+  }
+
+  removeEventListener(type: string, listener: AbortListener): void {
+    if (type !== 'abort') return;
+    const at = this.listeners.indexOf(listener);
+    if (at >= 0) this.listeners.splice(at, 1);
+    if (this.listeners.length === 0 && this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private fire(): void {
+    this.aborted = true;
+    this.timer = undefined;
+    for (const listener of this.listeners.splice(0)) listener({ type: 'abort' });
+  }
 }
