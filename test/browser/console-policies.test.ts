@@ -59,7 +59,13 @@ const person = (channel: string, userId: string, name?: string): Responder => ({
   userId,
   ...(name ? { name } : {}),
 });
-const hhmm = (iso: string) => new Date(iso).toISOString().slice(11, 16); // the page runs in UTC, en-GB
+/** A time as the console shows it (the page runs in UTC, en-GB): hh:mm today, else dd/mm/yyyy hh:mm. */
+const hhmm = (iso: string) => {
+  const at = new Date(iso).toISOString();
+  const time = at.slice(11, 16);
+  if (at.slice(0, 10) === new Date().toISOString().slice(0, 10)) return time;
+  return `${at.slice(8, 10)}/${at.slice(5, 7)}/${at.slice(0, 4)} ${time}`;
+};
 
 /** The ask once `count` deliveries left the pending state. */
 const settled = (id: string, count: number) =>
