@@ -466,6 +466,9 @@ export function renderMarkdown(
       '',
     );
 
+  const largestRow = ownTimeouts.reduce<TimeoutsResult | null>((a, b) => (a && a.count >= b.count ? a : b), null);
+  if (largestRow && largestRow.count >= 100_000) L.push(...lateSlices(largestRow), '');
+
   if (results.steps?.length) L.push(stepsMarkdown(results.steps));
 
   // Restart.
@@ -473,7 +476,7 @@ export function renderMarkdown(
   if (rs) {
     const ok = (v: number | null) => (v === null ? 'not done within 300 s' : `${(v / 1000).toFixed(2)} s`);
     L.push(
-      `${num(rs.count)} API asks (1-hour timeout) created in ${rs.createSeconds.toFixed(1)} s (${num(rs.createPerSecond)}/s${rs.createErrors ? `, ${num(rs.createErrors)} failed` : ''}) on askgate with \`ASKGATE_SWEEP_DELAY_MS=${rs.sweepDelayMs}\`; askgate killed with SIGKILL with ${num(rs.marksAtKill)} sweep marks stored, ${num(rs.dueAtKill)} of them due; restarted ${rs.downSeconds.toFixed(1)} s later (default settings) once all ${num(rs.dueAtRestart)} were due. Times from the new process's spawn (Node and tsx loading included${rs.emptyListeningMs !== undefined ? `; the same start on an empty Redis, the first process, listened after ${(rs.emptyListeningMs / 1000).toFixed(2)} s` : ''}):`,
+      `${num(rs.count)} ${rs.telegram ? 'asks to a Telegram chat each (1-hour timeout), created and delivered' : 'API asks (1-hour timeout) created'} in ${rs.createSeconds.toFixed(1)} s (${num(rs.createPerSecond)}/s${rs.createErrors ? `, ${num(rs.createErrors)} failed` : ''}) on askgate with \`ASKGATE_SWEEP_DELAY_MS=${rs.sweepDelayMs}\`; askgate killed with SIGKILL with ${num(rs.marksAtKill)} sweep marks stored, ${num(rs.dueAtKill)} of them due; restarted ${rs.downSeconds.toFixed(1)} s later (default settings) once all ${num(rs.dueAtRestart)} were due. Times from the new process's spawn (Node and tsx loading included${rs.emptyListeningMs !== undefined ? `; the same start on an empty Redis, the first process, listened after ${(rs.emptyListeningMs / 1000).toFixed(2)} s` : ''}):`,
       '',
     );
     L.push(
@@ -684,4 +687,36 @@ function gcLine(
   const total = kinds.reduce((a, [, p]) => a + p.totalMs, 0);
   const parts = kinds.map(([kind, p]) => `${num(p.count)} ${kind} (longest ${p.maxMs.toFixed(1)} ms)`);
   return ` Garbage collection paused askgate ${parts.join(', ')}: ${num(total)} ms in ${seconds.toFixed(0)} s (${((100 * total) / (seconds * 1000)).toFixed(1)} % of the time).`;
+}
+
+/**
+ * Where in the window a timeout row's tail lies: its lateness samples (in deadline order) cut into
+ * 50 slices of the span; the slices whose p99 is over 250 ms, and the p99 of all the others.
+ */
+function lateSlices(t: TimeoutsResult): string[] {
+  const slices = 50;
+  const n = t.samples.length;
+  if (n < slices * 10) return [];
+  const width = t.deadlineSpanSeconds / slices;
+  const p99 = (v: number[]) => v.slice().sort((a, b) => a - b)[Math.floor(v.length * 0.99)] ?? NaN;
+  const bad: string[] = [];
+  const rest: number[] = [];
+  for (let i = 0; i < slices; i++) {
+    const part = t.samples.slice(Math.floor((i * n) / slices), Math.floor(((i + 1) * n) / slices));
+    const q = p99(part);
+    if (q > 250) bad.push(`${num(i * width)}–${num((i + 1) * width)} s (p99 ${num(q)} ms)`);
+    else rest.push(...part);
+  }
+  const r = t.window.redis;
+  return [
+    `Where the ${num(t.count)}-pending row's tail lies: its lateness by ${num(width)}-second slice of the ${num(t.deadlineSpanSeconds)} s of deadlines. ` +
+      (bad.length
+        ? `${bad.length} of ${slices} slices hold it: ${bad.join(', ')}; the other ${slices - bad.length} slices together have p99 ${num(p99(rest))} ms. `
+        : `No slice has p99 over 250 ms. `) +
+      `Redis rewrote its AOF ${r.aofRewrites} times in that window (last fork ${r.latestForkMs.toFixed(0)} ms; latency events since start, max ms: ${
+        Object.entries(r.latency)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ') || 'none'
+      }).`,
+  ];
 }

@@ -13,6 +13,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { startAskgateChild, type AskgateChild } from './lib/askgate.js';
+import { telegramWorld } from './lib/world.js';
 import { HttpClient, lanes, sleep } from './lib/http.js';
 import { PREFIX, startRedisOnly } from './lib/stack.js';
 import { freePort } from '../test/helpers/redis-server.js';
@@ -21,6 +22,12 @@ import { StoreKeys } from '../src/store/keys.js';
 /** Options of {@link restart}. */
 export interface RestartOptions {
   count: number;
+  /**
+   * Asks to a Telegram chat each (the fake), all delivered before the kill: their sweep marks are
+   * due 30 s after creation. API asks without a target are marked for their deadline + grace
+   * instead, so a restart finds none of those due.
+   */
+  telegram?: boolean;
   /** The first process's sweep delay: long enough for the creation to end before any mark is due. */
   sweepDelayMs: number;
 }
@@ -28,6 +35,8 @@ export interface RestartOptions {
 /** What the restart row measured (ms are from the new process's spawn unless said otherwise). */
 export interface RestartResult {
   count: number;
+  /** The asks went to Telegram chats (see {@link RestartOptions.telegram}); absent in older results. */
+  telegram?: boolean;
   sweepDelayMs: number;
   createSeconds: number;
   createPerSecond: number;
@@ -68,12 +77,16 @@ export async function restart(opts: RestartOptions): Promise<RestartResult> {
   );
   const keys = new StoreKeys(PREFIX);
   const port = await freePort();
+  const world = opts.telegram ? await telegramWorld(count) : null;
+  let delivered = 0;
+  if (world) world.onDelivered = () => void delivered++;
   const env = (extra: Record<string, string>) => ({
     REDIS_URL: redis.url,
     PORT: String(port),
     ASKGATE_KEY_PREFIX: PREFIX,
     ASKGATE_TIMEOUT_MIN_SECONDS: '1',
-    BENCH_CHANNELS: '',
+    BENCH_CHANNELS: world?.name ?? '',
+    ...(world?.childEnv(port) ?? {}),
     ...extra,
   });
   const children: AskgateChild[] = [];
@@ -84,6 +97,7 @@ export async function restart(opts: RestartOptions): Promise<RestartResult> {
     const first = await startAskgateChild({ env: env({ ASKGATE_SWEEP_DELAY_MS: String(opts.sweepDelayMs) }) });
     const emptyListeningMs = performance.now() - emptySpawned;
     children.push(first);
+    await world?.attach([first.url]);
     const api = new HttpClient(first.url);
     clients.push(api);
     let createErrors = 0;
@@ -91,11 +105,17 @@ export async function restart(opts: RestartOptions): Promise<RestartResult> {
     const t0 = Date.now();
     await lanes(count, 200, async (i) => {
       const reply = await api
-        .json('POST', '/v1/asks', { runId: `r-${i}`, questions: QUESTION, timeoutSeconds: 3600 }, 60_000)
+        .json(
+          'POST',
+          '/v1/asks',
+          { runId: `r-${i}`, questions: QUESTION, timeoutSeconds: 3600, ...(world ? { to: world.target(i) } : {}) },
+          60_000,
+        )
         .catch((e: Error) => ({ status: 0, body: { error: e.message } as any }));
       if (reply.status !== 201) createErrors++;
       else if (i === 0) firstId = reply.body.id;
     });
+    for (let waited = 0; world && delivered < count - createErrors && waited < 300_000; waited += 100) await sleep(100);
     const createSeconds = (Date.now() - t0) / 1000;
     const marksAtKill = await admin.zcard(keys.sweep());
     const dueAtKill = await dueNow();
@@ -115,6 +135,7 @@ export async function restart(opts: RestartOptions): Promise<RestartResult> {
     const second = await startAskgateChild({ env: env({}) });
     const listening = performance.now();
     children.push(second);
+    await world?.attach([second.url]);
     await second.reset();
     const s0 = await second.stats();
     const agent = new HttpClient(second.url);
@@ -140,6 +161,7 @@ export async function restart(opts: RestartOptions): Promise<RestartResult> {
     await answered;
     return {
       count,
+      ...(world ? { telegram: true } : {}),
       sweepDelayMs: opts.sweepDelayMs,
       createSeconds,
       createPerSecond: (count - createErrors) / createSeconds,
@@ -165,6 +187,7 @@ export async function restart(opts: RestartOptions): Promise<RestartResult> {
   } finally {
     for (const c of clients) c.close();
     await Promise.all(children.map((c) => c.stop()));
+    await world?.close().catch(() => {});
     admin.disconnect();
     await redis.dispose();
   }

@@ -82,7 +82,7 @@ const plan = quick
       timeouts: [{ count: 2000, spreadSeconds: 5 }],
       million: { count: 5000, spreadSeconds: 3 },
       apiCycle: { warmupCycles: 100, cycles: 500 },
-      restart: { count: 5000, sweepDelayMs: 10_000 },
+      restart: { count: 5000, sweepDelayMs: 15_000, telegram: true },
       steps: [{ count: 2000, spreadSeconds: 5 }],
       costCycles: 30,
       memory: 2000,
@@ -117,7 +117,7 @@ const plan = quick
       million: { count: 1_000_000, spreadSeconds: 600 },
       apiCycle: { warmupCycles: 300, cycles: 3000 },
       // The first askgate's sweep delay covers the creation (100,000 at ≥ 1,200 asks/s).
-      restart: { count: 100_000, sweepDelayMs: 90_000 },
+      restart: { count: 100_000, sweepDelayMs: 150_000, telegram: true },
       steps: [{ count: 10_000, spreadSeconds: 60 }],
       costCycles: 200,
       memory: 100_000,
