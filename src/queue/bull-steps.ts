@@ -58,8 +58,6 @@ class StepQueue extends Queue {
  * them (no QueueEvents, no waitUntilFinished); the last ones stay for an operator.
  */
 export const QUEUE_EVENTS_MAX = 1000;
-/** The step queue's cap on its events stream: {@link QUEUE_EVENTS_MAX}. */
-export const STEP_EVENTS_MAX = QUEUE_EVENTS_MAX;
 
 /** Worker tuning shared by the BullMQ adapters; the defaults are BullMQ's (30 s). */
 export interface WorkerTuning {
@@ -118,7 +116,7 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
     this.queue = new StepQueue(STEP_QUEUE, {
       connection: this.producer,
       prefix: this.prefix,
-      streams: { events: { maxLen: STEP_EVENTS_MAX } },
+      streams: { events: { maxLen: QUEUE_EVENTS_MAX } },
     });
     this.queue.on('error', (err) => this.logger.error({ err }, 'timeout queue error'));
   }

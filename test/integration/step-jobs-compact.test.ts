@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { STEPS } from '../../src/core/effects.js';
-import { BullStepScheduler, STEP_EVENTS_MAX, STEP_QUEUE, stepBackoff } from '../../src/queue/bull-steps.js';
+import { BullStepScheduler, QUEUE_EVENTS_MAX, STEP_QUEUE, stepBackoff } from '../../src/queue/bull-steps.js';
 import { closeConnection, redisFactoryFromUrl, type RedisFactory } from '../../src/queue/connections.js';
 import { queuePrefix } from '../contracts/queue.contract.js';
 import { silentLogger } from '../helpers/logs.js';
@@ -101,13 +101,13 @@ describe('step jobs: compact in Redis', () => {
     expect(fired).toEqual([]);
   });
 
-  it('keeps the events stream of the queue to about STEP_EVENTS_MAX entries', async () => {
+  it('keeps the events stream of the queue to about QUEUE_EVENTS_MAX entries', async () => {
     const prefix = queuePrefix();
     const s = scheduler(prefix);
     const at = Date.now() + 3_600_000;
-    for (let i = 0; i < STEP_EVENTS_MAX + 500; i += 100)
+    for (let i = 0; i < QUEUE_EVENTS_MAX + 500; i += 100)
       await Promise.all(Array.from({ length: 100 }, (_, j) => s.schedule(`askS${i + j}`, 'timeout', at)));
-    expect(await admin.xlen(`${prefix}:${STEP_QUEUE}:events`)).toBeLessThanOrEqual(STEP_EVENTS_MAX + 100);
+    expect(await admin.xlen(`${prefix}:${STEP_QUEUE}:events`)).toBeLessThanOrEqual(QUEUE_EVENTS_MAX + 100);
   });
 
   it('retries with the exponential delay computed by the worker', () => {
