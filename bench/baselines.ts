@@ -9,7 +9,7 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { sleep } from './lib/http.js';
 import { cpuMeter, type CpuUse } from './lib/machine.js';
-import { startRedisOnly } from './lib/stack.js';
+import { redisHealth, startRedisOnly, type RedisHealth } from './lib/stack.js';
 import { summarize, type Summary } from './lib/stats.js';
 
 export interface RedisBenchmarkRow {
@@ -169,6 +169,8 @@ export interface BullLatenessResult {
   latenessMs: Summary;
   missed: number;
   samples: number[];
+  /** Redis persistence over the deadlines (AOF rewrites, stalls), as in askgate's timeout rows. */
+  redis?: RedisHealth;
 }
 
 /**
@@ -214,8 +216,10 @@ export async function bullLateness(jobs: number, spreadSeconds: number): Promise
       await queue.addBulk(batch);
     }
     const addSeconds = (Date.now() - t0) / 1000;
+    const h0 = await redisHealth(admin);
     const deadline = Math.max(start, Date.now()) + spreadSeconds * 1000 + 20_000;
     while (lateness.length < jobs && Date.now() < deadline) await sleep(250);
+    const h1 = await redisHealth(admin);
     const summary = summarize(lateness);
     return {
       jobs,
@@ -224,6 +228,11 @@ export async function bullLateness(jobs: number, spreadSeconds: number): Promise
       latenessMs: summary,
       missed: jobs - lateness.length,
       samples: lateness.filter((_, i) => i % Math.max(1, Math.floor(lateness.length / 5000)) === 0),
+      redis: {
+        ...h1,
+        aofRewrites: h1.aofRewrites - h0.aofRewrites,
+        aofDelayedFsync: h1.aofDelayedFsync - h0.aofDelayedFsync,
+      },
     };
   } finally {
     await worker.close(true);

@@ -645,12 +645,12 @@ export function renderMarkdown(
   }
   if (results.baselines.lateness?.length) {
     L.push(
-      '| Bare BullMQ delayed-job lateness (worker concurrency 50, handler does nothing) | added in | p50 | p90 | p99 | max | missed |',
-      '|---|---|---|---|---|---|---|',
+      '| Bare BullMQ delayed-job lateness (worker concurrency 50, handler does nothing) | added in | p50 | p90 | p99 | max | missed | AOF rewrites while due |',
+      '|---|---|---|---|---|---|---|---|',
     );
     for (const b of results.baselines.lateness)
       L.push(
-        `| ${num(b.jobs)} jobs over ${b.spreadSeconds} s | ${b.addSeconds.toFixed(1)} s | ${ms(b.latenessMs.p50)} | ${ms(b.latenessMs.p90)} | ${ms(b.latenessMs.p99)} | ${ms(b.latenessMs.max)} | ${b.missed} |`,
+        `| ${num(b.jobs)} jobs over ${b.spreadSeconds} s | ${b.addSeconds.toFixed(1)} s | ${ms(b.latenessMs.p50)} | ${ms(b.latenessMs.p90)} | ${ms(b.latenessMs.p99)} | ${ms(b.latenessMs.max)} | ${b.missed} | ${b.redis ? num(b.redis.aofRewrites) : '—'} |`,
       );
     L.push('');
   }

@@ -97,7 +97,11 @@ const plan = quick
     }
   : {
       addRemove: { lanes: [1, 100, 1000], ms: 4000 },
-      lateness: [{ jobs: 100_000, spread: 60 }],
+      // The 1,000,000 row is the floor of the 1,000,000-pending timeout row (§3), same rate.
+      lateness: [
+        { jobs: 100_000, spread: 60 },
+        { jobs: 1_000_000, spread: 600 },
+      ],
       cycles: [
         { channel: 'telegram', concurrency: 1, warmupMs: 2000, measureMs: 8000 },
         { channel: 'telegram', concurrency: 100, warmupMs: 3000, measureMs: 10_000 },
