@@ -222,8 +222,9 @@ async function main(): Promise<void> {
       const at = Date.now();
       const r = await app.store.get(askId);
       const got = Date.now();
-      await expire(askId);
+      const notYet = await expire(askId);
       if (r) expireTrace.push([at, at - Date.parse(r.expiresAt), got - at, Date.now() - got]);
+      return notYet;
     };
   }
   let stopping = false;

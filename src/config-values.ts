@@ -1,7 +1,18 @@
+import { z } from 'zod';
 import { ChannelNameSchema, type Target } from './core/schemas.js';
 import { HostAllowList } from './webhooks/allowed-hosts.js';
 
 /** Parsers of the configuration values that are more than a number or a string (config.ts uses them). */
+
+/** A whole number from the environment between `min` and `max`, `def` when unset. */
+export const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(min).max(max).default(def);
+
+/** A string from the environment, trimmed; unset when empty. */
+export const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v && v.trim() !== '' ? v.trim() : undefined));
 
 /** Thrown for invalid configuration; the message names each bad variable. */
 export class ConfigError extends Error {}

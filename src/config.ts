@@ -5,19 +5,14 @@ import { canonicalLocale, shippedLocale } from './core/i18n/index.js';
 import {
   ConfigError,
   defaultTarget,
+  int,
+  optionalString,
   parseClusterNodes,
   webhookAllowList,
   type RedisClusterConfig,
 } from './config-values.js';
 
 export { ConfigError, parseClusterNodes, parseTargetSpec, type RedisClusterConfig } from './config-values.js';
-
-const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
-  z.coerce.number().int().min(min).max(max).default(def);
-const optionalString = z
-  .string()
-  .optional()
-  .transform((v) => (v && v.trim() !== '' ? v.trim() : undefined));
 
 /** `LOG_LEVEL`: pino's levels; JSON lines go to stderr. */
 const LogLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');
@@ -47,6 +42,7 @@ const EnvSchema = z.object({
   ASKGATE_OUTBOX_INLINE_CONCURRENCY: int(64, 0, 10_000),
   ASKGATE_QUEUE_LOCK_MS: int(10_000, 1_000, 600_000),
   ASKGATE_QUEUE_STALLED_INTERVAL_MS: int(5_000, 500, 600_000),
+  ASKGATE_STEP_LEAD_MS: int(2_000, 0, 10_000),
   ASKGATE_ALLOW_EVICTION: z.enum(['true', 'false']).default('false'),
   ASKGATE_WEBHOOK_SECRET: optionalString.refine(
     (v) => v === undefined || v.length >= 16,
@@ -112,12 +108,12 @@ export interface Config {
    */
   outbox: { attempts: number; baseDelayMs: number; maxDelayMs: number; inlineConcurrency?: number };
   /**
-   * How fast a queue job of a crashed process is taken over: its lock lapses after
-   * `lockDurationMs` (renewed every half of it while the job runs) and workers look for lapsed
-   * locks every `stalledIntervalMs` (BullMQ's 30 s + 30 s left deliveries, edits and timeouts
-   * stuck for ~60 s after a kill -9).
+   * How fast a queue job of a crashed process is taken over: its lock lapses after `lockDurationMs`
+   * (renewed every half of it while the job runs) and workers look for lapsed locks every
+   * `stalledIntervalMs` (BullMQ's 30 s + 30 s left jobs stuck ~60 s after a kill -9). `leadMs`
+   * (steps only, optional): how far ahead of its time a step's job is queued.
    */
-  queue: { lockDurationMs: number; stalledIntervalMs: number };
+  queue: { lockDurationMs: number; stalledIntervalMs: number; leadMs?: number };
   /** Escape hatch for a Redis whose eviction policy cannot be changed (not for production). */
   allowEviction: boolean;
   logLevel: z.output<typeof EnvSchema>['LOG_LEVEL'];
@@ -280,7 +276,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxDelayMs: e.ASKGATE_OUTBOX_MAX_DELAY_MS,
       inlineConcurrency: e.ASKGATE_OUTBOX_INLINE_CONCURRENCY,
     },
-    queue: { lockDurationMs: e.ASKGATE_QUEUE_LOCK_MS, stalledIntervalMs: e.ASKGATE_QUEUE_STALLED_INTERVAL_MS },
+    queue: {
+      lockDurationMs: e.ASKGATE_QUEUE_LOCK_MS,
+      stalledIntervalMs: e.ASKGATE_QUEUE_STALLED_INTERVAL_MS,
+      leadMs: e.ASKGATE_STEP_LEAD_MS,
+    },
     allowEviction: e.ASKGATE_ALLOW_EVICTION === 'true',
     logLevel: e.LOG_LEVEL,
     webhook: {

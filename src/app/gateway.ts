@@ -2,7 +2,7 @@ import { AskgateError, invalid } from '../core/errors.js';
 import { normalizeAnswers } from '../core/answers.js';
 import { deadlineOf, isTerminal, transition, type AskEvent, type TransitionOutcome } from '../core/lifecycle.js';
 import type { AnswerRequest, AskRecord, AskRequest, PushConfig, Responder } from '../core/schemas.js';
-import type { AskStore, Clock, Logger, WebhookSender } from '../core/ports.js';
+import type { AskStore, Clock, Logger, NotYet, WebhookSender } from '../core/ports.js';
 import { commitPlan, type WorkSettings } from '../core/work.js';
 import type { Step } from '../core/effects.js';
 import { parseStep, policySteps } from '../core/policy.js';
@@ -179,29 +179,31 @@ export class Gateway {
     return this.polls.stopped;
   }
 
-  /** Applies the timeout; called by the timeout job. A job that fires a little early waits. */
-  async expire(askId: string): Promise<void> {
+  /**
+   * Applies the timeout; called by the timeout job. A job that fires early (step jobs are queued a
+   * little ahead) gets the deadline back, and its scheduler calls again then.
+   */
+  async expire(askId: string): Promise<void | NotYet> {
     const record = await this.deps.store.get(askId);
     if (!record || isTerminal(record)) return;
-    const early = deadlineOf(record) - this.deps.clock.now();
-    if (early > 0) await new Promise((r) => setTimeout(r, Math.min(early, 5_000)));
+    const deadline = deadlineOf(record);
+    if (deadline > this.deps.clock.now()) return { notBefore: deadline };
     await this.apply(askId, { type: 'timeout' }, record);
   }
 
   /**
    * Fires a reminder or escalation step (called by its job, or by the reconciler when the job was
    * lost); the timeout goes to {@link expire}. A step fires once: the transition's compare-and-set
-   * on `reminded`/`escalated`. A job that fires a little early waits.
+   * on `reminded`/`escalated`. A job that fires early gets the step's time back (see {@link expire}).
    */
-  async step(askId: string, step: Step): Promise<void> {
+  async step(askId: string, step: Step): Promise<void | NotYet> {
     const kind = parseStep(step);
     if (!kind) return this.expire(askId);
     const record = await this.deps.store.get(askId);
     if (!record || isTerminal(record)) return;
     const due = policySteps(record).find((s) => s.step === step);
     if (!due) return;
-    const early = due.at - this.deps.clock.now();
-    if (early > 0) await new Promise((r) => setTimeout(r, Math.min(early, 5_000)));
+    if (due.at > this.deps.clock.now()) return { notBefore: due.at };
     await this.apply(askId, { type: kind.kind, n: kind.n }, record);
   }
 

@@ -245,6 +245,11 @@ export class OutboxWork implements OutboxHandlers {
     return runner.strictMany(items, this.runDue);
   }
 
-  /** Runs a step whose job was lost (`step` comes from the core, never from stored data). */
-  private readonly runDue = (askId: string, step: Step): Promise<void> => this.deps.steps[step](askId);
+  /**
+   * Runs a step whose job was lost (`step` comes from the core, never from stored data); it is
+   * past its time + grace, so it is never early (with clocks apart, the next look catches it).
+   */
+  private readonly runDue = async (askId: string, step: Step): Promise<void> => {
+    await this.deps.steps[step](askId);
+  };
 }

@@ -10,7 +10,7 @@ export interface Clock {
 }
 
 /** The scheduler of each ask's timed steps (defined in core/steps.ts). */
-export type { ScheduledStep, StepHandler, StepHandlers, StepScheduler } from './steps.js';
+export type { NotYet, ScheduledStep, StepHandler, StepHandlers, StepScheduler } from './steps.js';
 
 /**
  * Work the outbox does with retries: deliver an ask to a target, edit it to its outcome, POST

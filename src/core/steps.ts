@@ -1,7 +1,16 @@
 import type { Step } from './effects.js';
 
-/** Runs one step of an ask when it falls due (or later). */
-export type StepHandler = (askId: string) => Promise<void>;
+/**
+ * A step that came early: it is due at `notBefore` (epoch ms). The scheduler holds it in memory
+ * until then instead of keeping a worker slot busy (a durable scheduler fires its jobs a little
+ * ahead, so their own lateness does not add to the step's).
+ */
+export interface NotYet {
+  notBefore: number;
+}
+
+/** Runs one step of an ask when it falls due (or later); returns {@link NotYet} when it came early. */
+export type StepHandler = (askId: string) => Promise<void | NotYet>;
 
 /** One step of an ask and when it is due (epoch ms). */
 export interface ScheduledStep<S extends string = Step> {
@@ -15,7 +24,9 @@ export type StepHandlers<S extends string = Step> = { readonly [K in S]: StepHan
 
 /**
  * Runs the steps of each ask (the timeout, reminders, escalation) at their time, as delayed jobs of one queue: a
- * new step is a new name and a handler, not a new queue. Handlers run at (or after) the due time.
+ * new step is a new name and a handler, not a new queue. Handlers run at (or after) the due time, or
+ * a little before it when the scheduler queues ahead: a handler that finds its step not yet due
+ * returns {@link NotYet} and is called again then.
  */
 export interface StepScheduler<S extends string = Step> {
   /** Schedules (idempotently) `step` of `askId` at `atMs`; each step of an ask is its own job. */

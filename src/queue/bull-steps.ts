@@ -1,10 +1,11 @@
-import { Job, Queue, UnrecoverableError, Worker, type JobJson } from 'bullmq';
+import { DelayedError, Job, Queue, UnrecoverableError, Worker, type JobJson } from 'bullmq';
 import type { Redis, Cluster } from 'ioredis';
 import { STEPS, type Step } from '../core/effects.js';
 import type { Clock, Logger, ScheduledStep, StepHandler, StepHandlers, StepScheduler } from '../core/ports.js';
 import { closeConnection, closeWorker, PRODUCER_DEADLINE_MS, withDeadline, type RedisFactory } from './connections.js';
 import { lua, runScript } from '../store/scripts.js';
 import { stepJobData, stepJobId } from './jobs.js';
+import { HeldSteps } from './held-steps.js';
 import { systemClock } from '../system-clock.js';
 
 /** BullMQ queue name of every step; the timeouts' name from before steps, so pending ones survive an upgrade. */
@@ -81,6 +82,14 @@ export interface BullStepOptions<S extends string = Step> extends WorkerTuning {
   attempts?: number;
   /** Base of the exponential retry delay in ms (default 1000). */
   retryDelayMs?: number;
+  /**
+   * How far ahead of its time a job is queued (default 0; askgate's `ASKGATE_STEP_LEAD_MS`): the
+   * job's own lateness (queueing behind other jobs, a Redis stall during an AOF rewrite) is spent
+   * before the step is due. A handler called before its step's time returns `NotYet`: the job goes
+   * back to the delayed set a lead (at least 1 s) past that time as the step's backstop, and the
+   * step is held in memory until its time ({@link HeldSteps}).
+   */
+  leadMs?: number;
   /** Deadline of `schedule`/`cancel` in ms (default 2000), so the request path never hangs. */
   producerDeadlineMs?: number;
   /** The clock due times are read against (default: the system clock). */
@@ -98,12 +107,16 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
   private readonly queue: Queue;
   private readonly producer: Redis | Cluster;
   private worker: Worker | null = null;
-  /** Job ids this worker is running right now. */
-  private readonly running = new Set<string>();
+  /** Job ids this worker is running right now, and whether the step was cancelled meanwhile. */
+  private readonly running = new Map<string, { cancelled: boolean }>();
+  /** Steps whose job came early (see {@link BullStepOptions.leadMs}), held until their time. */
+  private readonly held: HeldSteps<S>;
+  private handlers: ReadonlyMap<string, StepHandler> = new Map();
   private readonly steps: readonly [S, ...S[]];
   private readonly jobData: ReturnType<typeof stepJobData<S>>;
   private workerConn: Redis | Cluster | null = null;
   private readonly prefix: string;
+  private readonly clock: Clock;
   private readonly logger: Logger;
   private closing: Promise<void> | null = null;
 
@@ -112,6 +125,13 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
     this.jobData = stepJobData(this.steps);
     this.prefix = opts.prefix ?? DEFAULT_PREFIX;
     this.logger = opts.logger;
+    this.clock = opts.clock ?? systemClock;
+    this.held = new HeldSteps<S>({
+      handler: (step) => this.handlers.get(step),
+      dropJob: (askId, step) => this.removeJob(stepJobId(step, askId)),
+      clock: this.clock,
+      logger: this.logger,
+    });
     this.producer = opts.connect('producer');
     this.queue = new StepQueue(STEP_QUEUE, {
       connection: this.producer,
@@ -129,7 +149,7 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
       {},
       {
         jobId: stepJobId(step, askId),
-        delay: Math.max(0, Math.round(atMs - (this.opts.clock ?? systemClock).now())),
+        delay: Math.max(0, Math.round(atMs - (this.opts.leadMs ?? 0) - this.clock.now())),
         // What to keep of finished jobs is the worker's (removeOnComplete, removeOnFail), and the
         // retry delay too (STEP_BACKOFF): only what differs per job is stored with it.
         attempts: this.opts.attempts ?? 5,
@@ -154,14 +174,17 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
   /** Best effort: `remove` returns 0 for an active job and 1 even for an unknown id; both are fine. */
   async cancel(askId: string, step: S): Promise<void> {
     const jobId = stepJobId(step, askId);
-    // The job is running in this worker (the step itself): remove() would return 0 anyway.
-    if (this.running.has(jobId)) return;
+    this.held.drop(jobId);
+    // The job is running in this worker (the step itself): remove() would return 0 anyway, and
+    // a step that came early is not held.
+    const running = this.running.get(jobId);
+    if (running) return void (running.cancelled = true);
+    await this.removeJob(jobId);
+  }
+
+  private async removeJob(jobId: string): Promise<void> {
     try {
-      await withDeadline(
-        this.queue.remove(jobId),
-        this.opts.producerDeadlineMs ?? PRODUCER_DEADLINE_MS,
-        `${step} cancel`,
-      );
+      await withDeadline(this.queue.remove(jobId), this.opts.producerDeadlineMs ?? PRODUCER_DEADLINE_MS, 'step cancel');
     } catch {
       // Correctness never depends on removal: the due handler's CAS finds the ask resolved.
     }
@@ -189,18 +212,27 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
     const byStep = new Map<string, StepHandler>(
       this.steps.flatMap((s): [string, StepHandler][] => (handlers[s] ? [[s, handlers[s]]] : [])),
     );
+    this.handlers = byStep;
     this.workerConn = this.opts.connect('worker');
     this.worker = new Worker(
       STEP_QUEUE,
-      async (job: Job) => {
+      async (job: Job, token?: string) => {
         const target = this.targetOf(job);
         const handler = target && byStep.get(target.step);
         // Dropped (kept in the failed set, logged by the 'failed' listener), never dispatched.
         if (!target || !handler) throw new UnrecoverableError(`invalid step job data (job ${job.id})`);
         const key = stepJobId(target.step, target.askId);
-        this.running.add(key);
+        const run = { cancelled: false };
+        this.running.set(key, run);
         try {
-          await handler(target.askId);
+          const notYet = await handler(target.askId);
+          if (notYet && !run.cancelled) {
+            // The job stays as the step's backstop, a lead past its time; the step waits in memory.
+            const lead = Math.max(this.opts.leadMs ?? 0, 1000);
+            await job.moveToDelayed(Date.now() + notYet.notBefore + lead - this.clock.now(), token);
+            this.held.hold(target.askId, target.step as S, notYet.notBefore);
+            throw new DelayedError();
+          }
         } finally {
           this.running.delete(key);
         }
@@ -242,6 +274,7 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
         await closeWorker(this.worker, this.workerConn!, opts.force ?? false).catch((err: Error) =>
           this.logger.error({ err }, 'timeout worker close failed'),
         );
+      await this.held.release(opts.force ?? false);
       await this.queue.close().catch((err: Error) => this.logger.error({ err }, 'timeout queue close failed'));
       // BullMQ leaves connections it was handed open (it only closes its own duplicates).
       await Promise.all([closeConnection(this.producer), this.workerConn && closeConnection(this.workerConn)]);

@@ -1,5 +1,5 @@
 import type { Step } from '../core/effects.js';
-import type { Clock, Logger, ScheduledStep, StepHandlers, StepScheduler } from '../core/ports.js';
+import type { Clock, Logger, ScheduledStep, StepHandler, StepHandlers, StepScheduler } from '../core/ports.js';
 import { retryDelayMs } from './backoff.js';
 import { stepJobId } from './jobs.js';
 import { systemClock } from '../system-clock.js';
@@ -114,9 +114,15 @@ export class MemoryStepScheduler<S extends string = Step> implements StepSchedul
     this.inFlight.add(run);
   }
 
-  private async runOnce(id: string, entry: Entry<S>, handler: (askId: string) => Promise<void>): Promise<void> {
+  private async runOnce(id: string, entry: Entry<S>, handler: StepHandler): Promise<void> {
     try {
-      await handler(entry.askId);
+      const notYet = await handler(entry.askId);
+      if (notYet && !this.closed && this.entries.get(id) === entry) {
+        // Came early (a clock step): wait for its time again.
+        entry.active = false;
+        this.arm(id, entry, notYet.notBefore - this.clock.now());
+        return;
+      }
       if (this.entries.get(id) === entry) this.entries.delete(id);
     } catch (err) {
       entry.active = false;

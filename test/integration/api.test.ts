@@ -146,6 +146,27 @@ describe('timeouts', () => {
     expect(Date.parse(res.body.result.at) - Date.parse(ask.expiresAt)).toBeLessThan(300);
   });
 
+  it('queues the job ahead of the deadline (ASKGATE_STEP_LEAD_MS) and still never times out early', async () => {
+    const prefix = `{${env.ASKGATE_KEY_PREFIX}}:askgate-timeouts`;
+    const seen = new Redis(redis.url);
+    try {
+      const asks = await Promise.all(
+        [1, 2, 3].map(async (s) => (await api.post('/v1/asks', askBody(`run-lead-${s}`, { timeoutSeconds: s }))).body),
+      );
+      // The 1-3 s deadlines are within the 2 s lead: each job is due at once and its step held in memory.
+      await eventually(async () => (await seen.exists(...asks.map((a) => `${prefix}:timeout-${a.id}`))) === 0);
+      for (const ask of asks) {
+        const res = await api.get(`/v1/asks/${ask.id}?wait=6`);
+        expect(res.body.result).toMatchObject({ status: 'no_answer', reason: 'timeout' });
+        expect(Date.parse(res.body.result.at)).toBeGreaterThanOrEqual(Date.parse(ask.expiresAt));
+      }
+      await eventually(async () => asks.every((a) => eventsFor(a.id) === 1));
+      expect(asks.map((a) => eventsFor(a.id))).toEqual([1, 1, 1]);
+    } finally {
+      seen.disconnect();
+    }
+  });
+
   it('clamps timeouts into the configured bounds', async () => {
     const { body: long } = await api.post('/v1/asks', askBody('run-clamp-hi', { timeoutSeconds: 100_000 }));
     expect(long.timeoutSeconds).toBe(3600);

@@ -75,6 +75,27 @@ describe('MemoryStepScheduler', () => {
     expect(fired[0]!.at).toBeGreaterThanOrEqual(dueAt);
   });
 
+  it('calls a handler that says its step is not due yet again at that time, once', async () => {
+    const s = make();
+    const calls: number[] = [];
+    const later = clock.now() + 300;
+    await s.start({
+      timeout: async () => {
+        calls.push(clock.now());
+        if (clock.now() < later) return { notBefore: later };
+      },
+    });
+    await s.schedule('a0', 'timeout', clock.now() + 10);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(289);
+    expect(calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]).toBeGreaterThanOrEqual(later);
+  });
+
   it('schedules idempotently and cancels', async () => {
     const s = make();
     const fired: string[] = [];
