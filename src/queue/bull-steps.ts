@@ -11,6 +11,9 @@ import { systemClock } from '../system-clock.js';
 /** BullMQ queue name of every step; the timeouts' name from before steps, so pending ones survive an upgrade. */
 export const STEP_QUEUE = 'askgate-timeouts';
 
+/** Least time a held step's backstop job is due after the step (with no lead, a job that came early by clock skew). */
+const MIN_BACKSTOP_MS = 1000;
+
 /** Default BullMQ key prefix: a hash tag, so every key of a queue lands in one Cluster slot. */
 export const DEFAULT_PREFIX = '{askgate}';
 
@@ -212,6 +215,7 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
     const byStep = new Map<string, StepHandler>(
       this.steps.flatMap((s): [string, StepHandler][] => (handlers[s] ? [[s, handlers[s]]] : [])),
     );
+    // Held steps run through the same handlers.
     this.handlers = byStep;
     this.workerConn = this.opts.connect('worker');
     this.worker = new Worker(
@@ -228,7 +232,7 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
           const notYet = await handler(target.askId);
           if (notYet && !run.cancelled) {
             // The job stays as the step's backstop, a lead past its time; the step waits in memory.
-            const lead = Math.max(this.opts.leadMs ?? 0, 1000);
+            const lead = Math.max(this.opts.leadMs ?? 0, MIN_BACKSTOP_MS);
             await job.moveToDelayed(Date.now() + notYet.notBefore + lead - this.clock.now(), token);
             this.held.hold(target.askId, target.step as S, notYet.notBefore);
             throw new DelayedError();
