@@ -13,6 +13,7 @@ import type {
   WebhookSender,
 } from '../core/ports.js';
 import { STEPS } from '../core/effects.js';
+import type { AskRecord } from '../core/schemas.js';
 import type { NoticeOptions } from '../core/prompt-view.js';
 import { EffectRunner } from './effect-runner.js';
 import { Gateway, type GatewaySettings } from './gateway.js';
@@ -82,7 +83,7 @@ export function assemble(ports: AppPorts): App {
   });
   // Every step runs through Gateway.step (the timeout through expire): a new step needs no line here.
   const steps = Object.fromEntries(
-    STEPS.map((step) => [step, (askId: string) => gateway.step(askId, step)]),
+    STEPS.map((step) => [step, (askId: string, seen?: AskRecord) => gateway.step(askId, step, seen)]),
   ) as StepHandlers;
   const work = new OutboxWork({
     gateway,

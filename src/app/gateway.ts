@@ -181,13 +181,14 @@ export class Gateway {
 
   /**
    * Applies the timeout; called by the timeout job. A job that fires early (step jobs are queued a
-   * little ahead) gets the deadline back, and its scheduler calls again then.
+   * little ahead) gets the deadline back with the record it read, and its scheduler calls again
+   * then with that record as `seen`: the timeout's compare-and-set catches a change meanwhile.
    */
-  async expire(askId: string): Promise<void | NotYet> {
-    const record = await this.deps.store.get(askId);
+  async expire(askId: string, seen?: AskRecord): Promise<void | NotYet> {
+    const record = seen?.id === askId ? seen : await this.deps.store.get(askId);
     if (!record || isTerminal(record)) return;
     const deadline = deadlineOf(record);
-    if (deadline > this.deps.clock.now()) return { notBefore: deadline };
+    if (deadline > this.deps.clock.now()) return { notBefore: deadline, seen: record };
     await this.apply(askId, { type: 'timeout' }, record);
   }
 
@@ -196,14 +197,14 @@ export class Gateway {
    * lost); the timeout goes to {@link expire}. A step fires once: the transition's compare-and-set
    * on `reminded`/`escalated`. A job that fires early gets the step's time back (see {@link expire}).
    */
-  async step(askId: string, step: Step): Promise<void | NotYet> {
+  async step(askId: string, step: Step, seen?: AskRecord): Promise<void | NotYet> {
     const kind = parseStep(step);
-    if (!kind) return this.expire(askId);
-    const record = await this.deps.store.get(askId);
+    if (!kind) return this.expire(askId, seen);
+    const record = seen?.id === askId ? seen : await this.deps.store.get(askId);
     if (!record || isTerminal(record)) return;
     const due = policySteps(record).find((s) => s.step === step);
     if (!due) return;
-    if (due.at > this.deps.clock.now()) return { notBefore: due.at };
+    if (due.at > this.deps.clock.now()) return { notBefore: due.at, seen: record };
     await this.apply(askId, { type: kind.kind, n: kind.n }, record);
   }
 

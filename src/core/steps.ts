@@ -1,4 +1,5 @@
 import type { Step } from './effects.js';
+import type { AskRecord } from './schemas.js';
 
 /**
  * A step that came early: it is due at `notBefore` (epoch ms). The scheduler holds it in memory
@@ -7,10 +8,18 @@ import type { Step } from './effects.js';
  */
 export interface NotYet {
   notBefore: number;
+  /**
+   * The record the handler read to find the step early. The scheduler hands it back when it calls
+   * again at `notBefore`, which saves a read: the commit's compare-and-set rejects it if it went stale.
+   */
+  seen?: AskRecord;
 }
 
-/** Runs one step of an ask when it falls due (or later); returns {@link NotYet} when it came early. */
-export type StepHandler = (askId: string) => Promise<void | NotYet>;
+/**
+ * Runs one step of an ask when it falls due (or later); returns {@link NotYet} when it came early.
+ * `seen` is what an earlier call returned in its {@link NotYet}, if anything.
+ */
+export type StepHandler = (askId: string, seen?: AskRecord) => Promise<void | NotYet>;
 
 /** One step of an ask and when it is due (epoch ms). */
 export interface ScheduledStep<S extends string = Step> {

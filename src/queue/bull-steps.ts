@@ -234,7 +234,7 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
             // The job stays as the step's backstop, a lead past its time; the step waits in memory.
             const lead = Math.max(this.opts.leadMs ?? 0, MIN_BACKSTOP_MS);
             await job.moveToDelayed(Date.now() + notYet.notBefore + lead - this.clock.now(), token);
-            this.held.hold(target.askId, target.step as S, notYet.notBefore);
+            this.held.hold(target.askId, target.step as S, notYet);
             throw new DelayedError();
           }
         } finally {

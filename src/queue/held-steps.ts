@@ -1,4 +1,4 @@
-import type { Clock, Logger, StepHandler } from '../core/ports.js';
+import type { Clock, Logger, NotYet, StepHandler } from '../core/ports.js';
 import { stepJobId } from './jobs.js';
 
 /** What {@link HeldSteps} needs: the handlers, the clock, and the step's job to drop once it ran. */
@@ -21,12 +21,17 @@ export class HeldSteps<S extends string> {
   private readonly held = new Map<string, NodeJS.Timeout>();
   /** Held steps whose handler runs now. */
   private readonly runs = new Set<Promise<void>>();
+  /** Per held step running now (by job id): whether its job was dropped meanwhile (its ask ended). */
+  private readonly running = new Map<string, { jobDropped: boolean }>();
   private closing = false;
 
   constructor(private readonly deps: HeldStepsDeps<S>) {}
 
-  /** Holds `step` of `askId` until `at`, then runs its handler (again held if it is still early). */
-  hold(askId: string, step: S, at: number): void {
+  /**
+   * Holds `step` of `askId` until `notYet.notBefore`, then runs its handler with `notYet.seen`
+   * (again held if it is still early).
+   */
+  hold(askId: string, step: S, notYet: NotYet): void {
     if (this.closing) return;
     const key = stepJobId(step, askId);
     this.drop(key);
@@ -34,19 +39,24 @@ export class HeldSteps<S extends string> {
       () => {
         if (this.held.get(key) !== timer) return;
         this.held.delete(key);
-        const run = this.run(askId, step).finally(() => this.runs.delete(run));
+        const run = this.run(askId, step, notYet).finally(() => this.runs.delete(run));
         this.runs.add(run);
       },
-      Math.max(0, at - this.deps.clock.now()),
+      Math.max(0, notYet.notBefore - this.deps.clock.now()),
     );
     timer.unref();
     this.held.set(key, timer);
   }
 
-  /** Forgets a held step (its ask ended); its job is the caller's. */
+  /**
+   * Forgets a held step (its ask ended); its job is the caller's, also when the step is running now
+   * (a timeout's own commit cancels it): the run then leaves the job alone.
+   */
   drop(jobId: string): void {
     clearTimeout(this.held.get(jobId));
     this.held.delete(jobId);
+    const running = this.running.get(jobId);
+    if (running) running.jobDropped = true;
   }
 
   /** On close: held steps are left to their jobs; those running now are waited for unless `force`. */
@@ -58,16 +68,21 @@ export class HeldSteps<S extends string> {
   }
 
   /** A held step's turn; should its handler fail, its job runs it again (the queue's retries). */
-  private async run(askId: string, step: S): Promise<void> {
+  private async run(askId: string, step: S, held: NotYet): Promise<void> {
     const handler = this.deps.handler(step);
     if (!handler) return;
+    const key = stepJobId(step, askId);
+    const state = { jobDropped: false };
+    this.running.set(key, state);
     try {
-      const notYet = await handler(askId);
-      if (notYet) return this.hold(askId, step, notYet.notBefore);
+      const notYet = await handler(askId, held.seen);
+      if (notYet) return this.hold(askId, step, notYet);
     } catch (err) {
       this.deps.logger.warn({ askId, err: String(err) }, `${step} failed; its job will run it again`);
       return;
+    } finally {
+      this.running.delete(key);
     }
-    await this.deps.dropJob(askId, step).catch(() => undefined);
+    if (!state.jobDropped) await this.deps.dropJob(askId, step).catch(() => undefined);
   }
 }

@@ -167,6 +167,38 @@ describe('timeouts', () => {
     }
   });
 
+  it('a held timeout commits on the record it read early, and a change made meanwhile wins over that record', async () => {
+    const store = app.store;
+    const get = store.get.bind(store);
+    const reads = new Map<string, number>();
+    store.get = async (id) => {
+      reads.set(id, (reads.get(id) ?? 0) + 1);
+      return get(id);
+    };
+    try {
+      const { body: ask } = await api.post('/v1/asks', askBody('run-held-read', { timeoutSeconds: 2 }));
+      await eventually(async () => eventsFor(ask.id) === 1, 6000);
+      // One read when the job came early; at the deadline the timeout commits on that record.
+      expect(reads.get(ask.id)).toBe(1);
+      const { body: ended } = await api.get(`/v1/asks/${ask.id}`);
+      expect(ended.result).toMatchObject({ status: 'no_answer', reason: 'timeout' });
+      expect(Date.parse(ended.result.at)).toBeGreaterThanOrEqual(Date.parse(ask.expiresAt));
+    } finally {
+      store.get = get;
+    }
+
+    // A record read before an answer (as by a process that held the step while another took the
+    // answer): its compare-and-set fails, the fresh read finds the answer, and the answer stands.
+    const { body: other } = await api.post('/v1/asks', askBody('run-held-stale'));
+    const before = (await app.store.get(other.id))!;
+    await api.post(`/v1/asks/${other.id}/answer`, { answers: { env: ['production'] }, by: 'ops-alice' });
+    const stale = { ...before, expiresAt: new Date(Date.now() - 1000).toISOString() };
+    await expect(app.gateway.expire(other.id, stale)).resolves.toBeUndefined();
+    const { body: after } = await api.get(`/v1/asks/${other.id}`);
+    expect(after.result).toMatchObject({ status: 'answered' });
+    expect(eventsFor(other.id)).toBe(1);
+  });
+
   it('clamps timeouts into the configured bounds', async () => {
     const { body: long } = await api.post('/v1/asks', askBody('run-clamp-hi', { timeoutSeconds: 100_000 }));
     expect(long.timeoutSeconds).toBe(3600);

@@ -1,5 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Redis } from 'ioredis';
+import { Queue } from 'bullmq';
+import type { AskRecord } from '../../src/core/schemas.js';
 import type { NotYet } from '../../src/core/ports.js';
 import { BullStepScheduler, STEP_QUEUE } from '../../src/queue/bull-steps.js';
 import { stepJobId } from '../../src/queue/jobs.js';
@@ -69,6 +71,35 @@ describe('BullStepScheduler with a lead', () => {
     await eventually(async () => (await admin().exists(`${prefix}:${STEP_QUEUE}:${jobId}`)) === 0, 2000);
     await sleep(LEAD + 300);
     expect(calls).toHaveLength(2);
+  });
+
+  it('hands the held step what the early call read, and leaves its job to the cancel the step itself made', async () => {
+    const prefix = queuePrefix();
+    const s = scheduler(prefix);
+    const dueAt = Date.now() + LEAD + 600;
+    const read = { id: 'askL9' } as AskRecord;
+    const seen: Array<AskRecord | undefined> = [];
+    const jobId = stepJobId('timeout', 'askL9');
+    const remove = vi.spyOn(Queue.prototype, 'remove');
+    try {
+      await s.start({
+        timeout: async (askId, given) => {
+          seen.push(given);
+          if (Date.now() < dueAt) return { notBefore: dueAt, seen: read };
+          // As the timeout's commit does: its effects unschedule the timeout.
+          await s.cancel(askId, 'timeout');
+        },
+      });
+      await s.schedule('askL9', 'timeout', dueAt);
+      await waitFor(() => seen.length === 2, 5000);
+      expect(seen).toEqual([undefined, read]);
+      await eventually(async () => (await admin().exists(`${prefix}:${STEP_QUEUE}:${jobId}`)) === 0, 2000);
+      await sleep(200);
+      // Removed by the cancel alone: the held run does not remove it a second time.
+      expect(remove.mock.calls.filter(([id]) => id === jobId)).toHaveLength(1);
+    } finally {
+      remove.mockRestore();
+    }
   });
 
   it('drops a held step that is cancelled (its ask ended)', async () => {
