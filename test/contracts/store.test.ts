@@ -162,6 +162,30 @@ describe('RedisAskStore specifics', () => {
     await expect(store.getRun(a.runId)).rejects.toThrow(CorruptRecordError);
   });
 
+  it('getMany parses a long batch a slice at a time, letting other work run in between', async () => {
+    const prefix = `t-${uid(8)}`;
+    const main = single.state.main!;
+    const asks = await Promise.all(
+      Array.from({ length: 60 }, () => createAsk(new RedisAskStore(main, { prefix }), uid())),
+    );
+    const cold = new RedisAskStore(main, { prefix });
+    const parse = vi.spyOn(cold as unknown as { parse: (...a: unknown[]) => unknown }, 'parse');
+    // What other work (a tap) would see of the batch each time it got the loop.
+    const seen: number[] = [];
+    let done = false;
+    const watch = () => {
+      seen.push(parse.mock.calls.length);
+      if (!done) setImmediate(watch);
+    };
+    setImmediate(watch);
+    const records = await cold.getMany(asks.map((a) => a.id));
+    done = true;
+    expect(records).toEqual(asks);
+    expect(parse).toHaveBeenCalledTimes(60);
+    // Parsed all in one go, no turn would fall between the first and the last record.
+    expect(seen.filter((n) => n > 0 && n < 60).length).toBeGreaterThanOrEqual(2);
+  });
+
   it('create and commit scripts only touch keys of the run hash slot', async () => {
     const prefix = `t-${uid(8)}`;
     const conn = new Redis(standalone.url, redisOpts);
