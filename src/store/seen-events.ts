@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { randomBytesPooled } from '../ids.js';
 import type { Cluster, Redis } from 'ioredis';
 import type { Clock, EventClaim, SeenEvents, SeenTtl } from '../core/ports.js';
 import { StoreKeys } from './keys.js';
@@ -52,7 +53,7 @@ return 0
 `,
 );
 
-const newToken = () => randomBytes(6).toString('base64url');
+const newToken = () => randomBytesPooled(6).toString('base64url');
 
 /**
  * {@link SeenEvents} on Redis: one key `<prefix>:seen:<channel>:<eventId>` per event (one slot per
