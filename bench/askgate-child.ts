@@ -15,6 +15,8 @@ import { BullStepScheduler } from '../src/queue/bull-steps.js';
 import { startAskgate } from '../src/main.js';
 import { createLogger } from '../src/logger.js';
 import type { Channel } from '../src/core/ports.js';
+import type { AskRecord } from '../src/core/schemas.js';
+import { recordGcPauses } from './lib/gc-pauses.js';
 
 /** Redis traffic of this process, counted at the ioredis client. */
 export interface RedisCounters {
@@ -127,6 +129,7 @@ new PerformanceObserver((list) => {
   }
 }).observe({ entryTypes: ['gc'] });
 let eluMark = performance.eventLoopUtilization();
+const gcTimeline = recordGcPauses();
 
 /**
  * BENCH_HEAP_SAMPLE_DIR: V8's sampling heap profiler over each measurement window (from the
@@ -218,11 +221,11 @@ async function main(): Promise<void> {
   if (process.env.BENCH_TRACE_EXPIRE === '1') {
     const gateway = app.gateway;
     const expire = gateway.expire.bind(gateway);
-    gateway.expire = async (askId: string) => {
+    gateway.expire = async (askId: string, seen?: AskRecord) => {
       const at = Date.now();
-      const r = await app.store.get(askId);
+      const r = seen ?? (await app.store.get(askId));
       const got = Date.now();
-      const notYet = await expire(askId);
+      const notYet = await expire(askId, seen);
       if (r) expireTrace.push([at, at - Date.parse(r.expiresAt), got - at, Date.now() - got]);
       return notYet;
     };
@@ -231,9 +234,11 @@ async function main(): Promise<void> {
   process.on('message', async (msg: { type: string; id?: number }) => {
     if (msg.type === 'stats') process.send!({ type: 'stats', id: msg.id, stats: stats() });
     else if (msg.type === 'trace') process.send!({ type: 'trace', id: msg.id, trace: expireTrace });
+    else if (msg.type === 'gcPauses') process.send!({ type: 'gcPauses', id: msg.id, pauses: gcTimeline.pauses() });
     else if (msg.type === 'reset') {
       loopDelay.reset();
       gcPauses = new Map();
+      gcTimeline.reset();
       if (process.env.BENCH_HEAP_SAMPLE_DIR) startHeapSampling();
       eluMark = performance.eventLoopUtilization();
       process.send!({ type: 'reset', id: msg.id });

@@ -3,7 +3,8 @@
  *   tsx bench/one-row.ts [channel=telegram] [concurrency=100] [measureMs=8000] [--replicas=N] [--profile=<dir>]
  * Prints cycles/s, askgate CPU per cycle and Redis commands per cycle; with --replicas=N, N askgate
  * processes share the Redis (per-process CPU and ELU, tap→agent split by same/other replica);
- * with --profile, the top functions of askgate's CPU profile (the largest, with replicas).
+ * with --profile, the top functions of askgate's CPU profile (the largest, with replicas);
+ * with BENCH_BY_COMMAND=1, askgate's Redis commands and socket writes per cycle.
  */
 import { fullCycle } from './full-cycle.js';
 import { summarizeProfile } from './profile-summary.js';
@@ -49,6 +50,12 @@ console.log(
     ` cores askgate ${askgateCores(w).toFixed(2)} redis ${(cpu.redis ?? NaN).toFixed(2)} bench ${(cpu.bench ?? NaN).toFixed(2)} others ${w.cpu.othersCores.toFixed(2)}; askgate ${elu};` +
     ` Redis commands/cycle sent ${r.perCycle.clientCommands.toFixed(1)}, executed ${r.perCycle.redisServerCommands.toFixed(1)}; tap→agent p50/p99 ${r.tapToAgentMs.p50.toFixed(1)}/${r.tapToAgentMs.p99.toFixed(1)} ms${split}`,
 );
+if (process.env.BENCH_BY_COMMAND) {
+  const cycles = r.cyclesPerSecond * w.seconds;
+  const byName = Object.entries(w.child.redisByName).map(([k, v]) => [k, +(v / cycles).toFixed(2)] as const);
+  console.log('Redis commands per cycle by name:', Object.fromEntries(byName.sort((a, b) => b[1] - a[1])));
+  console.log(`socket writes per cycle: ${(w.child.redisWrites / cycles).toFixed(2)}`);
+}
 if (r.errorSamples.length || r.askgateProblems.count)
   console.log('errors / askgate log lines:', [...r.errorSamples, ...r.askgateProblems.samples].join('\n  '));
 if (profileDir) {

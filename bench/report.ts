@@ -409,6 +409,13 @@ export function renderMarkdown(
       `Setting up: ${num(tap.pending)} asks created in ${tap.createSeconds.toFixed(1)} s (${num(tap.createPerSecond)} asks/s through the API, 100 in flight), all delivered after ${tap.deliveredSeconds.toFixed(1)} s. Redis memory with these Telegram asks pending: ${num(tap.redisBytesPerPendingAsk)} B per ask (record with its delivery, conversation index, message binding, timeout job). askgate's event-loop delay during the taps: p50 ${tap.window.child.loopDelayMs.p50} ms, p99 ${tap.window.child.loopDelayMs.p99} ms, max ${tap.window.child.loopDelayMs.max} ms.${gcLine(tap.window.child.gc, tap.window.seconds)}`,
       '',
     );
+    if (tap.gc) {
+      const o = tap.gc.latencyOutsidePausesMs;
+      L.push(
+        `Taps against garbage collection: ${num(tap.gc.tapsDuringAPause)} of ${num(tap.taps - tap.lost)} taps were in flight (update sent → agent returned) while askgate (${num(tap.gc.askgatePauses)} pauses) or the bench process, which runs the fake Telegram and the waiting agents (${num(tap.gc.benchPauses)} pauses), paused for GC. The other ${num(o.count)} taps: p50 ${ms(o.p50)} ms, p90 ${ms(o.p90)} ms, p99 ${ms(o.p99)} ms, max ${ms(o.max)} ms.`,
+        '',
+      );
+    }
   } else L.push('Not run.', '');
   L.push(`![Latency by percentile](${chartPath})`, '');
 

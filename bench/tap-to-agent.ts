@@ -9,6 +9,9 @@ import { info, openWindow, startStack, type Window } from './lib/stack.js';
 import { summarize, type Summary } from './lib/stats.js';
 import { telegramWorld, type Delivered } from './lib/world.js';
 import { thin } from './full-cycle.js';
+import { overlapsPause, recordGcPauses, type GcPause } from './lib/gc-pauses.js';
+
+const benchGc = recordGcPauses();
 
 export interface TapToAgentOptions {
   pending: number;
@@ -34,6 +37,17 @@ export interface TapToAgentResult {
   askgateProblems: { count: number; samples: string[] };
   window: Window;
   samples: number[];
+  /** The taps set against the GC pauses of askgate and of the bench process (fake Telegram, agents). */
+  gc: GcAttribution;
+}
+
+/** How many taps were in flight while askgate or the bench paused for GC, and the latency of the others. */
+export interface GcAttribution {
+  askgatePauses: number;
+  benchPauses: number;
+  /** Taps whose span (update sent → agent returned) overlaps a pause of either process. */
+  tapsDuringAPause: number;
+  latencyOutsidePausesMs: Summary;
 }
 
 const QUESTION = [
@@ -94,6 +108,7 @@ export async function tapToAgent(opts: TapToAgentOptions): Promise<TapToAgentRes
     const taps = Math.min(pending, Math.round(opts.tapsPerSecond * opts.tapSeconds));
     const sentAt = new Array<number>(taps).fill(0);
     const close = await openWindow(stack);
+    benchGc.reset();
     tapping = true;
     const start = performance.now();
     const interval = 1000 / opts.tapsPerSecond;
@@ -110,11 +125,20 @@ export async function tapToAgent(opts: TapToAgentOptions): Promise<TapToAgentRes
     const until = performance.now() + 15_000;
     while (performance.now() < until && returnedAt.slice(0, taps).some((t) => t === 0)) await sleep(50);
     const window = await close();
+    const askgatePauses = await stack.child.gcPauses();
+    const pauses: GcPause[] = [...askgatePauses, ...benchGc.pauses()];
     const latency: number[] = [];
+    const outsidePauses: number[] = [];
     let lost = 0;
     for (let i = 0; i < taps; i++) {
-      if (returnedAt[i] && sentAt[i]) latency.push(returnedAt[i]! - sentAt[i]!);
-      else lost++;
+      if (!returnedAt[i] || !sentAt[i]) {
+        lost++;
+        continue;
+      }
+      latency.push(returnedAt[i]! - sentAt[i]!);
+      const epoch = performance.timeOrigin;
+      if (!overlapsPause(pauses, epoch + sentAt[i]!, epoch + returnedAt[i]!))
+        outsidePauses.push(returnedAt[i]! - sentAt[i]!);
     }
     return {
       pending,
@@ -131,6 +155,12 @@ export async function tapToAgent(opts: TapToAgentOptions): Promise<TapToAgentRes
       askgateProblems: stack.child.problems(),
       window,
       samples: thin(latency, 5000),
+      gc: {
+        askgatePauses: askgatePauses.length,
+        benchPauses: pauses.length - askgatePauses.length,
+        tapsDuringAPause: latency.length - outsidePauses.length,
+        latencyOutsidePausesMs: summarize(outsidePauses),
+      },
     };
   } finally {
     pollers.close();

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { ChildStats } from '../askgate-child.js';
+import type { GcPause } from './gc-pauses.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -11,7 +12,9 @@ export interface AskgateChild {
   stats(): Promise<ChildStats>;
   /** With BENCH_TRACE_EXPIRE=1: [time, ms after the deadline] of each timeout reaching askgate. */
   trace(): Promise<[number, number, number, number][]>;
-  /** Resets the event-loop delay histogram and utilisation mark. */
+  /** askgate's GC pauses since the last {@link reset}. */
+  gcPauses(): Promise<GcPause[]>;
+  /** Resets the event-loop delay histogram, utilisation mark and GC pauses. */
   reset(): Promise<void>;
   /** Warning and error log lines so far (count and the first few). */
   problems(): { count: number; samples: string[] };
@@ -97,6 +100,7 @@ export async function startAskgateChild(opts: ChildOptions): Promise<AskgateChil
     pid,
     stats: async () => (await ask('stats')).stats as ChildStats,
     trace: async () => (await ask('trace')).trace as [number, number, number, number][],
+    gcPauses: async () => (await ask('gcPauses')).pauses as GcPause[],
     reset: async () => void (await ask('reset')),
     problems: () => ({ count: problemCount, samples: [...samples] }),
     stop: () =>
