@@ -16,7 +16,7 @@ import { startAskgate } from '../src/main.js';
 import { createLogger } from '../src/logger.js';
 import type { Channel } from '../src/core/ports.js';
 import type { AskRecord } from '../src/core/schemas.js';
-import { recordGcPauses } from './lib/gc-pauses.js';
+import { recordGcPauses, recordLoopStalls } from './lib/pauses.js';
 
 /** Redis traffic of this process, counted at the ioredis client. */
 export interface RedisCounters {
@@ -130,6 +130,8 @@ new PerformanceObserver((list) => {
 }).observe({ entryTypes: ['gc'] });
 let eluMark = performance.eventLoopUtilization();
 const gcTimeline = recordGcPauses();
+// BENCH_LOOP_STALLS=1 (the tap row): when askgate's event loop was held up, whatever held it.
+const loopStalls = process.env.BENCH_LOOP_STALLS === '1' ? recordLoopStalls() : null;
 
 /**
  * BENCH_HEAP_SAMPLE_DIR: V8's sampling heap profiler over each measurement window (from the
@@ -235,10 +237,13 @@ async function main(): Promise<void> {
     if (msg.type === 'stats') process.send!({ type: 'stats', id: msg.id, stats: stats() });
     else if (msg.type === 'trace') process.send!({ type: 'trace', id: msg.id, trace: expireTrace });
     else if (msg.type === 'gcPauses') process.send!({ type: 'gcPauses', id: msg.id, pauses: gcTimeline.pauses() });
+    else if (msg.type === 'loopStalls')
+      process.send!({ type: 'loopStalls', id: msg.id, stalls: loopStalls?.stalls() ?? [] });
     else if (msg.type === 'reset') {
       loopDelay.reset();
       gcPauses = new Map();
       gcTimeline.reset();
+      loopStalls?.reset();
       if (process.env.BENCH_HEAP_SAMPLE_DIR) startHeapSampling();
       eluMark = performance.eventLoopUtilization();
       process.send!({ type: 'reset', id: msg.id });

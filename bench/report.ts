@@ -402,7 +402,7 @@ export function renderMarkdown(
     L.push('|---|---|---|---|---|---|---|---|');
     const w = tap.window;
     L.push(
-      `| ${ms(tap.latencyMs.p50)} ms | ${ms(tap.latencyMs.p90)} ms | ${ms(tap.latencyMs.p99)} ms | ${ms(tap.latencyMs.max)} ms | ${ms(tap.latencyMs.mean)} ms | ${tap.lost} | ${w.child.eventLoopUtilization.toFixed(2)} | ${cores(w.child.cpuCores)} / ${cores(w.cpu.byProcess.redis)} / ${cores(w.cpu.byProcess.bench)} / ${cores(w.cpu.othersCores)} |`,
+      `| ${ms(tap.latencyMs.p50)} ms | ${ms(tap.latencyMs.p90)} ms | ${ms(tap.latencyMs.p99)} ms | ${ms(tap.latencyMs.max)} ms | ${ms(tap.latencyMs.mean)} ms | ${tap.lost}${tap.lost && tap.lostWhy ? ` (${tap.lostWhy.tapErrors} tap posts and ${tap.lostWhy.pollErrors} waiting calls failed)` : ''} | ${w.child.eventLoopUtilization.toFixed(2)} | ${cores(w.child.cpuCores)} / ${cores(w.cpu.byProcess.redis)} / ${cores(w.cpu.byProcess.bench)} / ${cores(w.cpu.othersCores)} |`,
     );
     L.push('');
     L.push(
@@ -413,6 +413,14 @@ export function renderMarkdown(
       const o = tap.gc.latencyOutsidePausesMs;
       L.push(
         `Taps against garbage collection: ${num(tap.gc.tapsDuringAPause)} of ${num(tap.taps - tap.lost)} taps were in flight (update sent → agent returned) while askgate (${num(tap.gc.askgatePauses)} pauses) or the bench process, which runs the fake Telegram and the waiting agents (${num(tap.gc.benchPauses)} pauses), paused for GC. The other ${num(o.count)} taps: p50 ${ms(o.p50)} ms, p90 ${ms(o.p90)} ms, p99 ${ms(o.p99)} ms, max ${ms(o.max)} ms.`,
+        '',
+      );
+    }
+    if (tap.stalls) {
+      const st = tap.stalls;
+      const o = st.latencyOutsideStallsMs;
+      L.push(
+        `Taps against event-loop stalls (a loop more than 3 ms late to its 1 ms timer: a long task, a burst of callbacks, a GC pause, the process descheduled): askgate's loop stalled ${num(st.askgateStalls)} times during the taps and ${num(st.tapsDuringAskgateStall)} taps were in flight during one; of the others, ${num(st.tapsDuringBenchStall)} were in flight while the bench process's loop stalled (${num(st.benchStalls)} stalls). The ${num(o.count)} taps neither loop held up: p50 ${ms(o.p50)} ms, p90 ${ms(o.p90)} ms, p99 ${ms(o.p99)} ms, max ${ms(o.max)} ms.`,
         '',
       );
     }

@@ -9,9 +9,12 @@ import { info, openWindow, startStack, type Window } from './lib/stack.js';
 import { summarize, type Summary } from './lib/stats.js';
 import { telegramWorld, type Delivered } from './lib/world.js';
 import { thin } from './full-cycle.js';
-import { overlapsPause, recordGcPauses, type GcPause } from './lib/gc-pauses.js';
+import { overlapsPause, recordGcPauses, recordLoopStalls, type Pause } from './lib/pauses.js';
 
 const benchGc = recordGcPauses();
+
+/** Agents' waiting calls opened at once, 100 ms apart (see where they are opened). */
+const POLLERS_PER_BURST = 400;
 
 export interface TapToAgentOptions {
   pending: number;
@@ -33,12 +36,31 @@ export interface TapToAgentResult {
   achievedTapsPerSecond: number;
   lost: number;
   earlyReturns: number;
+  /** Why taps were lost: tap posts that failed, and agents' waiting calls that failed. */
+  lostWhy: { tapErrors: number; pollErrors: number; pollErrorSamples: string[] };
   redisBytesPerPendingAsk: number;
   askgateProblems: { count: number; samples: string[] };
   window: Window;
   samples: number[];
   /** The taps set against the GC pauses of askgate and of the bench process (fake Telegram, agents). */
   gc: GcAttribution;
+  /** The taps set against the event-loop stalls of the two processes (GC pauses among them). */
+  stalls?: StallAttribution;
+}
+
+/**
+ * Which loop held each tap up: askgate's stalls (its loop > 3 ms away from its timers: a long task,
+ * a burst, a GC pause), then, for the others, the bench process's; and the latency of the taps
+ * that neither loop held up (what is left: Redis, the kernel, the VM).
+ */
+export interface StallAttribution {
+  askgateStalls: number;
+  benchStalls: number;
+  /** Taps in flight during a stall of askgate's loop. */
+  tapsDuringAskgateStall: number;
+  /** Of the other taps, those in flight during a stall of the bench process's loop. */
+  tapsDuringBenchStall: number;
+  latencyOutsideStallsMs: Summary;
 }
 
 /** How many taps were in flight while askgate or the bench paused for GC, and the latency of the others. */
@@ -62,7 +84,7 @@ const QUESTION = [
 export async function tapToAgent(opts: TapToAgentOptions): Promise<TapToAgentResult> {
   const { pending } = opts;
   const world = await telegramWorld(pending);
-  const stack = await startStack({ world, ...(opts.before ? { before: true } : {}) });
+  const stack = await startStack({ world, env: { BENCH_LOOP_STALLS: '1' }, ...(opts.before ? { before: true } : {}) });
   const pollers = new HttpClient(stack.child.url);
   try {
     const delivered = new Map<string, Delivered>();
@@ -92,23 +114,30 @@ export async function tapToAgent(opts: TapToAgentOptions): Promise<TapToAgentRes
     // Every agent waits on its ask.
     const returnedAt = new Array<number>(pending).fill(0);
     let earlyReturns = 0;
+    let pollErrors = 0;
+    const pollErrorSamples: string[] = [];
     let tapping = false;
-    ids.forEach(
-      (id, i) =>
-        void pollers
-          .request('GET', `/v1/asks/${id}?wait=600`, undefined, {}, 660_000)
-          .then((reply) => {
-            returnedAt[i] = performance.now();
-            if (!tapping || !reply.body.includes('"status":"answered"')) earlyReturns++;
-          })
-          .catch(() => undefined),
-    );
+    for (let i = 0; i < pending; i++) {
+      // New connections in bursts the server's listen backlog (Node's 511) takes: 10,000 at once
+      // overflowed it, and now and then the kernel reset hundreds of them ("socket hang up").
+      if (i > 0 && i % POLLERS_PER_BURST === 0) await sleep(100);
+      void pollers
+        .request('GET', `/v1/asks/${ids[i]}?wait=600`, undefined, {}, 660_000)
+        .then((reply) => {
+          returnedAt[i] = performance.now();
+          if (!tapping || !reply.body.includes('"status":"answered"')) earlyReturns++;
+        })
+        .catch((error: Error) => {
+          if (pollErrors++ < 3) pollErrorSamples.push(`${(performance.now() / 1000).toFixed(1)} s: ${error.message}`);
+        });
+    }
     await sleep(Math.min(10_000, 1000 + pending / 5));
 
     const taps = Math.min(pending, Math.round(opts.tapsPerSecond * opts.tapSeconds));
     const sentAt = new Array<number>(taps).fill(0);
     const close = await openWindow(stack);
     benchGc.reset();
+    const benchStalls = recordLoopStalls();
     tapping = true;
     const start = performance.now();
     const interval = 1000 / opts.tapsPerSecond;
@@ -125,20 +154,30 @@ export async function tapToAgent(opts: TapToAgentOptions): Promise<TapToAgentRes
     const until = performance.now() + 15_000;
     while (performance.now() < until && returnedAt.slice(0, taps).some((t) => t === 0)) await sleep(50);
     const window = await close();
+    benchStalls.stop();
     const askgatePauses = await stack.child.gcPauses();
-    const pauses: GcPause[] = [...askgatePauses, ...benchGc.pauses()];
+    const pauses: Pause[] = [...askgatePauses, ...benchGc.pauses()];
+    const askgateStalls = await stack.child.loopStalls();
     const latency: number[] = [];
     const outsidePauses: number[] = [];
+    const outsideStalls: number[] = [];
+    let duringAskgateStall = 0;
+    let duringBenchStall = 0;
     let lost = 0;
+    const epoch = performance.timeOrigin;
     for (let i = 0; i < taps; i++) {
       if (!returnedAt[i] || !sentAt[i]) {
         lost++;
         continue;
       }
-      latency.push(returnedAt[i]! - sentAt[i]!);
-      const epoch = performance.timeOrigin;
-      if (!overlapsPause(pauses, epoch + sentAt[i]!, epoch + returnedAt[i]!))
-        outsidePauses.push(returnedAt[i]! - sentAt[i]!);
+      const ms = returnedAt[i]! - sentAt[i]!;
+      const [from, to] = [epoch + sentAt[i]!, epoch + returnedAt[i]!];
+      latency.push(ms);
+      if (!overlapsPause(pauses, from, to)) outsidePauses.push(ms);
+      if (overlapsPause(askgateStalls, from, to)) duringAskgateStall++;
+      else if (overlapsPause(benchStalls.stalls(), from, to) || overlapsPause(benchGc.pauses(), from, to))
+        duringBenchStall++;
+      else outsideStalls.push(ms);
     }
     return {
       pending,
@@ -151,6 +190,7 @@ export async function tapToAgent(opts: TapToAgentOptions): Promise<TapToAgentRes
       achievedTapsPerSecond: taps / tapSpan,
       lost,
       earlyReturns,
+      lostWhy: { tapErrors: world.counts.tapErrors, pollErrors, pollErrorSamples: [...pollErrorSamples] },
       redisBytesPerPendingAsk: (mem1 - mem0) / pending,
       askgateProblems: stack.child.problems(),
       window,
@@ -160,6 +200,13 @@ export async function tapToAgent(opts: TapToAgentOptions): Promise<TapToAgentRes
         benchPauses: pauses.length - askgatePauses.length,
         tapsDuringAPause: latency.length - outsidePauses.length,
         latencyOutsidePausesMs: summarize(outsidePauses),
+      },
+      stalls: {
+        askgateStalls: askgateStalls.length,
+        benchStalls: benchStalls.stalls().length,
+        tapsDuringAskgateStall: duringAskgateStall,
+        tapsDuringBenchStall: duringBenchStall,
+        latencyOutsideStallsMs: summarize(outsideStalls),
       },
     };
   } finally {

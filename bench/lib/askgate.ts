@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { ChildStats } from '../askgate-child.js';
-import type { GcPause } from './gc-pauses.js';
+import type { Pause } from './pauses.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -13,7 +13,9 @@ export interface AskgateChild {
   /** With BENCH_TRACE_EXPIRE=1: [time, ms after the deadline] of each timeout reaching askgate. */
   trace(): Promise<[number, number, number, number][]>;
   /** askgate's GC pauses since the last {@link reset}. */
-  gcPauses(): Promise<GcPause[]>;
+  gcPauses(): Promise<Pause[]>;
+  /** askgate's event-loop stalls since the last {@link reset} (only with `BENCH_LOOP_STALLS=1`). */
+  loopStalls(): Promise<Pause[]>;
   /** Resets the event-loop delay histogram, utilisation mark and GC pauses. */
   reset(): Promise<void>;
   /** Warning and error log lines so far (count and the first few). */
@@ -100,7 +102,8 @@ export async function startAskgateChild(opts: ChildOptions): Promise<AskgateChil
     pid,
     stats: async () => (await ask('stats')).stats as ChildStats,
     trace: async () => (await ask('trace')).trace as [number, number, number, number][],
-    gcPauses: async () => (await ask('gcPauses')).pauses as GcPause[],
+    gcPauses: async () => (await ask('gcPauses')).pauses as Pause[],
+    loopStalls: async () => (await ask('loopStalls')).stalls as Pause[],
     reset: async () => void (await ask('reset')),
     problems: () => ({ count: problemCount, samples: [...samples] }),
     stop: () =>
