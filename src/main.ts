@@ -15,7 +15,7 @@ import type {
   StepScheduler,
 } from './core/ports.js';
 import type { ConsoleSessionStore } from './console/session.js';
-import { buildServer } from './api/server.js';
+import { buildServer, LISTEN_BACKLOG } from './api/server.js';
 import { registerChannelRoutes } from './api/channel-routes.js';
 import { registerEventRoutes } from './api/events-routes.js';
 import { registerMcpRoute } from './api/mcp-route.js';
@@ -309,7 +309,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
   try {
     const inbound = app.inbound({}, backend.seen);
     for (const channel of channels.values()) await channel.start(inbound);
-    const url = await server.listen({ port: config.port, host: config.host });
+    const url = await server.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
     reconciler.start(); // after listening: a backlog of due asks does not hold up serving
     return {
       server,

@@ -17,6 +17,14 @@ import { parseJsonBody } from './json-body.js';
 import type { PrometheusMetrics } from './metrics.js';
 import { registerAskRoutes } from './routes.js';
 
+/**
+ * Connections the kernel may hold for askgate before it accepts them (capped by the system's
+ * `net.core.somaxconn`). Node's default, 511, overflowed when thousands of agents opened their
+ * waiting calls at once (10,000 in the tap bench: hundreds of connections reset now and then), as
+ * agents reconnecting after a restart would.
+ */
+export const LISTEN_BACKLOG = 4096;
+
 /** What the HTTP server needs. */
 export interface ServerDeps {
   gateway: Gateway;

@@ -4,6 +4,9 @@ import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { startTestApp, testEnv } from '../helpers/app.js';
 import { askBody, client, eventually } from '../helpers/http.js';
 import type { RunningAskgate } from '../../src/main.js';
+import { LISTEN_BACKLOG } from '../../src/api/server.js';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 let redis: TestRedis;
 let app: RunningAskgate;
@@ -373,5 +376,17 @@ describe('shutdown', () => {
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('pending');
+  });
+});
+
+describe('listening', () => {
+  it('holds a burst of agents connecting at once: the listen backlog is above the 511 Node sets by default', () => {
+    const port = new URL(app.url).port;
+    // For a listening socket, ss shows the backlog as Send-Q.
+    const line = execFileSync('ss', ['-ltnH', `sport = :${port}`], { encoding: 'utf8' }).trim();
+    const backlog = Number(line.split(/\s+/)[2]);
+    const somaxconn = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
+    expect(backlog).toBe(Math.min(LISTEN_BACKLOG, somaxconn));
+    expect(backlog).toBeGreaterThan(511);
   });
 });
