@@ -173,21 +173,20 @@ export class RedisAskStore implements AskStore {
     const values =
       found.length > 0 ? await this.redis.mget(found.map((i) => this.keys.ask(runIds[i]!, askIds[i]!))) : [];
     const records: (AskRecord | null)[] = askIds.map(() => null);
-    const reread: Promise<void>[] = [];
+    const misses: number[] = [];
     for (let j = 0; j < found.length; j++) {
       // A long batch (the reconciler's) is parsed a slice at a time, letting taps in between.
       if (j > 0 && j % PARSE_SLICE === 0) await nextTurn();
       const i = found[j]!;
-      const askId = askIds[i]!;
       const value = values[j];
-      if (value === null || value === undefined) {
-        reread.push(this.get(askId).then((record) => void (records[i] = record)));
-        continue;
+      if (value === null || value === undefined) misses.push(i);
+      else {
+        this.remember(askIds[i]!, runIds[i]!);
+        records[i] = this.parse(value, runIds[i]!, askIds[i]!);
       }
-      this.remember(askId, runIds[i]!);
-      records[i] = this.parse(value, runIds[i]!, askId);
     }
-    await Promise.all(reread);
+    // Read after the slices, so a failing read is never left without a handler across a turn.
+    await Promise.all(misses.map(async (i) => void (records[i] = await this.get(askIds[i]!))));
     return records;
   }
 

@@ -186,6 +186,29 @@ describe('RedisAskStore specifics', () => {
     expect(seen.filter((n) => n > 0 && n < 60).length).toBeGreaterThanOrEqual(2);
   });
 
+  it('getMany rejects a long batch with a corrupt ask stored as a hash, with no rejection left unhandled', async () => {
+    const prefix = `t-${uid(8)}`;
+    const main = single.state.main!;
+    const asks = await Promise.all(
+      Array.from({ length: 300 }, () => createAsk(new RedisAskStore(main, { prefix }), uid())),
+    );
+    const bad = asks[0]!;
+    const key = new StoreKeys(prefix).ask(bad.runId, bad.id);
+    await main.del(key);
+    await main.hset(key, 'rev', 0, 'status', 'pending', 'doc', JSON.stringify({ ...bad, status: 'bogus' }));
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const cold = new RedisAskStore(main, { prefix });
+      await expect(cold.getMany(asks.map((a) => a.id))).rejects.toThrow(CorruptRecordError);
+      await sleep(50);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('create and commit scripts only touch keys of the run hash slot', async () => {
     const prefix = `t-${uid(8)}`;
     const conn = new Redis(standalone.url, redisOpts);
