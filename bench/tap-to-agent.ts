@@ -118,8 +118,8 @@ export async function tapToAgent(opts: TapToAgentOptions): Promise<TapToAgentRes
     const pollErrorSamples: string[] = [];
     let tapping = false;
     for (let i = 0; i < pending; i++) {
-      // New connections in bursts the server's listen backlog (Node's 511) takes: 10,000 at once
-      // overflowed it, and now and then the kernel reset hundreds of them ("socket hang up").
+      // New connections in bursts: 10,000 at once overflowed the listen backlog askgate had before
+      // LISTEN_BACKLOG (Node's 511), and now and then the kernel reset hundreds ("socket hang up").
       if (i > 0 && i % POLLERS_PER_BURST === 0) await sleep(100);
       void pollers
         .request('GET', `/v1/asks/${ids[i]}?wait=600`, undefined, {}, 660_000)
