@@ -234,7 +234,10 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
             // The job stays as the step's backstop, a lead past its time; the step waits in memory.
             const lead = Math.max(this.opts.leadMs ?? 0, MIN_BACKSTOP_MS);
             await job.moveToDelayed(Date.now() + notYet.notBefore + lead - this.clock.now(), token);
-            this.held.hold(target.askId, target.step as S, notYet);
+            // Cancelled while the job moved (cancel left the then-active job to us): nothing to hold,
+            // and the job, delayed and unlocked now, goes.
+            if (run.cancelled) await this.removeJob(key);
+            else this.held.hold(target.askId, target.step as S, notYet);
             throw new DelayedError();
           }
         } finally {

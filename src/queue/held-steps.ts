@@ -76,7 +76,8 @@ export class HeldSteps<S extends string> {
     this.running.set(key, state);
     try {
       const notYet = await handler(askId, held.seen);
-      if (notYet) return this.hold(askId, step, notYet);
+      // Dropped while it ran (its ask ended): not held again.
+      if (notYet) return state.jobDropped ? undefined : this.hold(askId, step, notYet);
     } catch (err) {
       this.deps.logger.warn({ askId, err: String(err) }, `${step} failed; its job will run it again`);
       return;

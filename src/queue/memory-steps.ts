@@ -22,6 +22,8 @@ interface Entry<S extends string> {
   timer: NodeJS.Timeout | null;
   attemptsMade: number;
   active: boolean;
+  /** Cancelled while it ran: should it come early, it is not armed again. */
+  cancelled?: boolean;
 }
 
 /**
@@ -61,10 +63,14 @@ export class MemoryStepScheduler<S extends string = Step> implements StepSchedul
     for (const e of entries) await this.schedule(e.askId, e.step, e.at);
   }
 
-  /** Removes a waiting step; like BullMQ, a running one is left to finish (and retry). */
+  /**
+   * Removes a waiting step; like BullMQ, a running one is left to finish (and retry on a failure),
+   * but is not armed again should it come early.
+   */
   async cancel(askId: string, step: S): Promise<void> {
     const id = stepJobId(step, askId);
     const entry = this.entries.get(id);
+    if (entry?.active) entry.cancelled = true;
     if (!entry || entry.active) return;
     if (entry.timer) clearTimeout(entry.timer);
     this.entries.delete(id);
@@ -117,7 +123,7 @@ export class MemoryStepScheduler<S extends string = Step> implements StepSchedul
   private async runOnce(id: string, entry: Entry<S>, handler: StepHandler): Promise<void> {
     try {
       const notYet = await handler(entry.askId);
-      if (notYet && !this.closed && this.entries.get(id) === entry) {
+      if (notYet && !entry.cancelled && !this.closed && this.entries.get(id) === entry) {
         // Came early (a clock step): wait for its time again.
         entry.active = false;
         this.arm(id, entry, notYet.notBefore - this.clock.now());

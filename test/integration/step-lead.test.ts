@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Redis } from 'ioredis';
-import { Queue } from 'bullmq';
+import { Job, Queue } from 'bullmq';
 import type { AskRecord } from '../../src/core/schemas.js';
 import type { NotYet } from '../../src/core/ports.js';
 import { BullStepScheduler, STEP_QUEUE } from '../../src/queue/bull-steps.js';
@@ -112,6 +112,50 @@ describe('BullStepScheduler with a lead', () => {
     await s.cancel('askL2', 'timeout');
     await sleep(due.get('askL2')! - Date.now() + 400);
     expect(calls).toHaveLength(1);
+  });
+
+  it('a cancel that lands while the early job moves to the delayed set leaves nothing held and no job', async () => {
+    const prefix = queuePrefix();
+    const s = scheduler(prefix);
+    const due = new Map([['askL7', Date.now() + LEAD + 600]]);
+    const { calls, handler } = dueAware(due);
+    const move = Job.prototype.moveToDelayed;
+    const spy = vi.spyOn(Job.prototype, 'moveToDelayed').mockImplementation(async function (this: Job, ...args) {
+      // The ask ends (an answer's commit cancels its timeout) while the worker is moving the job.
+      await s.cancel('askL7', 'timeout');
+      return move.apply(this, args);
+    });
+    try {
+      await s.start({ timeout: handler });
+      await s.schedule('askL7', 'timeout', due.get('askL7')!);
+      await waitFor(() => calls.length === 1, 5000);
+      await eventually(
+        async () => (await admin().exists(`${prefix}:${STEP_QUEUE}:${stepJobId('timeout', 'askL7')}`)) === 0,
+        2000,
+      );
+      await sleep(due.get('askL7')! - Date.now() + 400);
+      expect(calls).toHaveLength(1);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('a held step cancelled while its handler runs, and still early, is not held again', async () => {
+    const s = scheduler(queuePrefix());
+    const dueAt = Date.now() + LEAD + 600;
+    const calls: number[] = [];
+    await s.start({
+      timeout: async (askId) => {
+        calls.push(Date.now());
+        // The held run: the ask ends meanwhile, and the clock says it is (still) early.
+        if (calls.length === 2) await s.cancel(askId, 'timeout');
+        return { notBefore: calls.length === 1 ? dueAt : dueAt + 300 };
+      },
+    });
+    await s.schedule('askL8', 'timeout', dueAt);
+    await waitFor(() => calls.length === 2, 5000);
+    await sleep(800);
+    expect(calls).toHaveLength(2);
   });
 
   it('a held step whose handler fails is run again by its job', async () => {

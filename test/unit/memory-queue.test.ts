@@ -96,6 +96,28 @@ describe('MemoryStepScheduler', () => {
     expect(calls[1]).toBeGreaterThanOrEqual(later);
   });
 
+  it('a step cancelled while its handler runs, and early, is not armed again', async () => {
+    const s = make();
+    const calls: number[] = [];
+    const later = clock.now() + 300;
+    await s.start({
+      timeout: async (askId) => {
+        calls.push(clock.now());
+        // The ask ends while the early call runs.
+        await s.cancel(askId, 'timeout');
+        return { notBefore: later };
+      },
+    });
+    await s.schedule('a9', 'timeout', clock.now() + 10);
+    await vi.advanceTimersByTimeAsync(10);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(calls).toHaveLength(1);
+    // Gone: a new schedule of the same step arms it again.
+    await s.schedule('a9', 'timeout', clock.now() + 10);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(calls).toHaveLength(2);
+  });
+
   it('schedules idempotently and cancels', async () => {
     const s = make();
     const fired: string[] = [];
