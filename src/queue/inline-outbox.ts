@@ -17,8 +17,12 @@ export interface RetryingOutbox extends Outbox {
  */
 export const REFRESH_DELAY_MS = 100;
 
-/** Jobs run in-process at once by default (ASKGATE_OUTBOX_INLINE_CONCURRENCY). */
-export const DEFAULT_INLINE_CONCURRENCY = 64;
+/**
+ * Jobs run in-process at once by default (ASKGATE_OUTBOX_INLINE_CONCURRENCY): a job over the limit
+ * costs a BullMQ add, two moves and a wake, so the limit is set well above the platform calls a busy
+ * process has in flight (cycles/s × a call's latency); 256 open calls cost Node little.
+ */
+export const DEFAULT_INLINE_CONCURRENCY = 256;
 
 /** Options of {@link InlineOutbox}. */
 export interface InlineOutboxOptions {
