@@ -1,4 +1,5 @@
 import type { AskRecord, HistoryEntry } from '../core/schemas.js';
+import { deadlineOf, fromMs, isDeadline, toMs } from './iso-times.js';
 
 /**
  * The compact stored form of a record (see `encodeAsk`, which then shortens its keys with
@@ -42,7 +43,7 @@ export function compactRecord(record: AskRecord, coded = false): string {
   if (!sameJson(to, targets?.[0] ?? null)) out.to = to;
   if (targets === undefined) out.targets = null;
   else if (targets.length > 0) out.targets = targets;
-  if (record.expiresAt !== deadlineOf(createdAt, record.timeoutSeconds)) out.expiresAt = record.expiresAt;
+  if (!isDeadline(record.expiresAt, createdAt, record.timeoutSeconds)) out.expiresAt = record.expiresAt;
   if (record.result !== null) out.result = record.result;
   for (const _ in record.partial) {
     out.partial = record.partial;
@@ -146,17 +147,6 @@ export function expandRecord(
   for (const k of LATE) if (c[k] !== undefined) record[k] = c[k];
   record.history = history;
   return record;
-}
-
-/** An ISO time as epoch ms when that gives it back exactly (13 digits instead of 24 characters). */
-function toMs(iso: string): string | number {
-  const ms = Date.parse(iso);
-  return Number.isFinite(ms) && new Date(ms).toISOString() === iso ? ms : iso;
-}
-
-function fromMs(ms: number): unknown {
-  const date = new Date(ms);
-  return Number.isFinite(date.getTime()) ? date.toISOString() : ms;
 }
 
 function compactEntry(entry: HistoryEntry): Record<string, unknown> {
@@ -300,13 +290,6 @@ function expandDelivery(delivery: unknown, target: unknown, coded: boolean): unk
   if (d.step !== undefined) out.step = d.step;
   if (d.reminded !== undefined) out.reminded = d.reminded;
   return out;
-}
-
-/** `createdAt` + `timeoutSeconds` as an ISO time, or undefined when either is not one. */
-function deadlineOf(createdAt: unknown, timeoutSeconds: unknown): string | undefined {
-  if (typeof createdAt !== 'string' || typeof timeoutSeconds !== 'number') return undefined;
-  const at = Date.parse(createdAt) + timeoutSeconds * 1000;
-  return Number.isFinite(at) && Math.abs(at) <= 8.64e15 ? new Date(at).toISOString() : undefined;
 }
 
 /** The history entry a new ask starts with (core/new-ask.ts). */
