@@ -136,7 +136,8 @@ const loopStalls = process.env.BENCH_LOOP_STALLS === '1' ? recordLoopStalls() : 
 /**
  * BENCH_HEAP_SAMPLE_DIR: V8's sampling heap profiler over each measurement window (from the
  * bench's reset to the stop), objects the collector freed included, so the profile shows where
- * the window's allocations came from (bench/heap-summary.ts reads it).
+ * the window's allocations came from (bench/heap-summary.ts reads it). With BENCH_HEAP_LIVE=1,
+ * only the window's objects still alive at its end: what the window's work kept.
  */
 let heapSession: Session | null = null;
 function startHeapSampling(): void {
@@ -144,8 +145,8 @@ function startHeapSampling(): void {
   heapSession.connect();
   heapSession.post('HeapProfiler.startSampling', {
     samplingInterval: 8192,
-    includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
+    includeObjectsCollectedByMajorGC: process.env.BENCH_HEAP_LIVE !== '1',
+    includeObjectsCollectedByMinorGC: process.env.BENCH_HEAP_LIVE !== '1',
   } as object);
 }
 async function stopHeapSampling(): Promise<void> {
