@@ -70,8 +70,8 @@ export class MemoryStepScheduler<S extends string = Step> implements StepSchedul
   async cancel(askId: string, step: S): Promise<void> {
     const id = stepJobId(step, askId);
     const entry = this.entries.get(id);
-    if (entry?.active) entry.cancelled = true;
-    if (!entry || entry.active) return;
+    if (!entry) return;
+    if (entry.active) return void (entry.cancelled = true);
     if (entry.timer) clearTimeout(entry.timer);
     this.entries.delete(id);
   }

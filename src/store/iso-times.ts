@@ -32,10 +32,16 @@ export function fromMs(ms: number): unknown {
   return remember(isoByMs, ms, Number.isFinite(date.getTime()) ? date.toISOString() : ms);
 }
 
+/** `createdAt` + `timeoutSeconds` in epoch ms (NaN when `createdAt` is no time). */
+function deadlineMs(createdAt: string, timeoutSeconds: number): number {
+  const created = toMs(createdAt);
+  return (typeof created === 'number' ? created : Date.parse(createdAt)) + timeoutSeconds * 1000;
+}
+
 /** `createdAt` + `timeoutSeconds` as an ISO time, or undefined when either is not one. */
 export function deadlineOf(createdAt: unknown, timeoutSeconds: unknown): string | undefined {
   if (typeof createdAt !== 'string' || typeof timeoutSeconds !== 'number') return undefined;
-  const at = Date.parse(createdAt) + timeoutSeconds * 1000;
+  const at = deadlineMs(createdAt, timeoutSeconds);
   if (!Number.isFinite(at) || Math.abs(at) > 8.64e15) return undefined;
   return fromMs(at) as string;
 }
@@ -43,7 +49,5 @@ export function deadlineOf(createdAt: unknown, timeoutSeconds: unknown): string 
 /** Whether `expiresAt` is {@link deadlineOf}(`createdAt`, `timeoutSeconds`), without making that text. */
 export function isDeadline(expiresAt: string, createdAt: string, timeoutSeconds: number): boolean {
   const ms = toMs(expiresAt);
-  if (typeof ms !== 'number') return false;
-  const created = toMs(createdAt);
-  return ms === (typeof created === 'number' ? created : Date.parse(createdAt)) + timeoutSeconds * 1000;
+  return typeof ms === 'number' && ms === deadlineMs(createdAt, timeoutSeconds);
 }
