@@ -162,6 +162,36 @@ describe('Telegram drafts across restarts, in memory mode, in webhook mode, and 
     const done = await answered(api, id);
     expect(done.result.answers).toEqual({ checks: ['tests'], env: ['Canary first'] });
   });
+  it('webhook mode: a tap handled after the webhook was answered (a slow store) is answered by an API call', async () => {
+    const fake = await FakeTelegramApi.start();
+    fakes.push(fake);
+    const port = await freePort();
+    const channel = channelFor(fake, logger, {
+      webhookUrl: `http://127.0.0.1:${port}/telegram/webhook`,
+      webhookSecret: 'drafts_secret-0123456789',
+    });
+    const app = await startTestApp(testEnv({ REDIS_URL: redis.url, PORT: String(port) }), [channel]);
+    apps.push(app);
+    const inner = new MemoryFormDrafts({ retentionMs: 60_000 });
+    // Slower than the bot's hold on an update (its middleware returns while the tap's work goes on).
+    channel.useFormDrafts({
+      get: async (key) => {
+        await new Promise((r) => setTimeout(r, 400));
+        return inner.get(key);
+      },
+      put: (key, rev, draft) => inner.put(key, rev, draft),
+      close: (key) => inner.close(key),
+      pointOwn: (chat, promptId, key, expiresAt) => inner.pointOwn(chat, promptId, key, expiresAt),
+      ownOf: (chat, promptId) => inner.ownOf(chat, promptId),
+    });
+    const api = client(app.url);
+    const user = newUser(fake, 'Late', 'late');
+    const { ref } = await ask(api, user.id, [checks, env]);
+    expect(await tapLabel(fake, ref, '☐ tests', user)).toBe('');
+    await showsButton(fake, ref, '☑ tests');
+    expect(fake.webhookReplies).toEqual([]);
+    expect(fake.callsOf('answerCallbackQuery').filter((c) => c.ok)).toHaveLength(1);
+  });
   it('a draft store slower than the 1.5 s answer budget: the Submit tap is answered empty in time, the outcome follows as a reply', async () => {
     const fake = await FakeTelegramApi.start();
     fakes.push(fake);

@@ -57,6 +57,8 @@ const UPDATES = ['message', 'callback_query'] as const;
 const GET_ME_TIMEOUT_MS = 10_000;
 /** Longest the update loop waits for one update before it takes the next (see the constructor). */
 const LOOP_HOLD_MS = 100;
+/** How long an answerCallbackQuery made after the webhook's answer went out may take (the tap's spinner waits). */
+const LATE_ACK_TIMEOUT_MS = 3000;
 /** Telegram keeps an update for 24 h and may re-send it until then. */
 const UPDATE_KEEP_MS = 86_400_000;
 
@@ -216,8 +218,9 @@ export class TelegramChannel implements Channel, UsesFormDrafts {
       logger: this.options.logger,
       started: () => this.inbound !== null,
       take: (update) => this.take(update),
-      run: (update, gate, send) => {
+      run: (update, gate, reply) => {
         this.gates.set(update.update_id, gate);
+        const send = async (payload: string) => void (reply(payload) || (await this.callInstead(payload)));
         const work = this.bot
           .handleUpdate(update, { send })
           .catch((error: unknown) => {
@@ -228,6 +231,16 @@ export class TelegramChannel implements Channel, UsesFormDrafts {
         return work;
       },
     });
+  }
+
+  /**
+   * Makes a webhook reply that came after the webhook's answer went out (a tap acknowledged late) as
+   * an API call; grammy gives only answerCallbackQuery to webhook replies.
+   */
+  private async callInstead(payload: string): Promise<void> {
+    const { method, ...params } = JSON.parse(payload) as { method: string; callback_query_id: string };
+    if (method !== 'answerCallbackQuery') throw new Error(`unexpected webhook reply ${method}`);
+    await this.bot.api.raw.answerCallbackQuery(params, deadline(LATE_ACK_TIMEOUT_MS));
   }
 
   /**

@@ -22,8 +22,12 @@ export interface WebhookHost {
   started(): boolean;
   /** Takes the update (see the channel's `take`). */
   take(update: Update): Promise<EffectGate | 'done' | 'busy'>;
-  /** Runs the update under its gate; `send` answers Telegram's POST (a webhook reply). Never rejects. */
-  run(update: Update, gate: EffectGate, send: (payload: string) => Promise<void>): Promise<void>;
+  /**
+   * Runs the update under its gate. `reply` answers Telegram's POST with a method call (a webhook
+   * reply) while that answer is still open, and returns false once it went out without one: the
+   * caller then makes the call itself. Never rejects.
+   */
+  run(update: Update, gate: EffectGate, reply: (payload: string) => boolean): Promise<void>;
 }
 
 /** Answers one `POST /telegram/webhook`: checks the secret, takes the update and runs it. */
@@ -66,10 +70,21 @@ export async function receiveWebhook(request: InboundHttpRequest, host: WebhookH
       status: 503,
       body: { error: { code: 'in_progress', message: 'this update is being handled, re-send later' } },
     };
-  let reply: (payload: string) => void = () => {};
-  const replied = new Promise<string>((resolve) => (reply = resolve));
-  const work = host.run(update, taken, async (payload) => reply(payload));
-  const answer = await Promise.race([replied, within(work, WEBHOOK_ANSWER_MS)]);
-  if (typeof answer === 'string') return { status: 200, headers: { 'content-type': 'application/json' }, body: answer };
+  // The POST is answered once: with the first webhook reply, or empty when the update was handled
+  // without one or after WEBHOOK_ANSWER_MS; a reply after that is refused, never silently dropped.
+  let answer: (payload: string | null) => void = () => {};
+  const answered = new Promise<string | null>((resolve) => (answer = resolve));
+  let open = true;
+  const close = (payload: string | null): boolean => {
+    if (!open) return false;
+    open = false;
+    answer(payload);
+    return true;
+  };
+  const timer = setTimeout(() => close(null), WEBHOOK_ANSWER_MS);
+  void host.run(update, taken, (payload) => close(payload)).finally(() => close(null));
+  const payload = await answered;
+  clearTimeout(timer);
+  if (payload !== null) return { status: 200, headers: { 'content-type': 'application/json' }, body: payload };
   return { status: 200, body: { ok: true } };
 }
