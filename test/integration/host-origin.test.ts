@@ -208,7 +208,6 @@ describe('the Origin rule (cross-site requests from a browser)', () => {
       '/mcp',
       { host: self, origin: `http://${self}`, ...mcpHeaders },
       initialize,
-      300,
     );
     expect(mcp.status).toBe(200);
   });
