@@ -15,6 +15,7 @@ import {
 } from './telegram-world.js';
 import type { RunningAskgate } from '../../src/main.js';
 import { MemoryFormDrafts } from '../../src/store/memory-form-drafts.js';
+import type { FormDraftStore } from '../../src/core/form-draft-store.js';
 
 let redis: TestRedis;
 const apps: RunningAskgate[] = [];
@@ -66,6 +67,35 @@ const answered = (api: ReturnType<typeof client>, id: string) =>
     const r = await api.get(`/v1/asks/${id}`);
     return r.body.deliveries[0].finalized === 'done' ? r.body : undefined;
   });
+
+/** askgate in webhook mode on the shared Redis, with its fake Telegram and channel. */
+async function webhookApp() {
+  const fake = await FakeTelegramApi.start();
+  fakes.push(fake);
+  const port = await freePort();
+  const channel = channelFor(fake, logger, {
+    webhookUrl: `http://127.0.0.1:${port}/telegram/webhook`,
+    webhookSecret: 'drafts_secret-0123456789',
+  });
+  const app = await startTestApp(testEnv({ REDIS_URL: redis.url, PORT: String(port) }), [channel]);
+  apps.push(app);
+  return { fake, channel, api: client(app.url) };
+}
+
+/** Memory drafts whose reads take `delayMs()` ms (swapped in after start: the store of this one app). */
+function slowDrafts(delayMs: () => number): FormDraftStore {
+  const inner = new MemoryFormDrafts({ retentionMs: 60_000 });
+  return {
+    get: async (key) => {
+      await new Promise((r) => setTimeout(r, delayMs()));
+      return inner.get(key);
+    },
+    put: (key, rev, draft) => inner.put(key, rev, draft),
+    close: (key) => inner.close(key),
+    pointOwn: (chat, promptId, key, expiresAt) => inner.pointOwn(chat, promptId, key, expiresAt),
+    ownOf: (chat, promptId) => inner.ownOf(chat, promptId),
+  };
+}
 
 describe('Telegram drafts across restarts, in memory mode, in webhook mode, and under flood control', () => {
   it('a draft survives a restart: a new askgate on the same Redis continues it', async () => {
@@ -134,16 +164,7 @@ describe('Telegram drafts across restarts, in memory mode, in webhook mode, and 
     expect((await answered(api, id)).result.answers).toEqual({ checks: ['lint', 'tests'] });
   });
   it('webhook mode: each tap is answered on the webhook reply, the keyboard by an API edit; own words by reply', async () => {
-    const fake = await FakeTelegramApi.start();
-    fakes.push(fake);
-    const port = await freePort();
-    const channel = channelFor(fake, logger, {
-      webhookUrl: `http://127.0.0.1:${port}/telegram/webhook`,
-      webhookSecret: 'drafts_secret-0123456789',
-    });
-    const app = await startTestApp(testEnv({ REDIS_URL: redis.url, PORT: String(port) }), [channel]);
-    apps.push(app);
-    const api = client(app.url);
+    const { fake, api } = await webhookApp();
     const user = newUser(fake, 'Hook', 'hook');
     const { id, ref } = await ask(api, user.id, [checks, env]);
     expect(await tapLabel(fake, ref, '☐ tests', user)).toBe('');
@@ -163,28 +184,9 @@ describe('Telegram drafts across restarts, in memory mode, in webhook mode, and 
     expect(done.result.answers).toEqual({ checks: ['tests'], env: ['Canary first'] });
   });
   it('webhook mode: a tap handled after the webhook was answered (a slow store) is answered by an API call', async () => {
-    const fake = await FakeTelegramApi.start();
-    fakes.push(fake);
-    const port = await freePort();
-    const channel = channelFor(fake, logger, {
-      webhookUrl: `http://127.0.0.1:${port}/telegram/webhook`,
-      webhookSecret: 'drafts_secret-0123456789',
-    });
-    const app = await startTestApp(testEnv({ REDIS_URL: redis.url, PORT: String(port) }), [channel]);
-    apps.push(app);
-    const inner = new MemoryFormDrafts({ retentionMs: 60_000 });
+    const { fake, channel, api } = await webhookApp();
     // Slower than the bot's hold on an update (its middleware returns while the tap's work goes on).
-    channel.useFormDrafts({
-      get: async (key) => {
-        await new Promise((r) => setTimeout(r, 400));
-        return inner.get(key);
-      },
-      put: (key, rev, draft) => inner.put(key, rev, draft),
-      close: (key) => inner.close(key),
-      pointOwn: (chat, promptId, key, expiresAt) => inner.pointOwn(chat, promptId, key, expiresAt),
-      ownOf: (chat, promptId) => inner.ownOf(chat, promptId),
-    });
-    const api = client(app.url);
+    channel.useFormDrafts(slowDrafts(() => 400));
     const user = newUser(fake, 'Late', 'late');
     const { ref } = await ask(api, user.id, [checks, env]);
     expect(await tapLabel(fake, ref, '☐ tests', user)).toBe('');
@@ -199,20 +201,9 @@ describe('Telegram drafts across restarts, in memory mode, in webhook mode, and 
     const app = await startTestApp(testEnv(), [channel]);
     apps.push(app);
     const api = client(app.url);
-    // Reads of the drafts are slow while `slow` is on (the store of this one app, swapped in after start).
-    const inner = new MemoryFormDrafts({ retentionMs: 60_000 });
+    // Reads of the drafts are slow while `slow` is on.
     let slow = false;
-    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-    channel.useFormDrafts({
-      get: async (key) => {
-        if (slow) await sleep(1700);
-        return inner.get(key);
-      },
-      put: (key, rev, draft) => inner.put(key, rev, draft),
-      close: (key) => inner.close(key),
-      pointOwn: (chat, promptId, key, expiresAt) => inner.pointOwn(chat, promptId, key, expiresAt),
-      ownOf: (chat, promptId) => inner.ownOf(chat, promptId),
-    });
+    channel.useFormDrafts(slowDrafts(() => (slow ? 1700 : 0)));
     const user = newUser(fake, 'Slow', 'slow');
     const { id, ref } = await ask(api, user.id, [checks]);
     const query = fake.tap(
