@@ -134,6 +134,24 @@ export class RedisWatch {
     return { active: sum(active), wait: sum(wait), delayed: sum(delayed) };
   }
 
+  /** What the queues hold, for a row that did not settle: waiting and active job ids with their data, and the clients. */
+  async queueDump(): Promise<string> {
+    const q = (name: string, key: string) => `{${this.prefix}}:${name}:${key}`;
+    const out: string[] = [];
+    for (const n of QUEUES) {
+      for (const list of ['wait', 'active']) {
+        for (const id of await this.cmd.lrange(q(n, list), 0, -1)) {
+          const job = await this.cmd.hgetall(q(n, id));
+          out.push(`${n} ${list} ${id} ${JSON.stringify(job)}`);
+        }
+      }
+      out.push(`${n} marker ${JSON.stringify(await this.cmd.zrange(q(n, 'marker'), '0', '-1', 'WITHSCORES'))}`);
+      out.push(`${n} meta ${JSON.stringify(await this.cmd.hgetall(q(n, 'meta')))}`);
+    }
+    out.push(String(await this.cmd.client('LIST')));
+    return out.join('\n');
+  }
+
   /**
    * Every store key (`<prefix>:*`) must have a TTL; BullMQ keys (`{<prefix>}:*`) are either
    * per-queue singletons or belong to a job still in a queue state. Each offender is a `key` event.

@@ -6,7 +6,7 @@ import { FaultProxy } from '../../helpers/fault-proxy.js';
 import { check, type CheckOptions, type CheckReport } from './checker.js';
 import { ARTIFACTS, History } from './history.js';
 import { AskgateNode } from './node.js';
-import { RedisWatch } from './redis-watch.js';
+import { RedisWatch, type StoredAsk } from './redis-watch.js';
 
 /** Options of a {@link World}. */
 export interface WorldOptions {
@@ -95,25 +95,35 @@ export class World {
    */
   async settle(askIds: readonly string[], ms: number, opts: { finalized?: boolean } = {}): Promise<number> {
     const started = Date.now();
+    const unfinished = (r: StoredAsk): string | null => {
+      if (r.status === 'pending') return 'pending';
+      if (opts.finalized === false) return null;
+      const open = r.deliveries.filter(
+        (d) => d.status === 'pending' || (d.status !== 'failed' && d.finalized === 'no'),
+      );
+      return open.length > 0 ? `deliveries ${JSON.stringify(open)}` : null;
+    };
+    let left = 'not read yet';
     for (let round = 0; round < 10_000; round++) {
       const records = await this.watch.getMany(askIds).catch(() => null);
       const queues = await this.watch.queueCounts().catch(() => null);
-      const done =
-        records !== null &&
-        queues !== null &&
-        queues.active === 0 &&
-        queues.wait === 0 &&
-        [...records.values()].every(
-          (r) =>
-            r === null ||
-            (r.status !== 'pending' &&
-              (opts.finalized === false ||
-                r.deliveries.every((d) => d.status !== 'pending' && (d.status === 'failed' || d.finalized !== 'no')))),
-        );
-      if (done) return Date.now() - started;
-      if (Date.now() - started > ms) return -1;
+      const asks = records
+        ? [...records].flatMap(([id, r]) => {
+            const why = r === null ? null : unfinished(r);
+            return why === null ? [] : [`${id}: ${why}`];
+          })
+        : ['records unreadable'];
+      const busy =
+        queues === null ? 'queues unreadable' : queues.active + queues.wait > 0 ? JSON.stringify(queues) : '';
+      if (asks.length === 0 && busy === '') return Date.now() - started;
+      left = [busy, ...asks].filter(Boolean).join('; ');
+      if (Date.now() - started > ms) break;
       await new Promise((r) => setTimeout(r, 200));
     }
+    // A row that fails on settling says what it waited for; the history file has the rest.
+    this.history.inject('measure', { data: { unsettled: left } });
+    console.error(`[${this.history.name}] not settled after ${ms} ms: ${left}`);
+    console.error(await this.watch.queueDump().catch((err) => String(err)));
     return -1;
   }
 
