@@ -48,6 +48,7 @@ import {
   checkRedisPolicy,
   connectWithRetry,
   createStoreConnection,
+  createSubscriberConnection,
   isRedisUnavailable,
   STORE_COMMAND_TIMEOUT_MS,
   watchConnection,
@@ -115,9 +116,7 @@ async function redisBackend(config: Config, url: string, logger: Logger, clock: 
   // On a cluster every primary must be safe: each holds part of the asks and queues.
   for (const node of main instanceof Redis ? [main] : main.nodes('master'))
     await checkRedisPolicy(node, config.allowEviction, storeLog);
-  const subscriber = seeds
-    ? clusterConnection(seeds, { request: false })
-    : new Redis(url, { maxRetriesPerRequest: null });
+  const subscriber = seeds ? clusterConnection(seeds, { request: false }) : createSubscriberConnection(url);
   watchConnection(subscriber, 'subscriber', storeLog);
   const store = new RedisAskStore(main, { prefix: config.keyPrefix, clock });
   const bus = await RedisResultBus.create(subscriber, main, { prefix: config.keyPrefix });

@@ -16,26 +16,45 @@ export type RedisFactory = (role: RedisRole) => Redis | Cluster;
 export interface RedisFactoryOptions {
   /** Producer command timeout, so a Redis that accepts connections but never answers fails fast. */
   commandTimeoutMs?: number;
+  /** Socket timeouts per role (defaults {@link SOCKET_TIMEOUT_MS}); tests shorten them. */
+  socketTimeoutMs?: Partial<Record<RedisRole, number>>;
 }
 
 /** Default producer command timeout in ms. */
 export const PRODUCER_COMMAND_TIMEOUT_MS = 1500;
 
+/**
+ * How long a connection may wait for any byte while it has a command outstanding before its
+ * socket is destroyed and ioredis reconnects (ioredis `socketTimeout`). This is what recovers a
+ * link that accepts and then goes silent: a reconnect's handshake made through a hung proxy or
+ * into a blackhole never completes, and neither ioredis nor BullMQ time out a handshake, so
+ * without it the connection (a worker's fetch loop with it) waits forever, even after the network
+ * heals. A worker's is above BullMQ's longest BZPOPMIN (10 s) and its 1 s watchdog.
+ */
+export const SOCKET_TIMEOUT_MS: Readonly<Record<RedisRole, number>> = { producer: 5000, worker: 15_000 };
+
 /** A {@link RedisFactory} for a standalone Redis at `url` with the producer/worker options above. */
 export function redisFactoryFromUrl(url: string, opts: RedisFactoryOptions = {}): RedisFactory {
   const commandTimeout = opts.commandTimeoutMs ?? PRODUCER_COMMAND_TIMEOUT_MS;
+  const socketTimeout = (role: RedisRole) => opts.socketTimeoutMs?.[role] ?? SOCKET_TIMEOUT_MS[role];
   return (role) =>
     role === 'producer'
       ? new Redis(url, {
           enableOfflineQueue: false,
           commandTimeout,
+          socketTimeout: socketTimeout(role),
           connectionName: 'askgate-producer',
           // No auto-pipelining (as on the Cluster producer): each auto-pipeline is a new ioredis
           // Pipeline, which copies every script BullMQ defined on the connection (~50, twice over),
           // while a producer sends about one command per request (add or remove a job).
         })
       : // No commandTimeout here: workers issue blocking commands (BZPOPMIN) that legitimately wait.
-        new Redis(url, { maxRetriesPerRequest: null, connectionName: 'askgate-worker' });
+        // BullMQ's blocking connection is a duplicate of this one, so it has the socket timeout too.
+        new Redis(url, {
+          maxRetriesPerRequest: null,
+          socketTimeout: socketTimeout(role),
+          connectionName: 'askgate-worker',
+        });
 }
 
 /** Seed nodes of a Redis Cluster and the options every node connection shares (credentials, TLS). */
@@ -56,7 +75,11 @@ export function clusterConnection(
     | { request: true; commandTimeoutMs: number; lazyConnect?: boolean; connectionName?: string }
     | { request: false; connectionName?: string },
 ): Cluster {
-  const base = { ...seeds.redisOptions, ...(kind.connectionName && { connectionName: kind.connectionName }) };
+  const base = {
+    ...seeds.redisOptions,
+    socketTimeout: SOCKET_TIMEOUT_MS[kind.request ? 'producer' : 'worker'],
+    ...(kind.connectionName && { connectionName: kind.connectionName }),
+  };
   const options: ClusterOptions = kind.request
     ? {
         enableOfflineQueue: false,

@@ -4,6 +4,15 @@ import type { Logger } from '../core/ports.js';
 /** Command timeout of the store's request connection: a Redis that accepts connections but never answers fails fast. */
 export const STORE_COMMAND_TIMEOUT_MS = 1500;
 
+/**
+ * Socket timeout of the store's connections (ioredis `socketTimeout`): a socket that gets no byte
+ * for this long while a command is outstanding is destroyed and reconnected. It recovers a
+ * reconnect whose handshake a hung proxy or a blackhole accepted and never answers: ioredis has
+ * no handshake timeout, and without this the connection stayed in that handshake, refusing
+ * every command (503), after the network had healed. Same as the queue producers'.
+ */
+export const STORE_SOCKET_TIMEOUT_MS = 5000;
+
 /** Upper bound of {@link storeRetryDelayMs}, before jitter. */
 export const STORE_RETRY_MAX_DELAY_MS = 1000;
 
@@ -24,19 +33,32 @@ export function storeRetryDelayMs(attempt: number, random: () => number = Math.r
  * publisher), built here so that `main.ts` and the reconnect test use the same options. It fails
  * fast: no offline queue (a command while the link is down is refused at once with "Stream isn't
  * writeable", which the API answers with 503), a command timeout for a hung Redis, one retry per
- * request. `lazyConnect`: {@link connectWithRetry} makes the first connection. Auto-pipelining:
+ * request, and a socket timeout for a link gone silent. `lazyConnect`: {@link connectWithRetry} makes the first connection. Auto-pipelining:
  * commands issued in the same tick share one socket write (bench: ~39 → ~4 writes per cycle
  * under load). Reconnects follow {@link storeRetryDelayMs}.
  */
-export function createStoreConnection(url: string, opts: { commandTimeoutMs?: number } = {}): Redis {
+export function createStoreConnection(
+  url: string,
+  opts: { commandTimeoutMs?: number; socketTimeoutMs?: number } = {},
+): Redis {
   return new Redis(url, {
     enableOfflineQueue: false,
     commandTimeout: opts.commandTimeoutMs ?? STORE_COMMAND_TIMEOUT_MS,
+    socketTimeout: opts.socketTimeoutMs ?? STORE_SOCKET_TIMEOUT_MS,
     maxRetriesPerRequest: 1,
     lazyConnect: true,
     enableAutoPipelining: true,
     retryStrategy: (attempt) => storeRetryDelayMs(attempt),
   });
+}
+
+/**
+ * The result bus's subscriber connection to a standalone Redis. It has no command timeout (a
+ * subscribed connection waits for messages), so the socket timeout is what recovers a reconnect
+ * whose handshake is never answered; without it the bus stayed deaf after the network healed.
+ */
+export function createSubscriberConnection(url: string, opts: { socketTimeoutMs?: number } = {}): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null, socketTimeout: opts.socketTimeoutMs ?? STORE_SOCKET_TIMEOUT_MS });
 }
 
 /**
@@ -105,6 +127,8 @@ const UNAVAILABLE = [
   /ECONNRESET/,
   /ETIMEDOUT/,
   /EPIPE/,
+  // ioredis's socketTimeout: the link went silent with commands outstanding.
+  /Socket timeout/i,
   /enableOfflineQueue/i,
   // ioredis's AbortError: a command of a pipeline (auto-pipelining makes every command one) that was partly answered when the connection dropped.
   /Command aborted due to connection close/i,
