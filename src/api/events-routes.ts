@@ -10,7 +10,7 @@ import { ASK_ID_PATTERN } from '../core/token.js';
 export interface EventRoutesOptions {
   gateway: Pick<Gateway, 'get' | 'run'>;
   store: Pick<AskStore, 'get' | 'history'>;
-  bus: Pick<ResultBus, 'subscribeHistory'>;
+  bus: Pick<ResultBus, 'subscribeHistory' | 'onResync'>;
   logger: Pick<Logger, 'warn'>;
   /** Interval of `: keep-alive` comments on open streams, in ms (default 15 000). */
   heartbeatMs?: number;
@@ -137,8 +137,12 @@ export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptio
       for (const { entry, index } of cursor.fresh(current.history))
         stream.send(String(index), { ...entry, askId: id, index });
     }, onError);
-    // Subscribe before the first read, so an entry committed in between is not missed.
-    unsubscribe = bus.subscribeHistory((askId) => askId === id && pump());
+    // Subscribe before the first read, so an entry committed in between is not missed; after a
+    // resync (announcements may have been lost) read again.
+    unsubscribe = both(
+      bus.subscribeHistory((askId) => askId === id && pump()),
+      bus.onResync(() => pump()),
+    );
     pump();
   });
 
@@ -157,8 +161,14 @@ export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptio
       for (const e of chronological(batch)) stream.send(`${e.version}.${e.index}`, e);
     };
     let replayed = false;
+    let resync = false;
     const pending = new Set<string>();
     const pump = serialized(async () => {
+      if (resync) {
+        // Announcements may have been lost: look at every ask of the run again (cursors skip what was sent).
+        resync = false;
+        for (const record of await store.history(runId, 50)) pending.add(record.id);
+      }
       if (!replayed) {
         replayed = true;
         const asks = await store.history(runId, 50);
@@ -183,13 +193,27 @@ export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptio
           stream.send(`${record.version}.${index}`, { ...entry, askId, version: record.version, index });
       }
     }, onError);
-    unsubscribe = bus.subscribeHistory((askId, run) => {
-      if (run !== runId) return;
-      pending.add(askId);
-      pump();
-    });
+    unsubscribe = both(
+      bus.subscribeHistory((askId, run) => {
+        if (run !== runId) return;
+        pending.add(askId);
+        pump();
+      }),
+      bus.onResync(() => {
+        resync = true;
+        pump();
+      }),
+    );
     pump();
   });
+}
+
+/** One unsubscribe function for two. */
+function both(a: () => void, b: () => void): () => void {
+  return () => {
+    a();
+    b();
+  };
 }
 
 /** Where a run stream resumes in one ask, given `Last-Event-ID: <version>.<index>`. */

@@ -72,7 +72,7 @@ export function assemble(ports: AppPorts): App {
   const gateway = new Gateway({
     store,
     runner,
-    polls: new LongPolls(ports.bus),
+    polls: new LongPolls(ports.bus, (askId) => store.get(askId)),
     clock,
     channels,
     newId: ports.newId,

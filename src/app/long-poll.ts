@@ -1,3 +1,4 @@
+import { isTerminal } from '../core/lifecycle.js';
 import type { ResultBus } from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
 
@@ -18,7 +19,17 @@ export class LongPolls {
   /** The polls of this process by ask id, woken with the record when this process ends the ask. */
   private readonly local = new Map<string, Set<(record: AskRecord) => void>>();
 
-  constructor(private readonly bus: ResultBus) {}
+  /**
+   * `read` re-reads an ask when the bus may have missed announcements (its subscription came back
+   * after a reconnect): the polls of an ask that ended meanwhile wake with it, instead of at the
+   * end of their wait.
+   */
+  constructor(
+    private readonly bus: ResultBus,
+    read?: (askId: string) => Promise<AskRecord | null>,
+  ) {
+    if (read) bus.onResync(() => void this.recheck(read));
+  }
 
   /** Subscribes a poll on `askId` for at most `waitMs`; null when there is nothing to wait for (no time, or stopping). */
   open(askId: string, waitMs: number, signal?: AbortSignal): LongPoll | null {
@@ -52,6 +63,16 @@ export class LongPolls {
   /** This process committed the end of `record`'s ask: its polls here wake with it, before the announcement. */
   ended(record: AskRecord): void {
     for (const wake of this.local.get(record.id) ?? []) wake(record);
+  }
+
+  /** Re-reads every ask polled here; the polls of those that ended wake with the record. */
+  private async recheck(read: (askId: string) => Promise<AskRecord | null>): Promise<void> {
+    await Promise.all(
+      [...this.local.keys()].map(async (askId) => {
+        const record = await read(askId).catch(() => null);
+        if (record && isTerminal(record)) this.ended(record);
+      }),
+    );
   }
 
   /** Wakes every poll now and refuses new ones (the process is shutting down). */

@@ -15,7 +15,7 @@ const MAX_BACKLOG_BYTES = 1 << 20;
 /** What the console's event stream reads: records, their history announcements, the time. */
 export interface ConsoleFeed {
   store: Pick<AskStore, 'get' | 'recent'>;
-  bus: Pick<ResultBus, 'subscribeHistory'>;
+  bus: Pick<ResultBus, 'subscribeHistory' | 'onResync'>;
   clock: Clock;
   logger: Pick<Logger, 'warn'>;
 }
@@ -50,7 +50,14 @@ export class ConsoleHub {
     this.clients.set(res, sid);
     res.once('close', () => this.detach(res));
     if (!this.unsubscribe) {
-      this.unsubscribe = this.feed.bus.subscribeHistory((askId) => this.changed(askId));
+      const unsubscribe = this.feed.bus.subscribeHistory((askId) => this.changed(askId));
+      // Changes may have been missed while the bus reconnected: every console reconnects (after
+      // its `retry`) and gets a fresh snapshot.
+      const unresync = this.feed.bus.onResync(() => this.endAll());
+      this.unsubscribe = () => {
+        unsubscribe();
+        unresync();
+      };
       this.heartbeat = setInterval(() => this.broadcast(': ping\n\n'), HEARTBEAT_MS);
       this.heartbeat.unref();
       this.sessionCheck = setInterval(() => void this.checkSessions(), SESSION_CHECK_MS);
@@ -76,9 +83,14 @@ export class ConsoleHub {
 
   /** Ends every stream (server shutdown). */
   close(): void {
-    for (const res of this.clients.keys()) res.end();
+    this.endAll();
     this.clients.clear();
     this.stop();
+  }
+
+  /** Ends every open stream; the consoles reconnect and start from a snapshot. */
+  private endAll(): void {
+    for (const res of this.clients.keys()) res.end();
   }
 
   private detach(res: ServerResponse): void {

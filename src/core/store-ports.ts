@@ -132,6 +132,12 @@ export interface ResultBus {
   subscribe(askId: string, listener: () => void): () => void;
   /** Calls `listener` whenever the history of any ask grows; returns an unsubscribe function. */
   subscribeHistory(listener: (askId: string, runId: string) => void): () => void;
+  /**
+   * Calls `listener` when announcements may have been missed: the subscription is back after its
+   * connection dropped (pub/sub is at-most-once). Listeners re-read what they wait for. Returns an
+   * unsubscribe function.
+   */
+  onResync(listener: () => void): () => void;
   /** Announces that an ask's history grew; stores that cannot do it atomically call it (best effort, readers re-read). */
   notifyHistory(askId: string, runId: string): Promise<void>;
   /** Stops delivering and unsubscribes; connections passed in stay open for their owner to close. */

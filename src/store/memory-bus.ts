@@ -23,6 +23,11 @@ export class MemoryResultBus implements ResultBus {
     return this.history.add(ALL, listener);
   }
 
+  /** Never fires: an in-process bus loses nothing. */
+  onResync(_listener: () => void): () => void {
+    return () => {};
+  }
+
   async notifyHistory(askId: string, runId: string): Promise<void> {
     const snapshot = this.history.snapshot(ALL);
     if (snapshot.length > 0) queueMicrotask(() => this.history.emit(ALL, [askId, runId], snapshot));

@@ -4,17 +4,21 @@ import { StoreKeys } from './keys.js';
 import { Listeners } from './listeners.js';
 
 const ALL = '*';
+/** Pauses between the publisher's PINGs before a resync (about 3 s in all). */
+const RESYNC_WAITS_MS = [100, 200, 400, 800, 1600];
 
 /**
  * {@link ResultBus} over Redis pub/sub: one SUBSCRIBE to `<prefix>:resolved` per process, dispatched
  * to local listeners by ask id. Pub/sub is at-most-once (a message sent while the subscriber
- * reconnects is lost), so waiters must re-read the record after subscribing and on a timer.
+ * reconnects is lost), so waiters re-read the record after subscribing, and again when the
+ * subscription is back after a reconnect ({@link onResync}).
  */
 export class RedisResultBus implements ResultBus {
   private readonly channel: string;
   private readonly historyChannel: string;
   private readonly results = new Listeners();
   private readonly history = new Listeners<[string, string]>();
+  private readonly resyncs = new Listeners();
   private readonly subscribed: Promise<void>;
   private closed = false;
   private readonly onMessage = (channel: string, message: string) => {
@@ -24,6 +28,33 @@ export class RedisResultBus implements ResultBus {
       if (askId && runId) this.history.emit(ALL, [askId, runId]);
     }
   };
+  /**
+   * The connection is ready again: ioredis has re-sent the SUBSCRIBE on it, and a PING sent now is
+   * answered after it, so once the PING is back no announcement from then on is missed. The
+   * listeners re-read through the publisher's connection (the store's), which may come back later
+   * than this one: it is waited for, up to {@link RESYNC_WAITS_MS}.
+   */
+  private readonly onReady = () => {
+    void this.subscribed.then(
+      () => this.resync(),
+      () => undefined,
+    );
+  };
+
+  /** Tells the listeners to re-read, once the subscription and the publisher's connection answer. */
+  private async resync(): Promise<void> {
+    await this.subscriber.ping().catch(() => undefined);
+    const answers = () =>
+      this.publisher.ping().then(
+        () => true,
+        () => false,
+      );
+    for (const ms of RESYNC_WAITS_MS) {
+      if (this.closed || (await answers())) break;
+      await new Promise((resolve) => setTimeout(resolve, ms).unref());
+    }
+    if (!this.closed) this.resyncs.emit(ALL, []);
+  }
 
   /** `subscriber` is dedicated to the bus (a subscribed connection can do nothing else); the caller closes both connections after {@link close}. */
   constructor(
@@ -35,6 +66,7 @@ export class RedisResultBus implements ResultBus {
     this.channel = keys.resolvedChannel();
     this.historyChannel = keys.historyChannel();
     subscriber.on('message', this.onMessage);
+    subscriber.on('ready', this.onReady);
     this.subscribed = subscriber.subscribe(this.channel, this.historyChannel).then(() => undefined);
     this.subscribed.catch(() => undefined);
   }
@@ -63,6 +95,10 @@ export class RedisResultBus implements ResultBus {
     return this.history.add(ALL, listener);
   }
 
+  onResync(listener: () => void): () => void {
+    return this.resyncs.add(ALL, listener);
+  }
+
   async notifyHistory(askId: string, runId: string): Promise<void> {
     // runIds never contain spaces (RunIdSchema), so "askId runId" is unambiguous.
     await this.publisher.publish(this.historyChannel, `${askId} ${runId}`);
@@ -73,7 +109,9 @@ export class RedisResultBus implements ResultBus {
     this.closed = true;
     this.results.clear();
     this.history.clear();
+    this.resyncs.clear();
     this.subscriber.off('message', this.onMessage);
+    this.subscriber.off('ready', this.onReady);
     if (this.subscriber.status === 'ready')
       await this.subscriber.unsubscribe(this.channel, this.historyChannel).catch(() => undefined);
   }

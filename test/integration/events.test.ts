@@ -215,6 +215,7 @@ describe('stream lifecycle', () => {
       subscribe: deps.bus.subscribe.bind(deps.bus),
       notifyHistory: deps.bus.notifyHistory.bind(deps.bus),
       close: deps.bus.close.bind(deps.bus),
+      onResync: deps.bus.onResync.bind(deps.bus),
       subscribeHistory: (listener: (askId: string, runId: string) => void) => {
         active++;
         const off = deps.bus.subscribeHistory(listener);
