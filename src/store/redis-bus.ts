@@ -4,6 +4,8 @@ import { StoreKeys } from './keys.js';
 import { Listeners } from './listeners.js';
 
 const ALL = '*';
+/** How often an idle subscriber is PINGed by default (see {@link RedisResultBus}). */
+export const BUS_HEARTBEAT_MS = 10_000;
 /** Pauses between the publisher's PINGs before a resync (about 3 s in all). */
 const RESYNC_WAITS_MS = [100, 200, 400, 800, 1600];
 
@@ -20,6 +22,7 @@ export class RedisResultBus implements ResultBus {
   private readonly history = new Listeners<[string, string]>();
   private readonly resyncs = new Listeners();
   private readonly subscribed: Promise<void>;
+  private readonly heartbeat: NodeJS.Timeout | null;
   private closed = false;
   private readonly onMessage = (channel: string, message: string) => {
     if (channel === this.channel) this.results.emit(message, []);
@@ -56,11 +59,17 @@ export class RedisResultBus implements ResultBus {
     if (!this.closed) this.resyncs.emit(ALL, []);
   }
 
-  /** `subscriber` is dedicated to the bus (a subscribed connection can do nothing else); the caller closes both connections after {@link close}. */
+  /**
+   * `subscriber` is dedicated to the bus (a subscribed connection can do nothing else); the caller
+   * closes both connections after {@link close}. A standalone subscriber is PINGed every
+   * `heartbeatMs`: an idle subscribed connection sends nothing, so a link that went silent would
+   * only be noticed by TCP keepalive, minutes later; with a PING outstanding its socket timeout
+   * drops it, ioredis reconnects, and the resync re-reads what was missed.
+   */
   constructor(
     private readonly subscriber: Redis | Cluster,
     private readonly publisher: Redis | Cluster,
-    opts: { prefix?: string } = {},
+    opts: { prefix?: string; heartbeatMs?: number } = {},
   ) {
     const keys = new StoreKeys(opts.prefix);
     this.channel = keys.resolvedChannel();
@@ -69,13 +78,19 @@ export class RedisResultBus implements ResultBus {
     subscriber.on('ready', this.onReady);
     this.subscribed = subscriber.subscribe(this.channel, this.historyChannel).then(() => undefined);
     this.subscribed.catch(() => undefined);
+    // On a Cluster a PING goes to any node, not to the subscriber's.
+    this.heartbeat = subscriber.isCluster
+      ? null
+      : setInterval(() => {
+          if (subscriber.status === 'ready') subscriber.ping().catch(() => undefined);
+        }, opts.heartbeatMs ?? BUS_HEARTBEAT_MS).unref();
   }
 
   /** Builds a bus and waits until its subscription is active. */
   static async create(
     subscriber: Redis | Cluster,
     publisher: Redis | Cluster,
-    opts: { prefix?: string } = {},
+    opts: { prefix?: string; heartbeatMs?: number } = {},
   ): Promise<RedisResultBus> {
     const bus = new RedisResultBus(subscriber, publisher, opts);
     await bus.ready();
@@ -107,6 +122,7 @@ export class RedisResultBus implements ResultBus {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.heartbeat) clearInterval(this.heartbeat);
     this.results.clear();
     this.history.clear();
     this.resyncs.clear();

@@ -13,6 +13,12 @@ export interface FaultMode {
    * retransmission would deliver them), so no stream is ever corrupted.
    */
   blackhole: boolean;
+  /**
+   * Forward nothing and hold nothing (a path that silently lost the connection's state, e.g. a
+   * middlebox that forgot the flow): bytes on existing connections are discarded, and new ones are
+   * accepted and never connected upstream. Unlike {@link blackhole}, what was sent meanwhile is lost.
+   */
+  lose: boolean;
   /** Destroy every new connection at once (a refused port, as the client sees it). */
   refuse: boolean;
   /**
@@ -37,7 +43,14 @@ export interface FaultProxyStats {
   chunks: number;
 }
 
-const CLEAN: FaultMode = { latencyMs: 0, resetRate: 0, blackhole: false, refuse: false, resetWhen: undefined };
+const CLEAN: FaultMode = {
+  latencyMs: 0,
+  resetRate: 0,
+  blackhole: false,
+  lose: false,
+  refuse: false,
+  resetWhen: undefined,
+};
 
 /**
  * A small TCP fault proxy on 127.0.0.1 (Toxiproxy-like) for tests: per-chunk latency, random
@@ -129,7 +142,7 @@ export class FaultProxy {
     this.links.add(link);
     client.on('error', () => this.drop(link, false));
     client.on('close', () => this.drop(link, false));
-    if (this.mode.blackhole) {
+    if (this.mode.blackhole || this.mode.lose) {
       // Never connected: the client sees a peer that accepted and then went silent.
       client.on('data', () => {});
       return;
@@ -156,6 +169,7 @@ export class FaultProxy {
         this.drop(link, true);
         return;
       }
+      if (this.mode.lose) return;
       const due = Date.now() + this.mode.latencyMs;
       const gate = this.gate?.open;
       tail = tail.then(async () => {

@@ -8,6 +8,10 @@ import { FaultProxy } from '../helpers/fault-proxy.js';
 import { askBody, client, eventually } from '../helpers/http.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { sleep } from '../helpers/wait.js';
+import { Redis } from 'ioredis';
+import { RedisResultBus } from '../../src/store/redis-bus.js';
+import { createSubscriberConnection } from '../../src/store/redis-setup.js';
+import { StoreKeys } from '../../src/store/keys.js';
 
 // The result bus is Redis pub/sub: an announcement made while a replica's subscriber reconnects
 // never reaches it. Waiters there used to learn of the ended ask only when their wait ran out
@@ -195,5 +199,34 @@ describe('ConsoleHub on a resync', () => {
     resync();
     expect([a.writableEnded, b.writableEnded]).toEqual([true, true]);
     hub.close();
+  });
+});
+
+describe('RedisResultBus heartbeat', () => {
+  it('a subscriber link that goes silent while idle is found by its PING and made again; a resync follows', async () => {
+    const lossy = await FaultProxy.start(redis.port);
+    const subscriber = createSubscriberConnection(lossy.redisUrl, { socketTimeoutMs: 1000 });
+    subscriber.on('error', () => {});
+    const publisher = new Redis(redis.url);
+    const bus = await RedisResultBus.create(subscriber, publisher, { prefix: 'hb', heartbeatMs: 300 });
+    try {
+      let resyncs = 0;
+      bus.onResync(() => resyncs++);
+      await sleep(200);
+      const before = resyncs;
+      // Bytes sent now are lost, and the idle subscriber sends nothing of its own but the PING.
+      lossy.set({ lose: true });
+      await sleep(2500);
+      lossy.heal();
+      await eventually(async () => resyncs > before, 8000);
+      let woken = false;
+      bus.subscribe('x', () => (woken = true));
+      await eventually(async () => (await publisher.publish(new StoreKeys('hb').resolvedChannel(), 'x'), woken));
+    } finally {
+      await bus.close();
+      subscriber.disconnect();
+      publisher.disconnect();
+      await lossy.close();
+    }
   });
 });
