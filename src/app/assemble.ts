@@ -72,7 +72,7 @@ export function assemble(ports: AppPorts): App {
   const gateway = new Gateway({
     store,
     runner,
-    polls: new LongPolls(ports.bus, (askId) => store.get(askId)),
+    polls: new LongPolls(ports.bus, (askIds) => store.getMany(askIds)),
     clock,
     channels,
     newId: ports.newId,

@@ -12,6 +12,9 @@ export interface LongPoll {
   close(): void;
 }
 
+/** Asks re-read per store call after a resync (many agents may wait on one process). */
+const RECHECK_BATCH = 500;
+
 /** The long polls (`?wait`) of one process, so a shutdown can end them all at once. */
 export class LongPolls {
   /** Wakes of the polls in flight; null once stopped. */
@@ -20,13 +23,13 @@ export class LongPolls {
   private readonly local = new Map<string, Set<(record: AskRecord) => void>>();
 
   /**
-   * `read` re-reads an ask when the bus may have missed announcements (its subscription came back
+   * `read` re-reads asks when the bus may have missed announcements (its subscription came back
    * after a reconnect): the polls of an ask that ended meanwhile wake with it, instead of at the
    * end of their wait.
    */
   constructor(
     private readonly bus: ResultBus,
-    read?: (askId: string) => Promise<AskRecord | null>,
+    read?: (askIds: readonly string[]) => Promise<(AskRecord | null)[]>,
   ) {
     if (read) bus.onResync(() => void this.recheck(read));
   }
@@ -65,14 +68,16 @@ export class LongPolls {
     for (const wake of this.local.get(record.id) ?? []) wake(record);
   }
 
-  /** Re-reads every ask polled here; the polls of those that ended wake with the record. */
-  private async recheck(read: (askId: string) => Promise<AskRecord | null>): Promise<void> {
-    await Promise.all(
-      [...this.local.keys()].map(async (askId) => {
-        const record = await read(askId).catch(() => null);
-        if (record && isTerminal(record)) this.ended(record);
-      }),
-    );
+  /**
+   * Re-reads every ask polled here, {@link RECHECK_BATCH} at a time; the polls of those that ended
+   * wake with the record. A batch that cannot be read leaves its polls waiting, as before.
+   */
+  private async recheck(read: (askIds: readonly string[]) => Promise<(AskRecord | null)[]>): Promise<void> {
+    const ids = [...this.local.keys()];
+    for (let i = 0; i < ids.length; i += RECHECK_BATCH) {
+      const records = await read(ids.slice(i, i + RECHECK_BATCH)).catch(() => []);
+      for (const record of records) if (record && isTerminal(record)) this.ended(record);
+    }
   }
 
   /** Wakes every poll now and refuses new ones (the process is shutting down). */

@@ -130,7 +130,10 @@ describe('LongPolls on a resync', () => {
       ['open', { id: 'open', status: 'pending' } as AskRecord],
     ]);
     const reads: string[] = [];
-    const polls = new LongPolls(bus, async (askId) => (reads.push(askId), records.get(askId) ?? null));
+    const polls = new LongPolls(
+      bus,
+      async (askIds) => (reads.push(...askIds), askIds.map((id) => records.get(id) ?? null)),
+    );
     const ended = polls.open('ended', 10_000)!;
     const open = polls.open('open', 10_000)!;
     const gone = polls.open('gone', 10_000)!;
