@@ -163,12 +163,14 @@ export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptio
     let replayed = false;
     let resync = false;
     const pending = new Set<string>();
+    /** Sends the entries of `record` its cursor has not sent yet. */
+    const sendFresh = (record: AskRecord) => {
+      const cursor = cursors.get(record.id) ?? new Cursor(0);
+      cursors.set(record.id, cursor);
+      for (const { entry, index } of cursor.fresh(record.history))
+        stream.send(`${record.version}.${index}`, { ...entry, askId: record.id, version: record.version, index });
+    };
     const pump = serialized(async () => {
-      if (resync) {
-        // Announcements may have been lost: look at every ask of the run again (cursors skip what was sent).
-        resync = false;
-        for (const record of await store.history(runId, 50)) pending.add(record.id);
-      }
       if (!replayed) {
         replayed = true;
         const asks = await store.history(runId, 50);
@@ -182,15 +184,19 @@ export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptio
           }),
         );
       }
+      if (resync) {
+        // Announcements may have been lost: every ask of the run again, as read (cursors skip what was sent).
+        resync = false;
+        for (const record of await store.history(runId, 50)) {
+          pending.delete(record.id);
+          sendFresh(record);
+        }
+      }
       const ids = [...pending];
       pending.clear();
       for (const askId of ids) {
         const record = await store.get(askId);
-        if (!record) continue;
-        const cursor = cursors.get(askId) ?? new Cursor(0);
-        cursors.set(askId, cursor);
-        for (const { entry, index } of cursor.fresh(record.history))
-          stream.send(`${record.version}.${index}`, { ...entry, askId, version: record.version, index });
+        if (record) sendFresh(record);
       }
     }, onError);
     unsubscribe = both(

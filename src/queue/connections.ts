@@ -1,5 +1,6 @@
 import type { Worker } from 'bullmq';
 import { Redis, Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { STORE_SOCKET_TIMEOUT_MS } from '../store/redis-setup.js';
 
 /** Which side of a queue a connection serves. */
 export type RedisRole = 'producer' | 'worker';
@@ -29,9 +30,13 @@ export const PRODUCER_COMMAND_TIMEOUT_MS = 1500;
  * link that accepts and then goes silent: a reconnect's handshake made through a hung proxy or
  * into a blackhole never completes, and neither ioredis nor BullMQ time out a handshake, so
  * without it the connection (a worker's fetch loop with it) waits forever, even after the network
- * heals. A worker's is above BullMQ's longest BZPOPMIN (10 s) and its 1 s watchdog.
+ * heals. A producer's is the store's; a worker's is above BullMQ's longest BZPOPMIN (10 s) and its
+ * 1 s watchdog.
  */
-export const SOCKET_TIMEOUT_MS: Readonly<Record<RedisRole, number>> = { producer: 5000, worker: 15_000 };
+export const SOCKET_TIMEOUT_MS: Readonly<Record<RedisRole, number>> = {
+  producer: STORE_SOCKET_TIMEOUT_MS,
+  worker: 15_000,
+};
 
 /** A {@link RedisFactory} for a standalone Redis at `url` with the producer/worker options above. */
 export function redisFactoryFromUrl(url: string, opts: RedisFactoryOptions = {}): RedisFactory {

@@ -9,7 +9,7 @@ export const STORE_COMMAND_TIMEOUT_MS = 1500;
  * for this long while a command is outstanding is destroyed and reconnected. It recovers a
  * reconnect whose handshake a hung proxy or a blackhole accepted and never answers: ioredis has
  * no handshake timeout, and without this the connection stayed in that handshake, refusing
- * every command (503), after the network had healed. Same as the queue producers'.
+ * every command (503), after the network had healed. The queue producers use it too.
  */
 export const STORE_SOCKET_TIMEOUT_MS = 5000;
 
