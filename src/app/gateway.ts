@@ -6,7 +6,7 @@ import type { AskStore, Clock, Logger, NotYet, WebhookSender } from '../core/por
 import { commitPlan, type WorkSettings } from '../core/work.js';
 import type { Step } from '../core/effects.js';
 import { parseStep, policySteps } from '../core/policy.js';
-import { MAX_CAS_ATTEMPTS, openAsk } from './open-ask.js';
+import { foldFor, MAX_CAS_ATTEMPTS, openAsk } from './open-ask.js';
 import type { EffectRunner } from './effect-runner.js';
 import type { LongPolls } from './long-poll.js';
 
@@ -229,10 +229,10 @@ export class Gateway {
         return { record: prev, outcome: result.outcome };
       }
       const next = result.record;
-      const plan = commitPlan(prev, next, result.effects, now, settings);
+      const plan = foldFor(this.deps, commitPlan(prev, next, result.effects, now, settings));
       const ttlMs = isTerminal(next) ? settings.retentionMs : deadlineOf(next) - now + settings.retentionMs;
-      const commit = () =>
-        store.commit(prev, next, { ttlMs, publish: result.effects.some((e) => e.type === 'publish') });
+      const publish = result.effects.some((e) => e.type === 'publish');
+      const commit = () => store.commit(prev, next, { ttlMs, publish, ...(plan.along && { along: plan.along }) });
       const committed = await runner.ahead(askId, plan.ahead, commit, this.deps.pipelined === true);
       if (committed === 'conflict') continue;
       if (committed === 'missing') return { record: null, outcome: { code: 'not_found' } };

@@ -2,11 +2,24 @@ import { AskgateError, invalid, type Issue } from '../core/errors.js';
 import { policyIssues, targetList } from '../core/policy.js';
 import { createAsk, deadlineOf, isTerminal, transition } from '../core/lifecycle.js';
 import type { AskRecord, AskRequest, PushConfig } from '../core/schemas.js';
-import { createPlan, followUp } from '../core/work.js';
+import { createPlan, foldAlong, followUp } from '../core/work.js';
+import type { Effect } from '../core/effects.js';
+import type { AlongWrites } from '../core/ports.js';
 import type { GatewayDeps } from './gateway.js';
 
 /** Most compare-and-set attempts at one change before giving up. */
 export const MAX_CAS_ATTEMPTS = 64;
+
+/**
+ * A create's or commit's plan as the store runs it: on one ordered connection (`pipelined`) its
+ * index writes go inside the write itself ({@link foldAlong}); elsewhere they run around it.
+ */
+export function foldFor(
+  deps: Pick<GatewayDeps, 'pipelined'>,
+  plan: { ahead: Effect[]; after: Effect[] },
+): { ahead: Effect[]; after: Effect[]; along?: AlongWrites } {
+  return deps.pipelined === true ? foldAlong(plan) : plan;
+}
 
 /**
  * {@link Gateway.ask} after the timeout is clamped: creates the ask (superseding the run's pending
@@ -45,7 +58,7 @@ export async function openAsk(
     });
     const superseding = current && !isTerminal(current) ? transition(current, { type: 'supersede' }, now) : null;
     const supersede = superseding?.kind === 'changed' && current ? { prev: current, next: superseding.record } : null;
-    const plan = createPlan(record, effects, now, settings);
+    const plan = foldFor(deps, createPlan(record, effects, now, settings));
     const create = () =>
       store.create({
         record,
@@ -53,6 +66,7 @@ export async function openAsk(
         supersede,
         ttlMs: deadlineOf(record) - now + settings.retentionMs,
         retentionMs: settings.retentionMs,
+        ...(plan.along && { along: plan.along }),
       });
     const result = await runner.ahead(askId, plan.ahead, create, deps.pipelined === true);
     if (result.status === 'conflict') continue;

@@ -18,6 +18,23 @@ export interface CreateArgs {
   ttlMs: number;
   /** Time to live for the superseded record, in ms (the retention window). */
   retentionMs: number;
+  /** Index writes made in the same atomic step when the ask is created (stores with {@link AskStore.ordered}). */
+  along?: AlongWrites;
+}
+
+/**
+ * Index writes a store makes inside a create or commit, in the same atomic step and only when it
+ * succeeds, instead of as separate commands before or after it. Only a store whose writes share
+ * one ordered connection can (see {@link AskStore.ordered}): on Redis Cluster the indexes live in
+ * other hash slots than the run's keys.
+ */
+export interface AlongWrites {
+  /** {@link AskIndexes.markForSweep} of the ask at this time (a write-ahead mark). */
+  mark?: number;
+  /** {@link AskIndexes.unmarkSweep} of the ask. */
+  unsweep?: boolean;
+  /** {@link AskIndexes.removeFromConversation} of the ask from each. */
+  leave?: ConversationKey[];
 }
 
 /** Result of {@link AskStore.claimIdempotencyKey}. */
@@ -41,13 +58,19 @@ export interface ConversationKey {
  * `rev`; implementations: Redis (Lua) and memory. All methods are safe to call concurrently.
  */
 export interface AskStore {
+  /**
+   * True when every write goes down one ordered connection (memory, a standalone Redis; not Redis
+   * Cluster): writes sent together land in order, and {@link AlongWrites} are accepted.
+   */
+  readonly ordered: boolean;
   /** Binds an idempotency key to an ask id (SET NX semantics); returns the winning binding. */
   claimIdempotencyKey(key: string, requestHash: string, askId: string, ttlMs: number): Promise<IdempotencyClaim>;
   /**
    * Creates a record atomically: `exists` when the ask id already exists (idempotent retry),
    * `conflict` when the run's version or the superseded record's rev moved (re-read and retry).
    * A superseded record that reaches a terminal state is published on the result bus. Both
-   * records' history growth is announced on the bus (`notifyHistory`) in the same atomic step.
+   * records' history growth is announced on the bus (`notifyHistory`) in the same atomic step,
+   * and `args.along` made (only on an {@link ordered} store) when the ask is created.
    */
   create(args: CreateArgs): Promise<CreateResult>;
   /** Reads a record by ask id, or null when unknown or expired. */
@@ -61,12 +84,13 @@ export interface AskStore {
   /**
    * Replaces `prev` with `next` if the stored rev still equals `prev.rev` (`next.rev` must be
    * `prev.rev + 1`). With `publish`, announces `next.id` on the result bus in the same atomic step;
-   * every commit also announces the history growth (`notifyHistory`) in that step.
+   * every commit also announces the history growth (`notifyHistory`) in that step, and makes
+   * `along` (only on an {@link ordered} store) when it succeeds.
    */
   commit(
     prev: AskRecord,
     next: AskRecord,
-    opts: { ttlMs: number; publish: boolean },
+    opts: { ttlMs: number; publish: boolean; along?: AlongWrites },
   ): Promise<'ok' | 'conflict' | 'missing'>;
 
   /** The most recently created asks (pending or not), newest first, at most `limit`. */

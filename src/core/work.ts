@@ -2,6 +2,7 @@ import { sameJob, type Effect, type Job } from './effects.js';
 import { deadlineOf, deliveriesToFinalize, isDone, isTerminal, webhookSettled } from './lifecycle.js';
 import { unfiredSteps } from './policy.js';
 import type { AskRecord } from './schemas.js';
+import type { AlongWrites } from './store-ports.js';
 
 /** The reconciler's timing (filled from config.ts). */
 export interface WorkSettings {
@@ -66,6 +67,33 @@ export function commitPlan(
   const after = followUp(prev, next, effects);
   if (isDone(next) && !isDone(prev)) after.unshift({ type: 'unsweep' });
   return { ahead, after };
+}
+
+/**
+ * A plan's index writes an ordered store makes inside the create or commit itself
+ * ({@link AlongWrites}): the write-ahead mark of `ahead`, and of `after` the unmark and the
+ * conversations left. Made in the write's atomic step they need no commands of their own, and
+ * the mark can no longer be missing while the write stands. Returns them and the effects that
+ * still run around the write.
+ */
+export function foldAlong(plan: { ahead: readonly Effect[]; after: readonly Effect[] }): {
+  along: AlongWrites;
+  ahead: Effect[];
+  after: Effect[];
+} {
+  const along: AlongWrites = {};
+  const ahead: Effect[] = [];
+  for (const e of plan.ahead) {
+    if (e.type === 'sweepAt') along.mark = Math.min(e.at, along.mark ?? Infinity);
+    else ahead.push(e);
+  }
+  const after: Effect[] = [];
+  for (const e of plan.after) {
+    if (e.type === 'unsweep') along.unsweep = true;
+    else if (e.type === 'leave') (along.leave ??= []).push(e.conversation);
+    else after.push(e);
+  }
+  return { along, ahead, after };
 }
 
 /**

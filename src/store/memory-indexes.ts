@@ -1,4 +1,4 @@
-import type { AskIndexes, ConversationKey, SweepEntry, SweepMove } from '../core/ports.js';
+import type { AlongWrites, AskIndexes, ConversationKey, SweepEntry, SweepMove } from '../core/ports.js';
 import { INDEX_TTL_MS } from './keys.js';
 import {
   convKey,
@@ -70,6 +70,15 @@ export class MemoryIndexes implements AskIndexes {
 
   async findByMessage(conv: ConversationKey, messageId: string): Promise<string | null> {
     return live(this.messages, msgKey(conv, messageId), this.tick())?.value ?? null;
+  }
+
+  /** Makes a create's or commit's along writes; synchronous, so inside the store's atomic step. */
+  along(askId: string, writes: AlongWrites | undefined): void {
+    if (!writes) return;
+    // Each of these methods does all its work before its first await.
+    if (writes.mark !== undefined) void this.markForSweep(askId, writes.mark);
+    if (writes.unsweep) void this.unmarkSweep(askId);
+    for (const conv of writes.leave ?? []) void this.removeFromConversation(conv, askId);
   }
 
   /** The live index at `key`, if any. */

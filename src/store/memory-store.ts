@@ -1,4 +1,4 @@
-import type { AskStore, Clock, CreateArgs, CreateResult, IdempotencyClaim } from '../core/ports.js';
+import type { AlongWrites, AskStore, Clock, CreateArgs, CreateResult, IdempotencyClaim } from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
 import { HISTORY_MAX, RECENT_MAX } from './keys.js';
 import type { MemoryResultBus } from './memory-bus.js';
@@ -20,6 +20,8 @@ export class MemoryAskStore implements AskStore {
   /** The indexes beside the records (sweep, conversations, messages), purged with them. */
   readonly indexes = new MemoryIndexes(() => this.tick());
   private lastPurge = -Infinity;
+  /** Every method is one synchronous step: writes land in order, and along writes are made inside it. */
+  readonly ordered = true;
 
   constructor(
     private readonly bus: MemoryResultBus,
@@ -78,6 +80,7 @@ export class MemoryAskStore implements AskStore {
       expiresAt: Math.max(run?.expiresAt ?? 0, now + args.ttlMs),
     });
     void this.bus.notifyHistory(record.id, record.runId);
+    this.indexes.along(record.id, args.along);
     return { status: 'created', record, superseded: supersede?.next ?? null };
   }
 
@@ -124,7 +127,7 @@ export class MemoryAskStore implements AskStore {
   async commit(
     prev: AskRecord,
     next: AskRecord,
-    opts: { ttlMs: number; publish: boolean },
+    opts: { ttlMs: number; publish: boolean; along?: AlongWrites },
   ): Promise<'ok' | 'conflict' | 'missing'> {
     if (next.id !== prev.id || next.runId !== prev.runId || next.rev !== prev.rev + 1) {
       throw new Error(`commit: next must keep id and runId and have rev ${prev.rev + 1} (got ${next.rev})`);
@@ -144,6 +147,7 @@ export class MemoryAskStore implements AskStore {
     if (run) run.expiresAt = Math.max(run.expiresAt, now + opts.ttlMs);
     if (opts.publish) this.bus.announce(prev.id);
     void this.bus.notifyHistory(prev.id, prev.runId);
+    this.indexes.along(prev.id, opts.along);
     return 'ok';
   }
 

@@ -1,6 +1,7 @@
 import type { Redis, Cluster } from 'ioredis';
 import type { AskIndexes, Clock, ConversationKey, SweepEntry, SweepMove } from '../core/ports.js';
-import { INDEX_TTL_MS, type StoreKeys } from './keys.js';
+import { indexTtl } from './along-ops.js';
+import type { StoreKeys } from './keys.js';
 import { RESWEEP_MANY, ZADD_EXPIRE, runScript } from './scripts.js';
 
 /** A positive whole number of ms (PEXPIRE rejects 0, negatives and fractions). */
@@ -77,8 +78,7 @@ export class RedisIndexes implements AskIndexes {
     return this.redis.get(this.keys.msg(conv, messageId));
   }
 
-  /** An index key must outlive its latest member by a comfortable margin. */
   private indexTtl(scoreMs: number): number {
-    return Math.max(INDEX_TTL_MS, Math.ceil(scoreMs - this.clock.now()) + INDEX_TTL_MS / 2);
+    return indexTtl(scoreMs, this.clock.now());
   }
 }

@@ -1,22 +1,12 @@
 import type { Redis, Cluster } from 'ioredis';
 import { z } from 'zod';
-import type { AskStore, Clock, CreateArgs, CreateResult, IdempotencyClaim } from '../core/ports.js';
+import type { AlongWrites, AskStore, Clock, CreateArgs, CreateResult, IdempotencyClaim } from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
 import { CorruptRecordError, encodeAsk, KnownValues, parseStoredAsk } from './ask-doc.js';
-import { HISTORY_MAX, INDEX_TTL_MS, RECENT_MAX, StoreKeys } from './keys.js';
-import {
-  CLAIM,
-  COMMIT,
-  CREATE,
-  CommitCode,
-  CreateCode,
-  EXTEND_TTL,
-  GET_RUN,
-  HISTORY,
-  ZADD_EXPIRE,
-  runScript,
-} from './scripts.js';
+import { HISTORY_MAX, RECENT_MAX, StoreKeys } from './keys.js';
+import { CLAIM, COMMIT, CREATE, CommitCode, CreateCode, EXTEND_TTL, GET_RUN, HISTORY, runScript } from './scripts.js';
 import { RedisIndexes, ttl } from './redis-indexes.js';
+import { alongOps, appendAlong, creationOps, runAlongOp } from './along-ops.js';
 import { systemClock } from '../system-clock.js';
 
 /**
@@ -106,31 +96,31 @@ export class RedisAskStore implements AskStore {
       keys.push(k.ask(prev.runId, prev.id));
       supersededValue = encodeAsk(next);
       argv.push(prev.id, prev.rev, supersededValue, ttl(args.retentionMs));
-    }
-    // The mapping is written first so the ask is findable by id the moment it exists; an orphan
-    // mapping left by a crash before the script is harmless. One connection keeps the order of
-    // commands sent in one go; a Cluster may send them to different nodes, so there it is awaited.
-    const idExpiresAt = this.clock.now() + ttl(args.ttlMs);
-    const before = Promise.all([
-      this.redis.set(k.idMap(record.id), record.runId, 'PX', ttl(args.ttlMs)),
-      runScript(
-        this.redis,
-        ZADD_EXPIRE,
-        [k.recent()],
-        ['SET', Date.parse(record.createdAt), record.id, INDEX_TTL_MS, RECENT_MAX],
-      ),
-      supersede ? this.extendIdMap(supersede.prev, args.retentionMs) : null,
-    ]);
+    } else argv.push('', '', '', '');
+    const now = this.clock.now();
+    const idExpiresAt = now + ttl(args.ttlMs);
+    // The id mapping and the recent list. On one ordered connection the create script makes them,
+    // with the along writes, once the ask is created. A Cluster keeps them in other slots: there
+    // they are written and awaited first, so the ask is findable by id the moment it exists (an
+    // orphan mapping left by a crash before the script is harmless).
+    const indexes = creationOps(k, record, ttl(args.ttlMs));
+    const extended = supersede ? this.extendIdMap(supersede.prev, args.retentionMs) : null;
     let reply: [number, string?];
-    if (!this.ordered) {
-      await before;
-      reply = (await runScript(this.redis, CREATE, keys, argv)) as [number, string?];
+    if (this.ordered) {
+      appendAlong(keys, argv, [...indexes, ...alongOps(k, record.id, args.along, now)]);
+      [reply] = (await Promise.all([runScript(this.redis, CREATE, keys, argv), extended])) as [
+        [number, string?],
+        unknown,
+      ];
     } else {
-      const created = runScript(this.redis, CREATE, keys, argv);
-      created.catch(() => undefined); // reported through the Promise.all below
-      [, reply] = (await Promise.all([before, created])) as [unknown, [number, string?]];
+      this.refuseAlong(args.along);
+      await Promise.all([...indexes.map((op) => runAlongOp(this.redis, op)), extended]);
+      appendAlong(keys, argv, []);
+      reply = (await runScript(this.redis, CREATE, keys, argv)) as [number, string?];
     }
-    this.remember(record.id, record.runId, idExpiresAt);
+    // In the script, the mapping was written only if the ask was created.
+    const mapped = !this.ordered || reply[0] === CreateCode.created;
+    this.remember(record.id, record.runId, mapped ? idExpiresAt : undefined);
     switch (reply[0]) {
       case CreateCode.created:
         this.known.note(keys[1]!, value);
@@ -230,7 +220,7 @@ export class RedisAskStore implements AskStore {
   async commit(
     prev: AskRecord,
     next: AskRecord,
-    opts: { ttlMs: number; publish: boolean },
+    opts: { ttlMs: number; publish: boolean; along?: AlongWrites },
   ): Promise<'ok' | 'conflict' | 'missing'> {
     if (next.id !== prev.id || next.runId !== prev.runId || next.rev !== prev.rev + 1) {
       throw new Error(`commit: next must keep id and runId and have rev ${prev.rev + 1} (got ${next.rev})`);
@@ -238,7 +228,7 @@ export class RedisAskStore implements AskStore {
     const k = this.keys;
     const keys = [k.ask(prev.runId, prev.id), k.run(prev.runId), k.asks(prev.runId)];
     const value = encodeAsk(next);
-    const argv = [
+    const argv: (string | number)[] = [
       prev.rev,
       value,
       ttl(opts.ttlMs),
@@ -247,6 +237,8 @@ export class RedisAskStore implements AskStore {
       k.historyChannel(),
       prev.runId,
     ];
+    this.refuseAlong(opts.along);
+    appendAlong(keys, argv, alongOps(k, prev.id, opts.along, this.clock.now()));
     // Sent together (one round trip): the id mapping must live as long as the record. Extending
     // is harmless when the commit then conflicts; a failure here only shortens findability.
     const [, code] = await Promise.all([this.extendIdMap(prev, opts.ttlMs), runScript(this.redis, COMMIT, keys, argv)]);
@@ -257,6 +249,12 @@ export class RedisAskStore implements AskStore {
     if (code === CommitCode.conflict) return 'conflict';
     if (code === CommitCode.missing) return 'missing';
     throw new Error(`commit: unexpected script reply ${String(code)}`);
+  }
+
+  /** Along writes need one ordered connection: their keys are in other hash slots on a Cluster. */
+  private refuseAlong(along: unknown): void {
+    if (along !== undefined && !this.ordered)
+      throw new Error('along writes need one ordered connection (not Redis Cluster)');
   }
 
   async ping(): Promise<void> {

@@ -41,31 +41,73 @@ local function askValue(key)
 end
 `;
 
+/**
+ * ZADD to an index and extend the index key's TTL, so an idle index disappears:
+ * `zaddExpire(key, mode, score, member, ttl, keep, expected)`. Mode 'SET'; 'MARK' (the lower of
+ * the stored and the new score, and always a change: 1 below the stored one when that is already
+ * lower); 'IF' (set only while the stored score equals `expected`). `keep` (may be nil or ''):
+ * keep only this many highest-scored members. Returns 0, or 1 when 'IF' found another score
+ * (nothing written).
+ */
+const ZADD_FUNCTION = `
+local function zaddExpire(key, mode, score, member, ttl, keep, expected)
+  score = tonumber(score)
+  if mode ~= 'SET' then
+    local stored = redis.call('ZSCORE', key, member)
+    if mode == 'IF' then
+      if not stored or tonumber(stored) ~= tonumber(expected) then return 1 end
+    elseif stored and tonumber(stored) <= score then
+      score = tonumber(stored) - 1
+    end
+  end
+  redis.call('ZADD', key, score, member)
+  if keep and keep ~= '' then redis.call('ZREMRANGEBYRANK', key, 0, -(tonumber(keep) + 1)) end
+  if redis.call('PTTL', key) < tonumber(ttl) then redis.call('PEXPIRE', key, ttl) end
+  return 0
+end
+`;
+
+/**
+ * The index writes a create or commit makes when it succeeds (store/along-ops.ts builds them):
+ * `along(from)` reads their count at ARGV[from], then 6 fields each: the op ('MARK', 'SET' or
+ * 'IF' as in {@link ZADD_FUNCTION}, 'ZREM', or 'PUT' a string with a TTL), the index of its key
+ * in KEYS, the member (or value), the score, the key's ttl ms and `keep`.
+ */
+const ALONG_FUNCTION = `${ZADD_FUNCTION}
+local function along(from)
+  for i = from + 1, from + tonumber(ARGV[from]) * 6, 6 do
+    local op, key = ARGV[i], KEYS[tonumber(ARGV[i + 1])]
+    if op == 'ZREM' then redis.call('ZREM', key, ARGV[i + 2])
+    elseif op == 'PUT' then redis.call('SET', key, ARGV[i + 2], 'PX', ARGV[i + 4])
+    else zaddExpire(key, op, ARGV[i + 3], ARGV[i + 2], ARGV[i + 4], ARGV[i + 5]) end
+  end
+end
+`;
+
 /** Return codes of {@link CREATE}. */
 export const CreateCode = { created: 0, exists: 1, versionConflict: 2, supersedeConflict: 3 } as const;
 
 /**
- * Creates an ask, superseding the run's pending one. All KEYS carry the run's hash tag.
+ * Creates an ask, superseding the run's pending one. KEYS[1..4] carry the run's hash tag.
  * The run hash holds `version` and maps each of the run's last [6] versions to its ask id (the
  * run's history; the current ask is the version's); the `current` field and the asks list of runs
  * written before are no longer written (the list is read by {@link HISTORY}, expired in time).
  * KEYS[1] run hash, KEYS[2] new ask, KEYS[3] asks list (read for its TTL only), KEYS[4]
- * superseded ask (optional).
+ * superseded ask (when superseding), then the keys of the along writes.
  * ARGV[1] expected run version, [2] new ask id, [3] new ask's stored value, [4] new version,
  * [5] ttl ms of the new ask, [6] history length, [7] result channel, [8] history channel,
- * [9] run id;
- * with KEYS[4]: [10] old ask id, [11] old stored rev expected, [12] old next value,
- * [13] retention ms.
+ * [9] run id, [10] old ask id ('' when not superseding), [11] old stored rev expected, [12] old
+ * next value, [13] retention ms, [14] along writes made once created (see {@link ALONG_FUNCTION}).
  * Returns {0} created | {1, stored value} ask id exists | {2} run version moved | {3} superseded ask moved.
  */
 export const CREATE = lua(
   'create',
-  `${ASK_READERS}
+  `${ASK_READERS}${ALONG_FUNCTION}
 local existing = askValue(KEYS[2])
 if existing then return {1, existing} end
 local version = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
 if version ~= tonumber(ARGV[1]) then return {2} end
-local superseding = #KEYS == 4
+local superseding = ARGV[10] ~= ''
 if superseding then
   local _, current = currentAsk(KEYS[1])
   if current ~= ARGV[10] then return {3} end
@@ -86,6 +128,7 @@ local gone = tonumber(ARGV[4]) - tonumber(ARGV[6])
 if gone > 0 then redis.call('HDEL', KEYS[1], tostring(gone)) end
 redis.call('PEXPIRE', KEYS[1], runTtl)
 redis.call('PUBLISH', ARGV[8], ARGV[2] .. ' ' .. ARGV[9])
+along(14)
 return {0}
 `,
 );
@@ -95,16 +138,17 @@ export const CommitCode = { ok: 0, conflict: 1, missing: 2 } as const;
 
 /**
  * Compare-and-set of one ask on its stored rev (an ask stored as a hash before becomes a string).
- * All KEYS carry the run's hash tag. KEYS[1] ask, KEYS[2] run hash, KEYS[3] asks list.
- * ARGV[1] expected stored rev, [2] next stored value, [3] ttl ms, [4] result channel ('' = do not
- * publish), [5] ask id, [6] history channel, [7] run id.
+ * KEYS[1..3] carry the run's hash tag: KEYS[1] ask, KEYS[2] run hash, KEYS[3] asks list; then
+ * the keys of the along writes. ARGV[1] expected stored rev, [2] next stored value, [3] ttl ms,
+ * [4] result channel ('' = do not publish), [5] ask id, [6] history channel, [7] run id, [8] along
+ * writes made once committed (see {@link ALONG_FUNCTION}).
  * The run hash and asks list are only ever extended to the ask's ttl, so a run outlives its asks.
  * Every commit announces `<askId> <runId>` on the history channel.
  * Returns 0 ok | 1 conflict (rev moved) | 2 missing (no such ask).
  */
 export const COMMIT = lua(
   'commit',
-  `${ASK_READERS}
+  `${ASK_READERS}${ALONG_FUNCTION}
 local rev = askHead(KEYS[1])
 if not rev then return 2 end
 if tonumber(rev) ~= tonumber(ARGV[1]) then return 1 end
@@ -116,6 +160,7 @@ for i = 2, 3 do
 end
 if ARGV[4] ~= '' then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
 redis.call('PUBLISH', ARGV[6], ARGV[5] .. ' ' .. ARGV[7])
+along(8)
 return 0
 `,
 );
@@ -196,29 +241,13 @@ return false
 );
 
 /**
- * ZADD to an index and extend the index key's TTL, so an idle index disappears.
- * KEYS[1] zset. ARGV[1] mode: 'SET'; 'MARK' (the lower of the stored and the new score, and
- * always a change: 1 below the stored one when that is already lower); 'IF' (set only while the
- * stored score equals ARGV[6]), [2] score, [3] member, [4] key ttl ms, [5] optional (may be ''):
- * keep only this many highest-scored members, [6] with 'IF': the expected score.
- * Returns 0, or 1 when 'IF' found another score (nothing written).
+ * {@link ZADD_FUNCTION} as a script. KEYS[1] zset. ARGV[1] mode, [2] score, [3] member, [4] key
+ * ttl ms, [5] keep (may be ''), [6] with 'IF': the expected score.
  */
 export const ZADD_EXPIRE = lua(
   'zaddExpire',
-  `
-local score = tonumber(ARGV[2])
-if ARGV[1] ~= 'SET' then
-  local stored = redis.call('ZSCORE', KEYS[1], ARGV[3])
-  if ARGV[1] == 'IF' then
-    if not stored or tonumber(stored) ~= tonumber(ARGV[6]) then return 1 end
-  elseif stored and tonumber(stored) <= score then
-    score = tonumber(stored) - 1
-  end
-end
-redis.call('ZADD', KEYS[1], score, ARGV[3])
-if ARGV[5] and ARGV[5] ~= '' then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -(tonumber(ARGV[5]) + 1)) end
-if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
-return 0
+  `${ZADD_FUNCTION}
+return zaddExpire(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
 `,
 );
 

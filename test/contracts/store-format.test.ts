@@ -39,6 +39,9 @@ function fresh() {
   return { store: new RedisAskStore(redis, { prefix }), keys: new StoreKeys(prefix), prefix };
 }
 
+/** Another store over the same keys (a cold cache: it reads and checks every value). */
+const fresh2 = (prefix: string) => new RedisAskStore(redis, { prefix });
+
 /** Writes a pending ask with raw commands, as the create script before the string form did. */
 async function writeOldFormat(keys: StoreKeys, record: AskRecord): Promise<void> {
   const ask = keys.ask(record.runId, record.id);
@@ -131,24 +134,75 @@ describe('asks stored before the string form (upgrade)', () => {
   });
 });
 
-describe('creating an ask on one connection', () => {
-  it('writes the id mapping before the create script runs', async () => {
-    const { store, keys } = fresh();
+describe('writes on one connection', () => {
+  /** The commands askgate sent (not those its scripts ran) while `work` ran, from MONITOR. */
+  async function sent(work: () => Promise<void>): Promise<string[]> {
     const monitor = await redis.monitor();
     const seen: string[] = [];
     monitor.on('monitor', (_time: string, args: string[], source: string) => {
       if (source !== 'lua') seen.push(args.join(' '));
     });
-    const a = apiAsk();
-    await store.create({ record: a, expectedVersion: 0, supersede: null, ttlMs: HOUR, retentionMs: HOUR });
+    await work();
     await redis.ping();
     await new Promise((r) => setTimeout(r, 50));
     monitor.disconnect();
-    const mapping = seen.findIndex((c) => c.startsWith(`set ${keys.idMap(a.id)}`));
-    const script = seen.findIndex((c) => /^eval(sha)? /.test(c) && c.includes(keys.ask(a.runId, a.id)));
-    expect(mapping).toBeGreaterThanOrEqual(0);
-    expect(script).toBeGreaterThan(mapping);
-    expect(await store.get(a.id)).toEqual(a);
+    return seen.filter((c) => !/^(ping|monitor)$/i.test(c));
+  }
+
+  it('a create is one script: the ask, its id mapping, the recent list and the sweep mark, all with TTLs', async () => {
+    const { store, keys } = fresh();
+    const a = apiAsk();
+    const commands = await sent(async () => {
+      const created = await store.create({
+        ...{ record: a, expectedVersion: 0, supersede: null, ttlMs: HOUR, retentionMs: HOUR },
+        along: { mark: T0 + 5000 },
+      });
+      expect(created.status).toBe('created');
+    });
+    expect(commands).toHaveLength(1);
+    expect(commands[0]).toMatch(/^eval(sha)? /);
+    expect(await redis.get(keys.idMap(a.id))).toBe(a.runId);
+    expect(await redis.zscore(keys.recent(), a.id)).toBe(String(Date.parse(a.createdAt)));
+    expect(await redis.zscore(keys.sweep(), a.id)).toBe(String(T0 + 5000));
+    for (const key of [keys.idMap(a.id), keys.recent(), keys.sweep()]) expect(await redis.pttl(key)).toBeGreaterThan(0);
+    expect(await fresh2(keys.prefix).get(a.id)).toEqual(a);
+  });
+
+  it('a create that finds the ask or a moved run writes no mapping, list entry or mark', async () => {
+    const { store, keys } = fresh();
+    const a = apiAsk();
+    const args = { record: a, expectedVersion: 0, supersede: null, ttlMs: HOUR, retentionMs: HOUR };
+    expect((await store.create(args)).status).toBe('created');
+    await redis.del(keys.idMap(a.id), keys.recent(), keys.sweep());
+    expect((await store.create({ ...args, along: { mark: T0 } })).status).toBe('exists');
+    const b = { ...apiAsk(), runId: a.runId, version: 1 };
+    expect((await store.create({ ...args, record: b, along: { mark: T0 } })).status).toBe('conflict');
+    expect(await redis.exists(keys.idMap(a.id), keys.idMap(b.id), keys.recent(), keys.sweep())).toBe(0);
+  });
+
+  it('a commit makes its along writes in its script, and none when it conflicts', async () => {
+    const { store, keys } = fresh();
+    const a = await createAsk(store, `run-${uid(6)}`);
+    const conv = { channel: 'telegram', chat: '-100:42' };
+    await store.indexes.addToConversation(conv, a.id, T0 + HOUR);
+    await store.indexes.markForSweep(a.id, T0);
+    const a1 = answered(a);
+    const stale = await sent(async () => {
+      const along = { unsweep: true, leave: [conv] };
+      expect(await store.commit(a1, { ...a1, rev: a1.rev + 1 }, { ttlMs: HOUR, publish: true, along })).toBe(
+        'conflict',
+      );
+    });
+    expect(stale).toHaveLength(1);
+    expect(await redis.zscore(keys.sweep(), a.id)).toBe(String(T0));
+    expect(await store.indexes.pendingInConversation(conv, T0)).toEqual([a.id]);
+    const commands = await sent(async () => {
+      const along = { unsweep: true, leave: [conv] };
+      expect(await store.commit(a, a1, { ttlMs: HOUR, publish: true, along })).toBe('ok');
+    });
+    expect(commands).toHaveLength(1);
+    expect(await redis.zscore(keys.sweep(), a.id)).toBeNull();
+    expect(await store.indexes.pendingInConversation(conv, T0)).toEqual([]);
   });
 });
 

@@ -417,6 +417,34 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
       expect(await store.indexes.dueForSweep(T0 + 3 * HOUR, 10)).toEqual([]);
     });
 
+    it('along writes: made with a create or commit that succeeds, in its atomic step, and never with one that does not', async () => {
+      const runId = uid();
+      const conv: ConversationKey = { channel: 'telegram', chat: `c:${uid()}` };
+      const a = pendingAsk(runId, 1);
+      const mark = { along: { mark: T0 + 100 } };
+      if (!store.ordered) {
+        await expect(store.create({ ...args(a, 0), ...mark })).rejects.toThrow(/ordered connection/);
+        return;
+      }
+      expect((await store.create({ ...args(a, 0), ...mark })).status).toBe('created');
+      expect(await store.indexes.dueForSweep(T0 + 100, 10)).toEqual([{ askId: a.id, at: T0 + 100 }]);
+      // A second mark keeps the earlier time, 1 ms earlier, as markForSweep does.
+      const a1 = delivered(a);
+      expect(await store.commit(a, a1, { ttlMs: HOUR, publish: false, along: { mark: T0 + 500 } })).toBe('ok');
+      expect(await store.indexes.dueForSweep(T0 + 100, 10)).toEqual([{ askId: a.id, at: T0 + 99 }]);
+      await store.indexes.addToConversation(conv, a.id, T0 + HOUR);
+      // Refused writes leave the indexes as they were.
+      const lost = pendingAsk(runId, 1);
+      expect((await store.create({ ...args(lost, 0), along: { mark: T0 } })).status).toBe('conflict');
+      const along = { unsweep: true, leave: [conv] };
+      expect(await store.commit(a, answered(a), { ttlMs: HOUR, publish: false, along })).toBe('conflict');
+      expect(await store.indexes.dueForSweep(T0 + HOUR, 10)).toEqual([{ askId: a.id, at: T0 + 99 }]);
+      expect(await store.indexes.pendingInConversation(conv, T0)).toEqual([a.id]);
+      expect(await store.commit(a1, answered(a1), { ttlMs: HOUR, publish: true, along })).toBe('ok');
+      expect(await store.indexes.dueForSweep(T0 + HOUR, 10)).toEqual([]);
+      expect(await store.indexes.pendingInConversation(conv, T0)).toEqual([]);
+    });
+
     it('conversation index: pending by score, stale members removed, conversations isolated', async () => {
       const conv: ConversationKey = { channel: 'telegram', chat: `c:${uid()}` };
       const other: ConversationKey = { channel: 'slack', chat: conv.chat };

@@ -6,7 +6,7 @@ import { MemoryResultBus } from '../../src/store/memory-bus.js';
 import { RedisAskStore, CorruptRecordError } from '../../src/store/redis-store.js';
 import { RedisResultBus } from '../../src/store/redis-bus.js';
 import { INDEX_TTL_MS, StoreKeys } from '../../src/store/keys.js';
-import { storeContract, createAsk, delivered, uid, type StoreHarness } from './store.contract.js';
+import { storeContract, createAsk, delivered, pendingAsk, uid, type StoreHarness } from './store.contract.js';
 
 type Conn = Redis | Cluster;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -209,9 +209,9 @@ describe('RedisAskStore specifics', () => {
     }
   });
 
-  it('create and commit scripts only touch keys of the run hash slot', async () => {
+  it('on Redis Cluster, create and commit scripts only touch keys of the run hash slot', async () => {
     const prefix = `t-${uid(8)}`;
-    const conn = new Redis(standalone.url, redisOpts);
+    const conn = new Cluster([{ host: '127.0.0.1', port: clusterNode.port }], { redisOptions: redisOpts });
     const scripted: string[][] = [];
     const send = conn.sendCommand.bind(conn);
     conn.sendCommand = ((command: { name: string; args: unknown[] }, ...rest: unknown[]) => {
@@ -240,6 +240,18 @@ describe('RedisAskStore specifics', () => {
     } finally {
       await conn.quit();
     }
+  });
+
+  it('on Redis Cluster, along writes are refused: the indexes are in other hash slots', async () => {
+    const store = new RedisAskStore(cluster.state.main!, { prefix: `t-${uid(8)}` });
+    const a = await createAsk(store, uid());
+    await expect(
+      store.commit(a, delivered(a), { ttlMs: 60_000, publish: false, along: { unsweep: true } }),
+    ).rejects.toThrow(/ordered connection/);
+    const b = pendingAsk(uid(), 1);
+    await expect(
+      store.create({ record: b, expectedVersion: 0, supersede: null, ttlMs: 60_000, retentionMs: 60_000, along: {} }),
+    ).rejects.toThrow(/ordered connection/);
   });
 
   it('the cluster node used by the contract really rejects cross-slot scripts', async () => {

@@ -3,7 +3,7 @@ import { askRecord, DEADLINE, T0, iso } from '../helpers/records.js';
 import type { Effect } from '../../src/core/effects.js';
 import { createAsk, transition } from '../../src/core/lifecycle.js';
 import type { AskRecord, Delivery, HistoryEntry } from '../../src/core/schemas.js';
-import { commitPlan, createPlan, followUp, jobsFor, workFor } from '../../src/core/work.js';
+import { commitPlan, createPlan, foldAlong, followUp, jobsFor, workFor } from '../../src/core/work.js';
 
 const settings = { graceMs: 30_000, sweepDelayMs: 10_000 };
 
@@ -254,5 +254,55 @@ describe('creating an ask is a transition', () => {
       T0,
     );
     expect(createPlan(record, effects, T0, settings).ahead).toEqual([{ type: 'sweepAt', at: T0 + 90_000 + 30_000 }]);
+  });
+});
+
+describe('foldAlong (index writes an ordered store makes inside the write)', () => {
+  const conv = { channel: 'telegram', chat: '42' };
+  const other = { channel: 'slack', chat: 'C1' };
+  const schedule: Effect = { type: 'schedule', step: 'timeout', at: DEADLINE };
+  const unschedule: Effect = { type: 'unschedule', step: 'timeout' };
+  it.each<[string, { ahead: Effect[]; after: Effect[] }, ReturnType<typeof foldAlong>]>([
+    ['nothing to fold', { ahead: [], after: [schedule] }, { along: {}, ahead: [], after: [schedule] }],
+    [
+      'the write-ahead mark',
+      { ahead: [{ type: 'sweepAt', at: T0 + 10 }], after: [enqueue('deliver')] },
+      { along: { mark: T0 + 10 }, ahead: [], after: [enqueue('deliver')] },
+    ],
+    [
+      'an ended ask: the conversations it leaves; the unschedule and jobs still run after',
+      {
+        ahead: [],
+        after: [
+          { type: 'leave', conversation: conv },
+          { type: 'leave', conversation: other },
+          unschedule,
+          enqueue('finalize'),
+        ],
+      },
+      { along: { leave: [conv, other] }, ahead: [], after: [unschedule, enqueue('finalize')] },
+    ],
+    [
+      'a done ask: the unmark',
+      { ahead: [], after: [{ type: 'unsweep' }] },
+      { along: { unsweep: true }, ahead: [], after: [] },
+    ],
+  ])('%s', (_name, plan, expected) => {
+    expect(foldAlong(plan)).toEqual(expected);
+  });
+
+  it('a commit plan of an answered chat ask folds everything but its unschedule, jobs and metric', () => {
+    const prev = rec({ deliveries: [d('sent')] });
+    const result = transition(
+      prev,
+      { type: 'answer', answers: { env: ['Prod'] }, by: { channel: 'api', userId: 'u' } },
+      T0 + 60_000,
+    );
+    if (result.kind !== 'changed') throw new Error('expected a change');
+    const plan = commitPlan(prev, result.record, result.effects, T0 + 60_000, settings);
+    const folded = foldAlong(plan);
+    expect(folded.along).toEqual({ mark: T0 + 70_000, leave: [conv] });
+    expect(folded.after.map((e) => e.type)).not.toContain('leave');
+    expect([...folded.ahead, ...folded.after]).toHaveLength(plan.ahead.length + plan.after.length - 2);
   });
 });

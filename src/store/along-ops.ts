@@ -1,0 +1,63 @@
+import type { Redis, Cluster } from 'ioredis';
+import type { AlongWrites } from '../core/ports.js';
+import type { AskRecord } from '../core/schemas.js';
+import { INDEX_TTL_MS, RECENT_MAX, type StoreKeys } from './keys.js';
+import { runScript, ZADD_EXPIRE } from './scripts.js';
+
+/**
+ * One index write a create or commit script makes when it succeeds (the scripts' `along`):
+ * a sorted-set add ('MARK' or 'SET', see `zaddExpire` in scripts.ts), a 'ZREM', or a 'PUT' of a
+ * string with a TTL.
+ */
+export type AlongOp =
+  | { op: 'MARK' | 'SET'; key: string; member: string; score: number; ttlMs: number; keep?: number }
+  | { op: 'ZREM'; key: string; member: string }
+  | { op: 'PUT'; key: string; value: string; ttlMs: number };
+
+/** An index key must outlive its latest member by a comfortable margin. */
+export function indexTtl(scoreMs: number, nowMs: number): number {
+  return Math.max(INDEX_TTL_MS, Math.ceil(scoreMs - nowMs) + INDEX_TTL_MS / 2);
+}
+
+/** The ops of `along` for ask `askId` at `nowMs`, in the order the separate commands ran. */
+export function alongOps(keys: StoreKeys, askId: string, along: AlongWrites | undefined, nowMs: number): AlongOp[] {
+  if (!along) return [];
+  const ops: AlongOp[] = [];
+  const sweep = keys.sweep();
+  if (along.mark !== undefined)
+    ops.push({ op: 'MARK', key: sweep, member: askId, score: along.mark, ttlMs: indexTtl(along.mark, nowMs) });
+  if (along.unsweep) ops.push({ op: 'ZREM', key: sweep, member: askId });
+  for (const conv of along.leave ?? []) ops.push({ op: 'ZREM', key: keys.conv(conv), member: askId });
+  return ops;
+}
+
+/** The writes beside a new ask: its id → run mapping (`ttlMs`, the record's) and its place in the recent list. */
+export function creationOps(keys: StoreKeys, record: AskRecord, ttlMs: number): AlongOp[] {
+  const recent = Date.parse(record.createdAt);
+  return [
+    { op: 'PUT', key: keys.idMap(record.id), value: record.runId, ttlMs },
+    { op: 'SET', key: keys.recent(), member: record.id, score: recent, ttlMs: INDEX_TTL_MS, keep: RECENT_MAX },
+  ];
+}
+
+/** One op as a command of its own (Redis Cluster, where the indexes are in other hash slots). */
+export async function runAlongOp(redis: Redis | Cluster, op: AlongOp): Promise<unknown> {
+  if (op.op === 'PUT') return redis.set(op.key, op.value, 'PX', op.ttlMs);
+  if (op.op === 'ZREM') return redis.zrem(op.key, op.member);
+  return runScript(redis, ZADD_EXPIRE, [op.key], [op.op, op.score, op.member, op.ttlMs, op.keep ?? '']);
+}
+
+/**
+ * Appends `ops` to a script call: their keys to `keys` (each op names its key by position) and
+ * their count and fields to `argv`, as the scripts' `along` reads them.
+ */
+export function appendAlong(keys: string[], argv: (string | number)[], ops: readonly AlongOp[]): void {
+  argv.push(ops.length);
+  for (const o of ops) {
+    keys.push(o.key);
+    const at = keys.length;
+    if (o.op === 'ZREM') argv.push(o.op, at, o.member, '', '', '');
+    else if (o.op === 'PUT') argv.push(o.op, at, o.value, '', o.ttlMs, '');
+    else argv.push(o.op, at, o.member, o.score, o.ttlMs, o.keep ?? '');
+  }
+}
