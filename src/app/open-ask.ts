@@ -51,7 +51,8 @@ export async function openAsk(
   }
   for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
     const now = clock.now();
-    const { current, version } = await store.getRun(request.runId);
+    // Only a pending ask is superseded: an ended one is not even read.
+    const { current, version } = await store.getRun(request.runId, { pendingOnly: true });
     const { record, effects } = createAsk(request, askId, version + 1, timeoutSeconds, now, {
       ...(idempotency ? { key: idempotency.key } : {}),
       ...(push ? { push } : {}),

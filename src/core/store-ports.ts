@@ -77,8 +77,11 @@ export interface AskStore {
   get(askId: string): Promise<AskRecord | null>;
   /** {@link get} of each id, in order, in fewer round trips where the store can (the reconciler's batches). */
   getMany(askIds: readonly string[]): Promise<(AskRecord | null)[]>;
-  /** The run's latest ask (pending or not) and its version counter (0 for an unknown run). */
-  getRun(runId: string): Promise<{ current: AskRecord | null; version: number }>;
+  /**
+   * The run's latest ask (pending or not; with `pendingOnly`, null unless it is pending, which
+   * saves reading an ended one) and its version counter (0 for an unknown run).
+   */
+  getRun(runId: string, opts?: { pendingOnly?: boolean }): Promise<{ current: AskRecord | null; version: number }>;
   /** The run's asks, newest first, at most `limit`. */
   history(runId: string, limit: number): Promise<AskRecord[]>;
   /**

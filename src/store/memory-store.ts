@@ -106,12 +106,16 @@ export class MemoryAskStore implements AskStore {
       });
   }
 
-  async getRun(runId: string): Promise<{ current: AskRecord | null; version: number }> {
+  async getRun(
+    runId: string,
+    opts: { pendingOnly?: boolean } = {},
+  ): Promise<{ current: AskRecord | null; version: number }> {
     const now = this.tick();
     const run = live(this.runs, runId, now);
     if (!run) return { current: null, version: 0 };
     const entry = live(this.asks, run.current, now);
-    return { current: entry ? (JSON.parse(entry.doc) as AskRecord) : null, version: run.version };
+    const skip = !entry || (opts.pendingOnly === true && entry.status !== 'pending');
+    return { current: skip ? null : (JSON.parse(entry.doc) as AskRecord), version: run.version };
   }
 
   async history(runId: string, limit: number): Promise<AskRecord[]> {

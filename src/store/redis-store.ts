@@ -187,12 +187,15 @@ export class RedisAskStore implements AskStore {
     return records.filter((r): r is AskRecord => r !== null);
   }
 
-  async getRun(runId: string): Promise<{ current: AskRecord | null; version: number }> {
+  async getRun(
+    runId: string,
+    opts: { pendingOnly?: boolean } = {},
+  ): Promise<{ current: AskRecord | null; version: number }> {
     const [version, current, value] = (await runScript(
       this.redis,
       GET_RUN,
       [this.keys.run(runId)],
-      [this.keys.ask(runId, '')],
+      [this.keys.ask(runId, ''), opts.pendingOnly === true ? 1 : 0],
     )) as [string | null, string | null, string | null];
     const v = Number(version ?? 0);
     if (!current || !value) return { current: null, version: v };

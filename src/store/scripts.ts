@@ -180,7 +180,8 @@ return 0
 
 /**
  * Reads a run: its version and its current ask's stored value, in one round trip.
- * KEYS[1] run hash. ARGV[1] ask key prefix (the current ask's key is the prefix + its id).
+ * KEYS[1] run hash. ARGV[1] ask key prefix (the current ask's key is the prefix + its id),
+ * ARGV[2] '1': the value only when the ask is pending (its header says so; an ended one is not sent).
  * Returns {version or false, current id or false, stored value or false}.
  */
 export const GET_RUN = lua(
@@ -188,6 +189,10 @@ export const GET_RUN = lua(
   `${ASK_READERS}
 local version, current = currentAsk(KEYS[1])
 if not current then return {version, false, false} end
+if ARGV[2] == '1' then
+  local _, status = askHead(ARGV[1] .. current)
+  if status ~= 'pending' then return {version, current, false} end
+end
 return {version, current, askValue(ARGV[1] .. current)}
 `,
 );

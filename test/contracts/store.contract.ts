@@ -302,6 +302,18 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
       expect(await h.peers[0]!.get(a.id)).toEqual(a2);
     });
 
+    it('getRun with pendingOnly reads the current ask only while it is pending, and always the version', async () => {
+      const runId = uid();
+      const a = await createAsk(store, runId);
+      expect(await store.getRun(runId, { pendingOnly: true })).toEqual({ current: a, version: 1 });
+      const a1 = answered(a);
+      expect(await store.commit(a, a1, { ttlMs: HOUR, publish: true })).toBe('ok');
+      for (const s of all) {
+        expect(await s.getRun(runId, { pendingOnly: true })).toEqual({ current: null, version: 1 });
+        expect(await s.getRun(runId)).toEqual({ current: a1, version: 1 });
+      }
+    });
+
     it('unknown asks and runs read as absent', async () => {
       const ghost = pendingAsk(uid(), 1);
       expect(await store.get(ghost.id)).toBeNull();
