@@ -70,22 +70,37 @@ function validate(json: unknown, where: string): AskRecord {
 /**
  * The last stored value of each ask key that this process wrote or validated, bounded (oldest
  * dropped first): reading the same value again skips the schema check, the costly part of a read.
- * A value another writer changed differs, and is checked.
+ * For the most recent `maxRecords` keys it also keeps the record itself, so reading that value
+ * again (an answer right after the delivery's commit) returns it without parsing at all: records
+ * are never changed once built, so one object can be shared. A value another writer changed
+ * differs, and is parsed and checked.
  */
 export class KnownValues {
   private readonly values = new Map<string, string>();
+  private readonly records = new Map<string, AskRecord>();
 
-  constructor(private readonly max = 10_000) {}
+  constructor(
+    private readonly max = 10_000,
+    private readonly maxRecords = 1_000,
+  ) {}
 
   /** Whether `raw` is the value last noted for `key`. */
   has(key: string, raw: string): boolean {
     return this.values.get(key) === raw;
   }
 
-  /** Notes `raw` as the checked value of `key`. */
-  note(key: string, raw: string): void {
+  /** The record noted with `raw` for `key`, while `raw` is still its last value and it is kept. */
+  record(key: string, raw: string): AskRecord | undefined {
+    return this.values.get(key) === raw ? this.records.get(key) : undefined;
+  }
+
+  /** Notes `raw` as the checked value of `key`, and `record` as what it reads as. */
+  note(key: string, raw: string, record: AskRecord): void {
     this.values.delete(key);
     this.values.set(key, raw);
     if (this.values.size > this.max) this.values.delete(this.values.keys().next().value!);
+    this.records.delete(key);
+    this.records.set(key, record);
+    if (this.records.size > this.maxRecords) this.records.delete(this.records.keys().next().value!);
   }
 }

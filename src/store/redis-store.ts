@@ -123,8 +123,8 @@ export class RedisAskStore implements AskStore {
     this.remember(record.id, record.runId, mapped ? idExpiresAt : undefined);
     switch (reply[0]) {
       case CreateCode.created:
-        this.known.note(keys[1]!, value);
-        if (supersede) this.known.note(keys[3]!, supersededValue);
+        this.known.note(keys[1]!, value, record);
+        if (supersede) this.known.note(keys[3]!, supersededValue, supersede.next);
         return { status: 'created', record, superseded: supersede?.next ?? null };
       case CreateCode.exists:
         return { status: 'exists', record: this.parse(reply[1] ?? '', record.runId, record.id) };
@@ -246,7 +246,7 @@ export class RedisAskStore implements AskStore {
     // is harmless when the commit then conflicts; a failure here only shortens findability.
     const [, code] = await Promise.all([this.extendIdMap(prev, opts.ttlMs), runScript(this.redis, COMMIT, keys, argv)]);
     if (code === CommitCode.ok) {
-      this.known.note(keys[0]!, value);
+      this.known.note(keys[0]!, value, next);
       return 'ok';
     }
     if (code === CommitCode.conflict) return 'conflict';
@@ -290,12 +290,16 @@ export class RedisAskStore implements AskStore {
     }
   }
 
-  /** The record of a stored value; the schema check is skipped for a value this process knows. */
+  /**
+   * The record of a stored value: the one this process wrote or read with it, while kept; else
+   * parsed, without the schema check when this process knows the value.
+   */
   private parse(value: string, runId: string, askId: string): AskRecord {
     const key = this.keys.ask(runId, askId);
-    const known = this.known.has(key, value);
-    const record = parseStoredAsk(value, key, { id: askId, runId }, known);
-    if (!known) this.known.note(key, value);
+    const kept = this.known.record(key, value);
+    if (kept) return kept;
+    const record = parseStoredAsk(value, key, { id: askId, runId }, this.known.has(key, value));
+    this.known.note(key, value, record);
     return record;
   }
 

@@ -4,7 +4,7 @@ import { createAsk as newAsk } from '../../src/core/lifecycle.js';
 import { AskRequestSchema } from '../../src/core/request-schemas.js';
 import type { AskRecord, HistoryEntry } from '../../src/core/schemas.js';
 import { AskRecordSchema, DeliverySchema, HistoryTypeSchema } from '../../src/core/schemas.js';
-import { CorruptRecordError, encodeAsk, parseStoredAsk } from '../../src/store/ask-doc.js';
+import { CorruptRecordError, encodeAsk, KnownValues, parseStoredAsk } from '../../src/store/ask-doc.js';
 import {
   CHANNEL_TYPES,
   compactRecord,
@@ -372,6 +372,25 @@ describe('the stored form of an ask', () => {
     ['an unknown status', '0 sleeping {"createdAt":1,"timeoutSeconds":6,"questions":[]}'],
   ])('a corrupt value (%s) is a CorruptRecordError', (_name, raw) => {
     expect(() => parseStoredAsk(raw, 'k', { id: 'a', runId: 'r' })).toThrow(CorruptRecordError);
+  });
+
+  it("reading back the value this process just wrote returns the record it wrote, unparsed; another writer's value is parsed", async () => {
+    const { store, keys, prefix } = fresh();
+    const a = await createAsk(store, `run-${uid(6)}`);
+    expect(await store.get(a.id)).toBe(a);
+    const a1 = delivered(a);
+    expect(await store.commit(a, a1, { ttlMs: HOUR, publish: false })).toBe('ok');
+    expect(await store.get(a.id)).toBe(a1);
+    expect((await store.getRun(a.runId)).current).toBe(a1);
+    // Another replica answers: its value is read, parsed and equal to what it wrote, not a1.
+    const a2 = answered(a1);
+    expect(await fresh2(prefix).commit(a1, a2, { ttlMs: HOUR, publish: true })).toBe('ok');
+    const read = await store.get(a.id);
+    expect(read).not.toBe(a2);
+    expect(read).toEqual(a2);
+    // Read again, the same parsed record comes back.
+    expect(await store.get(a.id)).toBe(read);
+    expect(await redis.get(keys.ask(a.runId, a.id))).toMatch(/^2 answered ~/);
   });
 
   it('a value changed by another writer after a read is checked again', async () => {
@@ -922,5 +941,28 @@ describe('coded values in the ~ form (compact-record.ts)', () => {
     const record = parseStoredAsk(raw, 'k', { id: 'a', runId: 'r' });
     expect(record.history[1]).toEqual({ type: 'reminded', at: '1970-01-01T00:00:00.001Z' });
     expect(record.history[1]?.detail).toBeUndefined();
+  });
+});
+
+describe('KnownValues (what a store skips when it reads a value again)', () => {
+  it('keeps the record only for the latest value of a key, and only for the newest keys', () => {
+    const known = new KnownValues(3, 2);
+    const r = (n: number) => ({ ...apiAsk(), rev: n });
+    const [r1, r2, r3] = [r(1), r(2), r(3)];
+    known.note('a', 'v1', r1);
+    expect(known.record('a', 'v1')).toBe(r1);
+    expect(known.record('a', 'v0')).toBeUndefined();
+    known.note('a', 'v2', r2);
+    expect(known.record('a', 'v1')).toBeUndefined();
+    expect(known.has('a', 'v1')).toBe(false);
+    known.note('b', 'w', r3);
+    known.note('c', 'x', r3);
+    // Records for the 2 newest keys, values for the 3 newest.
+    expect(known.record('a', 'v2')).toBeUndefined();
+    expect(known.has('a', 'v2')).toBe(true);
+    expect(known.record('c', 'x')).toBe(r3);
+    known.note('d', 'y', r1);
+    expect(known.has('a', 'v2')).toBe(false);
+    expect([known.has('b', 'w'), known.has('c', 'x'), known.has('d', 'y')]).toEqual([true, true, true]);
   });
 });
