@@ -8,6 +8,22 @@ const ALL = '*';
 export const BUS_HEARTBEAT_MS = 10_000;
 /** Pauses between the publisher's PINGs before a resync (about 3 s in all). */
 const RESYNC_WAITS_MS = [100, 200, 400, 800, 1600];
+/** How often the bus looks for a new Cluster subscriber connection by default (see {@link clusterSubscriberOf}). */
+export const CLUSTER_SUBSCRIBER_CHECK_MS = 500;
+
+/** What answers a PING. */
+type Pingable = { ping(): Promise<unknown> };
+
+/**
+ * The connection an ioredis Cluster subscribes on now, or null. When it drops, ioredis picks a
+ * node and subscribes again on a new connection, and tells nobody: the Cluster emits no `ready`.
+ * This reads ioredis's own (untyped) `subscriber.getInstance()`; test/integration/bus-resync.test.ts
+ * fails if an ioredis upgrade takes it away.
+ */
+export function clusterSubscriberOf(cluster: Redis | Cluster): Redis | null {
+  const subscriber = (cluster as unknown as { subscriber?: { getInstance?(): Redis | null } }).subscriber;
+  return subscriber?.getInstance?.() ?? null;
+}
 
 /**
  * {@link ResultBus} over Redis pub/sub: one SUBSCRIBE to `<prefix>:resolved` per process, dispatched
@@ -23,6 +39,8 @@ export class RedisResultBus implements ResultBus {
   private readonly resyncs = new Listeners();
   private readonly subscribed: Promise<void>;
   private readonly heartbeat: NodeJS.Timeout | null;
+  /** On a Cluster: the subscriber connection a resync was last made for (or the first). */
+  private clusterConnection: Redis | null = null;
   private closed = false;
   private readonly onMessage = (channel: string, message: string) => {
     if (channel === this.channel) this.results.emit(message, []);
@@ -44,9 +62,21 @@ export class RedisResultBus implements ResultBus {
     );
   };
 
-  /** Tells the listeners to re-read, once the subscription and the publisher's connection answer. */
-  private async resync(): Promise<void> {
-    await this.subscriber.ping().catch(() => undefined);
+  /**
+   * On a Cluster: a subscriber connection other than the last one, and ready, has subscribed again
+   * (ioredis sent the SUBSCRIBE when it made it), so a PING on it answers after the SUBSCRIBE.
+   */
+  private readonly checkClusterSubscriber = () => {
+    const current = clusterSubscriberOf(this.subscriber);
+    if (!current || current === this.clusterConnection || current.status !== 'ready') return;
+    const first = this.clusterConnection === null;
+    this.clusterConnection = current;
+    if (!first) void this.resync(current);
+  };
+
+  /** Tells the listeners to re-read, once the subscription (PINGed `via`) and the publisher's connection answer. */
+  private async resync(via: Pingable = this.subscriber): Promise<void> {
+    await via.ping().catch(() => undefined);
     const answers = () =>
       this.publisher.ping().then(
         () => true,
@@ -64,12 +94,13 @@ export class RedisResultBus implements ResultBus {
    * closes both connections after {@link close}. A standalone subscriber is PINGed every
    * `heartbeatMs`: an idle subscribed connection sends nothing, so a link that went silent would
    * only be noticed by TCP keepalive, minutes later; with a PING outstanding its socket timeout
-   * drops it, ioredis reconnects, and the resync re-reads what was missed.
+   * drops it, ioredis reconnects, and the resync re-reads what was missed. A Cluster subscriber is
+   * looked at every `clusterCheckMs` instead: a new subscriber connection means a resync.
    */
   constructor(
     private readonly subscriber: Redis | Cluster,
     private readonly publisher: Redis | Cluster,
-    opts: { prefix?: string; heartbeatMs?: number } = {},
+    opts: { prefix?: string; heartbeatMs?: number; clusterCheckMs?: number } = {},
   ) {
     const keys = new StoreKeys(opts.prefix);
     this.channel = keys.resolvedChannel();
@@ -80,17 +111,22 @@ export class RedisResultBus implements ResultBus {
     this.subscribed.catch(() => undefined);
     // On a Cluster a PING goes to any node, not to the subscriber's.
     this.heartbeat = subscriber.isCluster
-      ? null
+      ? setInterval(this.checkClusterSubscriber, opts.clusterCheckMs ?? CLUSTER_SUBSCRIBER_CHECK_MS).unref()
       : setInterval(() => {
           if (subscriber.status === 'ready') subscriber.ping().catch(() => undefined);
         }, opts.heartbeatMs ?? BUS_HEARTBEAT_MS).unref();
+    if (subscriber.isCluster)
+      this.subscribed.then(
+        () => void (this.clusterConnection ??= clusterSubscriberOf(subscriber)),
+        () => undefined,
+      );
   }
 
   /** Builds a bus and waits until its subscription is active. */
   static async create(
     subscriber: Redis | Cluster,
     publisher: Redis | Cluster,
-    opts: { prefix?: string; heartbeatMs?: number } = {},
+    opts: { prefix?: string; heartbeatMs?: number; clusterCheckMs?: number } = {},
   ): Promise<RedisResultBus> {
     const bus = new RedisResultBus(subscriber, publisher, opts);
     await bus.ready();

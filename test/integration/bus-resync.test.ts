@@ -8,8 +8,8 @@ import { FaultProxy } from '../helpers/fault-proxy.js';
 import { askBody, client, eventually } from '../helpers/http.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { sleep } from '../helpers/wait.js';
-import { Redis } from 'ioredis';
-import { RedisResultBus } from '../../src/store/redis-bus.js';
+import { Cluster, Redis } from 'ioredis';
+import { clusterSubscriberOf, RedisResultBus } from '../../src/store/redis-bus.js';
 import { createSubscriberConnection } from '../../src/store/redis-setup.js';
 import { StoreKeys } from '../../src/store/keys.js';
 
@@ -230,6 +230,49 @@ describe('RedisResultBus heartbeat', () => {
       subscriber.disconnect();
       publisher.disconnect();
       await lossy.close();
+    }
+  });
+});
+
+describe('RedisResultBus on Redis Cluster', () => {
+  it('when ioredis moves the subscription to a new connection, the announcement lost meanwhile is made up by a resync', async () => {
+    const node = await startRedis(
+      ...[['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-announce-ip', '127.0.0.1']],
+    );
+    const admin = new Redis(node.url);
+    await admin.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+    await eventually(async () => String(await admin.call('CLUSTER', 'INFO')).includes('cluster_state:ok'));
+    const seeds = [{ host: '127.0.0.1', port: node.port }];
+    const subscriber = new Cluster(seeds);
+    const publisher = new Cluster(seeds);
+    const channel = new StoreKeys('cl').resolvedChannel();
+    const bus = await RedisResultBus.create(subscriber, publisher, { prefix: 'cl', clusterCheckMs: 100 });
+    try {
+      let resyncs = 0;
+      bus.onResync(() => resyncs++);
+      const woken: string[] = [];
+      for (const id of ['lost', 'after']) bus.subscribe(id, () => woken.push(id));
+      await sleep(300);
+      const before = resyncs;
+      const first = clusterSubscriberOf(subscriber);
+      expect(first?.status).toBe('ready');
+      // The subscriber's connection is dropped, and an answer announced in the same step: it never arrives.
+      const [, published] = (await admin
+        .multi()
+        .call('CLIENT', 'KILL', 'TYPE', 'pubsub')
+        .publish(channel, 'lost')
+        .exec())!;
+      expect(published).toEqual([null, 0]);
+      await eventually(async () => resyncs > before, 8000);
+      expect(clusterSubscriberOf(subscriber)).not.toBe(first);
+      expect(woken).toEqual([]);
+      await eventually(async () => (await publisher.publish(channel, 'after'), woken.includes('after')));
+    } finally {
+      await bus.close();
+      subscriber.disconnect();
+      publisher.disconnect();
+      admin.disconnect();
+      await node.dispose();
     }
   });
 });
