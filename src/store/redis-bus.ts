@@ -2,27 +2,30 @@ import type { Redis, Cluster } from 'ioredis';
 import type { ResultBus } from '../core/ports.js';
 import { StoreKeys } from './keys.js';
 import { Listeners } from './listeners.js';
+import { ClusterSubscriberWatch } from './cluster-subscriber-watch.js';
+import { STORE_SOCKET_TIMEOUT_MS } from './redis-setup.js';
 
 const ALL = '*';
 /** How often an idle subscriber is PINGed by default (see {@link RedisResultBus}). */
 export const BUS_HEARTBEAT_MS = 10_000;
 /** Pauses between the publisher's PINGs before a resync (about 3 s in all). */
 const RESYNC_WAITS_MS = [100, 200, 400, 800, 1600];
-/** How often the bus looks for a new Cluster subscriber connection by default (see {@link clusterSubscriberOf}). */
+/** How often the bus looks at a Cluster subscriber connection by default (see {@link ClusterSubscriberWatch}). */
 export const CLUSTER_SUBSCRIBER_CHECK_MS = 500;
 
 /** What answers a PING. */
 type Pingable = { ping(): Promise<unknown> };
 
-/**
- * The connection an ioredis Cluster subscribes on now, or null. When it drops, ioredis picks a
- * node and subscribes again on a new connection, and tells nobody: the Cluster emits no `ready`.
- * This reads ioredis's own (untyped) `subscriber.getInstance()`; test/integration/bus-resync.test.ts
- * fails if an ioredis upgrade takes it away.
- */
-export function clusterSubscriberOf(cluster: Redis | Cluster): Redis | null {
-  const subscriber = (cluster as unknown as { subscriber?: { getInstance?(): Redis | null } }).subscriber;
-  return subscriber?.getInstance?.() ?? null;
+/** Options of {@link RedisResultBus}; the times are in ms and tests shorten them. */
+export interface RedisResultBusOptions {
+  /** Key prefix (default `askgate`). */
+  prefix?: string;
+  /** How often an idle subscriber is PINGed (default {@link BUS_HEARTBEAT_MS}). */
+  heartbeatMs?: number;
+  /** How often a Cluster subscriber connection is looked at (default {@link CLUSTER_SUBSCRIBER_CHECK_MS}). */
+  clusterCheckMs?: number;
+  /** How long a Cluster subscriber connection may hang before it is dropped (default: the store's socket timeout). */
+  clusterStuckMs?: number;
 }
 
 /**
@@ -39,8 +42,8 @@ export class RedisResultBus implements ResultBus {
   private readonly resyncs = new Listeners();
   private readonly subscribed: Promise<void>;
   private readonly heartbeat: NodeJS.Timeout | null;
-  /** On a Cluster: the subscriber connection a resync was last made for (or the first). */
-  private clusterConnection: Redis | null = null;
+  /** On a Cluster: the watch over the connection ioredis subscribes on. */
+  private readonly clusterWatch: ClusterSubscriberWatch | null;
   private closed = false;
   private readonly onMessage = (channel: string, message: string) => {
     if (channel === this.channel) this.results.emit(message, []);
@@ -60,18 +63,6 @@ export class RedisResultBus implements ResultBus {
       () => this.resync(),
       () => undefined,
     );
-  };
-
-  /**
-   * On a Cluster: a subscriber connection other than the last one, and ready, has subscribed again
-   * (ioredis sent the SUBSCRIBE when it made it), so a PING on it answers after the SUBSCRIBE.
-   */
-  private readonly checkClusterSubscriber = () => {
-    const current = clusterSubscriberOf(this.subscriber);
-    if (!current || current === this.clusterConnection || current.status !== 'ready') return;
-    const first = this.clusterConnection === null;
-    this.clusterConnection = current;
-    if (!first) void this.resync(current);
   };
 
   /** Tells the listeners to re-read, once the subscription (PINGed `via`) and the publisher's connection answer. */
@@ -94,13 +85,14 @@ export class RedisResultBus implements ResultBus {
    * closes both connections after {@link close}. A standalone subscriber is PINGed every
    * `heartbeatMs`: an idle subscribed connection sends nothing, so a link that went silent would
    * only be noticed by TCP keepalive, minutes later; with a PING outstanding its socket timeout
-   * drops it, ioredis reconnects, and the resync re-reads what was missed. A Cluster subscriber is
-   * looked at every `clusterCheckMs` instead: a new subscriber connection means a resync.
+   * drops it, ioredis reconnects, and the resync re-reads what was missed. On a Cluster a
+   * {@link ClusterSubscriberWatch} does this for the connection ioredis subscribes on, and a new
+   * such connection means a resync.
    */
   constructor(
     private readonly subscriber: Redis | Cluster,
     private readonly publisher: Redis | Cluster,
-    opts: { prefix?: string; heartbeatMs?: number; clusterCheckMs?: number } = {},
+    opts: RedisResultBusOptions = {},
   ) {
     const keys = new StoreKeys(opts.prefix);
     this.channel = keys.resolvedChannel();
@@ -109,24 +101,32 @@ export class RedisResultBus implements ResultBus {
     subscriber.on('ready', this.onReady);
     this.subscribed = subscriber.subscribe(this.channel, this.historyChannel).then(() => undefined);
     this.subscribed.catch(() => undefined);
-    // On a Cluster a PING goes to any node, not to the subscriber's.
+    const heartbeatMs = opts.heartbeatMs ?? BUS_HEARTBEAT_MS;
+    // On a Cluster a PING goes to any node, not to the subscriber's: the watch PINGs that one.
     this.heartbeat = subscriber.isCluster
-      ? setInterval(this.checkClusterSubscriber, opts.clusterCheckMs ?? CLUSTER_SUBSCRIBER_CHECK_MS).unref()
+      ? null
       : setInterval(() => {
           if (subscriber.status === 'ready') subscriber.ping().catch(() => undefined);
-        }, opts.heartbeatMs ?? BUS_HEARTBEAT_MS).unref();
-    if (subscriber.isCluster)
-      this.subscribed.then(
-        () => void (this.clusterConnection ??= clusterSubscriberOf(subscriber)),
-        () => undefined,
-      );
+        }, heartbeatMs).unref();
+    const timing = {
+      checkMs: opts.clusterCheckMs ?? CLUSTER_SUBSCRIBER_CHECK_MS,
+      stuckMs: opts.clusterStuckMs ?? STORE_SOCKET_TIMEOUT_MS,
+      heartbeatMs,
+    };
+    this.clusterWatch = subscriber.isCluster
+      ? new ClusterSubscriberWatch(subscriber, timing, (conn) => void this.resync(conn))
+      : null;
+    this.subscribed.then(
+      () => this.clusterWatch?.settle(),
+      () => undefined,
+    );
   }
 
   /** Builds a bus and waits until its subscription is active. */
   static async create(
     subscriber: Redis | Cluster,
     publisher: Redis | Cluster,
-    opts: { prefix?: string; heartbeatMs?: number; clusterCheckMs?: number } = {},
+    opts: RedisResultBusOptions = {},
   ): Promise<RedisResultBus> {
     const bus = new RedisResultBus(subscriber, publisher, opts);
     await bus.ready();
@@ -159,6 +159,7 @@ export class RedisResultBus implements ResultBus {
     if (this.closed) return;
     this.closed = true;
     if (this.heartbeat) clearInterval(this.heartbeat);
+    this.clusterWatch?.stop();
     this.results.clear();
     this.history.clear();
     this.resyncs.clear();

@@ -9,7 +9,8 @@ import { askBody, client, eventually } from '../helpers/http.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { sleep } from '../helpers/wait.js';
 import { Cluster, Redis } from 'ioredis';
-import { clusterSubscriberOf, RedisResultBus } from '../../src/store/redis-bus.js';
+import { RedisResultBus } from '../../src/store/redis-bus.js';
+import { clusterSubscriberOf } from '../../src/store/cluster-subscriber-watch.js';
 import { createSubscriberConnection } from '../../src/store/redis-setup.js';
 import { StoreKeys } from '../../src/store/keys.js';
 
@@ -234,14 +235,20 @@ describe('RedisResultBus heartbeat', () => {
   });
 });
 
+/** A single-node Redis Cluster owning every slot; with `announcePort`, it tells clients to reach it there. */
+async function clusterNode(announcePort?: (port: number) => Promise<number>) {
+  const node = await startRedis(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf']);
+  const admin = new Redis(node.url);
+  await admin.call('CONFIG', 'SET', 'cluster-announce-ip', '127.0.0.1');
+  if (announcePort) await admin.call('CONFIG', 'SET', 'cluster-announce-port', await announcePort(node.port));
+  await admin.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+  await eventually(async () => String(await admin.call('CLUSTER', 'INFO')).includes('cluster_state:ok'));
+  return { node, admin };
+}
+
 describe('RedisResultBus on Redis Cluster', () => {
   it('when ioredis moves the subscription to a new connection, the announcement lost meanwhile is made up by a resync', async () => {
-    const node = await startRedis(
-      ...[['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-announce-ip', '127.0.0.1']],
-    );
-    const admin = new Redis(node.url);
-    await admin.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
-    await eventually(async () => String(await admin.call('CLUSTER', 'INFO')).includes('cluster_state:ok'));
+    const { node, admin } = await clusterNode();
     const seeds = [{ host: '127.0.0.1', port: node.port }];
     const subscriber = new Cluster(seeds);
     const publisher = new Cluster(seeds);
@@ -272,6 +279,46 @@ describe('RedisResultBus on Redis Cluster', () => {
       subscriber.disconnect();
       publisher.disconnect();
       admin.disconnect();
+      await node.dispose();
+    }
+  });
+
+  // ioredis makes the cluster's subscriber connection itself, without askgate's socket timeout and
+  // without reconnecting it: a link gone silent under it left the bus deaf for good (the second
+  // case fails without the watch's PING). The bus's watch drops such a connection after
+  // `clusterStuckMs`, and ioredis makes a new one. In the first case ioredis recovers by itself
+  // (the cut also drops the cluster's own connections, whose refresh picks a new subscriber).
+  it.each([
+    ['a cut while new connections are accepted and never answered', { blackhole: true }, true],
+    ['a subscriber link that goes silent while idle', { lose: true }, false],
+  ])('%s: the subscription comes back and a resync follows', async (_name, fault, cut) => {
+    let proxy: FaultProxy | undefined;
+    const { node, admin } = await clusterNode(async (port) => (proxy = await FaultProxy.start(port)).port);
+    const subscriber = new Cluster([{ host: '127.0.0.1', port: proxy!.port }]);
+    subscriber.on('error', () => {});
+    const publisher = new Redis(node.url);
+    const channel = new StoreKeys('hung').resolvedChannel();
+    const timing = { clusterCheckMs: 100, clusterStuckMs: 1000, heartbeatMs: 300 };
+    const bus = await RedisResultBus.create(subscriber, publisher, { prefix: 'hung', ...timing });
+    try {
+      let resyncs = 0;
+      bus.onResync(() => resyncs++);
+      let woken = false;
+      bus.subscribe('x', () => (woken = true));
+      await sleep(300);
+      const before = resyncs;
+      proxy!.set(fault);
+      if (cut) proxy!.cutAll();
+      await sleep(1500);
+      proxy!.heal();
+      await eventually(async () => resyncs > before, 8000);
+      await eventually(async () => (await publisher.publish(channel, 'x'), woken));
+    } finally {
+      await bus.close();
+      subscriber.disconnect();
+      publisher.disconnect();
+      admin.disconnect();
+      await proxy?.close();
       await node.dispose();
     }
   });
