@@ -48,16 +48,16 @@ export async function runAlongOp(redis: Redis | Cluster, op: AlongOp): Promise<u
 }
 
 /**
- * Appends `ops` to a script call: their keys to `keys` (each op names its key by position) and
- * their count and fields to `argv`, as the scripts' `along` reads them.
+ * Appends `ops` to a script call, as the scripts' `along` reads them: their keys last in `keys`,
+ * in order, and their count and fields to `argv` (only the fields each op has: every argument is
+ * work for ioredis and Redis).
  */
 export function appendAlong(keys: string[], argv: (string | number)[], ops: readonly AlongOp[]): void {
   argv.push(ops.length);
   for (const o of ops) {
     keys.push(o.key);
-    const at = keys.length;
-    if (o.op === 'ZREM') argv.push(o.op, at, o.member, '', '', '');
-    else if (o.op === 'PUT') argv.push(o.op, at, o.value, '', o.ttlMs, '');
-    else argv.push(o.op, at, o.member, o.score, o.ttlMs, o.keep ?? '');
+    if (o.op === 'ZREM') argv.push(o.op, o.member);
+    else if (o.op === 'PUT') argv.push(o.op, o.value, o.ttlMs);
+    else argv.push(o.op, o.member, o.score, o.ttlMs, o.keep ?? '');
   }
 }

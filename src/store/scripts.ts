@@ -69,17 +69,25 @@ end
 
 /**
  * The index writes a create or commit makes when it succeeds (store/along-ops.ts builds them):
- * `along(from)` reads their count at ARGV[from], then 6 fields each: the op ('MARK', 'SET' or
- * 'IF' as in {@link ZADD_FUNCTION}, 'ZREM', or 'PUT' a string with a TTL), the index of its key
- * in KEYS, the member (or value), the score, the key's ttl ms and `keep`.
+ * `along(from)` reads their count n at ARGV[from], then each op: 'ZREM' and the member; 'PUT', the
+ * value and its ttl ms (a string with a TTL); or 'MARK' or 'SET' (as in {@link ZADD_FUNCTION}),
+ * the member, the score, the key's ttl ms and `keep`. Their keys are the last n KEYS, in order.
  */
 const ALONG_FUNCTION = `${ZADD_FUNCTION}
 local function along(from)
-  for i = from + 1, from + tonumber(ARGV[from]) * 6, 6 do
-    local op, key = ARGV[i], KEYS[tonumber(ARGV[i + 1])]
-    if op == 'ZREM' then redis.call('ZREM', key, ARGV[i + 2])
-    elseif op == 'PUT' then redis.call('SET', key, ARGV[i + 2], 'PX', ARGV[i + 4])
-    else zaddExpire(key, op, ARGV[i + 3], ARGV[i + 2], ARGV[i + 4], ARGV[i + 5]) end
+  local n, i = tonumber(ARGV[from]), from + 1
+  for j = #KEYS - n + 1, #KEYS do
+    local op, key = ARGV[i], KEYS[j]
+    if op == 'ZREM' then
+      redis.call('ZREM', key, ARGV[i + 1])
+      i = i + 2
+    elseif op == 'PUT' then
+      redis.call('SET', key, ARGV[i + 1], 'PX', ARGV[i + 2])
+      i = i + 3
+    else
+      zaddExpire(key, op, ARGV[i + 2], ARGV[i + 1], ARGV[i + 3], ARGV[i + 4])
+      i = i + 5
+    end
   end
 end
 `;
