@@ -90,8 +90,6 @@ interface Backend {
   outbox: Outbox;
   /** The reconciler's re-drives: to the durable queue, deduplicated by job id (see AppPorts). */
   queuedOutbox?: Pick<Outbox, 'enqueue'>;
-  /** Store writes go down one ordered connection (not Redis Cluster): see GatewayDeps.pipelined. */
-  pipelined: boolean;
   consoleSessions: ConsoleSessionStore;
   /** Platform event ids seen by every replica (re-sent events have no second visible effect). */
   seen: SeenEvents;
@@ -136,7 +134,6 @@ async function redisBackend(config: Config, url: string, logger: Logger, clock: 
     steps,
     outbox,
     queuedOutbox: { enqueue: (job) => outbox.requeue(job) },
-    pipelined: store.ordered,
     consoleSessions: new RedisConsoleSessions(main, { prefix: config.keyPrefix, clock }),
     seen: new RedisSeenEvents(main, { prefix: config.keyPrefix, clock }),
     drafts: new RedisFormDrafts(main, { prefix: config.keyPrefix, clock, retentionMs: config.retentionMs }),
@@ -161,7 +158,6 @@ function memoryBackend(config: Config, clock: Clock, logger: Logger): Backend {
     bus,
     steps: new MemoryStepScheduler({ logger: queueLog, clock }),
     outbox: new MemoryOutbox({ ...config.outbox, logger: queueLog }),
-    pipelined: true,
     close: async () => {},
   };
 }
@@ -208,7 +204,6 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     steps: backend.steps,
     outbox: backend.outbox,
     ...(backend.queuedOutbox && { queuedOutbox: backend.queuedOutbox }),
-    pipelined: backend.pipelined,
     clock,
     channels,
     newId: () => newAskId(),

@@ -36,8 +36,6 @@ export interface AppPorts {
    * twice (and not at all while the same job runs in-process here).
    */
   queuedOutbox?: Pick<Outbox, 'enqueue'>;
-  /** The store's writes go down one ordered connection (see GatewayDeps.pipelined). */
-  pipelined?: boolean;
   clock: Clock;
   channels: ReadonlyMap<string, Channel>;
   newId: () => string;
@@ -68,7 +66,7 @@ export function assemble(ports: AppPorts): App {
   const sweepRunner = ports.queuedOutbox
     ? new EffectRunner({ indexes, outbox: ports.queuedOutbox, steps: ports.steps, metrics, logger, clock })
     : runner;
-  const pipelined = ports.pipelined === true;
+  const pipelined = store.ordered;
   const gateway = new Gateway({
     store,
     runner,

@@ -36,9 +36,10 @@ export interface GatewayDeps {
   /** Checks callbackUrls; without it, asks with a `callbackUrl` are refused. */
   webhooks?: Pick<WebhookSender, 'refusal'>;
   /**
-   * True when the store's writes go down one ordered connection (standalone Redis, memory): a
-   * write-ahead mark is then sent together with the write it guards (Redis runs them in order)
-   * instead of awaited before it. False on Redis Cluster, where the keys live on different nodes.
+   * The store's {@link AskStore.ordered} (standalone Redis, memory): index writes then ride inside
+   * the create or commit ({@link foldFor}), and what is left ahead of a write is sent together with
+   * it (Redis runs them in order) instead of awaited before it. False on Redis Cluster, where the
+   * keys live on different nodes.
    */
   pipelined?: boolean;
 }

@@ -54,7 +54,7 @@ export class RedisAskStore implements AskStore {
   private readonly clock: Clock;
   /** Stored values this process wrote or checked: read again, they skip the schema check. */
   private readonly known = new KnownValues();
-  /** Every write goes down one ordered connection (not Redis Cluster), see GatewayDeps.pipelined. */
+  /** Every write goes down one ordered connection (not Redis Cluster): see {@link AskStore.ordered}. */
   readonly ordered: boolean;
   /** The indexes beside the records (sweep, conversations, messages), on the same connection and keys. */
   readonly indexes: RedisIndexes;
