@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AskRecordSchema, type AskRecord } from '../core/schemas.js';
-import { compactRecord, expandRecord } from './compact-record.js';
-import { lengthenKeys, shortenKeys } from './key-names.js';
+import { compactQuestions, compactRecord, expandRecord } from './compact-record.js';
+import { lengthenKeys, SHORT_KEYS, shortenKeys } from './key-names.js';
 
 /** A record read back from Redis that is not valid JSON or does not match {@link AskRecordSchema}. */
 export class CorruptRecordError extends Error {
@@ -20,7 +20,26 @@ export class CorruptRecordError extends Error {
  * coded (written before the `~` form) and the hash before that.
  */
 export function encodeAsk(record: AskRecord): string {
-  return `${record.rev} ${record.status} ~${shortenKeys(compactRecord(record, true))}`;
+  const rest = shortenKeys(compactRecord(record, true, false));
+  const questions = `"${QUESTIONS_KEY}":${storedQuestions(record.questions)}`;
+  return `${record.rev} ${record.status} ~${rest === '{}' ? `{${questions}}` : `${rest.slice(0, -1)},${questions}}`}`;
+}
+
+const QUESTIONS_KEY = SHORT_KEYS.get('questions')!;
+/**
+ * The stored JSON of each questions array encoded before, by identity: an ask's questions never
+ * change, and every transition keeps the same array, so an ask's four writes in a cycle encode
+ * them once (they are about 40 % of the work of an encode).
+ */
+const questionsJson = new WeakMap<AskRecord['questions'], string>();
+
+function storedQuestions(questions: AskRecord['questions']): string {
+  let json = questionsJson.get(questions);
+  if (json === undefined) {
+    json = shortenKeys(JSON.stringify(compactQuestions(questions)));
+    questionsJson.set(questions, json);
+  }
+  return json;
 }
 
 const HEADER = /^(\d+) ([a-z_]+) /;

@@ -16,6 +16,9 @@ import { deadlineOf, fromMs, isDeadline, toMs } from './iso-times.js';
  * - a delivery's `channel`, `chat`, `thread` and `users`: those of the target of the same index
  *   (a delivery stored without `channel` has them all from there), and its message's `chat`: its own.
  *
+ * `questions` come last (written before, they came in the record's order: read the same), or not at
+ * all without `withQuestions`.
+ *
  * `coded` (the `~` form of ask-doc.ts) also shortens values at known places, never one a user chose:
  * - a history entry's `at`: ms after `createdAt` (after the epoch if `createdAt` is not stored as
  *   ms) when that gives it back exactly, else its ISO text;
@@ -24,7 +27,7 @@ import { deadlineOf, fromMs, isDeadline, toMs } from './iso-times.js';
  * - an entry's `type`, a delivery's `status` and `finalized`: their number in {@link HISTORY_TYPE_CODES},
  *   {@link DELIVERY_STATUS_CODES} and {@link FINALIZED_CODES} (schema values are strings: a number is a code).
  */
-export function compactRecord(record: AskRecord, coded = false): string {
+export function compactRecord(record: AskRecord, coded = false, withQuestions = true): string {
   const { to, targets, createdAt, history } = record;
   const ms = toMs(createdAt);
   const r = record as unknown as Record<string, unknown>;
@@ -36,8 +39,6 @@ export function compactRecord(record: AskRecord, coded = false): string {
     if (k === 'version') {
       if (v !== 1) out.version = v;
     } else if (k === 'createdAt') out.createdAt = ms;
-    else if (k === 'questions')
-      out.questions = record.questions.map((q) => (q.multiSelect ? q : without(q, 'multiSelect')));
     else out[k] = v;
   }
   if (!sameJson(to, targets?.[0] ?? null)) out.to = to;
@@ -55,7 +56,14 @@ export function compactRecord(record: AskRecord, coded = false): string {
   if (history.length > 0 && isCreatedEntry(history[0]!, createdAt, to)) {
     if (history.length > 1) out.later = history.slice(1).map(entry);
   } else out.history = history.map(entry);
+  // Last, so that a caller can append them from a cache (see `encodeAsk`): they never change.
+  if (withQuestions) out.questions = compactQuestions(record.questions);
   return JSON.stringify(out);
+}
+
+/** The questions as stored: `multiSelect` left out when false. */
+export function compactQuestions(questions: AskRecord['questions']): unknown[] {
+  return questions.map((q) => (q.multiSelect ? q : without(q, 'multiSelect')));
 }
 
 /** Fields {@link compactRecord} writes in their own way (or not at all). */
@@ -66,6 +74,7 @@ const DERIVED: Record<string, true> = {
   status: true,
   to: true,
   targets: true,
+  questions: true,
   expiresAt: true,
   result: true,
   partial: true,

@@ -410,6 +410,9 @@ describe('short key names in the stored ask (key-names.ts)', () => {
   const LONG =
     '1 pending {"questions":[{"id":"env","header":"Deploy","question":"Where should I deploy?","options":[{"label":"Staging"},{"label":"Production","description":"live traffic"}]}],"createdAt":1796424944761,"timeoutSeconds":3600,"targets":[{"channel":"telegram","chat":"20000756","users":["20000756"]}],"deliveries":[{"status":"sent","message":{"messageId":"101"}}],"later":[{"type":"delivered","channel":"telegram","messageId":"101","at":1796424945245}]}';
   const SHORT =
+    '1 pending ~{"O":1796424944761,"P":3600,"R":[{"G":"telegram","H":"20000756","I":["20000756"]}],"S":[{"J":1,"K":{"L":"101"}}],"T":[{"M":1,"N":484,"L":"101"}],"Q":[{"B":"env","E":"Deploy","C":"Where should I deploy?","D":[{"A":"Staging"},{"A":"Production","F":"live traffic"}]}]}';
+  /** {@link SHORT} as written before the questions came last (read the same). */
+  const SHORT_BEFORE =
     '1 pending ~{"Q":[{"B":"env","E":"Deploy","C":"Where should I deploy?","D":[{"A":"Staging"},{"A":"Production","F":"live traffic"}]}],"O":1796424944761,"P":3600,"R":[{"G":"telegram","H":"20000756","I":["20000756"]}],"S":[{"J":1,"K":{"L":"101"}}],"T":[{"M":1,"N":484,"L":"101"}]}';
 
   it('keeps the codes it stored (a code, once given, names its field forever)', () => {
@@ -433,6 +436,7 @@ describe('short key names in the stored ask (key-names.ts)', () => {
     expect(LONG.length - SHORT.length).toBe(174);
     expect(parseStoredAsk(SHORT, 'k', ids)).toStrictEqual(record);
     expect(parseStoredAsk(SHORT, 'k', ids, true)).toEqual(record);
+    expect(parseStoredAsk(SHORT_BEFORE, 'k', ids)).toStrictEqual(record);
   });
 
   it('reads an ask stored with long key names and stores it with short ones at its next commit', async () => {
@@ -661,6 +665,20 @@ describe('coded values in the ~ form (compact-record.ts)', () => {
     for (const type of CHANNEL_TYPES) expect(HISTORY_TYPE_CODES).toContain(type);
   });
 
+  it('questions come last, from a cache by identity: every record sharing the array, and only those, gets them', () => {
+    const a = pendingAsk('run-1', 1, 'ask-1');
+    const first = encodeAsk(a);
+    const b = answered(delivered(a)); // the same questions array, as every transition keeps it
+    expect(b.questions).toBe(a.questions);
+    const other = { ...a, questions: [{ ...a.questions[0]!, question: 'Somewhere else?' }] };
+    for (const r of [b, other, a]) {
+      const value = encodeAsk(r);
+      expect(value.endsWith(`,"Q":${shortenKeys(JSON.stringify(JSON.parse(compactRecord(r)).questions))}}`)).toBe(true);
+      expect(parseStoredAsk(value, 'k', { id: r.id, runId: r.runId })).toEqual(r);
+    }
+    expect(encodeAsk(a)).toBe(first);
+  });
+
   it('writes and reads a literal value with every coding (pinned)', () => {
     const full = pendingAsk('run-1', 1, 'ask-1');
     const record: AskRecord = {
@@ -687,15 +705,20 @@ describe('coded values in the ~ form (compact-record.ts)', () => {
         { type: 'finalized', at: at(90_000), channel: 'telegram' },
       ],
     };
-    const VALUE =
-      '4 pending ~{"P":900,"5":"key-1","Q":[{"B":"env","E":"Deploy","C":"Where to?","D":[{"A":"Staging","F":"safe"},' +
-      '{"A":"Prod"}]},{"B":"q2","C":"Notes?","D":[{"A":"A"},{"A":"B"}],"W":true}],"O":1893456000000,' +
+    const QUESTIONS =
+      '"Q":[{"B":"env","E":"Deploy","C":"Where to?","D":[{"A":"Staging","F":"safe"},' +
+      '{"A":"Prod"}]},{"B":"q2","C":"Notes?","D":[{"A":"A"},{"A":"B"}],"W":true}]';
+    const REST =
+      '"O":1893456000000,' +
       '"6":"https://agent.example/hook","R":[{"G":"telegram","H":"-100:42","U":"7","I":["1001"]},{"G":"slack","H":"C1"}],' +
       '"4":{"q2":["A"]},"S":[{"J":1,"V":1,"K":{"L":"9"}},{"J":2,"b":"gone"}],' +
       '"T":[{"M":1,"N":1500,"L":"9"},{"M":2,"N":1500,"G":"slack","r":"gone"},' +
       '{"M":4,"N":-1000,"3":"invalid_selection","G":null},{"M":11,"N":"2030-01-01T00:00:05Z","r":"HTTP 500"},' +
-      '{"M":7,"N":"soon","G":"telegram","3":"cancelled"},{"M":8,"N":90000}]}';
+      '{"M":7,"N":"soon","G":"telegram","3":"cancelled"},{"M":8,"N":90000}]';
+    const VALUE = `4 pending ~{"P":900,"5":"key-1",${REST},${QUESTIONS}}`;
     expect(encodeAsk(record)).toBe(VALUE);
+    // Written before the questions came last: read the same.
+    expect(parseStoredAsk(`4 pending ~{"P":900,"5":"key-1",${QUESTIONS},${REST}}`, 'k', ids)).toEqual(record);
     expect(parseStoredAsk(VALUE, 'k', ids)).toEqual(record);
     expect(parseStoredAsk(VALUE, 'k', ids, true)).toEqual(record);
     roundTrip(record);
@@ -717,8 +740,8 @@ describe('coded values in the ~ form (compact-record.ts)', () => {
     expect(parseStoredAsk(nullFinalized, 'k', ids)).toEqual(record);
     // The same JSON after a ~ means other values: coded, short keys.
     expect(encodeAsk(record)).toBe(
-      '1 pending ~{"Q":[],"O":1000,"P":60,"R":[{"G":"telegram","H":"1"}],"S":[{"J":1}],' +
-        '"T":[{"M":1,"N":1000,"G":null},{"M":6,"N":2000,"G":"x"}]}',
+      '1 pending ~{"O":1000,"P":60,"R":[{"G":"telegram","H":"1"}],"S":[{"J":1}],' +
+        '"T":[{"M":1,"N":1000,"G":null},{"M":6,"N":2000,"G":"x"}],"Q":[]}',
     );
     roundTrip(record);
   });
