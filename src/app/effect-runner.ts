@@ -115,23 +115,12 @@ export class EffectRunner {
 
   /**
    * Runs the write-ahead effects `ahead` (a sweep mark), then `write` (the create or commit they
-   * guard). `pipelined` (one ordered connection): both are sent at once and Redis runs the mark
-   * first. Should the mark fail where the write did not (the mark's script was flushed and
-   * re-sent), it is made again before anything follows the write; if that fails too, it is
-   * logged and the write's follow-ups run (they are what the mark would re-drive).
+   * guard), which a failed mark stops. Used where the store cannot make the mark inside the write
+   * (Redis Cluster); an ordered store makes it there (`foldAlong` in core/work.ts), and `ahead` is empty.
    */
-  async ahead<T>(askId: string, ahead: readonly Effect[], write: () => Promise<T>, pipelined: boolean): Promise<T> {
-    if (!pipelined || ahead.length === 0) {
-      await this.strict(askId, ahead);
-      return write();
-    }
-    const [mark, written] = await Promise.allSettled([this.strict(askId, ahead), write()]);
-    if (written.status === 'rejected') throw written.reason;
-    if (mark.status === 'rejected')
-      await this.strict(askId, ahead).catch((err: unknown) =>
-        this.deps.logger.warn({ askId, err: String(err) }, 'write-ahead sweep mark failed after its write'),
-      );
-    return written.value;
+  async ahead<T>(askId: string, ahead: readonly Effect[], write: () => Promise<T>): Promise<T> {
+    await this.strict(askId, ahead);
+    return write();
   }
 
   /**

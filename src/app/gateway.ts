@@ -37,9 +37,8 @@ export interface GatewayDeps {
   webhooks?: Pick<WebhookSender, 'refusal'>;
   /**
    * The store's {@link AskStore.ordered} (standalone Redis, memory): index writes then ride inside
-   * the create or commit ({@link foldFor}), and what is left ahead of a write is sent together with
-   * it (Redis runs them in order) instead of awaited before it. False on Redis Cluster, where the
-   * keys live on different nodes.
+   * the create or commit ({@link foldFor}) instead of being awaited before or run after it. False
+   * on Redis Cluster, where the keys live on different nodes.
    */
   pipelined?: boolean;
 }
@@ -234,7 +233,7 @@ export class Gateway {
       const ttlMs = isTerminal(next) ? settings.retentionMs : deadlineOf(next) - now + settings.retentionMs;
       const publish = result.effects.some((e) => e.type === 'publish');
       const commit = () => store.commit(prev, next, { ttlMs, publish, ...(plan.along && { along: plan.along }) });
-      const committed = await runner.ahead(askId, plan.ahead, commit, this.deps.pipelined === true);
+      const committed = await runner.ahead(askId, plan.ahead, commit);
       if (committed === 'conflict') continue;
       if (committed === 'missing') return { record: null, outcome: { code: 'not_found' } };
       if (isTerminal(next) && !isTerminal(prev)) this.polls.ended(next);

@@ -69,7 +69,7 @@ export async function openAsk(
         retentionMs: settings.retentionMs,
         ...(plan.along && { along: plan.along }),
       });
-    const result = await runner.ahead(askId, plan.ahead, create, deps.pipelined === true);
+    const result = await runner.ahead(askId, plan.ahead, create);
     if (result.status === 'conflict') continue;
     if (result.status === 'exists') return { record: result.record, created: false };
     if (supersede && superseding?.kind === 'changed')

@@ -39,37 +39,17 @@ function runner(failures = 0, enqueueFails = false) {
 const mark: Effect[] = [{ type: 'sweepAt', at: 5 }];
 
 describe('EffectRunner.ahead: the write-ahead mark, then the write it guards', () => {
-  it.each([false, true])('pipelined=%s: the mark is issued before the write', async (pipelined) => {
+  it('the mark is issued before the write', async () => {
     const { r, log } = runner();
-    const result = await r.ahead('a1', mark, async () => (log.push('write'), 'ok'), pipelined);
+    const result = await r.ahead('a1', mark, async () => (log.push('write'), 'ok'));
     expect(result).toBe('ok');
     expect(log).toEqual(['mark 5', 'write']);
   });
 
-  it('awaited (Cluster): a failed mark stops the write', async () => {
+  it('a failed mark stops the write', async () => {
     const { r, log } = runner(1);
-    await expect(r.ahead('a1', mark, async () => void log.push('write'), false)).rejects.toThrow(/NOSCRIPT/);
+    await expect(r.ahead('a1', mark, async () => void log.push('write'))).rejects.toThrow(/NOSCRIPT/);
     expect(log).toEqual(['mark 5']);
-  });
-
-  it('pipelined: a mark that failed where the write did not is made again before the caller goes on', async () => {
-    const { r, log } = runner(1);
-    await r.ahead('a1', mark, async () => void log.push('write'), true);
-    expect(log).toEqual(['mark 5', 'write', 'mark 5']);
-  });
-
-  it('pipelined: a failed write throws (the mark alone is harmless: an early sweep)', async () => {
-    const { r } = runner();
-    await expect(
-      r.ahead(
-        'a1',
-        mark,
-        async () => {
-          throw new Error('conflict script failed');
-        },
-        true,
-      ),
-    ).rejects.toThrow(/conflict script failed/);
   });
 
   it('settle sends the unmark with the rest, and a failure marks the ask due only after the unmark', async () => {
