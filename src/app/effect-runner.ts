@@ -166,6 +166,8 @@ export class EffectRunner {
         return indexes.markForSweep(askId, effect.at);
       case 'resweep':
         return indexes.rescheduleSweep(askId, effect.at, seenAt);
+      case 'sweepLater':
+        return indexes.rescheduleSweep(askId, effect.at, effect.from);
       case 'unsweep':
         return indexes.unmarkSweep(askId);
       case 'metric': {

@@ -39,6 +39,8 @@ export type Effect =
   | { type: 'sweepAt'; at: number }
   /** The reconciler's next look at the ask, set only if nobody marked it since it was listed. */
   | { type: 'resweep'; at: number }
+  /** The reconciler's look at the ask moved to `at`, only while its mark is still `from` (the creation's). */
+  | { type: 'sweepLater'; at: number; from: number }
   /** Nothing is left for the reconciler: drop the ask from the sweep index. */
   | { type: 'unsweep' }
   | { type: 'metric'; metric: MetricEffect };

@@ -33,6 +33,8 @@ export interface AlongWrites {
   mark?: number;
   /** {@link AskIndexes.unmarkSweep} of the ask. */
   unsweep?: boolean;
+  /** {@link AskIndexes.rescheduleSweep} of the ask to `at`, only while its sweep time is still `from`. */
+  later?: { at: number; from: number };
   /** {@link AskIndexes.removeFromConversation} of the ask from each. */
   leave?: ConversationKey[];
 }

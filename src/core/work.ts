@@ -50,7 +50,10 @@ export function followUp(prev: AskRecord | null, next: AskRecord, effects: reado
  * Ahead is the write-ahead sweep mark of an ask that just ended with work left, so the reconciler
  * still finalizes its messages and sends its webhook if we crash after the commit; skipped while
  * the mark made at creation stands (it is the earlier one, the index keeps the lower score).
- * After starts with the unmark of an ask that has nothing left, rather than sweep it later.
+ * After starts with the unmark of an ask that has nothing left, rather than sweep it later; the
+ * commit that made a chat ask's last pending delivery, leaving nothing to re-drive, moves the early
+ * creation mark to the ask's watch time (`sweepLater`, only while it is still that mark), so the
+ * reconciler does not read every delivered ask sweepDelay after its creation.
  */
 export function commitPlan(
   prev: AskRecord,
@@ -66,13 +69,25 @@ export function commitPlan(
       : [];
   const after = followUp(prev, next, effects);
   if (isDone(next) && !isDone(prev)) after.unshift({ type: 'unsweep' });
+  if (lastDeliveryMade(prev, next) && !after.some((e) => e.type === 'enqueue') && jobsFor(next).length === 0)
+    after.push({ type: 'sweepLater', at: watchTime(next, now, settings), from: creationMark(next, settings) });
   return { ahead, after };
 }
 
+/** A pending ask with the early mark whose last pending delivery this commit settled. */
+const lastDeliveryMade = (prev: AskRecord, next: AskRecord): boolean =>
+  !isTerminal(next) && hasEarlyMark(next) && hasPendingDelivery(prev) && !hasPendingDelivery(next);
+
+const hasPendingDelivery = (record: AskRecord): boolean => record.deliveries.some((d) => d.status === 'pending');
+
+/** The sweep time {@link createPlan} gave an ask with a target: its creation + the sweep delay. */
+const creationMark = (record: AskRecord, settings: WorkSettings): number =>
+  Date.parse(record.createdAt) + settings.sweepDelayMs;
+
 /**
  * A plan's index writes an ordered store makes inside the create or commit itself
- * ({@link AlongWrites}): the write-ahead mark of `ahead`, and of `after` the unmark and the
- * conversations left. Made in the write's atomic step they need no commands of their own, and
+ * ({@link AlongWrites}): the write-ahead mark of `ahead`, and of `after` the unmark, the later
+ * look and the conversations left. Made in the write's atomic step they need no commands of their own, and
  * the mark can no longer be missing while the write stands. Returns them and the effects that
  * still run around the write.
  */
@@ -90,6 +105,7 @@ export function foldAlong(plan: { ahead: readonly Effect[]; after: readonly Effe
   const after: Effect[] = [];
   for (const e of plan.after) {
     if (e.type === 'unsweep') along.unsweep = true;
+    else if (e.type === 'sweepLater') along.later = { at: e.at, from: e.from };
     else if (e.type === 'leave') (along.leave ??= []).push(e.conversation);
     else after.push(e);
   }
@@ -120,10 +136,14 @@ const hasEarlyMark = (record: AskRecord): boolean => record.to !== null;
 /**
  * True while the early sweep mark written before the ask was created must still be in the index:
  * the reconciler only moves or removes a mark once it is due, and it is due at createdAt +
- * sweepDelay. Half the delay is kept as margin for clock skew between replicas.
+ * sweepDelay. Half the delay is kept as margin for clock skew between replicas. Once no delivery
+ * is pending, the mark may have been moved later ({@link commitPlan}'s `sweepLater`): then it is
+ * not counted on.
  */
 function creationMarkStands(record: AskRecord, now: number, settings: WorkSettings): boolean {
-  return hasEarlyMark(record) && now < Date.parse(record.createdAt) + settings.sweepDelayMs / 2;
+  return (
+    hasEarlyMark(record) && hasPendingDelivery(record) && now < Date.parse(record.createdAt) + settings.sweepDelayMs / 2
+  );
 }
 
 /**

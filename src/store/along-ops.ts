@@ -11,6 +11,7 @@ import { runScript, ZADD_EXPIRE } from './scripts.js';
  */
 export type AlongOp =
   | { op: 'MARK' | 'SET'; key: string; member: string; score: number; ttlMs: number; keep?: number }
+  | { op: 'IF'; key: string; member: string; score: number; ttlMs: number; expected: number }
   | { op: 'ZREM'; key: string; member: string }
   | { op: 'PUT'; key: string; value: string; ttlMs: number };
 
@@ -27,6 +28,10 @@ export function alongOps(keys: StoreKeys, askId: string, along: AlongWrites | un
   if (along.mark !== undefined)
     ops.push({ op: 'MARK', key: sweep, member: askId, score: along.mark, ttlMs: indexTtl(along.mark, nowMs) });
   if (along.unsweep) ops.push({ op: 'ZREM', key: sweep, member: askId });
+  if (along.later) {
+    const { at, from } = along.later;
+    ops.push({ op: 'IF', key: sweep, member: askId, score: at, ttlMs: indexTtl(at, nowMs), expected: from });
+  }
   for (const conv of along.leave ?? []) ops.push({ op: 'ZREM', key: keys.conv(conv), member: askId });
   return ops;
 }
@@ -44,6 +49,8 @@ export function creationOps(keys: StoreKeys, record: AskRecord, ttlMs: number): 
 export async function runAlongOp(redis: Redis | Cluster, op: AlongOp): Promise<unknown> {
   if (op.op === 'PUT') return redis.set(op.key, op.value, 'PX', op.ttlMs);
   if (op.op === 'ZREM') return redis.zrem(op.key, op.member);
+  if (op.op === 'IF')
+    return runScript(redis, ZADD_EXPIRE, [op.key], ['IF', op.score, op.member, op.ttlMs, '', op.expected]);
   return runScript(redis, ZADD_EXPIRE, [op.key], [op.op, op.score, op.member, op.ttlMs, op.keep ?? '']);
 }
 
@@ -58,6 +65,7 @@ export function appendAlong(keys: string[], argv: (string | number)[], ops: read
     keys.push(o.key);
     if (o.op === 'ZREM') argv.push(o.op, o.member);
     else if (o.op === 'PUT') argv.push(o.op, o.value, o.ttlMs);
+    else if (o.op === 'IF') argv.push(o.op, o.member, o.score, o.ttlMs, o.expected);
     else argv.push(o.op, o.member, o.score, o.ttlMs, o.keep ?? '');
   }
 }

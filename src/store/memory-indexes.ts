@@ -78,6 +78,7 @@ export class MemoryIndexes implements AskIndexes {
     // Each of these methods does all its work before its first await.
     if (writes.mark !== undefined) void this.markForSweep(askId, writes.mark);
     if (writes.unsweep) void this.unmarkSweep(askId);
+    if (writes.later) void this.rescheduleSweep(askId, writes.later.at, writes.later.from);
     for (const conv of writes.leave ?? []) void this.removeFromConversation(conv, askId);
   }
 

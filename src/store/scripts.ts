@@ -70,8 +70,9 @@ end
 /**
  * The index writes a create or commit makes when it succeeds (store/along-ops.ts builds them):
  * `along(from)` reads their count n at ARGV[from], then each op: 'ZREM' and the member; 'PUT', the
- * value and its ttl ms (a string with a TTL); or 'MARK' or 'SET' (as in {@link ZADD_FUNCTION}),
- * the member, the score, the key's ttl ms and `keep`. Their keys are the last n KEYS, in order.
+ * value and its ttl ms (a string with a TTL); or 'MARK', 'SET' or 'IF' (as in
+ * {@link ZADD_FUNCTION}), the member, the score, the key's ttl ms and `keep` ('IF': the expected
+ * score instead). Their keys are the last n KEYS, in order.
  */
 const ALONG_FUNCTION = `${ZADD_FUNCTION}
 local function along(from)
@@ -84,6 +85,9 @@ local function along(from)
     elseif op == 'PUT' then
       redis.call('SET', key, ARGV[i + 1], 'PX', ARGV[i + 2])
       i = i + 3
+    elseif op == 'IF' then
+      zaddExpire(key, 'IF', ARGV[i + 2], ARGV[i + 1], ARGV[i + 3], '', ARGV[i + 4])
+      i = i + 5
     else
       zaddExpire(key, op, ARGV[i + 2], ARGV[i + 1], ARGV[i + 3], ARGV[i + 4])
       i = i + 5

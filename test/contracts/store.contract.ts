@@ -457,6 +457,21 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
       expect(await store.indexes.pendingInConversation(conv, T0)).toEqual([]);
     });
 
+    it('along writes: a later look moves the sweep time only while it is still the one given', async () => {
+      if (!store.ordered) return; // refused on Cluster: see the test above
+      const a = pendingAsk(uid(), 1);
+      expect((await store.create({ ...args(a, 0), along: { mark: T0 + 100 } })).status).toBe('created');
+      const a1 = delivered(a);
+      const later = { at: T0 + HOUR, from: T0 + 100 };
+      expect(await store.commit(a, a1, { ttlMs: HOUR, publish: false, along: { later } })).toBe('ok');
+      expect(await store.indexes.dueForSweep(T0 + 2 * HOUR, 10)).toEqual([{ askId: a.id, at: T0 + HOUR }]);
+      // Marked again meanwhile (an answer's write-ahead mark): not moved.
+      await store.indexes.markForSweep(a.id, T0 + 50);
+      const a2 = delivered(a1, 'm2');
+      expect(await store.commit(a1, a2, { ttlMs: HOUR, publish: false, along: { later } })).toBe('ok');
+      expect(await store.indexes.dueForSweep(T0 + 2 * HOUR, 10)).toEqual([{ askId: a.id, at: T0 + 50 }]);
+    });
+
     it('conversation index: pending by score, stale members removed, conversations isolated', async () => {
       const conv: ConversationKey = { channel: 'telegram', chat: `c:${uid()}` };
       const other: ConversationKey = { channel: 'slack', chat: conv.chat };

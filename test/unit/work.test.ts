@@ -151,12 +151,21 @@ describe('commitPlan and followUp (after a commit)', () => {
     ]);
   });
 
-  it('an answer while the creation mark stands: no write-ahead mark', () => {
+  it('an answer while the creation mark stands (a delivery still pending): no write-ahead mark', () => {
+    const undelivered = rec({ deliveries: [d('pending')], callbackUrl: hook });
     const now = T0 + 4_999;
-    const result = answer(pending, now);
-    expect(commitPlan(pending, result.record, result.effects, now, settings).ahead).toEqual([]);
-    expect(commitPlan(pending, result.record, result.effects, T0 + 5_000, settings).ahead).toEqual([
+    const result = answer(undelivered, now);
+    expect(commitPlan(undelivered, result.record, result.effects, now, settings).ahead).toEqual([]);
+    expect(commitPlan(undelivered, result.record, result.effects, T0 + 5_000, settings).ahead).toEqual([
       { type: 'sweepAt', at: T0 + 15_000 },
+    ]);
+  });
+
+  it('an answer to a young ask whose deliveries are all made: its creation mark may have moved later, so a mark', () => {
+    const now = T0 + 1_000;
+    const result = answer(pending, now);
+    expect(commitPlan(pending, result.record, result.effects, now, settings).ahead).toEqual([
+      { type: 'sweepAt', at: now + 10_000 },
     ]);
   });
 
@@ -189,6 +198,50 @@ describe('commitPlan and followUp (after a commit)', () => {
     if (result.kind !== 'changed') throw new Error('expected a change');
     const plan = commitPlan(ended, result.record, result.effects, T0 + 70_000, settings);
     expect(plan).toEqual({ ahead: [], after: [enqueue('finalize', 0)] });
+  });
+
+  describe('the commit that makes the last pending delivery moves the creation mark to the watch time', () => {
+    const delivered = (record: AskRecord, index: number, now: number) => {
+      const result = transition(record, { type: 'delivered', index, message: { chat: '42', messageId: '9' } }, now);
+      if (result.kind !== 'changed') throw new Error('expected a change');
+      return commitPlan(record, result.record, result.effects, now, settings);
+    };
+    const slack: Delivery = { channel: 'slack', chat: 'C1', status: 'pending', finalized: 'no' };
+    const created = Date.parse(rec().createdAt);
+
+    it.each<[string, AskRecord, number, Effect[]]>([
+      [
+        'one target, delivered: only while the mark is still the creation one',
+        rec({ deliveries: [d('pending')] }),
+        0,
+        [{ type: 'sweepLater', at: DEADLINE + 30_000, from: created + 10_000 }],
+      ],
+      [
+        'fan-out, another delivery still pending: the early look stays',
+        rec({ deliveries: [d('pending'), slack] }),
+        0,
+        [],
+      ],
+      [
+        'fan-out, the last one: moved',
+        rec({ deliveries: [{ ...slack, status: 'sent', message: { chat: 'C1', messageId: '1' } }, d('pending')] }),
+        1,
+        [{ type: 'sweepLater', at: DEADLINE + 30_000, from: created + 10_000 }],
+      ],
+    ])('%s', (_name, record, index, expected) => {
+      const plan = delivered(record, index, T0 + 2_000);
+      expect(plan.after.filter((e) => e.type === 'sweepLater')).toEqual(expected);
+    });
+
+    it('an ended ask, or one without a target, is never moved', () => {
+      const ended = answered({ deliveries: [d('pending')], callbackUrl: hook });
+      expect(delivered(ended, 0, T0 + 70_000).after.some((e) => e.type === 'sweepLater')).toBe(false);
+    });
+
+    it('folded, it rides inside the commit as `later`', () => {
+      const plan = delivered(rec({ deliveries: [d('pending')] }), 0, T0 + 2_000);
+      expect(foldAlong(plan).along).toEqual({ later: { at: DEADLINE + 30_000, from: created + 10_000 } });
+    });
   });
 
   it.each<[string, AskRecord, AskRecord]>([
