@@ -66,7 +66,6 @@ export function assemble(ports: AppPorts): App {
   const sweepRunner = ports.queuedOutbox
     ? new EffectRunner({ indexes, outbox: ports.queuedOutbox, steps: ports.steps, metrics, logger, clock })
     : runner;
-  const pipelined = store.ordered;
   const gateway = new Gateway({
     store,
     runner,
@@ -77,7 +76,6 @@ export function assemble(ports: AppPorts): App {
     logger,
     settings,
     webhooks,
-    pipelined,
   });
   // Every step runs through Gateway.step (the timeout through expire): a new step needs no line here.
   const steps = Object.fromEntries(
@@ -88,7 +86,6 @@ export function assemble(ports: AppPorts): App {
     store,
     indexes,
     runner: sweepRunner,
-    pipelined,
     steps,
     channels,
     clock,

@@ -23,7 +23,11 @@ export interface GatewaySettings extends WorkSettings {
 
 /** What the gateway talks to. */
 export interface GatewayDeps {
-  store: Pick<AskStore, 'claimIdempotencyKey' | 'create' | 'get' | 'getRun' | 'history' | 'commit'>;
+  /**
+   * `ordered` (standalone Redis, memory): index writes ride inside the create or commit
+   * ({@link foldFor}) instead of being awaited before or run after it.
+   */
+  store: Pick<AskStore, 'ordered' | 'claimIdempotencyKey' | 'create' | 'get' | 'getRun' | 'history' | 'commit'>;
   /** Interprets the effects of every change. */
   runner: Pick<EffectRunner, 'strict' | 'settle' | 'ahead'>;
   polls: LongPolls;
@@ -35,12 +39,6 @@ export interface GatewayDeps {
   settings: GatewaySettings;
   /** Checks callbackUrls; without it, asks with a `callbackUrl` are refused. */
   webhooks?: Pick<WebhookSender, 'refusal'>;
-  /**
-   * The store's {@link AskStore.ordered} (standalone Redis, memory): index writes then ride inside
-   * the create or commit ({@link foldFor}) instead of being awaited before or run after it. False
-   * on Redis Cluster, where the keys live on different nodes.
-   */
-  pipelined?: boolean;
 }
 
 /** Result of applying an event: the record after it (null when unknown) and what it meant. */

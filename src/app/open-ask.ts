@@ -4,21 +4,21 @@ import { createAsk, deadlineOf, isTerminal, transition } from '../core/lifecycle
 import type { AskRecord, AskRequest, PushConfig } from '../core/schemas.js';
 import { createPlan, foldAlong, followUp } from '../core/work.js';
 import type { Effect } from '../core/effects.js';
-import type { AlongWrites } from '../core/ports.js';
+import type { AlongWrites, AskStore } from '../core/ports.js';
 import type { GatewayDeps } from './gateway.js';
 
 /** Most compare-and-set attempts at one change before giving up. */
 export const MAX_CAS_ATTEMPTS = 64;
 
 /**
- * A create's or commit's plan as the store runs it: on one ordered connection (`pipelined`) its
- * index writes go inside the write itself ({@link foldAlong}); elsewhere they run around it.
+ * A create's or commit's plan as the store runs it: on an ordered store its index writes go
+ * inside the write itself ({@link foldAlong}); elsewhere (Redis Cluster) they run around it.
  */
 export function foldFor(
-  deps: Pick<GatewayDeps, 'pipelined'>,
+  deps: { store: Pick<AskStore, 'ordered'> },
   plan: { ahead: Effect[]; after: Effect[] },
 ): { ahead: Effect[]; after: Effect[]; along?: AlongWrites } {
-  return deps.pipelined === true ? foldAlong(plan) : plan;
+  return deps.store.ordered ? foldAlong(plan) : plan;
 }
 
 /**

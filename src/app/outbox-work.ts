@@ -25,7 +25,8 @@ import type { AskRecord } from '../core/schemas.js';
 export interface OutboxWorkDeps {
   /** Commits the bookkeeping of each step. */
   gateway: Pick<Gateway, 'apply' | 'note'>;
-  store: Pick<AskStore, 'get' | 'getMany'>;
+  /** `ordered` (one ordered connection): the message binding is sent together with the `delivered` commit. */
+  store: Pick<AskStore, 'ordered' | 'get' | 'getMany'>;
   indexes: Pick<AskIndexes, 'addToConversation' | 'bindMessage' | 'unmarkSweep'>;
   runner: Pick<EffectRunner, 'strict' | 'strictMany'>;
   /** The handler of each step, run when the reconciler finds its job lost. */
@@ -39,8 +40,6 @@ export interface OutboxWorkDeps {
   webhooks?: Pick<WebhookSender, 'send'>;
   /** Renders the result of an ask whose `push` asks for another protocol's body (A2A); null to send askgate's own. */
   renderPush?: (record: AskRecord) => Promise<RenderedWebhook | null>;
-  /** One ordered connection (see GatewayDeps.pipelined): the message binding goes with the `delivered` commit. */
-  pipelined?: boolean;
 }
 
 /**
@@ -125,7 +124,7 @@ export class OutboxWork implements OutboxHandlers {
       indexes.bindMessage(conv, message.messageId, askId, deadlineOf(record) - clock.now() + settings.retentionMs);
     // If the ask ended while the message was in flight, this commit queues its outcome edit (work.ts).
     const commit = () => this.gateway.apply(askId, { type: 'delivered', index, message }, record);
-    if (!this.deps.pipelined) {
+    if (!store.ordered) {
       await bind();
       await commit();
       return;

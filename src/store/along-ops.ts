@@ -6,14 +6,19 @@ import { runScript, ZADD_EXPIRE } from './scripts.js';
 
 /**
  * One index write a create or commit script makes when it succeeds (the scripts' `along`):
- * a sorted-set add ('MARK' or 'SET', see `zaddExpire` in scripts.ts), a 'ZREM', or a 'PUT' of a
+ * a sorted-set add ('MARK', 'SET' or 'IF', see `zaddExpire` in scripts.ts), a 'ZREM', or a 'PUT' of a
  * string with a TTL.
  */
 export type AlongOp =
-  | { op: 'MARK' | 'SET'; key: string; member: string; score: number; ttlMs: number; keep?: number }
+  | CreationOp
+  | { op: 'MARK'; key: string; member: string; score: number; ttlMs: number }
   | { op: 'IF'; key: string; member: string; score: number; ttlMs: number; expected: number }
-  | { op: 'ZREM'; key: string; member: string }
-  | { op: 'PUT'; key: string; value: string; ttlMs: number };
+  | { op: 'ZREM'; key: string; member: string };
+
+/** The writes {@link creationOps} gives: a string with a TTL, a sorted-set add keeping the `keep` highest. */
+export type CreationOp =
+  | { op: 'PUT'; key: string; value: string; ttlMs: number }
+  | { op: 'SET'; key: string; member: string; score: number; ttlMs: number; keep: number };
 
 /** An index key must outlive its latest member by a comfortable margin. */
 export function indexTtl(scoreMs: number, nowMs: number): number {
@@ -37,7 +42,7 @@ export function alongOps(keys: StoreKeys, askId: string, along: AlongWrites | un
 }
 
 /** The writes beside a new ask: its id → run mapping (`ttlMs`, the record's) and its place in the recent list. */
-export function creationOps(keys: StoreKeys, record: AskRecord, ttlMs: number): AlongOp[] {
+export function creationOps(keys: StoreKeys, record: AskRecord, ttlMs: number): CreationOp[] {
   const recent = Date.parse(record.createdAt);
   return [
     { op: 'PUT', key: keys.idMap(record.id), value: record.runId, ttlMs },
@@ -45,13 +50,10 @@ export function creationOps(keys: StoreKeys, record: AskRecord, ttlMs: number): 
   ];
 }
 
-/** One op as a command of its own (Redis Cluster, where the indexes are in other hash slots). */
-export async function runAlongOp(redis: Redis | Cluster, op: AlongOp): Promise<unknown> {
+/** A creation write as a command of its own (Redis Cluster, where the indexes are in other hash slots). */
+export async function runCreationOp(redis: Redis | Cluster, op: CreationOp): Promise<unknown> {
   if (op.op === 'PUT') return redis.set(op.key, op.value, 'PX', op.ttlMs);
-  if (op.op === 'ZREM') return redis.zrem(op.key, op.member);
-  if (op.op === 'IF')
-    return runScript(redis, ZADD_EXPIRE, [op.key], ['IF', op.score, op.member, op.ttlMs, '', op.expected]);
-  return runScript(redis, ZADD_EXPIRE, [op.key], [op.op, op.score, op.member, op.ttlMs, op.keep ?? '']);
+  return runScript(redis, ZADD_EXPIRE, [op.key], ['SET', op.score, op.member, op.ttlMs, op.keep]);
 }
 
 /**
@@ -66,6 +68,7 @@ export function appendAlong(keys: string[], argv: (string | number)[], ops: read
     if (o.op === 'ZREM') argv.push(o.op, o.member);
     else if (o.op === 'PUT') argv.push(o.op, o.value, o.ttlMs);
     else if (o.op === 'IF') argv.push(o.op, o.member, o.score, o.ttlMs, o.expected);
-    else argv.push(o.op, o.member, o.score, o.ttlMs, o.keep ?? '');
+    else if (o.op === 'SET') argv.push(o.op, o.member, o.score, o.ttlMs, o.keep);
+    else argv.push(o.op, o.member, o.score, o.ttlMs, '');
   }
 }

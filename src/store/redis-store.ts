@@ -6,7 +6,7 @@ import { CorruptRecordError, encodeAsk, KnownValues, parseStoredAsk } from './as
 import { HISTORY_MAX, RECENT_MAX, StoreKeys } from './keys.js';
 import { CLAIM, COMMIT, CREATE, CommitCode, CreateCode, EXTEND_TTL, GET_RUN, HISTORY, runScript } from './scripts.js';
 import { RedisIndexes, ttl } from './redis-indexes.js';
-import { alongOps, appendAlong, creationOps, runAlongOp } from './along-ops.js';
+import { alongOps, appendAlong, creationOps, runCreationOp } from './along-ops.js';
 import { systemClock } from '../system-clock.js';
 
 /**
@@ -114,7 +114,7 @@ export class RedisAskStore implements AskStore {
       ];
     } else {
       this.refuseAlong(args.along);
-      await Promise.all([...indexes.map((op) => runAlongOp(this.redis, op)), extended]);
+      await Promise.all([...indexes.map((op) => runCreationOp(this.redis, op)), extended]);
       appendAlong(keys, argv, []);
       reply = (await runScript(this.redis, CREATE, keys, argv)) as [number, string?];
     }
