@@ -12,6 +12,7 @@ import { stepsMarkdown, type StepsResult } from './steps.js';
 import type { ApiCycleResult } from './api-cycle.js';
 import type { RestartResult } from './restart.js';
 import type { GrowthPoint } from './chart.js';
+import { renderSameMachine, sameMachineRatios, TARGET_RATIOS, type SameMachineResult } from './same-machine.js';
 
 /** Notes copied into BENCHMARKS.md after the measurements (files in bench/), newest first. */
 export const NOTES = ['OPTIMIZATIONS-19.md', 'OPTIMIZATIONS.md'];
@@ -36,6 +37,8 @@ export interface BenchResults {
   memoryVariants?: MemoryResult[];
   /** Policy steps (reminders and escalations), section 3b. */
   steps?: StepsResult[];
+  /** The code before issue 19 against now, on the same machine (absent in older results). */
+  sameMachine?: SameMachineResult;
   ab?: { cycles: FullCycleResult[]; cost: (RedisCostResult & { before: boolean })[]; timeouts?: TimeoutsResult[] };
   failures: { scenario: string; error: string }[];
 }
@@ -295,6 +298,14 @@ export function renderMarkdown(
       : null,
   );
   L.push('');
+  if (results.sameMachine) {
+    const r = sameMachineRatios(results.sameMachine);
+    const x = (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : '—');
+    L.push(
+      `Against the code before issue 19 on this same machine, in interleaved runs (medians; see "Same machine" below): full cycles/s ${x(r.cyclesPerSecond)} (the target asks ≥ ${x(TARGET_RATIOS.cyclesPerSecond)}), askgate CPU per cycle ${x(r.cpuMsPerCycle)} (≤ ${x(TARGET_RATIOS.cpuMsPerCycle)}), tap → agent p99 ${x(r.tapP99)} (≤ ${x(TARGET_RATIOS.tapP99)}).`,
+      '',
+    );
+  }
   L.push("Issue 9's targets that issue 19 does not replace:", '');
   L.push('| Figure | Target | Measured | |');
   L.push('|---|---|---|---|');
@@ -319,6 +330,8 @@ export function renderMarkdown(
     for (const f of results.failures) L.push(`- ${f.scenario}: \`${f.error.slice(0, 300)}\``);
     L.push('');
   }
+
+  if (results.sameMachine) L.push(...renderSameMachine(results.sameMachine));
 
   L.push('## How it is measured', '');
   L.push(

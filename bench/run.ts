@@ -6,7 +6,8 @@
  *                                     1,000,000-pending timeout row; needs ~8 GiB free memory)
  *   npm run bench -- --quick          ~1-minute smoke with small sizes (also BENCH_QUICK=1)
  *   npm run bench -- --only=a,b       some of: baselines, full-cycle, api-cycle, tap, timeouts, million,
- *                                     restart, steps, memory, cost
+ *                                     restart, steps, memory, cost, same-machine (the code before
+ *                                     issue 19 against now, interleaved, from a git worktree)
  *   npm run bench -- --only=million --million-count=20000   the 1,000,000-pending timeout row's code
  *                                     at a smaller count (same 1,667 deadlines/s)
  *   npm run bench -- --profile        CPU profile of askgate during the Telegram ×100 row
@@ -34,6 +35,7 @@ import { restart } from './restart.js';
 import { growthChart } from './chart.js';
 import { growthPoints, NOTES } from './report.js';
 import { steps } from './steps.js';
+import { sameMachine } from './same-machine.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SCENARIOS = [
@@ -47,6 +49,7 @@ const SCENARIOS = [
   'steps',
   'memory',
   'cost',
+  'same-machine',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -86,6 +89,12 @@ const plan = quick
       steps: [{ count: 2000, spreadSeconds: 5 }],
       costCycles: 30,
       memory: 2000,
+      sameMachine: {
+        cyclePairs: 1,
+        cycleMeasureMs: 2000,
+        tapPairs: 1,
+        tap: { pending: 1000, tapsPerSecond: 100, tapSeconds: 5 },
+      },
       ab: {
         concurrency: 100,
         warmupMs: 1500,
@@ -125,6 +134,12 @@ const plan = quick
       steps: [{ count: 10_000, spreadSeconds: 60 }],
       costCycles: 200,
       memory: 100_000,
+      sameMachine: {
+        cyclePairs: 5,
+        cycleMeasureMs: 6000,
+        tapPairs: 3,
+        tap: { pending: 10_000, tapsPerSecond: 100, tapSeconds: 30 },
+      },
       ab: {
         concurrency: 100,
         warmupMs: 3000,
@@ -212,6 +227,11 @@ if (wanted('full-cycle')) {
       );
     }
   }
+}
+if (wanted('same-machine')) {
+  results.sameMachine = await step('same machine: the code before issue 19 against now, interleaved', () =>
+    sameMachine(plan.sameMachine, log),
+  );
 }
 if (wanted('api-cycle')) {
   results.apiCycle = await step(`one agent, API ask → API answer (${plan.apiCycle.cycles} cycles)`, () =>

@@ -1,0 +1,258 @@
+/**
+ * The code before issue 19, measured again on the run's own machine, in runs interleaved with the
+ * code as it is: machines differ by up to 3× from session to session, so the targets that depend
+ * on the CPU (cycles/s, CPU per cycle, the tap tail) are read as ratios against that code as well
+ * as by their absolute figures, which were set on one machine.
+ *
+ * Both trees run the same way, each its own `bench/one-row.ts` and `tapToAgent` in a subprocess:
+ * the code before from a git worktree of {@link BEFORE_ISSUE_19} (its dependencies are the same
+ * ones: node_modules is linked), the code now from the checkout.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { TapToAgentOptions } from './tap-to-agent.js';
+import { ms, num } from './lib/stats.js';
+
+/** The last commit before issue 19's changes: the "before" of its targets. */
+export const BEFORE_ISSUE_19 = '2b6e1a8';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+/** The issue's own before and target figures, whose quotients are the ratios asked for. */
+export const TARGET_RATIOS = {
+  cyclesPerSecond: 1500 / 965,
+  cpuMsPerCycle: 0.6 / 1.04,
+  tapP99: 5 / 10.3,
+};
+
+export interface SameMachineOptions {
+  /** Interleaved pairs of the Telegram × 100 full-cycle row. */
+  cyclePairs: number;
+  cycleMeasureMs: number;
+  /** Interleaved pairs of the tap row. */
+  tapPairs: number;
+  tap: TapToAgentOptions;
+}
+
+/** One run of the full-cycle row. */
+export interface CycleRun {
+  cyclesPerSecond: number;
+  cpuMsPerCycle: number;
+}
+
+/** One run of the tap row. */
+export interface TapRun {
+  p50: number;
+  p99: number;
+  max: number;
+  taps: number;
+  lost: number;
+}
+
+export interface SameMachineResult {
+  rev: string;
+  cycles: { before: CycleRun; now: CycleRun }[];
+  taps: { before: TapRun; now: TapRun }[];
+  tap: TapToAgentOptions;
+}
+
+/** Runs the pairs, the code before first in even pairs and second in odd ones. */
+export async function sameMachine(opts: SameMachineOptions, log: (msg: string) => void): Promise<SameMachineResult> {
+  const before = prepareTree(BEFORE_ISSUE_19);
+  try {
+    const result: SameMachineResult = { rev: BEFORE_ISSUE_19, cycles: [], taps: [], tap: opts.tap };
+    for (let i = 0; i < opts.cyclePairs; i++) {
+      const pair = await inOrder(i, (tree) => cycleRun(tree, opts.cycleMeasureMs), before);
+      log(
+        `  pair ${i + 1}: before ${num(pair.before.cyclesPerSecond)} cycles/s at ${pair.before.cpuMsPerCycle} ms, now ${num(pair.now.cyclesPerSecond)} at ${pair.now.cpuMsPerCycle} ms`,
+      );
+      result.cycles.push(pair);
+    }
+    for (let i = 0; i < opts.tapPairs; i++) {
+      const pair = await inOrder(i, (tree) => tapRun(tree, opts.tap), before);
+      log(`  tap pair ${i + 1}: p99 before ${ms(pair.before.p99)} ms, now ${ms(pair.now.p99)} ms`);
+      result.taps.push(pair);
+    }
+    return result;
+  } finally {
+    removeTree(before);
+  }
+}
+
+async function inOrder<T>(
+  i: number,
+  run: (tree: string) => Promise<T>,
+  before: string,
+): Promise<{ before: T; now: T }> {
+  if (i % 2 === 0) {
+    const b = await run(before);
+    return { before: b, now: await run(ROOT) };
+  }
+  const now = await run(ROOT);
+  return { before: await run(before), now };
+}
+
+/** A worktree of `rev` with the checkout's node_modules linked in. */
+function prepareTree(rev: string): string {
+  const dir = join(tmpdir(), `askgate-bench-${rev}-${process.pid}`);
+  execFileSync('git', ['-C', ROOT, 'worktree', 'add', '--detach', '--force', dir, rev], { stdio: 'ignore' });
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
+
+function removeTree(dir: string): void {
+  try {
+    execFileSync('git', ['-C', ROOT, 'worktree', 'remove', '--force', dir], { stdio: 'ignore' });
+  } catch {
+    // left for `git worktree prune`
+  }
+}
+
+/** Runs `node --import tsx <args>` in `tree` and returns its stdout; rejects on a non-zero exit. */
+function runIn(tree: string, args: string[]): Promise<string> {
+  return new Promise((res, rej) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: tree, env: process.env });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('error', rej);
+    child.on('close', (code) =>
+      code === 0 ? res(out) : rej(new Error(`${args.join(' ')} in ${tree} exited ${code}: ${err.slice(-800)}`)),
+    );
+  });
+}
+
+/** The Telegram × 100 row of `tree`, from its `bench/one-row.ts` line. */
+export async function cycleRun(tree: string, measureMs: number): Promise<CycleRun> {
+  const out = await runIn(tree, ['bench/one-row.ts', 'telegram', '100', String(measureMs)]);
+  return parseCycleLine(out);
+}
+
+/** Reads `… N cycles/s, …; CPU ms/cycle askgate X …` (the line both trees' one-row.ts print). */
+export function parseCycleLine(out: string): CycleRun {
+  const cycles = /(\d+) cycles\/s/.exec(out);
+  const cpu = /CPU ms\/cycle askgate ([\d.]+)/.exec(out);
+  if (!cycles || !cpu) throw new Error(`no full-cycle figures in: ${out.slice(-400)}`);
+  return { cyclesPerSecond: Number(cycles[1]), cpuMsPerCycle: Number(cpu[1]) };
+}
+
+const TAP_SCRIPT = `import { tapToAgent } from '../tap-to-agent.ts';
+const r = await tapToAgent(JSON.parse(process.argv[2]));
+console.log('TAP ' + JSON.stringify({ p50: r.latencyMs.p50, p99: r.latencyMs.p99, max: r.latencyMs.max, taps: r.taps, lost: r.lost }));
+process.exit(0);
+`;
+
+/** The tap row of `tree` (its own `tapToAgent`, from a script written into its bench/results/). */
+async function tapRun(tree: string, tap: TapToAgentOptions): Promise<TapRun> {
+  const dir = join(tree, 'bench', 'results');
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'same-machine-tap.mts'), TAP_SCRIPT);
+  const out = await runIn(tree, ['bench/results/same-machine-tap.mts', JSON.stringify(tap)]);
+  const line = out.split('\n').find((l) => l.startsWith('TAP '));
+  if (!line) throw new Error(`no tap figures in: ${out.slice(-400)}`);
+  return JSON.parse(line.slice(4)) as TapRun;
+}
+
+/** The median of `values`. */
+export function median(values: readonly number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** The median ratios now / before of the three figures (NaN where there are no pairs). */
+export function sameMachineRatios(r: SameMachineResult): {
+  cyclesPerSecond: number;
+  cpuMsPerCycle: number;
+  tapP99: number;
+} {
+  const ratio = <T>(pairs: { before: T; now: T }[], f: (x: T) => number) =>
+    pairs.length ? median(pairs.map((p) => f(p.now) / f(p.before))) : NaN;
+  return {
+    cyclesPerSecond: ratio(r.cycles, (c) => c.cyclesPerSecond),
+    cpuMsPerCycle: ratio(r.cycles, (c) => c.cpuMsPerCycle),
+    tapP99: ratio(r.taps, (t) => t.p99),
+  };
+}
+
+/** The report's section: each pair, the median ratios and the ratios the targets ask for. */
+export function renderSameMachine(r: SameMachineResult): string[] {
+  const L: string[] = [];
+  const ratios = sameMachineRatios(r);
+  const verdict = (ratio: number, target: number, higherIsBetter: boolean) =>
+    !Number.isFinite(ratio)
+      ? 'not measured'
+      : (higherIsBetter ? ratio >= target : ratio <= target)
+        ? '**met**'
+        : '**missed**';
+  const list = (xs: number[], f: (x: number) => string) => xs.map(f).join(' / ');
+  const x = (v: number) => `${v.toFixed(2)}×`;
+  L.push('## Same machine: the code before issue 19', '');
+  L.push(
+    `The absolute targets were set on one machine; machines here differ by up to 3× from session to session. So the run also measures the code before issue 19 (commit ${r.rev}, from a git worktree, with its own bench files) on this machine, in runs interleaved with the code now (the before code first in odd pairs, second in even ones), and reads the ratio each target asks for (target / the issue's "now").`,
+    '',
+  );
+  L.push(
+    '| Figure | Before issue 19, each run | Now, each run | Ratio now / before, each pair | Median ratio | Ratio the target asks for | |',
+  );
+  L.push('|---|---|---|---|---|---|---|');
+  const c = r.cycles;
+  if (c.length) {
+    L.push(
+      `| Full cycles/s, Telegram × 100 (\`bench/one-row.ts telegram 100\`) | ${list(
+        c.map((p) => p.before.cyclesPerSecond),
+        num,
+      )} | ${list(
+        c.map((p) => p.now.cyclesPerSecond),
+        num,
+      )} | ${list(
+        c.map((p) => p.now.cyclesPerSecond / p.before.cyclesPerSecond),
+        x,
+      )} | ${x(ratios.cyclesPerSecond)} | ≥ ${x(TARGET_RATIOS.cyclesPerSecond)} (1,500 / 965) | ${verdict(ratios.cyclesPerSecond, TARGET_RATIOS.cyclesPerSecond, true)} |`,
+    );
+    L.push(
+      `| askgate CPU per full cycle, same runs (ms) | ${list(
+        c.map((p) => p.before.cpuMsPerCycle),
+        (v) => v.toFixed(2),
+      )} | ${list(
+        c.map((p) => p.now.cpuMsPerCycle),
+        (v) => v.toFixed(2),
+      )} | ${list(
+        c.map((p) => p.now.cpuMsPerCycle / p.before.cpuMsPerCycle),
+        x,
+      )} | ${x(ratios.cpuMsPerCycle)} | ≤ ${x(TARGET_RATIOS.cpuMsPerCycle)} (0.6 / 1.04) | ${verdict(ratios.cpuMsPerCycle, TARGET_RATIOS.cpuMsPerCycle, false)} |`,
+    );
+  }
+  const t = r.taps;
+  if (t.length) {
+    L.push(
+      `| Tap → agent p99, ${num(r.tap.pending)} pending, ${r.tap.tapsPerSecond} taps/s for ${r.tap.tapSeconds} s (ms) | ${list(
+        t.map((p) => p.before.p99),
+        ms,
+      )} | ${list(
+        t.map((p) => p.now.p99),
+        ms,
+      )} | ${list(
+        t.map((p) => p.now.p99 / p.before.p99),
+        x,
+      )} | ${x(ratios.tapP99)} | ≤ ${x(TARGET_RATIOS.tapP99)} (5 / 10.3) | ${verdict(ratios.tapP99, TARGET_RATIOS.tapP99, false)} |`,
+    );
+    L.push(
+      `| Tap → agent p50, same runs (ms) | ${list(
+        t.map((p) => p.before.p50),
+        ms,
+      )} | ${list(
+        t.map((p) => p.now.p50),
+        ms,
+      )} | ${list(
+        t.map((p) => p.now.p50 / p.before.p50),
+        x,
+      )} | ${x(median(t.map((p) => p.now.p50 / p.before.p50)))} | | |`,
+    );
+  }
+  L.push('');
+  return L;
+}
