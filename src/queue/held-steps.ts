@@ -35,9 +35,20 @@ export class HeldSteps<S extends string> {
     if (this.closing) return;
     const key = stepJobId(step, askId);
     this.drop(key);
+    this.arm(key, askId, step, notYet);
+  }
+
+  /**
+   * Sets the step's timer. A timer may fire before the clock says its time came (Node's timers
+   * count on the loop's monotonic ms, not the wall clock: up to a millisecond early, and more with
+   * an injected or slewed clock): then it is armed again for what is left, and the handler is
+   * never called before `notBefore`.
+   */
+  private arm(key: string, askId: string, step: S, notYet: NotYet): void {
     const timer = setTimeout(
       () => {
         if (this.held.get(key) !== timer) return;
+        if (this.deps.clock.now() < notYet.notBefore) return this.arm(key, askId, step, notYet);
         this.held.delete(key);
         const run = this.run(askId, step, notYet).finally(() => this.runs.delete(run));
         this.runs.add(run);
