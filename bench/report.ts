@@ -688,9 +688,10 @@ export function renderMarkdown(
   L.push('## Re-running', '');
   L.push(
     '```sh',
-    'npm run bench                 # everything, about 45 minutes (the 1,000,000-pending row ~30 of them); writes BENCHMARKS.md, bench/latency.svg and bench/growth.svg',
+    'npm run bench                 # everything, about 55 minutes (the 1,000,000-pending row ~30 of them); writes BENCHMARKS.md, bench/latency.svg and bench/growth.svg',
     'npm run bench -- --quick      # ~1-minute smoke with small sizes; writes bench/results/BENCHMARKS-quick.md',
-    'npm run bench -- --only=full-cycle,tap   # some scenarios (baselines, full-cycle, api-cycle, tap, timeouts, million, restart, steps, memory, cost); writes bench/results/',
+    'npm run bench -- --only=full-cycle,tap   # some scenarios (baselines, full-cycle, api-cycle, tap, timeouts, million, restart, steps, memory, cost, same-machine); writes bench/results/',
+    'npm run bench -- --only=same-machine   # the code before issue 19 (a git worktree of 2b6e1a8) against now, interleaved on this machine (about 10 minutes)',
     'npm run bench -- --only=million --million-count=20000   # the 1,000,000-pending timeout row at a smaller count, same 1,667 deadlines/s',
     'npm run bench -- --profile    # also writes askgate CPU profiles (node --cpu-prof) of the Telegram ×100 row to bench/results/profiles',
     'npm run bench -- --ab         # adds askgate-before-the-optimisations runs, side by side (about 2 more minutes)',

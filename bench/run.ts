@@ -2,7 +2,7 @@
  * `npm run bench`: runs every scenario of issue 9 in sequence, each on its own private
  * redis-server and askgate child process, then writes BENCHMARKS.md and the latency chart.
  *
- *   npm run bench                     full run (about 35 minutes on 2 cores, 20 of them the
+ *   npm run bench                     full run (about 55 minutes on 2 cores, 30 of them the
  *                                     1,000,000-pending timeout row; needs ~8 GiB free memory)
  *   npm run bench -- --quick          ~1-minute smoke with small sizes (also BENCH_QUICK=1)
  *   npm run bench -- --only=a,b       some of: baselines, full-cycle, api-cycle, tap, timeouts, million,

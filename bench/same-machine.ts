@@ -9,7 +9,7 @@
  * ones: node_modules is linked), the code now from the checkout.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TapToAgentOptions } from './tap-to-agent.js';
@@ -139,7 +139,7 @@ export function parseCycleLine(out: string): CycleRun {
   return { cyclesPerSecond: Number(cycles[1]), cpuMsPerCycle: Number(cpu[1]) };
 }
 
-const TAP_SCRIPT = `import { tapToAgent } from '../tap-to-agent.ts';
+const TAP_SCRIPT = `import { tapToAgent } from '../tap-to-agent.js';
 const r = await tapToAgent(JSON.parse(process.argv[2]));
 console.log('TAP ' + JSON.stringify({ p50: r.latencyMs.p50, p99: r.latencyMs.p99, max: r.latencyMs.max, taps: r.taps, lost: r.lost }));
 process.exit(0);
@@ -149,8 +149,11 @@ process.exit(0);
 async function tapRun(tree: string, tap: TapToAgentOptions): Promise<TapRun> {
   const dir = join(tree, 'bench', 'results');
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'same-machine-tap.mts'), TAP_SCRIPT);
-  const out = await runIn(tree, ['bench/results/same-machine-tap.mts', JSON.stringify(tap)]);
+  const script = join(dir, 'same-machine-tap.mts');
+  writeFileSync(script, TAP_SCRIPT);
+  const out = await runIn(tree, ['bench/results/same-machine-tap.mts', JSON.stringify(tap)]).finally(() =>
+    rmSync(script, { force: true }),
+  );
   const line = out.split('\n').find((l) => l.startsWith('TAP '));
   if (!line) throw new Error(`no tap figures in: ${out.slice(-400)}`);
   return JSON.parse(line.slice(4)) as TapRun;
