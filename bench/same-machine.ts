@@ -191,7 +191,7 @@ export function renderSameMachine(r: SameMachineResult): string[] {
       : (higherIsBetter ? ratio >= target : ratio <= target)
         ? '**met**'
         : '**missed**';
-  const list = (xs: number[], f: (x: number) => string) => xs.map(f).join(' / ');
+  const list = (xs: number[], f: (x: number) => string) => xs.map((v) => f(v)).join(' / ');
   const x = (v: number) => `${v.toFixed(2)}×`;
   L.push('## Same machine: the code before issue 19', '');
   L.push(
