@@ -184,7 +184,6 @@ export function sameMachineRatios(r: SameMachineResult): {
 /** The report's section: each pair, the median ratios and the ratios the targets ask for. */
 export function renderSameMachine(r: SameMachineResult): string[] {
   const L: string[] = [];
-  const ratios = sameMachineRatios(r);
   const verdict = (ratio: number, target: number, higherIsBetter: boolean) =>
     !Number.isFinite(ratio)
       ? 'not measured'
@@ -202,59 +201,52 @@ export function renderSameMachine(r: SameMachineResult): string[] {
     '| Figure | Before issue 19, each run | Now, each run | Ratio now / before, each pair | Median ratio | Ratio the target asks for | |',
   );
   L.push('|---|---|---|---|---|---|---|');
-  const c = r.cycles;
-  if (c.length) {
+  /** One figure's row: each run before and now, each pair's ratio, their median, the target's ratio. */
+  const row = <T>(
+    title: string,
+    pairs: { before: T; now: T }[],
+    figure: (run: T) => number,
+    show: (v: number) => string,
+    target?: { ratio: number; from: string; higherIsBetter: boolean },
+  ) => {
+    const ratio = median(pairs.map((p) => figure(p.now) / figure(p.before)));
+    const goal = target
+      ? `${target.higherIsBetter ? '≥' : '≤'} ${x(target.ratio)} (${target.from}) | ${verdict(ratio, target.ratio, target.higherIsBetter)}`
+      : '|';
     L.push(
-      `| Full cycles/s, Telegram × 100 (\`bench/one-row.ts telegram 100\`) | ${list(
-        c.map((p) => p.before.cyclesPerSecond),
-        num,
+      `| ${title} | ${list(
+        pairs.map((p) => figure(p.before)),
+        show,
       )} | ${list(
-        c.map((p) => p.now.cyclesPerSecond),
-        num,
+        pairs.map((p) => figure(p.now)),
+        show,
       )} | ${list(
-        c.map((p) => p.now.cyclesPerSecond / p.before.cyclesPerSecond),
+        pairs.map((p) => figure(p.now) / figure(p.before)),
         x,
-      )} | ${x(ratios.cyclesPerSecond)} | ≥ ${x(TARGET_RATIOS.cyclesPerSecond)} (1,500 / 965) | ${verdict(ratios.cyclesPerSecond, TARGET_RATIOS.cyclesPerSecond, true)} |`,
+      )} | ${x(ratio)} | ${goal} |`,
     );
-    L.push(
-      `| askgate CPU per full cycle, same runs (ms) | ${list(
-        c.map((p) => p.before.cpuMsPerCycle),
-        (v) => v.toFixed(2),
-      )} | ${list(
-        c.map((p) => p.now.cpuMsPerCycle),
-        (v) => v.toFixed(2),
-      )} | ${list(
-        c.map((p) => p.now.cpuMsPerCycle / p.before.cpuMsPerCycle),
-        x,
-      )} | ${x(ratios.cpuMsPerCycle)} | ≤ ${x(TARGET_RATIOS.cpuMsPerCycle)} (0.6 / 1.04) | ${verdict(ratios.cpuMsPerCycle, TARGET_RATIOS.cpuMsPerCycle, false)} |`,
-    );
+  };
+  const twoPlaces = (v: number) => v.toFixed(2);
+  if (r.cycles.length) {
+    row('Full cycles/s, Telegram × 100 (`bench/one-row.ts telegram 100`)', r.cycles, (c) => c.cyclesPerSecond, num, {
+      ratio: TARGET_RATIOS.cyclesPerSecond,
+      from: '1,500 / 965',
+      higherIsBetter: true,
+    });
+    row('askgate CPU per full cycle, same runs (ms)', r.cycles, (c) => c.cpuMsPerCycle, twoPlaces, {
+      ratio: TARGET_RATIOS.cpuMsPerCycle,
+      from: '0.6 / 1.04',
+      higherIsBetter: false,
+    });
   }
-  const t = r.taps;
-  if (t.length) {
-    L.push(
-      `| Tap → agent p99, ${num(r.tap.pending)} pending, ${r.tap.tapsPerSecond} taps/s for ${r.tap.tapSeconds} s (ms) | ${list(
-        t.map((p) => p.before.p99),
-        ms,
-      )} | ${list(
-        t.map((p) => p.now.p99),
-        ms,
-      )} | ${list(
-        t.map((p) => p.now.p99 / p.before.p99),
-        x,
-      )} | ${x(ratios.tapP99)} | ≤ ${x(TARGET_RATIOS.tapP99)} (5 / 10.3) | ${verdict(ratios.tapP99, TARGET_RATIOS.tapP99, false)} |`,
-    );
-    L.push(
-      `| Tap → agent p50, same runs (ms) | ${list(
-        t.map((p) => p.before.p50),
-        ms,
-      )} | ${list(
-        t.map((p) => p.now.p50),
-        ms,
-      )} | ${list(
-        t.map((p) => p.now.p50 / p.before.p50),
-        x,
-      )} | ${x(median(t.map((p) => p.now.p50 / p.before.p50)))} | | |`,
-    );
+  if (r.taps.length) {
+    const plan = `${num(r.tap.pending)} pending, ${r.tap.tapsPerSecond} taps/s for ${r.tap.tapSeconds} s`;
+    row(`Tap → agent p99, ${plan} (ms)`, r.taps, (t) => t.p99, ms, {
+      ratio: TARGET_RATIOS.tapP99,
+      from: '5 / 10.3',
+      higherIsBetter: false,
+    });
+    row('Tap → agent p50, same runs (ms)', r.taps, (t) => t.p50, ms);
   }
   L.push('');
   return L;
