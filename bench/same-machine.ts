@@ -58,7 +58,7 @@ export interface SameMachineResult {
   tap: TapToAgentOptions;
 }
 
-/** Runs the pairs, the code before first in even pairs and second in odd ones. */
+/** Runs the pairs, the code before first in the 1st, 3rd, … pair and second in the others. */
 export async function sameMachine(opts: SameMachineOptions, log: (msg: string) => void): Promise<SameMachineResult> {
   const before = prepareTree(BEFORE_ISSUE_19);
   try {
@@ -172,13 +172,16 @@ export function sameMachineRatios(r: SameMachineResult): {
   cpuMsPerCycle: number;
   tapP99: number;
 } {
-  const ratio = <T>(pairs: { before: T; now: T }[], f: (x: T) => number) =>
-    pairs.length ? median(pairs.map((p) => f(p.now) / f(p.before))) : NaN;
   return {
-    cyclesPerSecond: ratio(r.cycles, (c) => c.cyclesPerSecond),
-    cpuMsPerCycle: ratio(r.cycles, (c) => c.cpuMsPerCycle),
-    tapP99: ratio(r.taps, (t) => t.p99),
+    cyclesPerSecond: medianRatio(r.cycles, (c) => c.cyclesPerSecond),
+    cpuMsPerCycle: medianRatio(r.cycles, (c) => c.cpuMsPerCycle),
+    tapP99: medianRatio(r.taps, (t) => t.p99),
   };
+}
+
+/** The median over `pairs` of a figure now / before (NaN without pairs). */
+function medianRatio<T>(pairs: { before: T; now: T }[], figure: (run: T) => number): number {
+  return pairs.length ? median(pairs.map((p) => figure(p.now) / figure(p.before))) : NaN;
 }
 
 /** The report's section: each pair, the median ratios and the ratios the targets ask for. */
@@ -209,7 +212,7 @@ export function renderSameMachine(r: SameMachineResult): string[] {
     show: (v: number) => string,
     target?: { ratio: number; from: string; higherIsBetter: boolean },
   ) => {
-    const ratio = median(pairs.map((p) => figure(p.now) / figure(p.before)));
+    const ratio = medianRatio(pairs, figure);
     const goal = target
       ? `${target.higherIsBetter ? '≥' : '≤'} ${x(target.ratio)} (${target.from}) | ${verdict(ratio, target.ratio, target.higherIsBetter)}`
       : '|';
