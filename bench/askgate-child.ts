@@ -128,6 +128,24 @@ new PerformanceObserver((list) => {
     gcPauses.set(kind, p);
   }
 }).observe({ entryTypes: ['gc'] });
+/** Resolves after the next minor GC (or in 10 s). */
+function nextScavenge(): Promise<void> {
+  return new Promise((resolve) => {
+    const done = setTimeout(resolve, 10_000);
+    const observer = new PerformanceObserver((list) => {
+      if (
+        !list
+          .getEntries()
+          .some((e) => (e as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR)
+      )
+        return;
+      observer.disconnect();
+      clearTimeout(done);
+      resolve();
+    });
+    observer.observe({ entryTypes: ['gc'] });
+  });
+}
 let eluMark = performance.eventLoopUtilization();
 const gcTimeline = recordGcPauses();
 // BENCH_LOOP_STALLS=1 (the tap row): when askgate's event loop was held up, whatever held it.
@@ -137,7 +155,8 @@ const loopStalls = process.env.BENCH_LOOP_STALLS === '1' ? recordLoopStalls() : 
  * BENCH_HEAP_SAMPLE_DIR: V8's sampling heap profiler over each measurement window (from the
  * bench's reset to the stop), objects the collector freed included, so the profile shows where
  * the window's allocations came from (bench/heap-summary.ts reads it). With BENCH_HEAP_LIVE=1,
- * only the window's objects still alive at its end: what the window's work kept.
+ * only the window's objects still alive at its end: what the window's work kept. With
+ * BENCH_HEAP_PROMOTED=1, the objects that outlived the young generation (what scavenges copy).
  */
 let heapSession: Session | null = null;
 function startHeapSampling(): void {
@@ -146,13 +165,16 @@ function startHeapSampling(): void {
   heapSession.post('HeapProfiler.startSampling', {
     samplingInterval: 8192,
     includeObjectsCollectedByMajorGC: process.env.BENCH_HEAP_LIVE !== '1',
-    includeObjectsCollectedByMinorGC: process.env.BENCH_HEAP_LIVE !== '1',
+    includeObjectsCollectedByMinorGC: process.env.BENCH_HEAP_LIVE !== '1' && process.env.BENCH_HEAP_PROMOTED !== '1',
   } as object);
 }
 async function stopHeapSampling(): Promise<void> {
   const session = heapSession;
   if (!session) return;
   heapSession = null;
+  // Promoted objects only: the objects of the young generation since the last scavenge are not
+  // collected yet, so the profile stops right after the next scavenge.
+  if (process.env.BENCH_HEAP_PROMOTED === '1') await nextScavenge();
   const profile = await new Promise<unknown>((res) =>
     session.post('HeapProfiler.stopSampling', (_err, r) => res(r?.profile)),
   );

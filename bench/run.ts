@@ -93,7 +93,7 @@ const plan = quick
         cyclePairs: 1,
         cycleMeasureMs: 2000,
         tapPairs: 1,
-        tap: { pending: 1000, tapsPerSecond: 100, tapSeconds: 5 },
+        tap: { pending: 1000, tapsPerSecond: 100, tapSeconds: 5, attribute: false },
       },
       ab: {
         concurrency: 100,
@@ -138,7 +138,7 @@ const plan = quick
         cyclePairs: 5,
         cycleMeasureMs: 6000,
         tapPairs: 3,
-        tap: { pending: 10_000, tapsPerSecond: 100, tapSeconds: 30 },
+        tap: { pending: 10_000, tapsPerSecond: 100, tapSeconds: 30, attribute: false },
       },
       ab: {
         concurrency: 100,

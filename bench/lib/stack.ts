@@ -77,6 +77,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     ...(process.env.BENCH_TRACE_EXPIRE ? { BENCH_TRACE_EXPIRE: process.env.BENCH_TRACE_EXPIRE } : {}),
     ...(process.env.BENCH_HEAP_SAMPLE_DIR ? { BENCH_HEAP_SAMPLE_DIR: process.env.BENCH_HEAP_SAMPLE_DIR } : {}),
     ...(process.env.BENCH_HEAP_LIVE ? { BENCH_HEAP_LIVE: process.env.BENCH_HEAP_LIVE } : {}),
+    ...(process.env.BENCH_HEAP_PROMOTED ? { BENCH_HEAP_PROMOTED: process.env.BENCH_HEAP_PROMOTED } : {}),
     // BENCH_CHILD_ENV: more askgate settings as a JSON object (e.g. {"ASKGATE_SWEEP_DELAY_MS":"300000"}).
     ...(process.env.BENCH_CHILD_ENV ? (JSON.parse(process.env.BENCH_CHILD_ENV) as Record<string, string>) : {}),
     ...(opts.world?.childEnv(port) ?? {}),
