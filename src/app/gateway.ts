@@ -27,7 +27,10 @@ export interface GatewayDeps {
    * `ordered` (standalone Redis, memory): index writes ride inside the create or commit
    * ({@link foldFor}) instead of being awaited before or run after it.
    */
-  store: Pick<AskStore, 'ordered' | 'claimIdempotencyKey' | 'create' | 'get' | 'getRun' | 'history' | 'commit'>;
+  store: Pick<
+    AskStore,
+    'ordered' | 'claimIdempotencyKey' | 'create' | 'get' | 'peek' | 'getRun' | 'history' | 'commit'
+  >;
   /** Interprets the effects of every change. */
   runner: Pick<EffectRunner, 'strict' | 'settle' | 'ahead'>;
   polls: LongPolls;
@@ -90,7 +93,9 @@ export class Gateway {
    * answer is one response (the ask may stay open) and a skip is refused.
    */
   async answer(askId: string, request: AnswerRequest, by: Responder): Promise<AskRecord> {
-    const record = await this.get(askId);
+    // The kept copy can be stale, never wrong where it is read here: an ended ask stays ended, and
+    // questions never change; a pending one is checked by the commit (see `apply`).
+    const record = this.deps.store.peek(askId) ?? (await this.get(askId));
     if (isTerminal(record)) throw alreadyResolved(record);
     let event: AskEvent;
     if ('skip' in request) event = { type: 'skip', by };
@@ -209,12 +214,14 @@ export class Gateway {
   /**
    * Reads, transitions and commits with compare-and-set, retrying on conflicts; then runs the
    * effects. Every state change of an ask goes through here. `known`, the record as the caller
-   * just read it, saves the first read: the compare-and-set rejects it when it is stale, and an
-   * outcome that changes nothing is only ever reported from a fresh read.
+   * just read it, saves the first read, and without it so does the record as this process last
+   * wrote or read it (`store.peek`: the tap or answer that ends an ask this process delivered
+   * makes one round trip, the commit): the compare-and-set rejects a stale one, and an outcome
+   * that changes nothing is only ever reported from a fresh read.
    */
   async apply(askId: string, event: AskEvent, known?: AskRecord): Promise<Applied> {
     const { store, clock, settings, runner } = this.deps;
-    let hint = known?.id === askId ? known : undefined;
+    let hint = known?.id === askId ? known : (store.peek(askId) ?? undefined);
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const fromHint = hint !== undefined;
       const prev = hint ?? (await store.get(askId));

@@ -28,7 +28,7 @@ import type { Gateway } from './gateway.js';
 export interface InboundDeps {
   /** Commits answers and history notes. */
   gateway: Pick<Gateway, 'apply' | 'note'>;
-  store: Pick<AskStore, 'get'>;
+  store: Pick<AskStore, 'get' | 'peek'>;
   indexes: Pick<AskIndexes, 'findByMessage' | 'pendingInConversation' | 'bindMessage'>;
   clock: Clock;
   /** How long terminal records are kept: follow-up bindings live until the deadline plus this. */
@@ -56,7 +56,7 @@ export class InboundHandler implements InboundSink {
 
   /** Handles a button tap: forged or stale data changes nothing. */
   async button(event: ButtonPressed): Promise<InboundOutcome> {
-    const found = await this.tapped(event);
+    const found = await this.tapped(event, true);
     if (found.kind !== 'found') return found.outcome;
     const { record, choice, words } = found;
     const question = record.questions[0]!;
@@ -118,21 +118,28 @@ export class InboundHandler implements InboundSink {
   /**
    * The ask a tap or form belongs to, when it may take this person's answer: the token must decode,
    * name the ask's current version and come from one of the ask's own conversations.
+   *
+   * `cached`: an option or skip tap may start from the record as this process last wrote or read
+   * it (`store.peek`), which saves the tap's read. The answer it makes depends only on the ask's
+   * questions, which never change, and the commit's compare-and-set rejects a stale copy (the
+   * transition then runs again on a fresh read, its own checks included); a stale copy never
+   * refuses: a tap it would turn away is checked again on a fresh read.
    */
-  private async tapped(event: {
-    channel: string;
-    token: string;
-    user: Responder;
-    chat?: string;
-    locale?: string;
-  }): Promise<
+  private async tapped(
+    event: { channel: string; token: string; user: Responder; chat?: string; locale?: string },
+    cached = false,
+  ): Promise<
     { kind: 'found'; record: AskRecord; choice: ButtonChoice; words: Words } | { kind: 'none'; outcome: InboundOutcome }
   > {
     const token = decodeToken(event.token);
     const early = this.personWords(event.locale, null);
     if (!token)
       return { kind: 'none', outcome: spoken({ kind: 'not_found', summary: early.t('notice.invalidButton') }, early) };
-    const record = await this.deps.store.get(token.askId);
+    const kept =
+      cached && (token.choice.kind === 'option' || token.choice.kind === 'skip')
+        ? this.deps.store.peek(token.askId)
+        : null;
+    const record = kept ?? (await this.deps.store.get(token.askId));
     // A tap must come from the ask's own chat; one that does not say where it came from (a
     // Telegram inline-mode callback carries no message) cannot be checked, so it is refused.
     // With fan-out and escalation, any conversation the ask was delivered to is its own.
@@ -140,11 +147,13 @@ export class InboundHandler implements InboundSink {
       c?.channel === event.channel && c.chat === event.chat;
     const chatMatches = event.chat !== undefined && (here(record?.to) || !!record?.deliveries.some(here));
     if (!record || record.version !== token.version || !chatMatches) {
+      if (kept) return this.tapped(event);
       const outcome = { kind: 'not_found' as const, summary: noticeFor(null, 'not_found', {}, early) };
       return { kind: 'none', outcome: spoken(outcome, early) };
     }
     const words = this.personWords(event.locale, record);
     const refusal = this.refusal(record, event.user, event.chat, words);
+    if (refusal && kept) return this.tapped(event);
     if (refusal) return { kind: 'none', outcome: await this.noted(record.id, refusal, event.user) };
     return { kind: 'found', record, choice: token.choice, words };
   }

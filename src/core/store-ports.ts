@@ -77,6 +77,12 @@ export interface AskStore {
   create(args: CreateArgs): Promise<CreateResult>;
   /** Reads a record by ask id, or null when unknown or expired. */
   get(askId: string): Promise<AskRecord | null>;
+  /**
+   * The record as this process last wrote or read it, while it still keeps it (bounded), without
+   * a read; null otherwise. It may be out of date (another process changed the ask since): use it
+   * only where a compare-and-set rejects a stale copy, never to report what the ask is.
+   */
+  peek(askId: string): AskRecord | null;
   /** {@link get} of each id, in order, in fewer round trips where the store can (the reconciler's batches). */
   getMany(askIds: readonly string[]): Promise<(AskRecord | null)[]>;
   /**

@@ -108,6 +108,11 @@ export class KnownValues {
     return this.values.get(key) === raw;
   }
 
+  /** The value last noted for `key`, while kept. */
+  last(key: string): string | undefined {
+    return this.values.get(key);
+  }
+
   /** The record noted with `raw` for `key`, while `raw` is still its last value and it is kept. */
   record(key: string, raw: string): AskRecord | undefined {
     return this.values.get(key) === raw ? this.records.get(key) : undefined;

@@ -89,6 +89,11 @@ export class MemoryAskStore implements AskStore {
     return entry ? (JSON.parse(entry.doc) as AskRecord) : null;
   }
 
+  /** Null: a read here costs no round trip, so there is nothing to save. */
+  peek(): AskRecord | null {
+    return null;
+  }
+
   async getMany(askIds: readonly string[]): Promise<(AskRecord | null)[]> {
     return Promise.all(askIds.map((id) => this.get(id)));
   }

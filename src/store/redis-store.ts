@@ -146,6 +146,13 @@ export class RedisAskStore implements AskStore {
     return this.parse(value, runId, askId);
   }
 
+  peek(askId: string): AskRecord | null {
+    const runId = this.runOf.get(askId)?.runId;
+    if (runId === undefined) return null;
+    const value = this.known.last(this.keys.ask(runId, askId));
+    return value === undefined ? null : this.parse(value, runId, askId);
+  }
+
   /**
    * On one standalone connection: one MGET of the id mappings this process does not know and one
    * MGET of the asks (keys of many runs, so never on Cluster, where each is a {@link get}). A value
