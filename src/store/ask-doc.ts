@@ -97,6 +97,8 @@ function validate(json: unknown, where: string): AskRecord {
 export class KnownValues {
   private readonly values = new Map<string, string>();
   private readonly records = new Map<string, AskRecord>();
+  /** Keys with a write of this process in flight, and how many. */
+  private readonly writing = new Map<string, number>();
 
   constructor(
     private readonly max = 10_000,
@@ -108,9 +110,26 @@ export class KnownValues {
     return this.values.get(key) === raw;
   }
 
-  /** The value last noted for `key`, while kept. */
+  /**
+   * The value last noted for `key`, while kept and no write of it is in flight ({@link whileWriting}):
+   * the write may land before a commit made from this value (a tap right after the delivery's
+   * commit went out), while a read sent now goes after it on the same connection.
+   */
   last(key: string): string | undefined {
-    return this.values.get(key);
+    return this.writing.has(key) ? undefined : this.values.get(key);
+  }
+
+  /** Runs `write` of `key` (none: null), its value withheld from {@link last} meanwhile. */
+  async whileWriting<T>(key: string | null, write: () => Promise<T>): Promise<T> {
+    if (key === null) return write();
+    this.writing.set(key, (this.writing.get(key) ?? 0) + 1);
+    try {
+      return await write();
+    } finally {
+      const left = (this.writing.get(key) ?? 1) - 1;
+      if (left > 0) this.writing.set(key, left);
+      else this.writing.delete(key);
+    }
   }
 
   /** The record noted with `raw` for `key`, while `raw` is still its last value and it is kept. */

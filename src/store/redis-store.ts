@@ -105,19 +105,19 @@ export class RedisAskStore implements AskStore {
     // orphan mapping left by a crash before the script is harmless).
     const indexes = creationOps(k, record, ttl(args.ttlMs));
     const extended = supersede ? this.extendIdMap(supersede.prev, args.retentionMs) : null;
-    let reply: [number, string?];
-    if (this.ordered) {
-      appendAlong(keys, argv, [...indexes, ...alongOps(k, record.id, args.along, now)]);
-      [reply] = (await Promise.all([runScript(this.redis, CREATE, keys, argv), extended])) as [
-        [number, string?],
-        unknown,
-      ];
-    } else {
+    // The superseded ask's kept copy is not offered while the script may change it.
+    const superseded = supersede ? k.ask(supersede.prev.runId, supersede.prev.id) : null;
+    const reply = await this.known.whileWriting(superseded, async (): Promise<[number, string?]> => {
+      if (this.ordered) {
+        appendAlong(keys, argv, [...indexes, ...alongOps(k, record.id, args.along, now)]);
+        const [created] = await Promise.all([runScript(this.redis, CREATE, keys, argv), extended]);
+        return created as [number, string?];
+      }
       this.refuseAlong(args.along);
       await Promise.all([...indexes.map((op) => runCreationOp(this.redis, op)), extended]);
       appendAlong(keys, argv, []);
-      reply = (await runScript(this.redis, CREATE, keys, argv)) as [number, string?];
-    }
+      return (await runScript(this.redis, CREATE, keys, argv)) as [number, string?];
+    });
     // In the script, the mapping was written only if the ask was created.
     const mapped = !this.ordered || reply[0] === CreateCode.created;
     this.remember(record.id, record.runId, mapped ? idExpiresAt : undefined);
@@ -149,7 +149,8 @@ export class RedisAskStore implements AskStore {
   peek(askId: string): AskRecord | null {
     const runId = this.runOf.get(askId)?.runId;
     if (runId === undefined) return null;
-    const value = this.known.last(this.keys.ask(runId, askId));
+    const key = this.keys.ask(runId, askId);
+    const value = this.known.last(key);
     return value === undefined ? null : this.parse(value, runId, askId);
   }
 
@@ -251,7 +252,9 @@ export class RedisAskStore implements AskStore {
     appendAlong(keys, argv, alongOps(k, prev.id, opts.along, this.clock.now()));
     // Sent together (one round trip): the id mapping must live as long as the record. Extending
     // is harmless when the commit then conflicts; a failure here only shortens findability.
-    const [, code] = await Promise.all([this.extendIdMap(prev, opts.ttlMs), runScript(this.redis, COMMIT, keys, argv)]);
+    const [, code] = await this.known.whileWriting(keys[0]!, () =>
+      Promise.all([this.extendIdMap(prev, opts.ttlMs), runScript(this.redis, COMMIT, keys, argv)]),
+    );
     if (code === CommitCode.ok) {
       this.known.note(keys[0]!, value, next);
       return 'ok';

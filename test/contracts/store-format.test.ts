@@ -988,4 +988,19 @@ describe('KnownValues (what a store skips when it reads a value again)', () => {
     expect(known.has('a', 'v2')).toBe(false);
     expect([known.has('b', 'w'), known.has('c', 'x'), known.has('d', 'y')]).toEqual([true, true, true]);
   });
+
+  it('withholds the last value of a key while a write of it is in flight, failed writes included', async () => {
+    const known = new KnownValues();
+    known.note('a', 'v1', { ...apiAsk(), rev: 1 });
+    let finish: () => void = () => {};
+    const first = known.whileWriting('a', () => new Promise<void>((r) => (finish = r)));
+    const second = known.whileWriting('a', () => Promise.reject(new Error('lost')));
+    expect(known.last('a')).toBeUndefined();
+    await expect(second).rejects.toThrow('lost');
+    expect(known.last('a')).toBeUndefined(); // the first write is still out
+    finish();
+    await first;
+    expect(known.last('a')).toBe('v1');
+    expect(await known.whileWriting(null, async () => 7)).toBe(7);
+  });
 });
