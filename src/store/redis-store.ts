@@ -149,8 +149,7 @@ export class RedisAskStore implements AskStore {
   peek(askId: string): AskRecord | null {
     const runId = this.runOf.get(askId)?.runId;
     if (runId === undefined) return null;
-    const key = this.keys.ask(runId, askId);
-    const value = this.known.last(key);
+    const value = this.known.last(this.keys.ask(runId, askId));
     return value === undefined ? null : this.parse(value, runId, askId);
   }
 
