@@ -93,9 +93,10 @@ export class Gateway {
    * answer is one response (the ask may stay open) and a skip is refused.
    */
   async answer(askId: string, request: AnswerRequest, by: Responder): Promise<AskRecord> {
-    // The kept copy can be stale, never wrong where it is read here: an ended ask stays ended, and
-    // questions never change; a pending one is checked by the commit (see `apply`).
-    const record = this.deps.store.peek(askId) ?? (await this.get(askId));
+    // A kept copy of a pending ask is checked by the commit (see `apply`), and its questions never
+    // change; an ended one is read again (the record may be gone: a 404, not a 409).
+    const kept = this.deps.store.peek(askId);
+    const record = kept && !isTerminal(kept) ? kept : await this.get(askId);
     if (isTerminal(record)) throw alreadyResolved(record);
     let event: AskEvent;
     if ('skip' in request) event = { type: 'skip', by };

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { startTestApp, testEnv } from '../helpers/app.js';
 import { askBody, client, eventually } from '../helpers/http.js';
@@ -98,6 +99,19 @@ describe('answers start from the copy this process kept (redis, two processes)',
     const late = await apiA.post(`/v1/asks/${id}/answer`, { answers: { env: ['Staging'] }, by: 'gina' });
     expect(late.status).toBe(409);
     expect(late.body.error.result).toMatchObject({ answers: { env: ['Production'] } });
+  });
+
+  it('an ask whose record is gone is a 404, though this process still keeps it as answered', async () => {
+    const id = await deliveredByA('kept-7');
+    await apiA.post(`/v1/asks/${id}/answer`, { answers: { env: ['Staging'] }, by: 'ivan' });
+    expect(a.store.peek(id)?.status).toBe('answered');
+    const admin = new Redis(redis.url);
+    const keys = await admin.keys(`*${id}*`);
+    expect(keys.length).toBeGreaterThan(0);
+    await admin.del(...keys);
+    admin.disconnect();
+    const late = await apiA.post(`/v1/asks/${id}/answer`, { answers: { env: ['Staging'] }, by: 'judy' });
+    expect(late.status).toBe(404);
   });
 
   it('agree: 2: a response the other process recorded since is kept, and the tap here completes the agreement', async () => {
