@@ -12,6 +12,7 @@ import { Pipeline, Redis } from 'ioredis';
 import { loadConfig } from '../src/config.js';
 import { Gateway } from '../src/app/gateway.js';
 import { BullStepScheduler } from '../src/queue/bull-steps.js';
+import { TurnBatchedRedis } from '../src/store/turn-batched-redis.js';
 import { startAskgate } from '../src/main.js';
 import { createLogger } from '../src/logger.js';
 import type { Channel } from '../src/core/ports.js';
@@ -55,8 +56,18 @@ const originalSend = redisProto.sendCommand;
 redisProto.sendCommand = function (command, stream, node) {
   counters.commands++;
   counters.byName[command.name] = (counters.byName[command.name] ?? 0) + 1;
-  if (!stream) counters.writes++;
+  // The store's connection writes a turn's commands at once: counted when it flushes them.
+  if (!stream && !(batching && this instanceof TurnBatchedRedis)) counters.writes++;
   return originalSend.call(this, command, stream, node);
+};
+const batchedProto = TurnBatchedRedis.prototype as unknown as {
+  flush: (this: unknown, ...args: unknown[]) => unknown;
+  sendCommand: SendCommand;
+};
+const originalFlush = batchedProto.flush;
+batchedProto.flush = function (...args) {
+  counters.writes++;
+  return originalFlush.apply(this, args);
 };
 const pipelineProto = Pipeline.prototype as unknown as { exec: (this: unknown, ...args: unknown[]) => unknown };
 const originalExec = pipelineProto.exec;
@@ -73,7 +84,13 @@ pipelineProto.exec = function (...args) {
 const beforeParts = new Set(
   process.env.BENCH_BEFORE === '1' ? (process.env.BENCH_BEFORE_PARTS ?? 'pipelining,reread,cancel').split(',') : [],
 );
+/** Whether the store's connection batches a turn's commands (not in the before-optimisations mode). */
+const batching = !beforeParts.has('pipelining');
 if (beforeParts.has('pipelining')) {
+  // Each command its own write: neither the turn batching of the store's connection nor auto-pipelining.
+  batchedProto.sendCommand = function (command, stream, node) {
+    return redisProto.sendCommand.call(this, command, stream, node);
+  };
   const proto = Redis.prototype as unknown as {
     connect: (this: { options: Record<string, unknown> }, ...a: unknown[]) => unknown;
   };

@@ -1,4 +1,5 @@
 import { Redis, type Cluster } from 'ioredis';
+import { TurnBatchedRedis } from './turn-batched-redis.js';
 import type { Logger } from '../core/ports.js';
 
 /** Command timeout of the store's request connection: a Redis that accepts connections but never answers fails fast. */
@@ -33,21 +34,20 @@ export function storeRetryDelayMs(attempt: number, random: () => number = Math.r
  * publisher), built here so that `main.ts` and the reconnect test use the same options. It fails
  * fast: no offline queue (a command while the link is down is refused at once with "Stream isn't
  * writeable", which the API answers with 503), a command timeout for a hung Redis, one retry per
- * request, and a socket timeout for a link gone silent. `lazyConnect`: {@link connectWithRetry} makes the first connection. Auto-pipelining:
- * commands issued in the same tick share one socket write (bench: ~39 → ~4 writes per cycle
- * under load). Reconnects follow {@link storeRetryDelayMs}.
+ * request, and a socket timeout for a link gone silent. `lazyConnect`: {@link connectWithRetry} makes the first connection. Commands
+ * issued in the same turn of the event loop share one socket write ({@link TurnBatchedRedis}; bench:
+ * ~39 → ~4 writes per cycle under load). Reconnects follow {@link storeRetryDelayMs}.
  */
 export function createStoreConnection(
   url: string,
   opts: { commandTimeoutMs?: number; socketTimeoutMs?: number } = {},
 ): Redis {
-  return new Redis(url, {
+  return new TurnBatchedRedis(url, {
     enableOfflineQueue: false,
     commandTimeout: opts.commandTimeoutMs ?? STORE_COMMAND_TIMEOUT_MS,
     socketTimeout: opts.socketTimeoutMs ?? STORE_SOCKET_TIMEOUT_MS,
     maxRetriesPerRequest: 1,
     lazyConnect: true,
-    enableAutoPipelining: true,
     retryStrategy: (attempt) => storeRetryDelayMs(attempt),
   });
 }
@@ -130,7 +130,7 @@ const UNAVAILABLE = [
   // ioredis's socketTimeout: the link went silent with commands outstanding.
   /Socket timeout/i,
   /enableOfflineQueue/i,
-  // ioredis's AbortError: a command of a pipeline (auto-pipelining makes every command one) that was partly answered when the connection dropped.
+  // ioredis's AbortError: a command sent and not yet answered (or part of a pipeline) when the connection dropped.
   /Command aborted due to connection close/i,
   // Redis Cluster: a primary down (its slots unreachable, or the cluster marked failed) or no node reachable.
   /Too many Cluster redirections/i,

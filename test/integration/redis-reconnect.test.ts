@@ -17,7 +17,7 @@ import { seeded } from '../helpers/seeded.js';
 
 /**
  * R9 at the connection level: askgate's store connection (built by the same factory as in
- * `main.ts`) behind the TCP fault proxy, under a steady load of auto-pipelined commands, through
+ * `main.ts`) behind the TCP fault proxy, under a steady load of commands batched per turn, through
  * the ways the reliability run cuts the link. After every heal the connection must answer again
  * within RECOVERY_MS, every command that failed meanwhile must have failed as "Redis unavailable"
  * (the API's 503), and no reply may ever reach the wrong command.
@@ -63,7 +63,7 @@ async function runLoad(): Promise<void> {
           },
         ).finally(() => inFlight--);
       };
-      // Same tick: one auto-pipeline, so the GET must see this SET (unless one of them failed).
+      // Same turn: one batch, in order, so the GET must see this SET (unless one of them failed).
       let wrote = false;
       settle(conn.set(key, value, 'PX', 60_000), () => (wrote = true));
       settle(conn.get(key), (v) => {
