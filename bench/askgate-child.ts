@@ -13,6 +13,7 @@ import { loadConfig } from '../src/config.js';
 import { Gateway } from '../src/app/gateway.js';
 import { BullStepScheduler } from '../src/queue/bull-steps.js';
 import { TurnBatchedRedis } from '../src/store/turn-batched-redis.js';
+import { tuneGarbageCollector } from '../src/gc-tuning.js';
 import { startAskgate } from '../src/main.js';
 import { createLogger } from '../src/logger.js';
 import type { Channel } from '../src/core/ports.js';
@@ -255,6 +256,8 @@ async function buildChannels(env: NodeJS.ProcessEnv, logger: ReturnType<typeof c
 
 async function main(): Promise<void> {
   if (!process.send) throw new Error('bench/askgate-child.ts must be started by the bench (IPC channel missing)');
+  // As `askgate serve` does (BENCH_PRETENURE=1 leaves V8's default, to compare).
+  if (process.env.BENCH_PRETENURE !== '1') tuneGarbageCollector();
   const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel);
   const app = await startAskgate(config, { channels: await buildChannels(process.env, logger), logger });

@@ -3,6 +3,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, loadMcpClientConfig } from './config.js';
 import { EXIT, UsageError, askgateUrl, runAsk, shown } from './cli-ask.js';
+import { tuneGarbageCollector } from './gc-tuning.js';
 
 export { EXIT, askBodyFromArgs, type AskArgs } from './cli-ask.js';
 
@@ -28,6 +29,7 @@ Exit codes of ask: 0 answered (or created, without --wait), 3 no answer, 4 still
                    2 invalid arguments or request, 1 any other error (e.g. askgate unreachable).`;
 
 async function serve(): Promise<void> {
+  tuneGarbageCollector();
   const config = loadConfig();
   for (const notice of config.notices) console.error(`askgate: ${notice}`);
   // Loaded here so that `ask`, `mcp` and `--help` start without the server's modules.
