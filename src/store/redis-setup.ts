@@ -35,8 +35,9 @@ export function storeRetryDelayMs(attempt: number, random: () => number = Math.r
  * fast: no offline queue (a command while the link is down is refused at once with "Stream isn't
  * writeable", which the API answers with 503), a command timeout for a hung Redis, one retry per
  * request, and a socket timeout for a link gone silent. `lazyConnect`: {@link connectWithRetry} makes the first connection. Commands
- * issued in the same turn of the event loop share one socket write ({@link TurnBatchedRedis}; bench:
- * ~39 → ~4 writes per cycle under load). Reconnects follow {@link storeRetryDelayMs}.
+ * issued in the same turn of the event loop share one socket write ({@link TurnBatchedRedis}; the
+ * auto-pipelining it replaced took the bench from ~39 to ~4 writes per cycle under load). Reconnects
+ * follow {@link storeRetryDelayMs}.
  */
 export function createStoreConnection(
   url: string,

@@ -86,14 +86,12 @@ describe('TurnBatchedRedis', () => {
 
   it('keeps pipelines and MULTI working beside plain commands of the same turn', async () => {
     await conn.del('tb:m');
-    const { result } = await socketWrites(() =>
-      Promise.all([
-        conn.set('tb:m', '10'),
-        conn.multi().incr('tb:m').incr('tb:m').exec(),
-        conn.pipeline().get('tb:m').exec(),
-        conn.get('tb:m'),
-      ]),
-    );
+    const result = await Promise.all([
+      conn.set('tb:m', '10'),
+      conn.multi().incr('tb:m').incr('tb:m').exec(),
+      conn.pipeline().get('tb:m').exec(),
+      conn.get('tb:m'),
+    ]);
     expect(result[0]).toBe('OK');
     expect(result[1]).toEqual([
       [null, 11],
