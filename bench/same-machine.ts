@@ -4,14 +4,16 @@
  * on the CPU (cycles/s, CPU per cycle, the tap tail) are read as ratios against that code as well
  * as by their absolute figures, which were set on one machine.
  *
- * Both trees run the same way, each its own `bench/one-row.ts` and `tapToAgent` in a subprocess:
- * the code before from a git worktree of {@link BEFORE_ISSUE_19} (its dependencies are the same
- * ones: node_modules is linked), the code now from the checkout.
+ * The code before runs from a git worktree of {@link BEFORE_ISSUE_19} (its dependencies are the
+ * same ones: node_modules is linked). The full-cycle pairs run each tree's own `bench/one-row.ts`;
+ * the tap pairs run this checkout's `tapToAgent` (fakes, agents, tap generator, warm-up) against
+ * each tree's askgate child, so only askgate differs between the two runs of a pair. Every run is
+ * a subprocess of its own.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type { TapToAgentOptions } from './tap-to-agent.js';
 import { ms, num } from './lib/stats.js';
 
@@ -145,13 +147,14 @@ console.log('TAP ' + JSON.stringify({ p50: r.latencyMs.p50, p99: r.latencyMs.p99
 process.exit(0);
 `;
 
-/** The tap row of `tree` (its own `tapToAgent`, from a script written into its bench/results/). */
+/** The tap row against `tree`'s askgate (this checkout's `tapToAgent`, from a script in bench/results/). */
 async function tapRun(tree: string, tap: TapToAgentOptions): Promise<TapRun> {
-  const dir = join(tree, 'bench', 'results');
+  const dir = join(ROOT, 'bench', 'results');
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
-  const script = join(dir, 'same-machine-tap.mts');
+  const script = join(dir, `same-machine-tap-${process.pid}.mts`);
   writeFileSync(script, TAP_SCRIPT);
-  const out = await runIn(tree, ['bench/results/same-machine-tap.mts', JSON.stringify(tap)]).finally(() =>
+  const options: TapToAgentOptions = tree === ROOT ? tap : { ...tap, tree };
+  const out = await runIn(ROOT, [relative(ROOT, script), JSON.stringify(options)]).finally(() =>
     rmSync(script, { force: true }),
   );
   const line = out.split('\n').find((l) => l.startsWith('TAP '));
@@ -197,7 +200,7 @@ export function renderSameMachine(r: SameMachineResult): string[] {
   const x = (v: number) => `${v.toFixed(2)}×`;
   L.push('## Same machine: the code before issue 19', '');
   L.push(
-    `The absolute targets were set on one machine; machines here differ by up to 3× from session to session. So the run also measures the code before issue 19 (commit ${r.rev}, from a git worktree, with its own bench files) on this machine, in runs interleaved with the code now (the before code first in odd pairs, second in even ones), and reads the ratio each target asks for (target / the issue's "now").`,
+    `The absolute targets were set on one machine; machines here differ by up to 3× from session to session. So the run also measures the code before issue 19 (commit ${r.rev}, from a git worktree) on this machine, in runs interleaved with the code now (the before code first in odd pairs, second in even ones), and reads the ratio each target asks for (target / the issue's "now"). The full-cycle pairs run each tree's own \`bench/one-row.ts\`; the tap pairs run this bench's tap row (fakes, agents, tap generator, ${r.tap.warmupSeconds ?? 5} s of warm-up taps) against each tree's askgate.`,
     '',
   );
   L.push(

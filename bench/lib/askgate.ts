@@ -28,6 +28,11 @@ export interface ChildOptions {
   env: Record<string, string>;
   /** Write a V8 CPU profile of askgate into this directory (node --cpu-prof). */
   cpuProfDir?: string;
+  /**
+   * The checkout whose askgate (its `bench/askgate-child.ts` and `src/`) runs (default this one):
+   * the same-machine pairs drive the code before issue 19 with this bench.
+   */
+  tree?: string;
 }
 
 /** Starts askgate in a child process and waits until it listens. */
@@ -43,7 +48,7 @@ export async function startAskgateChild(opts: ChildOptions): Promise<AskgateChil
     'bench/askgate-child.ts',
   ];
   const child: ChildProcess = spawn(process.execPath, args, {
-    cwd: ROOT,
+    cwd: opts.tree ?? ROOT,
     env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { freePort, startRedis, type TestRedis } from '../../test/helpers/redis-server.js';
-import { startAskgateChild, type AskgateChild } from './askgate.js';
+import { startAskgateChild, type AskgateChild, type ChildOptions } from './askgate.js';
 import { HttpClient } from './http.js';
 import type { ChildStats } from '../askgate-child.js';
 import { cpuMeter, type CpuUse } from './machine.js';
@@ -43,6 +43,8 @@ export interface StackOptions {
   redisArgs?: string[];
   /** askgate processes sharing the Redis (default 1). */
   replicas?: number;
+  /** The checkout whose askgate runs (see {@link ChildOptions.tree}). */
+  tree?: string;
 }
 
 export async function startRedisOnly(extraArgs: string[] = []): Promise<{ redis: TestRedis; admin: Redis }> {
@@ -85,7 +87,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   });
   const started = await Promise.allSettled(
     ports.map((port) =>
-      startAskgateChild({ env: env(port), ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}) }),
+      startAskgateChild({
+        env: env(port),
+        ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}),
+        ...(opts.tree ? { tree: opts.tree } : {}),
+      }),
     ),
   );
   const children = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
