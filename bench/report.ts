@@ -11,7 +11,8 @@ import { replicaName, type Window } from './lib/stack.js';
 import { stepsMarkdown, type StepsResult } from './steps.js';
 import type { ApiCycleResult } from './api-cycle.js';
 import type { RestartResult } from './restart.js';
-import type { GrowthPoint } from './chart.js';
+import type { GrowthPoint, Series } from './chart.js';
+import type { Rerun } from './merge-results.js';
 import { renderSameMachine, sameMachineRatios, TARGET_RATIOS, type SameMachineResult } from './same-machine.js';
 
 /** Notes copied into BENCHMARKS.md after the measurements (files in bench/), newest first. */
@@ -41,6 +42,8 @@ export interface BenchResults {
   sameMachine?: SameMachineResult;
   ab?: { cycles: FullCycleResult[]; cost: (RedisCostResult & { before: boolean })[]; timeouts?: TimeoutsResult[] };
   failures: { scenario: string; error: string }[];
+  /** Later partial runs merged in by `bench/render.ts --merge` (their parts replace this run's). */
+  reruns?: Rerun[];
 }
 
 /** Issue 9's targets; those issue 19 does not replace still apply. */
@@ -159,6 +162,11 @@ export function renderMarkdown(
     `Written by \`${results.command}\` (bench/run.ts) on ${results.startedAt}; ${results.mode} mode, ${Math.round(results.durationSeconds)} s. Do not edit by hand: re-run the bench.`,
     '',
   );
+  for (const r of results.reruns ?? [])
+    L.push(
+      `Re-run on ${r.startedAt} with \`${r.command}\` (${Math.round(r.durationSeconds)} s), merged by \`bench/render.ts --merge\`: its ${inWords(r.parts)} replace the full run's (the machine and load figures are the full run's).`,
+      '',
+    );
   if (busy) {
     L.push(
       `> **The machine was busy while these figures were taken.** Load average ${results.loadStart.load.join(' / ')} (1/5/15 min) at the start and ${results.loadEnd.load.join(' / ')} at the end; other processes used on average ${cores(meanOthers)} of the ${m.cores} cores during the measured windows (per-window figures below). Throughput and tail latencies are therefore pessimistic and noisy; CPU per cycle and Redis commands per cycle are the more stable figures. Re-run \`npm run bench\` on a quiet machine.`,
@@ -408,7 +416,7 @@ export function renderMarkdown(
   L.push('## 2. Tap to agent', '');
   if (tap) {
     L.push(
-      `${num(tap.pending)} asks pending on Telegram (one chat each, every one with an agent waiting), humans tapping at a steady ${tap.tapsPerSecond} taps/s for ${num(tap.taps / tap.tapsPerSecond)} s (${num(tap.taps)} taps; achieved ${tap.achievedTapsPerSecond.toFixed(1)}/s).`,
+      `${num(tap.pending)} asks pending on Telegram (one chat each, every one with an agent waiting), humans tapping at a steady ${tap.tapsPerSecond} taps/s for ${num(tap.taps / tap.tapsPerSecond)} s (${num(tap.taps)} taps; achieved ${tap.achievedTapsPerSecond.toFixed(1)}/s).${warmupLine(tap)}`,
       '',
     );
     L.push('| p50 | p90 | p99 | max | mean | lost | askgate ELU | CPU: askgate / Redis / bench / others |');
@@ -419,7 +427,7 @@ export function renderMarkdown(
     );
     L.push('');
     L.push(
-      `Setting up: ${num(tap.pending)} asks created in ${tap.createSeconds.toFixed(1)} s (${num(tap.createPerSecond)} asks/s through the API, 100 in flight), all delivered after ${tap.deliveredSeconds.toFixed(1)} s. Redis memory with these Telegram asks pending: ${num(tap.redisBytesPerPendingAsk)} B per ask (record with its delivery, conversation index, message binding, timeout job). askgate's event-loop delay during the taps: p50 ${tap.window.child.loopDelayMs.p50} ms, p99 ${tap.window.child.loopDelayMs.p99} ms, max ${tap.window.child.loopDelayMs.max} ms.${gcLine(tap.window.child.gc, tap.window.seconds)}`,
+      `Setting up: ${num(tap.pending + (tap.warmup?.taps ?? 0))} asks created in ${tap.createSeconds.toFixed(1)} s (${num(tap.createPerSecond)} asks/s through the API, 100 in flight), all delivered after ${tap.deliveredSeconds.toFixed(1)} s. Redis memory with these Telegram asks pending: ${num(tap.redisBytesPerPendingAsk)} B per ask (record with its delivery, conversation index, message binding, timeout job). askgate's event-loop delay during the taps: p50 ${tap.window.child.loopDelayMs.p50} ms, p99 ${tap.window.child.loopDelayMs.p99} ms, max ${tap.window.child.loopDelayMs.max} ms.${gcLine(tap.window.child.gc, tap.window.seconds)}`,
       '',
     );
     if (tap.gc) {
@@ -698,7 +706,8 @@ export function renderMarkdown(
     'npx tsx bench/one-row.ts telegram 100 8000 [--profile=<dir>] [--replicas=2]   # one full-cycle row, for working on the hot path',
     `BENCH_CHILD_ENV='{"ASKGATE_SWEEP_DELAY_MS":"300000"}' npx tsx bench/one-row.ts telegram 100 8000   # any askgate setting for the bench's askgate processes (BENCH_NODE_FLAGS: node flags, e.g. --trace-gc-nvp)`,
     "BENCH_HEAP_SAMPLE_DIR=$PWD/bench/results npx tsx bench/one-row.ts telegram 100 6000 && npx tsx bench/heap-summary.ts bench/results/heap-*.heapprofile   # where askgate's allocations in the measured window come from",
-    'npx tsx bench/render.ts       # re-renders BENCHMARKS.md and bench/growth.svg from the last full run (after editing bench/OPTIMIZATIONS-19.md)',
+    'npx tsx bench/render.ts       # re-renders BENCHMARKS.md and the charts from the last full run (after editing bench/OPTIMIZATIONS-19.md)',
+    'npx tsx bench/render.ts --merge=bench/results/latest-partial.json   # puts a partial run (e.g. --only=tap,same-machine after a change to the tap row) into the last full run and re-renders; BENCHMARKS.md names what was re-run and when',
     '```',
     '',
   );
@@ -748,4 +757,53 @@ function lateSlices(t: TimeoutsResult): string[] {
           .join(', ') || 'none'
       }).`,
   ];
+}
+
+/** What the tap row did before its measured taps, and what those taps met (results before it had a warm-up: nothing). */
+function warmupLine(tap: TapToAgentResult): string {
+  if (!tap.warmup?.taps) return '';
+  const w = tap.warmup.latencyMs;
+  return ` Before them, ${num(tap.warmup.taps)} warm-up taps at the same rate on asks of their own (created with the others, not counted here): the agents' waiting calls open in bursts over a few seconds, and askgate's first scavenges after that copy those calls' objects (on a 2-core VM, 55 and 30 ms at 1.3 and 1.5 s into the taps, which held up 29 of the 30 slowest of 3,000 taps in a run without warm-up), so the row's tail measured that moment rather than ${num(tap.pending)} asks pending. The warm-up taps: p50 ${ms(w.p50)} ms, p99 ${ms(w.p99)} ms, max ${ms(w.max)} ms.`;
+}
+
+/** The latency chart's series: the tap row, the Telegram ×100 full cycle, timeout lateness, bare BullMQ lateness. */
+export function latencySeries(results: BenchResults): Series[] {
+  const tg100 = results.fullCycle.find(
+    (r) =>
+      r.channel === 'telegram' &&
+      r.concurrency === 100 &&
+      r.replicas === 1 &&
+      !r.telegramMode?.includes('polling') &&
+      !r.telegramSendIntervalMs,
+  );
+  // Timeout lateness from 100,000 pending up (the largest row alone if none is that large).
+  const largeTimeouts = results.timeouts.filter((t) => t.count >= 100_000);
+  const timeoutSeries = largeTimeouts.length ? largeTimeouts : results.timeouts.slice(-1);
+  return [
+    ...(results.tapToAgent
+      ? [
+          {
+            name: `tap → agent, ${results.tapToAgent.pending.toLocaleString('en-US')} pending, ${results.tapToAgent.tapsPerSecond} taps/s`,
+            values: results.tapToAgent.samples,
+          },
+        ]
+      : []),
+    ...(tg100
+      ? [{ name: `tap → agent, full cycle Telegram ×100 (saturated)`, values: tg100.samples.tapToAgentMs }]
+      : []),
+    ...(tg100 ? [{ name: `ask → answer, full cycle Telegram ×100 (saturated)`, values: tg100.samples.cycleMs }] : []),
+    ...timeoutSeries.map((t) => ({
+      name: `timeout lateness, ${t.count.toLocaleString('en-US')} pending`,
+      values: t.samples,
+    })),
+    ...(results.baselines.lateness ?? []).map((b) => ({
+      name: `bare BullMQ delayed-job lateness, ${b.jobs.toLocaleString('en-US')} jobs`,
+      values: b.samples,
+    })),
+  ];
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function inWords(items: string[]): string {
+  return items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }

@@ -22,7 +22,7 @@ import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bullAddRemove, bullLateness, rawRedis } from './baselines.js';
-import { latencyChart, type Series } from './chart.js';
+import { latencyChart } from './chart.js';
 import { fullCycle, type FullCycleOptions } from './full-cycle.js';
 import { loadNow, machineInfo } from './lib/machine.js';
 import { summarizeProfile, type ProfileSummary } from './profile-summary.js';
@@ -33,7 +33,7 @@ import { memoryNeededBytes, memoryPerAsk, timeouts } from './timeouts.js';
 import { apiCycle } from './api-cycle.js';
 import { restart } from './restart.js';
 import { growthChart } from './chart.js';
-import { growthPoints, NOTES } from './report.js';
+import { growthPoints, latencySeries, NOTES } from './report.js';
 import { steps } from './steps.js';
 import { sameMachine } from './same-machine.js';
 
@@ -354,37 +354,7 @@ results.loadEnd = loadNow();
 results.durationSeconds = (Date.now() - started) / 1000;
 writeFileSync(join(resultsDir, `latest-${only ? 'partial' : results.mode}.json`), JSON.stringify(results, null, 1));
 
-const tg100 = results.fullCycle.find(
-  (r) =>
-    r.channel === 'telegram' &&
-    r.concurrency === 100 &&
-    r.replicas === 1 &&
-    !r.telegramMode?.includes('polling') &&
-    !r.telegramSendIntervalMs,
-);
-// Timeout lateness from 100,000 pending up (the largest row alone if none is that large).
-const largeTimeouts = results.timeouts.filter((t) => t.count >= 100_000);
-const timeoutSeries = largeTimeouts.length ? largeTimeouts : results.timeouts.slice(-1);
-const series: Series[] = [
-  ...(results.tapToAgent
-    ? [
-        {
-          name: `tap → agent, ${results.tapToAgent.pending.toLocaleString('en-US')} pending, ${results.tapToAgent.tapsPerSecond} taps/s`,
-          values: results.tapToAgent.samples,
-        },
-      ]
-    : []),
-  ...(tg100 ? [{ name: `tap → agent, full cycle Telegram ×100 (saturated)`, values: tg100.samples.tapToAgentMs }] : []),
-  ...(tg100 ? [{ name: `ask → answer, full cycle Telegram ×100 (saturated)`, values: tg100.samples.cycleMs }] : []),
-  ...timeoutSeries.map((t) => ({
-    name: `timeout lateness, ${t.count.toLocaleString('en-US')} pending`,
-    values: t.samples,
-  })),
-  ...(results.baselines.lateness ?? []).map((b) => ({
-    name: `bare BullMQ delayed-job lateness, ${b.jobs.toLocaleString('en-US')} jobs`,
-    values: b.samples,
-  })),
-];
+const series = latencySeries(results);
 const partial = only !== null;
 const chartFile =
   quick || partial
