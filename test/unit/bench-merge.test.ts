@@ -19,7 +19,10 @@ function results(over: Partial<BenchResults>): BenchResults {
 
 const full = results({
   fullCycle: [{ label: 'full' }] as unknown as BenchResults['fullCycle'],
-  timeouts: [{ count: 1_000_000 }] as unknown as BenchResults['timeouts'],
+  timeouts: [
+    { count: 100_000, p99: 'full' },
+    { count: 1_000_000, p99: 'full' },
+  ] as unknown as BenchResults['timeouts'],
   tapToAgent: { p99: 'full' } as unknown as BenchResults['tapToAgent'],
   apiCycle: { p50: 'full' } as unknown as BenchResults['apiCycle'],
   baselines: { raw: 'full raw', lateness: ['full lateness'] } as unknown as BenchResults['baselines'],
@@ -42,8 +45,8 @@ describe('mergeResults (bench/render.ts --merge)', () => {
     expect(merged.tapToAgent).toBe(partial.tapToAgent);
     expect(merged.sameMachine).toBe(partial.sameMachine);
     // Empty lists in the partial run were not measured: the full run's rows stay.
-    expect(merged.fullCycle).toBe(full.fullCycle);
-    expect(merged.timeouts).toBe(full.timeouts);
+    expect(merged.fullCycle).toEqual(full.fullCycle);
+    expect(merged.timeouts).toEqual(full.timeouts);
     expect(merged.apiCycle).toBe(full.apiCycle);
     expect(merged.baselines).toEqual({ raw: 'full raw', lateness: ['partial lateness'] });
     expect(merged.startedAt).toBe(full.startedAt);
@@ -67,5 +70,24 @@ describe('mergeResults (bench/render.ts --merge)', () => {
     expect(twice.reruns).toHaveLength(2);
     expect(full).toEqual(fullCopy);
     expect(full.reruns).toBeUndefined();
+  });
+
+  it('replaces timeout and full-cycle rows one by one: --only=million keeps the other timeout rows', () => {
+    const million = results({
+      command: 'npm run bench -- --only=million',
+      timeouts: [{ count: 1_000_000, p99: 'again' }] as unknown as BenchResults['timeouts'],
+      fullCycle: [{ label: 'slack × 100' }] as unknown as BenchResults['fullCycle'],
+    });
+    const merged = mergeResults(full, million);
+    expect(merged.timeouts).toEqual([
+      { count: 100_000, p99: 'full' },
+      { count: 1_000_000, p99: 'again' },
+    ]);
+    expect(merged.fullCycle).toEqual([{ label: 'full' }, { label: 'slack × 100' }]);
+    expect(merged.tapToAgent).toBe(full.tapToAgent);
+    expect(merged.reruns?.[0]?.parts).toEqual([
+      'full-cycle row slack × 100 (§1)',
+      'timeout row at 1,000,000 pending (§3)',
+    ]);
   });
 });
