@@ -3,6 +3,7 @@ import type { SendMessageRequest } from '@a2a-js/sdk';
 import { PushNotificationNotSupportedError, RequestMalformedError } from '@a2a-js/sdk/errors';
 import { invalid, toIssues } from '../core/errors.js';
 import { AskRequestSchema, RunIdSchema, type AskRequest, type PushConfig, type Target } from '../core/schemas.js';
+import { canonicalJson } from '../core/canonical-json.js';
 
 /** What turning an A2A message into an ask needs to know of askgate's setup. */
 export interface AskInputSettings {
@@ -82,7 +83,7 @@ export function askInput(params: SendMessageRequest, settings: AskInputSettings,
     ...(push ? { push } : {}),
     idempotency: {
       key: `a2a-${sha256(`${request.runId}\n${message.messageId}`)}`,
-      requestHash: sha256(JSON.stringify(request)),
+      requestHash: sha256(canonicalJson(request)),
     },
   };
 }

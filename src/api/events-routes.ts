@@ -5,6 +5,7 @@ import type { Gateway } from '../app/gateway.js';
 import type { AskStore, Logger, ResultBus } from '../core/ports.js';
 import { RunIdSchema, type AskRecord, type HistoryEntry } from '../core/schemas.js';
 import { ASK_ID_PATTERN } from '../core/token.js';
+import { HistoryCursor } from './history-cursor.js';
 
 /** Options of {@link registerEventRoutes}. */
 export interface EventRoutesOptions {
@@ -23,28 +24,6 @@ const QuerySchema = z.object({
   stream: z.enum(['1', 'true', '0', 'false']).optional(),
   lastEventId: z.string().max(64).optional(),
 });
-
-/**
- * Where a stream is in one ask's history. Ids are positions in the stored history; the history
- * is capped (first entry kept, oldest after it dropped), so after a trim the cursor finds the
- * last entry it sent by content instead of by position.
- */
-class Cursor {
-  private lastJson: string | null = null;
-  constructor(private next: number) {}
-
-  fresh(history: HistoryEntry[]): { entry: HistoryEntry; index: number }[] {
-    let start = Math.min(this.next, history.length);
-    if (this.lastJson !== null && JSON.stringify(history[start - 1]) !== this.lastJson) {
-      const found = history.map((h) => JSON.stringify(h)).lastIndexOf(this.lastJson);
-      start = found >= 0 ? found + 1 : Math.min(1, history.length);
-    }
-    const out = history.slice(start).map((entry, i) => ({ entry, index: start + i }));
-    this.next = history.length;
-    this.lastJson = history.length > 0 ? JSON.stringify(history[history.length - 1]) : null;
-    return out;
-  }
-}
 
 /** Runs `work` now, or once more after the running call when called meanwhile (coalesced, never concurrent). */
 function serialized(work: () => Promise<void>, onError: (error: unknown) => void): () => void {
@@ -128,7 +107,7 @@ export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptio
     const record = await gateway.get(id);
     if (!wantsStream) return { askId: id, events: record.history };
     const last = Number.parseInt(lastEventId ?? '-1', 10);
-    const cursor = new Cursor(Number.isFinite(last) && last >= 0 ? last + 1 : 0);
+    const cursor = new HistoryCursor(Number.isFinite(last) && last >= 0 ? last + 1 : 0);
     let unsubscribe = () => {};
     const stream = openStream(reply, () => unsubscribe());
     const pump = serialized(async () => {
@@ -154,7 +133,7 @@ export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptio
     const { history } = await gateway.run(runId, 50);
     if (!wantsStream) return { runId, events: chronological(history.map((r) => ({ record: r, from: 0 }))) };
     const [lastVersion, lastIndex] = (lastEventId ?? '').split('.').map((n) => Number.parseInt(n, 10));
-    const cursors = new Map<string, Cursor>();
+    const cursors = new Map<string, HistoryCursor>();
     let unsubscribe = () => {};
     const stream = openStream(reply, () => unsubscribe());
     const sendAll = (batch: { record: AskRecord; from: number }[]) => {
@@ -165,7 +144,7 @@ export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptio
     const pending = new Set<string>();
     /** Sends the entries of `record` its cursor has not sent yet. */
     const sendFresh = (record: AskRecord) => {
-      const cursor = cursors.get(record.id) ?? new Cursor(0);
+      const cursor = cursors.get(record.id) ?? new HistoryCursor(0);
       cursors.set(record.id, cursor);
       for (const { entry, index } of cursor.fresh(record.history))
         stream.send(`${record.version}.${index}`, { ...entry, askId: record.id, version: record.version, index });
@@ -177,7 +156,7 @@ export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptio
         sendAll(
           asks.map((record) => {
             const from = startOf(record, lastVersion, lastIndex);
-            const cursor = new Cursor(from);
+            const cursor = new HistoryCursor(from);
             cursor.fresh(record.history);
             cursors.set(record.id, cursor);
             return { record, from };

@@ -5,6 +5,7 @@ import { AskgateError, invalid, locate, toIssues, type IssueLocation } from '../
 import { AnswerRequestSchema, AskRequestSchema, RunIdSchema, publicRecord } from '../core/schemas.js';
 import { ASK_ID_PATTERN } from '../core/token.js';
 import type { ServerDeps } from './server.js';
+import { canonicalJson } from '../core/canonical-json.js';
 
 const IdempotencyKeySchema = z
   .string()
@@ -28,18 +29,6 @@ function parse<S extends z.ZodType>(
     throw invalid(code, source ? locate(issues, source.in, source.name) : issues);
   }
   return result.data;
-}
-
-/** JSON with sorted keys: equal requests hash equally whatever their key order. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : 1));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** Registers the v1 agent API. */
@@ -84,7 +73,7 @@ export function registerAskRoutes(app: FastifyInstance, deps: ServerDeps): void 
             name: 'Idempotency-Key',
           });
     const idempotency = key
-      ? { key, requestHash: createHash('sha256').update(canonical(body)).digest('hex') }
+      ? { key, requestHash: createHash('sha256').update(canonicalJson(body)).digest('hex') }
       : undefined;
     const { record, created } =
       ms > 0
