@@ -652,14 +652,7 @@ export function renderMarkdown(
       `ioredis from Node, one connection: ${num(raw.ioredisConcurrentGetsPerSecond)} awaited GETs/s with 100 in flight; ${num(raw.ioredisPipelinedSetsPerSecond)} SETs/s in pipelines of 1,000.`,
       '',
     );
-    const tg = results.fullCycle.find(
-      (r) =>
-        r.channel === 'telegram' &&
-        r.concurrency === 100 &&
-        r.replicas === 1 &&
-        !r.telegramMode?.includes('polling') &&
-        !r.telegramSendIntervalMs,
-    );
+    const tg = telegram100(results);
     const redisMs = tg ? ((tg.window.cpu.byProcess.redis ?? NaN) * 1000) / tg.cyclesPerSecond : NaN;
     const multi = results.fullCycle.find((r) => r.replicas > 1);
     if (Number.isFinite(redisMs))
@@ -768,14 +761,7 @@ function warmupLine(tap: TapToAgentResult): string {
 
 /** The latency chart's series: the tap row, the Telegram ×100 full cycle, timeout lateness, bare BullMQ lateness. */
 export function latencySeries(results: BenchResults): Series[] {
-  const tg100 = results.fullCycle.find(
-    (r) =>
-      r.channel === 'telegram' &&
-      r.concurrency === 100 &&
-      r.replicas === 1 &&
-      !r.telegramMode?.includes('polling') &&
-      !r.telegramSendIntervalMs,
-  );
+  const tg100 = telegram100(results);
   // Timeout lateness from 100,000 pending up (the largest row alone if none is that large).
   const largeTimeouts = results.timeouts.filter((t) => t.count >= 100_000);
   const timeoutSeries = largeTimeouts.length ? largeTimeouts : results.timeouts.slice(-1);
@@ -806,4 +792,16 @@ export function latencySeries(results: BenchResults): Series[] {
 /** `a`, `a and b`, `a, b and c`. */
 function inWords(items: string[]): string {
   return items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/** The Telegram × 100 full-cycle row: one askgate process, webhook mode, no send pacing. */
+function telegram100(results: BenchResults): FullCycleResult | undefined {
+  return results.fullCycle.find(
+    (r) =>
+      r.channel === 'telegram' &&
+      r.concurrency === 100 &&
+      r.replicas === 1 &&
+      !r.telegramMode?.includes('polling') &&
+      !r.telegramSendIntervalMs,
+  );
 }
