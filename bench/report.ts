@@ -756,7 +756,7 @@ function lateSlices(t: TimeoutsResult): string[] {
 function warmupLine(tap: TapToAgentResult): string {
   if (!tap.warmup?.taps) return '';
   const w = tap.warmup.latencyMs;
-  return ` Before them, ${num(tap.warmup.taps)} warm-up taps at the same rate on asks of their own (created with the others, not counted here): the agents' waiting calls open in bursts over a few seconds, and askgate's first scavenges after that copy those calls' objects (on a 2-core VM, 55 and 30 ms at 1.3 and 1.5 s into the taps, which held up 29 of the 30 slowest of 3,000 taps in a run without warm-up), so the row's tail measured that moment rather than ${num(tap.pending)} asks pending. The warm-up taps: p50 ${ms(w.p50)} ms, p99 ${ms(w.p99)} ms, max ${ms(w.max)} ms.`;
+  return ` Before them, ${num(tap.warmup.taps)} warm-up taps at the same rate on asks of their own (created with the others, not counted here): the first taps after the agents' waiting calls opened met askgate's scavenges of those calls, a moment rather than ${num(tap.pending)} asks pending (see "What the tap row measured before the warm-up" under the optimisations for issue 19). The warm-up taps: p50 ${ms(w.p50)} ms, p99 ${ms(w.p99)} ms, max ${ms(w.max)} ms.`;
 }
 
 /** The latency chart's series: the tap row, the Telegram ×100 full cycle, timeout lateness, bare BullMQ lateness. */
