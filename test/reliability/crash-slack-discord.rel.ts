@@ -166,8 +166,14 @@ describe('R4 + R12 on Slack, HTTP mode: kill -9 on the answer path and during de
         });
       }
 
-      // R5 alongside: four 4 s timeouts fall due while the answer-path kills below go on.
+      // R5 alongside: four 4 s timeouts fall due while the answer-path kills below go on. Posted
+      // first: a kill before their send would leave them unsent until after their deadline (they end
+      // "not sent: the ask ended before delivery"), which is R12's case, not this one.
       const expiring = await create(4, 4);
+      await slack.allPosted(
+        world.watch,
+        expiring.map((e) => e.askId),
+      );
 
       // R4: three taps (or thread replies) in flight at each point; matchers see only the current batch.
       const [editBatch, ...tapBatches] = chunk(answerable.slice(0, 15), 3);
@@ -402,7 +408,12 @@ describe('R4 + R12 on Discord: kill -9 on the answer path and during delivery (f
           created();
         });
       }
+      // Four 4 s timeouts fall due during the kills below; posted first (as on Slack above).
       const expiring = await create(4, 4);
+      await discord.allPosted(
+        world.watch,
+        expiring.map((e) => e.askId),
+      );
 
       const [editBatch, ...batches] = chunk(answerable, 3);
       const tapIds = new Set<string>();
