@@ -698,6 +698,7 @@ export function renderMarkdown(
     'npm run bench -- --ab         # adds askgate-before-the-optimisations runs, side by side (about 2 more minutes)',
     'npx tsx bench/one-row.ts telegram 100 8000 [--profile=<dir>] [--replicas=2]   # one full-cycle row, for working on the hot path',
     `BENCH_CHILD_ENV='{"ASKGATE_SWEEP_DELAY_MS":"300000"}' npx tsx bench/one-row.ts telegram 100 8000   # any askgate setting for the bench's askgate processes (BENCH_NODE_FLAGS: node flags, e.g. --trace-gc-nvp)`,
+    'BENCH_REDIS_STALLS=250/1000 BENCH_REDIS_ARGS="--enable-debug-command local" npx tsx bench/trace-timeouts.ts 100000 60   # the timeout row while Redis is blocked (DEBUG SLEEP) 250 ms of every second',
     "BENCH_HEAP_SAMPLE_DIR=$PWD/bench/results npx tsx bench/one-row.ts telegram 100 6000 && npx tsx bench/heap-summary.ts bench/results/heap-*.heapprofile   # where askgate's allocations in the measured window come from",
     'npx tsx bench/render.ts       # re-renders BENCHMARKS.md and the charts from the last full run (after editing bench/OPTIMIZATIONS-19.md)',
     'npx tsx bench/render.ts --merge=bench/results/latest-partial.json   # puts a partial run (e.g. --only=tap,same-machine after a change to the tap row) into the last full run and re-renders; BENCHMARKS.md names what was re-run and when',
@@ -748,8 +749,30 @@ function lateSlices(t: TimeoutsResult): string[] {
         Object.entries(r.latency)
           .map(([k, v]) => `${k} ${v}`)
           .join(', ') || 'none'
-      }).`,
+      }).` +
+      rewriteLine(t),
   ];
+}
+
+/** The row's lateness set against Redis's AOF rewrites while it fired (results before the timeline: nothing). */
+function rewriteLine(t: TimeoutsResult): string {
+  const split = t.byRewrite;
+  const tl = t.redisTimeline;
+  if (!split || !tl) return '';
+  const spans = split.during.map(
+    (d) =>
+      `${num(d.fromS)}–${num(d.toS)} s (${num(d.asks)} asks due in it or within 5 s after: p99 ${num(d.p99Ms)} ms, max ${num(d.maxMs)} ms)`,
+  );
+  const worst = [...tl.events].sort((a, b) => b.ms - a.ms).slice(0, 5);
+  return (
+    ` Set against the rewrites as Redis reported them (polled every 100 ms): ${spans.length ? spans.join(', ') : 'none while the timeouts fired'}; ` +
+    `the ${num(split.outside.asks)} asks due outside them: p99 ${num(split.outside.p99Ms)} ms, max ${num(split.outside.maxMs)} ms. ` +
+    `The AOF grew ${num(tl.aofBytesWritten / 2 ** 20)} MiB while they fired (${num(tl.aofBytesWritten / Math.max(1, t.count))} B per timeout)` +
+    `${tl.delayedFsyncs ? `, ${num(tl.delayedFsyncs)} delayed fsyncs` : ''}; its worst latency events: ${
+      worst.map((e) => `${e.event} ${num(e.ms)} ms at ${num((e.atMs - split.firstDeadlineMs) / 1000)} s`).join(', ') ||
+      'none'
+    }.`
+  );
 }
 
 /** What the tap row did before its measured taps, and what those taps met (results before it had a warm-up: nothing). */

@@ -16,7 +16,8 @@
  * Results: BENCHMARKS.md + bench/latency.svg (full run), bench/results/ otherwise; raw JSON in
  * bench/results/latest-<mode>.json. Diagnostics: BENCH_DEBUG=1 (phase timings, askgate's stdout),
  * BENCH_TRACE_EXPIRE=1 with bench/trace-timeouts.ts (when timeout jobs reach askgate),
- * BENCH_REDIS_ARGS="--opt value" (extra redis-server arguments for every scenario).
+ * BENCH_REDIS_ARGS="--opt value" (extra redis-server arguments for every scenario),
+ * BENCH_REDIS_STALLS=<ms>/<everyMs> (Redis blocked while the timeouts fire; see bench/timeouts.ts).
  */
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

@@ -14,6 +14,7 @@ import { cpuMeter, type CpuUse } from './lib/machine.js';
 import { StoreKeys } from '../src/store/keys.js';
 import { RedisAskStore } from '../src/store/redis-store.js';
 import { thin } from './full-cycle.js';
+import { latenessByRewrite, watchRedis, type LatenessByRewrite, type RedisTimeline } from './lib/redis-timeline.js';
 
 export interface TimeoutsOptions {
   count: number;
@@ -64,6 +65,10 @@ export interface TimeoutsResult {
   memory: MemoryBreakdown;
   askgateProblems: { count: number; samples: string[] };
   window: Window;
+  /** Redis's AOF rewrites and latency events while the timeouts fired (absent in older results). */
+  redisTimeline?: RedisTimeline;
+  /** Lateness of the asks due during each of those rewrites and of the others (absent in older results). */
+  byRewrite?: LatenessByRewrite;
   samples: number[];
 }
 
@@ -173,6 +178,29 @@ class IdTable {
   }
 }
 
+/**
+ * Diagnostic `BENCH_REDIS_STALLS=<ms>/<everyMs>`: blocks Redis (`DEBUG SLEEP`) for `ms` every
+ * `everyMs` while the timeouts fire, as a Redis stalling through an AOF rewrite on a slow machine
+ * does; needs `BENCH_REDIS_ARGS="--enable-debug-command local"`. Returns the stopper.
+ */
+function stallRedis(url: string, spec: string | undefined): () => Promise<void> {
+  const [ms, every] = (spec ?? '').split('/').map(Number);
+  if (!ms || !every) return async () => undefined;
+  const conn = new Redis(url, { maxRetriesPerRequest: null });
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      await sleep(every);
+      if (!stopped) await conn.call('DEBUG', 'SLEEP', String(ms / 1000));
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+    conn.disconnect();
+  };
+}
+
 export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
   const { count, spreadSeconds } = opts;
   if (freemem() < memoryNeededBytes(count))
@@ -211,22 +239,29 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
     // Above 100,000 asks, calibrated at the creation's own concurrency (200 at a time measured
     // ~20 % below what 3,000 at a time reach, which left the deadlines waiting).
     const calLanes = count > 100_000 ? (opts.createConcurrency ?? 3000) : 200;
-    const c0 = Date.now();
-    await lanes(calibration, calLanes, (i) =>
-      stack.api.json('POST', '/v1/asks', { runId: `cal-${i}`, questions: QUESTION, timeoutSeconds: 3600 }, 60_000).then(
-        () => undefined,
-        () => undefined,
-      ),
-    );
-    const calRate = calibration / Math.max(0.001, (Date.now() - c0) / 1000);
-    if (process.env.BENCH_DEBUG)
-      console.error(`[timeouts ${count}] calibration: ${calibration} asks at ${calRate.toFixed(0)}/s`);
-    await lanes(calibration, 200, (i) =>
-      stack.api.request('DELETE', `/v1/runs/cal-${i}`).then(
-        () => undefined,
-        () => undefined,
-      ),
-    );
+    // Above 100,000 asks, a first burst warms askgate up: measured cold, the rate came out at 55–70 %
+    // of the creation's own, and the deadlines began 5–8 minutes after the creation ended.
+    let calRate = 0;
+    for (const round of count > 100_000 ? ['warm-up', 'calibration'] : ['calibration']) {
+      const c0 = Date.now();
+      await lanes(calibration, calLanes, (i) =>
+        stack.api
+          .json('POST', '/v1/asks', { runId: `cal-${i}`, questions: QUESTION, timeoutSeconds: 3600 }, 60_000)
+          .then(
+            () => undefined,
+            () => undefined,
+          ),
+      );
+      calRate = calibration / Math.max(0.001, (Date.now() - c0) / 1000);
+      if (process.env.BENCH_DEBUG)
+        console.error(`[timeouts ${count}] ${round}: ${calibration} asks at ${calRate.toFixed(0)}/s`);
+      await lanes(calibration, 200, (i) =>
+        stack.api.request('DELETE', `/v1/runs/cal-${i}`).then(
+          () => undefined,
+          () => undefined,
+        ),
+      );
+    }
     await sleep(500);
     listening = true;
     const mem0 = Number((await info(stack.admin, 'memory')).used_memory);
@@ -299,10 +334,14 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
     };
 
     const close = await openWindow(stack);
+    const stopTimeline = watchRedis(stack.admin);
+    const stopStalls = stallRedis(stack.redis.url, process.env.BENCH_REDIS_STALLS);
     const stopAt = maxDeadline + GRACE_MS + 15_000;
     while (Date.now() < stopAt && announcements < created) await sleep(500);
     await sleep(500);
+    await stopStalls();
     const window = await close();
+    const redisTimeline = await stopTimeline();
     if (process.env.BENCH_TRACE_EXPIRE) {
       const trace = await stack.child.trace();
       const t0 = trace.reduce((a, b) => Math.min(a, b[0]), Infinity);
@@ -321,6 +360,7 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
     // encoding changes nothing here), 500 at a time on one auto-pipelined connection.
     const store = new RedisAskStore(reader, { prefix: PREFIX });
     const lateness = new Float64Array(created);
+    const dueAt = new Float64Array(created);
     let measured = 0;
     let missed = 0;
     let notTimeout = 0;
@@ -332,6 +372,7 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
       if (result.reason !== 'timeout') notTimeout++;
       const late = Date.parse(result.at) - deadlines[i]!;
       if (late > GRACE_MS) missed++;
+      dueAt[measured] = deadlines[i]!;
       lateness[measured++] = late;
     });
     const observed: number[] = [];
@@ -361,6 +402,8 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
       memory,
       askgateProblems: stack.child.problems(),
       window,
+      redisTimeline,
+      byRewrite: latenessByRewrite(dueAt.subarray(0, measured), late, redisTimeline.rewrites, minDeadline),
       samples: thin(Array.from(late), 5000),
     };
   } finally {
