@@ -131,6 +131,8 @@ describe('R4 + R5 + R12: kill -9 of askgate on the answer path, during delivery 
       // restart takes ~2 s on a slow host, and the R12 kill may land on that restart and add another.
       const expiring = [...(await create(10, 3, 'R5')), ...(await create(10, 12, 'R5'))];
       const expiringIds = new Set(expiring.map((e) => e.askId));
+      // Posted before the kills: one killed before its send would end unsent (R12's case, not R5's).
+      await tg.allPosted(world.watch, [...expiringIds]);
       await crash(
         'timeout-processing',
         crashOnPublish(world.watch, node, expiringIds, 'timeout-processing'),
