@@ -759,13 +759,15 @@ function rewriteLine(t: TimeoutsResult): string {
   const split = t.byRewrite;
   const tl = t.redisTimeline;
   if (!split || !tl) return '';
-  const spans = split.during.map(
+  const due = split.during.filter((d) => d.asks > 0);
+  const early = split.during.length - due.length;
+  const spans = due.map(
     (d) =>
       `${num(d.fromS)}–${num(d.toS)} s (${num(d.asks)} asks due in it or within 5 s after: p99 ${num(d.p99Ms)} ms, max ${num(d.maxMs)} ms)`,
   );
   const worst = [...tl.events].sort((a, b) => b.ms - a.ms).slice(0, 5);
   return (
-    ` Set against the rewrites as Redis reported them (polled every 100 ms): ${spans.length ? spans.join(', ') : 'none while the timeouts fired'}; ` +
+    ` Set against the rewrites as Redis reported them (polled every 100 ms): ${spans.length ? spans.join(', ') : 'none while the timeouts fired'}${early ? ` (and ${early} before the first deadline, no ask due in it)` : ''}; ` +
     `the ${num(split.outside.asks)} asks due outside them: p99 ${num(split.outside.p99Ms)} ms, max ${num(split.outside.maxMs)} ms. ` +
     `The AOF grew ${num(tl.aofBytesWritten / 2 ** 20)} MiB while they fired (${num(tl.aofBytesWritten / Math.max(1, t.count))} B per timeout)` +
     `${tl.delayedFsyncs ? `, ${num(tl.delayedFsyncs)} delayed fsyncs` : ''}; its worst latency events: ${

@@ -136,7 +136,7 @@ const plan = quick
       costCycles: 200,
       memory: 100_000,
       sameMachine: {
-        cyclePairs: 5,
+        cyclePairs: 11,
         cycleMeasureMs: 6000,
         tapPairs: 3,
         tap: { pending: 10_000, tapsPerSecond: 100, tapSeconds: 30, attribute: false },
