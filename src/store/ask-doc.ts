@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AskRecordSchema, type AskRecord } from '../core/schemas.js';
+import { BoundedMap } from '../core/bounded-map.js';
 import { compactQuestions, compactRecord, expandRecord } from './compact-record.js';
 import { lengthenKeys, SHORT_KEYS, shortenKeys } from './key-names.js';
 
@@ -95,15 +96,15 @@ function validate(json: unknown, where: string): AskRecord {
  * differs, and is parsed and checked.
  */
 export class KnownValues {
-  private readonly values = new Map<string, string>();
-  private readonly records = new Map<string, AskRecord>();
+  private readonly values: BoundedMap<string, string>;
+  private readonly records: BoundedMap<string, AskRecord>;
   /** Keys with a write of this process in flight, and how many. */
   private readonly writing = new Map<string, number>();
 
-  constructor(
-    private readonly max = 10_000,
-    private readonly maxRecords = 1_000,
-  ) {}
+  constructor(max = 10_000, maxRecords = 1_000) {
+    this.values = new BoundedMap(max);
+    this.records = new BoundedMap(maxRecords);
+  }
 
   /** Whether `raw` is the value last noted for `key`. */
   has(key: string, raw: string): boolean {
@@ -139,11 +140,7 @@ export class KnownValues {
 
   /** Notes `raw` as the checked value of `key`, and `record` as what it reads as. */
   note(key: string, raw: string, record: AskRecord): void {
-    this.values.delete(key);
     this.values.set(key, raw);
-    if (this.values.size > this.max) this.values.delete(this.values.keys().next().value!);
-    this.records.delete(key);
     this.records.set(key, record);
-    if (this.records.size > this.maxRecords) this.records.delete(this.records.keys().next().value!);
   }
 }

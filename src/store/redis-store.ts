@@ -2,6 +2,7 @@ import type { Redis, Cluster } from 'ioredis';
 import { z } from 'zod';
 import type { AlongWrites, AskStore, Clock, CreateArgs, CreateResult, IdempotencyClaim } from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
+import { BoundedMap } from '../core/bounded-map.js';
 import { CorruptRecordError, encodeAsk, KnownValues, parseStoredAsk } from './ask-doc.js';
 import { HISTORY_MAX, RECENT_MAX, StoreKeys } from './keys.js';
 import { CLAIM, COMMIT, CREATE, CommitCode, CreateCode, EXTEND_TTL, GET_RUN, HISTORY, runScript } from './scripts.js';
@@ -50,7 +51,7 @@ export class RedisAskStore implements AskStore {
    * askId → runId (the mapping never changes, so an LRU saves the lookup on hot asks) and the
    * earliest the id → run key can expire as far as this process knows (0: unknown).
    */
-  private readonly runOf = new Map<string, { runId: string; idExpiresAt: number }>();
+  private readonly runOf = new BoundedMap<string, { runId: string; idExpiresAt: number }>(RUN_CACHE_MAX);
   private readonly clock: Clock;
   /** Stored values this process wrote or checked: read again, they skip the schema check. */
   private readonly known = new KnownValues();
@@ -314,9 +315,7 @@ export class RedisAskStore implements AskStore {
 
   private remember(askId: string, runId: string, idExpiresAt?: number): void {
     const known = this.runOf.get(askId);
-    this.runOf.delete(askId);
     this.runOf.set(askId, { runId, idExpiresAt: Math.max(idExpiresAt ?? 0, known?.idExpiresAt ?? 0) });
-    if (this.runOf.size > RUN_CACHE_MAX) this.runOf.delete(this.runOf.keys().next().value!);
   }
 }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { randomBytesPooled } from '../ids.js';
 import type { Cluster, Redis } from 'ioredis';
 import type { Clock, EventClaim, SeenEvents, SeenTtl } from '../core/ports.js';
+import { BoundedMap } from '../core/bounded-map.js';
 import { StoreKeys } from './keys.js';
 import { runScript, type LuaScript } from './scripts.js';
 import { systemClock } from '../system-clock.js';
@@ -94,12 +95,14 @@ export const MEMORY_SEEN_MAX = 100_000;
 
 /** {@link SeenEvents} in process memory (memory mode: one process), same states as Redis. */
 export class MemorySeenEvents implements SeenEvents {
-  private readonly entries = new Map<string, { value: string; expiresAt: number }>();
+  private readonly entries: BoundedMap<string, { value: string; expiresAt: number }>;
 
   constructor(
     private readonly clock: Clock = systemClock,
-    private readonly max = MEMORY_SEEN_MAX,
-  ) {}
+    max = MEMORY_SEEN_MAX,
+  ) {
+    this.entries = new BoundedMap(max);
+  }
 
   async claim(channel: string, eventId: string, ttl: SeenTtl): Promise<EventClaim | 'done' | 'busy'> {
     const key = `${channel}\u0000${eventId}`;
@@ -135,8 +138,6 @@ export class MemorySeenEvents implements SeenEvents {
   }
 
   private write(key: string, value: string, expiresAt: number): void {
-    this.entries.delete(key);
     this.entries.set(key, { value, expiresAt });
-    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
   }
 }

@@ -1,11 +1,15 @@
+import { BoundedMap } from '../../core/bounded-map.js';
+
 /**
  * A map of recently seen ids with a size bound: past `max` entries the oldest one is forgotten, so
  * a busy server costs bounded memory. Per process; for what must hold across replicas use `SeenEvents`.
  */
 export class RecentIds<V> {
-  private readonly entries = new Map<string, V>();
+  private readonly entries: BoundedMap<string, V>;
 
-  constructor(private readonly max: number) {}
+  constructor(max: number) {
+    this.entries = new BoundedMap(max);
+  }
 
   /** The value remembered for `id`, or undefined. */
   get(id: string): V | undefined {
@@ -14,9 +18,7 @@ export class RecentIds<V> {
 
   /** Remembers `value` for `id` (as the newest), forgetting the oldest entry past the bound. */
   set(id: string, value: V): void {
-    this.entries.delete(id);
     this.entries.set(id, value);
-    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
   }
 
   /** How many ids are remembered. */
