@@ -164,7 +164,7 @@ export function renderMarkdown(
   );
   for (const r of results.reruns ?? [])
     L.push(
-      `Re-run on ${r.startedAt} with \`${r.command}\` (${Math.round(r.durationSeconds)} s), merged by \`bench/render.ts --merge\`: its ${inWords(r.parts)} replace the full run's (the machine and load figures are the full run's).`,
+      `Re-run on ${r.startedAt} with \`${r.command}\` (${Math.round(r.durationSeconds)} s), merged by \`bench/render.ts --merge\`: it replaced the full run's ${inWords(r.parts)} (the machine and load figures are the full run's).`,
       '',
     );
   if (busy) {
