@@ -699,6 +699,7 @@ export function renderMarkdown(
     'npx tsx bench/one-row.ts telegram 100 8000 [--profile=<dir>] [--replicas=2]   # one full-cycle row, for working on the hot path',
     `BENCH_CHILD_ENV='{"ASKGATE_SWEEP_DELAY_MS":"300000"}' npx tsx bench/one-row.ts telegram 100 8000   # any askgate setting for the bench's askgate processes (BENCH_NODE_FLAGS: node flags, e.g. --trace-gc-nvp)`,
     'BENCH_REDIS_STALLS=250/1000 BENCH_REDIS_ARGS="--enable-debug-command local" npx tsx bench/trace-timeouts.ts 100000 60   # the timeout row while Redis is blocked (DEBUG SLEEP) 250 ms of every second',
+    "npx tsx bench/aof-per-timeout.ts 500   # what an ask's creation and its timeout append to the AOF, by command",
     "npx tsx bench/bounded-map.ts  # the bounded caches' eviction (change 32) against a fresh keys().next()",
     "BENCH_HEAP_SAMPLE_DIR=$PWD/bench/results npx tsx bench/one-row.ts telegram 100 6000 && npx tsx bench/heap-summary.ts bench/results/heap-*.heapprofile   # where askgate's allocations in the measured window come from",
     'npx tsx bench/render.ts       # re-renders BENCHMARKS.md and the charts from the last full run (after editing bench/OPTIMIZATIONS-19.md)',
