@@ -181,12 +181,17 @@ class IdTable {
 /**
  * Diagnostic `BENCH_REDIS_STALLS=<ms>/<everyMs>`: blocks Redis (`DEBUG SLEEP`) for `ms` every
  * `everyMs` while the timeouts fire, as a Redis stalling through an AOF rewrite on a slow machine
- * does; needs `BENCH_REDIS_ARGS="--enable-debug-command local"`. Returns the stopper.
+ * does; needs `BENCH_REDIS_ARGS="--enable-debug-command local"` (refused at once without it, before
+ * the stalls start). Returns the stopper.
  */
-function stallRedis(url: string, spec: string | undefined): () => Promise<void> {
+async function stallRedis(url: string, spec: string | undefined): Promise<() => Promise<void>> {
   const [ms, every] = (spec ?? '').split('/').map(Number);
   if (!ms || !every) return async () => undefined;
   const conn = new Redis(url, { maxRetriesPerRequest: null });
+  await conn.call('DEBUG', 'SLEEP', '0').catch((err: Error) => {
+    conn.disconnect();
+    throw err;
+  });
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
@@ -335,7 +340,7 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
 
     const close = await openWindow(stack);
     const stopTimeline = watchRedis(stack.admin);
-    const stopStalls = stallRedis(stack.redis.url, process.env.BENCH_REDIS_STALLS);
+    const stopStalls = await stallRedis(stack.redis.url, process.env.BENCH_REDIS_STALLS);
     const stopAt = maxDeadline + GRACE_MS + 15_000;
     while (Date.now() < stopAt && announcements < created) await sleep(500);
     await sleep(500);

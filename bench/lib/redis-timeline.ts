@@ -19,7 +19,7 @@ export interface LatencyEvent {
 export interface RedisTimeline {
   rewrites: RewriteSpan[];
   events: LatencyEvent[];
-  /** Bytes appended to the AOF over the stretch (rewrites excluded: growth counted between polls that saw no rewrite end). */
+  /** Bytes the AOF grew by over the stretch, summed over the polls it grew between (a poll where a rewrite's end shrank it counts nothing). */
   aofBytesWritten: number;
   /** Times Redis wrote the AOF while a previous fsync was still running (it then blocks if that lasts > 2 s). */
   delayedFsyncs: number;
@@ -27,8 +27,8 @@ export interface RedisTimeline {
 
 /**
  * Polls `INFO persistence` every `everyMs` until stopped, so a result can be set against when Redis
- * rewrote its AOF; on stop, reads the latency events logged since `sinceMs`. Polling on its own
- * connection (`redis`), so a stalled Redis delays only the poll.
+ * rewrote its AOF; on stop, reads the latency events logged since it started. A stalled Redis
+ * delays only the polls on `redis`.
  */
 export function watchRedis(redis: Redis, everyMs = 100): () => Promise<RedisTimeline> {
   const sinceMs = Date.now();
