@@ -23,37 +23,41 @@ export const cursorAskId = (cursor: string): string => cursor.slice(cursor.index
 
 const ENDED = new Set(['answered', 'no_answer', 'all']);
 
-/** The query of `GET /v1/asks` (every value a string, as the URL gives it). */
-export const ListAsksQuerySchema = z
-  .object(
-    {
-      status: z
-        .string()
-        .refine((s) => s === 'pending', {
-          error: (issue) =>
-            ENDED.has(String(issue.input))
-              ? 'only pending asks are listed: read ended asks by id or through GET /v1/runs/:runId'
-              : 'must be "pending"',
-        })
-        .default('pending'),
-      runId: RunIdSchema.optional(),
-      channel: ChannelNameSchema.optional(),
-      limit: z.coerce
-        .number('must be a number')
-        .int('must be a whole number')
-        .min(1, 'must be at least 1')
-        .max(LIST_LIMIT_MAX, `must be at most ${LIST_LIMIT_MAX}`)
-        .default(LIST_LIMIT_DEFAULT),
-      cursor: z.string().regex(ASK_CURSOR_PATTERN, 'must be the nextCursor of an earlier page').optional(),
-    },
-    {
+const QUERY_FIELDS = {
+  status: z
+    .string()
+    .refine((s) => s === 'pending', {
       error: (issue) =>
-        issue.code === 'unrecognized_keys'
-          ? `unknown parameter ${issue.keys.map((k) => `"${k}"`).join(', ')}: filter by runId or channel (asks name no agent: the runId is the agent's)`
-          : undefined,
-    },
-  )
-  .strict();
+        ENDED.has(String(issue.input))
+          ? 'only pending asks are listed: read ended asks by id or through GET /v1/runs/:runId'
+          : 'must be "pending"',
+    })
+    .default('pending'),
+  runId: RunIdSchema.optional(),
+  channel: ChannelNameSchema.optional(),
+  limit: z.coerce
+    .number('must be a number')
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(LIST_LIMIT_MAX, `must be at most ${LIST_LIMIT_MAX}`)
+    .default(LIST_LIMIT_DEFAULT),
+  cursor: z.string().regex(ASK_CURSOR_PATTERN, 'must be the nextCursor of an earlier page').optional(),
+};
+
+/** The query of `GET /v1/asks` (every value a string, as the URL gives it); an unknown parameter is named. */
+export const ListAsksQuerySchema = z
+  .looseObject(QUERY_FIELDS)
+  .superRefine((query, ctx) => {
+    for (const key of Object.keys(query)) {
+      if (!Object.hasOwn(QUERY_FIELDS, key))
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: 'unknown parameter: filter by runId or channel (asks name no agent: the runId is the agent’s)',
+        });
+    }
+  })
+  .transform(({ status, runId, channel, limit, cursor }) => ({ status, runId, channel, limit, cursor }));
 /** A validated listing query. */
 export type ListAsksQuery = z.output<typeof ListAsksQuerySchema>;
 
