@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAskgate } from '../../src/main.js';
+import { AskgateApiError, AskgateClient, type AskList } from '../../src/client/index.js';
 import { startTestApp, testEnv } from '../helpers/app.js';
 import { askBody, client, type JsonResponse } from '../helpers/http.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
@@ -124,6 +125,23 @@ describe.each([['memory'], ['redis']])('GET /v1/asks on the %s store', (store) =
     expect((await api.get(`/v1/asks?runId=list-${store}-run&channel=other`)).body.asks).toEqual([]);
     expect((await api.get(`/v1/asks?runId=list-${store}-answered`)).body).toEqual({ asks: [], nextCursor: null });
     expect((await api.get('/v1/asks?runId=no-such-run')).body).toEqual({ asks: [], nextCursor: null });
+  });
+
+  it('the SDK pages the same listing: client.listAsks({limit, cursor, runId, channel})', async () => {
+    const sdk = new AskgateClient({ url: app.url, token: TOKEN });
+    const ids: string[] = [];
+    let page: AskList = await sdk.listAsks({ status: 'pending', limit: 2 });
+    for (;;) {
+      ids.push(...page.asks.map((a) => a.id));
+      if (page.nextCursor === null) break;
+      page = await sdk.listAsks({ limit: 2, cursor: page.nextCursor });
+    }
+    expect(ids).toEqual(pending);
+    expect((await sdk.listAsks({ runId: current.runId })).asks.map((a) => a.id)).toEqual([current.id]);
+    expect((await sdk.listAsks({ channel: 'other' })).asks.map((a) => a.id)).toEqual(byChannel.other);
+    const refused = await sdk.listAsks({ limit: 500 }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(AskgateApiError);
+    expect(refused).toMatchObject({ status: 400, code: 'invalid_request' });
   });
 
   it.each([
