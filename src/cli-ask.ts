@@ -215,16 +215,21 @@ export async function runAsk(argv: string[]): Promise<number> {
     console.log(JSON.stringify(record.result, null, 2));
     return record.result?.status === 'answered' ? EXIT.answered : EXIT.noAnswer;
   } catch (error) {
-    if (error instanceof AskgateConnectionError) {
-      console.error(`askgate: cannot reach ${base} (${connectionCause(error)})`);
-      return EXIT.error;
-    }
-    if (error instanceof AskgateApiError) {
-      const { status, code, message, issues, details } = error;
-      console.error(`askgate: ${base} answered HTTP ${status}`);
-      console.error(JSON.stringify({ error: { ...details, code, message, ...(issues ? { issues } : {}) } }, null, 2));
-      return status === 400 ? EXIT.usage : EXIT.error;
-    }
-    throw error;
+    return failureExit(base, error);
   }
+}
+
+/** The exit code of a call to askgate that failed, after saying why on stderr; rethrows any other error. */
+export function failureExit(base: string, error: unknown): number {
+  if (error instanceof AskgateConnectionError) {
+    console.error(`askgate: cannot reach ${base} (${connectionCause(error)})`);
+    return EXIT.error;
+  }
+  if (error instanceof AskgateApiError) {
+    const { status, code, message, issues, details } = error;
+    console.error(`askgate: ${base} answered HTTP ${status}`);
+    console.error(JSON.stringify({ error: { ...details, code, message, ...(issues ? { issues } : {}) } }, null, 2));
+    return status === 400 ? EXIT.usage : EXIT.error;
+  }
+  throw error;
 }

@@ -18,6 +18,8 @@ Usage:
               [--to ... (repeat: several targets)] [--remind <seconds>]... [--agree <n>]
               [--escalate <seconds>=<channel>:<chat>[,<channel>:<chat>]]... [--default <questionId>=<label>]...
               [--locale <BCP 47 tag, e.g. pt-BR>] [--time-zone <IANA zone, e.g. America/Sao_Paulo>]
+  askgate list [--run <runId>] [--channel <channel>] [--limit <1-200>] [--cursor <nextCursor>] [--url <askgate url>]
+                                   pending asks, oldest first, as JSON {asks, nextCursor}
   askgate --help
 
 Environment: ASKGATE_URL (default http://127.0.0.1:$PORT), ASKGATE_API_TOKEN, for mcp also
@@ -26,7 +28,8 @@ ask --wait rides out askgate restarts: refused or dropped connections and 502/50
 with the same idempotency key (generated when not given) for --retry-for seconds (default 60 with
 --wait, 0 without) and, once the ask exists, until 60 s past its deadline.
 Exit codes of ask: 0 answered (or created, without --wait), 3 no answer, 4 still pending,
-                   2 invalid arguments or request, 1 any other error (e.g. askgate unreachable).`;
+                   2 invalid arguments or request, 1 any other error (e.g. askgate unreachable);
+of list: 0 listed, 2 invalid arguments or query, 1 any other error.`;
 
 async function serve(): Promise<void> {
   tuneGarbageCollector();
@@ -65,6 +68,12 @@ export async function main(argv: string[]): Promise<void> {
       process.stdout.write('', () => process.exit(code));
       return;
     }
+    if (command === 'list' && !rest.includes('--help')) {
+      const { runList } = await import('./cli-list.js');
+      const code = await runList(rest);
+      process.stdout.write('', () => process.exit(code));
+      return;
+    }
     if (command === 'mcp') {
       const { token, mcp, logLevel } = loadMcpClientConfig();
       const url = askgateUrl(undefined, process.env);
@@ -80,7 +89,7 @@ export async function main(argv: string[]): Promise<void> {
       });
       process.exit(0);
     }
-    const help = command === undefined || ['ask', 'help', '--help', '-h'].includes(command);
+    const help = command === undefined || ['ask', 'list', 'help', '--help', '-h'].includes(command);
     if (!help) console.error(`askgate: unknown command ${shown(command)}\n`);
     (help ? console.log : console.error)(USAGE);
     process.exit(help ? 0 : EXIT.usage);

@@ -14,6 +14,23 @@ export const optionalString = z
   .optional()
   .transform((v) => (v && v.trim() !== '' ? v.trim() : undefined));
 
+/**
+ * A token or secret askgate sends in an HTTP header or URL, or compares with one a platform sent:
+ * printable ASCII without spaces, or it can never authenticate (a space ends the bearer token,
+ * and HTTP carries header bytes, not UTF-8 text). The message never shows the value.
+ */
+export const tokenString = (minLength = 1) =>
+  optionalString
+    .refine((v) => v === undefined || v.length >= minLength, `must be at least ${minLength} characters`)
+    .refine(
+      (v) => v === undefined || !/[\s\p{Cc}]/u.test(v),
+      'contains a space or a control character: it could never authenticate (the value is not shown)',
+    )
+    .refine(
+      (v) => v === undefined || /^[\x21-\x7e]*$/.test(v),
+      'contains a non-ASCII character: it could never authenticate, tokens are sent as ASCII (the value is not shown)',
+    );
+
 /** Thrown for invalid configuration; the message names each bad variable. */
 export class ConfigError extends Error {}
 

@@ -8,6 +8,7 @@ import {
   int,
   optionalString,
   parseClusterNodes,
+  tokenString,
   webhookAllowList,
   type RedisClusterConfig,
 } from './config-values.js';
@@ -22,7 +23,7 @@ const EnvSchema = z.object({
   HOST: optionalString,
   REDIS_URL: optionalString,
   REDIS_CLUSTER: z.enum(['true', 'false']).default('false'),
-  ASKGATE_API_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, 'must be at least 16 characters'),
+  ASKGATE_API_TOKEN: tokenString(16),
   ASKGATE_KEY_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,32}$/)
@@ -67,18 +68,18 @@ const EnvSchema = z.object({
     (v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v),
     'must be the absolute http(s) URL of the /a2a endpoint',
   ),
-  TELEGRAM_BOT_TOKEN: optionalString,
+  TELEGRAM_BOT_TOKEN: tokenString(),
   TELEGRAM_API_ROOT: optionalString,
   TELEGRAM_WEBHOOK_URL: optionalString,
   TELEGRAM_WEBHOOK_SECRET: optionalString.refine(
     (v) => v === undefined || /^[A-Za-z0-9_-]{16,256}$/.test(v),
     'must be 16–256 characters of A-Z a-z 0-9 _ -',
   ),
-  SLACK_BOT_TOKEN: optionalString,
-  SLACK_SIGNING_SECRET: optionalString,
-  SLACK_APP_TOKEN: optionalString,
+  SLACK_BOT_TOKEN: tokenString(),
+  SLACK_SIGNING_SECRET: tokenString(),
+  SLACK_APP_TOKEN: tokenString(),
   SLACK_API_URL: optionalString,
-  DISCORD_BOT_TOKEN: optionalString,
+  DISCORD_BOT_TOKEN: tokenString(),
   DISCORD_API_URL: optionalString,
   DISCORD_GATEWAY: z.enum(['true', 'false']).default('true'),
   LOG_LEVEL: LogLevelSchema,
@@ -161,7 +162,7 @@ export interface McpSettings {
 const ClientEnvSchema = z.object({
   PORT: int(7420, 0, 65535),
   ASKGATE_URL: optionalString,
-  ASKGATE_API_TOKEN: optionalString,
+  ASKGATE_API_TOKEN: tokenString(),
   ASKGATE_DEFAULT_TO: optionalString,
   ASKGATE_MCP_PROGRESS_MS: int(10_000, 50, 600_000),
   // Below the 60 s request timeout MCP clients default to: a call never outlives it.

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { AskgateError, invalid, locate, toIssues, type IssueLocation } from '../core/errors.js';
 import { AnswerRequestSchema, AskRequestSchema, RunIdSchema, publicRecord } from '../core/schemas.js';
 import { ASK_ID_PATTERN } from '../core/token.js';
+import { ListAsksQuerySchema } from '../core/ask-listing.js';
 import type { ServerDeps } from './server.js';
 import { canonicalJson } from '../core/canonical-json.js';
 
@@ -83,6 +84,12 @@ export function registerAskRoutes(app: FastifyInstance, deps: ServerDeps): void 
       .code(created ? 201 : 200)
       .header('location', `/v1/asks/${record.id}`)
       .send(publicRecord(record));
+  });
+
+  app.get('/v1/asks', async (request) => {
+    const query = parse(ListAsksQuerySchema, request.query, 'invalid_request', { in: 'query' });
+    const { asks, nextCursor } = await gateway.list(query);
+    return { asks: asks.map(publicRecord), nextCursor };
   });
 
   app.get('/v1/asks/:id', async (request, reply) => {

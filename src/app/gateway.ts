@@ -9,6 +9,8 @@ import { parseStep, policySteps } from '../core/policy.js';
 import { foldFor, MAX_CAS_ATTEMPTS, openAsk } from './open-ask.js';
 import type { EffectRunner } from './effect-runner.js';
 import type { LongPolls } from './long-poll.js';
+import type { ListAsksQuery } from '../core/ask-listing.js';
+import { listPendingAsks, type AskListing } from './ask-listing.js';
 
 /** Tunables of the gateway, all in one place (filled from config.ts). */
 export interface GatewaySettings extends WorkSettings {
@@ -29,7 +31,7 @@ export interface GatewayDeps {
    */
   store: Pick<
     AskStore,
-    'ordered' | 'claimIdempotencyKey' | 'create' | 'get' | 'peek' | 'getRun' | 'history' | 'commit'
+    'ordered' | 'claimIdempotencyKey' | 'create' | 'get' | 'peek' | 'getRun' | 'history' | 'commit' | 'pendingAsks'
   >;
   /** Interprets the effects of every change. */
   runner: Pick<EffectRunner, 'strict' | 'settle' | 'ahead'>;
@@ -120,6 +122,11 @@ export class Gateway {
     if (!current || isTerminal(current)) return { cancelled: null };
     const applied = await this.apply(current.id, { type: 'cancel' }, current);
     return { cancelled: applied.outcome.code === 'resolved' ? applied.record : null };
+  }
+
+  /** One page of pending asks, oldest first (`GET /v1/asks`). */
+  list(query: ListAsksQuery): Promise<AskListing> {
+    return listPendingAsks(this.deps.store, query);
   }
 
   /** The run's current ask and its history, newest first. */

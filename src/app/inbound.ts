@@ -19,8 +19,7 @@ import { parseReply } from '../core/reply-parser.js';
 import type { AskRecord, Responder } from '../core/schemas.js';
 import { decodeToken, type ButtonChoice } from '../core/token.js';
 import { controlFits, formHint, readForm } from '../core/forms.js';
-import { personKey } from '../core/agreement.js';
-import { ownValue } from '../core/own.js';
+import { partialOf } from '../core/agreement.js';
 import { agreeOf } from '../core/policy.js';
 import type { Gateway } from './gateway.js';
 
@@ -177,8 +176,7 @@ export class InboundHandler implements InboundSink {
     const refusal = this.refusal(record, event.user, event.chat, words);
     if (refusal) return this.noted(record.id, refusal, event.user);
     // With agree > 1 each person has their own partial answers.
-    const partial =
-      agreeOf(record) > 1 ? (ownValue(record.partials ?? {}, personKey(event.user)) ?? {}) : record.partial;
+    const partial = agreeOf(record) > 1 ? (partialOf(record, event.user) ?? {}) : record.partial;
     // Skip words of the ask's language and of the person's are understood, besides English.
     const locales = [this.askWords(record).locale, words.locale];
     const parsed = parseReply(record.questions, event.text, partial, words, locales);

@@ -13,6 +13,9 @@ import { HttpCaller } from './http.js';
 import {
   AbortRunSchema,
   AskEventsSchema,
+  AskListSchema,
+  type AskList,
+  type ListAsksInput,
   HistoryEventSchema,
   RunEventsSchema,
   RunViewSchema,
@@ -33,8 +36,11 @@ export {
 } from './elicitation.js';
 export { parseSse, type SseMessage } from './sse.js';
 export {
+  AskListSchema,
   HistoryEventSchema,
   RunViewSchema,
+  type AskList,
+  type ListAsksInput,
   type HistoryEvent,
   type RunView,
   type StreamedHistoryEvent,
@@ -137,6 +143,18 @@ export class AskgateClient {
       signal: opts.signal,
       timeoutMs: this.pollTimeout(opts.wait),
     });
+  }
+
+  /**
+   * One page of pending asks, oldest first (`GET /v1/asks`): filter by `runId` or `channel`, and
+   * pass `nextCursor` back as `cursor` until it is null. An ask created while you page may show
+   * or not; none shows twice.
+   */
+  listAsks(query: ListAsksInput = {}): Promise<AskList> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+    const search = params.size > 0 ? `?${params}` : '';
+    return this.http.request('GET', `/v1/asks${search}`, AskListSchema, {});
   }
 
   /** Cancels a pending ask (it ends `no_answer`/`cancelled`); 409 `already_resolved` when it had ended. */

@@ -27,3 +27,22 @@ export const AskEventsSchema = z.object({ askId: z.string(), events: z.array(His
 export const RunEventsSchema = z.object({ runId: z.string(), events: z.array(HistoryEventSchema) });
 /** `DELETE /v1/runs/:runId`. */
 export const AbortRunSchema = z.object({ runId: z.string(), cancelled: AskViewSchema.nullable() });
+
+/** `GET /v1/asks`: one page of pending asks, oldest first, and the cursor of the next page (null: the last). */
+export const AskListSchema = z.object({ asks: z.array(AskViewSchema), nextCursor: z.string().nullable() });
+/** One page of pending asks. */
+export type AskList = z.output<typeof AskListSchema>;
+
+/** What `listAsks()` filters and pages by (`GET /v1/asks`). */
+export interface ListAsksInput {
+  /** Only `pending` is listed (the default); ended asks are read by id or through their run. */
+  status?: 'pending';
+  /** The run's pending ask (a run has at most one). */
+  runId?: string;
+  /** Asks with a target or a delivery on this channel (`telegram`, `slack`, ...). */
+  channel?: string;
+  /** Asks per page, 1–200 (default 50). */
+  limit?: number;
+  /** `nextCursor` of the page before. */
+  cursor?: string;
+}

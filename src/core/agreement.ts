@@ -5,11 +5,34 @@ import type { TransitionResult } from './lifecycle.js';
 import { missingQuestions } from './answers.js';
 import { terminalEffects } from './ask-ending.js';
 import { ownValue } from './own.js';
+import { compareKey } from './text.js';
 import { agreeOf, answersKey } from './policy.js';
 import { withHistory, who } from './record-history.js';
 
-/** One person: `<channel>:<userId>` (never a bare user-chosen key: the `:` keeps it off `Object.prototype`). */
-export const personKey = (by: Pick<Responder, 'channel' | 'userId'>): string => `${by.channel}:${by.userId}`;
+const API_CHANNEL = 'api';
+
+/**
+ * One person: `<channel>:<userId>` (never a bare user-chosen key: the `:` keeps it off
+ * `Object.prototype`). A platform's user id is its own opaque id, kept exact; an API answer's `by`
+ * is a name someone typed, compared like labels ({@link compareKey}): `alice`, `Alice` and
+ * `ａｌｉｃｅ` are one person.
+ */
+export const personKey = (by: Pick<Responder, 'channel' | 'userId'>): string =>
+  by.channel === API_CHANNEL ? `${API_CHANNEL}:${compareKey(by.userId)}` : `${by.channel}:${by.userId}`;
+
+/** A stored `partials` key as {@link personKey} gives it now (asks stored before kept `api:<by>` as typed). */
+const storedPersonKey = (key: string): string =>
+  key.startsWith(`${API_CHANNEL}:`)
+    ? personKey({ channel: API_CHANNEL, userId: key.slice(API_CHANNEL.length + 1) })
+    : key;
+
+/** The person's partial answers so far (agree > 1), under whichever spelling of their key they were kept. */
+export function partialOf(record: AskRecord, by: Pick<Responder, 'channel' | 'userId'>): Answers | undefined {
+  const key = personKey(by);
+  const partials = record.partials ?? {};
+  const found = Object.keys(partials).find((k) => storedPersonKey(k) === key);
+  return found === undefined ? undefined : ownValue(partials, found);
+}
 
 /** How many responses give the same answers as `answers` (after normalisation). */
 export function matchingCount(record: AskRecord, responses: readonly Response[], answers: Answers): number {
@@ -26,8 +49,8 @@ export function matchingCount(record: AskRecord, responses: readonly Response[],
 export function agreeAnswer(record: AskRecord, answers: Answers, by: Responder, now: number): TransitionResult {
   const key = personKey(by);
   const partials = record.partials ?? {};
-  const merged: Answers = { ...(ownValue(partials, key) ?? {}), ...answers };
-  const others = Object.fromEntries(Object.entries(partials).filter(([k]) => k !== key));
+  const merged: Answers = { ...(partialOf(record, by) ?? {}), ...answers };
+  const others = Object.fromEntries(Object.entries(partials).filter(([k]) => storedPersonKey(k) !== key));
   const missing = missingQuestions(record.questions, merged);
   if (missing.length > 0) {
     const next = withHistory(

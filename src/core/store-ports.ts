@@ -107,6 +107,14 @@ export interface AskStore {
   /** The most recently created asks (pending or not), newest first, at most `limit`. */
   recent(limit: number): Promise<AskRecord[]>;
 
+  /**
+   * Pending asks, oldest first, whose cursor (`askCursor`, core/ask-listing.ts) comes after `after` (null: from the first),
+   * reading at most `limit` entries of the pending index (written with each create and terminal
+   * commit). Entries of asks that ended or expired are left out and dropped. `next`: the cursor to
+   * go on from, null once the index is read to its end.
+   */
+  pendingAsks(after: string | null, limit: number): Promise<PendingPage>;
+
   /** Throws when the store cannot serve requests. */
   ping(): Promise<void>;
 }
@@ -146,6 +154,12 @@ export interface AskIndexes {
   bindMessage(conv: ConversationKey, messageId: string, askId: string, ttlMs: number): Promise<void>;
   /** The ask a platform message belongs to, or null. */
   findByMessage(conv: ConversationKey, messageId: string): Promise<string | null>;
+}
+
+/** A page of {@link AskStore.pendingAsks}: each pending ask with its cursor, and where to go on. */
+export interface PendingPage {
+  asks: { record: AskRecord; cursor: string }[];
+  next: string | null;
 }
 
 /** An ask due for the reconciler, with the sweep time it was listed at. */

@@ -9,6 +9,11 @@
  * Allowed where they do their job: ZWJ inside an emoji sequence (👨‍👩‍👧), tag characters in a
  * flag (🏴󠁧󠁢󠁳󠁣󠁴󠁿), variation selectors after a character (❤️), and ZWJ/ZWNJ between two letters
  * of a script that needs them for shaping (Arabic, Persian, Indic scripts, ...).
+ *
+ * Blank characters that are neither white space nor format characters (the Braille blank U+2800,
+ * the musical null notehead U+1D159) are refused like the invisible ones, except U+2800 between
+ * Braille patterns (the space of Braille text); for comparison they, and the Hangul fillers (which
+ * show as a wide blank), count as a space.
  */
 
 const LONE_SURROGATES = /\p{Cs}/gu;
@@ -20,6 +25,12 @@ const CONTROL = /\p{Cc}/u;
 const NONCHARACTER = /\p{Noncharacter_Code_Point}/u;
 const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
 const IGNORABLE_ALL = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+/** Shown as a blank but neither white space nor a format character (`\s` and `\p{Cf}` cover the rest). */
+const BLANK = /[\u2800\u{1d159}]/u;
+/** Blank-looking characters {@link compareKey} reads as a space (Hangul fillers: NFKC maps U+3164 and U+FFA0 to U+1160). */
+const BLANK_ALL = /[\u2800\u{1d159}\u115f\u1160\u3164\uffa0]/gu;
+const BRAILLE_BLANK = '\u2800';
+const BRAILLE_PATTERN = /[\u2801-\u28ff]/u;
 const VARIATION_SELECTOR = /\p{Variation_Selector}/u;
 const PICTOGRAPHIC = /\p{Extended_Pictographic}/u;
 const ZWJ = '\u200d';
@@ -30,10 +41,11 @@ const TAG = /[\u{e0020}-\u{e007f}]/u;
 const JOINING_SCRIPT =
   /[\p{scx=Arabic}\p{scx=Syriac}\p{scx=Nko}\p{scx=Mongolian}\p{scx=Devanagari}\p{scx=Bengali}\p{scx=Gurmukhi}\p{scx=Gujarati}\p{scx=Oriya}\p{scx=Tamil}\p{scx=Telugu}\p{scx=Kannada}\p{scx=Malayalam}\p{scx=Sinhala}\p{scx=Khmer}\p{scx=Myanmar}\p{scx=Tibetan}]/u;
 // Every code point charProblem may refuse; text without any (nearly all text) skips the grapheme walk.
-const SUSPECT_SINGLE = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}\u0085\u2028\u2029]/u;
+const SUSPECT_SINGLE =
+  /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}\u0085\u2028\u2029\u2800\u{1d159}]/u;
 const SUSPECT_MULTI =
-  /[^\P{Cc}\n\t]|[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}\u0085\u2028\u2029]/u;
-const VISIBLE = /[^\s\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{M}\u2800]/u;
+  /[^\P{Cc}\n\t]|[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}\u0085\u2028\u2029\u2800\u{1d159}]/u;
+const VISIBLE = /[^\s\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{M}\u2800\u{1d159}]/u;
 
 /** `U+200B` for a character. */
 function codeOf(ch: string): string {
@@ -56,6 +68,10 @@ function charProblem(p: Place, multiline: boolean): string | null {
   if (SINGLE_LINE_BREAKS.test(ch)) return 'must be a single line';
   if (CONTROL.test(ch)) return `contains a control character (${codeOf(ch)})`;
   if (NONCHARACTER.test(ch)) return `contains a noncharacter (${codeOf(ch)})`;
+  if (BLANK.test(ch)) {
+    if (ch === BRAILLE_BLANK && betweenBraille(p.cps, p.i)) return null;
+    return `contains a blank character (${codeOf(ch)}) that looks like a space: use a plain space`;
+  }
   if (!INVISIBLE.test(ch)) return null;
   if (VARIATION_SELECTOR.test(ch) && !p.first && !/\s/u.test(p.base)) return null;
   if (ch === ZWJ && PICTOGRAPHIC.test(p.base) && !p.first && !p.last) return null;
@@ -67,6 +83,15 @@ function charProblem(p: Place, multiline: boolean): string | null {
   )
     return null;
   return `contains an invisible character (${codeOf(ch)}): zero-width, bidirectional and other format characters are not allowed`;
+}
+
+/** True when the Braille blanks around `cps[i]` sit between two Braille patterns (a word space of Braille text). */
+function betweenBraille(cps: readonly string[], i: number): boolean {
+  let before = i - 1;
+  while (cps[before] === BRAILLE_BLANK) before--;
+  let after = i + 1;
+  while (cps[after] === BRAILLE_BLANK) after++;
+  return BRAILLE_PATTERN.test(cps[before] ?? '') && BRAILLE_PATTERN.test(cps[after] ?? '');
 }
 
 /** Calls `visit` for every code point with its place in its grapheme cluster; stops when it returns true. */
@@ -117,10 +142,11 @@ export function stripInvisible(text: string): string {
 }
 
 /**
- * The form two strings are compared by: NFKC (full-width, ligatures), no format or ignorable
- * characters, runs of white space as one space, trimmed, case-folded (`ß` = `ss`).
+ * The form two strings are compared by: NFKC (full-width, ligatures), blank-looking characters
+ * as spaces, no other format or ignorable characters, runs of white space as one space, trimmed,
+ * case-folded (`ß` = `ss`).
  */
 export function compareKey(text: string): string {
-  const nfkc = text.replace(LONE_SURROGATES, '\ufffd').normalize('NFKC');
+  const nfkc = text.replace(LONE_SURROGATES, '\ufffd').normalize('NFKC').replace(BLANK_ALL, ' ');
   return nfkc.replace(IGNORABLE_ALL, '').replace(/\s+/gu, ' ').trim().toUpperCase().toLowerCase().normalize('NFKC');
 }

@@ -3,6 +3,7 @@ import type { AlongWrites } from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
 import { INDEX_TTL_MS, RECENT_MAX, type StoreKeys } from './keys.js';
 import { runScript, ZADD_EXPIRE } from './scripts.js';
+import { askCursor } from '../core/ask-listing.js';
 
 /**
  * One index write a create or commit script makes when it succeeds (the scripts' `along`):
@@ -15,10 +16,10 @@ export type AlongOp =
   | { op: 'IF'; key: string; member: string; score: number; ttlMs: number; expected: number }
   | { op: 'ZREM'; key: string; member: string };
 
-/** The writes {@link creationOps} gives: a string with a TTL, a sorted-set add keeping the `keep` highest. */
+/** The writes {@link creationOps} gives: a string with a TTL, a sorted-set add keeping the `keep` highest (all without). */
 export type CreationOp =
   | { op: 'PUT'; key: string; value: string; ttlMs: number }
-  | { op: 'SET'; key: string; member: string; score: number; ttlMs: number; keep: number };
+  | { op: 'SET'; key: string; member: string; score: number; ttlMs: number; keep?: number };
 
 /** An index key must outlive its latest member by a comfortable margin. */
 export function indexTtl(scoreMs: number, nowMs: number): number {
@@ -41,19 +42,30 @@ export function alongOps(keys: StoreKeys, askId: string, along: AlongWrites | un
   return ops;
 }
 
-/** The writes beside a new ask: its id → run mapping (`ttlMs`, the record's) and its place in the recent list. */
+/**
+ * The writes beside a new ask: its id → run mapping (`ttlMs`, the record's), its place in the
+ * recent list and in the pending index (outliving the record).
+ */
 export function creationOps(keys: StoreKeys, record: AskRecord, ttlMs: number): CreationOp[] {
   const recent = Date.parse(record.createdAt);
+  const pendingTtl = Math.max(INDEX_TTL_MS, ttlMs + INDEX_TTL_MS / 2);
   return [
     { op: 'PUT', key: keys.idMap(record.id), value: record.runId, ttlMs },
     { op: 'SET', key: keys.recent(), member: record.id, score: recent, ttlMs: INDEX_TTL_MS, keep: RECENT_MAX },
+    { op: 'SET', key: keys.pending(), member: askCursor(record), score: 0, ttlMs: pendingTtl },
   ];
+}
+
+/** The removal from the pending index when a change ends a pending ask (none otherwise). */
+export function leavePending(keys: StoreKeys, prev: AskRecord, next: AskRecord): AlongOp[] {
+  const left = prev.status === 'pending' && next.status !== 'pending';
+  return left ? [{ op: 'ZREM', key: keys.pending(), member: askCursor(prev) }] : [];
 }
 
 /** A creation write as a command of its own (Redis Cluster, where the indexes are in other hash slots). */
 export async function runCreationOp(redis: Redis | Cluster, op: CreationOp): Promise<unknown> {
   if (op.op === 'PUT') return redis.set(op.key, op.value, 'PX', op.ttlMs);
-  return runScript(redis, ZADD_EXPIRE, [op.key], ['SET', op.score, op.member, op.ttlMs, op.keep]);
+  return runScript(redis, ZADD_EXPIRE, [op.key], ['SET', op.score, op.member, op.ttlMs, op.keep ?? '']);
 }
 
 /**
@@ -68,7 +80,7 @@ export function appendAlong(keys: string[], argv: (string | number)[], ops: read
     if (o.op === 'ZREM') argv.push(o.op, o.member);
     else if (o.op === 'PUT') argv.push(o.op, o.value, o.ttlMs);
     else if (o.op === 'IF') argv.push(o.op, o.member, o.score, o.ttlMs, o.expected);
-    else if (o.op === 'SET') argv.push(o.op, o.member, o.score, o.ttlMs, o.keep);
+    else if (o.op === 'SET') argv.push(o.op, o.member, o.score, o.ttlMs, o.keep ?? '');
     else argv.push(o.op, o.member, o.score, o.ttlMs, '');
   }
 }

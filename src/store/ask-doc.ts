@@ -1,3 +1,4 @@
+import type { Redis, Cluster } from 'ioredis';
 import { z } from 'zod';
 import { AskRecordSchema, type AskRecord } from '../core/schemas.js';
 import { BoundedMap } from '../core/bounded-map.js';
@@ -142,5 +143,24 @@ export class KnownValues {
   note(key: string, raw: string, record: AskRecord): void {
     this.values.set(key, raw);
     this.records.set(key, record);
+  }
+}
+
+/** `raw` parsed as JSON, or undefined when it is not JSON. */
+export function safeJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The stored value of an ask key: its string, or the `doc` of a hash written before. */
+export async function readAskValue(redis: Redis | Cluster, key: string): Promise<string | null> {
+  try {
+    return await redis.get(key);
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.startsWith('WRONGTYPE')) throw error;
+    return redis.hget(key, 'doc');
   }
 }

@@ -68,6 +68,11 @@ export class StoreKeys {
     return `${this.prefix}:recent`;
   }
 
+  /** ZSET (every score 0, read in text order): `askCursor(record)` of every pending ask. */
+  pending(): string {
+    return `${this.prefix}:pending`;
+  }
+
   /** ZSET: ask id → next sweep time (ms). */
   sweep(): string {
     return `${this.prefix}:sweep`;

@@ -1,4 +1,13 @@
-import type { AlongWrites, AskStore, Clock, CreateArgs, CreateResult, IdempotencyClaim } from '../core/ports.js';
+import type {
+  AlongWrites,
+  AskStore,
+  Clock,
+  CreateArgs,
+  CreateResult,
+  IdempotencyClaim,
+  PendingPage,
+} from '../core/ports.js';
+import { askCursor, cursorAskId } from '../core/ask-listing.js';
 import type { AskRecord } from '../core/schemas.js';
 import { HISTORY_MAX, RECENT_MAX } from './keys.js';
 import type { MemoryResultBus } from './memory-bus.js';
@@ -6,6 +15,8 @@ import { live, sortedByScore, type AskEntry, type Expiring, type RunEntry, type 
 import { MemoryIndexes } from './memory-indexes.js';
 
 const PURGE_EVERY_MS = 60_000;
+/** The pending index: `askCursor(record)` of every pending ask (score 0: ordered as text, as on Redis). */
+const PENDING = 'pending';
 
 /**
  * {@link AskStore} in process memory, with the Redis store's semantics: every method runs
@@ -62,6 +73,7 @@ export class MemoryAskStore implements AskStore {
       });
       this.bus.announce(next.id);
       void this.bus.notifyHistory(next.id, next.runId);
+      if (next.status !== 'pending') this.indexes.entry(PENDING, now)?.members.delete(askCursor(supersede.prev));
     }
     this.asks.set(record.id, {
       runId: record.runId,
@@ -73,6 +85,7 @@ export class MemoryAskStore implements AskStore {
     const recent = this.indexes.index('recent', now);
     recent.set(record.id, Date.parse(record.createdAt));
     if (recent.size > RECENT_MAX) recent.delete(sortedByScore(recent, () => true)[0]!);
+    this.indexes.index(PENDING, now + args.ttlMs).set(askCursor(record), 0);
     this.runs.set(record.runId, {
       version: record.version,
       current: record.id,
@@ -109,6 +122,22 @@ export class MemoryAskStore implements AskStore {
         const ask = live(this.asks, id, now);
         return ask ? [JSON.parse(ask.doc) as AskRecord] : [];
       });
+  }
+
+  async pendingAsks(after: string | null, limit: number): Promise<PendingPage> {
+    const now = this.tick();
+    const entry = this.indexes.entry(PENDING, now);
+    if (!entry || limit <= 0) return { asks: [], next: limit <= 0 ? after : null };
+    const cursors = sortedByScore(entry.members, () => true)
+      .filter((cursor) => after === null || cursor > after)
+      .slice(0, limit);
+    const asks: PendingPage['asks'] = [];
+    for (const cursor of cursors) {
+      const ask = live(this.asks, cursorAskId(cursor), now);
+      if (ask?.status === 'pending') asks.push({ record: JSON.parse(ask.doc) as AskRecord, cursor });
+      else entry.members.delete(cursor);
+    }
+    return { asks, next: cursors.length < limit ? null : cursors.at(-1)! };
   }
 
   async getRun(
@@ -154,6 +183,8 @@ export class MemoryAskStore implements AskStore {
     });
     const run = live(this.runs, prev.runId, now);
     if (run) run.expiresAt = Math.max(run.expiresAt, now + opts.ttlMs);
+    if (entry.status === 'pending' && next.status !== 'pending')
+      this.indexes.entry(PENDING, now)?.members.delete(askCursor(prev));
     if (opts.publish) this.bus.announce(prev.id);
     void this.bus.notifyHistory(prev.id, prev.runId);
     this.indexes.along(prev.id, opts.along);
@@ -179,6 +210,9 @@ export class MemoryAskStore implements AskStore {
     for (const map of [this.asks, this.runs, this.idem] as Map<string, Expiring>[]) {
       for (const [key, entry] of map) if (entry.expiresAt <= now) map.delete(key);
     }
+    // A pending ask that expired without ending (its timeout lost) leaves the pending index too.
+    const pending = this.indexes.entry(PENDING, now)?.members;
+    for (const cursor of pending?.keys() ?? []) if (!this.asks.has(cursorAskId(cursor))) pending!.delete(cursor);
     this.indexes.purge(now);
   }
 }

@@ -3,11 +3,12 @@ import { z } from 'zod';
 import type { AlongWrites, AskStore, Clock, CreateArgs, CreateResult, IdempotencyClaim } from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
 import { BoundedMap } from '../core/bounded-map.js';
-import { CorruptRecordError, encodeAsk, KnownValues, parseStoredAsk } from './ask-doc.js';
+import { CorruptRecordError, encodeAsk, KnownValues, parseStoredAsk, readAskValue, safeJson } from './ask-doc.js';
 import { HISTORY_MAX, RECENT_MAX, StoreKeys } from './keys.js';
 import { CLAIM, COMMIT, CREATE, CommitCode, CreateCode, EXTEND_TTL, GET_RUN, HISTORY, runScript } from './scripts.js';
 import { RedisIndexes, ttl } from './redis-indexes.js';
-import { alongOps, appendAlong, creationOps, runCreationOp } from './along-ops.js';
+import { alongOps, appendAlong, creationOps, leavePending, runCreationOp } from './along-ops.js';
+import { dropPending, readPendingPage } from './pending-index.js';
 import { systemClock } from '../system-clock.js';
 
 /**
@@ -105,12 +106,13 @@ export class RedisAskStore implements AskStore {
     // they are written and awaited first, so the ask is findable by id the moment it exists (an
     // orphan mapping left by a crash before the script is harmless).
     const indexes = creationOps(k, record, ttl(args.ttlMs));
+    const left = supersede ? leavePending(k, supersede.prev, supersede.next) : [];
     const extended = supersede ? this.extendIdMap(supersede.prev, args.retentionMs) : null;
     // The superseded ask's kept copy is not offered while the script may change it.
     const superseded = supersede ? k.ask(supersede.prev.runId, supersede.prev.id) : null;
     const reply = await this.known.whileWriting(superseded, async (): Promise<[number, string?]> => {
       if (this.ordered) {
-        appendAlong(keys, argv, [...indexes, ...alongOps(k, record.id, args.along, now)]);
+        appendAlong(keys, argv, [...indexes, ...left, ...alongOps(k, record.id, args.along, now)]);
         const [created] = await Promise.all([runScript(this.redis, CREATE, keys, argv), extended]);
         return created as [number, string?];
       }
@@ -124,6 +126,7 @@ export class RedisAskStore implements AskStore {
     this.remember(record.id, record.runId, mapped ? idExpiresAt : undefined);
     switch (reply[0]) {
       case CreateCode.created:
+        if (!this.ordered) dropPending(this.redis, left);
         this.known.note(keys[1]!, value, record);
         if (supersede) this.known.note(keys[3]!, supersededValue, supersede.next);
         return { status: 'created', record, superseded: supersede?.next ?? null };
@@ -141,7 +144,7 @@ export class RedisAskStore implements AskStore {
       if (mapped === null) return null;
       runId = mapped;
     }
-    const value = await this.readAsk(this.keys.ask(runId, askId));
+    const value = await readAskValue(this.redis, this.keys.ask(runId, askId));
     if (value === null) return null;
     this.remember(askId, runId);
     return this.parse(value, runId, askId);
@@ -193,6 +196,11 @@ export class RedisAskStore implements AskStore {
     const ids = await this.redis.zrevrange(this.keys.recent(), 0, Math.min(limit, RECENT_MAX) - 1);
     const records = await Promise.all(ids.map((id) => this.get(id)));
     return records.filter((r): r is AskRecord => r !== null);
+  }
+
+  pendingAsks(after: string | null, limit: number) {
+    const page = { after, limit, nowMs: this.clock.now() };
+    return readPendingPage(this.redis, this.keys.pending(), (ids) => this.getMany(ids), page);
   }
 
   async getRun(
@@ -249,13 +257,15 @@ export class RedisAskStore implements AskStore {
       prev.runId,
     ];
     this.refuseAlong(opts.along);
-    appendAlong(keys, argv, alongOps(k, prev.id, opts.along, this.clock.now()));
+    const left = leavePending(k, prev, next);
+    appendAlong(keys, argv, [...alongOps(k, prev.id, opts.along, this.clock.now()), ...(this.ordered ? left : [])]);
     // Sent together (one round trip): the id mapping must live as long as the record. Extending
     // is harmless when the commit then conflicts; a failure here only shortens findability.
     const [, code] = await this.known.whileWriting(keys[0]!, () =>
       Promise.all([this.extendIdMap(prev, opts.ttlMs), runScript(this.redis, COMMIT, keys, argv)]),
     );
     if (code === CommitCode.ok) {
+      if (!this.ordered) dropPending(this.redis, left);
       this.known.note(keys[0]!, value, next);
       return 'ok';
     }
@@ -290,16 +300,6 @@ export class RedisAskStore implements AskStore {
     );
   }
 
-  /** The stored value of an ask key: its string, or the `doc` of a hash written before. */
-  private async readAsk(key: string): Promise<string | null> {
-    try {
-      return await this.redis.get(key);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('WRONGTYPE')) throw error;
-      return this.redis.hget(key, 'doc');
-    }
-  }
-
   /**
    * The record of a stored value: the one this process wrote or read with it, while kept; else
    * parsed, without the schema check when this process knows the value.
@@ -316,13 +316,5 @@ export class RedisAskStore implements AskStore {
   private remember(askId: string, runId: string, idExpiresAt?: number): void {
     const known = this.runOf.get(askId);
     this.runOf.set(askId, { runId, idExpiresAt: Math.max(idExpiresAt ?? 0, known?.idExpiresAt ?? 0) });
-  }
-}
-
-function safeJson(raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return undefined;
   }
 }

@@ -1,6 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { describe, it, expect, beforeEach, afterEach, vi } from 'vitest';
-import type { AskIndexes, AskStore, ConversationKey, CreateArgs, ResultBus } from '../../src/core/ports.js';
+import type {
+  AskIndexes,
+  AskStore,
+  ConversationKey,
+  CreateArgs,
+  PendingPage,
+  ResultBus,
+} from '../../src/core/ports.js';
+import { askCursor } from '../../src/core/ask-listing.js';
 import type { AskRecord } from '../../src/core/schemas.js';
 
 /** A store and the indexes beside its records, as both implementations expose them. */
@@ -501,6 +509,79 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
       await h.elapse(250);
       expect(await store.indexes.findByMessage(conv, '11')).toBeNull();
       expect(await store.indexes.findByMessage(conv, '10')).toBe('ask-a');
+    });
+
+    /** Every pending ask, paging `limit` at a time from the start; fails on a repeat. */
+    async function listAll(from: StoreWithIndexes, limit: number): Promise<string[]> {
+      const ids: string[] = [];
+      let after: string | null = null;
+      for (let pages = 0; pages < 100; pages++) {
+        const page: PendingPage = await from.pendingAsks(after, limit);
+        expect(page.asks.length).toBeLessThanOrEqual(limit);
+        for (const { record, cursor } of page.asks) {
+          expect(cursor).toBe(askCursor(record));
+          if (after !== null) expect(cursor > after).toBe(true);
+          ids.push(record.id);
+        }
+        if (page.next === null) break;
+        after = page.next;
+      }
+      expect(new Set(ids).size).toBe(ids.length);
+      return ids;
+    }
+    /** A pending ask created `ms` after T0 on a run of its own (or `runId`'s, superseding its pending ask). */
+    async function pendingAt(ms: number, id = uid(), runId = uid()): Promise<AskRecord> {
+      const { current, version } = await store.getRun(runId);
+      const record = { ...pendingAsk(runId, version + 1, id), createdAt: new Date(T0 + ms).toISOString() };
+      const supersede = current?.status === 'pending' ? { prev: current, next: ended(current, 'superseded') } : null;
+      expect((await store.create(args(record, version, supersede))).status).toBe('created');
+      return record;
+    }
+
+    it('pendingAsks lists every pending ask oldest first (ties by id), pages by cursor, and leaves ended asks out', async () => {
+      const a = await pendingAt(3000);
+      const b = await pendingAt(1000);
+      const [c, d] = [await pendingAt(2000, `B${uid(13)}`), await pendingAt(2000, `A${uid(13)}`)];
+      const e = await pendingAt(4000);
+      const f = await pendingAt(5000);
+      expect(await store.commit(e, answered(e), { ttlMs: HOUR, publish: true })).toBe('ok');
+      const f2 = await pendingAt(6000, uid(), f.runId); // supersedes f
+      const expected = [b.id, d.id, c.id, a.id, f2.id];
+      for (const limit of [1, 2, 3, 5, 200]) expect(await listAll(store, limit)).toEqual(expected);
+      expect(await listAll(h.peers[0]!, 2)).toEqual(expected);
+      const first = await store.pendingAsks(null, 2);
+      expect(first.asks.map((x) => x.record)).toEqual([b, d]);
+      expect(first.next).toBe(askCursor(d));
+      expect((await store.pendingAsks(askCursor(f2), 10)).asks).toEqual([]);
+    });
+
+    it('pendingAsks while asks come and go between pages: none twice, none pending throughout skipped', async () => {
+      const asks = [];
+      for (let i = 0; i < 6; i++) asks.push(await pendingAt(1000 * (i + 1)));
+      const page1 = await store.pendingAsks(null, 2);
+      expect(page1.asks.map((x) => x.record.id)).toEqual([asks[0]!.id, asks[1]!.id]);
+      // Meanwhile: one not yet listed ends, one already listed ends, a new one comes.
+      expect(await store.commit(asks[3]!, answered(asks[3]!), { ttlMs: HOUR, publish: true })).toBe('ok');
+      expect(await store.commit(asks[0]!, answered(asks[0]!), { ttlMs: HOUR, publish: true })).toBe('ok');
+      const late = await pendingAt(9000);
+      const seen = page1.asks.map((x) => x.record.id);
+      let after = page1.next;
+      while (after !== null) {
+        const page = await h.peers[0]!.pendingAsks(after, 2);
+        seen.push(...page.asks.map((x) => x.record.id));
+        after = page.next;
+      }
+      expect(seen).toEqual([asks[0]!.id, asks[1]!.id, asks[2]!.id, asks[4]!.id, asks[5]!.id, late.id]);
+      expect(await listAll(store, 50)).toEqual([asks[1]!.id, asks[2]!.id, asks[4]!.id, asks[5]!.id, late.id]);
+    });
+
+    it('pendingAsks leaves out an ask whose record expired while pending', async () => {
+      const short = { ...pendingAsk(uid(), 1), createdAt: new Date(T0 + 10).toISOString() };
+      expect((await store.create(args(short, 0, null, 300))).status).toBe('created');
+      const kept = await pendingAt(20);
+      expect(await listAll(store, 10)).toEqual([short.id, kept.id]);
+      await h.elapse(400);
+      expect(await listAll(store, 10)).toEqual([kept.id]);
     });
 
     it('ping resolves', async () => {

@@ -286,6 +286,7 @@ describe('RedisAskStore specifics', () => {
       'id:<id>',
       'idem:k',
       'msg:telegram:5:9',
+      'pending',
       'recent',
       'sweep',
       '{r1}:ask:<id>',

@@ -70,6 +70,7 @@ const protectedTargets = (): { method: string; path: string; body?: string; head
     },
     { method: 'GET', path: `/v1/asks/${id}` },
     { method: 'HEAD', path: `/v1/asks/${id}` },
+    { method: 'GET', path: '/v1/asks?status=pending' },
     {
       method: 'POST',
       path: `/v1/asks/${id}/answer`,
@@ -259,6 +260,7 @@ describe('with ASKGATE_API_TOKEN: no spelling of a protected route gets in witho
     }
     const protectedRoutes = [
       'POST /v1/asks',
+      'GET /v1/asks',
       'GET /v1/asks/:id',
       'POST /v1/asks/:id/answer',
       'POST /v1/asks/:id/cancel',
