@@ -253,6 +253,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     apiToken: config.apiToken,
     consoleSessions: backend.consoleSessions,
     bodyLimitBytes: config.bodyLimitBytes,
+    http: config.http,
     maxWaitSeconds: config.maxWaitSeconds,
     isStoreUnavailable: isRedisUnavailable,
     ready: () => backend.store.ping(),
