@@ -54,7 +54,7 @@ export function openFileLimit(read = () => readFileSync('/proc/self/limits', 'ut
  * its soft limit to the hard one at startup) less {@link RESERVED_FDS}, between 64 and 65,536;
  * 1,000 where the limit cannot be read.
  */
-export function defaultMaxConnections(openFiles = openFileLimit()): number {
+export function defaultMaxConnections(openFiles: number | undefined): number {
   if (openFiles === undefined) return FALLBACK_MAX_CONNECTIONS;
   return Math.max(PROBE_LANE, Math.min(DEFAULT_MAX_CONNECTIONS_CEILING, openFiles - RESERVED_FDS));
 }

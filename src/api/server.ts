@@ -16,6 +16,7 @@ import { answerClientError } from './client-error.js';
 import {
   defaultMaxConnections,
   installConnectionLimits,
+  openFileLimit,
   requestTimeoutOptions,
   type HttpLimits,
 } from './connection-limits.js';
@@ -80,7 +81,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   });
 
   // First: a connection beyond the cap is answered (probes) or refused before anything else runs.
-  installConnectionLimits(app, deps.http.maxConnections ?? defaultMaxConnections(), deps.logger);
+  installConnectionLimits(app, deps.http.maxConnections ?? defaultMaxConnections(openFileLimit()), deps.logger);
   // Before any route: every route added from here on is authenticated by its declaration.
   installRouteAuth(app, deps.apiToken);
 

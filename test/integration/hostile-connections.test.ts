@@ -6,6 +6,8 @@ import { startTestApp, testEnv } from '../helpers/app.js';
 import { startAskgateProcess, type AskgateProcess } from '../helpers/askgate-process.js';
 import { askBody, client, eventually } from '../helpers/http.js';
 import { sendRaw } from '../helpers/raw-target.js';
+import { RecordingChannel } from '../helpers/test-channel.js';
+import type { InboundRoute } from '../../src/core/ports.js';
 
 // Clients that hold connections: a request whose body never finishes is cut by the request
 // timeout, a refused request loses its connection, and beyond the connection cap requests get a
@@ -13,6 +15,13 @@ import { sendRaw } from '../helpers/raw-target.js';
 // loopback, and closed in afterEach/afterAll.
 
 const TOKEN = 'hostile-connections-token-0123';
+
+/** The test channel with a signed webhook route, as a chat platform adds (public: no token). */
+class HookChannel extends RecordingChannel {
+  routes(): InboundRoute[] {
+    return [{ method: 'POST', path: '/hooks/test', handle: async () => ({ status: 200, body: 'ok' }) }];
+  }
+}
 
 /** A raw connection that sent a request's headers and the first byte of a longer body. */
 interface Held {
@@ -89,6 +98,7 @@ describe('with a short request timeout (2 s)', () => {
         ASKGATE_REQUEST_TIMEOUT_SECONDS: '2',
         ASKGATE_MAX_CONNECTIONS: '5000',
       }),
+      [new HookChannel()],
     );
     port = Number(new URL(app.url).port);
     api = client(app.url, TOKEN);
@@ -101,23 +111,17 @@ describe('with a short request timeout (2 s)', () => {
 
   it('thousands of half-sent bodies are closed by the server while /healthz and /readyz answer', async () => {
     const count = affordable(2000);
-    const origin = `http://127.0.0.1:${port}`;
-    const held = await holdMany(count, (i) =>
-      hold(
-        port,
-        i % 2 === 0
-          ? head('POST', '/console/login', port, {
-              origin,
-              'content-type': 'application/json',
-              'content-length': '100',
-            })
-          : head('POST', '/v1/asks', port, {
-              authorization: `Bearer ${TOKEN}`,
-              'content-type': 'application/json',
-              'content-length': '100',
-            }),
-      ),
-    );
+    const json = { 'content-type': 'application/json', 'content-length': '100' };
+    const bearer = { authorization: `Bearer ${TOKEN}`, ...json };
+    // Every kind of route on the one server: public, bearer (API, MCP, A2A) and a signed webhook.
+    const targets = [
+      head('POST', '/console/login', port, { origin: `http://127.0.0.1:${port}`, ...json }),
+      head('POST', '/v1/asks', port, bearer),
+      head('POST', '/mcp', port, { accept: 'application/json, text/event-stream', ...bearer }),
+      head('POST', '/a2a', port, bearer),
+      head('POST', '/hooks/test', port, json),
+    ];
+    const held = await holdMany(count, (i) => hold(port, targets[i % targets.length]!));
     const health = await api.get('/healthz');
     const openAtHealth = held.filter((h) => h.isOpen()).length;
     expect(health.status).toBe(200);
