@@ -17,8 +17,11 @@ export interface HttpLimits {
   maxConnections?: number;
 }
 
-/** Refusals after which the connection is closed, so a refused client cannot keep it. */
-const REFUSALS: ReadonlySet<number> = new Set([401, 403, 408, 413, 431]);
+/**
+ * Refusals after which the connection is closed, so a refused client cannot keep it (408 and
+ * 431 come from node's parser: api/client-error.ts answers them and destroys the socket).
+ */
+const REFUSALS: ReadonlySet<number> = new Set([401, 403, 413]);
 
 /** Routes a connection beyond the limit may still reach. */
 const PROBES: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
@@ -80,8 +83,8 @@ export function requestTimeoutOptions(requestTimeoutMs: number) {
  * Caps the connections of `app` at `maxConnections`. Up to {@link PROBE_LANE} more are accepted
  * for at most {@link PROBE_LANE_MS}: `/healthz` and `/readyz` are answered there, anything else
  * gets 503 `too_many_connections`; either way the connection is then closed. Beyond the lane a
- * connection is closed at once. Also closes the connection after a refusal (401, 403, 408, 413,
- * 431) and after any answer sent before the request's body was read.
+ * connection is closed at once. Also closes the connection after a refusal (401, 403, 413) and
+ * after any answer sent before the request's body was read.
  */
 export function installConnectionLimits(app: FastifyInstance, maxConnections: number, logger: Logger): void {
   const beyond = new WeakSet<Socket>();
