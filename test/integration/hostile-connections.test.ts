@@ -136,6 +136,24 @@ describe('with a short request timeout (2 s)', () => {
     );
   });
 
+  it('a body sent one byte at a time is cut too: the deadline counts from the request line, not from the last byte', async () => {
+    const held = await hold(
+      port,
+      head('POST', '/v1/asks', port, {
+        authorization: `Bearer ${TOKEN}`,
+        'content-type': 'application/json',
+        'content-length': '1000',
+      }),
+    );
+    const drip = setInterval(() => held.isOpen() && held.socket.write(' '), 200);
+    try {
+      await allClosed([held], 15_000);
+    } finally {
+      clearInterval(drip);
+    }
+    expect(held.received()).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
   it('a long poll and an event stream stay open past the request timeout (only the request is bounded)', async () => {
     const created = await api.post('/v1/asks', askBody('hostile-wait', { timeoutSeconds: 600 }));
     expect(created.status).toBe(201);
