@@ -34,6 +34,8 @@ const EnvSchema = z.object({
   ASKGATE_RETENTION_SECONDS: int(86_400, 60),
   ASKGATE_MAX_WAIT_SECONDS: int(600, 0, 3600),
   ASKGATE_BODY_LIMIT_BYTES: int(65_536, 1024, 10_485_760),
+  ASKGATE_REQUEST_TIMEOUT_SECONDS: int(30, 1, 3600),
+  ASKGATE_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).optional(),
   ASKGATE_RECONCILE_INTERVAL_MS: int(5_000, 10),
   ASKGATE_RECONCILE_GRACE_MS: int(5_000, 0),
   ASKGATE_SWEEP_DELAY_MS: int(30_000, 10),
@@ -101,6 +103,7 @@ export interface Config {
   defaultLocale: string;
   maxWaitSeconds: number;
   bodyLimitBytes: number;
+  http: { requestTimeoutMs: number; maxConnections?: number }; // unset: from the open-file limit (api/connection-limits.ts)
   reconciler: { intervalMs: number; graceMs: number; sweepDelayMs: number };
   /**
    * `inlineConcurrency`: outbox jobs run in-process right after the commit that queued them, at
@@ -266,6 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultLocale,
     maxWaitSeconds: e.ASKGATE_MAX_WAIT_SECONDS,
     bodyLimitBytes: e.ASKGATE_BODY_LIMIT_BYTES,
+    http: { requestTimeoutMs: e.ASKGATE_REQUEST_TIMEOUT_SECONDS * 1000, maxConnections: e.ASKGATE_MAX_CONNECTIONS },
     reconciler: {
       intervalMs: e.ASKGATE_RECONCILE_INTERVAL_MS,
       graceMs: e.ASKGATE_RECONCILE_GRACE_MS,

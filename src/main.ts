@@ -253,6 +253,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     apiToken: config.apiToken,
     consoleSessions: backend.consoleSessions,
     bodyLimitBytes: config.bodyLimitBytes,
+    http: config.http,
     maxWaitSeconds: config.maxWaitSeconds,
     isStoreUnavailable: isRedisUnavailable,
     ready: () => backend.store.ping(),
@@ -290,7 +291,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     closed = true;
     gateway.stopWaiting();
     // A socket that never sent a request (a client's pre-opened pooled connection) is not idle to
-    // node, so server.close() would wait out the headers timeout (60 s) on it: close what is left
+    // node, so server.close() would wait out the request timeout (30 s by default) on it: close what is left
     // once the requests in flight had a grace period to finish.
     const force = setTimeout(() => server.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     await server.close().finally(() => clearTimeout(force));

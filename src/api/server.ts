@@ -13,6 +13,13 @@ import type { Logger } from '../core/ports.js';
 import { lazyChild } from '../logger.js';
 import { installRouteAuth, type RouteConfig } from './auth.js';
 import { answerClientError } from './client-error.js';
+import {
+  defaultMaxConnections,
+  installConnectionLimits,
+  openFileLimit,
+  requestTimeoutOptions,
+  type HttpLimits,
+} from './connection-limits.js';
 import { parseJsonBody } from './json-body.js';
 import type { PrometheusMetrics } from './metrics.js';
 import { registerAskRoutes } from './routes.js';
@@ -38,6 +45,8 @@ export interface ServerDeps {
   /** Console sign-outs, shared by every replica. */
   consoleSessions: ConsoleSessionStore;
   bodyLimitBytes: number;
+  /** The request deadline and the connection cap (`ASKGATE_REQUEST_TIMEOUT_SECONDS`, `ASKGATE_MAX_CONNECTIONS`). */
+  http: HttpLimits;
   maxWaitSeconds: number;
   /** True for errors meaning the store is unreachable or hung (answered with 503). */
   isStoreUnavailable: (error: unknown) => boolean;
@@ -58,6 +67,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
         }
       : { logger: false }),
     bodyLimit: deps.bodyLimitBytes,
+    ...requestTimeoutOptions(deps.http.requestTimeoutMs),
     return503OnClosing: true,
     // Run ids are up to 128 characters; the router's default of 100 refused longer ones with 414.
     routerOptions: { maxParamLength: 256 },
@@ -70,6 +80,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     clientErrorHandler: answerClientError,
   });
 
+  // First: a connection beyond the cap is answered (probes) or refused before anything else runs.
+  installConnectionLimits(app, deps.http.maxConnections ?? defaultMaxConnections(openFileLimit()), deps.logger);
   // Before any route: every route added from here on is authenticated by its declaration.
   installRouteAuth(app, deps.apiToken);
 

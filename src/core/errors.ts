@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'channel_not_enabled'
   | 'payload_too_large'
   | 'store_unavailable'
+  | 'too_many_connections'
   | 'internal';
 
 const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -23,6 +24,7 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   idempotency_conflict: 409,
   payload_too_large: 413,
   store_unavailable: 503,
+  too_many_connections: 503,
   internal: 500,
 };
 

@@ -12,9 +12,13 @@ export interface AskgateProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `askgate serve` as a child process with `env` and waits for its listening line. */
-export async function startAskgateProcess(env: Record<string, string>): Promise<AskgateProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+/**
+ * Starts `askgate serve` as a child process with `env` and waits for its listening line.
+ * `wrap`: a command that runs node (e.g. `['prlimit', '--nofile=1024:1024', '--']`).
+ */
+export async function startAskgateProcess(env: Record<string, string>, wrap: string[] = []): Promise<AskgateProcess> {
+  const [command, ...args] = [...wrap, process.execPath, '--import', 'tsx', 'src/cli.ts', 'serve'];
+  const child: ChildProcess = spawn(command!, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
