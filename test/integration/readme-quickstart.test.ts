@@ -118,12 +118,16 @@ describe('README quick start', () => {
     expect(result).toMatchObject(documented('prints the result and exits 0:'));
   }, 60_000);
 
+  it('the blocks to paste carry no comments (zsh, the macOS shell, runs a `#` as a word when interactive)', () => {
+    for (const block of [tryIt!, curlOnly!]) expect(block).not.toMatch(/(^|\s)#/);
+  });
+
   it('the curl-only block, pasted whole, creates an ask with no channel, answers it and prints the result', async () => {
     expect(curlOnly, 'a second block in the quick start').toBeDefined();
     const { code, out, err } = await pasted(curlOnly!);
     expect(code, out + err).toBe(0);
     expect(JSON.parse(out)).toMatchObject({ status: 'answered', answers: { q1: ['Yes'] } });
-    expect(JSON.parse(out)).toMatchObject(documented('It prints the result:'));
+    expect(JSON.parse(out)).toMatchObject(documented('then prints the result:'));
   }, 60_000);
 });
 
