@@ -14,7 +14,7 @@ import { policyFromFlags, UsageError } from './cli-ask-policy.js';
 /** Exit codes of `askgate ask`, documented in the README. */
 export const EXIT = { answered: 0, error: 1, usage: 2, noAnswer: 3, pending: 4 } as const;
 
-/** How `ask` retries an unreachable askgate: default `--retry-for` with `--wait`, margin past the deadline, backoff. */
+/** How `ask` and `wait` retry an unreachable askgate: default `--retry-for` (with `--wait`), margin past the deadline, backoff. */
 export const RETRY = { defaultWaitSeconds: 60, pastDeadlineMs: 60_000, firstDelayMs: 200, maxDelayMs: 5_000 } as const;
 
 interface DraftQuestion {
