@@ -4,7 +4,7 @@
  * answers go back as the `resume` entries of the next run.
  *
  * Run the demo against a local askgate (`npm start` in another terminal):
- *   npx tsx examples/ag-ui.ts
+ *   cd examples && npx tsx ag-ui.ts
  * With AGUI_URL set it talks to that AG-UI endpoint (`HttpAgent`); without, to a small
  * in-process agent that asks to approve sending an email. Each ask prints a curl command that
  * answers it, or answer in the chat with ASKGATE_DEFAULT_TO set.

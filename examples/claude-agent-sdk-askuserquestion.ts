@@ -3,7 +3,7 @@
  * questions reach a person over Telegram, Slack or Discord instead of a terminal.
  *
  * Run the demo against a local askgate (`npm start` in another terminal):
- *   npx tsx examples/claude-agent-sdk-askuserquestion.ts
+ *   cd examples && npx tsx claude-agent-sdk-askuserquestion.ts
  * It asks what Claude would ask and prints what your canUseTool callback would return.
  *
  * Wiring it into the Claude Agent SDK (`npm i @anthropic-ai/claude-agent-sdk`; not a dependency here):

@@ -5,7 +5,7 @@
  * paused thread; the thread id is the askgate run id.
  *
  * Run the demo against a local askgate (`npm start` in another terminal):
- *   npx tsx examples/langgraph.ts
+ *   cd examples && npx tsx langgraph.ts
  * Each ask prints a curl command that answers it, or answer in the chat with ASKGATE_DEFAULT_TO set.
  *
  * On resume LangGraph re-runs the interrupted node from its start, so work before `askPerson()`

@@ -3,7 +3,7 @@
  * `ask_user` tool, and a tool marked `needsApproval` waits for a person's Approve/Reject.
  *
  * Run the demo against a local askgate (`npm start` in another terminal):
- *   npx tsx examples/openai-agents.ts
+ *   cd examples && npx tsx openai-agents.ts
  * With OPENAI_API_KEY set it uses OpenAI's default model; without, a scripted model that makes
  * the same tool calls (no network). Each ask prints a curl command that answers it, or answer in
  * the chat with ASKGATE_DEFAULT_TO set (e.g. telegram:123456).

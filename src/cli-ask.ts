@@ -14,8 +14,8 @@ import { policyFromFlags, UsageError } from './cli-ask-policy.js';
 /** Exit codes of `askgate ask`, documented in the README. */
 export const EXIT = { answered: 0, error: 1, usage: 2, noAnswer: 3, pending: 4 } as const;
 
-/** How `ask` retries an unreachable askgate: default `--retry-for` with `--wait`, margin past the deadline, backoff. */
-const RETRY = { defaultWaitSeconds: 60, pastDeadlineMs: 60_000, firstDelayMs: 200, maxDelayMs: 5_000 } as const;
+/** How `ask` and `wait` retry an unreachable askgate: default `--retry-for` (with `--wait`), margin past the deadline, backoff. */
+export const RETRY = { defaultWaitSeconds: 60, pastDeadlineMs: 60_000, firstDelayMs: 200, maxDelayMs: 5_000 } as const;
 
 interface DraftQuestion {
   question: string;
@@ -110,7 +110,8 @@ export function askBodyFromArgs(argv: string[]): AskArgs {
   return { body, wait, url: values.url, key: values['idempotency-key'], retryFor };
 }
 
-function wholeSeconds(flag: string, value: string, min: number): number {
+/** A whole number of seconds of at least `min` from flag `flag`, or a UsageError naming it. */
+export function wholeSeconds(flag: string, value: string, min: number): number {
   const seconds = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
   if (!(seconds >= min))
     throw new UsageError(
@@ -195,32 +196,50 @@ async function retrying<T>(
 export async function runAsk(argv: string[]): Promise<number> {
   const { body, wait, url, key, retryFor } = askBodyFromArgs(argv);
   const base = askgateUrl(url, process.env);
-  const client = new AskgateClient({ url: base, token: process.env.ASKGATE_API_TOKEN || undefined });
+  const client = clientFor(base);
   try {
     // The key makes a retried POST return the ask that a lost response had already created.
     const idempotencyKey = key ?? (retryFor > 0 ? `cli-${randomUUID()}` : undefined);
-    const minMs = retryFor * 1000;
-    let record: AskView = await retrying(base, { minMs, untilMs: 0 }, () =>
+    const record: AskView = await retrying(base, { minMs: retryFor * 1000, untilMs: 0 }, () =>
       client.create(body as AskInput, { idempotencyKey }),
     );
     if (!wait) {
       console.log(JSON.stringify(record, null, 2));
       return EXIT.answered;
     }
-    const bound = { minMs, untilMs: Date.parse(record.expiresAt) + RETRY.pastDeadlineMs };
-    while (record.status === 'pending') {
-      const id = record.id;
-      record = await retrying(base, bound, () => client.get(id, { wait: 30 }));
-    }
-    console.log(JSON.stringify(record.result, null, 2));
-    return record.result?.status === 'answered' ? EXIT.answered : EXIT.noAnswer;
+    return await printResult(base, client, record.id, retryFor, record);
   } catch (error) {
-    return failureExit(base, error);
+    return failure(base, error);
   }
 }
 
-/** The exit code of a call to askgate that failed, after saying why on stderr; rethrows any other error. */
-export function failureExit(base: string, error: unknown): number {
+/** The SDK client of the CLI commands, with `ASKGATE_API_TOKEN` when set. */
+export const clientFor = (base: string) =>
+  new AskgateClient({ url: base, token: process.env.ASKGATE_API_TOKEN || undefined });
+
+/**
+ * Long-polls ask `id` (from `record` when the caller already has it) until it is resolved, retrying an
+ * unreachable askgate for `retryFor` seconds and, once the deadline is known, until 60 s past it;
+ * prints the result and returns its exit code.
+ */
+export async function printResult(
+  base: string,
+  client: AskgateClient,
+  id: string,
+  retryFor: number,
+  record?: AskView,
+): Promise<number> {
+  const bound = { minMs: retryFor * 1000, untilMs: 0 };
+  while (record === undefined || record.status === 'pending') {
+    if (record) bound.untilMs = Date.parse(record.expiresAt) + RETRY.pastDeadlineMs;
+    record = await retrying(base, bound, () => client.get(id, { wait: 30 }));
+  }
+  console.log(JSON.stringify(record.result, null, 2));
+  return record.result?.status === 'answered' ? EXIT.answered : EXIT.noAnswer;
+}
+
+/** The exit code of a failed call, after saying on stderr what failed (the URL, the cause, the API's error). */
+export function failure(base: string, error: unknown): number {
   if (error instanceof AskgateConnectionError) {
     console.error(`askgate: cannot reach ${base} (${connectionCause(error)})`);
     return EXIT.error;

@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
-import { AskgateClient } from './client/index.js';
-import { EXIT, askgateUrl, failureExit } from './cli-ask.js';
+import { EXIT, askgateUrl, clientFor, failure } from './cli-ask.js';
 
 /**
  * `askgate list`: one page of pending asks, oldest first, as JSON (`{asks, nextCursor}`, the body
@@ -19,7 +18,7 @@ export async function runList(argv: string[]): Promise<number> {
     },
   });
   const base = askgateUrl(values.url, process.env);
-  const client = new AskgateClient({ url: base, token: process.env.ASKGATE_API_TOKEN || undefined });
+  const client = clientFor(base);
   try {
     const page = await client.listAsks({
       status: 'pending',
@@ -32,6 +31,6 @@ export async function runList(argv: string[]): Promise<number> {
     console.log(JSON.stringify(page, null, 2));
     return EXIT.answered;
   } catch (error) {
-    return failureExit(base, error);
+    return failure(base, error);
   }
 }

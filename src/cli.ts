@@ -3,6 +3,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, loadMcpClientConfig } from './config.js';
 import { EXIT, UsageError, askgateUrl, runAsk, shown } from './cli-ask.js';
+import { runWait } from './cli-wait.js';
 import { tuneGarbageCollector } from './gc-tuning.js';
 
 export { EXIT, askBodyFromArgs, type AskArgs } from './cli-ask.js';
@@ -18,16 +19,19 @@ Usage:
               [--to ... (repeat: several targets)] [--remind <seconds>]... [--agree <n>]
               [--escalate <seconds>=<channel>:<chat>[,<channel>:<chat>]]... [--default <questionId>=<label>]...
               [--locale <BCP 47 tag, e.g. pt-BR>] [--time-zone <IANA zone, e.g. America/Sao_Paulo>]
+  askgate wait <askId> [--retry-for <seconds>] [--url <askgate url>]
+                                   waits for an ask's result (one that ask without --wait created,
+                                   or any other) and prints it, as ask --wait does
   askgate list [--run <runId>] [--channel <channel>] [--limit <1-200>] [--cursor <nextCursor>] [--url <askgate url>]
                                    pending asks, oldest first, as JSON {asks, nextCursor}
   askgate --help
 
 Environment: ASKGATE_URL (default http://127.0.0.1:$PORT), ASKGATE_API_TOKEN, for mcp also
 ASKGATE_DEFAULT_TO (e.g. telegram:123456); for serve see README.
-ask --wait rides out askgate restarts: refused or dropped connections and 502/503/504 are retried
-with the same idempotency key (generated when not given) for --retry-for seconds (default 60 with
---wait, 0 without) and, once the ask exists, until 60 s past its deadline.
-Exit codes of ask: 0 answered (or created, without --wait), 3 no answer, 4 still pending,
+ask --wait and wait ride out askgate restarts: refused or dropped connections and 502/503/504 are
+retried (by ask with the same idempotency key, generated when not given) for --retry-for seconds
+(default 60 with --wait and for wait, 0 without) and, once the ask exists, until 60 s past its deadline.
+Exit codes of ask and wait: 0 answered (or created, without --wait), 3 no answer, 4 still pending,
                    2 invalid arguments or request, 1 any other error (e.g. askgate unreachable);
 of list: 0 listed, 2 invalid arguments or query, 1 any other error.`;
 
@@ -57,20 +61,24 @@ async function serve(): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
 }
 
+/** The commands that call a running askgate over HTTP; each returns its exit code. */
+const CLIENT_COMMANDS = {
+  ask: async () => runAsk,
+  wait: async () => runWait,
+  list: async () => (await import('./cli-list.js')).runList,
+} satisfies Record<string, () => Promise<(argv: string[]) => Promise<number>>>;
+
 /** Runs the `askgate` command line (`argv` without node and the script); exits the process except for `serve`. */
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   try {
     if (command === 'serve') return await serve();
-    if (command === 'ask' && !rest.includes('--help')) {
-      const code = await runAsk(rest);
+    const client = Object.hasOwn(CLIENT_COMMANDS, command ?? '')
+      ? CLIENT_COMMANDS[command as keyof typeof CLIENT_COMMANDS]
+      : undefined;
+    if (client && !rest.includes('--help')) {
+      const code = await (await client())(rest);
       // Exit once stdout is flushed: a pipe (`| jq`) is asynchronous on some platforms.
-      process.stdout.write('', () => process.exit(code));
-      return;
-    }
-    if (command === 'list' && !rest.includes('--help')) {
-      const { runList } = await import('./cli-list.js');
-      const code = await runList(rest);
       process.stdout.write('', () => process.exit(code));
       return;
     }
@@ -89,7 +97,7 @@ export async function main(argv: string[]): Promise<void> {
       });
       process.exit(0);
     }
-    const help = command === undefined || ['ask', 'list', 'help', '--help', '-h'].includes(command);
+    const help = command === undefined || client !== undefined || ['help', '--help', '-h'].includes(command);
     if (!help) console.error(`askgate: unknown command ${shown(command)}\n`);
     (help ? console.log : console.error)(USAGE);
     process.exit(help ? 0 : EXIT.usage);

@@ -185,3 +185,51 @@ describe('askgate ask', () => {
     expect((await client(app.url, TOKEN).get('/v1/runs/cli-flags')).status).toBe(404);
   });
 });
+
+describe('askgate wait', () => {
+  const create = async (runId: string) => {
+    const created = await cli(['ask', '--run', runId, '--question', 'Q?', '--option', 'A', '--option', 'B']);
+    expect(created.code, created.stderr).toBe(0);
+    return JSON.parse(created.stdout).id as string;
+  };
+
+  it('waits for an ask that ask (without --wait) created, prints its result and exits 0 when answered', async () => {
+    const id = await create('cli-wait-answered');
+    const waiting = cli(['wait', id]);
+    await client(app.url, TOKEN).post(`/v1/asks/${id}/answer`, { answers: { q1: ['b'] }, by: 'me' });
+    const result = await waiting;
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      status: 'answered',
+      answers: { q1: ['B'] },
+      answeredBy: { channel: 'api', userId: 'me' },
+    });
+  });
+
+  it('exits 3 when the ask ends without an answer, 1 with the API error for an unknown id', async () => {
+    const id = await create('cli-wait-cancelled');
+    await client(app.url, TOKEN).post(`/v1/asks/${id}/cancel`, {});
+    const cancelled = await cli(['wait', id]);
+    expect(cancelled.code).toBe(3);
+    expect(JSON.parse(cancelled.stdout)).toMatchObject({ status: 'no_answer', reason: 'cancelled' });
+    const unknown = await cli(['wait', 'NoSuchAsk0123456']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toContain('answered HTTP 404');
+    expect(unknown.stderr).toContain('"code": "not_found"');
+  });
+
+  it.each([
+    [[], 'wait takes one ask id'],
+    [['a1b2c3d4e5f6g7', 'h8i9j0k1l2m3n4'], 'wait takes one ask id'],
+    [['null'], '"null" is not an ask id'],
+    [['a1b2c3d4e5f6g7', '--retry-for', '1', '--retry-for', '2'], '--retry-for is given more than once'],
+    [['a1b2c3d4e5f6g7', '--retry-for', 'soon'], '--retry-for must be a whole number'],
+    [['a1b2c3d4e5f6g7', '--wait'], "Unknown option '--wait'"],
+  ])('refuses wait %j with exit 2 and the usage', async (args, message) => {
+    const refused = await cli(['wait', ...args]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(message);
+    expect(refused.stderr).toContain('askgate wait <askId>');
+  });
+});

@@ -97,6 +97,24 @@ describe('askgate ask --wait through an askgate restart', () => {
     60_000,
   );
 
+  it('askgate wait <id> keeps waiting when askgate is killed and restarted, then prints the answer', async () => {
+    const run = `wait-${randomBytes(3).toString('hex')}`;
+    const { body } = await api.post('/v1/asks', {
+      runId: run,
+      timeoutSeconds: 300,
+      questions: [{ question: 'Deploy where?', options: [{ label: 'Staging' }, { label: 'Production' }] }],
+    });
+    const cli = askgateCli(['wait', body.id]);
+    await sleep(300); // the CLI is in its long poll now
+    await askgate.kill9();
+    await eventually(async () => CANNOT_REACH(port).test(cli.out.stderr), 15_000);
+    askgate = await startAskgateProcess(env);
+    await api.post(`/v1/asks/${body.id}/answer`, { answers: { q1: ['production'] } });
+    const result = await cli.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'answered', answers: { q1: ['Production'] } });
+  }, 60_000);
+
   it('a create whose response was cut is retried with the same idempotency key: one ask, answered', async () => {
     const proxy = await FaultProxy.start(port);
     let cut = 0;

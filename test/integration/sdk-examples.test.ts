@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, testEnv } from '../helpers/app.js';
 import { client } from '../helpers/http.js';
@@ -14,6 +15,7 @@ import { runWithAskgate as runAgUi } from '../../src/adapters/ag-ui.js';
 import type { RunningAskgate } from '../../src/main.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 let app: RunningAskgate;
 let api: ReturnType<typeof client>;
 let sdk: AskgateClient;
@@ -119,13 +121,16 @@ describe('the examples run against a local askgate', () => {
     ['langgraph.ts', /target: Staging \(Recommended\)\nchecks: smoke/],
     ['ag-ui.ts', /result: "email sent"/],
   ])(
-    'npx tsx examples/%s',
+    'cd examples && npx tsx %s',
     async (file, expected) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', `examples/${file}`], {
+      // As the README writes it. From examples/, tsx reads examples/tsconfig.json: without the root's
+      // allowJs, which makes tsx load the TypeScript source fast-json-patch (under @ag-ui/client)
+      // ships by mistake instead of its JavaScript.
+      const command = /`([^`]*npx tsx [^`]*)<file>`/.exec(README)?.[1];
+      expect(command, 'the README names the command').toBeDefined();
+      const child = spawn('bash', ['-c', command + file], {
         cwd: ROOT,
-        // examples/tsconfig.json: without the root's allowJs, which makes tsx load the TypeScript
-        // source fast-json-patch (under @ag-ui/client) ships by mistake instead of its JavaScript.
-        env: { PATH: process.env.PATH, ASKGATE_URL: app.url, TSX_TSCONFIG_PATH: 'examples/tsconfig.json' },
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, ASKGATE_URL: app.url },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';
