@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { AskStore, Clock, Logger, ResultBus } from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
+import { SID_OPEN } from './session.js';
 import { ConsoleSnapshots } from './snapshots.js';
 import { consoleView, type ConsoleAsk } from './view.js';
 
@@ -9,8 +10,6 @@ const HEARTBEAT_MS = 20_000;
 export const SESSION_CHECK_MS = 2_000;
 /** A console that reads slower than this backlog is dropped (it reconnects and gets a snapshot). */
 const MAX_BACKLOG_BYTES = 1 << 20;
-/** The session id of every stream of the open console (no token): one person, the per-session cap does not apply. */
-const OPEN_SID = 'open';
 /**
  * Streams one signed-in session holds at most: a browser opens one per tab (and holds at most 6
  * connections to a host over HTTP/1.1), so more is a script, not a person.
@@ -94,7 +93,8 @@ export class ConsoleHub {
         message: `askgate holds its most console streams (${this.limits.maxStreams}); retry later`,
         retryAfterSeconds: REFUSED_RETRY_SECONDS,
       };
-    if (sid !== OPEN_SID && (this.perSession.get(sid) ?? 0) >= MAX_STREAMS_PER_SESSION)
+    // The open console (no token) is one session for everyone on loopback: only the process cap applies.
+    if (sid !== SID_OPEN && (this.perSession.get(sid) ?? 0) >= MAX_STREAMS_PER_SESSION)
       return {
         status: 429,
         code: 'too_many_streams',

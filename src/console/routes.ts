@@ -115,12 +115,13 @@ const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) =>
     async (request, reply) => {
       if (auth.open) return { mode: 'open', signedIn: true, csrf: auth.csrfFor(auth.sidOf(request.headers)!) };
       // Refused before the token is compared: a throttled address learns nothing from its guesses.
-      const wait = throttle.retryAfterSeconds(request.ip);
+      const address = request.ip || 'unknown'; // the TCP peer (trustProxy is off): see README, "Sign-in throttle"
+      const wait = throttle.retryAfterSeconds(address);
       if (wait > 0)
         return deny(reply, 429, 'too_many_attempts', `too many failed sign-ins; try again in ${wait} s`, wait);
       const parsed = LoginSchema.safeParse(request.body);
       if (!parsed.success || !tokenMatches(parsed.data.token, deps.apiToken!)) {
-        throttle.failed(request.ip);
+        throttle.failed(address);
         return deny(reply, 401, 'unauthorized', 'that is not the API token');
       }
       const { cookie, sid } = auth.issue();

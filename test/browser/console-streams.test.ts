@@ -1,10 +1,11 @@
+import { createServer } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startAskgate, type RunningAskgate } from '../../src/main.js';
-import { MAX_STREAMS_PER_SESSION as PER_SESSION } from '../../src/console/hub.js';
+import { ConsoleHub, MAX_STREAMS_PER_SESSION as PER_SESSION } from '../../src/console/hub.js';
 import { testEnv } from '../helpers/app.js';
 import { askBody, client } from '../helpers/http.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
@@ -117,6 +118,52 @@ describe('console snapshot, shared', () => {
     expect(fresh.map((x) => x.id)).toContain(made.id);
     expect(await snapshots.current()).toBe(await after); // cached until the next change
     expect(reads).toBe(2);
+  });
+  it('a change announced while a console’s snapshot is read reaches it after the snapshot, not before', async () => {
+    const api = client(app.url, TOKEN);
+    let release = () => {};
+    const read: string[] = [];
+    // The real store and bus; the snapshot is read at once but handed over only when released,
+    // and the asks the hub reads one by one are noted.
+    const feed = {
+      store: {
+        recent: async (limit: number) => {
+          const records = await app.store.recent(limit);
+          await new Promise<void>((go) => (release = go));
+          return records;
+        },
+        get: async (id: string) => {
+          read.push(id);
+          return app.store.get(id);
+        },
+      },
+      bus: app.ports.bus,
+      clock: { now: () => Date.now() },
+      logger: { warn: () => {}, info: () => {} },
+    };
+    const hub = new ConsoleHub(feed, async () => new Set(), { maxStreams: 10, stallMs: 30_000 });
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      void hub.attach(res, 'one');
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const address = server.address() as { port: number };
+    const stream = await openSse(`http://127.0.0.1:${address.port}`, '/');
+    try {
+      const { body: made } = await api.post('/v1/asks', askBody('run-during-snapshot'));
+      await waitFor(() => read.includes(made.id)); // announced and read while the snapshot is held
+      await new Promise((r) => setTimeout(r, 50));
+      release();
+      const change = await stream.next((e) => e.event === 'ask' && e.data.id === made.id);
+      const snapshot = stream.events.findIndex((e) => e.event === 'snapshot');
+      expect(snapshot).toBeGreaterThanOrEqual(0);
+      expect(ids(stream.events[snapshot]!)).not.toContain(made.id); // read before the change
+      expect(stream.events.indexOf(change)).toBeGreaterThan(snapshot);
+    } finally {
+      stream.close();
+      hub.close();
+      await new Promise((ok) => server.close(ok));
+    }
   });
 });
 
