@@ -41,6 +41,11 @@ export class SignInThrottle {
     return Math.ceil(waitMs / 1000);
   }
 
+  /** How many addresses' failures are remembered (at most {@link SIGN_IN_ADDRESSES}). */
+  get remembered(): number {
+    return this.failures.size;
+  }
+
   /** Records a failed sign-in from `address` and logs it (the address, never the guess). */
   failed(address: string): void {
     const key = signInKey(address);

@@ -6,6 +6,8 @@ import {
   signInWaitMs,
   type SignInFailures,
 } from '../../src/core/sign-in-throttle.js';
+import { SIGN_IN_ADDRESSES, SignInThrottle } from '../../src/console/sign-in-throttle.js';
+import { silentLogger } from '../helpers/logs.js';
 
 const T = 1_000_000;
 
@@ -48,5 +50,18 @@ describe('console sign-in throttle rule', () => {
     ['not an address', 'not an address'],
   ])('keys %s as %s', (address, key) => {
     expect(signInKey(address)).toBe(key);
+  });
+});
+
+describe('SignInThrottle', () => {
+  it('remembers a bounded number of addresses: a flood of new ones forgets the oldest', () => {
+    const throttle = new SignInThrottle({ now: () => T }, silentLogger);
+    for (let i = 0; i < 5; i++) throttle.failed('198.51.100.7');
+    expect(throttle.retryAfterSeconds('198.51.100.7')).toBe(1);
+    expect(throttle.retryAfterSeconds('::ffff:198.51.100.7')).toBe(1); // the same address
+    for (let i = 0; i < 2 * SIGN_IN_ADDRESSES; i++)
+      throttle.failed(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
+    expect(throttle.remembered).toBe(SIGN_IN_ADDRESSES);
+    expect(throttle.retryAfterSeconds('198.51.100.7')).toBe(0);
   });
 });
