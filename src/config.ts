@@ -63,6 +63,8 @@ const EnvSchema = z.object({
   ASKGATE_MCP_WAIT_SECONDS: int(50, 1, 55),
   ASKGATE_MCP_MAX_SESSIONS: int(100, 1, 100_000),
   ASKGATE_MCP_SESSION_IDLE_SECONDS: int(600, 1, 86_400),
+  ASKGATE_CONSOLE_MAX_STREAMS: int(200, 1, 100_000),
+  ASKGATE_CONSOLE_STALL_MS: int(30_000, 100, 3_600_000),
   ASKGATE_A2A: z.enum(['on', 'off', 'true', 'false']).default('on'),
   // A blocking A2A SendMessage returns the task still `working` after this long (below fetch's 300 s headers timeout).
   ASKGATE_A2A_WAIT_SECONDS: int(50, 0, 290),
@@ -127,6 +129,7 @@ export interface Config {
   mcp: McpSettings;
   /** Sessions of `/mcp`: how many at most, and after how long without an open request one is closed. */
   mcpSessions: { max: number; idleMs: number };
+  console: { maxStreams: number; stallMs: number }; // the web console's event streams (console/hub.ts)
   /** askgate as an A2A agent (`/a2a`, `/.well-known/agent-card.json`); see src/a2a/route.ts. */
   a2a: A2ASettings;
   /** Chat platforms; a platform is enabled when its bot token is set. */
@@ -299,6 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       waitSeconds: e.ASKGATE_MCP_WAIT_SECONDS,
     },
     mcpSessions: { max: e.ASKGATE_MCP_MAX_SESSIONS, idleMs: e.ASKGATE_MCP_SESSION_IDLE_SECONDS * 1000 },
+    console: { maxStreams: e.ASKGATE_CONSOLE_MAX_STREAMS, stallMs: e.ASKGATE_CONSOLE_STALL_MS },
     a2a: {
       enabled: e.ASKGATE_A2A === 'on' || e.ASKGATE_A2A === 'true',
       waitSeconds: e.ASKGATE_A2A_WAIT_SECONDS,

@@ -247,6 +247,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
   const server = buildServer({
     gateway,
     consoleFeed: { store: backend.store, bus: backend.bus, clock, logger: httpLog },
+    consoleLimits: config.console,
     metrics,
     logger: httpLog,
     ...(isPino(httpLog) && { fastifyLogger: httpLog }),

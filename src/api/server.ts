@@ -7,7 +7,7 @@ import Fastify, {
 } from 'fastify';
 import { AskgateError } from '../core/errors.js';
 import type { Gateway } from '../app/gateway.js';
-import type { ConsoleFeed } from '../console/hub.js';
+import type { ConsoleFeed, ConsoleStreamLimits } from '../console/hub.js';
 import type { ConsoleSessionStore } from '../console/session.js';
 import type { Logger } from '../core/ports.js';
 import { lazyChild } from '../logger.js';
@@ -37,6 +37,8 @@ export interface ServerDeps {
   gateway: Gateway;
   /** What the console's event stream reads. */
   consoleFeed: ConsoleFeed;
+  /** The console's stream caps and stall limit. */
+  consoleLimits: ConsoleStreamLimits;
   metrics: PrometheusMetrics;
   logger: Logger;
   /** fastify's own logger (a pino child); without it fastify logs nothing. Request lines are always off. */
@@ -141,6 +143,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     feed: deps.consoleFeed,
     apiToken: deps.apiToken,
     sessions: deps.consoleSessions,
+    limits: deps.consoleLimits,
   });
   return app;
 }

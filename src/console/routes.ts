@@ -6,9 +6,10 @@ import { AnswerRequestSchema, type Responder } from '../core/schemas.js';
 import { agreeOf } from '../core/policy.js';
 import { ASK_ID_PATTERN } from '../core/token.js';
 import { ASSETS, CATALOGUES, pageFor, SECURITY_HEADERS, type Asset } from './assets.js';
-import { ConsoleHub, type ConsoleFeed } from './hub.js';
+import { ConsoleHub, type ConsoleFeed, type ConsoleStreamLimits } from './hub.js';
 import { originMatches, tokenMatches } from '../security/http.js';
 import { ConsoleAuth, CSRF_HEADER, isHttps, sessionCookie, type ConsoleSessionStore } from './session.js';
+import { SignInThrottle } from './sign-in-throttle.js';
 import { consoleView } from './view.js';
 
 /** Who may call a console route: anyone (the page shell, login) or a signed-in session. */
@@ -24,8 +25,9 @@ interface RouteRules {
 
 const LoginSchema = z.object({ token: z.string().min(1).max(4096) }).strict();
 
-/** Sends `{error}`, also with a code the v1 API does not have (403 `forbidden`). */
-function deny(reply: FastifyReply, status: 401 | 403, code: string, message: string) {
+/** Sends `{error}`, also with codes the v1 API does not have (403 `forbidden`, 429/503 with `retry-after`). */
+function deny(reply: FastifyReply, status: 401 | 403 | 429 | 503, code: string, message: string, retryAfter?: number) {
+  if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
   return reply.code(status).send({ error: { code, message } });
 }
 
@@ -36,6 +38,8 @@ export interface ConsoleOptions {
   feed: ConsoleFeed;
   apiToken?: string;
   sessions: ConsoleSessionStore;
+  /** How many event streams are held, and when a slow one is closed. */
+  limits: ConsoleStreamLimits;
 }
 
 /**
@@ -47,7 +51,8 @@ export interface ConsoleOptions {
  */
 const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) => {
   const auth = new ConsoleAuth(deps.apiToken, deps.sessions, deps.feed.clock);
-  const hub = new ConsoleHub(deps.feed, (sids) => auth.revoked(sids));
+  const hub = new ConsoleHub(deps.feed, (sids) => auth.revoked(sids), deps.limits);
+  const throttle = new SignInThrottle(deps.feed.clock, deps.feed.logger);
 
   scope.addHook('preClose', async () => hub.close());
 
@@ -109,8 +114,14 @@ const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) =>
     { config: { auth: 'console', access: 'public', guard: 'origin' } satisfies RouteRules },
     async (request, reply) => {
       if (auth.open) return { mode: 'open', signedIn: true, csrf: auth.csrfFor(auth.sidOf(request.headers)!) };
+      // Refused before the token is compared: a throttled address learns nothing from its guesses.
+      const address = request.ip || 'unknown'; // the TCP peer (trustProxy is off): see README, "Sign-in throttle"
+      const wait = throttle.retryAfterSeconds(address);
+      if (wait > 0)
+        return deny(reply, 429, 'too_many_attempts', `too many failed sign-ins; try again in ${wait} s`, wait);
       const parsed = LoginSchema.safeParse(request.body);
       if (!parsed.success || !tokenMatches(parsed.data.token, deps.apiToken!)) {
+        throttle.failed(address);
         return deny(reply, 401, 'unauthorized', 'that is not the API token');
       }
       const { cookie, sid } = auth.issue();
@@ -135,6 +146,9 @@ const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) =>
     '/console/events',
     { config: { auth: 'console', access: 'session', guard: 'none' } satisfies RouteRules },
     async (request, reply) => {
+      const sid = auth.sidOf(request.headers)!;
+      const refused = hub.refusal(sid);
+      if (refused) return deny(reply, refused.status, refused.code, refused.message, refused.retryAfterSeconds);
       reply.hijack();
       reply.raw.writeHead(200, {
         ...(reply.getHeaders() as Record<string, string>),
@@ -144,7 +158,7 @@ const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) =>
         connection: 'keep-alive',
       });
       request.raw.socket.setTimeout(0);
-      await hub.attach(reply.raw, auth.sidOf(request.headers)!);
+      await hub.attach(reply.raw, sid);
     },
   );
 

@@ -11,7 +11,8 @@ export const CSRF_HEADER = 'x-askgate-csrf';
 /** How long a console session lasts (seconds): the operator types the token about once a week. */
 export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
 
-const SID_OPEN = 'open';
+/** The session id of every request to the open console (no token). */
+export const SID_OPEN = 'open';
 
 const b64url = (buf: Buffer) => buf.toString('base64url');
 

@@ -175,9 +175,10 @@ describe('ConsoleHub on a resync', () => {
           onResync: (listener) => ((resync = listener), () => (resync = () => {})),
         },
         clock: { now: () => Date.now() },
-        logger: { warn: () => {} },
+        logger: { warn: () => {}, info: () => {} },
       },
       async () => new Set(),
+      { maxStreams: 10, stallMs: 30_000 },
     );
     /** Enough of a ServerResponse for the hub: it writes, ends, and says when it closed. */
     const response = () => {
@@ -186,7 +187,7 @@ describe('ConsoleHub on a resync', () => {
         destroyed: false,
         writableLength: 0,
         chunks: [] as string[],
-        write: (chunk: string) => (res.chunks.push(chunk), true),
+        write: (chunk: Buffer) => (res.chunks.push(String(chunk)), true),
         end: () => {
           res.writableEnded = true;
           res.emit('close');

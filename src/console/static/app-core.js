@@ -49,6 +49,8 @@ export const state = {
   source: null,
   /** Snapshot received: from then on new asks are announced. */
   ready: false,
+  /** Event streams that ended in a row without a snapshot (refused, or unreachable): the next try waits longer. */
+  streamFailures: 0,
   /** Server clock minus ours, so countdowns follow the server. */
   skewMs: 0,
   /** @type {Map<string, ConsoleAsk>} ask id -> newest console view of it */
@@ -56,11 +58,12 @@ export const state = {
 };
 
 /**
- * One console request (JSON both ways, the CSRF token when signed in); `data` is null when the reply is not JSON.
+ * One console request (JSON both ways, the CSRF token when signed in); `data` is null when the reply is
+ * not JSON, `retryAfter` the seconds of a `Retry-After` header (0 without one).
  * @param {string} method
  * @param {string} path
  * @param {unknown} [body]
- * @returns {Promise<{ status: number, data: Reply | null }>}
+ * @returns {Promise<{ status: number, data: Reply | null, retryAfter: number }>}
  */
 export async function request(method, path, body) {
   /** @type {Record<string, string>} */
@@ -80,7 +83,7 @@ export async function request(method, path, body) {
   } catch (e) {
     data = null;
   }
-  return { status: res.status, data };
+  return { status: res.status, data, retryAfter: Number(res.headers.get('retry-after')) || 0 };
 }
 
 /** @param {string} kind @param {string} text */

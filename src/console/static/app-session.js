@@ -57,7 +57,7 @@ export async function onLogin(event) {
   }
   input.value = '';
   if (!res || res.status !== 200 || !res.data) {
-    $('login-error').textContent = res && res.status === 401 ? t('notToken') : t('signInFailed');
+    $('login-error').textContent = loginError(res);
     input.focus();
     return;
   }
@@ -66,6 +66,13 @@ export async function onLogin(event) {
   $('login-error').textContent = '';
   showConsole();
   $('pending-title').focus();
+}
+
+/** What the sign-in form says about a refused sign-in. @param {{ status: number, retryAfter: number } | null} res */
+function loginError(res) {
+  if (res && res.status === 401) return t('notToken');
+  if (res && res.status === 429) return t('tooManyAttempts', { count: Math.max(1, res.retryAfter) });
+  return t('signInFailed');
 }
 
 /** Ends the session on the server, then shows the sign-in form. */
@@ -115,6 +122,7 @@ function startEvents() {
       /** @type {{ now: string, asks: ConsoleAsk[] }} */
       const data = JSON.parse(event.data);
       state.skewMs = Date.parse(data.now) - Date.now() || 0;
+      state.streamFailures = 0;
       // After a reconnect, show what a fresh load would: pending asks no longer listed are dropped.
       const listed = new Set(data.asks.map((ask) => ask.id));
       for (const id of [...cards.keys()]) if (!listed.has(id)) forget(id);
@@ -141,10 +149,14 @@ function startEvents() {
     'error',
     mine(() => {
       if (source.readyState === EventSource.CLOSED) {
-        // Refused (signed out, or askgate restarting): ask again what the session is.
+        // Refused (signed out, too many consoles open, or askgate restarting): ask again what the
+        // session is, waiting longer after each refusal in a row (2 s doubling to 1 min, with jitter)
+        // so that consoles turned away by a full askgate do not all come back at once.
         state.source = null;
         setConn('offline', t('disconnected'));
-        setTimeout(checkSession, 2000);
+        const wait = Math.min(2000 * Math.pow(2, state.streamFailures), 60000);
+        state.streamFailures++;
+        setTimeout(checkSession, wait / 2 + Math.random() * (wait / 2));
       } else setConn('connecting', t('reconnecting'));
     }),
   );

@@ -26,6 +26,7 @@ export const CONSOLE_DE: ConsoleMessages = {
   signedOut: 'Abgemeldet.',
   notToken: 'Das ist nicht das API-Token.',
   signInFailed: 'Anmeldung fehlgeschlagen; versuche es noch einmal.',
+  tooManyAttempts: 'Zu viele fehlgeschlagene Anmeldungen von dieser Adresse; versuche es in {count} s noch einmal.',
   logoutFailed: 'askgate konnte die Sitzung nicht beenden; lade neu und melde dich noch einmal ab.',
   sessionEnded: 'Deine Sitzung ist abgelaufen; melde dich wieder an.',
   skip: 'Überspringen',

@@ -31,6 +31,7 @@ export const CONSOLE_EN = {
   signedOut: 'Signed out.',
   notToken: 'That is not the API token.',
   signInFailed: 'Sign-in failed; try again.',
+  tooManyAttempts: 'Too many failed sign-ins from this address; try again in {count} s.',
   logoutFailed: 'askgate could not end the session; reload and sign out again.',
   sessionEnded: 'Your session ended; sign in again.',
   // Answering.

@@ -26,6 +26,7 @@ export const CONSOLE_ES: ConsoleMessages = {
   signedOut: 'Sesión cerrada.',
   notToken: 'Ese no es el token de API.',
   signInFailed: 'No se pudo iniciar sesión; inténtalo de nuevo.',
+  tooManyAttempts: 'Demasiados intentos fallidos desde esta dirección; inténtalo de nuevo en {count} s.',
   logoutFailed: 'askgate no pudo cerrar la sesión; recarga y vuelve a cerrarla.',
   sessionEnded: 'Tu sesión terminó; inicia sesión de nuevo.',
   skip: 'Omitir',

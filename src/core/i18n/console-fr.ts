@@ -26,6 +26,7 @@ export const CONSOLE_FR: ConsoleMessages = {
   signedOut: 'Déconnecté.',
   notToken: 'Ce n’est pas le jeton d’API.',
   signInFailed: 'Échec de la connexion ; réessayez.',
+  tooManyAttempts: 'Trop d’échecs de connexion depuis cette adresse ; réessayez dans {count} s.',
   logoutFailed: 'askgate n’a pas pu fermer la session ; rechargez et déconnectez-vous à nouveau.',
   sessionEnded: 'Votre session a expiré ; reconnectez-vous.',
   skip: 'Passer',

@@ -26,6 +26,7 @@ export const CONSOLE_JA: ConsoleMessages = {
   signedOut: 'サインアウトしました。',
   notToken: 'API トークンが違います。',
   signInFailed: 'サインインに失敗しました。もう一度お試しください。',
+  tooManyAttempts: 'このアドレスからのサインイン失敗が多すぎます。{count} 秒後にもう一度お試しください。',
   logoutFailed: 'askgate はセッションを終了できませんでした。再読み込みしてもう一度サインアウトしてください。',
   sessionEnded: 'セッションが終了しました。もう一度サインインしてください。',
   skip: 'スキップ',

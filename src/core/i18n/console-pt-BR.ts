@@ -26,6 +26,7 @@ export const CONSOLE_PTBR: ConsoleMessages = {
   signedOut: 'Você saiu.',
   notToken: 'Esse não é o token de API.',
   signInFailed: 'Falha ao entrar; tente de novo.',
+  tooManyAttempts: 'Falhas demais ao entrar a partir deste endereço; tente de novo em {count} s.',
   logoutFailed: 'askgate não conseguiu encerrar a sessão; recarregue e saia de novo.',
   sessionEnded: 'Sua sessão terminou; entre de novo.',
   skip: 'Pular',
