@@ -12,8 +12,10 @@ import {
   webhookAllowList,
   type RedisClusterConfig,
 } from './config-values.js';
+import { CHANNEL_ENV, channelsConfig, type ChannelsConfig } from './config-channels.js';
 
 export { ConfigError, parseClusterNodes, parseTargetSpec, type RedisClusterConfig } from './config-values.js';
+export type { ChannelsConfig } from './config-channels.js';
 
 /** `LOG_LEVEL`: pino's levels; JSON lines go to stderr. */
 const LogLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');
@@ -72,20 +74,7 @@ const EnvSchema = z.object({
     (v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v),
     'must be the absolute http(s) URL of the /a2a endpoint',
   ),
-  TELEGRAM_BOT_TOKEN: tokenString(),
-  TELEGRAM_API_ROOT: optionalString,
-  TELEGRAM_WEBHOOK_URL: optionalString,
-  TELEGRAM_WEBHOOK_SECRET: optionalString.refine(
-    (v) => v === undefined || /^[A-Za-z0-9_-]{16,256}$/.test(v),
-    'must be 16–256 characters of A-Z a-z 0-9 _ -',
-  ),
-  SLACK_BOT_TOKEN: tokenString(),
-  SLACK_SIGNING_SECRET: tokenString(),
-  SLACK_APP_TOKEN: tokenString(),
-  SLACK_API_URL: optionalString,
-  DISCORD_BOT_TOKEN: tokenString(),
-  DISCORD_API_URL: optionalString,
-  DISCORD_GATEWAY: z.enum(['true', 'false']).default('true'),
+  ...CHANNEL_ENV,
   LOG_LEVEL: LogLevelSchema,
 });
 
@@ -105,7 +94,8 @@ export interface Config {
   defaultLocale: string;
   maxWaitSeconds: number;
   bodyLimitBytes: number;
-  http: { requestTimeoutMs: number; maxConnections?: number }; // unset: from the open-file limit (api/connection-limits.ts)
+  /** The whole request's deadline, and the connection cap (unset: from the open-file limit, api/connection-limits.ts). */
+  http: { requestTimeoutMs: number; maxConnections?: number };
   reconciler: { intervalMs: number; graceMs: number; sweepDelayMs: number };
   /**
    * `inlineConcurrency`: outbox jobs run in-process right after the commit that queued them, at
@@ -129,20 +119,14 @@ export interface Config {
   mcp: McpSettings;
   /** Sessions of `/mcp`: how many at most, and after how long without an open request one is closed. */
   mcpSessions: { max: number; idleMs: number };
-  console: { maxStreams: number; stallMs: number }; // the web console's event streams (console/hub.ts)
+  /** The web console's event streams (console/hub.ts): how many at most, and when an unread one is closed. */
+  console: { maxStreams: number; stallMs: number };
   /** askgate as an A2A agent (`/a2a`, `/.well-known/agent-card.json`); see src/a2a/route.ts. */
   a2a: A2ASettings;
   /** Chat platforms; a platform is enabled when its bot token is set. */
   channels: ChannelsConfig;
   /** Notes for the operator, printed at startup (e.g. a host forced to loopback). */
   notices: string[];
-}
-
-/** Settings of each chat platform (absent when its token is not set). */
-export interface ChannelsConfig {
-  telegram?: { token: string; apiRoot?: string; webhookUrl?: string; webhookSecret?: string };
-  slack?: { token: string; signingSecret?: string; appToken?: string; apiUrl?: string };
-  discord?: { token: string; apiUrl?: string; gateway: boolean };
 }
 
 /** Settings of the A2A agent. */
@@ -233,16 +217,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const redisCluster = e.REDIS_CLUSTER === 'true' ? parseClusterNodes(e.REDIS_URL!) : undefined;
-  if (e.TELEGRAM_WEBHOOK_URL && !e.TELEGRAM_WEBHOOK_SECRET) {
-    throw new ConfigError(
-      'invalid configuration: TELEGRAM_WEBHOOK_URL needs TELEGRAM_WEBHOOK_SECRET (16–256 characters of A-Z a-z 0-9 _ -)',
-    );
-  }
-  if (e.SLACK_BOT_TOKEN && !e.SLACK_SIGNING_SECRET && !e.SLACK_APP_TOKEN) {
-    throw new ConfigError(
-      'invalid configuration: SLACK_BOT_TOKEN needs SLACK_SIGNING_SECRET (HTTP mode) or SLACK_APP_TOKEN (Socket Mode)',
-    );
-  }
   const notices: string[] = [];
   let host = e.HOST ?? (e.ASKGATE_API_TOKEN ? '0.0.0.0' : '127.0.0.1');
   if (!e.ASKGATE_API_TOKEN && !LOOPBACK.has(host)) {
@@ -308,27 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       waitSeconds: e.ASKGATE_A2A_WAIT_SECONDS,
       url: e.ASKGATE_A2A_URL,
     },
-    channels: {
-      ...(e.TELEGRAM_BOT_TOKEN && {
-        telegram: {
-          token: e.TELEGRAM_BOT_TOKEN,
-          apiRoot: e.TELEGRAM_API_ROOT,
-          webhookUrl: e.TELEGRAM_WEBHOOK_URL,
-          webhookSecret: e.TELEGRAM_WEBHOOK_SECRET,
-        },
-      }),
-      ...(e.SLACK_BOT_TOKEN && {
-        slack: {
-          token: e.SLACK_BOT_TOKEN,
-          signingSecret: e.SLACK_SIGNING_SECRET,
-          appToken: e.SLACK_APP_TOKEN,
-          apiUrl: e.SLACK_API_URL,
-        },
-      }),
-      ...(e.DISCORD_BOT_TOKEN && {
-        discord: { token: e.DISCORD_BOT_TOKEN, apiUrl: e.DISCORD_API_URL, gateway: e.DISCORD_GATEWAY === 'true' },
-      }),
-    },
+    channels: channelsConfig(e),
     notices,
   };
 }
