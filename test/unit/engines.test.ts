@@ -3,12 +3,12 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// The README promises Node 20.19+, 22.12+ or 24+: every package `npm ci` installs must accept each floor.
+// The README promises Node 22.12+ (24 recommended; 26 too): every package `npm ci` installs must accept each floor.
 const ROOT = resolve(import.meta.dirname, '../..');
 const semver = createRequire(join(ROOT, 'package.json'))('semver') as {
   satisfies(version: string, range: string): boolean;
 };
-const FLOORS = ['20.19.0', '22.12.0', '24.0.0'];
+const FLOORS = ['22.12.0', '24.0.0', '26.0.0'];
 
 interface LockEntry {
   version?: string;
@@ -26,10 +26,11 @@ const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) a
 describe('Node engines', () => {
   it('package.json engines starts exactly at the floors the README names', () => {
     for (const floor of FLOORS) expect(semver.satisfies(floor, pkg.engines.node), floor).toBe(true);
-    expect(semver.satisfies('20.18.3', pkg.engines.node)).toBe(false);
+    expect(semver.satisfies('20.19.0', pkg.engines.node)).toBe(false); // end of life in April 2026
     expect(semver.satisfies('22.11.0', pkg.engines.node)).toBe(false);
-    expect(semver.satisfies('23.5.0', pkg.engines.node)).toBe(false); // vitest 4 does not support 23
-    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('Node 20.19+, 22.12+ or 24+');
+    expect(semver.satisfies('23.5.0', pkg.engines.node)).toBe(false); // vitest 5 does not support 23 or 25
+    expect(semver.satisfies('25.1.0', pkg.engines.node)).toBe(false);
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('Node 22.12+ (24 recommended)');
   });
 
   it('every locked package that installs on this platform accepts Node at each floor (no EBADENGINE on npm ci)', () => {
