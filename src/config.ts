@@ -43,6 +43,8 @@ const EnvSchema = z.object({
   ASKGATE_QUEUE_LOCK_MS: int(10_000, 1_000, 600_000),
   ASKGATE_QUEUE_STALLED_INTERVAL_MS: int(5_000, 500, 600_000),
   ASKGATE_STEP_LEAD_MS: int(2_000, 0, 10_000),
+  ASKGATE_EVENT_STREAMS_PER_RUN: int(100, 1, 100_000),
+  ASKGATE_EVENT_STREAMS_MAX: int(1000, 1, 1_000_000),
   ASKGATE_ALLOW_EVICTION: z.enum(['true', 'false']).default('false'),
   ASKGATE_WEBHOOK_SECRET: optionalString.refine(
     (v) => v === undefined || v.length >= 16,
@@ -123,6 +125,7 @@ export interface Config {
   mcp: McpSettings;
   /** Sessions of `/mcp`: how many at most, and after how long without an open request one is closed. */
   mcpSessions: { max: number; idleMs: number };
+  eventStreams?: { perKey: number; total: number }; // open event streams: of one run or ask, of the process
   /** askgate as an A2A agent (`/a2a`, `/.well-known/agent-card.json`); see src/a2a/route.ts. */
   a2a: A2ASettings;
   /** Chat platforms; a platform is enabled when its bot token is set. */
@@ -294,6 +297,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       waitSeconds: e.ASKGATE_MCP_WAIT_SECONDS,
     },
     mcpSessions: { max: e.ASKGATE_MCP_MAX_SESSIONS, idleMs: e.ASKGATE_MCP_SESSION_IDLE_SECONDS * 1000 },
+    eventStreams: { perKey: e.ASKGATE_EVENT_STREAMS_PER_RUN, total: e.ASKGATE_EVENT_STREAMS_MAX },
     a2a: {
       enabled: e.ASKGATE_A2A === 'on' || e.ASKGATE_A2A === 'true',
       waitSeconds: e.ASKGATE_A2A_WAIT_SECONDS,

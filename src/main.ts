@@ -261,7 +261,13 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     server,
     [...channels.values()].flatMap((c) => c.routes?.() ?? []),
   );
-  registerEventRoutes(server, { gateway, store: backend.store, bus: backend.bus, logger: httpLog });
+  registerEventRoutes(server, {
+    gateway,
+    store: backend.store,
+    bus: backend.bus,
+    logger: httpLog,
+    limits: config.eventStreams,
+  });
   registerMcpRoute(server, {
     gateway,
     logger: httpLog,

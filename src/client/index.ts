@@ -196,6 +196,8 @@ export class AskgateClient {
       { method: 'GET', headers, signal: opts.signal },
       opts.signal,
     );
+    // 204: the ask is done and every entry was sent (askgate tells an EventSource to stop reconnecting).
+    if (response.status === 204) return;
     if (!response.ok || !response.body)
       throw apiErrorFrom(response.status, await response.json().catch(() => undefined));
     for await (const message of parseSse(response.body, opts.signal)) {
