@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { Frame, FrameSink } from './stream-followers.js';
+import { frameText, type Frame, type FrameSink } from './stream-followers.js';
 
 /** How the event routes' streams are bounded. */
 export interface EventStreamTimes {
@@ -66,7 +66,7 @@ export function openEventStream(
       return closed;
     },
     write(frames: Frame[]) {
-      write(frames.map(({ id, data }) => `id: ${id}\nevent: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`).join(''));
+      write(frames.map(frameText).join(''));
     },
     end,
   };

@@ -6,8 +6,25 @@ import { HistoryCursor } from './history-cursor.js';
 /** One history entry as the event routes send it. */
 export type Sent = HistoryEntry & { askId: string; index: number; version?: number };
 
-/** One server-sent event: its id and its data. */
-export type Frame = { id: string; data: Sent };
+/** One server-sent event: its id, its data and the stored entry it was made from. */
+export type Frame = { id: string; data: Sent; entry: HistoryEntry };
+
+/** Each entry's frame text as last written, with the key it was made for (`<askId> <id>`). */
+const texts = new WeakMap<HistoryEntry, { key: string; text: string }>();
+
+/**
+ * The text of `frame`. Every stream of an ask or a run is handed the same record object, so the
+ * text is made once per entry and shared (an entry object kept into a later record, at another
+ * position after a trim, gets a new text: the key differs).
+ */
+export function frameText(frame: Frame): string {
+  const key = `${frame.data.askId} ${frame.id}`;
+  const kept = texts.get(frame.entry);
+  if (kept?.key === key) return kept.text;
+  const text = `id: ${frame.id}\nevent: ${frame.data.type}\ndata: ${JSON.stringify(frame.data)}\n\n`;
+  texts.set(frame.entry, { key, text });
+  return text;
+}
 
 /** Where a follower's frames go once its stream is open. */
 export interface FrameSink {
@@ -90,7 +107,7 @@ export class AskFollower extends Follower {
   protected entries(record: AskRecord): Frame[] {
     return this.cursor
       .fresh(record.history)
-      .map(({ entry, index }) => ({ id: String(index), data: { ...entry, askId: record.id, index } }));
+      .map(({ entry, index }) => ({ id: String(index), data: { ...entry, askId: record.id, index }, entry }));
   }
 
   protected override ends(record: AskRecord): boolean {
@@ -111,15 +128,17 @@ export class RunFollower extends Follower {
 
   /** The frames the stream starts with, from its first read of the run's asks, in time order. */
   first(records: readonly AskRecord[]): Frame[] {
-    return chronological(records.flatMap((record) => this.fresh(record).map((f) => f.data))).map(frameOf);
+    return records.flatMap((record) => this.fresh(record)).sort(chronologically);
   }
 
   protected entries(record: AskRecord): Frame[] {
     let cursor = this.cursors.get(record.id);
     if (!cursor) this.cursors.set(record.id, (cursor = new HistoryCursor(this.startOf(record))));
-    return cursor
-      .fresh(record.history)
-      .map(({ entry, index }) => frameOf({ ...entry, askId: record.id, version: record.version, index }));
+    return cursor.fresh(record.history).map(({ entry, index }) => ({
+      id: `${record.version}.${index}`,
+      data: { ...entry, askId: record.id, version: record.version, index },
+      entry,
+    }));
   }
 
   /** Where this stream starts in `record`, given `Last-Event-ID: <version>.<index>`. */
@@ -132,12 +151,7 @@ export class RunFollower extends Follower {
   }
 }
 
-/** A run stream's frame of `data`. */
-function frameOf(data: Sent): Frame {
-  return { id: `${data.version}.${data.index}`, data };
-}
-
-/** Entries of several asks in time order (ties: older ask, then position). */
-function chronological(entries: Sent[]): Sent[] {
-  return entries.sort((a, b) => a.at.localeCompare(b.at) || (a.version ?? 0) - (b.version ?? 0) || a.index - b.index);
+/** Frames of several asks in time order (ties: older ask, then position). */
+function chronologically({ data: a }: Frame, { data: b }: Frame): number {
+  return a.at.localeCompare(b.at) || (a.version ?? 0) - (b.version ?? 0) || a.index - b.index;
 }
