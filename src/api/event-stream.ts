@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { frameText, type Frame, type FrameSink } from './stream-followers.js';
+import { frameBytes, type Frame, type FrameSink } from './stream-followers.js';
 
 /** How the event routes' streams are bounded. */
 export interface EventStreamTimes {
@@ -46,15 +46,16 @@ export function openEventStream(
     cleanup();
     res.end();
   };
-  /** Writes `chunk` unless the client has left more than the bound unread: then it is cut off. */
-  const write = (chunk: string) => {
+  /** Writes `chunks` unless the client has left more than the bound unread: then it is cut off. */
+  const write = (...chunks: (string | Buffer)[]) => {
     if (closed) return;
     if (res.writableLength > times.maxBacklogBytes) {
       end();
       res.destroy();
       return;
     }
-    res.write(chunk);
+    // One chunk: the shared bytes as they are (no copy); several: one write, not one per frame.
+    res.write(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks.map((c) => Buffer.from(c))));
   };
   const heartbeat = setInterval(() => write(': keep-alive\n\n'), times.heartbeatMs);
   const expiry = setTimeout(end, times.maxAgeMs);
@@ -66,7 +67,7 @@ export function openEventStream(
       return closed;
     },
     write(frames: Frame[]) {
-      write(frames.map(frameText).join(''));
+      write(...frames.map(frameBytes));
     },
     end,
   };

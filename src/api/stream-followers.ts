@@ -9,21 +9,21 @@ export type Sent = HistoryEntry & { askId: string; index: number; version?: numb
 /** One server-sent event: its id, its data and the stored entry it was made from. */
 export type Frame = { id: string; data: Sent; entry: HistoryEntry };
 
-/** Each entry's frame text as last written, with the key it was made for (`<askId> <id>`). */
-const texts = new WeakMap<HistoryEntry, { key: string; text: string }>();
+/** Each entry's encoded frame as last made, with the key it was made for (`<askId> <id>`). */
+const encoded = new WeakMap<HistoryEntry, { key: string; bytes: Buffer }>();
 
 /**
- * The text of `frame`. Every stream of an ask or a run is handed the same record object, so the
- * text is made once per entry and shared (an entry object kept into a later record, at another
- * position after a trim, gets a new text: the key differs).
+ * The bytes of `frame`. Every stream of an ask or a run is handed the same record object, so the
+ * frame is serialised and encoded once per entry and shared (an entry object kept into a later
+ * record, at another position after a trim, is made again: the key differs).
  */
-export function frameText(frame: Frame): string {
+export function frameBytes(frame: Frame): Buffer {
   const key = `${frame.data.askId} ${frame.id}`;
-  const kept = texts.get(frame.entry);
-  if (kept?.key === key) return kept.text;
-  const text = `id: ${frame.id}\nevent: ${frame.data.type}\ndata: ${JSON.stringify(frame.data)}\n\n`;
-  texts.set(frame.entry, { key, text });
-  return text;
+  const kept = encoded.get(frame.entry);
+  if (kept?.key === key) return kept.bytes;
+  const bytes = Buffer.from(`id: ${frame.id}\nevent: ${frame.data.type}\ndata: ${JSON.stringify(frame.data)}\n\n`);
+  encoded.set(frame.entry, { key, bytes });
+  return bytes;
 }
 
 /** Where a follower's frames go once its stream is open. */
