@@ -150,7 +150,8 @@ async function main() {
       `run creates only: askgate ${num(perSecond(idle.w))} -> ${num(perSecond(idleLoaded.w))} Redis cmd/s, Redis ${num(redisPerSecond(idle.w))} -> ${num(redisPerSecond(idleLoaded.w))} cmd/s (commandstats), ~${num(changes)} changes/s`,
     );
     console.log(
-      `per additional stream and announced change: ${per(perSecond(idleLoaded.w) - perSecond(idle.w))} askgate commands, ` +
+      `askgate commands per announced change for all ${accepted} streams together: ${((perSecond(idleLoaded.w) - perSecond(idle.w)) / changes).toFixed(2)}; ` +
+        `per additional stream and announced change: ${per(perSecond(idleLoaded.w) - perSecond(idle.w))} askgate commands, ` +
         `${per(redisPerSecond(idleLoaded.w) - redisPerSecond(idle.w))} Redis commands; ` +
         `memory per stream: ${(((after.heapUsedMiB - before.heapUsedMiB) * 1024) / Math.max(1, accepted)).toFixed(1)} KiB heap, ` +
         `${(((after.rssMiB - before.rssMiB) * 1024) / Math.max(1, accepted)).toFixed(1)} KiB RSS; ${num((await streamsOpen.bytes()) / 1024)} KiB received in all`,
