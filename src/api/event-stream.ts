@@ -62,6 +62,8 @@ export function openEventStream(
   registry.add(end);
   // The response's 'close' fires when the client goes away (the request's fires once its body is read).
   res.once('close', end);
+  // A client that left during the stream's first read has already closed: no 'close' will come.
+  if (res.destroyed || !res.socket || res.socket.destroyed) end();
   return {
     get closed() {
       return closed;
