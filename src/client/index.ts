@@ -169,7 +169,7 @@ export class AskgateClient {
     return this.http.request('GET', `/v1/runs/${enc(runId)}/events`, RunEventsSchema, {});
   }
 
-  /** Streams an ask's history (replay, then live) until `signal` aborts or askgate ends the stream. */
+  /** Streams an ask's history (replay, then live) until `signal` aborts or askgate ends the stream (once the ask is done, or after an hour: resume with `lastEventId`). */
   streamEvents(
     askId: string,
     opts: { signal?: AbortSignal; lastEventId?: string } = {},
@@ -177,7 +177,7 @@ export class AskgateClient {
     return this.stream(`/v1/asks/${enc(askId)}/events`, opts);
   }
 
-  /** Streams the history of every ask of a run (ids are `<version>.<index>`). */
+  /** Streams the history of every ask of a run (ids are `<version>.<index>`) until `signal` aborts or askgate ends it (after an hour: resume with `lastEventId`). */
   streamRunEvents(
     runId: string,
     opts: { signal?: AbortSignal; lastEventId?: string } = {},
