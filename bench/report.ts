@@ -15,8 +15,8 @@ import type { GrowthPoint, Series } from './chart.js';
 import type { Rerun } from './merge-results.js';
 import { renderSameMachine, sameMachineRatios, TARGET_RATIOS, type SameMachineResult } from './same-machine.js';
 
-/** Notes copied into BENCHMARKS.md after the measurements (files in bench/), newest first. */
-export const NOTES = ['OPTIMIZATIONS-19.md', 'OPTIMIZATIONS.md'];
+/** Notes copied into BENCHMARKS.md after the measurements (files in bench/): the optimisations newest first, then standalone rows. */
+export const NOTES = ['OPTIMIZATIONS-19.md', 'OPTIMIZATIONS.md', 'EVENT-STREAMS-33.md'];
 
 export interface BenchResults {
   mode: 'quick' | 'full';
@@ -701,6 +701,7 @@ export function renderMarkdown(
     'BENCH_REDIS_STALLS=250/1000 BENCH_REDIS_ARGS="--enable-debug-command local" npx tsx bench/trace-timeouts.ts 100000 60   # the timeout row while Redis is blocked (DEBUG SLEEP) 250 ms of every second',
     "npx tsx bench/aof-per-timeout.ts 500   # what an ask's creation and its timeout append to the AOF, by command",
     "npx tsx bench/bounded-map.ts  # the bounded caches' eviction (change 32) against a fresh keys().next()",
+    'npx tsx bench/event-streams.ts --streams=2000 [--tree=<checkout>]   # what open event streams cost (issue 33), against any checkout',
     "BENCH_HEAP_SAMPLE_DIR=$PWD/bench/results npx tsx bench/one-row.ts telegram 100 6000 && npx tsx bench/heap-summary.ts bench/results/heap-*.heapprofile   # where askgate's allocations in the measured window come from",
     'npx tsx bench/render.ts       # re-renders BENCHMARKS.md and the charts from the last full run (after editing bench/OPTIMIZATIONS-19.md)',
     'npx tsx bench/render.ts --merge=bench/results/latest-partial.json   # puts a partial run (e.g. --only=tap,same-machine after a change to the tap row) into the last full run and re-renders; BENCHMARKS.md names what was re-run and when',

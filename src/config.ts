@@ -48,6 +48,8 @@ const EnvSchema = z.object({
   ASKGATE_QUEUE_LOCK_MS: int(10_000, 1_000, 600_000),
   ASKGATE_QUEUE_STALLED_INTERVAL_MS: int(5_000, 500, 600_000),
   ASKGATE_STEP_LEAD_MS: int(2_000, 0, 10_000),
+  ASKGATE_EVENT_STREAMS_PER_RUN: int(100, 1, 100_000),
+  ASKGATE_EVENT_STREAMS_MAX: int(1000, 1, 1_000_000),
   ASKGATE_ALLOW_EVICTION: z.enum(['true', 'false']).default('false'),
   ASKGATE_WEBHOOK_SECRET: optionalString.refine(
     (v) => v === undefined || v.length >= 16,
@@ -121,6 +123,8 @@ export interface Config {
   mcpSessions: { max: number; idleMs: number };
   /** The web console's event streams (console/hub.ts): how many at most, and when an unread one is closed. */
   console: { maxStreams: number; stallMs: number };
+  /** Open event streams: at most `perKey` of one run or ask, `total` in the process. */
+  eventStreams?: { perKey: number; total: number };
   /** askgate as an A2A agent (`/a2a`, `/.well-known/agent-card.json`); see src/a2a/route.ts. */
   a2a: A2ASettings;
   /** Chat platforms; a platform is enabled when its bot token is set. */
@@ -277,6 +281,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     mcpSessions: { max: e.ASKGATE_MCP_MAX_SESSIONS, idleMs: e.ASKGATE_MCP_SESSION_IDLE_SECONDS * 1000 },
     console: { maxStreams: e.ASKGATE_CONSOLE_MAX_STREAMS, stallMs: e.ASKGATE_CONSOLE_STALL_MS },
+    eventStreams: { perKey: e.ASKGATE_EVENT_STREAMS_PER_RUN, total: e.ASKGATE_EVENT_STREAMS_MAX },
     a2a: {
       enabled: e.ASKGATE_A2A === 'on' || e.ASKGATE_A2A === 'true',
       waitSeconds: e.ASKGATE_A2A_WAIT_SECONDS,

@@ -54,6 +54,7 @@ import {
   watchConnection,
 } from './store/redis-setup.js';
 import { systemClock } from './system-clock.js';
+import { buildChannels } from './channels/index.js';
 
 /** A running askgate: the HTTP server, the gateway and a way to stop it all. */
 export interface RunningAskgate {
@@ -162,28 +163,6 @@ function memoryBackend(config: Config, clock: Clock, logger: Logger): Backend {
   };
 }
 
-/**
- * Builds the chat channels enabled in config. Each SDK is loaded only when its platform is
- * configured, so the embedded default starts fast.
- */
-async function buildChannels(config: Config, logger: Logger, clock: Clock): Promise<Channel[]> {
-  const { telegram, slack, discord } = config.channels;
-  const channels: Channel[] = [];
-  if (telegram) {
-    const { TelegramChannel } = await import('./channels/telegram/telegram-channel.js');
-    channels.push(new TelegramChannel({ ...telegram, logger: forComponent(logger, 'telegram'), clock }));
-  }
-  if (slack) {
-    const { SlackChannel } = await import('./channels/slack/slack-channel.js');
-    channels.push(new SlackChannel({ ...slack, logger: forComponent(logger, 'slack'), clock }));
-  }
-  if (discord) {
-    const { DiscordChannel } = await import('./channels/discord/discord-channel.js');
-    channels.push(new DiscordChannel({ ...discord, logger: forComponent(logger, 'discord') }));
-  }
-  return channels;
-}
-
 /** How long requests in flight may take to finish at shutdown before their connections are closed. */
 const SHUTDOWN_GRACE_MS = 3000;
 
@@ -263,7 +242,13 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     server,
     [...channels.values()].flatMap((c) => c.routes?.() ?? []),
   );
-  registerEventRoutes(server, { gateway, store: backend.store, bus: backend.bus, logger: httpLog });
+  registerEventRoutes(server, {
+    gateway,
+    store: backend.store,
+    bus: backend.bus,
+    logger: httpLog,
+    limits: config.eventStreams,
+  });
   registerMcpRoute(server, {
     gateway,
     logger: httpLog,

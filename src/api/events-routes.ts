@@ -3,9 +3,21 @@ import { z } from 'zod';
 import { AskgateError, invalid, locate, toIssues } from '../core/errors.js';
 import type { Gateway } from '../app/gateway.js';
 import type { AskStore, Logger, ResultBus } from '../core/ports.js';
-import { RunIdSchema, type AskRecord, type HistoryEntry } from '../core/schemas.js';
+import { isDone } from '../core/record-state.js';
+import { RunIdSchema } from '../core/schemas.js';
 import { ASK_ID_PATTERN } from '../core/token.js';
-import { HistoryCursor } from './history-cursor.js';
+import { openEventStream, type EventStreamTimes } from './event-stream.js';
+import { HistoryFeed, RUN_REPLAY_LIMIT, type FeedFollower, type FeedLimits } from './history-feed.js';
+import { AskFollower, RunFollower } from './stream-followers.js';
+
+/** Open streams of one run (or one ask), and of the whole process, when no limits are given. */
+export const DEFAULT_STREAM_LIMITS: FeedLimits = { perKey: 100, total: 1000 };
+/** The longest an event stream stays open (the client resumes with `Last-Event-ID`). */
+export const STREAM_MAX_AGE_MS = 3_600_000;
+/** A stream whose client left more than this unread when the next batch is due is closed. */
+export const STREAM_MAX_BACKLOG_BYTES = 1 << 20;
+/** What a refused stream's `retry-after` says, in seconds. */
+const REFUSED_RETRY_AFTER_SECONDS = 5;
 
 /** Options of {@link registerEventRoutes}. */
 export interface EventRoutesOptions {
@@ -13,47 +25,37 @@ export interface EventRoutesOptions {
   store: Pick<AskStore, 'get' | 'history'>;
   bus: Pick<ResultBus, 'subscribeHistory' | 'onResync'>;
   logger: Pick<Logger, 'warn'>;
+  /** Caps on open streams (default {@link DEFAULT_STREAM_LIMITS}). */
+  limits?: FeedLimits;
   /** Interval of `: keep-alive` comments on open streams, in ms (default 15 000). */
   heartbeatMs?: number;
+  /** The longest a stream stays open, in ms (default {@link STREAM_MAX_AGE_MS}). */
+  maxAgeMs?: number;
 }
-
-/** One history entry as the event routes send it. */
-type Sent = HistoryEntry & { askId: string; index: number; version?: number };
 
 const QuerySchema = z.object({
   stream: z.enum(['1', 'true', '0', 'false']).optional(),
   lastEventId: z.string().max(64).optional(),
 });
 
-/** Runs `work` now, or once more after the running call when called meanwhile (coalesced, never concurrent). */
-function serialized(work: () => Promise<void>, onError: (error: unknown) => void): () => void {
-  let running = false;
-  let again = false;
-  const run = async (): Promise<void> => {
-    if (running) {
-      again = true;
-      return;
-    }
-    running = true;
-    try {
-      do {
-        again = false;
-        await work().catch(onError);
-      } while (again);
-    } finally {
-      running = false;
-    }
-  };
-  return () => void run();
-}
-
-/** Registers `GET /v1/asks/:id/events` and `GET /v1/runs/:runId/events` (JSON, or SSE when asked for). */
+/**
+ * Registers `GET /v1/asks/:id/events` and `GET /v1/runs/:runId/events` (JSON, or SSE when asked
+ * for). Every stream of the process reads through one {@link HistoryFeed}: a change is read once
+ * for all the streams that follow it. A stream joins the feed before its first read, so a change
+ * committed in between is not missed.
+ */
 export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptions): void {
   const { gateway, store, bus, logger } = opts;
-  const heartbeatMs = opts.heartbeatMs ?? 15_000;
+  const feed = new HistoryFeed({ store, bus, logger, limits: opts.limits ?? DEFAULT_STREAM_LIMITS });
+  const times: EventStreamTimes = {
+    heartbeatMs: opts.heartbeatMs ?? 15_000,
+    maxAgeMs: opts.maxAgeMs ?? STREAM_MAX_AGE_MS,
+    maxBacklogBytes: STREAM_MAX_BACKLOG_BYTES,
+  };
   const open = new Set<() => void>();
   app.addHook('preClose', async () => {
-    for (const close of [...open]) close();
+    for (const end of [...open]) end();
+    feed.close();
   });
 
   const query = (request: FastifyRequest) => {
@@ -67,62 +69,56 @@ export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptio
     return { wantsStream, lastEventId: (Array.isArray(header) ? header[0] : header) ?? parsed.data.lastEventId };
   };
 
-  /** Switches the reply to an event stream; returns `send` and registers cleanup for when either side goes away. */
-  const openStream = (reply: FastifyReply, cleanup: () => void) => {
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
-    res.write('retry: 3000\n\n');
-    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), heartbeatMs);
-    let closed = false;
-    const close = () => {
-      if (closed) return;
-      closed = true;
-      clearInterval(heartbeat);
-      open.delete(close);
-      cleanup();
-      res.end();
-    };
-    open.add(close);
-    // The response's 'close' fires when the client goes away (the request's fires once its body is read).
-    res.once('close', close);
-    const send = (id: string, data: Sent) => {
-      if (!closed) res.write(`id: ${id}\nevent: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
-    };
-    return { send, close, isClosed: () => closed };
+  /**
+   * Joins the feed, then runs `firstRead` (after joining, so nothing committed meanwhile is missed).
+   * Null when a cap refused the stream (the reply is sent); otherwise the leave function.
+   */
+  const join = async <T>(
+    reply: FastifyReply,
+    kind: 'ask' | 'run',
+    id: string,
+    follower: FeedFollower,
+    firstRead: () => Promise<T>,
+  ): Promise<{ leave: () => void; first: T } | null> => {
+    const leave = feed.join(kind, id, follower);
+    if (typeof leave !== 'function') {
+      const message =
+        leave.refused === 'key'
+          ? `this ${kind} already has ${leave.limit} open event streams (ASKGATE_EVENT_STREAMS_PER_RUN); close one or retry later`
+          : `askgate has ${leave.limit} open event streams (ASKGATE_EVENT_STREAMS_MAX); retry later`;
+      void reply
+        .code(429)
+        .header('retry-after', String(REFUSED_RETRY_AFTER_SECONDS))
+        .send({ error: { code: 'too_many_streams', message, limit: leave.limit } });
+      return null;
+    }
+    try {
+      return { leave, first: await firstRead() };
+    } catch (error) {
+      leave();
+      throw error;
+    }
   };
-
-  const onError = (error: unknown) =>
-    logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'event stream read failed');
 
   app.get('/v1/asks/:id/events', async (request, reply) => {
     const id = (request.params as { id: string }).id;
     if (!ASK_ID_PATTERN.test(id)) throw new AskgateError('not_found', `no ask with id "${id.slice(0, 40)}"`);
     const { wantsStream, lastEventId } = query(request);
-    const record = await gateway.get(id);
-    if (!wantsStream) return { askId: id, events: record.history };
-    const last = Number.parseInt(lastEventId ?? '-1', 10);
-    const cursor = new HistoryCursor(Number.isFinite(last) && last >= 0 ? last + 1 : 0);
-    let unsubscribe = () => {};
-    const stream = openStream(reply, () => unsubscribe());
-    const pump = serialized(async () => {
-      const current = await store.get(id);
-      if (!current) return stream.close();
-      for (const { entry, index } of cursor.fresh(current.history))
-        stream.send(String(index), { ...entry, askId: id, index });
-    }, onError);
-    // Subscribe before the first read, so an entry committed in between is not missed; after a
-    // resync (announcements may have been lost) read again.
-    unsubscribe = both(
-      bus.subscribeHistory((askId) => askId === id && pump()),
-      bus.onResync(() => pump()),
-    );
-    pump();
+    if (!wantsStream) return { askId: id, events: (await gateway.get(id)).history };
+    const follower = new AskFollower(lastEventId);
+    const joined = await join(reply, 'ask', id, follower, () => gateway.get(id));
+    if (!joined) return reply;
+    const record = joined.first;
+    const frames = follower.first(record);
+    if (frames.length === 0 && isDone(record)) {
+      // Nothing left to send, ever: 204 tells an EventSource to stop reconnecting.
+      joined.leave();
+      return reply.code(204).send();
+    }
+    const stream = openEventStream(reply, times, open, joined.leave);
+    follower.open(stream, frames);
+    if (isDone(record)) stream.end();
+    return reply;
   });
 
   app.get('/v1/runs/:runId/events', async (request, reply) => {
@@ -130,91 +126,15 @@ export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptio
     if (!parsedRun.success) throw invalid('invalid_request', locate(toIssues(parsedRun.error.issues), 'path', 'runId'));
     const runId = parsedRun.data;
     const { wantsStream, lastEventId } = query(request);
-    const { history } = await gateway.run(runId, 50);
-    if (!wantsStream) return { runId, events: chronological(history.map((r) => ({ record: r, from: 0 }))) };
-    const [lastVersion, lastIndex] = (lastEventId ?? '').split('.').map((n) => Number.parseInt(n, 10));
-    const cursors = new Map<string, HistoryCursor>();
-    let unsubscribe = () => {};
-    const stream = openStream(reply, () => unsubscribe());
-    const sendAll = (batch: { record: AskRecord; from: number }[]) => {
-      for (const e of chronological(batch)) stream.send(`${e.version}.${e.index}`, e);
-    };
-    let replayed = false;
-    let resync = false;
-    const pending = new Set<string>();
-    /** Sends the entries of `record` its cursor has not sent yet. */
-    const sendFresh = (record: AskRecord) => {
-      const cursor = cursors.get(record.id) ?? new HistoryCursor(0);
-      cursors.set(record.id, cursor);
-      for (const { entry, index } of cursor.fresh(record.history))
-        stream.send(`${record.version}.${index}`, { ...entry, askId: record.id, version: record.version, index });
-    };
-    const pump = serialized(async () => {
-      if (!replayed) {
-        replayed = true;
-        const asks = await store.history(runId, 50);
-        sendAll(
-          asks.map((record) => {
-            const from = startOf(record, lastVersion, lastIndex);
-            const cursor = new HistoryCursor(from);
-            cursor.fresh(record.history);
-            cursors.set(record.id, cursor);
-            return { record, from };
-          }),
-        );
-      }
-      if (resync) {
-        // Announcements may have been lost: every ask of the run again, as read (cursors skip what was sent).
-        resync = false;
-        for (const record of await store.history(runId, 50)) {
-          pending.delete(record.id);
-          sendFresh(record);
-        }
-      }
-      const ids = [...pending];
-      pending.clear();
-      for (const askId of ids) {
-        const record = await store.get(askId);
-        if (record) sendFresh(record);
-      }
-    }, onError);
-    unsubscribe = both(
-      bus.subscribeHistory((askId, run) => {
-        if (run !== runId) return;
-        pending.add(askId);
-        pump();
-      }),
-      bus.onResync(() => {
-        resync = true;
-        pump();
-      }),
-    );
-    pump();
+    if (!wantsStream) {
+      const { history } = await gateway.run(runId, RUN_REPLAY_LIMIT);
+      return { runId, events: new RunFollower(undefined).first(history).map((frame) => frame.data) };
+    }
+    const follower = new RunFollower(lastEventId);
+    const joined = await join(reply, 'run', runId, follower, () => gateway.run(runId, RUN_REPLAY_LIMIT));
+    if (!joined) return reply;
+    const frames = follower.first(joined.first.history);
+    follower.open(openEventStream(reply, times, open, joined.leave), frames);
+    return reply;
   });
-}
-
-/** One unsubscribe function for two. */
-function both(a: () => void, b: () => void): () => void {
-  return () => {
-    a();
-    b();
-  };
-}
-
-/** Where a run stream resumes in one ask, given `Last-Event-ID: <version>.<index>`. */
-function startOf(record: AskRecord, lastVersion: number | undefined, lastIndex: number | undefined): number {
-  if (lastVersion === undefined || !Number.isFinite(lastVersion)) return 0;
-  if (record.version < lastVersion) return record.history.length;
-  if (record.version > lastVersion) return 0;
-  return lastIndex !== undefined && Number.isFinite(lastIndex) ? lastIndex + 1 : 0;
-}
-
-/** Entries of several asks from each ask's `from` index, in time order (ties: older ask, then position). */
-function chronological(asks: { record: AskRecord; from: number }[]): Sent[] {
-  const all = asks.flatMap(({ record, from }) =>
-    record.history
-      .slice(from)
-      .map((entry, i) => ({ ...entry, askId: record.id, version: record.version, index: from + i })),
-  );
-  return all.sort((a, b) => a.at.localeCompare(b.at) || a.version - b.version || a.index - b.index);
 }

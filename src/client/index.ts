@@ -187,7 +187,7 @@ export class AskgateClient {
     return this.http.request('GET', `/v1/runs/${enc(runId)}/events`, RunEventsSchema, {});
   }
 
-  /** Streams an ask's history (replay, then live) until `signal` aborts or askgate ends the stream. */
+  /** Streams an ask's history (replay, then live) until `signal` aborts or askgate ends the stream (once the ask is done, or after an hour: resume with `lastEventId`). */
   streamEvents(
     askId: string,
     opts: { signal?: AbortSignal; lastEventId?: string } = {},
@@ -195,7 +195,7 @@ export class AskgateClient {
     return this.stream(`/v1/asks/${enc(askId)}/events`, opts);
   }
 
-  /** Streams the history of every ask of a run (ids are `<version>.<index>`). */
+  /** Streams the history of every ask of a run (ids are `<version>.<index>`) until `signal` aborts or askgate ends it (after an hour: resume with `lastEventId`). */
   streamRunEvents(
     runId: string,
     opts: { signal?: AbortSignal; lastEventId?: string } = {},
@@ -214,6 +214,8 @@ export class AskgateClient {
       { method: 'GET', headers, signal: opts.signal },
       opts.signal,
     );
+    // 204: the ask is done and every entry was sent (askgate tells an EventSource to stop reconnecting).
+    if (response.status === 204) return;
     if (!response.ok || !response.body)
       throw apiErrorFrom(response.status, await response.json().catch(() => undefined));
     for await (const message of parseSse(response.body, opts.signal)) {

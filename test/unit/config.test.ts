@@ -56,3 +56,15 @@ describe('ASKGATE_DEFAULT_LOCALE', () => {
     expect(loadConfig({ ASKGATE_DEFAULT_LOCALE: 'pt-PT' }).notices.join('\n')).not.toMatch(/DEFAULT_LOCALE/);
   });
 });
+
+describe('event stream caps', () => {
+  it('default to 100 per run or ask and 1,000 per process; a cap below 1 is refused, naming the variable', () => {
+    expect(loadConfig({}).eventStreams).toEqual({ perKey: 100, total: 1000 });
+    expect(loadConfig({ ASKGATE_EVENT_STREAMS_PER_RUN: '5', ASKGATE_EVENT_STREAMS_MAX: '50' }).eventStreams).toEqual({
+      perKey: 5,
+      total: 50,
+    });
+    expect(() => loadConfig({ ASKGATE_EVENT_STREAMS_PER_RUN: '0' })).toThrow(/ASKGATE_EVENT_STREAMS_PER_RUN/);
+    expect(() => loadConfig({ ASKGATE_EVENT_STREAMS_MAX: 'many' })).toThrow(/ASKGATE_EVENT_STREAMS_MAX/);
+  });
+});
