@@ -8,6 +8,7 @@ import {
   int,
   optionalString,
   parseClusterNodes,
+  publicUrl,
   webhookAllowList,
   type RedisClusterConfig,
 } from './config-values.js';
@@ -59,14 +60,13 @@ const EnvSchema = z.object({
   // Below the 60 s request timeout MCP clients default to: a call never outlives it.
   ASKGATE_MCP_WAIT_SECONDS: int(50, 1, 55),
   ASKGATE_MCP_MAX_SESSIONS: int(100, 1, 100_000),
+  ASKGATE_MCP_MAX_SESSIONS_PER_CALLER: int(25, 1, 100_000),
   ASKGATE_MCP_SESSION_IDLE_SECONDS: int(600, 1, 86_400),
   ASKGATE_A2A: z.enum(['on', 'off', 'true', 'false']).default('on'),
   // A blocking A2A SendMessage returns the task still `working` after this long (below fetch's 300 s headers timeout).
   ASKGATE_A2A_WAIT_SECONDS: int(50, 0, 290),
-  ASKGATE_A2A_URL: optionalString.refine(
-    (v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v),
-    'must be the absolute http(s) URL of the /a2a endpoint',
-  ),
+  ASKGATE_A2A_URL: publicUrl('must be the absolute http(s) URL of the /a2a endpoint'),
+  ASKGATE_PUBLIC_URL: publicUrl('must be the absolute http(s) URL askgate is reached at'),
   TELEGRAM_BOT_TOKEN: optionalString,
   TELEGRAM_API_ROOT: optionalString,
   TELEGRAM_WEBHOOK_URL: optionalString,
@@ -121,8 +121,8 @@ export interface Config {
   webhook: { secret?: string; timeoutMs: number; allowedHosts: HostAllowList };
   /** The MCP server at `/mcp`: default target of `ask_user` and how often it reports progress. */
   mcp: McpSettings;
-  /** Sessions of `/mcp`: how many at most, and after how long without an open request one is closed. */
-  mcpSessions: { max: number; idleMs: number };
+  /** Sessions of `/mcp`: how many at most, in all and per caller (peer address), and when an idle one closes. */
+  mcpSessions: { max: number; perCaller: number; idleMs: number };
   /** askgate as an A2A agent (`/a2a`, `/.well-known/agent-card.json`); see src/a2a/route.ts. */
   a2a: A2ASettings;
   /** Chat platforms; a platform is enabled when its bot token is set. */
@@ -144,7 +144,7 @@ export interface A2ASettings {
   enabled: boolean;
   /** The longest a blocking SendMessage waits for the answer, in s (`ASKGATE_A2A_WAIT_SECONDS`, 0–290, default 50). */
   waitSeconds: number;
-  /** The endpoint's public URL for the agent card (`ASKGATE_A2A_URL`); by default built from each request's Host. */
+  /** The endpoint's public URL for the agent card (`ASKGATE_A2A_URL`); by default `ASKGATE_PUBLIC_URL` + `/a2a`. */
   url?: string;
 }
 
@@ -293,11 +293,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       progressIntervalMs: e.ASKGATE_MCP_PROGRESS_MS,
       waitSeconds: e.ASKGATE_MCP_WAIT_SECONDS,
     },
-    mcpSessions: { max: e.ASKGATE_MCP_MAX_SESSIONS, idleMs: e.ASKGATE_MCP_SESSION_IDLE_SECONDS * 1000 },
+    mcpSessions: {
+      max: e.ASKGATE_MCP_MAX_SESSIONS,
+      perCaller: e.ASKGATE_MCP_MAX_SESSIONS_PER_CALLER,
+      idleMs: e.ASKGATE_MCP_SESSION_IDLE_SECONDS * 1000,
+    },
     a2a: {
       enabled: e.ASKGATE_A2A === 'on' || e.ASKGATE_A2A === 'true',
       waitSeconds: e.ASKGATE_A2A_WAIT_SECONDS,
-      url: e.ASKGATE_A2A_URL,
+      url: e.ASKGATE_A2A_URL ?? (e.ASKGATE_PUBLIC_URL && `${e.ASKGATE_PUBLIC_URL}/a2a`),
     },
     channels: {
       ...(e.TELEGRAM_BOT_TOKEN && {
