@@ -29,53 +29,29 @@ describe('McpSessionTable: admission per caller and in total', () => {
     return { t, ended };
   };
 
+  // Sessions as `<name>` (idle) or `<name>*` (a call in flight); the caller is the name's first letter.
+  const open = (...names: string[]) => names.map((n) => session(n.replace('*', ''), n[0]!, n.endsWith('*') ? 1 : 0));
+  const wide = { max: 4, perCaller: 2 };
+  const narrow = { max: 2, perCaller: 1 };
   it.each([
-    // [what, limits, open sessions, caller, refusal, ended]
-    ['room in both bounds', { max: 4, perCaller: 2 }, [session('a1', 'a', 1)], 'a', null, []],
+    // [what, limits, open sessions (least recently used first), caller, refusal, ended]
+    ['room in both bounds', wide, open('a1*'), 'a', null, []],
+    ['the caller at its bound, all busy: 429', wide, open('a1*', 'a2*'), 'a', 'caller', []],
+    ['another caller is not held by it', wide, open('a1*', 'a2*'), 'b', null, []],
     [
-      'the caller at its bound, all busy: 429',
-      { max: 4, perCaller: 2 },
-      [session('a1', 'a', 1), session('a2', 'a', 1)],
-      'a',
-      'caller',
-      [],
-    ],
-    [
-      'another caller is not held by it',
-      { max: 4, perCaller: 2 },
-      [session('a1', 'a', 1), session('a2', 'a', 1)],
-      'b',
-      null,
-      [],
-    ],
-    [
-      'the caller at its bound evicts its own idle one, not an older one of others',
-      { max: 4, perCaller: 2 },
-      [session('b1', 'b'), session('a1', 'a'), session('a2', 'a', 1)],
+      'at its bound a caller evicts its own idle one, not an older other',
+      wide,
+      open('b1', 'a1', 'a2*'),
       'a',
       null,
       ['a1'],
     ],
-    [
-      'full in total, all busy: 503',
-      { max: 2, perCaller: 1 },
-      [session('a1', 'a', 1), session('b1', 'b', 1)],
-      'c',
-      'total',
-      [],
-    ],
-    [
-      'full in total: the least recently used idle one goes',
-      { max: 2, perCaller: 1 },
-      [session('a1', 'a', 1), session('b1', 'b')],
-      'c',
-      null,
-      ['b1'],
-    ],
+    ['full in total, all busy: 503', narrow, open('a1*', 'b1*'), 'c', 'total', []],
+    ['full in total: the least recently used idle one goes', narrow, open('a1*', 'b1'), 'c', null, ['b1']],
     [
       'a caller bound equal to the total is none (503, not 429)',
       { max: 2, perCaller: 2 },
-      [session('a1', 'a', 1), session('a2', 'a', 1)],
+      open('a1*', 'a2*'),
       'a',
       'total',
       [],
