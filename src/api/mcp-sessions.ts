@@ -59,6 +59,7 @@ export class McpSessionTable<S extends TableSession> {
     return this.sessions.size;
   }
 
+  /** The open session `id`, if any. */
   get(id: string): S | undefined {
     return this.sessions.get(id);
   }
