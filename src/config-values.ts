@@ -31,6 +31,32 @@ export const tokenString = (minLength = 1) =>
       'contains a non-ASCII character: it could never authenticate, tokens are sent as ASCII (the value is not shown)',
     );
 
+/**
+ * An absolute http(s) URL from the environment, with no credentials, query or fragment (it is
+ * handed out to clients as is), kept without a trailing slash; unset when empty.
+ */
+export const publicUrl = (message: string) =>
+  optionalString
+    .refine((v) => v === undefined || publicUrlProblem(v) === null, {
+      error: (issue) => `${message}: ${publicUrlProblem(String(issue.input))}`,
+    })
+    .transform((v) => v?.replace(/\/+$/, ''));
+
+function publicUrlProblem(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'not a URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'the scheme is not http or https';
+  if (url.username !== '' || url.password !== '') return 'it holds credentials';
+  if (url.search !== '' || value.includes('?')) return 'it has a query';
+  if (url.hash !== '' || value.includes('#')) return 'it has a fragment';
+  if (/\s/.test(value)) return 'it has white space';
+  return null;
+}
+
 /** Thrown for invalid configuration; the message names each bad variable. */
 export class ConfigError extends Error {}
 

@@ -9,6 +9,7 @@ import {
   optionalString,
   parseClusterNodes,
   tokenString,
+  publicUrl,
   webhookAllowList,
   type RedisClusterConfig,
 } from './config-values.js';
@@ -66,16 +67,15 @@ const EnvSchema = z.object({
   // Below the 60 s request timeout MCP clients default to: a call never outlives it.
   ASKGATE_MCP_WAIT_SECONDS: int(50, 1, 55),
   ASKGATE_MCP_MAX_SESSIONS: int(100, 1, 100_000),
+  ASKGATE_MCP_MAX_SESSIONS_PER_CALLER: int(25, 1, 100_000),
   ASKGATE_MCP_SESSION_IDLE_SECONDS: int(600, 1, 86_400),
   ASKGATE_CONSOLE_MAX_STREAMS: int(200, 1, 100_000),
   ASKGATE_CONSOLE_STALL_MS: int(30_000, 100, 3_600_000),
   ASKGATE_A2A: z.enum(['on', 'off', 'true', 'false']).default('on'),
   // A blocking A2A SendMessage returns the task still `working` after this long (below fetch's 300 s headers timeout).
   ASKGATE_A2A_WAIT_SECONDS: int(50, 0, 290),
-  ASKGATE_A2A_URL: optionalString.refine(
-    (v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v),
-    'must be the absolute http(s) URL of the /a2a endpoint',
-  ),
+  ASKGATE_A2A_URL: publicUrl('must be the absolute http(s) URL of the /a2a endpoint'),
+  ASKGATE_PUBLIC_URL: publicUrl('must be the absolute http(s) URL askgate is reached at'),
   ...CHANNEL_ENV,
   LOG_LEVEL: LogLevelSchema,
 });
@@ -89,6 +89,8 @@ export interface Config {
   /** Set when `REDIS_CLUSTER=true`: `REDIS_URL` lists seed nodes of a Redis Cluster. */
   redisCluster?: RedisClusterConfig;
   apiToken?: string;
+  /** `ASKGATE_PUBLIC_URL`: the externally reachable base URL (no trailing slash), when the operator set it. */
+  publicUrl?: string;
   keyPrefix: string;
   timeouts: { defaultSeconds: number; minSeconds: number; maxSeconds: number };
   retentionMs: number;
@@ -119,8 +121,8 @@ export interface Config {
   webhook: { secret?: string; timeoutMs: number; allowedHosts: HostAllowList };
   /** The MCP server at `/mcp`: default target of `ask_user` and how often it reports progress. */
   mcp: McpSettings;
-  /** Sessions of `/mcp`: how many at most, and after how long without an open request one is closed. */
-  mcpSessions: { max: number; idleMs: number };
+  /** Sessions of `/mcp`: how many at most, in all and per caller (peer address), and when an idle one closes. */
+  mcpSessions: { max: number; perCaller: number; idleMs: number };
   /** The web console's event streams (console/hub.ts): how many at most, and when an unread one is closed. */
   console: { maxStreams: number; stallMs: number };
   /** Open event streams: at most `perKey` of one run or ask, `total` in the process. */
@@ -139,7 +141,7 @@ export interface A2ASettings {
   enabled: boolean;
   /** The longest a blocking SendMessage waits for the answer, in s (`ASKGATE_A2A_WAIT_SECONDS`, 0–290, default 50). */
   waitSeconds: number;
-  /** The endpoint's public URL for the agent card (`ASKGATE_A2A_URL`); by default built from each request's Host. */
+  /** The endpoint's public URL for the agent card (`ASKGATE_A2A_URL`); by default `ASKGATE_PUBLIC_URL` + `/a2a`. */
   url?: string;
 }
 
@@ -240,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL,
     ...(redisCluster && { redisCluster }),
     apiToken: e.ASKGATE_API_TOKEN,
+    publicUrl: e.ASKGATE_PUBLIC_URL,
     keyPrefix: e.ASKGATE_KEY_PREFIX,
     timeouts: {
       defaultSeconds: e.ASKGATE_TIMEOUT_DEFAULT_SECONDS,
@@ -279,13 +282,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       progressIntervalMs: e.ASKGATE_MCP_PROGRESS_MS,
       waitSeconds: e.ASKGATE_MCP_WAIT_SECONDS,
     },
-    mcpSessions: { max: e.ASKGATE_MCP_MAX_SESSIONS, idleMs: e.ASKGATE_MCP_SESSION_IDLE_SECONDS * 1000 },
+    mcpSessions: {
+      max: e.ASKGATE_MCP_MAX_SESSIONS,
+      perCaller: e.ASKGATE_MCP_MAX_SESSIONS_PER_CALLER,
+      idleMs: e.ASKGATE_MCP_SESSION_IDLE_SECONDS * 1000,
+    },
     console: { maxStreams: e.ASKGATE_CONSOLE_MAX_STREAMS, stallMs: e.ASKGATE_CONSOLE_STALL_MS },
     eventStreams: { perKey: e.ASKGATE_EVENT_STREAMS_PER_RUN, total: e.ASKGATE_EVENT_STREAMS_MAX },
     a2a: {
       enabled: e.ASKGATE_A2A === 'on' || e.ASKGATE_A2A === 'true',
       waitSeconds: e.ASKGATE_A2A_WAIT_SECONDS,
-      url: e.ASKGATE_A2A_URL,
+      url: e.ASKGATE_A2A_URL ?? (e.ASKGATE_PUBLIC_URL && `${e.ASKGATE_PUBLIC_URL}/a2a`),
     },
     channels: channelsConfig(e),
     notices,

@@ -254,6 +254,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     logger: httpLog,
     settings: config.mcp,
     maxSessions: config.mcpSessions.max,
+    maxSessionsPerCaller: config.mcpSessions.perCaller,
     idleMs: config.mcpSessions.idleMs,
     clock,
   });

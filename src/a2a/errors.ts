@@ -34,14 +34,35 @@ export function toA2AError(
       case 'payload_too_large':
         return new RequestMalformedError(error.message);
       case 'store_unavailable':
-        return new A2AError('storage is unavailable; retry shortly');
+        return new A2AError(STORE_UNAVAILABLE);
       default:
         break;
     }
   }
-  if (isStoreUnavailable(error)) return new A2AError('storage is unavailable; retry shortly');
+  if (isStoreUnavailable(error)) return new A2AError(STORE_UNAVAILABLE);
   logger.error({ err: error instanceof Error ? error.message : String(error) }, 'a2a call failed');
-  return new A2AError('internal error');
+  return new A2AError(INTERNAL);
+}
+
+const STORE_UNAVAILABLE = 'storage is unavailable; retry shortly';
+const INTERNAL = 'internal error';
+
+/**
+ * Turns the SDK's answer to params it could not read into invalid params (-32602). Every error
+ * of askgate's handler is an A2AError ({@link toA2AError}); the SDKs answer anything else thrown
+ * (a TypeError in their own `fromJSON` of a malformed request, e.g. a part that is null) as an
+ * internal error (-32603) carrying its message, which is the client's bad input, not a fault.
+ * Returns the SDK's message of a rewritten error, else null.
+ */
+export function markUnreadParams(answer: unknown): string | null {
+  const error = (answer as { error?: { code?: unknown; message?: unknown; data?: unknown } } | null)?.error;
+  if (error?.code !== -32603 || typeof error.message !== 'string') return null;
+  if (error.message === INTERNAL || error.message === STORE_UNAVAILABLE) return null;
+  const message = error.message;
+  error.code = -32602;
+  error.message = `Invalid method parameters: ${message.slice(0, 200)}`;
+  delete error.data;
+  return message;
 }
 
 /** Thrown for the methods askgate does not offer (the message says what to do instead). */

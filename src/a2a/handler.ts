@@ -15,7 +15,7 @@ import type {
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
-import { ExtendedAgentCardNotConfiguredError, TaskNotFoundError } from '@a2a-js/sdk/errors';
+import { ExtendedAgentCardNotConfiguredError, RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import type { Gateway } from '../app/gateway.js';
 import type { Logger } from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
@@ -150,7 +150,8 @@ export class AskgateA2AHandler implements A2ARequestHandler {
     if (!isTerminal(first)) yield* finalEvents(record);
   }
 
-  private async pushConfigs(taskId: string): Promise<TaskPushNotificationConfig[]> {
+  /** The task's push config without its token or credentials (they are never read back). */
+  private async pushConfigs(taskId: unknown): Promise<TaskPushNotificationConfig[]> {
     const record = await this.guard(() => this.deps.gateway.get(checkedId(taskId)));
     if (!record.callbackUrl) return [];
     return [
@@ -159,8 +160,9 @@ export class AskgateA2AHandler implements A2ARequestHandler {
         id: PUSH_CONFIG_ID,
         taskId: record.id,
         url: record.callbackUrl,
-        // The token is the client's own check on pushes; credentials are never read back.
-        token: record.push?.token ?? '',
+        // Neither the token nor credentials are ever read back: any holder of the API token may
+        // read a task, and the token is what the client's receiver trusts a push by.
+        token: '',
         authentication: record.push?.authorization
           ? { scheme: record.push.authorization.split(' ')[0]!, credentials: '' }
           : undefined,
@@ -177,7 +179,12 @@ export class AskgateA2AHandler implements A2ARequestHandler {
   }
 }
 
-function checkedId(id: string): string {
+/**
+ * A task id from the request. The v0.3 handler passes its params on unchecked, so a number,
+ * null or object arrives here too: that is invalid params, not a failure of askgate.
+ */
+function checkedId(id: unknown): string {
+  if (typeof id !== 'string') throw new RequestMalformedError('id: must be a task id (a string)');
   if (!ASK_ID_PATTERN.test(id)) throw new TaskNotFoundError(`no task with id "${id.slice(0, 40)}"`);
   return id;
 }

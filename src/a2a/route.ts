@@ -10,8 +10,10 @@ import type { Logger } from '../core/ports.js';
 import type { Target } from '../core/schemas.js';
 import type { RouteConfig } from '../api/auth.js';
 import { parseJsonBody } from '../api/json-body.js';
+import { validHost } from '../security/http.js';
 import { agentCard, agentCardJson, legacyAgentCardJson, type CardOptions } from './card.js';
 import { ABORT_SIGNAL_KEY, AskgateA2AHandler } from './handler.js';
+import { markUnreadParams } from './errors.js';
 
 /** Where the JSON-RPC endpoint is served. */
 export const A2A_PATH = '/a2a';
@@ -24,7 +26,10 @@ export interface A2ARouteOptions {
   logger: Pick<Logger, 'warn' | 'error'>;
   /** Set when `/v1` needs a token: the card then names the bearer scheme. */
   apiToken?: string;
-  /** Public URL of the endpoint (`ASKGATE_A2A_URL`); by default it is built from the request's Host. */
+  /**
+   * Public URL of the endpoint (`ASKGATE_A2A_URL`, else `ASKGATE_PUBLIC_URL` + `/a2a`); by default
+   * built from the request's `Host` when it is a plain host[:port], else from the listening address.
+   */
   url?: string;
   defaultTo?: Target;
   pushEnabled: boolean;
@@ -68,7 +73,7 @@ const rpcError = (id: unknown, code: number, message: string) => ({
 export function registerA2ARoutes(app: FastifyInstance, opts: A2ARouteOptions): void {
   const version = packageVersion();
   const cardOptions = (request: FastifyRequest): CardOptions => ({
-    url: opts.url ?? `${request.protocol}://${request.host}${A2A_PATH}`,
+    url: opts.url ?? `${request.protocol}://${requestHost(request)}${A2A_PATH}`,
     version,
     bearer: opts.apiToken !== undefined,
     pushNotifications: opts.pushEnabled,
@@ -141,6 +146,8 @@ export function registerA2ARoutes(app: FastifyInstance, opts: A2ARouteOptions): 
       const answer = await (useLegacy ? legacy : v1).handle(body as Record<string, unknown>, context);
       if (!isStream(answer)) {
         reply.raw.off('close', onClose);
+        // Bad input, answered as such and not logged.
+        markUnreadParams(answer);
         return answer;
       }
       return stream(reply, answer, abort, id, useLegacy);
@@ -194,6 +201,14 @@ export function registerA2ARoutes(app: FastifyInstance, opts: A2ARouteOptions): 
     }
     return reply;
   }
+}
+
+/** The request's `Host` when it is a plain host[:port]; else the address and port the connection came in on. */
+function requestHost(request: FastifyRequest): string {
+  const host = validHost(request.headers.host);
+  if (host !== null) return host;
+  const address = (request.socket.localAddress ?? '127.0.0.1').replace(/^::ffff:(?=\d+\.)/i, '');
+  return `${address.includes(':') ? `[${address}]` : address}:${request.socket.localPort ?? 80}`;
 }
 
 function isStream(value: unknown): value is AsyncGenerator<unknown, void, undefined> {

@@ -9,6 +9,8 @@ import type { AskgateMcp } from '../mcp/server.js';
 import { gatewayAsk } from '../mcp/gateway-ask.js';
 import { originIsHost } from '../security/http.js';
 import { systemClock } from '../system-clock.js';
+import { parseJsonBody } from './json-body.js';
+import { McpSessionTable, callerOf, type TableSession } from './mcp-sessions.js';
 
 /** Options of {@link registerMcpRoute}. */
 export interface McpRouteOptions {
@@ -17,20 +19,17 @@ export interface McpRouteOptions {
   settings: McpSettings;
   /** Open sessions at most (default 100); when full, the least recently used one with no call in flight is closed. */
   maxSessions?: number;
+  /** Open sessions of one caller (peer address) at most (default 25, at most `maxSessions`); likewise. */
+  maxSessionsPerCaller?: number;
   /** A session with no request open for this long is closed, in ms (default 10 min; a waiting call keeps it open). */
   idleMs?: number;
   /** Reads the time of session use and idleness, and of progress notifications (default: the system clock). */
   clock?: Clock;
 }
 
-interface Session {
+interface Session extends TableSession {
   transport: StreamableHTTPServerTransport;
   mcp: AskgateMcp;
-  /** When a request of this session last started or ended. */
-  lastSeen: number;
-  /** Requests in progress: `calls` (POST, DELETE) and `streams` (GET, the server's event stream). */
-  calls: number;
-  streams: number;
 }
 
 /** The MCP SDK, loaded on the first `/mcp` request so askgate starts fast when MCP is unused. */
@@ -38,24 +37,31 @@ let sdk: Promise<{
   Transport: typeof StreamableHTTPServerTransport;
   isInitializeRequest: (body: unknown) => boolean;
   createAskgateMcpServer: typeof import('../mcp/server.js').createAskgateMcpServer;
+  paramsProblem: typeof import('../mcp/params-check.js').paramsProblem;
 }> | null = null;
 const loadSdk = () =>
   (sdk ??= Promise.all([
     import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
     import('../mcp/server.js'),
-  ]).then(([http, types, server]) => ({
+    import('../mcp/params-check.js'),
+  ]).then(([http, types, server, check]) => ({
     Transport: http.StreamableHTTPServerTransport,
     isInitializeRequest: types.isInitializeRequest,
     createAskgateMcpServer: server.createAskgateMcpServer,
+    paramsProblem: check.paramsProblem,
   })));
 
 /** A 2025-era `initialize` (2026-07-28 has none): it needs no look by the v2 SDK, nor its loading. */
 const isInitialize = (body: unknown): boolean =>
   typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'initialize';
 
-const jsonRpcError = (reply: FastifyReply, status: number, code: number, message: string) =>
-  reply.code(status).send({ jsonrpc: '2.0', error: { code, message }, id: null });
+const jsonRpcError = (reply: FastifyReply, status: number, code: number, message: string, id: unknown = null) =>
+  reply.code(status).send({
+    jsonrpc: '2.0',
+    error: { code, message },
+    id: typeof id === 'string' || typeof id === 'number' ? id : null,
+  });
 
 /**
  * MCP over Streamable HTTP at `/mcp` (POST, GET for the server stream, DELETE to end a session),
@@ -64,18 +70,23 @@ const jsonRpcError = (reply: FastifyReply, status: number, code: number, message
  * sessions: each gets its own MCP server (v1 SDK); its id is the default runId of its asks. Sessions live in this process: behind a load balancer, route a
  * session to one replica (the asks themselves are shared through Redis as always).
  *
- * Sessions are bounded: at most `maxSessions` (a new one evicts the least recently used session
- * that has no call in flight, else initialize is refused with 503), closed after `idleMs`
- * without an open request, and ended by `DELETE /mcp`, which also cancels their waiting asks.
+ * Sessions are bounded: at most `maxSessionsPerCaller` per peer address and `maxSessions` in all
+ * (a new one evicts the least recently used session with no call in flight, of its caller when
+ * the caller is at its bound, else initialize is refused: 429 for the caller's bound, 503 for the
+ * total; see mcp-sessions.ts), closed after `idleMs` without an open request, and ended by
+ * `DELETE /mcp`, which also cancels their waiting asks. A body that is not JSON (or nests too
+ * deep) is a JSON-RPC parse error (-32700, HTTP 400).
  */
 export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): void {
   const { gateway, settings, logger } = opts;
   const idleMs = opts.idleMs ?? 10 * 60_000;
   const maxSessions = opts.maxSessions ?? 100;
+  const maxPerCaller = Math.min(opts.maxSessionsPerCaller ?? 25, maxSessions);
   /** Open sessions, least recently used first (a request moves its session to the end). */
-  const sessions = new Map<string, Session>();
-  /** Initialize requests admitted but not yet answered: they count against the cap. */
-  let opening = 0;
+  const sessions = new McpSessionTable<Session>({ max: maxSessions, perCaller: maxPerCaller }, (s, why) => {
+    logger.info({ why, sessions: sessions.size }, 'mcp session closed');
+    void s.transport.close().catch(() => undefined);
+  });
   const backend = gatewayAsk(gateway);
   const clock = opts.clock ?? systemClock;
   /** The 2026-07-28 leg (v2 SDK, stateless), loaded on the first POST without a session. */
@@ -92,35 +103,11 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
       }),
     ));
 
-  const end = (id: string, s: Session, why: string) => {
-    sessions.delete(id);
-    logger.info({ why, sessions: sessions.size }, 'mcp session closed');
-    void s.transport.close().catch(() => undefined);
-  };
-  const sweeper = setInterval(
-    () => {
-      const now = clock.now();
-      for (const [id, s] of sessions) {
-        if (s.calls === 0 && s.streams === 0 && now - s.lastSeen > idleMs) end(id, s, 'idle');
-      }
-    },
-    Math.min(60_000, idleMs),
-  );
+  const sweeper = setInterval(() => sessions.sweep(clock.now(), idleMs), Math.min(60_000, idleMs));
   sweeper.unref();
-  /** Makes room for one more session; false when every session has a call in flight. */
-  const admit = (): boolean => {
-    if (sessions.size + opening < maxSessions) return true;
-    for (const [id, s] of sessions) {
-      if (s.calls > 0) continue;
-      end(id, s, 'evicted: too many sessions');
-      return sessions.size + opening < maxSessions;
-    }
-    return false;
-  };
   app.addHook('preClose', async () => {
     clearInterval(sweeper);
-    const all = [...sessions.values()];
-    sessions.clear();
+    const all = sessions.clear();
     // A shutdown does not cancel asks: they stay in the store and resolve as usual.
     await Promise.allSettled(all.map((s) => s.transport.close()));
   });
@@ -129,7 +116,7 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
   const track = (id: string | undefined, session: Session, kind: 'calls' | 'streams', reply: FastifyReply) => {
     session[kind] += 1;
     session.lastSeen = clock.now();
-    if (id !== undefined && sessions.delete(id)) sessions.set(id, session);
+    if (id !== undefined) sessions.touch(id, session);
     reply.raw.once('close', () => {
       session[kind] -= 1;
       session.lastSeen = clock.now();
@@ -150,6 +137,13 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
     if (request.headers.origin !== undefined && !originIsHost(request.headers)) {
       return jsonRpcError(reply, 403, -32000, 'cross-origin requests to /mcp are not allowed');
     }
+    if (Buffer.isBuffer(request.body)) {
+      try {
+        request.body = parseJsonBody(request.body);
+      } catch (error) {
+        return jsonRpcError(reply, 400, -32700, `parse error: ${(error as Error).message}`);
+      }
+    }
     const header = request.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
     // 2026-07-28 requests (a `_meta` envelope, no session) go to the v2 SDK; 2025-era ones to the sessions below.
@@ -163,7 +157,13 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
     }
     let session = sessionId ? sessions.get(sessionId) : undefined;
     if (sessionId && !session) return jsonRpcError(reply, 404, -32001, 'session not found; initialize a new one');
-    let admitted = false;
+    if (session && request.method === 'POST') {
+      // A response to the request itself (HTTP 200): the client's SDK hands it to the pending call.
+      const problem = (await loadSdk()).paramsProblem(request.body);
+      if (problem !== null)
+        return jsonRpcError(reply, 200, -32602, `invalid params: ${problem}`, (request.body as { id?: unknown }).id);
+    }
+    let admitted: string | undefined;
     if (!session) {
       if (request.method !== 'POST' || !(await loadSdk()).isInitializeRequest(request.body)) {
         return jsonRpcError(
@@ -173,25 +173,29 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
           'no session: send an initialize request first (without Mcp-Session-Id)',
         );
       }
-      if (!admit()) {
+      const caller = callerOf(request.socket.remoteAddress);
+      const refused = sessions.admit(caller);
+      if (refused !== null) {
+        const limit = refused === 'caller' ? maxPerCaller : maxSessions;
         logger.warn(
-          { sessions: sessions.size, maxSessions },
+          { sessions: sessions.size, limit, bound: refused },
           'mcp session refused: every session has a call in flight',
         );
         reply.header('retry-after', '5');
         return jsonRpcError(
           reply,
-          503,
+          refused === 'caller' ? 429 : 503,
           -32000,
-          `too many MCP sessions (${maxSessions}), each with a call in flight; retry later or end one (DELETE /mcp)`,
+          refused === 'caller'
+            ? `too many MCP sessions from this address (${limit}), each with a call in flight; retry later or end one (DELETE /mcp)`
+            : `too many MCP sessions (${limit}), each with a call in flight; retry later or end one (DELETE /mcp)`,
         );
       }
-      opening += 1;
-      admitted = true;
+      admitted = caller;
       try {
-        session = await openSession();
+        session = await openSession(caller);
       } catch (error) {
-        opening -= 1;
+        sessions.opened(caller);
         throw error;
       }
     }
@@ -203,12 +207,12 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
       failed(reply, error);
     } finally {
       // By now an initialize either registered its session or failed (and never will).
-      if (admitted) opening -= 1;
+      if (admitted !== undefined) sessions.opened(admitted);
     }
     return reply;
   };
 
-  const openSession = async (): Promise<Session> => {
+  const openSession = async (caller: string): Promise<Session> => {
     const { Transport, createAskgateMcpServer } = await loadSdk();
     const mcp = createAskgateMcpServer({
       backend,
@@ -220,12 +224,13 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
     });
     const session: Session = {
       mcp,
+      caller,
       lastSeen: clock.now(),
       calls: 0,
       streams: 0,
       transport: new Transport({
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => void sessions.set(id, session),
+        onsessioninitialized: (id) => sessions.add(id, session),
         // The client ended the session (DELETE): its waiting calls are over, so are their asks.
         onsessionclosed: (id) => {
           sessions.delete(id);
@@ -240,5 +245,10 @@ export function registerMcpRoute(app: FastifyInstance, opts: McpRouteOptions): v
     return session;
   };
 
-  app.route({ method: ['GET', 'POST', 'DELETE'], url: '/mcp', handler });
+  void app.register(async (scope) => {
+    // The body is parsed in the handler, so that bad JSON gets a JSON-RPC parse error, not /v1's error shape.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_r, body, done) => done(null, body));
+    scope.route({ method: ['GET', 'POST', 'DELETE'], url: '/mcp', handler });
+  });
 }

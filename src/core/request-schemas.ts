@@ -28,6 +28,9 @@ export const QuestionIdSchema = z
   })
   .regex(/^[a-z][a-z0-9_]{0,39}$/, 'must be snake_case: a-z, 0-9 and _, starting with a letter, at most 40 characters');
 
+/** The id of the question at `index` (0-based) that names none: `q1`, `q2`, … */
+export const defaultQuestionId = (index: number): string => `q${index + 1}`;
+
 /** One question with 2–4 options. */
 export const QuestionSchema = z
   .object({
@@ -188,7 +191,7 @@ export const AskRequestSchema = z
   .strict()
   .transform((req) => ({
     ...req,
-    questions: req.questions.map((q, i): Question => ({ ...q, id: q.id ?? `q${i + 1}` })),
+    questions: req.questions.map((q, i): Question => ({ ...q, id: q.id ?? defaultQuestionId(i) })),
   }))
   .superRefine((req, ctx) => {
     const seen = new Set<string>();

@@ -134,7 +134,8 @@ export function askgateCalls(opts: McpCallOptions) {
             },
           });
         },
-        (outcome) => renderResult(outcome, args.questions),
+        // The ask's questions, not the arguments: an id left out was filled in by toAskInput.
+        (outcome) => renderResult(outcome, input.questions as { id: string; header?: string }[]),
       );
     },
 

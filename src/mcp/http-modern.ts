@@ -32,7 +32,11 @@ export async function modernMcpHttp(opts: ModernHttpOptions): Promise<ModernMcpH
   const v2 = createAskgateMcpV2({ ...opts, runIdFor: () => `mcp-${randomUUID()}` });
   const handler = createMcpHandler(v2.factory, {
     legacy: 'reject',
-    onerror: (err) => opts.logger.warn({ err: err.message }, 'mcp request refused or failed'),
+    // A refused request is the client's bad input, already answered with its error: not logged.
+    onerror: (err) => {
+      if (!err.message.startsWith('Rejected inbound request'))
+        opts.logger.warn({ err: err.message }, 'mcp request failed');
+    },
   });
 
   return {

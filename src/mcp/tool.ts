@@ -3,6 +3,7 @@ import {
   AskRequestSchema,
   NoAnswerReasonSchema,
   QuestionIdSchema,
+  defaultQuestionId,
   type AskResult,
   type NoAnswerReason,
   type Target,
@@ -24,7 +25,7 @@ Use it when a decision belongs to the user: preferences, trade-offs, scope, irre
 - Offer 2–4 distinct options. Put the option you recommend first and end its label with " (Recommended)".
 - Do not add an "Other" or "Skip" option: the user can always answer in their own words or skip.
 - Never ask for passwords, API keys, tokens or other secrets.
-- header is a very short label (about 12 characters), e.g. "Deploy"; id is a snake_case key, e.g. "deploy_target".
+- header (optional) is a very short label (about 12 characters), e.g. "Deploy"; id (optional, default q1, q2, … by position) is a snake_case key, e.g. "deploy_target".
 
 The question stays open until the user answers or timeoutSeconds (default 900, clamped to 30–3600) passes; one call waits at most about a minute. The result is {"status": "answered", "answers": {"<question id>": ["<option label or the user's own words>", ...]}}, {"status": "no_answer", "reason": "timeout" | "skipped" | "cancelled" | "superseded" | "undelivered"}, or {"status": "pending", "askId": "...", "expiresAt": "..."} when the user has not answered yet: then call await_answer with that askId (again while it returns pending) instead of asking again. On no_answer, do not ask the same question again right away: proceed with your best judgment (usually the recommended option) and state the assumption you made.
 
@@ -52,12 +53,16 @@ const OptionInput = z.object({
 });
 
 const QuestionInput = z.object({
-  id: QuestionIdSchema.describe('snake_case key of this question in the answers, e.g. "deploy_target"'),
+  // Optional as in POST /v1/asks: toAskInput fills the id the same way AskRequestSchema does.
+  id: QuestionIdSchema.optional().describe(
+    'snake_case key of this question in the answers, e.g. "deploy_target" (default q1, q2, … by position)',
+  ),
   header: z
     .string()
     .min(1, 'must not be empty')
     .max(60, 'must be at most 60 characters')
-    .describe('Very short label, about 12 characters, e.g. "Deploy"'),
+    .optional()
+    .describe('Very short label, about 12 characters, e.g. "Deploy" (optional)'),
   question: z
     .string()
     .min(1, 'must not be empty')
@@ -125,9 +130,9 @@ export function toAskInput(args: AskUserArgs, defaults: { runId: string; to?: Ta
   const input: AskInput = {
     runId: args.runId ?? defaults.runId,
     ...(to ? { to } : {}),
-    questions: args.questions.map((q) => ({
-      id: q.id,
-      header: q.header,
+    questions: args.questions.map((q, i) => ({
+      id: q.id ?? defaultQuestionId(i),
+      ...(q.header !== undefined ? { header: q.header } : {}),
       question: q.question,
       options: q.options,
       multiSelect: q.multiSelect ?? false,

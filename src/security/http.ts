@@ -36,6 +36,18 @@ function hostName(host: string | undefined): string | null {
 }
 
 /**
+ * A `Host` value fit to build a URL from: a host name, an IPv4 address or a bracketed IPv6
+ * address with an optional port (1–65535), nothing else (no credentials, path, query or
+ * space), lower-cased; null otherwise.
+ */
+export function validHost(host: string | undefined): string | null {
+  if (hostName(host) === null) return null;
+  const port = /:(\d+)$/.exec(host!.replace(/^\[[^\]]*\]/, ''))?.[1];
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return null;
+  return host!.toLowerCase();
+}
+
+/**
  * True when a `Host` header names this machine's loopback: `localhost`, a name under
  * `.localhost` (RFC 6761: never resolved through DNS), an address in 127.0.0.0/8 or `[::1]`,
  * with or without a port. A web page that rebinds its own DNS name to 127.0.0.1 still sends its

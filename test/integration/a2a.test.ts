@@ -1,10 +1,11 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AgentCard,
   CancelTaskRequest,
+  GetTaskPushNotificationConfigRequest,
   GetTaskRequest,
   ListTaskPushNotificationConfigsRequest,
   Role,
@@ -282,10 +283,30 @@ describe('tasks over the SDK client (A2A 1.0)', () => {
       configuration: { taskPushNotificationConfig: { url, token: 'tok-123' }, returnImmediately: true },
     }).configuration;
     const task = (await c.sendMessage(request)) as Task;
+    // The config reads back without its token: any holder of the API token may read a task, and
+    // the token is what the client's receiver trusts a push by.
     const configs = await c.listTaskPushNotificationConfig(
       ListTaskPushNotificationConfigsRequest.fromJSON({ taskId: task.id }),
     );
-    expect(configs.configs.map((x) => [x.url, x.token])).toEqual([[url, 'tok-123']]);
+    expect(configs.configs.map((x) => [x.id, x.url, x.token])).toEqual([['callback', url, '']]);
+    const config = await c.getTaskPushNotificationConfig(
+      GetTaskPushNotificationConfigRequest.fromJSON({ taskId: task.id, id: 'callback' }),
+    );
+    expect([config.url, config.token]).toEqual([url, '']);
+    const legacyGet = await (
+      await authed(`${app.url}/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tasks/pushNotificationConfig/get',
+          params: { id: task.id, pushNotificationConfigId: 'callback' },
+        }),
+      })
+    ).text();
+    expect(JSON.parse(legacyGet).result).toMatchObject({ taskId: task.id, pushNotificationConfig: { url } });
+    expect(legacyGet).not.toContain('tok-123');
     // The push config is the client's: the API's view of the ask never shows it.
     const view = await (await authed(`${app.url}/v1/asks/${task.id}`)).json();
     expect(view.callbackUrl).toBe(url);
@@ -555,6 +576,38 @@ describe('settings', () => {
     }
   });
 
+  it('the card URL: ASKGATE_PUBLIC_URL when set; else the Host only when it is a plain host[:port], else the listening address', async () => {
+    const cardUrl = (base: string, host: string) =>
+      new Promise<string>((resolve, reject) => {
+        const { port } = new URL(base);
+        const req = httpRequest(
+          { host: '127.0.0.1', port, path: '/.well-known/agent-card.json', headers: { host } },
+          (res) => {
+            let text = '';
+            res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+            res.on('end', () => resolve((JSON.parse(text) as { url: string }).url));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    const listening = `http://127.0.0.1:${new URL(app.url).port}/a2a`;
+    for (const host of ['x:1@evil', 'evil.example/path?', 'a b', 'evil#x', 'host:99999', 'host:'])
+      expect(await cardUrl(app.url, host), host).toBe(listening);
+    expect(await cardUrl(app.url, 'askgate.example.com:8443')).toBe('http://askgate.example.com:8443/a2a');
+    expect(await cardUrl(app.url, '[::1]:7420')).toBe('http://[::1]:7420/a2a');
+
+    const behind = await startTestApp(
+      testEnv({ ASKGATE_API_TOKEN: TOKEN, ASKGATE_PUBLIC_URL: 'https://askgate.example.com/base/' }),
+    );
+    try {
+      expect(await cardUrl(behind.url, 'x:1@evil')).toBe('https://askgate.example.com/base/a2a');
+      expect(await cardUrl(behind.url, 'other.example')).toBe('https://askgate.example.com/base/a2a');
+    } finally {
+      await behind.close();
+    }
+  });
+
   it('ASKGATE_A2A=off serves neither the card nor the endpoint', async () => {
     const off = await startTestApp(testEnv({ ASKGATE_A2A: 'off', ASKGATE_API_TOKEN: TOKEN }));
     try {
@@ -573,6 +626,12 @@ describe('settings', () => {
   it.each([
     [{ ASKGATE_A2A: 'maybe' }, /ASKGATE_A2A/],
     [{ ASKGATE_A2A_URL: 'askgate.example.com/a2a' }, /ASKGATE_A2A_URL/],
+    [{ ASKGATE_A2A_URL: 'https://user:pw@askgate.example.com/a2a' }, /ASKGATE_A2A_URL: .*credentials/],
+    [{ ASKGATE_PUBLIC_URL: 'askgate.example.com' }, /ASKGATE_PUBLIC_URL: .*not a URL/],
+    [{ ASKGATE_PUBLIC_URL: 'ftp://askgate.example.com' }, /ASKGATE_PUBLIC_URL: .*scheme/],
+    [{ ASKGATE_PUBLIC_URL: 'https://user@askgate.example.com' }, /ASKGATE_PUBLIC_URL: .*credentials/],
+    [{ ASKGATE_PUBLIC_URL: 'https://askgate.example.com/?x=1' }, /ASKGATE_PUBLIC_URL: .*query/],
+    [{ ASKGATE_PUBLIC_URL: 'https://askgate.example.com/#top' }, /ASKGATE_PUBLIC_URL: .*fragment/],
     [{ ASKGATE_A2A_WAIT_SECONDS: '600' }, /ASKGATE_A2A_WAIT_SECONDS/],
   ])('refuses %o at startup', (env, message) => {
     expect(() => loadConfig(testEnv(env))).toThrow(message);

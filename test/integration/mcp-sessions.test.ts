@@ -49,16 +49,16 @@ interface Connected {
   sessionId: string;
 }
 
-async function connect(): Promise<Connected> {
+async function connect(base = app.url): Promise<Connected> {
   const mcp = new Client({ name: 'sessions-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: auth } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: auth } });
   await mcp.connect(transport);
   return { mcp, transport, sessionId: transport.sessionId! };
 }
 
 /** A raw JSON-RPC POST to /mcp (no event stream of its own: a client that only sends requests). */
-function post(message: object, sessionId?: string): Promise<Response> {
-  return fetch(`${app.url}/mcp`, {
+function post(message: object, sessionId?: string, base = app.url): Promise<Response> {
+  return fetch(`${base}/mcp`, {
     method: 'POST',
     headers: {
       ...auth,
@@ -69,13 +69,17 @@ function post(message: object, sessionId?: string): Promise<Response> {
     body: JSON.stringify(message),
   });
 }
-const initialize = () =>
-  post({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-  });
+const initialize = (base?: string) =>
+  post(
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    },
+    undefined,
+    base,
+  );
 async function rawSession(): Promise<string> {
   const res = await initialize();
   expect(res.status).toBe(200);
@@ -133,6 +137,61 @@ describe('the session cap', () => {
     await b.transport.terminateSession();
     await c.transport.terminateSession();
     await Promise.all([a, b, c].map((x) => x.mcp.close()));
+  }, 30_000);
+});
+
+describe('sessions per caller', () => {
+  it('one address with calls in flight holds at most its share (429 for more); another address still gets a session', async () => {
+    // Listening on :: so that 127.0.0.1 (::ffff:127.0.0.1) and ::1 are two callers on one machine.
+    const own = await startTestApp(
+      testEnv({
+        HOST: '::',
+        ASKGATE_API_TOKEN: TOKEN,
+        ASKGATE_DEFAULT_TO: 'test:chat-1',
+        ASKGATE_MCP_MAX_SESSIONS: '3',
+        ASKGATE_MCP_MAX_SESSIONS_PER_CALLER: '2',
+      }),
+      [new RecordingChannel('test')],
+    );
+    const port = new URL(own.url).port;
+    const v4 = `http://127.0.0.1:${port}`;
+    const v6 = `http://[::1]:${port}`;
+    const ownApi = client(v4, TOKEN);
+    const open: Connected[] = [];
+    try {
+      const [a1, a2] = [await connect(v4), await connect(v4)];
+      open.push(a1, a2);
+      const calls = [call(a1, 'caller-a1'), call(a2, 'caller-a2')];
+      const asks = await Promise.all(
+        ['caller-a1', 'caller-a2'].map((run) =>
+          eventually(async () => (await ownApi.get(`/v1/runs/${run}`)).body.current?.id as string | undefined),
+        ),
+      );
+
+      // The third session of the same address: refused, though the table has room.
+      await expect(connect(v4)).rejects.toThrow(/too many MCP sessions from this address \(2\)/);
+      const refused = await initialize(v4);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('5');
+      expect((await refused.json()).error.code).toBe(-32000);
+
+      // Another address takes the place that is left, and works.
+      const b = await connect(v6);
+      open.push(b);
+      expect((await b.mcp.listTools()).tools.map((t) => t.name)).toEqual(['ask_user', 'await_answer']);
+
+      // Once a call of the first address ends, its own idle session makes room for its next one.
+      await ownApi.post(`/v1/asks/${asks[0]}/answer`, { answers: { env: ['Production'] } });
+      expect((await calls[0]).structuredContent).toMatchObject({ status: 'answered' });
+      open.push(await connect(v4));
+      await expect(a1.mcp.listTools()).rejects.toThrow(/session not found/);
+      expect((await b.mcp.listTools()).tools).toHaveLength(2);
+      await ownApi.post(`/v1/asks/${asks[1]}/answer`, { answers: { env: ['Staging'] } });
+      expect((await calls[1]).structuredContent).toMatchObject({ status: 'answered' });
+    } finally {
+      await Promise.all(open.map((c) => c.mcp.close()));
+      await own.close();
+    }
   }, 30_000);
 });
 
