@@ -3,9 +3,6 @@ import { RESERVED_LABEL, labelKey, platformId, shownText, singleLine } from './s
 import { staticPolicyIssues } from './request-policy.js';
 import { canonicalLocale, isTimeZone } from './locale-tags.js';
 
-/** Longest header shown on a platform; longer headers are accepted and shortened for display. */
-export const HEADER_DISPLAY_MAX = 12;
-
 /** One answer option an agent offers. */
 export const OptionSchema = z
   .object({
