@@ -4,8 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { AskInput, AskOptions, AskResult, AskView, Target } from '../client/index.js';
-import { shorten } from '../core/prompt-view.js';
-import { stripInvisible } from '../core/text.js';
+import { shorten, stripInvisible } from '../core/text.js';
 import { ownValue } from '../core/own.js';
 
 /** Where and how every adapter asks. */

@@ -14,7 +14,7 @@ import type {
 } from '../core/ports.js';
 import { STEPS } from '../core/effects.js';
 import type { AskRecord } from '../core/schemas.js';
-import type { NoticeOptions } from '../core/prompt-view.js';
+import type { NoticeOptions } from '../core/outcome-view.js';
 import { EffectRunner } from './effect-runner.js';
 import { Gateway, type GatewaySettings } from './gateway.js';
 import { InboundHandler } from './inbound.js';

@@ -12,7 +12,8 @@ import type {
   SeenEvents,
   TextReceived,
 } from '../core/ports.js';
-import { buildPromptView, noticeFor, partialPrompt, type NoticeOptions } from '../core/prompt-view.js';
+import { buildPromptView, partialPrompt } from '../core/prompt-view.js';
+import { noticeFor, type NoticeOptions } from '../core/outcome-view.js';
 import { chooseLocale, ENGLISH, wordsFor, wordsOf, type Words } from '../core/i18n/index.js';
 import { spoken } from '../core/notices.js';
 import { parseReply } from '../core/reply-parser.js';

@@ -1,5 +1,6 @@
 import { AskgateError, invalid, type Issue } from '../core/errors.js';
-import { policyIssues, targetList } from '../core/policy.js';
+import { policyIssues } from '../core/policy.js';
+import { targetList } from '../core/request-policy.js';
 import { createAsk, deadlineOf, isTerminal, transition } from '../core/lifecycle.js';
 import type { AskRecord, AskRequest, PushConfig } from '../core/schemas.js';
 import { createPlan, foldAlong, followUp } from '../core/work.js';

@@ -14,7 +14,10 @@ import {
   type WebhookSender,
 } from '../core/ports.js';
 import { deadlineOf, isTerminal, targetOf, webhookSettled } from '../core/lifecycle.js';
-import { buildPromptView, outcomeView, reminderText, wordsOf, type Words } from '../core/prompt-view.js';
+import { buildPromptView } from '../core/prompt-view.js';
+import { outcomeView } from '../core/outcome-view.js';
+import { reminderText } from '../core/policy-view.js';
+import { wordsOf, type Words } from '../core/i18n/index.js';
 import type { Step } from '../core/effects.js';
 import { workFor, type WorkSettings } from '../core/work.js';
 import type { BatchItem, EffectRunner, KnownJob } from './effect-runner.js';

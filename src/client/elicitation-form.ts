@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { shorten } from '../core/prompt-view.js';
+import { shorten } from '../core/text.js';
 import { labelKey } from '../core/shown-text.js';
 import { AskRequestSchema, type AskResult } from './schemas.js';
 

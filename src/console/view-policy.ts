@@ -1,6 +1,6 @@
 // What an ask's policies (fan-out, reminders, escalation, a default on timeout, agreement) add to
 // its console view. Labels and names only: free-text answers appear as "their own words".
-import { answerSummary, displayHeader, responderName } from '../core/prompt-view.js';
+import { answerSummary, displayHeader, responderName } from '../core/display-text.js';
 import { tallyLines } from '../core/policy-view.js';
 import { LOCALES, wordsFor } from '../core/i18n/index.js';
 import { ownValue } from '../core/own.js';

@@ -1,4 +1,5 @@
-import { displayHeader, outcomeView, responderName } from '../core/prompt-view.js';
+import { displayHeader, responderName } from '../core/display-text.js';
+import { outcomeView } from '../core/outcome-view.js';
 import { LOCALES, wordsFor } from '../core/i18n/index.js';
 import type { AskRecord, HistoryEntry, Question } from '../core/schemas.js';
 import {

@@ -1,7 +1,7 @@
 import type { Answers, AskRecord, Responder } from './schemas.js';
 import type { Response } from './result-schemas.js';
 import type { Effect } from './effects.js';
-import type { TransitionResult } from './lifecycle.js';
+import type { TransitionResult } from './ask-events.js';
 import { missingQuestions } from './answers.js';
 import { terminalEffects } from './ask-ending.js';
 import { ownValue } from './own.js';

@@ -1,6 +1,6 @@
 import type { AskRecord, NoAnswerReason, Responder } from './schemas.js';
 import type { Effect } from './effects.js';
-import type { TransitionResult } from './lifecycle.js';
+import type { TransitionResult } from './ask-events.js';
 import { unfiredSteps } from './policy.js';
 import { withHistory, who } from './record-history.js';
 

@@ -1,5 +1,6 @@
 import type { MessageRef, Responder, Target } from './schemas.js';
-import type { PromptView, OutcomeView } from './prompt-view.js';
+import type { PromptView } from './prompt-view.js';
+import type { OutcomeView } from './outcome-view.js';
 import type { FormAnswer, FormProblem } from './forms.js';
 import type { ButtonChoice } from './token.js';
 

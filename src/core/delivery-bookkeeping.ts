@@ -1,5 +1,5 @@
 import type { AskRecord, HistoryEntry } from './schemas.js';
-import type { AskEvent, TransitionResult } from './lifecycle.js';
+import type { AskEvent, TransitionResult } from './ask-events.js';
 import { end } from './ask-ending.js';
 import { withHistory } from './record-history.js';
 import { isTerminal } from './record-state.js';

@@ -1,8 +1,8 @@
-import { z } from 'zod';
 import type { FormAnswer, FormProblem } from './forms.js';
-import { ResponderSchema, type Responder } from './schemas.js';
+import type { Responder } from './schemas.js';
+import type { Draft, DraftPart } from './form-draft-store.js';
 import type { ButtonChoice } from './token.js';
-import { responderName } from './prompt-view.js';
+import { responderName } from './display-text.js';
 import { ENGLISH, type Words } from './i18n/index.js';
 
 /**
@@ -10,36 +10,6 @@ import { ENGLISH, type Words } from './i18n/index.js';
  * tapping meanwhile are told who is answering (they may still answer by reply).
  */
 export const DRAFT_HOLD_MS = 120_000;
-
-/** One question's part of a draft: chosen option indexes (0-based) and own words. */
-export const DraftPartSchema = z.object({
-  choices: z.array(z.number().int().min(0).max(3)).max(4),
-  own: z.string().max(4096).optional(),
-});
-/** One question's part of a draft. */
-export type DraftPart = z.output<typeof DraftPartSchema>;
-
-/**
- * A form being answered on the message itself (Telegram's steps, edited in place): who holds it,
- * the step shown, every question's part so far. Stored per ask and message; read back with
- * {@link DraftSchema} (a stored draft is untrusted like any payload).
- */
-export const DraftSchema = z.object({
-  askId: z.string().min(1).max(24),
-  version: z.number().int().positive(),
-  holder: ResponderSchema,
-  /** When the holder last tapped (epoch ms). */
-  heldAt: z.number(),
-  /** The question shown (0-based). */
-  step: z.number().int().min(0).max(2),
-  parts: z.array(DraftPartSchema).min(1).max(3),
-  /** The question whose own words were asked for (the force-reply prompt), if any. */
-  awaitingOwn: z.number().int().min(0).max(2).optional(),
-  /** When the ask ends (epoch ms): the draft is kept no longer than the ask's record. */
-  expiresAt: z.number(),
-});
-/** A form being answered on the message itself. */
-export type Draft = z.output<typeof DraftSchema>;
 
 /** What the draft logic needs of each question: whether it is multi-select, and how many options. */
 export interface DraftQuestion {

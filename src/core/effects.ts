@@ -1,4 +1,4 @@
-import type { ConversationKey } from './ports.js';
+import type { ConversationKey } from './store-ports.js';
 
 /**
  * The steps of an ask that run at a time of their own, as delayed jobs: the timeout, up to 3

@@ -1,6 +1,7 @@
 import type { AskRecord, AskRequest, Delivery, PushConfig, Target } from './schemas.js';
 import type { Effect } from './effects.js';
-import { policyOf, policySteps, targetList } from './policy.js';
+import { policyOf, policySteps } from './policy.js';
+import { targetList } from './request-policy.js';
 import { deadlineOf } from './record-state.js';
 
 /** A pending delivery of the ask to `target` (`step` 0: initial; n: escalation step n). */

@@ -1,4 +1,4 @@
-import type { FormOpening, InboundOutcome } from './ports.js';
+import type { FormOpening, InboundOutcome } from './channel-ports.js';
 import { FALLBACK_LOCALE, wordsFor, type Words } from './i18n/index.js';
 
 /** Marks the language an outcome is in when it is not English (see {@link InboundOutcome}); `ignored` stays bare. */

@@ -4,7 +4,8 @@ import { agreeOf, answersKey } from './policy.js';
 import { bestAgreement, channelDisplayName, isFanOut, nameList } from './policy-view.js';
 import { usersOf } from './record-state.js';
 import type { Answers, AskRecord, Responder } from './schemas.js';
-import { answerSummary, displayHeader, responderName, shorten } from './prompt-view.js';
+import { answerSummary, displayHeader, responderName } from './display-text.js';
+import { shorten } from './text.js';
 import { ENGLISH, wordsOf, type Words } from './i18n/index.js';
 
 /** The outcome line a finalized message shows. */

@@ -1,6 +1,6 @@
 import type { AskRecord } from './schemas.js';
 import type { Effect } from './effects.js';
-import type { AskEvent, TransitionResult } from './lifecycle.js';
+import type { AskEvent, TransitionResult } from './ask-events.js';
 import { deliveryTo } from './new-ask.js';
 import { policySteps } from './policy.js';
 import { withHistory } from './record-history.js';

@@ -1,7 +1,8 @@
 // What the policies of an ask (fan-out, reminders, agreement) add to what people see.
 import { ownValue } from './own.js';
 import type { Answers, AskRecord, Responder } from './schemas.js';
-import { answerSummary, responderName, shorten } from './prompt-view.js';
+import { answerSummary, responderName } from './display-text.js';
+import { shorten } from './text.js';
 import { agreeOf, answersKey } from './policy.js';
 import { ENGLISH, wordsOf, type MessageKey, type Words } from './i18n/index.js';
 

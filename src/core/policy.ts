@@ -1,95 +1,11 @@
 import type { Issue } from './errors.js';
-import type { Answers, AskRecord, AskRequest, Question, StoredPolicy, Target } from './schemas.js';
+import type { Answers, AskRecord, AskRequest, StoredPolicy } from './schemas.js';
 import { ownValue } from './own.js';
 import type { Step } from './effects.js';
-import { labelKey } from './shown-text.js';
-
-/** Most targets of one ask (or of one escalation step). */
-export const MAX_TARGETS = 5;
+import { defaultLabels, targetList } from './request-policy.js';
 
 /** An ask's policy as stored: normalised (targets always a list, default labels canonical). */
 export type AskPolicy = StoredPolicy;
-
-/** The request fields {@link staticPolicyIssues} reads (the parsed request, before or after its transform). */
-type PolicyFields = Pick<AskRequest, 'to' | 'remindAfterSeconds' | 'escalate' | 'onTimeout' | 'agree'> & {
-  questions: readonly (Omit<Question, 'id'> & { id?: string })[];
-};
-
-/** `to` as a list: one target, a list, or none. */
-export function targetList(to: Target | Target[] | null | undefined): Target[] {
-  if (!to) return [];
-  return Array.isArray(to) ? to : [to];
-}
-
-const ascending = (values: readonly number[], path: (i: number) => Issue['path'], what: string): Issue[] =>
-  values.flatMap((v, i) =>
-    i > 0 && v <= values[i - 1]! ? [{ path: path(i), message: `must be later than the ${what} before it` }] : [],
-  );
-
-/** The option labels `values` name in `question` (canonical), or the first value that names none. */
-function defaultLabels(
-  question: Omit<Question, 'id'>,
-  values: readonly string[],
-): { labels: string[] } | { bad: number } {
-  const labels: string[] = [];
-  for (const [i, value] of values.entries()) {
-    const option = question.options.find((o) => labelKey(o.label) === labelKey(value));
-    if (!option) return { bad: i };
-    if (!labels.includes(option.label)) labels.push(option.label);
-  }
-  return { labels };
-}
-
-/**
- * The policy rules that need only the request (run by the request schema): ascending offsets,
- * defaults naming options of this ask's questions, `agree` within the allowed users.
- */
-export function staticPolicyIssues(req: PolicyFields): Issue[] {
-  const issues: Issue[] = [];
-  if (req.remindAfterSeconds)
-    issues.push(...ascending(req.remindAfterSeconds, (i) => ['remindAfterSeconds', i], 'reminder'));
-  if (req.escalate)
-    issues.push(
-      ...ascending(
-        req.escalate.map((s) => s.afterSeconds),
-        (i) => ['escalate', i, 'afterSeconds'],
-        'step',
-      ),
-    );
-  const defaults = req.onTimeout?.default;
-  if (defaults) {
-    const ids = req.questions.map((q, i) => q.id ?? `q${i + 1}`);
-    for (const [id, values] of Object.entries(defaults)) {
-      const at = ids.indexOf(id);
-      const path = ['onTimeout', 'default', id];
-      const question = req.questions[at];
-      if (!question) {
-        issues.push({ path, message: `no question has id "${id}" (ids: ${ids.join(', ')})` });
-        continue;
-      }
-      const found = defaultLabels(question, values);
-      if ('bad' in found)
-        issues.push({
-          path: [...path, found.bad],
-          message: `must be one of the options: ${question.options.map((o) => o.label).join(', ')}`,
-        });
-      else if (!question.multiSelect && found.labels.length !== 1)
-        issues.push({ path, message: 'this question takes a single answer: give exactly one label' });
-    }
-  }
-  if (req.agree !== undefined && req.agree > 1) {
-    const all = [...targetList(req.to), ...(req.escalate ?? []).flatMap((s) => targetList(s.to))];
-    if (all.length > 0 && all.every((t) => t.users)) {
-      const users = new Set(all.flatMap((t) => t.users!.map((u) => `${t.channel}:${u}`)));
-      if (req.agree > users.size)
-        issues.push({
-          path: ['agree'],
-          message: `needs ${req.agree} people but the targets allow only ${users.size} (their users lists)`,
-        });
-    }
-  }
-  return issues;
-}
 
 /** The policy rules that need the clamped timeout: every reminder and escalation step before it. */
 export function policyIssues(

@@ -1,13 +1,9 @@
-import { HEADER_DISPLAY_MAX, labelKey, type AskRecord, type Question, type Responder } from './schemas.js';
+import type { AskRecord, Question } from './schemas.js';
 import { encodeToken, type ButtonChoice } from './token.js';
-import { stripInvisible } from './text.js';
+import { shorten } from './text.js';
+import { displayHeader } from './display-text.js';
 import { ENGLISH, translate, wordsOf, type Words } from './i18n/index.js';
-// policy-view.ts and outcome-view.ts use the text helpers below (functions only, so the import cycle is harmless).
 import { tallyLines } from './policy-view.js';
-
-export { noticeFor, outcomeView, type NoticeCode, type NoticeOptions, type OutcomeView } from './outcome-view.js';
-export { channelDisplayName, reminderText, tallyLines } from './policy-view.js';
-export { wordsFor, wordsOf, type Words } from './i18n/index.js';
 
 /** One numbered option as shown in a message body. */
 export interface OptionView {
@@ -154,59 +150,6 @@ export function partialPrompt(
 
 /** How free text is shown in summaries (English; `prompt.ownWords` in core/i18n): never echoed (it may hold secrets or mentions). */
 export const OWN_WORDS = translate('en', 'prompt.ownWords');
-const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
-
-/** What a length limit counts: grapheme clusters (what a reader sees) or UTF-16 code units (what most platform limits count). */
-export type TextUnit = 'graphemes' | 'utf16';
-
-/**
- * The one truncation of askgate, for core and every channel: cuts text to at most `max` units
- * (see {@link TextUnit}) on a grapheme boundary, so no emoji, ZWJ sequence or combining mark is
- * split, ending in "…" when cut (the "…" counts as one unit).
- */
-export function shorten(text: string, max: number, unit: TextUnit = 'graphemes'): string {
-  if (text.length <= max) return text; // never more graphemes than UTF-16 units: no need to segment
-  if (max <= 0) return '';
-  let head = '';
-  let used = 0;
-  for (const { segment } of GRAPHEMES.segment(text)) {
-    used += unit === 'utf16' ? segment.length : 1;
-    if (used > max) return `${head.trimEnd()}…`;
-    if (used < max) head += segment;
-  }
-  return text; // at most `max` graphemes
-}
-
-/** A header as displayed: at most {@link HEADER_DISPLAY_MAX} characters. */
-export function displayHeader(header: string): string {
-  return shorten(header, HEADER_DISPLAY_MAX);
-}
-
-/**
- * How a responder is named in summaries: "@username", else their name, else their user id.
- * Platform names are not validated by askgate: bidi overrides and other invisible characters are dropped.
- */
-export function responderName(by: Responder): string {
-  if (by.username) return `@${stripInvisible(by.username).replace(/^@/, '')}`;
-  return stripInvisible(by.name ?? '') || stripInvisible(by.userId);
-}
-
-/**
- * The chosen option labels (without "(Recommended)"), in the order given; any value that is not
- * an option is shown only as "their own words": free text may hold secrets or mentions.
- */
-export function answerSummary(
-  question: Pick<Question, 'options'>,
-  values: readonly string[],
-  words: Words = ENGLISH,
-): string {
-  const shown = values.map((v) => {
-    const option =
-      question.options.find((o) => o.label === v) ?? question.options.find((o) => labelKey(o.label) === labelKey(v));
-    return option ? option.label.replace(/\s*\(recommended\)\s*$/i, '') : words.t('prompt.ownWords');
-  });
-  return [...new Set(shown)].join(words.t('list.separator'));
-}
 
 /** "HH:MM UTC" of an ISO 8601 timestamp, or null when it does not parse (see {@link Words.time} for other locales and zones). */
 export function utcTime(iso: string): string | null {

@@ -1,5 +1,5 @@
 import type { Answers, Question } from './schemas.js';
-import { displayHeader } from './prompt-view.js';
+import { displayHeader } from './display-text.js';
 import { guidance, isBlank, isLocalSkip, isSkip, matchKey, readLine, trimEdges } from './reply-lines.js';
 import { ownValue } from './own.js';
 import { ENGLISH, type Words } from './i18n/index.js';

@@ -1,10 +1,7 @@
 import { z } from 'zod';
 import { RESERVED_LABEL, labelKey, platformId, shownText, singleLine } from './shown-text.js';
-import { MAX_TARGETS, staticPolicyIssues } from './policy.js';
-import { canonicalLocale, isTimeZone } from './i18n/index.js';
-
-/** Longest header shown on a platform; longer headers are accepted and shortened for display. */
-export const HEADER_DISPLAY_MAX = 12;
+import { staticPolicyIssues } from './request-policy.js';
+import { canonicalLocale, isTimeZone } from './locale-tags.js';
 
 /** One answer option an agent offers. */
 export const OptionSchema = z
@@ -78,6 +75,9 @@ export const TargetSchema = z
   .strict();
 /** Delivery target. */
 export type Target = z.output<typeof TargetSchema>;
+
+/** Most targets of one ask (or of one escalation step). */
+export const MAX_TARGETS = 5;
 
 const sameTarget = (a: Target, b: Target) => a.channel === b.channel && a.chat === b.chat && a.thread === b.thread;
 

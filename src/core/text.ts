@@ -150,3 +150,24 @@ export function compareKey(text: string): string {
   const nfkc = text.replace(LONE_SURROGATES, '\ufffd').normalize('NFKC').replace(BLANK_ALL, ' ');
   return nfkc.replace(IGNORABLE_ALL, '').replace(/\s+/gu, ' ').trim().toUpperCase().toLowerCase().normalize('NFKC');
 }
+
+/** What a length limit counts: grapheme clusters (what a reader sees) or UTF-16 code units (what most platform limits count). */
+export type TextUnit = 'graphemes' | 'utf16';
+
+/**
+ * The one truncation of askgate, for core and every channel: cuts text to at most `max` units
+ * (see {@link TextUnit}) on a grapheme boundary, so no emoji, ZWJ sequence or combining mark is
+ * split, ending in "…" when cut (the "…" counts as one unit).
+ */
+export function shorten(text: string, max: number, unit: TextUnit = 'graphemes'): string {
+  if (text.length <= max) return text; // never more graphemes than UTF-16 units: no need to segment
+  if (max <= 0) return '';
+  let head = '';
+  let used = 0;
+  for (const { segment } of GRAPHEMES.segment(text)) {
+    used += unit === 'utf16' ? segment.length : 1;
+    if (used > max) return `${head.trimEnd()}…`;
+    if (used < max) head += segment;
+  }
+  return text; // at most `max` graphemes
+}

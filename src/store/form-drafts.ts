@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
-import { DraftSchema, type Draft } from '../core/drafts.js';
+import { DraftSchema, type Draft } from '../core/form-draft-store.js';
 import type { Clock, DraftKey, FormDraftStore, StoredDraft } from '../core/ports.js';
 import { DEFAULT_PREFIX } from './keys.js';
 import { runScript, type LuaScript } from './scripts.js';

@@ -1,4 +1,4 @@
-import type { Draft } from '../core/drafts.js';
+import type { Draft } from '../core/form-draft-store.js';
 import type { Clock, DraftKey, FormDraftStore, StoredDraft } from '../core/ports.js';
 import { draftTtlMs, parseDraft } from './form-drafts.js';
 import { systemClock } from '../system-clock.js';

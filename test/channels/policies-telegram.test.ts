@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeTelegramApi, type FakeUser } from '../fakes/telegram-api.js';
 import { TelegramChannel } from '../../src/channels/telegram/telegram-channel.js';
 import { ChannelError } from '../../src/core/ports.js';
-import { buildPromptView, reminderText, type PromptView } from '../../src/core/prompt-view.js';
+import { buildPromptView, type PromptView } from '../../src/core/prompt-view.js';
+import { reminderText } from '../../src/core/policy-view.js';
 import type { MessageRef, Question, Responder } from '../../src/core/schemas.js';
 import { askRecord, iso, T0 } from '../helpers/records.js';
 

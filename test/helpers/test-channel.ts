@@ -1,6 +1,7 @@
 import { ChannelError, type Channel, type DeliveryRequest, type InboundSink } from '../../src/core/ports.js';
 import type { MessageRef } from '../../src/core/schemas.js';
-import type { OutcomeView, PromptView } from '../../src/core/prompt-view.js';
+import type { OutcomeView } from '../../src/core/outcome-view.js';
+import type { PromptView } from '../../src/core/prompt-view.js';
 
 /** A channel for tests: records what askgate sends and fails on demand, like a platform would. */
 export class RecordingChannel implements Channel {

@@ -6,7 +6,7 @@ import { startTestApp, testEnv } from '../helpers/app.js';
 import { client, eventually } from '../helpers/http.js';
 import { RecordingChannel } from '../helpers/test-channel.js';
 import type { RunningAskgate } from '../../src/main.js';
-import { displayHeader } from '../../src/core/prompt-view.js';
+import { displayHeader } from '../../src/core/display-text.js';
 
 // User-chosen keys (question ids) named like Object.prototype members, invisible and look-alike
 // text, dot-only run ids and timeouts, end to end on Redis (records read back through the schema).

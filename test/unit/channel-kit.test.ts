@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChannelError } from '../../src/core/ports.js';
-import { shorten } from '../../src/core/prompt-view.js';
+import { shorten } from '../../src/core/text.js';
 import { describeError, isRefusal, retryAfterMs, scrubTokens } from '../../src/channels/shared/errors.js';
 import { cutEscaped, fitToLimit } from '../../src/channels/shared/fit.js';
 import { RecentIds } from '../../src/channels/shared/recent-ids.js';
@@ -264,7 +264,7 @@ describe('one implementation of each idea', () => {
     expect(using(/timingSafeEqual\(/).filter((f) => f !== 'client/webhook.ts')).toEqual(['security/http.ts']);
   });
 
-  it('grapheme segmentation lives in core: the one truncation and the text rules', () => {
-    expect(using(/Intl\.Segmenter/).sort()).toEqual(['core/prompt-view.ts', 'core/text.ts']);
+  it('grapheme segmentation lives in core: the one truncation and the text rules, in core/text.ts', () => {
+    expect(using(/Intl\.Segmenter/).sort()).toEqual(['core/text.ts']);
   });
 });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   DRAFT_HOLD_MS,
-  DraftSchema,
   applyOwnWords,
   applyTap,
   draftKeyboard,
@@ -9,10 +8,10 @@ import {
   heldNotice,
   newDraft,
   showProblem,
-  type Draft,
   type DraftKeyboardQuestion,
   type DraftStep,
 } from '../../src/core/drafts.js';
+import { DraftSchema, type Draft } from '../../src/core/form-draft-store.js';
 import { readForm } from '../../src/core/forms.js';
 import type { ButtonChoice } from '../../src/core/token.js';
 import { wordsFor } from '../../src/core/i18n/index.js';

@@ -1,19 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { askRecord, iso, T0 } from '../helpers/records.js';
-import {
-  buildPromptView,
-  noticeFor,
-  outcomeView,
-  partialPrompt,
-  reminderText,
-  wordsFor,
-  type Words,
-} from '../../src/core/prompt-view.js';
+import { buildPromptView, partialPrompt } from '../../src/core/prompt-view.js';
+import { noticeFor, outcomeView } from '../../src/core/outcome-view.js';
+import { reminderText } from '../../src/core/policy-view.js';
 import { formHint, readForm } from '../../src/core/forms.js';
 import { parseReply } from '../../src/core/reply-parser.js';
 import { countedNotice } from '../../src/app/inbound.js';
 import { outcomeNotice, outcomeWords, spoken } from '../../src/core/notices.js';
-import { LOCALES, translate } from '../../src/core/i18n/index.js';
+import { LOCALES, translate, wordsFor, type Words } from '../../src/core/i18n/index.js';
 import type { AskRecord, Delivery, Question, Responder } from '../../src/core/schemas.js';
 
 const approve: Question = {

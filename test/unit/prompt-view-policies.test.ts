@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { askRecord, iso, T0 } from '../helpers/records.js';
-import {
-  buildPromptView,
-  channelDisplayName,
-  noticeFor,
-  outcomeView,
-  reminderText,
-  tallyLines,
-} from '../../src/core/prompt-view.js';
-import { isFanOut } from '../../src/core/policy-view.js';
+import { buildPromptView } from '../../src/core/prompt-view.js';
+import { noticeFor, outcomeView } from '../../src/core/outcome-view.js';
+import { channelDisplayName, isFanOut, reminderText, tallyLines } from '../../src/core/policy-view.js';
 import { answersKey } from '../../src/core/policy.js';
 import { decodeToken } from '../../src/core/token.js';
 import type { AskRecord, Delivery, Question, Responder, Response } from '../../src/core/schemas.js';

@@ -1,16 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import { askRecord } from '../helpers/records.js';
-import {
-  BUTTON_INSTRUCTIONS,
-  buildPromptView,
-  displayHeader,
-  noticeFor,
-  outcomeView,
-  partialPrompt,
-  shorten,
-  utcTime,
-  type NoticeCode,
-} from '../../src/core/prompt-view.js';
+import { BUTTON_INSTRUCTIONS, buildPromptView, partialPrompt, utcTime } from '../../src/core/prompt-view.js';
+import { displayHeader } from '../../src/core/display-text.js';
+import { noticeFor, outcomeView, type NoticeCode } from '../../src/core/outcome-view.js';
+import { shorten } from '../../src/core/text.js';
 import { decodeToken } from '../../src/core/token.js';
 import type { AskRecord, AskResult, Question, Responder } from '../../src/core/schemas.js';
 

@@ -3,7 +3,7 @@ import { askRecord, T0 } from '../helpers/records.js';
 import { transition } from '../../src/core/lifecycle.js';
 import { missingQuestions, normalizeAnswers } from '../../src/core/answers.js';
 import { parseReply } from '../../src/core/reply-parser.js';
-import { outcomeView } from '../../src/core/prompt-view.js';
+import { outcomeView } from '../../src/core/outcome-view.js';
 import { renderResult } from '../../src/mcp/tool.js';
 import {
   AskRecordSchema,

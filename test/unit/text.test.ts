@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AnswerRequestSchema, AskRequestSchema, labelKey } from '../../src/core/schemas.js';
 import { compareKey, stripInvisible, textProblem } from '../../src/core/text.js';
 import { matchKey } from '../../src/core/reply-lines.js';
-import { responderName } from '../../src/core/prompt-view.js';
+import { responderName } from '../../src/core/display-text.js';
 
 type Body = Record<string, any>;
 

@@ -9,7 +9,8 @@ import {
   type RateLimitData,
 } from 'discord.js';
 import type { Channel, DeliveryRequest, InboundSink, Logger } from '../../core/ports.js';
-import type { OutcomeView, PromptView } from '../../core/prompt-view.js';
+import type { OutcomeView } from '../../core/outcome-view.js';
+import type { PromptView } from '../../core/prompt-view.js';
 import type { MessageRef } from '../../core/schemas.js';
 import { DiscordInbound } from './inbound.js';
 import { NO_MENTIONS, rejectOnRateLimit, toChannelError } from './limits.js';

@@ -8,7 +8,8 @@ import {
   TextInputStyle,
   type APIModalInteractionResponseCallbackData,
 } from 'discord.js';
-import { shorten, type PromptView, type QuestionView } from '../../core/prompt-view.js';
+import { shorten } from '../../core/text.js';
+import type { PromptView, QuestionView } from '../../core/prompt-view.js';
 import { translate } from '../../core/i18n/index.js';
 import {
   CUSTOM_ID_MAX,

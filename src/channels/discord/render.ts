@@ -1,11 +1,7 @@
 import { escapeMarkdown } from 'discord.js';
-import {
-  shorten,
-  type ButtonView,
-  type OutcomeView,
-  type PromptView,
-  type QuestionView,
-} from '../../core/prompt-view.js';
+import { shorten } from '../../core/text.js';
+import type { ButtonView, PromptView, QuestionView } from '../../core/prompt-view.js';
+import type { OutcomeView } from '../../core/outcome-view.js';
 import { cutEscaped, fitToLimit } from '../shared/fit.js';
 import {
   BUTTONS_PER_ROW,

@@ -1,4 +1,4 @@
-import { shorten } from '../../core/prompt-view.js';
+import { shorten } from '../../core/text.js';
 import type { Responder } from '../../core/schemas.js';
 
 /** Longest `username` a {@link Responder} holds (core/schemas.ts). */

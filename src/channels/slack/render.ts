@@ -1,4 +1,6 @@
-import { shorten, type OutcomeView, type PromptView, type QuestionView } from '../../core/prompt-view.js';
+import { shorten } from '../../core/text.js';
+import type { OutcomeView } from '../../core/outcome-view.js';
+import type { PromptView, QuestionView } from '../../core/prompt-view.js';
 import { cutEscaped, fitToLimit } from '../shared/fit.js';
 import { BUTTON_TEXT_MAX, FALLBACK_TEXT_MAX, SECTION_TEXT_MAX } from './limits.js';
 import { LOCALES, translate } from '../../core/i18n/index.js';

@@ -8,7 +8,8 @@ import {
   type Logger,
   type Clock,
 } from '../../core/ports.js';
-import type { OutcomeView, PromptView } from '../../core/prompt-view.js';
+import type { OutcomeView } from '../../core/outcome-view.js';
+import type { PromptView } from '../../core/prompt-view.js';
 import type { MessageRef } from '../../core/schemas.js';
 import { isEventInProgress, registerInbound } from './inbound.js';
 import { describeError, platformErrorCode, toChannelError } from './limits.js';

@@ -1,7 +1,8 @@
 import { GrammyError, type Api } from 'grammy';
 import type { InlineKeyboardMarkup } from 'grammy/types';
 import { ChannelError, type Clock, type DeliveryRequest, type Logger } from '../../core/ports.js';
-import type { OutcomeView, PromptView } from '../../core/prompt-view.js';
+import type { OutcomeView } from '../../core/outcome-view.js';
+import type { PromptView } from '../../core/prompt-view.js';
 import type { MessageRef } from '../../core/schemas.js';
 import { type ChatPacer, deadline, describeError, isNotModified, toChannelError } from './limits.js';
 import { renderFinal, renderPrompt, renderReminder, type RenderedPrompt } from './render.js';

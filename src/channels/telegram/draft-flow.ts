@@ -8,9 +8,9 @@ import {
   holdBy,
   newDraft,
   showProblem,
-  type Draft,
   type DraftStep,
 } from '../../core/drafts.js';
+import type { Draft } from '../../core/form-draft-store.js';
 import { outcomeNotice, outcomeWords } from '../../core/notices.js';
 import {
   type ButtonPressed,

@@ -1,5 +1,6 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
-import { draftKeyboard, type Draft, type DraftButton } from '../../core/drafts.js';
+import { draftKeyboard, type DraftButton } from '../../core/drafts.js';
+import type { Draft } from '../../core/form-draft-store.js';
 import type { PromptView } from '../../core/prompt-view.js';
 import { encodeToken } from '../../core/token.js';
 import { FALLBACK_LOCALE, translate, wordsFor } from '../../core/i18n/index.js';

@@ -1,6 +1,6 @@
 import { GrammyError, HttpError, type Api } from 'grammy';
 import { ChannelError } from '../../core/ports.js';
-import { shorten } from '../../core/prompt-view.js';
+import { shorten } from '../../core/text.js';
 import { describeError as describeAny, retryAfterMs } from '../shared/errors.js';
 
 /** Telegram's limit on `callback_data`, in UTF-8 bytes. */

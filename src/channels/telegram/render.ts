@@ -1,5 +1,7 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup, MessageEntity } from 'grammy/types';
-import { wordsFor, type OutcomeView, type PromptView, type QuestionView, type Words } from '../../core/prompt-view.js';
+import { wordsFor, type Words } from '../../core/i18n/index.js';
+import type { OutcomeView } from '../../core/outcome-view.js';
+import type { PromptView, QuestionView } from '../../core/prompt-view.js';
 import { fitToLimit } from '../shared/fit.js';
 import { MESSAGE_MAX_CHARS, assertCallbackData, cut } from './limits.js';
 

@@ -13,7 +13,8 @@ import type {
   FormDraftStore,
   UsesFormDrafts,
 } from '../../core/ports.js';
-import type { OutcomeView, PromptView } from '../../core/prompt-view.js';
+import type { OutcomeView } from '../../core/outcome-view.js';
+import type { PromptView } from '../../core/prompt-view.js';
 import type { MessageRef } from '../../core/schemas.js';
 import { TelegramInbound, mayAnswer } from './inbound.js';
 import {

@@ -6,6 +6,7 @@ import { fr } from './fr.js';
 import { de } from './de.js';
 import { ja } from './ja.js';
 import type { LocaleInfo } from './types.js';
+import { canonicalLocale, isTimeZone, memo } from '../locale-tags.js';
 import { CONSOLE_EN, type ConsoleMessages } from './console-en.js';
 import { CONSOLE_PTBR } from './console-pt-BR.js';
 import { CONSOLE_ES } from './console-es.js';
@@ -16,6 +17,7 @@ import { CONSOLE_JA } from './console-ja.js';
 export type { MessageKey, Messages } from './en.js';
 export type { ConsoleKey, ConsoleMessages } from './console-en.js';
 export type { LocaleInfo, Message, Plural } from './types.js';
+export { canonicalLocale, isTimeZone } from '../locale-tags.js';
 
 /** A shipped locale: its tag, name, typed skip words and messages. */
 export type LocaleFile = LocaleInfo & { readonly messages: Messages };
@@ -46,40 +48,6 @@ export const FALLBACK_LOCALE = 'en';
 
 /** Values of a message's placeholders. */
 export type Params = Readonly<Record<string, string | number>>;
-
-/** The canonical form of a BCP 47 tag (`pt-br` -> `pt-BR`), or null when it is not one. */
-export function canonicalLocale(tag: string): string | null {
-  try {
-    return Intl.getCanonicalLocales(tag)[0] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-/** Most entries each memo below keeps: past it, answers are computed again rather than kept (keys may be untrusted). */
-const MEMO_MAX = 1000;
-
-function memo<V>(cache: Map<string, V>, key: string, compute: () => V): V {
-  const known = cache.get(key);
-  if (known !== undefined) return known;
-  const value = compute();
-  if (cache.size < MEMO_MAX) cache.set(key, value);
-  return value;
-}
-
-const zones = new Map<string, boolean>();
-
-/** True for an IANA time zone name `Intl.DateTimeFormat` knows (`UTC`, `America/Sao_Paulo`). */
-export function isTimeZone(name: string): boolean {
-  return memo(zones, name, () => {
-    try {
-      new Intl.DateTimeFormat('en', { timeZone: name });
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
 
 /**
  * The shipped locale for a tag, or null: the exact tag, else the first shipped locale of the same

@@ -1,0 +1,41 @@
+// The events of an ask and what a transition returns: shared by lifecycle.ts and the transitions it delegates to.
+import type { AskRecord, Answers, HistoryEntry, MessageRef, Responder } from './schemas.js';
+import type { Effect } from './effects.js';
+import type { Issue } from './errors.js';
+
+/** Everything that can happen to an ask. */
+export type AskEvent =
+  /** Answers to some or all questions; the ask resolves once every question has one. */
+  | { type: 'answer'; answers: Answers; by: Responder; chat?: string }
+  | { type: 'skip'; by: Responder; chat?: string }
+  | { type: 'timeout' }
+  | { type: 'cancel' }
+  | { type: 'supersede' }
+  | { type: 'delivered'; index: number; message: MessageRef }
+  | { type: 'delivery_failed'; index: number; error: string }
+  | { type: 'finalized'; index: number; ok: boolean }
+  /** Policy step: reminder n (1–3) falls due. */
+  | { type: 'remind'; n: number }
+  /** Policy step: escalation step n (1–3) falls due. */
+  | { type: 'escalate'; n: number }
+  /** Delivery `index` showed reminder n (or gave up on it). */
+  | { type: 'reminder_posted'; index: number; n: number }
+  /** A history note that changes nothing else (a rejected reply, a hint sent, a webhook result). */
+  | { type: 'note'; entry: Omit<HistoryEntry, 'at'> };
+
+/** What a transition meant for whoever caused it. */
+export type TransitionOutcome =
+  | { code: 'resolved' }
+  | { code: 'partial'; missing: string[] }
+  /** `agree` > 1: the person's response is recorded; `matching` of `needed` agree so far. */
+  | { code: 'counted'; matching: number; needed: number }
+  | { code: 'updated' }
+  | { code: 'already_resolved' }
+  | { code: 'forbidden' }
+  | { code: 'expired' }
+  | { code: 'invalid'; issues: Issue[] };
+
+/** A committed change (`changed`) or a refusal that leaves the record as it was. */
+export type TransitionResult =
+  | { kind: 'changed'; record: AskRecord; effects: Effect[]; outcome: TransitionOutcome }
+  | { kind: 'unchanged'; outcome: TransitionOutcome };
