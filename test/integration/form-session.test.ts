@@ -43,7 +43,7 @@ async function ask(): Promise<string> {
 }
 
 const sessions = (): FormSessions => channel.sink!.formSessions!;
-const tap = (askId: string, choice: ButtonChoice, user = alice): FormInput => ({
+const tap = (askId: string, choice: ButtonChoice, user = alice): Extract<FormInput, { kind: 'tap' }> => ({
   kind: 'tap',
   event: { channel: 'test', token: encodeToken({ askId, version: 1, choice }), user, chat: 'G1' },
   messageId: 'M1',
