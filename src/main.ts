@@ -31,7 +31,7 @@ import { MemoryConsoleSessions, RedisConsoleSessions } from './store/console-ses
 import { MemorySeenEvents, RedisSeenEvents } from './store/seen-events.js';
 import { RedisFormDrafts } from './store/form-drafts.js';
 import { MemoryFormDrafts } from './store/memory-form-drafts.js';
-import { usesFormDrafts, type FormDraftStore } from './core/form-draft-store.js';
+import type { FormDraftStore } from './core/form-draft-store.js';
 import { BullStepScheduler } from './queue/bull-steps.js';
 import { BullOutbox } from './queue/bull-outbox.js';
 import { InlineOutbox } from './queue/inline-outbox.js';
@@ -81,6 +81,8 @@ export interface StartOptions {
   clock?: Clock;
   /** Resolver of webhook host names (tests: a name that resolves to a refused address). */
   resolveWebhookHost?: ResolveHost;
+  /** The drafts of forms answered on a message, instead of the backend's (tests: a slow or counting store). */
+  drafts?: FormDraftStore;
 }
 
 interface Backend {
@@ -174,7 +176,6 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     ? await redisBackend(config, config.redisUrl, logger, clock)
     : memoryBackend(config, clock, logger);
   const channels = new Map((options.channels ?? (await buildChannels(config, logger, clock))).map((c) => [c.name, c]));
-  for (const channel of channels.values()) if (usesFormDrafts(channel)) channel.useFormDrafts(backend.drafts);
   const metrics = new PrometheusMetrics();
   const ports: AppPorts = {
     store: backend.store,
@@ -183,6 +184,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     steps: backend.steps,
     outbox: backend.outbox,
     ...(backend.queuedOutbox && { queuedOutbox: backend.queuedOutbox }),
+    drafts: options.drafts ?? backend.drafts,
     clock,
     channels,
     newId: () => newAskId(),

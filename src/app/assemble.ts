@@ -3,6 +3,7 @@ import type {
   AskStore,
   Channel,
   Clock,
+  FormDraftStore,
   Logger,
   Metrics,
   Outbox,
@@ -46,6 +47,8 @@ export interface AppPorts {
   webhooks?: WebhookSender;
   /** Renders a result webhook in an A2A client's push format (see OutboxWorkDeps.renderPush). */
   renderPush?: OutboxWorkDeps['renderPush'];
+  /** The drafts of forms answered step by step on a message (the inbound handler's form sessions). */
+  drafts: FormDraftStore;
 }
 
 /** The shell over one set of ports: each piece gets only the ports it uses. */
@@ -61,7 +64,7 @@ export interface App {
 
 /** Wires the effect runner, gateway, outbox work and inbound handler over `ports`. */
 export function assemble(ports: AppPorts): App {
-  const { store, indexes, clock, logger, settings, channels, metrics, webhooks } = ports;
+  const { store, indexes, clock, logger, settings, channels, metrics, webhooks, drafts } = ports;
   const runner = new EffectRunner({ indexes, outbox: ports.outbox, steps: ports.steps, metrics, logger, clock });
   const sweepRunner = ports.queuedOutbox
     ? new EffectRunner({ indexes, outbox: ports.queuedOutbox, steps: ports.steps, metrics, logger, clock })
@@ -101,7 +104,15 @@ export function assemble(ports: AppPorts): App {
     steps,
     inbound: (notice = {}, seen) =>
       new InboundHandler(
-        { gateway, store, indexes, clock, retentionMs: settings.retentionMs, defaultLocale: settings.defaultLocale },
+        {
+          gateway,
+          store,
+          indexes,
+          clock,
+          retentionMs: settings.retentionMs,
+          defaultLocale: settings.defaultLocale,
+          drafts,
+        },
         notice,
         seen,
       ),

@@ -5,6 +5,7 @@ import type {
   AskStore,
   ButtonPressed,
   Clock,
+  FormDraftStore,
   FormOpening,
   FormSubmitted,
   InboundOutcome,
@@ -20,6 +21,7 @@ import { parseReply } from '../core/reply-parser.js';
 import type { AskRecord, Responder } from '../core/schemas.js';
 import { decodeToken, type ButtonChoice } from '../core/token.js';
 import { controlFits, formHint, readForm } from '../core/forms.js';
+import { FormSession, type FormAnswered, type FormAnswering, type FormRead, type OpenedForm } from './form-session.js';
 import { partialOf } from '../core/agreement.js';
 import { agreeOf } from '../core/policy.js';
 import type { Gateway } from './gateway.js';
@@ -35,6 +37,8 @@ export interface InboundDeps {
   retentionMs: number;
   /** The language of asks without a locale (ASKGATE_DEFAULT_LOCALE); English when absent. */
   defaultLocale?: string;
+  /** Forms answered step by step on a message (Telegram's keyboard): one draft per message. */
+  drafts: FormDraftStore;
 }
 
 /**
@@ -42,8 +46,10 @@ export interface InboundDeps {
  * say to the human. Button data and text are untrusted: every decoded value is re-checked
  * against the stored record.
  */
-export class InboundHandler implements InboundSink {
+export class InboundHandler implements InboundSink, FormAnswering {
   private readonly gateway: InboundDeps['gateway'];
+  /** The form sessions of prompts answered on their message. */
+  readonly formSessions: FormSession;
 
   constructor(
     private readonly deps: InboundDeps,
@@ -52,6 +58,7 @@ export class InboundHandler implements InboundSink {
     readonly seen?: SeenEvents,
   ) {
     this.gateway = deps.gateway;
+    this.formSessions = new FormSession({ drafts: deps.drafts, clock: deps.clock, answering: this });
   }
 
   /** Handles a button tap: forged or stale data changes nothing. */
@@ -84,35 +91,45 @@ export class InboundHandler implements InboundSink {
 
   /** Checks a tap that opens a form or works on a draft, and returns the prompt as it stands now. */
   async openForm(event: ButtonPressed): Promise<FormOpening> {
+    const opened = await this.opened(event);
+    if (opened.kind !== 'form') return opened;
+    const { record: _record, words: _words, ...opening } = opened;
+    return opening;
+  }
+
+  /** {@link openForm} that also keeps the ask as read and the person's words (the form session's one read). */
+  async opened(event: ButtonPressed): Promise<OpenedForm | InboundOutcome> {
     const found = await this.tapped(event);
     if (found.kind !== 'found') return found.outcome;
     const { record, choice, words } = found;
     if (!controlFits(choice, record.questions))
       return spoken({ kind: 'not_found', summary: words.t('notice.invalidButton') }, words);
     const view = buildPromptView(record, this.askWords(record));
-    return spoken({ kind: 'form', view, choice, expiresAt: record.expiresAt }, words);
+    return { ...spoken({ kind: 'form', view, choice, expiresAt: record.expiresAt }, words), record, words };
   }
 
   /** Answers every question of an ask from a submitted form; an incomplete form is `invalid` with what to fix. */
   async submitForm(event: FormSubmitted): Promise<InboundOutcome> {
     const found = await this.tapped(event);
     if (found.kind !== 'found') return found.outcome;
-    const { record, choice, words } = found;
+    return (await this.answerForm(found, event)).outcome;
+  }
+
+  /** Answers a form of the ask as `opened` read it (no read again); `ended`: the ask ended with it. */
+  async answerForm(opened: FormRead, event: FormSubmitted): Promise<FormAnswered> {
+    const { record, choice, words } = opened;
     if (!['form', 'other', 'submit'].includes(choice.kind) || !controlFits(choice, record.questions)) {
-      return spoken({ kind: 'not_found', summary: words.t('notice.invalidButton') }, words);
+      return { outcome: spoken({ kind: 'not_found', summary: words.t('notice.invalidButton') }, words), ended: false };
     }
     const reading = readForm(record.questions, event.answers, words);
     if (reading.kind === 'invalid') {
       const hint = formHint(reading.problems, record.questions.length, words);
       const outcome = { kind: 'invalid' as const, askId: record.id, hint, problems: reading.problems };
-      return this.noted(record.id, spoken(outcome, words), event.user);
+      return { outcome: await this.noted(record.id, spoken(outcome, words), event.user), ended: false };
     }
-    return this.commit(
-      record.id,
-      { type: 'answer', answers: reading.answers, by: event.user, chat: event.chat },
-      record,
-      words,
-    );
+    const answer: AskEvent = { type: 'answer', answers: reading.answers, by: event.user, chat: event.chat };
+    const applied = await this.gateway.apply(record.id, answer, record);
+    return { outcome: this.told(record.id, applied, words), ended: !!applied.record && isTerminal(applied.record) };
   }
 
   /**
@@ -272,7 +289,11 @@ export class InboundHandler implements InboundSink {
   }
 
   private async commit(askId: string, event: AskEvent, known: AskRecord, words: Words): Promise<InboundOutcome> {
-    const applied = await this.gateway.apply(askId, event, known);
+    return this.told(askId, await this.gateway.apply(askId, event, known), words);
+  }
+
+  /** What the person is told after a commit. */
+  private told(askId: string, applied: Awaited<ReturnType<Gateway['apply']>>, words: Words): InboundOutcome {
     const record = applied.record;
     const notice = (code: 'recorded' | 'forbidden' | 'expired') => noticeFor(record, code, this.notice, words);
     switch (applied.outcome.code) {

@@ -3,6 +3,7 @@ import type { PromptView } from './prompt-view.js';
 import type { OutcomeView } from './outcome-view.js';
 import type { FormAnswer, FormProblem } from './forms.js';
 import type { ButtonChoice } from './token.js';
+import type { DraftKey, StoredDraft } from './form-draft-store.js';
 
 /** Where a {@link ChannelError} came from: the channel, the platform method, the error it maps (kept as `cause`, never logged whole). */
 export interface ChannelErrorContext {
@@ -116,6 +117,48 @@ export interface InboundSink {
   bindFollowUp(channel: string, chat: string, messageId: string, askId: string): Promise<void>;
   /** Event ids seen by every replica; without it (test sinks) every delivery is handled. */
   readonly seen?: SeenEvents;
+  /**
+   * Forms answered step by step on a message, for channels without modals (Telegram's keyboard);
+   * test sinks may have none (a channel then passes such taps to `button`).
+   */
+  readonly formSessions?: FormSessions;
+}
+
+/**
+ * What reaches a form session: a tap on a step's control (`onAsksMessage`: the tapped message shows
+ * this ask's controls), a Skip tapped on such a message (held back while someone else holds the
+ * form), or a reply to the session's own-words prompt (`replyTo`: that prompt's id).
+ */
+export type FormInput =
+  | { kind: 'tap'; event: ButtonPressed & { chat: string }; messageId: string; onAsksMessage: boolean }
+  | { kind: 'skip'; event: ButtonPressed & { chat: string }; messageId: string }
+  | { kind: 'words'; event: TextReceived & { replyTo: string } };
+
+/**
+ * What the channel does after a form input: tell the person `notice` (empty: nothing; `locale`: its
+ * shipped locale when not English), then draw the form's current step on the message (`draw`), after
+ * asking for own words for `askOwn.question` (the channel sends the prompt, then `sent` its id).
+ * `recorded`: the answer was recorded (it shows in the finalized message).
+ */
+export interface FormReply {
+  notice: string;
+  locale?: string;
+  recorded?: boolean;
+  draw?: { key: DraftKey; view: PromptView };
+  askOwn?: { question: number; sent(promptId: string): Promise<void> };
+}
+
+/**
+ * The form session of a prompt answered on its message (app/form-session.ts): a draft per message
+ * and holder, every input applied by compare-and-set, a complete draft answered like a typed answer.
+ */
+export interface FormSessions {
+  /** Applies one input; a submit costs one record read and one commit. Null: not the session's (a Skip not held, an ordinary reply). */
+  step(input: FormInput): Promise<FormReply | null>;
+  /** The draft a message shows now, for drawing it (null: none yet). */
+  shown(key: DraftKey): Promise<StoredDraft | null>;
+  /** Marks a message's draft finalized, before the outcome edit (a racing keyboard edit then undoes itself). */
+  close(key: DraftKey): Promise<void>;
 }
 
 /** A platform event claimed by {@link SeenEvents.claim}: `new`, or `retry` (an earlier attempt took it and never settled it). */

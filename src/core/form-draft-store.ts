@@ -69,13 +69,3 @@ export interface FormDraftStore {
   /** The draft a reply to the message `promptId` in `chat` gives own words to, if any. */
   ownOf(chat: string, promptId: string): Promise<DraftKey | null>;
 }
-
-/** A channel that answers forms with drafts on the message: main.ts hands it the store. */
-export interface UsesFormDrafts {
-  useFormDrafts(store: FormDraftStore): void;
-}
-
-/** Whether a channel takes a {@link FormDraftStore}. */
-export function usesFormDrafts(channel: object): channel is UsesFormDrafts {
-  return typeof (channel as Partial<UsesFormDrafts>).useFormDrafts === 'function';
-}

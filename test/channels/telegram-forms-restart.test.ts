@@ -68,8 +68,8 @@ const answered = (api: ReturnType<typeof client>, id: string) =>
     return r.body.deliveries[0].finalized === 'done' ? r.body : undefined;
   });
 
-/** askgate in webhook mode on the shared Redis, with its fake Telegram and channel. */
-async function webhookApp() {
+/** askgate in webhook mode on the shared Redis, with its fake Telegram and channel (and `drafts` instead of Redis's). */
+async function webhookApp(drafts?: FormDraftStore) {
   const fake = await FakeTelegramApi.start();
   fakes.push(fake);
   const port = await freePort();
@@ -77,12 +77,14 @@ async function webhookApp() {
     webhookUrl: `http://127.0.0.1:${port}/telegram/webhook`,
     webhookSecret: 'drafts_secret-0123456789',
   });
-  const app = await startTestApp(testEnv({ REDIS_URL: redis.url, PORT: String(port) }), [channel]);
+  const app = await startTestApp(testEnv({ REDIS_URL: redis.url, PORT: String(port) }), [channel], {
+    ...(drafts ? { drafts } : {}),
+  });
   apps.push(app);
   return { fake, channel, api: client(app.url) };
 }
 
-/** Memory drafts whose reads take `delayMs()` ms (swapped in after start: the store of this one app). */
+/** Memory drafts whose reads take `delayMs()` ms (the store of this one app). */
 function slowDrafts(delayMs: () => number): FormDraftStore {
   const inner = new MemoryFormDrafts({ retentionMs: 60_000 });
   return {
@@ -184,9 +186,8 @@ describe('Telegram drafts across restarts, in memory mode, in webhook mode, and 
     expect(done.result.answers).toEqual({ checks: ['tests'], env: ['Canary first'] });
   });
   it('webhook mode: a tap handled after the webhook was answered (a slow store) is answered by an API call', async () => {
-    const { fake, channel, api } = await webhookApp();
     // Slower than the bot's hold on an update (its middleware returns while the tap's work goes on).
-    channel.useFormDrafts(slowDrafts(() => 400));
+    const { fake, api } = await webhookApp(slowDrafts(() => 400));
     const user = newUser(fake, 'Late', 'late');
     const { ref } = await ask(api, user.id, [checks, env]);
     expect(await tapLabel(fake, ref, '☐ tests', user)).toBe('');
@@ -197,13 +198,13 @@ describe('Telegram drafts across restarts, in memory mode, in webhook mode, and 
   it('a draft store slower than the 1.5 s answer budget: the Submit tap is answered empty in time, the outcome follows as a reply', async () => {
     const fake = await FakeTelegramApi.start();
     fakes.push(fake);
-    const channel = channelFor(fake, logger);
-    const app = await startTestApp(testEnv(), [channel]);
-    apps.push(app);
-    const api = client(app.url);
     // Reads of the drafts are slow while `slow` is on.
     let slow = false;
-    channel.useFormDrafts(slowDrafts(() => (slow ? 1700 : 0)));
+    const app = await startTestApp(testEnv(), [channelFor(fake, logger)], {
+      drafts: slowDrafts(() => (slow ? 1700 : 0)),
+    });
+    apps.push(app);
+    const api = client(app.url);
     const user = newUser(fake, 'Slow', 'slow');
     const { id, ref } = await ask(api, user.id, [checks]);
     const query = fake.tap(

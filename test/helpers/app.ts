@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/config.js';
-import { startAskgate, type RunningAskgate } from '../../src/main.js';
+import { startAskgate, type RunningAskgate, type StartOptions } from '../../src/main.js';
 import type { Channel } from '../../src/core/ports.js';
 
 /** Environment for fast tests: 1 s minimum timeout, quick reconciler, quiet logs. */
@@ -21,6 +21,10 @@ export function testEnv(extra: Record<string, string | undefined> = {}): Record<
 }
 
 /** Starts askgate in this process with the test environment (Redis when `REDIS_URL` is given). */
-export async function startTestApp(env: Record<string, string>, channels: Channel[] = []): Promise<RunningAskgate> {
-  return startAskgate(loadConfig(env), { channels });
+export async function startTestApp(
+  env: Record<string, string>,
+  channels: Channel[] = [],
+  options: Omit<StartOptions, 'channels'> = {},
+): Promise<RunningAskgate> {
+  return startAskgate(loadConfig(env), { ...options, channels });
 }

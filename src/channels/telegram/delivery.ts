@@ -13,19 +13,18 @@ const SEND_TIMEOUT_MS = 15_000;
 
 /** Sends questions to Telegram and edits them to their outcome, paced per chat. */
 export class TelegramDelivery {
-  /** Forms answered on the message; without them, prompts with several questions stay text. */
-  drafts: TelegramDrafts | null = null;
-
   constructor(
     private readonly api: Api,
     private readonly pacer: ChatPacer,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    /** Forms answered on the message (every prompt without buttons whose keyboard fits). */
+    private readonly drafts: TelegramDrafts,
   ) {}
 
   /** Sends the question; buttons only for a single single-choice question. */
   async deliver(request: DeliveryRequest): Promise<MessageRef> {
-    const keyboard = this.drafts?.firstMarkup(request.view);
+    const keyboard = this.drafts.firstMarkup(request.view);
     const rendered = keyboard ? this.drafted(request.view, keyboard) : renderPrompt(request.view);
     const { chat, thread } = request.target;
     await this.pacer.take(chat);
@@ -54,7 +53,7 @@ export class TelegramDelivery {
     await this.pacer.take(ref.chat);
     // Before the edit: a draft keyboard edit racing this one sees it and takes its keyboard away again.
     // Only a prompt without buttons can have a draft: the hot path of a button prompt pays no command.
-    if (view.form) await this.drafts?.closed(ref, view.askId);
+    if (view.form) await this.drafts.closed(ref, view.askId);
     try {
       // Without reply_markup, editMessageText drops the inline keyboard.
       await this.api.editMessageText(
@@ -106,7 +105,7 @@ export class TelegramDelivery {
     const messageId = messageIdOf(ref, 'editMessageText');
     await this.pacer.take(ref.chat);
     // The draft is read once the slot is ours, so the keyboard drawn is as fresh as can be.
-    const drawn = await this.drafts?.markupFor(view, ref);
+    const drawn = await this.drafts.markupFor(view, ref);
     const rendered = drawn ? this.drafted(view, drawn.markup) : renderPrompt(view);
     try {
       await this.api.editMessageText(
@@ -124,7 +123,7 @@ export class TelegramDelivery {
       if (!isNotModified(error)) throw this.failure(error, 'editMessageText', ref.chat);
     }
     // A tap may have changed the draft while this edit was in flight: its keyboard is drawn again.
-    if (drawn) await this.drafts?.redrawIfMoved(view, ref, drawn.rev);
+    if (drawn) await this.drafts.redrawIfMoved(view, ref, drawn.rev);
   }
 
   /** A prompt answered on its keyboard: its instructions say so, and the keyboard is the draft's. */

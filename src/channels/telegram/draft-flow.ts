@@ -1,29 +1,18 @@
 import type { Api } from 'grammy';
 import type { InlineKeyboardMarkup } from 'grammy/types';
-import {
-  applyOwnWords,
-  applyTap,
-  formAnswers,
-  heldNotice,
-  holdBy,
-  newDraft,
-  showProblem,
-  type DraftStep,
-} from '../../core/drafts.js';
-import type { Draft } from '../../core/form-draft-store.js';
-import { outcomeNotice, outcomeWords } from '../../core/notices.js';
-import {
-  type ButtonPressed,
-  type Clock,
-  type DraftKey,
-  type FormDraftStore,
-  type InboundSink,
-  type Logger,
+import type {
+  ButtonPressed,
+  Clock,
+  DraftKey,
+  FormReply,
+  FormSessions,
+  Logger,
+  TextReceived,
 } from '../../core/ports.js';
 import type { PromptView } from '../../core/prompt-view.js';
-import type { MessageRef, Responder } from '../../core/schemas.js';
-import { decodeToken, encodeToken, type ButtonChoice } from '../../core/token.js';
-import type { Words } from '../../core/i18n/index.js';
+import type { MessageRef } from '../../core/schemas.js';
+import { decodeToken, type ButtonChoice } from '../../core/token.js';
+import { wordsFor, type Words } from '../../core/i18n/index.js';
 import { forceReplyIn, type ForceReply } from './words.js';
 import { answersOnKeyboard, draftMarkup } from './drafts-keyboard.js';
 import { describeError, type ChatPacer } from './limits.js';
@@ -41,8 +30,6 @@ export function ownWordsPrompt(view: PromptView, question: number, words: Words)
 
 /** Choices that work on a draft drawn on the message (every other tap takes the older path). */
 const DRAFT_KINDS: ReadonlySet<ButtonChoice['kind']> = new Set(['form', 'pick', 'toggle', 'step', 'own', 'submit']);
-/** Reads and compare-and-set writes one tap may try before it gives up (taps racing on one draft). */
-const CAS_TRIES = 8;
 
 /** What a tap on a draft does: the toast to answer it with, then the work after the answer. */
 export interface DraftTapWork {
@@ -53,18 +40,16 @@ export interface DraftTapWork {
 /** Sends a reply to the tapped message (settled through the update's gate); null when nothing was sent. */
 export type DraftReply = (text: string, forceReply?: ForceReply) => Promise<number | null>;
 
-/** What the draft flow needs from the channel. */
+/** What the draft flow needs from the channel, and the app's form sessions (the sink's, once started). */
 export interface TelegramDraftsDeps {
   api: Api;
-  store: FormDraftStore;
+  forms: () => FormSessions | null;
   pacer: ChatPacer;
   clock: Clock;
   logger: Logger;
 }
 
-type Changed = DraftStep | { kind: 'closed' };
-
-/** Whether a callback's data is a draft control (the record is still checked by the sink). */
+/** Whether a callback's data is a draft control (the record is still checked by the session). */
 export function isDraftTap(data: string): boolean {
   const token = decodeToken(data);
   return !!token && DRAFT_KINDS.has(token.choice.kind);
@@ -76,9 +61,10 @@ export function isSkipTap(data: string): boolean {
 }
 
 /**
- * Forms answered on the message itself: every tap changes the draft by compare-and-set in the
- * store, is answered with its toast, then the keyboard is edited in place. Edits of one message
- * coalesce (the latest draft is what gets drawn) and go through the chat's pacing and 429s.
+ * Forms answered on the message itself, Telegram's side: a tap is decoded and handed to the app's
+ * form session (one call), its toast answers the callback query, then the keyboard the session's
+ * draft stands at is drawn in place. Edits of one message coalesce (the latest draft is what gets
+ * drawn) and go through the chat's pacing and 429s.
  */
 export class TelegramDrafts {
   private readonly renderer: DraftRenderer;
@@ -101,7 +87,11 @@ export class TelegramDrafts {
     ref: MessageRef,
   ): Promise<{ markup: InlineKeyboardMarkup; rev: number } | undefined> {
     if (!answersOnKeyboard(view)) return undefined;
-    const stored = await this.deps.store.get(keyOf(view.askId, ref)).catch(() => null);
+    // Before the channel started (no session yet) the keyboard is drawn at its first step.
+    const stored = await this.deps
+      .forms()
+      ?.shown(keyOf(view.askId, ref))
+      .catch(() => null);
     if (stored?.closed) return undefined;
     return { markup: draftMarkup(view, stored?.draft ?? null), rev: stored?.rev ?? 0 };
   }
@@ -109,15 +99,21 @@ export class TelegramDrafts {
   /** After a text re-render drew revision `rev`'s keyboard: a draft that moved on meanwhile is drawn again. */
   async redrawIfMoved(view: PromptView, ref: MessageRef, rev: number): Promise<void> {
     const key = keyOf(view.askId, ref);
-    const stored = await this.deps.store.get(key).catch(() => null);
+    const stored = await this.deps
+      .forms()
+      ?.shown(key)
+      .catch(() => null);
     if (stored && !stored.closed && stored.rev !== rev) await this.renderer.render(key, view);
   }
 
   /** Marks a message's draft finalized, before the outcome edit (a racing keyboard edit then undoes itself). */
   async closed(ref: MessageRef, askId: string): Promise<void> {
-    await this.deps.store.close(keyOf(askId, ref)).catch((error: unknown) => {
-      this.deps.logger.warn({ channel: 'telegram', askId, err: describeError(error) }, 'draft could not be closed');
-    });
+    await this.deps
+      .forms()
+      ?.close(keyOf(askId, ref))
+      .catch((error: unknown) => {
+        this.deps.logger.warn({ channel: 'telegram', askId, err: describeError(error) }, 'draft could not be closed');
+      });
   }
 
   /**
@@ -125,65 +121,24 @@ export class TelegramDrafts {
    * (as the callback query carries it).
    */
   async tap(
-    sink: InboundSink,
     event: ButtonPressed & { chat: string },
     message: { id: number; shown: readonly string[] },
     reply: DraftReply,
   ): Promise<DraftTapWork> {
-    const opening = await sink.openForm(event);
-    if (opening.kind !== 'form') return { toast: outcomeNotice(opening) ?? '' };
-    const { view, choice } = opening;
-    // What only the tapping person sees is in their words (else the ask's); the keyboard is the ask's.
-    const words = outcomeWords(opening);
-    const invalid = { toast: words.t('notice.invalidButton') };
-    // A draft lives on the ask's own keyboard: data claiming a message without one (a reminder, a
-    // prompt: forged) would draw a keyboard there.
-    if (!message.shown.some((data) => decodeToken(data)?.askId === view.askId)) return invalid;
-    const messageId = message.id;
-    const now = this.deps.clock.now();
-    const expiresAt = Date.parse(opening.expiresAt ?? '') || now;
-    const key: DraftKey = { askId: view.askId, chat: event.chat, messageId: String(messageId) };
-    const tap = { askId: view.askId, version: view.version, choice, user: event.user, now, expiresAt };
-    const step = await this.change(key, (draft) => applyTap(view.questions, draft, tap));
-    switch (step.kind) {
-      case 'closed':
-        return { toast: '' };
-      case 'held':
-        return { toast: heldNotice(step.by, words) };
-      case 'invalid':
-        return invalid;
-    }
-    if (step.then === 'submit') return this.submit(sink, key, view, step.draft, event);
-    if (step.then === 'render') return { toast: '', after: () => this.renderer.render(key, view) };
-    const question = step.draft.awaitingOwn ?? 0;
-    return {
-      toast: '',
-      after: async () => {
-        const sent = await reply(ownWordsPrompt(view, question, words), forceReplyIn(words));
-        if (sent !== null) await this.deps.store.pointOwn(key.chat, String(sent), key, expiresAt);
-        await this.renderer.render(key, view);
-      },
-    };
+    const askId = decodeToken(event.token)?.askId;
+    const onAsksMessage = !!askId && message.shown.some((data) => decodeToken(data)?.askId === askId);
+    const messageId = String(message.id);
+    const said = await this.sessions().step({ kind: 'tap', event, messageId, onAsksMessage });
+    return this.work(said ?? { notice: '' }, reply);
   }
 
   /**
    * The toast for a Skip tapped on a message whose draft someone else holds ("@alice is
-   * answering", in the person's words, else the ask's), or null: Skip ends the ask for everyone,
-   * so it waits for the hold like any tap.
+   * answering"), or null: Skip ends the ask for everyone, so it waits for the hold like any tap.
    */
-  async skipHeld(
-    sink: InboundSink,
-    event: ButtonPressed & { chat: string },
-    messageId: number,
-  ): Promise<string | null> {
-    const askId = decodeToken(event.token)?.askId;
-    if (!askId) return null;
-    const stored = await this.deps.store.get({ askId, chat: event.chat, messageId: String(messageId) });
-    const by = stored?.draft && !stored.closed ? holdBy(stored.draft, event.user, this.deps.clock.now()) : null;
-    if (!by) return null;
-    // Only a held Skip reads the ask again, for its language; an ask that ended takes the Skip's own path.
-    const opening = await sink.openForm(event);
-    return opening.kind === 'form' ? heldNotice(by, outcomeWords(opening)) : null;
+  async skipHeld(event: ButtonPressed & { chat: string }, messageId: number): Promise<string | null> {
+    const said = await this.sessions().step({ kind: 'skip', event, messageId: String(messageId) });
+    return said ? said.notice : null;
   }
 
   /**
@@ -192,83 +147,36 @@ export class TelegramDrafts {
    * any) and what follows.
    */
   async ownWords(
-    sink: InboundSink,
-    m: { chat: string; replyTo: string; user: Responder; text: string; locale?: string },
+    event: TextReceived & { replyTo: string },
+    reply: DraftReply,
   ): Promise<{ notice: string | null; after?: () => Promise<void> } | null> {
-    const key = await this.deps.store.ownOf(m.chat, m.replyTo);
-    if (!key) return null;
-    // A reply to one of our prompts is never an answer to the whole ask: without a draft waiting for
-    // it (applied already by an attempt that died before settling, or the ask ended) it is told or dropped.
-    const stored = await this.deps.store.get(key);
-    const draft = stored?.draft;
-    if (!draft) return { notice: null };
-    const choice: ButtonChoice = { kind: 'own', question: draft.awaitingOwn ?? 0 };
-    const token = encodeToken({ askId: draft.askId, version: draft.version, choice });
-    const locale = m.locale ? { locale: m.locale } : {};
-    const opening = await sink.openForm({ channel: 'telegram', token, user: m.user, chat: m.chat, ...locale });
-    if (opening.kind !== 'form') return { notice: outcomeNotice(opening) };
-    if (stored.closed || draft.awaitingOwn === undefined) return { notice: null };
-    const { view } = opening;
-    const own = { text: m.text, user: m.user, now: this.deps.clock.now() };
-    const step = await this.change(key, (d) => (d ? applyOwnWords(view.questions, d, own) : { kind: 'invalid' }));
-    switch (step.kind) {
-      case 'closed':
-      case 'invalid':
-        return { notice: null };
-      case 'held':
-        return { notice: heldNotice(step.by, outcomeWords(opening)) };
-    }
-    if (step.then !== 'submit') return { notice: null, after: () => this.renderer.render(key, view) };
-    const work = await this.submit(sink, key, view, step.draft, { user: m.user, ...locale });
-    // A recorded answer shows in the question message (finalize edits it), as for a typed answer.
-    return { notice: work.toast && !work.recorded ? work.toast : null, ...(work.after ? { after: work.after } : {}) };
+    const said = await this.sessions().step({ kind: 'words', event });
+    if (!said) return null;
+    const work = this.work(said, reply);
+    return { notice: work.toast || null, ...(work.after ? { after: work.after } : {}) };
   }
 
-  private async submit(
-    sink: InboundSink,
-    key: DraftKey,
-    view: PromptView,
-    draft: Draft,
-    by: { user: Responder; locale?: string },
-  ): Promise<DraftTapWork & { recorded?: boolean }> {
-    const { user } = by;
-    const token = encodeToken({ askId: view.askId, version: view.version, choice: { kind: 'submit' } });
-    const outcome = await sink.submitForm({
-      channel: 'telegram',
-      token,
-      user,
-      chat: key.chat,
-      answers: formAnswers(draft),
-      ...(by.locale ? { locale: by.locale } : {}),
-    });
-    const toast = outcomeNotice(outcome) ?? '';
-    if (outcome.kind === 'recorded') {
-      // The next person (an ask that needs several answers) starts afresh, with no one holding it.
-      const { askId, version, expiresAt } = draft;
-      const fresh = newDraft(view.questions, { askId, version, expiresAt, user, now: 0 });
-      await this.change(key, () => ({ kind: 'draft', draft: fresh, then: 'render' })).catch(() => undefined);
-      return { toast, recorded: true };
-    }
-    if (outcome.kind !== 'invalid') return { toast };
-    const problems = outcome.problems ?? [];
-    await this.change(key, (d) =>
-      d ? { kind: 'draft', draft: showProblem(d, problems), then: 'render' } : { kind: 'invalid' },
-    );
-    return { toast, after: () => this.renderer.render(key, view) };
+  /** The sink's form sessions: taps reach the flow only once the channel started with them. */
+  private sessions(): FormSessions {
+    const forms = this.deps.forms();
+    if (!forms) throw new Error('telegram drafts used before the channel started');
+    return forms;
   }
 
-  /** Reads, changes and writes a draft by compare-and-set, again while other taps get there first. */
-  private async change(key: DraftKey, apply: (draft: Draft | null) => DraftStep): Promise<Changed> {
-    for (let i = 0; i < CAS_TRIES; i++) {
-      const stored = await this.deps.store.get(key);
-      if (stored?.closed) return { kind: 'closed' };
-      const step = apply(stored?.draft ?? null);
-      if (step.kind !== 'draft') return step;
-      const written = await this.deps.store.put(key, stored?.rev ?? 0, step.draft);
-      if (written === 'closed') return { kind: 'closed' };
-      if (written !== 'conflict') return step;
-    }
-    throw new Error('draft changed by too many taps at once');
+  /** What the session said, as Telegram does it: the toast, then the own-words prompt and the keyboard's edit. */
+  private work(said: FormReply, reply: DraftReply): DraftTapWork {
+    const { draw, askOwn } = said;
+    if (!draw) return { toast: said.notice };
+    if (!askOwn) return { toast: said.notice, after: () => this.renderer.render(draw.key, draw.view) };
+    const words = wordsFor(said.locale);
+    return {
+      toast: said.notice,
+      after: async () => {
+        const sent = await reply(ownWordsPrompt(draw.view, askOwn.question, words), forceReplyIn(words));
+        if (sent !== null) await askOwn.sent(String(sent));
+        await this.renderer.render(draw.key, draw.view);
+      },
+    };
   }
 }
 

@@ -1,6 +1,6 @@
 import { GrammyError, type Api } from 'grammy';
 import type { InlineKeyboardMarkup } from 'grammy/types';
-import { ChannelError, type Clock, type DraftKey, type FormDraftStore, type Logger } from '../../core/ports.js';
+import { ChannelError, type Clock, type DraftKey, type FormSessions, type Logger } from '../../core/ports.js';
 import type { PromptView } from '../../core/prompt-view.js';
 import { draftMarkup } from './drafts-keyboard.js';
 import { deadline, describeError, isNotModified, toChannelError, type ChatPacer } from './limits.js';
@@ -24,7 +24,13 @@ export class DraftRenderer {
   private readonly renders = new Map<string, { dirty: boolean; view: PromptView; done: Promise<void> }>();
 
   constructor(
-    private readonly deps: { api: Api; store: FormDraftStore; pacer: ChatPacer; clock: Clock; logger: Logger },
+    private readonly deps: {
+      api: Api;
+      forms: () => Pick<FormSessions, 'shown'> | null;
+      pacer: ChatPacer;
+      clock: Clock;
+      logger: Logger;
+    },
   ) {}
 
   /** Edits the keyboard to the latest draft; a render asked for while one runs makes it run once more. */
@@ -57,10 +63,10 @@ export class DraftRenderer {
   private async renderOnce(key: DraftKey, view: PromptView): Promise<boolean> {
     for (let attempt = 0; attempt < RENDER_TRIES; attempt++) {
       await this.slot(key.chat);
-      const stored = await this.deps.store.get(key);
+      const stored = await this.shown(key);
       if (stored?.closed) return false;
       if (!(await this.edit(key, draftMarkup(view, stored?.draft ?? null)))) continue;
-      const after = await this.deps.store.get(key);
+      const after = await this.shown(key);
       // The outcome edit may have landed while this one was in flight: it closed the draft first,
       // so this keyboard is taken away again (the outcome text stays).
       if (after?.closed) {
@@ -71,6 +77,11 @@ export class DraftRenderer {
       return (after?.rev ?? 0) !== (stored?.rev ?? 0);
     }
     return false;
+  }
+
+  /** The draft to draw (none before the channel started: the first step). */
+  private async shown(key: DraftKey) {
+    return (await this.deps.forms()?.shown(key)) ?? null;
   }
 
   /** One keyboard edit: true when done (an unchanged keyboard too), false after a 429 (try again). */

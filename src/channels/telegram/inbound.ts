@@ -27,7 +27,7 @@ export interface TelegramInboundDeps {
   /** Keeps track of work that outlives the update (the slow path of a tap). */
   track: (work: Promise<unknown>) => void;
   ackBudgetMs?: number;
-  /** Forms answered on the message (drafts); without them, prompts with several questions stay text. */
+  /** Forms answered on the message (drafts); without them (a sink without form sessions) their taps go to `button`. */
   drafts?: () => TelegramDrafts | null;
 }
 
@@ -139,7 +139,7 @@ export class TelegramInbound {
     const drafts = this.deps.drafts?.();
     if (drafts && chat !== undefined && questionId !== undefined && isDraftTap(event.token)) {
       const reply = (text: string, force?: ForceReply) => this.reply(chat, questionId, text, gate, force);
-      const work = await drafts.tap(this.deps.sink, { ...event, chat }, { id: questionId, shown }, reply);
+      const work = await drafts.tap({ ...event, chat }, { id: questionId, shown }, reply);
       const late = async () => {
         if (work.toast) await reply(work.toast);
         await work.after?.();
@@ -148,7 +148,7 @@ export class TelegramInbound {
     }
     // Only a message whose keyboard is a draft's can have one held: a button prompt's Skip reads no draft.
     if (drafts && chat !== undefined && questionId !== undefined && isSkipTap(event.token) && shown.some(isDraftTap)) {
-      const held = await drafts.skipHeld(this.deps.sink, { ...event, chat }, questionId);
+      const held = await drafts.skipHeld({ ...event, chat }, questionId);
       if (held) return { toast: held, late: () => this.reply(chat, questionId, held, gate).then(() => undefined) };
     }
     const outcome = await this.deps.sink.button(event);
@@ -231,8 +231,9 @@ export class TelegramInbound {
   ): Promise<boolean> {
     const drafts = this.deps.drafts?.();
     if (!drafts) return false;
-    const { user, text, locale } = event;
-    const handled = await drafts.ownWords(this.deps.sink, { chat, replyTo, user, text, ...(locale ? { locale } : {}) });
+    const handled = await drafts.ownWords({ ...event, replyTo }, (text, force) =>
+      this.reply(chat, messageId, text, gate, force),
+    );
     if (!handled) return false;
     if (!(await this.settle(gate))) return true;
     if (handled.notice) await this.reply(chat, messageId, handled.notice, gate);

@@ -10,8 +10,7 @@ import type {
   InboundSink,
   Logger,
   SeenEvents,
-  FormDraftStore,
-  UsesFormDrafts,
+  FormSessions,
 } from '../../core/ports.js';
 import type { OutcomeView } from '../../core/outcome-view.js';
 import type { PromptView } from '../../core/prompt-view.js';
@@ -64,7 +63,7 @@ const LATE_ACK_TIMEOUT_MS = 3000;
 const UPDATE_KEEP_MS = 86_400_000;
 
 /** The Telegram channel: grammy against the Bot API, long polling by default, webhook mode when a URL is set. */
-export class TelegramChannel implements Channel, UsesFormDrafts {
+export class TelegramChannel implements Channel {
   readonly name = 'telegram';
   private readonly bot: Bot;
   private readonly pacer: ChatPacer;
@@ -77,7 +76,10 @@ export class TelegramChannel implements Channel, UsesFormDrafts {
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly chatQueues = new Map<string, Promise<void>>();
   private inbound: TelegramInbound | null = null;
-  private drafts: TelegramDrafts | null = null;
+  /** Every prompt shape but a single single-choice question is answered on its keyboard, step by step. */
+  private readonly drafts: TelegramDrafts;
+  /** The sink's form sessions, once started (a test sink may have none: draft taps then go to `button`). */
+  private forms: FormSessions | null = null;
   private polling: Promise<void> | null = null;
 
   constructor(private readonly options: TelegramChannelOptions) {
@@ -98,7 +100,15 @@ export class TelegramChannel implements Channel, UsesFormDrafts {
     });
     this.clock = options.clock ?? systemClock;
     this.pacer = new ChatPacer(options.minSendIntervalMs ?? DEFAULT_MIN_SEND_INTERVAL_MS, () => this.clock.now());
-    this.delivery = new TelegramDelivery(this.bot.api, this.pacer, this.clock, options.logger);
+    const forms = () => this.forms;
+    this.drafts = new TelegramDrafts({
+      api: this.bot.api,
+      forms,
+      pacer: this.pacer,
+      clock: this.clock,
+      logger: options.logger,
+    });
+    this.delivery = new TelegramDelivery(this.bot.api, this.pacer, this.clock, options.logger, this.drafts);
     // Updates are handled concurrently: the update loop waits at most LOOP_HOLD_MS for each, so a
     // fast update is confirmed to Telegram (the next getUpdates offset) only once handled, and is
     // re-sent after a crash, while a slow store never holds back the acks of the taps queued behind
@@ -124,17 +134,7 @@ export class TelegramChannel implements Channel, UsesFormDrafts {
     );
   }
 
-  /**
-   * Answers every other prompt shape on its keyboard, one step at a time (drafts kept in `store`);
-   * without a store those prompts keep the text form.
-   */
-  useFormDrafts(store: FormDraftStore): void {
-    const { logger } = this.options;
-    this.drafts = new TelegramDrafts({ api: this.bot.api, store, pacer: this.pacer, clock: this.clock, logger });
-    this.delivery.drafts = this.drafts;
-  }
-
-  /** Sends the question: buttons for a single single-choice question, a draft's first step for the rest (with a store). */
+  /** Sends the question: buttons for a single single-choice question, a draft's first step for the rest. */
   deliver(request: DeliveryRequest): Promise<MessageRef> {
     return this.delivery.deliver(request);
   }
@@ -160,13 +160,14 @@ export class TelegramChannel implements Channel, UsesFormDrafts {
     this.bot.botInfo = me;
     this.seen = sink.seen;
     this.botId = me.id;
+    this.forms = sink.formSessions ?? null;
     this.inbound = new TelegramInbound({
       api: this.bot.api,
       sink,
       logger: this.options.logger,
       pacer: this.pacer,
       track: (work) => this.track(work),
-      drafts: () => this.drafts,
+      drafts: () => (this.forms ? this.drafts : null),
     });
     const log = { channel: 'telegram', bot: me.username };
     if (this.options.webhookUrl) {
