@@ -87,18 +87,16 @@ async function keyBreakdown(
   const out: Record<string, number[]> = {
     'ask record': [],
     'run hash': [],
-    'run asks list': [],
     'id → run map': [],
     'BullMQ timeout job hash': [],
   };
   for (const a of asks) {
     out['ask record']!.push(await usage(keys.ask(a.runId, a.id)));
     out['run hash']!.push(await usage(keys.run(a.runId)));
-    out['run asks list']!.push(await usage(keys.asks(a.runId)));
     out['id → run map']!.push(await usage(keys.idMap(a.id)));
     out['BullMQ timeout job hash']!.push(await usage(`{${PREFIX}}:askgate-timeouts:timeout-${a.id}`));
   }
-  // Keys the store no longer writes (the run's asks list since the history moved into the run hash) are left out.
+  // Keys a checkout does not write are left out.
   return Object.fromEntries(Object.entries(out).flatMap(([k, v]) => (median(v) > 0 ? [[k, median(v)]] : [])));
 }
 
