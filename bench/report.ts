@@ -40,7 +40,6 @@ export interface BenchResults {
   steps?: StepsResult[];
   /** The code before issue 19 against now, on the same machine (absent in older results). */
   sameMachine?: SameMachineResult;
-  ab?: { cycles: FullCycleResult[]; cost: (RedisCostResult & { before: boolean })[]; timeouts?: TimeoutsResult[] };
   failures: { scenario: string; error: string }[];
   /** Later partial runs merged in by `bench/render.ts --merge` (their parts replace this run's). */
   reruns?: Rerun[];
@@ -592,54 +591,6 @@ export function renderMarkdown(
     );
   }
 
-  // Before/after.
-  if (results.ab && (results.ab.cycles.length || results.ab.cost.length)) {
-    L.push('## Before and after the optimisations (`--ab`, same run)', '');
-    L.push(
-      '"before" is askgate with the changes of bench/OPTIMIZATIONS.md switched off inside the bench child (`BENCH_BEFORE=1`: no auto-pipelining, every state change re-reads its record, a timeout job tries to remove itself); runs alternate.',
-      '',
-    );
-    if (results.ab.cycles.length) {
-      L.push(
-        '| Run | Cycles/s | Tap→agent p50 / p99 ms | askgate CPU ms/cycle | Redis CPU ms/cycle | Commands sent / socket writes per cycle | Other processes (cores) |',
-        '|---|---|---|---|---|---|---|',
-      );
-      for (const r of results.ab.cycles) {
-        const w = r.window;
-        L.push(
-          `| ${r.label} | ${num(r.cyclesPerSecond)} | ${ms(r.tapToAgentMs.p50)} / ${ms(r.tapToAgentMs.p99)} | ${((w.child.cpuCores * 1000) / Math.max(1e-9, r.cyclesPerSecond)).toFixed(2)} | ${(((w.cpu.byProcess.redis ?? NaN) * 1000) / Math.max(1e-9, r.cyclesPerSecond)).toFixed(2)} | ${r.perCycle.clientCommands.toFixed(1)} / ${r.perCycle.clientWrites.toFixed(1)} | ${cores(w.cpu.othersCores)} |`,
-        );
-      }
-      L.push('');
-    }
-    if (results.ab.cost.length) {
-      L.push(
-        '| Sequential cycles (Redis cost) | Commands sent | Socket writes | HGET | Commands executed by Redis |',
-        '|---|---|---|---|---|',
-      );
-      for (const c of results.ab.cost) {
-        const hget = c.rows.filter((r) => r.command === 'hget').reduce((a, r) => a + r.perCycle, 0);
-        L.push(
-          `| ${c.before ? 'before' : 'after'} | ${c.clientCommandsPerCycle.toFixed(1)} | ${c.askgateClient.writesPerCycle.toFixed(1)} | ${hget.toFixed(1)} | ${c.serverCommandsPerCycle.toFixed(1)} |`,
-        );
-      }
-      L.push('');
-    }
-    if (results.ab.timeouts?.length) {
-      L.push(
-        '| Timeouts | Deadlines/s | Lateness p50 / p90 / p99 / max ms | Missed | askgate CPU (cores) | Redis CPU (cores) | Other processes (cores) |',
-        '|---|---|---|---|---|---|---|',
-      );
-      for (const t of results.ab.timeouts) {
-        const w = t.window;
-        L.push(
-          `| ${num(t.count)} over ${t.spreadSeconds} s ${t.before ? '[before]' : '[after]'} | ${num(t.count / Math.max(1, t.deadlineSpanSeconds))} | ${ms(t.latenessMs.p50)} / ${ms(t.latenessMs.p90)} / ${ms(t.latenessMs.p99)} / ${ms(t.latenessMs.max)} | ${t.missed} | ${cores(w.child.cpuCores)} | ${cores(w.cpu.byProcess.redis)} | ${cores(w.cpu.othersCores)} |`,
-        );
-      }
-      L.push('');
-    }
-  }
-
   // Baselines.
   L.push('## 5. Baselines (same run, same Redis settings)', '');
   const raw = results.baselines.raw;
@@ -695,7 +646,6 @@ export function renderMarkdown(
     'npm run bench -- --only=same-machine   # the code before issue 19 (a git worktree of 2b6e1a8) against now, interleaved on this machine (about 10 minutes)',
     'npm run bench -- --only=million --million-count=20000   # the 1,000,000-pending timeout row at a smaller count, same 1,667 deadlines/s',
     'npm run bench -- --profile    # also writes askgate CPU profiles (node --cpu-prof) of the Telegram ×100 row to bench/results/profiles',
-    'npm run bench -- --ab         # adds askgate-before-the-optimisations runs, side by side (about 2 more minutes)',
     'npx tsx bench/one-row.ts telegram 100 8000 [--profile=<dir>] [--replicas=2]   # one full-cycle row, for working on the hot path',
     `BENCH_CHILD_ENV='{"ASKGATE_SWEEP_DELAY_MS":"300000"}' npx tsx bench/one-row.ts telegram 100 8000   # any askgate setting for the bench's askgate processes (BENCH_NODE_FLAGS: node flags, e.g. --trace-gc-nvp)`,
     'BENCH_REDIS_STALLS=250/1000 BENCH_REDIS_ARGS="--enable-debug-command local" npx tsx bench/trace-timeouts.ts 100000 60   # the timeout row while Redis is blocked (DEBUG SLEEP) 250 ms of every second',

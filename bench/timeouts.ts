@@ -21,8 +21,6 @@ export interface TimeoutsOptions {
   spreadSeconds: number;
   /** Asks placed at once (each waits < 1 s for its release instant, then its POST). */
   createConcurrency?: number;
-  /** askgate as before the bench's optimisations (the `--ab` comparison). */
-  before?: boolean;
 }
 
 export interface MemoryBreakdown {
@@ -36,6 +34,7 @@ export interface MemoryBreakdown {
 }
 
 export interface TimeoutsResult {
+  /** Older results only: a row of the removed `--ab` mode (askgate with parts patched out), left out of every table. */
   before?: boolean;
   count: number;
   spreadSeconds: number;
@@ -212,7 +211,6 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
     );
   const stack = await startStack({
     env: { ASKGATE_RECONCILE_GRACE_MS: String(GRACE_MS) },
-    ...(opts.before ? { before: true } : {}),
   });
   const keys = new StoreKeys(PREFIX);
   const sub = new Redis(stack.redis.url, { maxRetriesPerRequest: null });
@@ -345,20 +343,6 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
     await stopStalls();
     const window = await close();
     const redisTimeline = await stopTimeline();
-    if (process.env.BENCH_TRACE_EXPIRE) {
-      const trace = await stack.child.trace();
-      const t0 = trace.reduce((a, b) => Math.min(a, b[0]), Infinity);
-      const bySecond = new Map<number, (typeof trace)[number][]>();
-      for (const t of trace)
-        bySecond.set(Math.floor((t[0] - t0) / 1000), [...(bySecond.get(Math.floor((t[0] - t0) / 1000)) ?? []), t]);
-      for (const [sec, l] of [...bySecond].sort((a, b) => a[0] - b[0])) {
-        const col = (k: number) => summarize(l.map((x) => x[k]!));
-        console.error(
-          `[trace] +${sec}s n=${l.length} entry-late p50=${col(1).p50} max=${col(1).max} get p50=${col(2).p50} max=${col(2).max} expire p50=${col(3).p50} max=${col(3).max}`,
-        );
-      }
-    }
-
     // Read every record back through askgate's own store code (so a change of the record's
     // encoding changes nothing here), 500 at a time on one auto-pipelined connection.
     const store = new RedisAskStore(reader, { prefix: PREFIX });
@@ -385,7 +369,6 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
     }
     const late = lateness.subarray(0, measured);
     return {
-      ...(opts.before ? { before: true } : {}),
       count,
       spreadSeconds,
       createSeconds,
