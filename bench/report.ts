@@ -144,6 +144,41 @@ export function renderMarkdown(
   notesPaths: string | string[],
   growthPath = 'bench/growth.svg',
 ): string {
+  return [
+    ...headerSection(results),
+    ...machineSection(results),
+    ...summarySection(results),
+    ...(results.sameMachine ? renderSameMachine(results.sameMachine) : []),
+    ...howItIsMeasuredSection(),
+    ...fullCycleSection(results),
+    ...apiCycleSection(results.apiCycle),
+    ...tapSection(results.tapToAgent, chartPath),
+    ...timeoutsSection(results),
+    ...growthSection(results, growthPath),
+    ...(results.steps?.length ? [stepsMarkdown(results.steps)] : []),
+    ...restartSection(results.restart),
+    ...redisCostSection(results),
+    ...baselinesSection(results),
+    ...notesSection(notesPaths),
+    ...rerunningSection(),
+  ].join('\n');
+}
+
+/** The timeout rows of this run's own askgate (older results may hold rows of the removed `--ab` mode). */
+const ownTimeouts = (results: BenchResults): TimeoutsResult[] => results.timeouts.filter((t) => !t.before);
+
+/** The row with the most pending asks. */
+const largestTimeouts = (rows: TimeoutsResult[]): TimeoutsResult | null =>
+  rows.reduce<TimeoutsResult | null>((a, b) => (a && a.count >= b.count ? a : b), null);
+
+/** The row whose Redis memory per pending API ask is quoted: 100,000 pending, else the largest. */
+function apiMemoryRow(results: BenchResults): TimeoutsResult | null {
+  const own = ownTimeouts(results);
+  return own.find((t) => t.count === 100_000) ?? largestTimeouts(own);
+}
+
+/** The title, where the figures come from, merged re-runs, and a warning when the machine was busy. */
+function headerSection(results: BenchResults): string[] {
   const m = results.machine;
   const L: string[] = [];
   const others = [
@@ -172,6 +207,13 @@ export function renderMarkdown(
       '',
     );
   }
+  return L;
+}
+
+/** ## Machine. */
+function machineSection(results: BenchResults): string[] {
+  const m = results.machine;
+  const L: string[] = [];
   L.push('## Machine', '');
   L.push('| | |', '|---|---|');
   L.push(`| CPU | ${m.cpuModel}, ${m.cores} cores |`);
@@ -189,28 +231,41 @@ export function renderMarkdown(
   L.push(`| Load average at start | ${results.loadStart.load.join(' / ')} (\`${results.loadStart.uptime}\`) |`);
   L.push(`| Load average at end | ${results.loadEnd.load.join(' / ')} (\`${results.loadEnd.uptime}\`) |`);
   L.push('');
+  return L;
+}
 
-  // Summary against targets.
-  const tg = results.fullCycle.filter(
+/** ## Summary against the targets: issue 19's, the same-machine ratios, issue 9's, failed scenarios. */
+function summarySection(results: BenchResults): string[] {
+  return [...issue19Targets(results), ...sameMachineLine(results), ...issue9Targets(results), ...failures(results)];
+}
+
+/** The Telegram webhook rows of the full cycle (no pacing), the ones the targets speak of. */
+const targetRows = (results: BenchResults): FullCycleResult[] =>
+  results.fullCycle.filter(
     (r) => r.channel === 'telegram' && !r.telegramMode?.includes('polling') && !r.telegramSendIntervalMs,
   );
-  const fastest = (rows: FullCycleResult[]) =>
-    rows.reduce<FullCycleResult | null>((a, b) => (a && a.cyclesPerSecond >= b.cyclesPerSecond ? a : b), null);
-  const best = fastest(tg);
+
+/** The row with the most cycles per second. */
+const fastest = (rows: FullCycleResult[]) =>
+  rows.reduce<FullCycleResult | null>((a, b) => (a && a.cyclesPerSecond >= b.cyclesPerSecond ? a : b), null);
+
+/** The heading and issue 19's table of targets. */
+function issue19Targets(results: BenchResults): string[] {
+  const L: string[] = [];
+  const tg = targetRows(results);
   const bestSingle = fastest(tg.filter((r) => r.replicas === 1));
   const singleOf = tg
     .filter((r) => r.replicas === 1)
     .map((r) => num(r.concurrency))
     .join('/');
-  const bestRatio = best ? best.cyclesPerSecond / (baselinePairs(results, best.concurrency) ?? NaN) : NaN;
   const tap = results.tapToAgent;
   const cost = results.redisCost;
   const api = results.apiCycle;
   const rs = results.restart;
-  const ownTimeouts = results.timeouts.filter((t) => !t.before);
-  const largest = ownTimeouts.reduce<TimeoutsResult | null>((a, b) => (a && a.count >= b.count ? a : b), null);
-  const t100 = ownTimeouts.find((t) => t.count === 100_000) ?? null;
-  const apiMemory = t100 ?? largest;
+  const own = ownTimeouts(results);
+  const largest = largestTimeouts(own);
+  const t100 = own.find((t) => t.count === 100_000) ?? null;
+  const apiMemory = apiMemoryRow(results);
   const cpuRow = bestSingle;
   const cpuPerCycle = cpuRow ? (cpuRow.window.child.cpuCores * 1000) / Math.max(1e-9, cpuRow.cyclesPerSecond) : NaN;
   const at = (n: number) => `at ${num(n)} pending`;
@@ -305,6 +360,12 @@ export function renderMarkdown(
       : null,
   );
   L.push('');
+  return L;
+}
+
+/** The ratios against the code before issue 19 on this machine (when the run measured them). */
+function sameMachineLine(results: BenchResults): string[] {
+  const L: string[] = [];
   if (results.sameMachine) {
     const r = sameMachineRatios(results.sameMachine);
     const x = (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : '—');
@@ -313,6 +374,16 @@ export function renderMarkdown(
       '',
     );
   }
+  return L;
+}
+
+/** Issue 9's targets that issue 19 does not replace. */
+function issue9Targets(results: BenchResults): string[] {
+  const L: string[] = [];
+  const tg = targetRows(results);
+  const best = fastest(tg);
+  const bestRatio = best ? best.cyclesPerSecond / (baselinePairs(results, best.concurrency) ?? NaN) : NaN;
+  const t100 = ownTimeouts(results).find((t) => t.count === 100_000) ?? null;
   L.push("Issue 9's targets that issue 19 does not replace:", '');
   L.push('| Figure | Target | Measured | |');
   L.push('|---|---|---|---|');
@@ -332,14 +403,23 @@ export function renderMarkdown(
     `| Policy step lateness p99 / missed (${steps ? num(steps.count) : '—'} pending, a reminder and an escalation each; §3b) | < ${TARGETS.latenessP99Ms} ms / 0 | ${steps ? `${ms(steps.latenessMs.p99)} ms / ${num(steps.missed)}` : '—'} | ${met(steps ? steps.latenessMs.p99 < TARGETS.latenessP99Ms && steps.missed === 0 : null)} |`,
   );
   L.push('');
+  return L;
+}
+
+/** The scenarios that failed, with the start of their error. */
+function failures(results: BenchResults): string[] {
+  const L: string[] = [];
   if (results.failures.length) {
     L.push('**Scenarios that failed:**', '');
     for (const f of results.failures) L.push(`- ${f.scenario}: \`${f.error.slice(0, 300)}\``);
     L.push('');
   }
+  return L;
+}
 
-  if (results.sameMachine) L.push(...renderSameMachine(results.sameMachine));
-
+/** ## How it is measured. */
+function howItIsMeasuredSection(): string[] {
+  const L: string[] = [];
   L.push('## How it is measured', '');
   L.push(
     '- askgate runs as a child process (`bench/askgate-child.ts`: `startAskgate` with the normal config, `REDIS_URL` to the private Redis) so its CPU, event loop and Redis traffic are measured apart from the load generator. The fakes of Telegram, Slack and Discord from `test/fakes` and the load generator share the bench process. Everything runs on the same cores: the figures are for askgate, Redis and the load generator together.',
@@ -351,8 +431,13 @@ export function renderMarkdown(
     '- CPU: per process from `/proc` over each measured window (1.00 = one core busy); "others" is the rest of the machine. ELU = askgate\'s event-loop utilisation. With several askgate processes, the askgate column is their total followed by each process (askgate + askgate-2).',
     '',
   );
+  return L;
+}
 
-  // Full cycle.
+/** ## 1. Full cycle. */
+function fullCycleSection(results: BenchResults): string[] {
+  const m = results.machine;
+  const L: string[] = [];
   L.push('## 1. Full cycle: ask → delivery → tap → the agent returns', '');
   L.push(
     '| Channel × concurrent runs | Cycles/s | vs bare BullMQ add+remove | Cycle p50 / p99 ms | Tap→agent p50 / p99 ms | askgate CPU ms/cycle | Redis CPU ms/cycle | askgate ELU | CPU: askgate / Redis / bench / others (cores) | Errors |',
@@ -387,8 +472,12 @@ export function renderMarkdown(
     }
     L.push('</details>', '');
   }
+  return L;
+}
 
-  // One agent through the API.
+/** ## 1b. One agent through the API. */
+function apiCycleSection(api: ApiCycleResult | undefined): string[] {
+  const L: string[] = [];
   L.push('## 1b. One agent: API ask → API answer → the agent returns', '');
   if (api) {
     const w = api.window;
@@ -410,8 +499,12 @@ export function renderMarkdown(
       L.push('', '</details>', '');
     }
   } else L.push('Not measured in this run (`--only=api-cycle`).', '');
+  return L;
+}
 
-  // Tap to agent.
+/** ## 2. Tap to agent, with the latency chart. */
+function tapSection(tap: TapToAgentResult | undefined, chartPath: string): string[] {
+  const L: string[] = [];
   L.push('## 2. Tap to agent', '');
   if (tap) {
     L.push(
@@ -446,8 +539,12 @@ export function renderMarkdown(
     }
   } else L.push('Not run.', '');
   L.push(`![Latency by percentile](${chartPath})`, '');
+  return L;
+}
 
-  // Timeouts.
+/** ## 3. Timeout precision. */
+function timeoutsSection(results: BenchResults): string[] {
+  const L: string[] = [];
   L.push('## 3. Timeout precision', '');
   if (results.timeouts.length) {
     L.push(
@@ -473,12 +570,17 @@ export function renderMarkdown(
       );
     L.push('');
   } else L.push('Not run.', '');
+  return L;
+}
 
-  // Growth with the number of pending asks.
+/** ### Growth with the number of pending asks, and the largest row's lateness by slice. */
+function growthSection(results: BenchResults, growthPath: string): string[] {
+  const own = ownTimeouts(results);
+  const L: string[] = [];
   L.push(`### Growth: ${num(10_000)} → ${num(T19.millionCount)} pending`, '');
   const growth = growthPoints(results);
   if (growth.length > 1 || (growth.length === 1 && growth[0]!.pending >= T19.millionCount)) {
-    const rowsOf = new Map(ownTimeouts.map((t) => [t.count, t]));
+    const rowsOf = new Map(own.map((t) => [t.count, t]));
     L.push(
       'The timeout rows above side by side: Redis bytes per pending API ask, how fast askgate took the asks, and how late their timeouts fired.',
       '',
@@ -501,12 +603,14 @@ export function renderMarkdown(
       '',
     );
 
-  const largestRow = ownTimeouts.reduce<TimeoutsResult | null>((a, b) => (a && a.count >= b.count ? a : b), null);
+  const largestRow = largestTimeouts(own);
   if (largestRow && largestRow.count >= 100_000) L.push(...lateSlices(largestRow), '');
+  return L;
+}
 
-  if (results.steps?.length) L.push(stepsMarkdown(results.steps));
-
-  // Restart.
+/** ## 6. Restart with many pending asks. */
+function restartSection(rs: RestartResult | undefined): string[] {
+  const L: string[] = [];
   L.push(`## 6. Restart with ${rs ? num(rs.count) : num(T19.restartCount)} pending asks`, '');
   if (rs) {
     const ok = (v: number | null) => (v === null ? 'not done within 300 s' : `${(v / 1000).toFixed(2)} s`);
@@ -529,8 +633,14 @@ export function renderMarkdown(
         '',
       );
   } else L.push('Not measured in this run (`--only=restart`).', '');
+  return L;
+}
 
-  // Redis cost.
+/** ## 4. Redis cost: commands and writes per cycle, then memory per pending ask. */
+function redisCostSection(results: BenchResults): string[] {
+  const cost = results.redisCost;
+  const apiMemory = apiMemoryRow(results);
+  const L: string[] = [];
   L.push('## 4. Redis cost', '');
   if (cost) {
     L.push(
@@ -590,8 +700,13 @@ export function renderMarkdown(
       '',
     );
   }
+  return L;
+}
 
-  // Baselines.
+/** ## 5. Baselines: Redis and bare BullMQ on the same Redis settings. */
+function baselinesSection(results: BenchResults): string[] {
+  const m = results.machine;
+  const L: string[] = [];
   L.push('## 5. Baselines (same run, same Redis settings)', '');
   const raw = results.baselines.raw;
   if (raw) {
@@ -634,9 +749,20 @@ export function renderMarkdown(
       );
     L.push('');
   }
+  return L;
+}
 
+/** The notes files (the optimisations, standalone rows), as they are. */
+function notesSection(notesPaths: string | string[]): string[] {
+  const L: string[] = [];
   for (const notes of typeof notesPaths === 'string' ? [notesPaths] : notesPaths)
     if (existsSync(notes)) L.push(readFileSync(notes, 'utf8').trim(), '');
+  return L;
+}
+
+/** ## Re-running: the commands. */
+function rerunningSection(): string[] {
+  const L: string[] = [];
   L.push('## Re-running', '');
   L.push(
     '```sh',
@@ -659,7 +785,7 @@ export function renderMarkdown(
     '',
   );
   L.push('Raw results of the last run: `bench/results/latest-<mode>.json` (`latest-partial.json` for `--only`).', '');
-  return L.join('\n');
+  return L;
 }
 
 /** askgate's garbage-collection pauses over a window, by kind (empty when the run did not record them). */
