@@ -92,6 +92,19 @@ describe('step jobs: compact in Redis', () => {
     expect(fired).toEqual([]);
   });
 
+  it('drops a job that carries data (the {askId, step} of pre-release builds), even one naming a known ask', async () => {
+    const prefix = queuePrefix();
+    const queue = rawQueue(prefix);
+    await queue.add('timeout', { askId: 'askP1', step: 'timeout' }, { jobId: 'timeout-askP1' });
+    await queue.add('timeout', { askId: 'askP2' }, { jobId: 'timeout-askP2' });
+    const s = scheduler(prefix);
+    const fired: string[] = [];
+    await s.start(Object.fromEntries(STEPS.map((step) => [step, async (askId: string) => void fired.push(askId)])));
+    for (let i = 0; i < 250 && (await queue.getFailedCount()) < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await queue.getFailedCount()).toBe(2);
+    expect(fired).toEqual([]);
+  });
+
   it('keeps the events stream of the queue to about QUEUE_EVENTS_MAX entries', async () => {
     const prefix = queuePrefix();
     const s = scheduler(prefix);
