@@ -52,6 +52,16 @@ function rawQueue(prefix: string): Queue {
   open.push({ close: async () => void (await queue.close(), await closeConnection(conn)) });
   return queue;
 }
+/** Starts a scheduler and waits until `dropped` jobs are in the failed set; the asks it ran meanwhile. */
+async function runUntilDropped(prefix: string, queue: Queue, dropped: number): Promise<string[]> {
+  const s = scheduler(prefix);
+  const fired: string[] = [];
+  await s.start(Object.fromEntries(STEPS.map((step) => [step, async (askId: string) => void fired.push(askId)])));
+  for (let i = 0; i < 250 && (await queue.getFailedCount()) < dropped; i++) await new Promise((r) => setTimeout(r, 20));
+  expect(await queue.getFailedCount()).toBe(dropped);
+  return fired;
+}
+
 describe('step jobs: compact in Redis', () => {
   it.each([...STEPS])('a pending %s job is a listpack hash whose opts leave the id out', async (step) => {
     const prefix = queuePrefix();
@@ -84,12 +94,7 @@ describe('step jobs: compact in Redis', () => {
     await queue.add('timeout', {}, { jobId: 'remind-1-askX2' });
     await queue.add('timeout', {}, { jobId: 'timeout-' });
     await queue.add('timeout', { askId: 'askX3', extra: 1 }, { jobId: 'timeout-askX3' });
-    const s = scheduler(prefix);
-    const fired: string[] = [];
-    await s.start(Object.fromEntries(STEPS.map((step) => [step, async (askId: string) => void fired.push(askId)])));
-    for (let i = 0; i < 250 && (await queue.getFailedCount()) < 4; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(await queue.getFailedCount()).toBe(4);
-    expect(fired).toEqual([]);
+    expect(await runUntilDropped(prefix, queue, 4)).toEqual([]);
   });
 
   it('drops a job that carries data (the {askId, step} of pre-release builds), even one naming a known ask', async () => {
@@ -97,12 +102,7 @@ describe('step jobs: compact in Redis', () => {
     const queue = rawQueue(prefix);
     await queue.add('timeout', { askId: 'askP1', step: 'timeout' }, { jobId: 'timeout-askP1' });
     await queue.add('timeout', { askId: 'askP2' }, { jobId: 'timeout-askP2' });
-    const s = scheduler(prefix);
-    const fired: string[] = [];
-    await s.start(Object.fromEntries(STEPS.map((step) => [step, async (askId: string) => void fired.push(askId)])));
-    for (let i = 0; i < 250 && (await queue.getFailedCount()) < 2; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(await queue.getFailedCount()).toBe(2);
-    expect(fired).toEqual([]);
+    expect(await runUntilDropped(prefix, queue, 2)).toEqual([]);
   });
 
   it('keeps the events stream of the queue to about QUEUE_EVENTS_MAX entries', async () => {
