@@ -8,16 +8,13 @@ import { Session } from 'node:inspector';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { constants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
+import { Socket } from 'node:net';
 import { Pipeline, Redis } from 'ioredis';
 import { loadConfig } from '../src/config.js';
-import { Gateway } from '../src/app/gateway.js';
-import { BullStepScheduler } from '../src/queue/bull-steps.js';
-import { TurnBatchedRedis } from '../src/store/turn-batched-redis.js';
 import { tuneGarbageCollector } from '../src/gc-tuning.js';
 import { startAskgate } from '../src/main.js';
 import { createLogger } from '../src/logger.js';
 import type { Channel } from '../src/core/ports.js';
-import type { AskRecord } from '../src/core/schemas.js';
 import { recordGcPauses, recordLoopStalls } from './lib/pauses.js';
 
 /** Redis traffic of this process, counted at the ioredis client. */
@@ -51,24 +48,30 @@ export interface GcPauses {
 
 const counters: RedisCounters = { commands: 0, writes: 0, byName: {} };
 
-type SendCommand = (this: unknown, command: { name: string }, stream?: unknown, node?: unknown) => unknown;
+// Counted at the Redis client library and the socket (ioredis's `sendCommand` and `Pipeline#exec`,
+// Node's `Socket#uncork`), never inside askgate: its own classes may change without the bench.
+type SendCommand = (this: Redis, command: { name: string }, stream?: unknown, node?: unknown) => unknown;
 const redisProto = Redis.prototype as unknown as { sendCommand: SendCommand };
 const originalSend = redisProto.sendCommand;
+/** Redis sockets holding corked commands not counted as a write yet: they go out at the uncork. */
+const corked = new WeakSet<Socket>();
 redisProto.sendCommand = function (command, stream, node) {
   counters.commands++;
   counters.byName[command.name] = (counters.byName[command.name] ?? 0) + 1;
-  // The store's connection writes a turn's commands at once: counted when it flushes them.
-  if (!stream && !(batching && this instanceof TurnBatchedRedis)) counters.writes++;
+  // A pipeline or MULTI (`stream`) is one write, counted at its exec.
+  if (!stream) {
+    const socket = this.stream as Socket | undefined;
+    // A corked socket (askgate's store connection batches a turn's commands so) writes them all at once.
+    if (socket?.writableCorked) corked.add(socket);
+    else counters.writes++;
+  }
   return originalSend.call(this, command, stream, node);
 };
-const batchedProto = TurnBatchedRedis.prototype as unknown as {
-  flush: (this: unknown, ...args: unknown[]) => unknown;
-  sendCommand: SendCommand;
-};
-const originalFlush = batchedProto.flush;
-batchedProto.flush = function (...args) {
-  counters.writes++;
-  return originalFlush.apply(this, args);
+const socketProto = Socket.prototype as unknown as { uncork: (this: Socket) => void };
+const originalUncork = socketProto.uncork;
+socketProto.uncork = function () {
+  originalUncork.call(this);
+  if (this.writableCorked === 0 && corked.delete(this)) counters.writes++;
 };
 const pipelineProto = Pipeline.prototype as unknown as { exec: (this: unknown, ...args: unknown[]) => unknown };
 const originalExec = pipelineProto.exec;
@@ -76,56 +79,6 @@ pipelineProto.exec = function (...args) {
   counters.writes++;
   return originalExec.apply(this, args);
 };
-
-// BENCH_BEFORE=1 runs askgate as it was before the bench's optimisations (bench/OPTIMIZATIONS.md),
-// so `--ab` can measure before and after in one run: no auto-pipelining, every state change
-// re-reads the record instead of using the one its caller just read, and a timeout job tries to
-// remove itself.
-// BENCH_BEFORE_PARTS=pipelining,reread,cancel switches off only some of them.
-const beforeParts = new Set(
-  process.env.BENCH_BEFORE === '1' ? (process.env.BENCH_BEFORE_PARTS ?? 'pipelining,reread,cancel').split(',') : [],
-);
-/** Whether the store's connection batches a turn's commands (not in the before-optimisations mode). */
-const batching = !beforeParts.has('pipelining');
-if (beforeParts.has('pipelining')) {
-  // Each command its own write: neither the turn batching of the store's connection nor auto-pipelining.
-  batchedProto.sendCommand = function (command, stream, node) {
-    return redisProto.sendCommand.call(this, command, stream, node);
-  };
-  const proto = Redis.prototype as unknown as {
-    connect: (this: { options: Record<string, unknown> }, ...a: unknown[]) => unknown;
-  };
-  const connect = proto.connect;
-  proto.connect = function (...a) {
-    this.options.enableAutoPipelining = false;
-    return connect.apply(this, a);
-  };
-}
-if (beforeParts.has('cancel')) {
-  // The timeout job's own removal attempt is skipped now; before, it always ran.
-  const timeoutsProto = BullStepScheduler.prototype as unknown as {
-    cancel: (this: { running: Set<string> }, askId: string, step: string) => Promise<void>;
-  };
-  const cancel = timeoutsProto.cancel;
-  timeoutsProto.cancel = function (askId, step) {
-    const running = this.running;
-    this.running = new Set(); // the check runs before cancel's first await
-    try {
-      return cancel.call(this, askId, step);
-    } finally {
-      this.running = running;
-    }
-  };
-}
-if (beforeParts.has('reread')) {
-  const gatewayProto = Gateway.prototype as unknown as {
-    apply: (this: Gateway, askId: string, event: unknown, known?: unknown) => unknown;
-  };
-  const apply = gatewayProto.apply;
-  gatewayProto.apply = function (askId, event) {
-    return apply.call(this, askId, event);
-  };
-}
 
 const loopDelay = monitorEventLoopDelay({ resolution: 5 });
 loopDelay.enable();
@@ -261,24 +214,9 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel);
   const app = await startAskgate(config, { channels: await buildChannels(process.env, logger), logger });
-  // BENCH_TRACE_EXPIRE=1: when each timeout job reached askgate, relative to the ask's deadline.
-  const expireTrace: [number, number, number, number][] = [];
-  if (process.env.BENCH_TRACE_EXPIRE === '1') {
-    const gateway = app.gateway;
-    const expire = gateway.expire.bind(gateway);
-    gateway.expire = async (askId: string, seen?: AskRecord) => {
-      const at = Date.now();
-      const r = seen ?? (await app.store.get(askId));
-      const got = Date.now();
-      const notYet = await expire(askId, seen);
-      if (r) expireTrace.push([at, at - Date.parse(r.expiresAt), got - at, Date.now() - got]);
-      return notYet;
-    };
-  }
   let stopping = false;
   process.on('message', async (msg: { type: string; id?: number }) => {
     if (msg.type === 'stats') process.send!({ type: 'stats', id: msg.id, stats: stats() });
-    else if (msg.type === 'trace') process.send!({ type: 'trace', id: msg.id, trace: expireTrace });
     else if (msg.type === 'gcPauses') process.send!({ type: 'gcPauses', id: msg.id, pauses: gcTimeline.pauses() });
     else if (msg.type === 'loopStalls')
       process.send!({ type: 'loopStalls', id: msg.id, stalls: loopStalls?.stalls() ?? [] });

@@ -22,8 +22,6 @@ export interface FullCycleOptions {
   /** Telegram only: askgate's per-chat send spacing (default 0 = off for the bench; askgate's default is 1000). */
   telegramSendIntervalMs?: number;
   cpuProfDir?: string;
-  /** askgate as before the bench's optimisations (the `--ab` comparison). */
-  before?: boolean;
   /** askgate processes sharing the Redis (default 1; Telegram webhook mode and Slack only). */
   replicas?: number;
 }
@@ -70,7 +68,7 @@ export async function fullCycle(opts: FullCycleOptions): Promise<FullCycleResult
   const mode = channel === 'telegram' ? (opts.telegramMode ?? 'webhook') : undefined;
   const interval = channel === 'telegram' ? (opts.telegramSendIntervalMs ?? 0) : undefined;
   const replicas = opts.replicas ?? 1;
-  const label = `${channel}${mode === 'polling' ? ' (polling)' : ''}${interval ? ` (pacing ${interval} ms)` : ''} × ${concurrency}${replicas > 1 ? ` (${replicas} askgate processes)` : ''}${opts.before ? ' [before]' : ''}`;
+  const label = `${channel}${mode === 'polling' ? ' (polling)' : ''}${interval ? ` (pacing ${interval} ms)` : ''} × ${concurrency}${replicas > 1 ? ` (${replicas} askgate processes)` : ''}`;
   const world = await worldFor(channel, concurrency, {
     ...(mode ? { telegramMode: mode } : {}),
     ...(interval !== undefined ? { telegramSendIntervalMs: interval } : {}),
@@ -79,7 +77,6 @@ export async function fullCycle(opts: FullCycleOptions): Promise<FullCycleResult
     world,
     replicas,
     ...(opts.cpuProfDir ? { cpuProfDir: opts.cpuProfDir } : {}),
-    ...(opts.before ? { before: true } : {}),
   });
   try {
     const runOfChat = new Map<string, number>();

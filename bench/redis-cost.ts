@@ -69,9 +69,9 @@ async function clientNames(admin: Redis): Promise<Map<string, string>> {
   return out;
 }
 
-export async function redisCost(cycles: number, before = false): Promise<RedisCostResult> {
+export async function redisCost(cycles: number): Promise<RedisCostResult> {
   const world = await telegramWorld(1);
-  const stack = await startStack({ world, before });
+  const stack = await startStack({ world });
   const shas = scriptNames();
   try {
     world.onDelivered = (d) => void world.tap(d, 0, () => {}).catch(() => world.counts.tapErrors++);

@@ -40,7 +40,6 @@ export interface BenchResults {
   steps?: StepsResult[];
   /** The code before issue 19 against now, on the same machine (absent in older results). */
   sameMachine?: SameMachineResult;
-  ab?: { cycles: FullCycleResult[]; cost: (RedisCostResult & { before: boolean })[]; timeouts?: TimeoutsResult[] };
   failures: { scenario: string; error: string }[];
   /** Later partial runs merged in by `bench/render.ts --merge` (their parts replace this run's). */
   reruns?: Rerun[];
@@ -145,6 +144,41 @@ export function renderMarkdown(
   notesPaths: string | string[],
   growthPath = 'bench/growth.svg',
 ): string {
+  return [
+    ...headerSection(results),
+    ...machineSection(results),
+    ...summarySection(results),
+    ...(results.sameMachine ? renderSameMachine(results.sameMachine) : []),
+    ...howItIsMeasuredSection(),
+    ...fullCycleSection(results),
+    ...apiCycleSection(results.apiCycle),
+    ...tapSection(results.tapToAgent, chartPath),
+    ...timeoutsSection(results),
+    ...growthSection(results, growthPath),
+    ...(results.steps?.length ? [stepsMarkdown(results.steps)] : []),
+    ...restartSection(results.restart),
+    ...redisCostSection(results),
+    ...baselinesSection(results),
+    ...notesSection(notesPaths),
+    ...rerunningSection(),
+  ].join('\n');
+}
+
+/** The timeout rows of this run's own askgate (older results may hold rows of the removed `--ab` mode). */
+const ownTimeouts = (results: BenchResults): TimeoutsResult[] => results.timeouts.filter((t) => !t.before);
+
+/** The row with the most pending asks. */
+const largestTimeouts = (rows: TimeoutsResult[]): TimeoutsResult | null =>
+  rows.reduce<TimeoutsResult | null>((a, b) => (a && a.count >= b.count ? a : b), null);
+
+/** The row whose Redis memory per pending API ask is quoted: 100,000 pending, else the largest. */
+function apiMemoryRow(results: BenchResults): TimeoutsResult | null {
+  const own = ownTimeouts(results);
+  return own.find((t) => t.count === 100_000) ?? largestTimeouts(own);
+}
+
+/** The title, where the figures come from, merged re-runs, and a warning when the machine was busy. */
+function headerSection(results: BenchResults): string[] {
   const m = results.machine;
   const L: string[] = [];
   const others = [
@@ -173,6 +207,13 @@ export function renderMarkdown(
       '',
     );
   }
+  return L;
+}
+
+/** ## Machine. */
+function machineSection(results: BenchResults): string[] {
+  const m = results.machine;
+  const L: string[] = [];
   L.push('## Machine', '');
   L.push('| | |', '|---|---|');
   L.push(`| CPU | ${m.cpuModel}, ${m.cores} cores |`);
@@ -190,28 +231,41 @@ export function renderMarkdown(
   L.push(`| Load average at start | ${results.loadStart.load.join(' / ')} (\`${results.loadStart.uptime}\`) |`);
   L.push(`| Load average at end | ${results.loadEnd.load.join(' / ')} (\`${results.loadEnd.uptime}\`) |`);
   L.push('');
+  return L;
+}
 
-  // Summary against targets.
-  const tg = results.fullCycle.filter(
+/** ## Summary against the targets: issue 19's, the same-machine ratios, issue 9's, failed scenarios. */
+function summarySection(results: BenchResults): string[] {
+  return [...issue19Targets(results), ...sameMachineLine(results), ...issue9Targets(results), ...failures(results)];
+}
+
+/** The Telegram webhook rows of the full cycle (no pacing), the ones the targets speak of. */
+const targetRows = (results: BenchResults): FullCycleResult[] =>
+  results.fullCycle.filter(
     (r) => r.channel === 'telegram' && !r.telegramMode?.includes('polling') && !r.telegramSendIntervalMs,
   );
-  const fastest = (rows: FullCycleResult[]) =>
-    rows.reduce<FullCycleResult | null>((a, b) => (a && a.cyclesPerSecond >= b.cyclesPerSecond ? a : b), null);
-  const best = fastest(tg);
+
+/** The row with the most cycles per second. */
+const fastest = (rows: FullCycleResult[]) =>
+  rows.reduce<FullCycleResult | null>((a, b) => (a && a.cyclesPerSecond >= b.cyclesPerSecond ? a : b), null);
+
+/** The heading and issue 19's table of targets. */
+function issue19Targets(results: BenchResults): string[] {
+  const L: string[] = [];
+  const tg = targetRows(results);
   const bestSingle = fastest(tg.filter((r) => r.replicas === 1));
   const singleOf = tg
     .filter((r) => r.replicas === 1)
     .map((r) => num(r.concurrency))
     .join('/');
-  const bestRatio = best ? best.cyclesPerSecond / (baselinePairs(results, best.concurrency) ?? NaN) : NaN;
   const tap = results.tapToAgent;
   const cost = results.redisCost;
   const api = results.apiCycle;
   const rs = results.restart;
-  const ownTimeouts = results.timeouts.filter((t) => !t.before);
-  const largest = ownTimeouts.reduce<TimeoutsResult | null>((a, b) => (a && a.count >= b.count ? a : b), null);
-  const t100 = ownTimeouts.find((t) => t.count === 100_000) ?? null;
-  const apiMemory = t100 ?? largest;
+  const own = ownTimeouts(results);
+  const largest = largestTimeouts(own);
+  const t100 = own.find((t) => t.count === 100_000) ?? null;
+  const apiMemory = apiMemoryRow(results);
   const cpuRow = bestSingle;
   const cpuPerCycle = cpuRow ? (cpuRow.window.child.cpuCores * 1000) / Math.max(1e-9, cpuRow.cyclesPerSecond) : NaN;
   const at = (n: number) => `at ${num(n)} pending`;
@@ -306,6 +360,12 @@ export function renderMarkdown(
       : null,
   );
   L.push('');
+  return L;
+}
+
+/** The ratios against the code before issue 19 on this machine (when the run measured them). */
+function sameMachineLine(results: BenchResults): string[] {
+  const L: string[] = [];
   if (results.sameMachine) {
     const r = sameMachineRatios(results.sameMachine);
     const x = (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : '—');
@@ -314,6 +374,16 @@ export function renderMarkdown(
       '',
     );
   }
+  return L;
+}
+
+/** Issue 9's targets that issue 19 does not replace. */
+function issue9Targets(results: BenchResults): string[] {
+  const L: string[] = [];
+  const tg = targetRows(results);
+  const best = fastest(tg);
+  const bestRatio = best ? best.cyclesPerSecond / (baselinePairs(results, best.concurrency) ?? NaN) : NaN;
+  const t100 = ownTimeouts(results).find((t) => t.count === 100_000) ?? null;
   L.push("Issue 9's targets that issue 19 does not replace:", '');
   L.push('| Figure | Target | Measured | |');
   L.push('|---|---|---|---|');
@@ -333,14 +403,23 @@ export function renderMarkdown(
     `| Policy step lateness p99 / missed (${steps ? num(steps.count) : '—'} pending, a reminder and an escalation each; §3b) | < ${TARGETS.latenessP99Ms} ms / 0 | ${steps ? `${ms(steps.latenessMs.p99)} ms / ${num(steps.missed)}` : '—'} | ${met(steps ? steps.latenessMs.p99 < TARGETS.latenessP99Ms && steps.missed === 0 : null)} |`,
   );
   L.push('');
+  return L;
+}
+
+/** The scenarios that failed, with the start of their error. */
+function failures(results: BenchResults): string[] {
+  const L: string[] = [];
   if (results.failures.length) {
     L.push('**Scenarios that failed:**', '');
     for (const f of results.failures) L.push(`- ${f.scenario}: \`${f.error.slice(0, 300)}\``);
     L.push('');
   }
+  return L;
+}
 
-  if (results.sameMachine) L.push(...renderSameMachine(results.sameMachine));
-
+/** ## How it is measured. */
+function howItIsMeasuredSection(): string[] {
+  const L: string[] = [];
   L.push('## How it is measured', '');
   L.push(
     '- askgate runs as a child process (`bench/askgate-child.ts`: `startAskgate` with the normal config, `REDIS_URL` to the private Redis) so its CPU, event loop and Redis traffic are measured apart from the load generator. The fakes of Telegram, Slack and Discord from `test/fakes` and the load generator share the bench process. Everything runs on the same cores: the figures are for askgate, Redis and the load generator together.',
@@ -352,8 +431,13 @@ export function renderMarkdown(
     '- CPU: per process from `/proc` over each measured window (1.00 = one core busy); "others" is the rest of the machine. ELU = askgate\'s event-loop utilisation. With several askgate processes, the askgate column is their total followed by each process (askgate + askgate-2).',
     '',
   );
+  return L;
+}
 
-  // Full cycle.
+/** ## 1. Full cycle. */
+function fullCycleSection(results: BenchResults): string[] {
+  const m = results.machine;
+  const L: string[] = [];
   L.push('## 1. Full cycle: ask → delivery → tap → the agent returns', '');
   L.push(
     '| Channel × concurrent runs | Cycles/s | vs bare BullMQ add+remove | Cycle p50 / p99 ms | Tap→agent p50 / p99 ms | askgate CPU ms/cycle | Redis CPU ms/cycle | askgate ELU | CPU: askgate / Redis / bench / others (cores) | Errors |',
@@ -388,8 +472,12 @@ export function renderMarkdown(
     }
     L.push('</details>', '');
   }
+  return L;
+}
 
-  // One agent through the API.
+/** ## 1b. One agent through the API. */
+function apiCycleSection(api: ApiCycleResult | undefined): string[] {
+  const L: string[] = [];
   L.push('## 1b. One agent: API ask → API answer → the agent returns', '');
   if (api) {
     const w = api.window;
@@ -411,8 +499,12 @@ export function renderMarkdown(
       L.push('', '</details>', '');
     }
   } else L.push('Not measured in this run (`--only=api-cycle`).', '');
+  return L;
+}
 
-  // Tap to agent.
+/** ## 2. Tap to agent, with the latency chart. */
+function tapSection(tap: TapToAgentResult | undefined, chartPath: string): string[] {
+  const L: string[] = [];
   L.push('## 2. Tap to agent', '');
   if (tap) {
     L.push(
@@ -447,8 +539,12 @@ export function renderMarkdown(
     }
   } else L.push('Not run.', '');
   L.push(`![Latency by percentile](${chartPath})`, '');
+  return L;
+}
 
-  // Timeouts.
+/** ## 3. Timeout precision. */
+function timeoutsSection(results: BenchResults): string[] {
+  const L: string[] = [];
   L.push('## 3. Timeout precision', '');
   if (results.timeouts.length) {
     L.push(
@@ -474,12 +570,17 @@ export function renderMarkdown(
       );
     L.push('');
   } else L.push('Not run.', '');
+  return L;
+}
 
-  // Growth with the number of pending asks.
+/** ### Growth with the number of pending asks, and the largest row's lateness by slice. */
+function growthSection(results: BenchResults, growthPath: string): string[] {
+  const own = ownTimeouts(results);
+  const L: string[] = [];
   L.push(`### Growth: ${num(10_000)} → ${num(T19.millionCount)} pending`, '');
   const growth = growthPoints(results);
   if (growth.length > 1 || (growth.length === 1 && growth[0]!.pending >= T19.millionCount)) {
-    const rowsOf = new Map(ownTimeouts.map((t) => [t.count, t]));
+    const rowsOf = new Map(own.map((t) => [t.count, t]));
     L.push(
       'The timeout rows above side by side: Redis bytes per pending API ask, how fast askgate took the asks, and how late their timeouts fired.',
       '',
@@ -502,12 +603,14 @@ export function renderMarkdown(
       '',
     );
 
-  const largestRow = ownTimeouts.reduce<TimeoutsResult | null>((a, b) => (a && a.count >= b.count ? a : b), null);
+  const largestRow = largestTimeouts(own);
   if (largestRow && largestRow.count >= 100_000) L.push(...lateSlices(largestRow), '');
+  return L;
+}
 
-  if (results.steps?.length) L.push(stepsMarkdown(results.steps));
-
-  // Restart.
+/** ## 6. Restart with many pending asks. */
+function restartSection(rs: RestartResult | undefined): string[] {
+  const L: string[] = [];
   L.push(`## 6. Restart with ${rs ? num(rs.count) : num(T19.restartCount)} pending asks`, '');
   if (rs) {
     const ok = (v: number | null) => (v === null ? 'not done within 300 s' : `${(v / 1000).toFixed(2)} s`);
@@ -530,8 +633,14 @@ export function renderMarkdown(
         '',
       );
   } else L.push('Not measured in this run (`--only=restart`).', '');
+  return L;
+}
 
-  // Redis cost.
+/** ## 4. Redis cost: commands and writes per cycle, then memory per pending ask. */
+function redisCostSection(results: BenchResults): string[] {
+  const cost = results.redisCost;
+  const apiMemory = apiMemoryRow(results);
+  const L: string[] = [];
   L.push('## 4. Redis cost', '');
   if (cost) {
     L.push(
@@ -591,56 +700,13 @@ export function renderMarkdown(
       '',
     );
   }
+  return L;
+}
 
-  // Before/after.
-  if (results.ab && (results.ab.cycles.length || results.ab.cost.length)) {
-    L.push('## Before and after the optimisations (`--ab`, same run)', '');
-    L.push(
-      '"before" is askgate with the changes of bench/OPTIMIZATIONS.md switched off inside the bench child (`BENCH_BEFORE=1`: no auto-pipelining, every state change re-reads its record, a timeout job tries to remove itself); runs alternate.',
-      '',
-    );
-    if (results.ab.cycles.length) {
-      L.push(
-        '| Run | Cycles/s | Tap→agent p50 / p99 ms | askgate CPU ms/cycle | Redis CPU ms/cycle | Commands sent / socket writes per cycle | Other processes (cores) |',
-        '|---|---|---|---|---|---|---|',
-      );
-      for (const r of results.ab.cycles) {
-        const w = r.window;
-        L.push(
-          `| ${r.label} | ${num(r.cyclesPerSecond)} | ${ms(r.tapToAgentMs.p50)} / ${ms(r.tapToAgentMs.p99)} | ${((w.child.cpuCores * 1000) / Math.max(1e-9, r.cyclesPerSecond)).toFixed(2)} | ${(((w.cpu.byProcess.redis ?? NaN) * 1000) / Math.max(1e-9, r.cyclesPerSecond)).toFixed(2)} | ${r.perCycle.clientCommands.toFixed(1)} / ${r.perCycle.clientWrites.toFixed(1)} | ${cores(w.cpu.othersCores)} |`,
-        );
-      }
-      L.push('');
-    }
-    if (results.ab.cost.length) {
-      L.push(
-        '| Sequential cycles (Redis cost) | Commands sent | Socket writes | HGET | Commands executed by Redis |',
-        '|---|---|---|---|---|',
-      );
-      for (const c of results.ab.cost) {
-        const hget = c.rows.filter((r) => r.command === 'hget').reduce((a, r) => a + r.perCycle, 0);
-        L.push(
-          `| ${c.before ? 'before' : 'after'} | ${c.clientCommandsPerCycle.toFixed(1)} | ${c.askgateClient.writesPerCycle.toFixed(1)} | ${hget.toFixed(1)} | ${c.serverCommandsPerCycle.toFixed(1)} |`,
-        );
-      }
-      L.push('');
-    }
-    if (results.ab.timeouts?.length) {
-      L.push(
-        '| Timeouts | Deadlines/s | Lateness p50 / p90 / p99 / max ms | Missed | askgate CPU (cores) | Redis CPU (cores) | Other processes (cores) |',
-        '|---|---|---|---|---|---|---|',
-      );
-      for (const t of results.ab.timeouts) {
-        const w = t.window;
-        L.push(
-          `| ${num(t.count)} over ${t.spreadSeconds} s ${t.before ? '[before]' : '[after]'} | ${num(t.count / Math.max(1, t.deadlineSpanSeconds))} | ${ms(t.latenessMs.p50)} / ${ms(t.latenessMs.p90)} / ${ms(t.latenessMs.p99)} / ${ms(t.latenessMs.max)} | ${t.missed} | ${cores(w.child.cpuCores)} | ${cores(w.cpu.byProcess.redis)} | ${cores(w.cpu.othersCores)} |`,
-        );
-      }
-      L.push('');
-    }
-  }
-
-  // Baselines.
+/** ## 5. Baselines: Redis and bare BullMQ on the same Redis settings. */
+function baselinesSection(results: BenchResults): string[] {
+  const m = results.machine;
+  const L: string[] = [];
   L.push('## 5. Baselines (same run, same Redis settings)', '');
   const raw = results.baselines.raw;
   if (raw) {
@@ -683,9 +749,20 @@ export function renderMarkdown(
       );
     L.push('');
   }
+  return L;
+}
 
+/** The notes files (the optimisations, standalone rows), as they are. */
+function notesSection(notesPaths: string | string[]): string[] {
+  const L: string[] = [];
   for (const notes of typeof notesPaths === 'string' ? [notesPaths] : notesPaths)
     if (existsSync(notes)) L.push(readFileSync(notes, 'utf8').trim(), '');
+  return L;
+}
+
+/** ## Re-running: the commands. */
+function rerunningSection(): string[] {
+  const L: string[] = [];
   L.push('## Re-running', '');
   L.push(
     '```sh',
@@ -695,7 +772,6 @@ export function renderMarkdown(
     'npm run bench -- --only=same-machine   # the code before issue 19 (a git worktree of 2b6e1a8) against now, interleaved on this machine (about 10 minutes)',
     'npm run bench -- --only=million --million-count=20000   # the 1,000,000-pending timeout row at a smaller count, same 1,667 deadlines/s',
     'npm run bench -- --profile    # also writes askgate CPU profiles (node --cpu-prof) of the Telegram ×100 row to bench/results/profiles',
-    'npm run bench -- --ab         # adds askgate-before-the-optimisations runs, side by side (about 2 more minutes)',
     'npx tsx bench/one-row.ts telegram 100 8000 [--profile=<dir>] [--replicas=2]   # one full-cycle row, for working on the hot path',
     `BENCH_CHILD_ENV='{"ASKGATE_SWEEP_DELAY_MS":"300000"}' npx tsx bench/one-row.ts telegram 100 8000   # any askgate setting for the bench's askgate processes (BENCH_NODE_FLAGS: node flags, e.g. --trace-gc-nvp)`,
     'BENCH_REDIS_STALLS=250/1000 BENCH_REDIS_ARGS="--enable-debug-command local" npx tsx bench/trace-timeouts.ts 100000 60   # the timeout row while Redis is blocked (DEBUG SLEEP) 250 ms of every second',
@@ -709,7 +785,7 @@ export function renderMarkdown(
     '',
   );
   L.push('Raw results of the last run: `bench/results/latest-<mode>.json` (`latest-partial.json` for `--only`).', '');
-  return L.join('\n');
+  return L;
 }
 
 /** askgate's garbage-collection pauses over a window, by kind (empty when the run did not record them). */

@@ -11,11 +11,9 @@
  *   npm run bench -- --only=million --million-count=20000   the 1,000,000-pending timeout row's code
  *                                     at a smaller count (same 1,667 deadlines/s)
  *   npm run bench -- --profile        CPU profile of askgate during the Telegram ×100 row
- *   npm run bench -- --ab             also askgate as before the bench's optimisations, side by side
  *
  * Results: BENCHMARKS.md + bench/latency.svg (full run), bench/results/ otherwise; raw JSON in
  * bench/results/latest-<mode>.json. Diagnostics: BENCH_DEBUG=1 (phase timings, askgate's stdout),
- * BENCH_TRACE_EXPIRE=1 with bench/trace-timeouts.ts (when timeout jobs reach askgate),
  * BENCH_REDIS_ARGS="--opt value" (extra redis-server arguments for every scenario),
  * BENCH_REDIS_STALLS=<ms>/<everyMs> (Redis blocked while the timeouts fire; see bench/timeouts.ts).
  */
@@ -59,7 +57,6 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
-    ab: { type: 'boolean', default: false },
     'million-count': { type: 'string' },
   },
   strict: true,
@@ -95,14 +92,6 @@ const plan = quick
         cycleMeasureMs: 2000,
         tapPairs: 1,
         tap: { pending: 1000, tapsPerSecond: 100, tapSeconds: 5, attribute: false },
-      },
-      ab: {
-        concurrency: 100,
-        warmupMs: 1500,
-        measureMs: 3000,
-        rounds: 1,
-        costCycles: 30,
-        timeouts: { count: 2000, spreadSeconds: 5 },
       },
     }
   : {
@@ -141,14 +130,6 @@ const plan = quick
         tapPairs: 3,
         tap: { pending: 10_000, tapsPerSecond: 100, tapSeconds: 30, attribute: false },
       },
-      ab: {
-        concurrency: 100,
-        warmupMs: 3000,
-        measureMs: 8000,
-        rounds: 2,
-        costCycles: 100,
-        timeouts: { count: 50_000, spreadSeconds: 30 },
-      },
     };
 
 if (values['million-count']) {
@@ -166,7 +147,7 @@ const log = (msg: string) => console.log(`[bench ${elapsed()}] ${msg}`);
 
 const results: BenchResults & { profile?: ProfileSummary } = {
   mode: quick ? 'quick' : 'full',
-  command: `npm run bench${[quick ? ' --quick' : '', only ? ` --only=${[...only].join(',')}` : '', values['million-count'] ? ` --million-count=${values['million-count']}` : '', values.profile ? ' --profile' : '', values.ab ? ' --ab' : ''].join('').replace(/^ /, ' -- ')}`,
+  command: `npm run bench${[quick ? ' --quick' : '', only ? ` --only=${[...only].join(',')}` : '', values['million-count'] ? ` --million-count=${values['million-count']}` : '', values.profile ? ' --profile' : ''].join('').replace(/^ /, ' -- ')}`,
   startedAt: new Date().toISOString(),
   durationSeconds: 0,
   machine: machineInfo(),
@@ -308,35 +289,6 @@ if (wanted('memory')) {
 }
 if (wanted('cost')) {
   results.redisCost = await step(`Redis cost (${plan.costCycles} cycles)`, () => redisCost(plan.costCycles));
-}
-if (values.ab) {
-  const a = plan.ab;
-  results.ab = { cycles: [], cost: [], timeouts: [] };
-  for (let round = 0; round < a.rounds; round++) {
-    for (const before of [true, false]) {
-      const r = await step(`A/B round ${round + 1}: telegram ×${a.concurrency} ${before ? 'before' : 'after'}`, () =>
-        fullCycle({
-          channel: 'telegram',
-          concurrency: a.concurrency,
-          warmupMs: a.warmupMs,
-          measureMs: a.measureMs,
-          before,
-        }),
-      );
-      if (r) results.ab.cycles.push(r);
-    }
-  }
-  for (const before of [true, false]) {
-    const r = await step(`A/B: Redis cost ${before ? 'before' : 'after'}`, () => redisCost(a.costCycles, before));
-    if (r) results.ab.cost.push({ before, ...r });
-  }
-  for (const before of [true, false]) {
-    const r = await step(
-      `A/B: timeouts ${a.timeouts.count} over ${a.timeouts.spreadSeconds} s ${before ? 'before' : 'after'}`,
-      () => timeouts({ ...a.timeouts, before }),
-    );
-    if (r) results.ab.timeouts!.push(r);
-  }
 }
 if (values.profile) {
   try {

@@ -20,8 +20,6 @@ export interface TapToAgentOptions {
   pending: number;
   tapsPerSecond: number;
   tapSeconds: number;
-  /** askgate as before the bench's optimisations (the `--ab` comparison). */
-  before?: boolean;
   /**
    * Record both processes' event-loop stalls to attribute the slow taps (default true). The
    * recording is a 1 ms interval timer in each process, which the code before issue 19's own tap
@@ -109,7 +107,6 @@ export async function tapToAgent(opts: TapToAgentOptions): Promise<TapToAgentRes
   const stack = await startStack({
     world,
     env,
-    ...(opts.before ? { before: true } : {}),
     ...(opts.tree ? { tree: opts.tree } : {}),
   });
   const pollers = new HttpClient(stack.child.url);

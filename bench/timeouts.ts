@@ -21,8 +21,6 @@ export interface TimeoutsOptions {
   spreadSeconds: number;
   /** Asks placed at once (each waits < 1 s for its release instant, then its POST). */
   createConcurrency?: number;
-  /** askgate as before the bench's optimisations (the `--ab` comparison). */
-  before?: boolean;
 }
 
 export interface MemoryBreakdown {
@@ -36,6 +34,7 @@ export interface MemoryBreakdown {
 }
 
 export interface TimeoutsResult {
+  /** Older results only: a row of the removed `--ab` mode (askgate with parts patched out), left out of every table. */
   before?: boolean;
   count: number;
   spreadSeconds: number;
@@ -87,18 +86,16 @@ async function keyBreakdown(
   const out: Record<string, number[]> = {
     'ask record': [],
     'run hash': [],
-    'run asks list': [],
     'id → run map': [],
     'BullMQ timeout job hash': [],
   };
   for (const a of asks) {
     out['ask record']!.push(await usage(keys.ask(a.runId, a.id)));
     out['run hash']!.push(await usage(keys.run(a.runId)));
-    out['run asks list']!.push(await usage(keys.asks(a.runId)));
     out['id → run map']!.push(await usage(keys.idMap(a.id)));
     out['BullMQ timeout job hash']!.push(await usage(`{${PREFIX}}:askgate-timeouts:timeout-${a.id}`));
   }
-  // Keys the store no longer writes (the run's asks list since the history moved into the run hash) are left out.
+  // Keys a checkout does not write are left out.
   return Object.fromEntries(Object.entries(out).flatMap(([k, v]) => (median(v) > 0 ? [[k, median(v)]] : [])));
 }
 
@@ -214,7 +211,6 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
     );
   const stack = await startStack({
     env: { ASKGATE_RECONCILE_GRACE_MS: String(GRACE_MS) },
-    ...(opts.before ? { before: true } : {}),
   });
   const keys = new StoreKeys(PREFIX);
   const sub = new Redis(stack.redis.url, { maxRetriesPerRequest: null });
@@ -347,20 +343,6 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
     await stopStalls();
     const window = await close();
     const redisTimeline = await stopTimeline();
-    if (process.env.BENCH_TRACE_EXPIRE) {
-      const trace = await stack.child.trace();
-      const t0 = trace.reduce((a, b) => Math.min(a, b[0]), Infinity);
-      const bySecond = new Map<number, (typeof trace)[number][]>();
-      for (const t of trace)
-        bySecond.set(Math.floor((t[0] - t0) / 1000), [...(bySecond.get(Math.floor((t[0] - t0) / 1000)) ?? []), t]);
-      for (const [sec, l] of [...bySecond].sort((a, b) => a[0] - b[0])) {
-        const col = (k: number) => summarize(l.map((x) => x[k]!));
-        console.error(
-          `[trace] +${sec}s n=${l.length} entry-late p50=${col(1).p50} max=${col(1).max} get p50=${col(2).p50} max=${col(2).max} expire p50=${col(3).p50} max=${col(3).max}`,
-        );
-      }
-    }
-
     // Read every record back through askgate's own store code (so a change of the record's
     // encoding changes nothing here), 500 at a time on one auto-pipelined connection.
     const store = new RedisAskStore(reader, { prefix: PREFIX });
@@ -387,7 +369,6 @@ export async function timeouts(opts: TimeoutsOptions): Promise<TimeoutsResult> {
     }
     const late = lateness.subarray(0, measured);
     return {
-      ...(opts.before ? { before: true } : {}),
       count,
       spreadSeconds,
       createSeconds,

@@ -10,8 +10,6 @@ export interface AskgateChild {
   url: string;
   pid: number;
   stats(): Promise<ChildStats>;
-  /** With BENCH_TRACE_EXPIRE=1: [time, ms after the deadline] of each timeout reaching askgate. */
-  trace(): Promise<[number, number, number, number][]>;
   /** askgate's GC pauses since the last {@link reset}. */
   gcPauses(): Promise<Pause[]>;
   /** askgate's event-loop stalls since the last {@link reset} (only with `BENCH_LOOP_STALLS=1`). */
@@ -106,7 +104,6 @@ export async function startAskgateChild(opts: ChildOptions): Promise<AskgateChil
     url,
     pid,
     stats: async () => (await ask('stats')).stats as ChildStats,
-    trace: async () => (await ask('trace')).trace as [number, number, number, number][],
     gcPauses: async () => (await ask('gcPauses')).pauses as Pause[],
     loopStalls: async () => (await ask('loopStalls')).stalls as Pause[],
     reset: async () => void (await ask('reset')),

@@ -37,8 +37,6 @@ export interface StackOptions {
   world?: World;
   env?: Record<string, string>;
   cpuProfDir?: string;
-  /** Run askgate as before the bench's optimisations (see bench/askgate-child.ts). */
-  before?: boolean;
   /** Extra redis-server arguments (e.g. a memory setting under test). */
   redisArgs?: string[];
   /** askgate processes sharing the Redis (default 1). */
@@ -70,13 +68,6 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     ASKGATE_KEY_PREFIX: PREFIX,
     ASKGATE_TIMEOUT_MIN_SECONDS: '1',
     BENCH_CHANNELS: opts.world?.name ?? '',
-    ...(opts.before
-      ? {
-          BENCH_BEFORE: '1',
-          ...(process.env.BENCH_BEFORE_PARTS ? { BENCH_BEFORE_PARTS: process.env.BENCH_BEFORE_PARTS } : {}),
-        }
-      : {}),
-    ...(process.env.BENCH_TRACE_EXPIRE ? { BENCH_TRACE_EXPIRE: process.env.BENCH_TRACE_EXPIRE } : {}),
     ...(process.env.BENCH_HEAP_SAMPLE_DIR ? { BENCH_HEAP_SAMPLE_DIR: process.env.BENCH_HEAP_SAMPLE_DIR } : {}),
     ...(process.env.BENCH_HEAP_LIVE ? { BENCH_HEAP_LIVE: process.env.BENCH_HEAP_LIVE } : {}),
     ...(process.env.BENCH_HEAP_PROMOTED ? { BENCH_HEAP_PROMOTED: process.env.BENCH_HEAP_PROMOTED } : {}),

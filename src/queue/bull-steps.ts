@@ -4,11 +4,11 @@ import { STEPS, type Step } from '../core/effects.js';
 import type { Clock, Logger, ScheduledStep, StepHandler, StepHandlers, StepScheduler } from '../core/ports.js';
 import { closeConnection, closeWorker, PRODUCER_DEADLINE_MS, withDeadline, type RedisFactory } from './connections.js';
 import { lua, runScript } from '../store/scripts.js';
-import { stepJobData, stepJobId } from './jobs.js';
+import { StepJobData, stepJobId } from './jobs.js';
 import { HeldSteps } from './held-steps.js';
 import { systemClock } from '../system-clock.js';
 
-/** BullMQ queue name of every step; the timeouts' name from before steps, so pending ones survive an upgrade. */
+/** BullMQ queue name of every step (named when the timeout was the only step; it is in every key of the queue). */
 export const STEP_QUEUE = 'askgate-timeouts';
 
 /** Least time a held step's backstop job is due after the step (with no lead, a job that came early by clock skew). */
@@ -19,8 +19,7 @@ export const DEFAULT_PREFIX = '{askgate}';
 
 /**
  * Backoff type of step jobs: the delay is computed by the worker ({@link stepBackoff}), so a job's
- * stored `opts` stays under Redis' 64-byte listpack limit (jobs written before keep BullMQ's own
- * `exponential` backoff, which BullMQ still computes).
+ * stored `opts` stays under Redis' 64-byte listpack limit.
  */
 export const STEP_BACKOFF = 'step';
 
@@ -116,7 +115,6 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
   private readonly held: HeldSteps<S>;
   private handlers: ReadonlyMap<string, StepHandler> = new Map();
   private readonly steps: readonly [S, ...S[]];
-  private readonly jobData: ReturnType<typeof stepJobData<S>>;
   private workerConn: Redis | Cluster | null = null;
   private readonly prefix: string;
   private readonly clock: Clock;
@@ -125,7 +123,6 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
 
   constructor(private readonly opts: BullStepOptions<S>) {
     this.steps = opts.steps ?? (STEPS as unknown as readonly [S, ...S[]]);
-    this.jobData = stepJobData(this.steps);
     this.prefix = opts.prefix ?? DEFAULT_PREFIX;
     this.logger = opts.logger;
     this.clock = opts.clock ?? systemClock;
@@ -193,14 +190,9 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
     }
   }
 
-  /**
-   * The step and ask a job is for: from its name and id (`<step>-<askId>`), or from its data for
-   * jobs written before the data was left empty (`{askId, step?}`, no step meaning a timeout).
-   */
+  /** The step and ask a job is for, from its name and id (`<step>-<askId>`); its data must be `{}`. */
   private targetOf(job: Job): { step: string; askId: string } | null {
-    const parsed = this.jobData.safeParse(job.data);
-    if (!parsed.success) return null;
-    if (parsed.data.askId !== undefined) return { step: parsed.data.step ?? 'timeout', askId: parsed.data.askId };
+    if (!StepJobData.safeParse(job.data).success) return null;
     const step = this.steps.find((s) => s === job.name);
     const prefix = step && stepJobId(step, '');
     const askId = prefix && job.id?.startsWith(prefix) ? job.id.slice(prefix.length) : '';
@@ -249,7 +241,7 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
         prefix: this.prefix,
         concurrency: this.opts.concurrency ?? 50,
         // removeOnComplete frees the id; a completed job that kept its id would silently swallow
-        // any later add with the same id. (Jobs written before carry the same in their own opts.)
+        // any later add with the same id.
         removeOnComplete: { count: 0 },
         removeOnFail: { count: 1000 },
         settings: { backoffStrategy: (attemptsMade) => stepBackoff(this.opts.retryDelayMs ?? 1000, attemptsMade) },

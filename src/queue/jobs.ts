@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { OutboxJob } from '../core/ports.js';
 
 /**
- * Job id of one step of an ask, `<step>-<askId>`: the timeout's is `timeout-<askId>`, as before
- * steps (BullMQ ids must not contain ':' nor be integer strings).
+ * Job id of one step of an ask, `<step>-<askId>`, e.g. `timeout-<askId>` (BullMQ ids must not
+ * contain ':' nor be integer strings).
  */
 export const stepJobId = (step: string, askId: string): string => `${step}-${askId}`;
 
@@ -25,12 +25,10 @@ export function outboxJobData(job: OutboxJob): OutboxJob {
 export const DEFAULT_OUTBOX_ATTEMPTS = 8;
 
 /**
- * zod schema of step job data read back from a queue, for the step names `steps`. Jobs carry no
- * data now (`{}`: the job's name and id say it all); older ones carry `askId`, and a job without
- * `step` was written before steps existed: it is a timeout.
+ * zod schema of step job data read back from a queue: always `{}` (the job's name is the step and
+ * its id names the ask, see {@link stepJobId}).
  */
-export const stepJobData = <S extends string>(steps: readonly [S, ...S[]]) =>
-  z.object({ askId: z.string().min(1).optional(), step: z.enum(steps).optional() }).strict();
+export const StepJobData = z.object({}).strict();
 
 const jobFields = {
   askId: z.string().min(1),

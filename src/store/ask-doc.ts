@@ -1,4 +1,3 @@
-import type { Redis, Cluster } from 'ioredis';
 import { z } from 'zod';
 import { AskRecordSchema, type AskRecord } from '../core/schemas.js';
 import { BoundedMap } from '../core/bounded-map.js';
@@ -18,11 +17,10 @@ export class CorruptRecordError extends Error {
  * compact-record.ts (history times relative to `createdAt`, an entry's channel when it is that of
  * `to` left out, entry types and delivery states as numbers) with its keys shortened
  * (key-names.ts); the `~` marks both. The scripts read the rev and status from the header without
- * decoding JSON. Read also: `<rev> <status> <compact JSON>` with long key names and values not
- * coded (written before the `~` form) and the hash before that.
+ * decoding JSON.
  */
 export function encodeAsk(record: AskRecord): string {
-  const rest = shortenKeys(compactRecord(record, true, false));
+  const rest = shortenKeys(compactRecord(record, false));
   const questions = `"${QUESTIONS_KEY}":${storedQuestions(record.questions)}`;
   return `${record.rev} ${record.status} ~${rest === '{}' ? `{${questions}}` : `${rest.slice(0, -1)},${questions}}`}`;
 }
@@ -44,12 +42,10 @@ function storedQuestions(questions: AskRecord['questions']): string {
   return json;
 }
 
-const HEADER = /^(\d+) ([a-z_]+) /;
+const HEADER = /^(\d+) ([a-z_]+) ~/;
 
 /**
- * Parses a stored ask: a string form ({@link encodeAsk}; its coded JSON with short keys after
- * `~`, or the JSON with long keys and values not coded) of the ask `ids`, or the `doc` of the hash
- * written before it (a whole record as JSON, starting with `{`). `trusted`: this exact value was
+ * Parses a stored ask ({@link encodeAsk}) of the ask `ids`. `trusted`: this exact value was
  * validated (or written) by this process before, so the schema check is skipped. Throws
  * {@link CorruptRecordError} with the key (`where`) and the problem.
  */
@@ -59,19 +55,11 @@ export function parseStoredAsk(
   ids: { id: string; runId: string },
   trusted = false,
 ): AskRecord {
-  if (raw.startsWith('{')) return parseAskDoc(raw, where);
   const head = HEADER.exec(raw);
-  if (!head) throw new CorruptRecordError(`corrupt ask record at ${where}: no "<rev> <status>" header`);
-  const coded = raw.charCodeAt(head[0].length) === 126; /* ~ */
-  const body = coded ? lengthenKeys(raw.slice(head[0].length + 1)) : raw.slice(head[0].length);
-  const json = parseJson(body, where);
-  const record = expandRecord(json, { ...ids, rev: Number(head[1]), status: head[2]! }, coded);
+  if (!head) throw new CorruptRecordError(`corrupt ask record at ${where}: no "<rev> <status> ~" header`);
+  const json = parseJson(lengthenKeys(raw.slice(head[0].length)), where);
+  const record = expandRecord(json, { ...ids, rev: Number(head[1]), status: head[2]! });
   return trusted ? (record as AskRecord) : validate(record, where);
-}
-
-/** Parses a whole record stored as JSON; throws {@link CorruptRecordError} with the key and the problem. */
-export function parseAskDoc(raw: string, where: string): AskRecord {
-  return validate(parseJson(raw, where), where);
 }
 
 function parseJson(raw: string, where: string): unknown {
@@ -152,15 +140,5 @@ export function safeJson(raw: string): unknown {
     return JSON.parse(raw);
   } catch {
     return undefined;
-  }
-}
-
-/** The stored value of an ask key: its string, or the `doc` of a hash written before. */
-export async function readAskValue(redis: Redis | Cluster, key: string): Promise<string | null> {
-  try {
-    return await redis.get(key);
-  } catch (error) {
-    if (!(error instanceof Error) || !error.message.startsWith('WRONGTYPE')) throw error;
-    return redis.hget(key, 'doc');
   }
 }

@@ -3,7 +3,7 @@ import { deadlineOf, fromMs, isDeadline, toMs } from './iso-times.js';
 
 /**
  * The compact stored form of a record (see `encodeAsk`, which then shortens its keys with
- * key-names.ts): the JSON leaves out what the key and the header already say (id, run id, rev,
+ * key-names.ts and marks the value with a `~`): the JSON leaves out what the key and the header already say (id, run id, rev,
  * status) and every field equal to its default, which {@link expandRecord} fills in again:
  * - `to`: the first of `targets`, else null; `targets`: [] (absent from a record written before
  *   fan-out: stored as null, so that absence survives the round trip);
@@ -16,10 +16,9 @@ import { deadlineOf, fromMs, isDeadline, toMs } from './iso-times.js';
  * - a delivery's `channel`, `chat`, `thread` and `users`: those of the target of the same index
  *   (a delivery stored without `channel` has them all from there), and its message's `chat`: its own.
  *
- * `questions` come last (written before, they came in the record's order: read the same), or not at
- * all without `withQuestions`.
+ * `questions` come last (read in any order), or not at all without `withQuestions`.
  *
- * `coded` (the `~` form of ask-doc.ts) also shortens values at known places, never one a user chose:
+ * Values are also shortened at known places, never one a user chose:
  * - a history entry's `at`: ms after `createdAt` (after the epoch if `createdAt` is not stored as
  *   ms) when that gives it back exactly, else its ISO text;
  * - an entry of a type in {@link CHANNEL_TYPES}: no `channel` when it is that of `to`, and
@@ -27,7 +26,7 @@ import { deadlineOf, fromMs, isDeadline, toMs } from './iso-times.js';
  * - an entry's `type`, a delivery's `status` and `finalized`: their number in {@link HISTORY_TYPE_CODES},
  *   {@link DELIVERY_STATUS_CODES} and {@link FINALIZED_CODES} (schema values are strings: a number is a code).
  */
-export function compactRecord(record: AskRecord, coded = false, withQuestions = true): string {
+export function compactRecord(record: AskRecord, withQuestions = true): string {
   const { to, targets, createdAt, history } = record;
   const ms = toMs(createdAt);
   const r = record as unknown as Record<string, unknown>;
@@ -50,9 +49,8 @@ export function compactRecord(record: AskRecord, coded = false, withQuestions = 
     out.partial = record.partial;
     break;
   }
-  if (record.deliveries.length > 0)
-    out.deliveries = record.deliveries.map((d, i) => compactDelivery(d, targets?.[i], coded));
-  const entry = coded ? codedEntry(typeof ms === 'number' ? ms : 0, to?.channel) : compactEntry;
+  if (record.deliveries.length > 0) out.deliveries = record.deliveries.map((d, i) => compactDelivery(d, targets?.[i]));
+  const entry = codedEntry(typeof ms === 'number' ? ms : 0, to?.channel);
   if (history.length > 0 && isCreatedEntry(history[0]!, createdAt, to)) {
     if (history.length > 1) out.later = history.slice(1).map(entry);
   } else out.history = history.map(entry);
@@ -108,13 +106,11 @@ const LATE = ['idempotencyKey', 'callbackUrl', 'locale', 'timeZone', 'push'] as 
  * The record of a compact JSON value and the fields kept outside it; anything not shaped like a
  * compact record is returned as it is, for the schema to reject. Takes `compact` over: it must be
  * a value just parsed (its objects are completed in place, the cheap way). Keys come in the
- * schema's order, as a checked record's do. `coded`: the value was written coded (see
- * {@link compactRecord}); a coded value read as not coded, or the other way round, is misread.
+ * schema's order, as a checked record's do.
  */
 export function expandRecord(
   compact: unknown,
   head: { id: string; runId: string; rev: number; status: string },
-  coded = false,
 ): unknown {
   if (!isObject(compact)) return compact;
   const c = compact;
@@ -124,11 +120,12 @@ export function expandRecord(
   if (Array.isArray(c.questions))
     for (const q of c.questions) if (isObject(q) && q.multiSelect === undefined) q.multiSelect = false;
   const deliveries = Array.isArray(c.deliveries)
-    ? c.deliveries.map((d, i) => expandDelivery(d, Array.isArray(targets) ? targets[i] : undefined, coded))
+    ? c.deliveries.map((d, i) => expandDelivery(d, Array.isArray(targets) ? targets[i] : undefined))
     : (c.deliveries ?? []);
-  const entries = coded
-    ? uncodeEntries(typeof c.createdAt === 'number' ? c.createdAt : 0, isObject(to) ? to.channel : undefined)
-    : expandEntries;
+  const entries = uncodeEntries(
+    typeof c.createdAt === 'number' ? c.createdAt : 0,
+    isObject(to) ? to.channel : undefined,
+  );
   const history =
     c.history !== undefined
       ? entries(c.history)
@@ -156,21 +153,6 @@ export function expandRecord(
   for (const k of LATE) if (c[k] !== undefined) record[k] = c[k];
   record.history = history;
   return record;
-}
-
-function compactEntry(entry: HistoryEntry): Record<string, unknown> {
-  const at = toMs(entry.at);
-  if (at === entry.at) return entry;
-  const out = without(entry, '');
-  out.at = at;
-  return out;
-}
-
-/** History entries with their times back as ISO times; anything else as it is. */
-function expandEntries(entries: unknown): unknown {
-  if (!Array.isArray(entries)) return entries;
-  for (const e of entries) if (isObject(e) && typeof e.at === 'number') e.at = fromMs(e.at);
-  return entries;
 }
 
 /**
@@ -260,7 +242,7 @@ type Target = NonNullable<AskRecord['targets']>[number];
 const PLACE = ['channel', 'chat', 'thread', 'users'] as const;
 const PLACE_KEYS: Record<string, boolean> = { channel: true, chat: true, thread: true, users: true };
 
-function compactDelivery(delivery: Delivery, target: Target | undefined, coded: boolean): Record<string, unknown> {
+function compactDelivery(delivery: Delivery, target: Target | undefined): Record<string, unknown> {
   const atTarget = target !== undefined && PLACE.every((k) => sameJson(delivery[k], target[k]));
   const d = delivery as unknown as Record<string, unknown>;
   const out: Record<string, unknown> = {};
@@ -269,18 +251,18 @@ function compactDelivery(delivery: Delivery, target: Target | undefined, coded: 
     if (v === undefined || (k === 'finalized' && v === 'no') || (atTarget && PLACE_KEYS[k])) continue;
     out[k] = k === 'message' && delivery.message?.chat === delivery.chat ? without(delivery.message, 'chat') : v;
   }
-  if (coded && out.status !== undefined) out.status = STATUS_NUMBERS.get(out.status) ?? out.status;
-  if (coded && out.finalized !== undefined) out.finalized = FINALIZED_NUMBERS.get(out.finalized) ?? out.finalized;
+  if (out.status !== undefined) out.status = STATUS_NUMBERS.get(out.status) ?? out.status;
+  if (out.finalized !== undefined) out.finalized = FINALIZED_NUMBERS.get(out.finalized) ?? out.finalized;
   return out;
 }
 
-function expandDelivery(delivery: unknown, target: unknown, coded: boolean): unknown {
+function expandDelivery(delivery: unknown, target: unknown): unknown {
   if (!isObject(delivery)) return delivery;
   const d = delivery;
   const place = d.channel === undefined && isObject(target) ? target : d;
   const out: Record<string, unknown> = { channel: place.channel, chat: place.chat };
   if (place.thread !== undefined) out.thread = place.thread;
-  out.status = coded ? uncode(d.status, DELIVERY_STATUS_CODES) : d.status;
+  out.status = uncode(d.status, DELIVERY_STATUS_CODES);
   const message = d.message;
   if (message !== undefined)
     out.message =
@@ -292,8 +274,7 @@ function expandDelivery(delivery: unknown, target: unknown, coded: boolean): unk
           }
         : message;
   if (d.error !== undefined) out.error = d.error;
-  const finalized = d.finalized ?? 'no';
-  out.finalized = coded ? uncode(finalized, FINALIZED_CODES) : finalized;
+  out.finalized = uncode(d.finalized ?? 'no', FINALIZED_CODES);
   const users = place.users;
   if (users !== undefined) out.users = place === d ? users : Array.isArray(users) ? users.slice() : users;
   if (d.step !== undefined) out.step = d.step;

@@ -6,7 +6,7 @@ export const DEFAULT_PREFIX = 'askgate';
 /** Most ask ids kept in the global list of recent asks. */
 export const RECENT_MAX = 1000;
 
-/** Most ask ids kept in a run's history list. */
+/** Most ask ids kept in a run's history (its hash). */
 export const HISTORY_MAX = 50;
 
 /**
@@ -30,27 +30,15 @@ export class StoreKeys {
 
   /**
    * Run hash: `version` and `<version>` → ask id for the run's last {@link HISTORY_MAX} versions
-   * (its history; the current ask is the one of `version`). Runs written before hold `current`
-   * (the ask id) instead, still read.
+   * (its history; the current ask is the one of `version`).
    */
   run(runId: string): string {
     return `${this.prefix}:{${runId}}:run`;
   }
 
-  /**
-   * Ask: a string `<rev> <status> <compact JSON>` (see store/ask-doc.ts); written before, a hash
-   * `rev`, `status`, `doc` (JSON of the record), still read.
-   */
+  /** Ask: a string `<rev> <status> ~<compact JSON>` (see store/ask-doc.ts). */
   ask(runId: string, askId: string): string {
     return `${this.prefix}:{${runId}}:ask:${askId}`;
-  }
-
-  /**
-   * List of the run's ask ids, newest first, trimmed to {@link HISTORY_MAX}: written before the run
-   * hash held the history; still read and expired, no longer written.
-   */
-  asks(runId: string): string {
-    return `${this.prefix}:{${runId}}:asks`;
   }
 
   /** String: ask id → run id (never changes once written). */

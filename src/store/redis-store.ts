@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AlongWrites, AskStore, Clock, CreateArgs, CreateResult, IdempotencyClaim } from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
 import { BoundedMap } from '../core/bounded-map.js';
-import { CorruptRecordError, encodeAsk, KnownValues, parseStoredAsk, readAskValue, safeJson } from './ask-doc.js';
+import { CorruptRecordError, encodeAsk, KnownValues, parseStoredAsk, safeJson } from './ask-doc.js';
 import { HISTORY_MAX, RECENT_MAX, StoreKeys } from './keys.js';
 import { CLAIM, COMMIT, CREATE, CommitCode, CreateCode, EXTEND_TTL, GET_RUN, HISTORY, runScript } from './scripts.js';
 import { RedisIndexes, ttl } from './redis-indexes.js';
@@ -21,7 +21,7 @@ const PARSE_SLICE = 20;
 /** Resolves on the next turn of the event loop, after the I/O that is waiting. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export { CorruptRecordError, parseAskDoc, encodeAsk } from './ask-doc.js';
+export { CorruptRecordError, encodeAsk } from './ask-doc.js';
 
 /** Options of {@link RedisAskStore}. */
 export interface RedisAskStoreOptions {
@@ -86,7 +86,7 @@ export class RedisAskStore implements AskStore {
       throw new Error('create: the superseded ask must belong to the same run and keep its id');
     }
     const k = this.keys;
-    const keys = [k.run(record.runId), k.ask(record.runId, record.id), k.asks(record.runId)];
+    const keys = [k.run(record.runId), k.ask(record.runId, record.id)];
     const value = encodeAsk(record);
     const argv: (string | number)[] = [
       ...[args.expectedVersion, record.id, value, record.version, ttl(args.ttlMs)],
@@ -128,7 +128,7 @@ export class RedisAskStore implements AskStore {
       case CreateCode.created:
         if (!this.ordered) dropPending(this.redis, left);
         this.known.note(keys[1]!, value, record);
-        if (supersede) this.known.note(keys[3]!, supersededValue, supersede.next);
+        if (supersede) this.known.note(keys[2]!, supersededValue, supersede.next);
         return { status: 'created', record, superseded: supersede?.next ?? null };
       case CreateCode.exists:
         return { status: 'exists', record: this.parse(reply[1] ?? '', record.runId, record.id) };
@@ -144,7 +144,7 @@ export class RedisAskStore implements AskStore {
       if (mapped === null) return null;
       runId = mapped;
     }
-    const value = await readAskValue(this.redis, this.keys.ask(runId, askId));
+    const value = await this.redis.get(this.keys.ask(runId, askId));
     if (value === null) return null;
     this.remember(askId, runId);
     return this.parse(value, runId, askId);
@@ -159,8 +159,7 @@ export class RedisAskStore implements AskStore {
 
   /**
    * On one standalone connection: one MGET of the id mappings this process does not know and one
-   * MGET of the asks (keys of many runs, so never on Cluster, where each is a {@link get}). A value
-   * MGET cannot return (an ask still stored as a hash) is read by {@link get}.
+   * MGET of the asks (keys of many runs, so never on Cluster, where each is a {@link get}).
    */
   async getMany(askIds: readonly string[]): Promise<(AskRecord | null)[]> {
     if (!this.ordered || askIds.length < 2) return Promise.all(askIds.map((id) => this.get(id)));
@@ -174,20 +173,15 @@ export class RedisAskStore implements AskStore {
     const values =
       found.length > 0 ? await this.redis.mget(found.map((i) => this.keys.ask(runIds[i]!, askIds[i]!))) : [];
     const records: (AskRecord | null)[] = askIds.map(() => null);
-    const misses: number[] = [];
     for (let j = 0; j < found.length; j++) {
       // A long batch (the reconciler's) is parsed a slice at a time, letting taps in between.
       if (j > 0 && j % PARSE_SLICE === 0) await nextTurn();
       const i = found[j]!;
       const value = values[j];
-      if (value === null || value === undefined) misses.push(i);
-      else {
-        this.remember(askIds[i]!, runIds[i]!);
-        records[i] = this.parse(value, runIds[i]!, askIds[i]!);
-      }
+      if (value === null || value === undefined) continue;
+      this.remember(askIds[i]!, runIds[i]!);
+      records[i] = this.parse(value, runIds[i]!, askIds[i]!);
     }
-    // Read after the slices, so a failing read is never left without a handler across a turn.
-    await Promise.all(misses.map(async (i) => void (records[i] = await this.get(askIds[i]!))));
     return records;
   }
 
@@ -225,7 +219,7 @@ export class RedisAskStore implements AskStore {
     const flat = (await runScript(
       this.redis,
       HISTORY,
-      [k.run(runId), k.asks(runId)],
+      [k.run(runId)],
       [k.ask(runId, ''), Math.min(limit, HISTORY_MAX)],
     )) as (string | null)[];
     const records: AskRecord[] = [];
@@ -245,7 +239,7 @@ export class RedisAskStore implements AskStore {
       throw new Error(`commit: next must keep id and runId and have rev ${prev.rev + 1} (got ${next.rev})`);
     }
     const k = this.keys;
-    const keys = [k.ask(prev.runId, prev.id), k.run(prev.runId), k.asks(prev.runId)];
+    const keys = [k.ask(prev.runId, prev.id), k.run(prev.runId)];
     const value = encodeAsk(next);
     const argv: (string | number)[] = [
       prev.rev,

@@ -14,30 +14,18 @@ export function lua(name: string, source: string): LuaScript {
 }
 
 /**
- * Lua helpers shared by the scripts. An ask key holds a string `<rev> <status> <JSON>`, or (written
- * before) a hash `rev`, `status`, `doc`: `askHead` reads rev and status of either (nil when
- * missing), `askValue` the stored string or the hash's `doc` (false when missing). `currentAsk`
- * reads a run hash's version and current ask id: the id of its version field, or (a run written
- * before the hash held the history) its `current` field.
+ * Lua helpers shared by the scripts. An ask key holds a string `<rev> <status> ~<JSON>`: `askHead`
+ * reads its rev and status (nil when missing). `currentAsk` reads a run hash's version and current
+ * ask id (the id of its version field).
  */
 const ASK_READERS = `
 local function askHead(key)
-  local v = redis.pcall('GETRANGE', key, 0, 31)
-  if type(v) == 'table' then
-    local h = redis.call('HMGET', key, 'rev', 'status')
-    return h[1], h[2]
-  end
-  return string.match(v, '^(%d+) ([%w_]+) ')
+  return string.match(redis.call('GETRANGE', key, 0, 31), '^(%d+) ([%w_]+) ')
 end
 local function currentAsk(run)
   local version = redis.call('HGET', run, 'version')
   if not version then return false, false end
-  return version, redis.call('HGET', run, version) or redis.call('HGET', run, 'current')
-end
-local function askValue(key)
-  local v = redis.pcall('GET', key)
-  if type(v) == 'table' then return redis.call('HGET', key, 'doc') end
-  return v
+  return version, redis.call('HGET', run, version)
 end
 `;
 
@@ -102,10 +90,9 @@ export const CreateCode = { created: 0, exists: 1, versionConflict: 2, supersede
 /**
  * Creates an ask, superseding the run's pending one. KEYS[1..4] carry the run's hash tag.
  * The run hash holds `version` and maps each of the run's last [6] versions to its ask id (the
- * run's history; the current ask is the version's); the `current` field and the asks list of runs
- * written before are no longer written (the list is read by {@link HISTORY}, expired in time).
- * KEYS[1] run hash, KEYS[2] new ask, KEYS[3] asks list (read for its TTL only), KEYS[4]
- * superseded ask (when superseding), then the keys of the along writes.
+ * run's history; the current ask is the version's).
+ * KEYS[1] run hash, KEYS[2] new ask, KEYS[3] superseded ask (when superseding), then the keys of
+ * the along writes.
  * ARGV[1] expected run version, [2] new ask id, [3] new ask's stored value, [4] new version,
  * [5] ttl ms of the new ask, [6] history length, [7] result channel, [8] history channel,
  * [9] run id, [10] old ask id ('' when not superseding), [11] old stored rev expected, [12] old
@@ -115,7 +102,7 @@ export const CreateCode = { created: 0, exists: 1, versionConflict: 2, supersede
 export const CREATE = lua(
   'create',
   `${ASK_READERS}${ALONG_FUNCTION}
-local existing = askValue(KEYS[2])
+local existing = redis.call('GET', KEYS[2])
 if existing then return {1, existing} end
 local version = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
 if version ~= tonumber(ARGV[1]) then return {2} end
@@ -123,19 +110,18 @@ local superseding = ARGV[10] ~= ''
 if superseding then
   local _, current = currentAsk(KEYS[1])
   if current ~= ARGV[10] then return {3} end
-  local rev, status = askHead(KEYS[4])
+  local rev, status = askHead(KEYS[3])
   if tonumber(rev) ~= tonumber(ARGV[11]) or status ~= 'pending' then return {3} end
 end
 local ttl = tonumber(ARGV[5])
-local runTtl = math.max(ttl, redis.call('PTTL', KEYS[1]), redis.call('PTTL', KEYS[3]))
+local runTtl = math.max(ttl, redis.call('PTTL', KEYS[1]))
 if superseding then
-  redis.call('SET', KEYS[4], ARGV[12], 'PX', ARGV[13])
+  redis.call('SET', KEYS[3], ARGV[12], 'PX', ARGV[13])
   redis.call('PUBLISH', ARGV[7], ARGV[10])
   redis.call('PUBLISH', ARGV[8], ARGV[10] .. ' ' .. ARGV[9])
 end
 redis.call('SET', KEYS[2], ARGV[3], 'PX', ttl)
 redis.call('HSET', KEYS[1], 'version', ARGV[4], ARGV[4], ARGV[2])
-redis.call('HDEL', KEYS[1], 'current')
 local gone = tonumber(ARGV[4]) - tonumber(ARGV[6])
 if gone > 0 then redis.call('HDEL', KEYS[1], tostring(gone)) end
 redis.call('PEXPIRE', KEYS[1], runTtl)
@@ -149,12 +135,12 @@ return {0}
 export const CommitCode = { ok: 0, conflict: 1, missing: 2 } as const;
 
 /**
- * Compare-and-set of one ask on its stored rev (an ask stored as a hash before becomes a string).
- * KEYS[1..3] carry the run's hash tag: KEYS[1] ask, KEYS[2] run hash, KEYS[3] asks list; then
- * the keys of the along writes. ARGV[1] expected stored rev, [2] next stored value, [3] ttl ms,
+ * Compare-and-set of one ask on its stored rev.
+ * KEYS[1..2] carry the run's hash tag: KEYS[1] ask, KEYS[2] run hash; then the keys of the along
+ * writes. ARGV[1] expected stored rev, [2] next stored value, [3] ttl ms,
  * [4] result channel ('' = do not publish), [5] ask id, [6] history channel, [7] run id, [8] along
  * writes made once committed (see {@link ALONG_FUNCTION}).
- * The run hash and asks list are only ever extended to the ask's ttl, so a run outlives its asks.
+ * The run hash is only ever extended to the ask's ttl, so a run outlives its asks.
  * Every commit announces `<askId> <runId>` on the history channel.
  * Returns 0 ok | 1 conflict (rev moved) | 2 missing (no such ask).
  */
@@ -166,10 +152,8 @@ if not rev then return 2 end
 if tonumber(rev) ~= tonumber(ARGV[1]) then return 1 end
 local ttl = tonumber(ARGV[3])
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl)
-for i = 2, 3 do
-  local t = redis.call('PTTL', KEYS[i])
-  if t >= 0 and t < ttl then redis.call('PEXPIRE', KEYS[i], ttl) end
-end
+local t = redis.call('PTTL', KEYS[2])
+if t >= 0 and t < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
 if ARGV[4] ~= '' then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
 redis.call('PUBLISH', ARGV[6], ARGV[5] .. ' ' .. ARGV[7])
 along(8)
@@ -205,19 +189,19 @@ if ARGV[2] == '1' then
   local _, status = askHead(ARGV[1] .. current)
   if status ~= 'pending' then return {version, current, false} end
 end
-return {version, current, askValue(ARGV[1] .. current)}
+return {version, current, redis.call('GET', ARGV[1] .. current)}
 `,
 );
 
 /**
  * Reads a run's history, newest first, in one round trip: the ask ids of its last versions in the
- * run hash (see {@link CREATE}), then those of the asks list written before, and each ask's stored
- * value. KEYS[1] run hash, KEYS[2] asks list. ARGV[1] ask key prefix, ARGV[2] most asks.
+ * run hash (see {@link CREATE}) and each ask's stored value. KEYS[1] run hash. ARGV[1] ask key
+ * prefix, ARGV[2] most asks.
  * Returns {id1, value1 or false, id2, value2 or false, ...}.
  */
 export const HISTORY = lua(
   'history',
-  `${ASK_READERS}
+  `
 local limit = tonumber(ARGV[2])
 local v = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
 local ids, seen = {}, {}
@@ -228,15 +212,10 @@ if v > 0 then
     if id and not seen[id] then ids[#ids + 1] = id; seen[id] = true end
   end
 end
-if #ids < limit then
-  for _, id in ipairs(redis.call('LRANGE', KEYS[2], 0, limit - 1)) do
-    if #ids < limit and not seen[id] then ids[#ids + 1] = id; seen[id] = true end
-  end
-end
 local out = {}
 for _, id in ipairs(ids) do
   out[#out + 1] = id
-  out[#out + 1] = askValue(ARGV[1] .. id)
+  out[#out + 1] = redis.call('GET', ARGV[1] .. id)
 end
 return out
 `,

@@ -229,23 +229,6 @@ export function stepSchedulerContract(name: string, connect: () => RedisFactory)
       expect(fired.sort()).toEqual(['reminder askK2', 'timeout askK1']);
     });
 
-    it('fires a job written before steps (no `step` in its data) as a timeout', async () => {
-      const p = prefix();
-      await rawQueue(p).add(
-        'timeout',
-        { askId: 'askL1' },
-        { jobId: 'timeout-askL1', delay: 50, removeOnComplete: true },
-      );
-      const s = scheduler<'timeout' | 'reminder'>({ prefix: p, steps: ['timeout', 'reminder'] });
-      const fired: string[] = [];
-      await s.start({
-        timeout: async (askId) => void fired.push(`timeout ${askId}`),
-        reminder: async (askId) => void fired.push(`reminder ${askId}`),
-      });
-      await waitFor(() => fired.length === 1);
-      expect(fired).toEqual(['timeout askL1']);
-    });
-
     it('drops and logs job data that fails validation, never dispatching it', async () => {
       const p = prefix();
       const raw = rawQueue(p);

@@ -91,8 +91,7 @@ describe('RedisAskStore on a 3-primary cluster', () => {
     try {
       for (const a of asks) {
         const slot = await node.call('CLUSTER', 'KEYSLOT', keys.run(a.runId));
-        for (const k of [keys.ask(a.runId, a.id), keys.asks(a.runId)])
-          expect(await node.call('CLUSTER', 'KEYSLOT', k)).toBe(slot);
+        expect(await node.call('CLUSTER', 'KEYSLOT', keys.ask(a.runId, a.id))).toBe(slot);
       }
     } finally {
       await node.quit();
