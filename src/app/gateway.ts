@@ -6,6 +6,7 @@ import type { AskStore, Clock, Logger, NotYet, WebhookSender } from '../core/por
 import { commitPlan, type WorkSettings } from '../core/work.js';
 import type { Step } from '../core/effects.js';
 import { parseStep, policySteps } from '../core/policy.js';
+import { recordTtlMs } from '../core/retention.js';
 import { foldFor, MAX_CAS_ATTEMPTS, openAsk } from './open-ask.js';
 import type { EffectRunner } from './effect-runner.js';
 import type { LongPolls } from './long-poll.js';
@@ -243,7 +244,7 @@ export class Gateway {
       }
       const next = result.record;
       const plan = foldFor(this.deps, commitPlan(prev, next, result.effects, now, settings));
-      const ttlMs = isTerminal(next) ? settings.retentionMs : deadlineOf(next) - now + settings.retentionMs;
+      const ttlMs = recordTtlMs(next, now, settings.retentionMs);
       const publish = result.effects.some((e) => e.type === 'publish');
       const commit = () => store.commit(prev, next, { ttlMs, publish, ...(plan.along && { along: plan.along }) });
       const committed = await runner.ahead(askId, plan.ahead, commit);

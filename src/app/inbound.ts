@@ -1,5 +1,6 @@
 import type { AskEvent } from '../core/lifecycle.js';
-import { isTerminal, mayAnswer } from '../core/lifecycle.js';
+import { deadlineOf, isTerminal, mayAnswer } from '../core/lifecycle.js';
+import { keptForMs } from '../core/retention.js';
 import type {
   AskIndexes,
   AskStore,
@@ -206,7 +207,7 @@ export class InboundHandler implements InboundSink {
       { channel, chat },
       messageId,
       askId,
-      Date.parse(record.expiresAt) - clock.now() + retentionMs,
+      keptForMs(deadlineOf(record), clock.now(), retentionMs),
     );
   }
 

@@ -17,6 +17,7 @@ import { deadlineOf, isTerminal, targetOf, webhookSettled } from '../core/lifecy
 import { buildPromptView, outcomeView, reminderText, wordsOf, type Words } from '../core/prompt-view.js';
 import type { Step } from '../core/effects.js';
 import { workFor, type WorkSettings } from '../core/work.js';
+import { keptForMs } from '../core/retention.js';
 import type { BatchItem, EffectRunner, KnownJob } from './effect-runner.js';
 import type { Gateway } from './gateway.js';
 import type { AskRecord } from '../core/schemas.js';
@@ -121,7 +122,12 @@ export class OutboxWork implements OutboxHandlers {
       view: buildPromptView(record, this.words(record)),
     });
     const bind = () =>
-      indexes.bindMessage(conv, message.messageId, askId, deadlineOf(record) - clock.now() + settings.retentionMs);
+      indexes.bindMessage(
+        conv,
+        message.messageId,
+        askId,
+        keptForMs(deadlineOf(record), clock.now(), settings.retentionMs),
+      );
     // If the ask ended while the message was in flight, this commit queues its outcome edit (work.ts).
     const commit = () => this.gateway.apply(askId, { type: 'delivered', index, message }, record);
     if (!store.ordered) {
@@ -168,7 +174,7 @@ export class OutboxWork implements OutboxHandlers {
     const posted = await channel.remind(delivery.message, reminderText(record, now, this.words(record)), stillOpen);
     if (!posted) return; // the ask ended while the channel waited for its rate limit
     const conv = { channel: delivery.channel, chat: delivery.chat };
-    await indexes.bindMessage(conv, posted.messageId, askId, deadlineOf(record) - now + settings.retentionMs);
+    await indexes.bindMessage(conv, posted.messageId, askId, keptForMs(deadlineOf(record), now, settings.retentionMs));
     await this.gateway.apply(askId, { type: 'reminder_posted', index, n }, record);
   }
 
