@@ -1,11 +1,11 @@
 import { AskgateError, invalid } from '../core/errors.js';
 import { normalizeAnswers } from '../core/answers.js';
-import { deadlineOf, isTerminal, transition, type AskEvent, type TransitionOutcome } from '../core/lifecycle.js';
+import { isTerminal, transition, type AskEvent, type TransitionOutcome } from '../core/lifecycle.js';
 import type { AnswerRequest, AskRecord, AskRequest, PushConfig, Responder } from '../core/schemas.js';
 import type { AskStore, Clock, Logger, NotYet, WebhookSender } from '../core/ports.js';
 import { commitPlan, type WorkSettings } from '../core/work.js';
 import type { Step } from '../core/effects.js';
-import { parseStep, policySteps } from '../core/policy.js';
+import { stepCall } from '../core/step-due.js';
 import { recordTtlMs } from '../core/retention.js';
 import { foldFor, MAX_CAS_ATTEMPTS, openAsk } from './open-ask.js';
 import type { EffectRunner } from './effect-runner.js';
@@ -191,33 +191,24 @@ export class Gateway {
     return this.polls.stopped;
   }
 
-  /**
-   * Applies the timeout; called by the timeout job. A job that fires early (step jobs are queued a
-   * little ahead) gets the deadline back with the record it read, and its scheduler calls again
-   * then with that record as `seen`: the timeout's compare-and-set catches a change meanwhile.
-   */
+  /** Applies the timeout; called by the timeout job (see {@link step}). */
   async expire(askId: string, seen?: AskRecord): Promise<void | NotYet> {
-    const record = seen?.id === askId ? seen : await this.deps.store.get(askId);
-    if (!record || isTerminal(record)) return;
-    const deadline = deadlineOf(record);
-    if (deadline > this.deps.clock.now()) return { notBefore: deadline, seen: record };
-    await this.apply(askId, { type: 'timeout' }, record);
+    return this.step(askId, 'timeout', seen);
   }
 
   /**
-   * Fires a reminder or escalation step (called by its job, or by the reconciler when the job was
-   * lost); the timeout goes to {@link expire}. A step fires once: the transition's compare-and-set
-   * on `reminded`/`escalated`. A job that fires early gets the step's time back (see {@link expire}).
+   * Runs a step: the timeout, a reminder or an escalation step (called by its job, or by the
+   * reconciler when the job was lost). Whether it is due is core's `stepCall`: a job that fires early
+   * (step jobs are queued a little ahead) gets the step's time back with the record it read, and its
+   * scheduler calls again then with that record as `seen`: the compare-and-set catches a change
+   * meanwhile. A reminder or escalation fires once: the transition's compare-and-set on `reminded`/`escalated`.
    */
   async step(askId: string, step: Step, seen?: AskRecord): Promise<void | NotYet> {
-    const kind = parseStep(step);
-    if (!kind) return this.expire(askId, seen);
     const record = seen?.id === askId ? seen : await this.deps.store.get(askId);
-    if (!record || isTerminal(record)) return;
-    const due = policySteps(record).find((s) => s.step === step);
-    if (!due) return;
-    if (due.at > this.deps.clock.now()) return { notBefore: due.at, seen: record };
-    await this.apply(askId, { type: kind.kind, n: kind.n }, record);
+    if (!record) return;
+    const call = stepCall(record, step, this.deps.clock.now());
+    if (call.kind === 'wait') return { notBefore: call.notBefore, seen: record };
+    if (call.kind === 'apply') await this.apply(askId, call.event, record);
   }
 
   /**
