@@ -15,7 +15,7 @@ import type {
 } from '../core/ports.js';
 import { buildPromptView, noticeFor, partialPrompt, type NoticeOptions } from '../core/prompt-view.js';
 import { chooseLocale, ENGLISH, wordsFor, wordsOf, type Words } from '../core/i18n/index.js';
-import { spoken } from '../core/notices.js';
+import { invalidNotice, spoken } from '../core/notices.js';
 import { parseReply } from '../core/reply-parser.js';
 import type { AskRecord, Responder } from '../core/schemas.js';
 import { decodeToken, type ButtonChoice } from '../core/token.js';
@@ -291,7 +291,7 @@ export class InboundHandler implements InboundSink {
       case 'expired':
         return spoken({ kind: 'expired', summary: notice('expired') }, words);
       case 'invalid':
-        return { kind: 'invalid', askId, hint: applied.outcome.issues.map((i) => i.message).join('; ') };
+        return spoken({ kind: 'invalid', askId, hint: invalidNotice(record!, event, words) }, words);
       case 'not_found':
         return spoken({ kind: 'not_found', summary: noticeFor(null, 'not_found', {}, words) }, words);
       default:
