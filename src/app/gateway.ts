@@ -8,6 +8,7 @@ import type { Step } from '../core/effects.js';
 import { stepCall } from '../core/step-due.js';
 import { recordTtlMs } from '../core/retention.js';
 import { foldFor, MAX_CAS_ATTEMPTS, openAsk } from './open-ask.js';
+import { keptOrFresh } from './kept-copy.js';
 import type { EffectRunner } from './effect-runner.js';
 import type { LongPolls } from './long-poll.js';
 import type { ListAsksQuery } from '../core/ask-listing.js';
@@ -87,7 +88,7 @@ export class Gateway {
   /** Reads an ask or throws 404. */
   async get(askId: string): Promise<AskRecord> {
     const record = await this.deps.store.get(askId);
-    if (!record) throw new AskgateError('not_found', `no ask with id "${askId}"`);
+    if (!record) throw noAsk(askId);
     return record;
   }
 
@@ -96,10 +97,17 @@ export class Gateway {
    * answer is one response (the ask may stay open) and a skip is refused.
    */
   async answer(askId: string, request: AnswerRequest, by: Responder): Promise<AskRecord> {
-    // A kept copy of a pending ask is checked by the commit (see `apply`), and its questions never
-    // change; an ended one is read again (the record may be gone: a 404, not a 409).
-    const kept = this.deps.store.peek(askId);
-    const record = kept && !isTerminal(kept) ? kept : await this.get(askId);
+    // A kept copy's questions never change; one that says the ask ended is read again (keptOrFresh:
+    // the record may be gone, a 404 rather than a 409).
+    const { store } = this.deps;
+    const pending = (r: AskRecord | null) => r !== null && !isTerminal(r);
+    const record = await keptOrFresh(
+      store.peek(askId),
+      () => store.get(askId),
+      (r) => r,
+      pending,
+    );
+    if (!record) throw noAsk(askId);
     if (isTerminal(record)) throw alreadyResolved(record);
     let event: AskEvent;
     if ('skip' in request) event = { type: 'skip', by };
@@ -217,22 +225,22 @@ export class Gateway {
    * just read it, saves the first read, and without it so does the record as this process last
    * wrote or read it (`store.peek`: the tap or answer that ends an ask this process delivered
    * makes one round trip, the commit): the compare-and-set rejects a stale one, and an outcome
-   * that changes nothing is only ever reported from a fresh read.
+   * that changes nothing is only ever reported from a fresh read ({@link keptOrFresh}).
    */
   async apply(askId: string, event: AskEvent, known?: AskRecord): Promise<Applied> {
     const { store, clock, settings, runner } = this.deps;
-    let hint = known?.id === askId ? known : (store.peek(askId) ?? undefined);
-    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      const fromHint = hint !== undefined;
-      const prev = hint ?? (await store.get(askId));
-      hint = undefined;
-      if (!prev) return { record: null, outcome: { code: 'not_found' } };
+    let kept = known?.id === askId ? known : store.peek(askId);
+    const judge = (prev: AskRecord | null) => {
       const now = clock.now();
-      const result = transition(prev, event, now);
-      if (result.kind === 'unchanged') {
-        if (fromHint) continue;
-        return { record: prev, outcome: result.outcome };
-      }
+      return prev && { prev, now, result: transition(prev, event, now) };
+    };
+    const changes = (judged: ReturnType<typeof judge>) => judged?.result.kind === 'changed';
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const judged = await keptOrFresh(kept, () => store.get(askId), judge, changes);
+      kept = null;
+      if (!judged) return { record: null, outcome: { code: 'not_found' } };
+      const { prev, now, result } = judged;
+      if (result.kind === 'unchanged') return { record: prev, outcome: result.outcome };
       const next = result.record;
       const plan = foldFor(this.deps, commitPlan(prev, next, result.effects, now, settings));
       const ttlMs = recordTtlMs(next, now, settings.retentionMs);
@@ -258,13 +266,16 @@ export class Gateway {
   }
 
   private expectResolved(applied: Applied, askId: string): AskRecord {
-    if (!applied.record) throw new AskgateError('not_found', `no ask with id "${askId}"`);
+    if (!applied.record) throw noAsk(askId);
     // `counted`: an ask that needs several matching answers recorded this one and stays open.
     if (applied.outcome.code === 'resolved' || applied.outcome.code === 'counted') return applied.record;
     if (applied.outcome.code === 'invalid') throw invalid('invalid_answer', applied.outcome.issues);
     throw alreadyResolved(applied.record);
   }
 }
+
+/** The 404 for an ask that does not exist (or no longer does). */
+const noAsk = (askId: string) => new AskgateError('not_found', `no ask with id "${askId}"`);
 
 /** The 409 for an ask that already has its result. */
 export function alreadyResolved(record: AskRecord): AskgateError {

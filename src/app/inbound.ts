@@ -23,6 +23,15 @@ import { controlFits, formHint, readForm } from '../core/forms.js';
 import { partialOf } from '../core/agreement.js';
 import { agreeOf } from '../core/policy.js';
 import type { Gateway } from './gateway.js';
+import { keptOrFresh } from './kept-copy.js';
+
+/** A tap or a form submission: the token it carries, who sent it, from where. */
+type TapEvent = { channel: string; token: string; user: Responder; chat?: string; locale?: string };
+/** A tap {@link InboundHandler} may take: the ask, what was chosen, the person's words. */
+type Found = { kind: 'found'; record: AskRecord; choice: ButtonChoice; words: Words };
+/** A tap turned away with what to tell the person; `refused` is still to be noted in the ask's history. */
+type NotTaken = { kind: 'none'; outcome: InboundOutcome };
+type Refused = { kind: 'refused'; record: AskRecord; refusal: InboundOutcome };
 
 /** What the inbound handler talks to. */
 export interface InboundDeps {
@@ -123,23 +132,33 @@ export class InboundHandler implements InboundSink {
    * it (`store.peek`), which saves the tap's read. The answer it makes depends only on the ask's
    * questions, which never change, and the commit's compare-and-set rejects a stale copy (the
    * transition then runs again on a fresh read, its own checks included); a stale copy never
-   * refuses: a tap it would turn away is checked again on a fresh read.
+   * refuses: a tap it would turn away is checked again on a fresh read ({@link keptOrFresh}).
    */
-  private async tapped(
-    event: { channel: string; token: string; user: Responder; chat?: string; locale?: string },
-    cached = false,
-  ): Promise<
-    { kind: 'found'; record: AskRecord; choice: ButtonChoice; words: Words } | { kind: 'none'; outcome: InboundOutcome }
-  > {
+  private async tapped(event: TapEvent, cached = false): Promise<Found | NotTaken> {
     const token = decodeToken(event.token);
     const early = this.personWords(event.locale, null);
     if (!token)
       return { kind: 'none', outcome: spoken({ kind: 'not_found', summary: early.t('notice.invalidButton') }, early) };
+    const { store } = this.deps;
     const kept =
-      cached && (token.choice.kind === 'option' || token.choice.kind === 'skip')
-        ? this.deps.store.peek(token.askId)
-        : null;
-    const record = kept ?? (await this.deps.store.get(token.askId));
+      cached && (token.choice.kind === 'option' || token.choice.kind === 'skip') ? store.peek(token.askId) : null;
+    const judge = (record: AskRecord | null) => this.judgeTap(event, token, record);
+    const verdict = await keptOrFresh(
+      kept,
+      () => store.get(token.askId),
+      judge,
+      (v) => v.kind === 'found',
+    );
+    if (verdict.kind !== 'refused') return verdict;
+    return { kind: 'none', outcome: await this.noted(verdict.record.id, verdict.refusal, event.user) };
+  }
+
+  /** Whether `record` takes the tap: see {@link tapped}; no effects (it may judge a kept copy, then a fresh read). */
+  private judgeTap(
+    event: TapEvent,
+    token: { version: number; choice: ButtonChoice },
+    record: AskRecord | null,
+  ): Found | NotTaken | Refused {
     // A tap must come from the ask's own chat; one that does not say where it came from (a
     // Telegram inline-mode callback carries no message) cannot be checked, so it is refused.
     // With fan-out and escalation, any conversation the ask was delivered to is its own.
@@ -147,14 +166,13 @@ export class InboundHandler implements InboundSink {
       c?.channel === event.channel && c.chat === event.chat;
     const chatMatches = event.chat !== undefined && (here(record?.to) || !!record?.deliveries.some(here));
     if (!record || record.version !== token.version || !chatMatches) {
-      if (kept) return this.tapped(event);
+      const early = this.personWords(event.locale, null);
       const outcome = { kind: 'not_found' as const, summary: noticeFor(null, 'not_found', {}, early) };
       return { kind: 'none', outcome: spoken(outcome, early) };
     }
     const words = this.personWords(event.locale, record);
     const refusal = this.refusal(record, event.user, event.chat, words);
-    if (refusal && kept) return this.tapped(event);
-    if (refusal) return { kind: 'none', outcome: await this.noted(record.id, refusal, event.user) };
+    if (refusal) return { kind: 'refused', record, refusal };
     return { kind: 'found', record, choice: token.choice, words };
   }
 
