@@ -1,12 +1,14 @@
 import { AskgateError, invalid } from '../core/errors.js';
 import { normalizeAnswers } from '../core/answers.js';
-import { deadlineOf, isTerminal, transition, type AskEvent, type TransitionOutcome } from '../core/lifecycle.js';
+import { isTerminal, transition, type AskEvent, type TransitionOutcome } from '../core/lifecycle.js';
 import type { AnswerRequest, AskRecord, AskRequest, PushConfig, Responder } from '../core/schemas.js';
 import type { AskStore, Clock, Logger, NotYet, WebhookSender } from '../core/ports.js';
 import { commitPlan, type WorkSettings } from '../core/work.js';
 import type { Step } from '../core/effects.js';
-import { parseStep, policySteps } from '../core/policy.js';
+import { stepCall } from '../core/step-due.js';
+import { recordTtlMs } from '../core/retention.js';
 import { foldFor, MAX_CAS_ATTEMPTS, openAsk } from './open-ask.js';
+import { keptOrFresh } from './kept-copy.js';
 import type { EffectRunner } from './effect-runner.js';
 import type { LongPolls } from './long-poll.js';
 import type { ListAsksQuery } from '../core/ask-listing.js';
@@ -86,7 +88,7 @@ export class Gateway {
   /** Reads an ask or throws 404. */
   async get(askId: string): Promise<AskRecord> {
     const record = await this.deps.store.get(askId);
-    if (!record) throw new AskgateError('not_found', `no ask with id "${askId}"`);
+    if (!record) throw noAsk(askId);
     return record;
   }
 
@@ -95,10 +97,17 @@ export class Gateway {
    * answer is one response (the ask may stay open) and a skip is refused.
    */
   async answer(askId: string, request: AnswerRequest, by: Responder): Promise<AskRecord> {
-    // A kept copy of a pending ask is checked by the commit (see `apply`), and its questions never
-    // change; an ended one is read again (the record may be gone: a 404, not a 409).
-    const kept = this.deps.store.peek(askId);
-    const record = kept && !isTerminal(kept) ? kept : await this.get(askId);
+    // A kept copy's questions never change; one that says the ask ended is read again (keptOrFresh:
+    // the record may be gone, a 404 rather than a 409).
+    const { store } = this.deps;
+    const pending = (r: AskRecord | null) => r !== null && !isTerminal(r);
+    const record = await keptOrFresh(
+      store.peek(askId),
+      () => store.get(askId),
+      (r) => r,
+      pending,
+    );
+    if (!record) throw noAsk(askId);
     if (isTerminal(record)) throw alreadyResolved(record);
     let event: AskEvent;
     if ('skip' in request) event = { type: 'skip', by };
@@ -190,33 +199,24 @@ export class Gateway {
     return this.polls.stopped;
   }
 
-  /**
-   * Applies the timeout; called by the timeout job. A job that fires early (step jobs are queued a
-   * little ahead) gets the deadline back with the record it read, and its scheduler calls again
-   * then with that record as `seen`: the timeout's compare-and-set catches a change meanwhile.
-   */
+  /** Applies the timeout; called by the timeout job (see {@link step}). */
   async expire(askId: string, seen?: AskRecord): Promise<void | NotYet> {
-    const record = seen?.id === askId ? seen : await this.deps.store.get(askId);
-    if (!record || isTerminal(record)) return;
-    const deadline = deadlineOf(record);
-    if (deadline > this.deps.clock.now()) return { notBefore: deadline, seen: record };
-    await this.apply(askId, { type: 'timeout' }, record);
+    return this.step(askId, 'timeout', seen);
   }
 
   /**
-   * Fires a reminder or escalation step (called by its job, or by the reconciler when the job was
-   * lost); the timeout goes to {@link expire}. A step fires once: the transition's compare-and-set
-   * on `reminded`/`escalated`. A job that fires early gets the step's time back (see {@link expire}).
+   * Runs a step: the timeout, a reminder or an escalation step (called by its job, or by the
+   * reconciler when the job was lost). Whether it is due is core's `stepCall`: a job that fires early
+   * (step jobs are queued a little ahead) gets the step's time back with the record it read, and its
+   * scheduler calls again then with that record as `seen`: the compare-and-set catches a change
+   * meanwhile. A reminder or escalation fires once: the transition's compare-and-set on `reminded`/`escalated`.
    */
   async step(askId: string, step: Step, seen?: AskRecord): Promise<void | NotYet> {
-    const kind = parseStep(step);
-    if (!kind) return this.expire(askId, seen);
     const record = seen?.id === askId ? seen : await this.deps.store.get(askId);
-    if (!record || isTerminal(record)) return;
-    const due = policySteps(record).find((s) => s.step === step);
-    if (!due) return;
-    if (due.at > this.deps.clock.now()) return { notBefore: due.at, seen: record };
-    await this.apply(askId, { type: kind.kind, n: kind.n }, record);
+    if (!record) return;
+    const call = stepCall(record, step, this.deps.clock.now());
+    if (call.kind === 'wait') return { notBefore: call.notBefore, seen: record };
+    if (call.kind === 'apply') await this.apply(askId, call.event, record);
   }
 
   /**
@@ -225,25 +225,25 @@ export class Gateway {
    * just read it, saves the first read, and without it so does the record as this process last
    * wrote or read it (`store.peek`: the tap or answer that ends an ask this process delivered
    * makes one round trip, the commit): the compare-and-set rejects a stale one, and an outcome
-   * that changes nothing is only ever reported from a fresh read.
+   * that changes nothing is only ever reported from a fresh read ({@link keptOrFresh}).
    */
   async apply(askId: string, event: AskEvent, known?: AskRecord): Promise<Applied> {
     const { store, clock, settings, runner } = this.deps;
-    let hint = known?.id === askId ? known : (store.peek(askId) ?? undefined);
-    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      const fromHint = hint !== undefined;
-      const prev = hint ?? (await store.get(askId));
-      hint = undefined;
-      if (!prev) return { record: null, outcome: { code: 'not_found' } };
+    let kept = known?.id === askId ? known : store.peek(askId);
+    const judge = (prev: AskRecord | null) => {
       const now = clock.now();
-      const result = transition(prev, event, now);
-      if (result.kind === 'unchanged') {
-        if (fromHint) continue;
-        return { record: prev, outcome: result.outcome };
-      }
+      return prev && { prev, now, result: transition(prev, event, now) };
+    };
+    const changes = (judged: ReturnType<typeof judge>) => judged?.result.kind === 'changed';
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const judged = await keptOrFresh(kept, () => store.get(askId), judge, changes);
+      kept = null;
+      if (!judged) return { record: null, outcome: { code: 'not_found' } };
+      const { prev, now, result } = judged;
+      if (result.kind === 'unchanged') return { record: prev, outcome: result.outcome };
       const next = result.record;
       const plan = foldFor(this.deps, commitPlan(prev, next, result.effects, now, settings));
-      const ttlMs = isTerminal(next) ? settings.retentionMs : deadlineOf(next) - now + settings.retentionMs;
+      const ttlMs = recordTtlMs(next, now, settings.retentionMs);
       const publish = result.effects.some((e) => e.type === 'publish');
       const commit = () => store.commit(prev, next, { ttlMs, publish, ...(plan.along && { along: plan.along }) });
       const committed = await runner.ahead(askId, plan.ahead, commit);
@@ -266,13 +266,16 @@ export class Gateway {
   }
 
   private expectResolved(applied: Applied, askId: string): AskRecord {
-    if (!applied.record) throw new AskgateError('not_found', `no ask with id "${askId}"`);
+    if (!applied.record) throw noAsk(askId);
     // `counted`: an ask that needs several matching answers recorded this one and stays open.
     if (applied.outcome.code === 'resolved' || applied.outcome.code === 'counted') return applied.record;
     if (applied.outcome.code === 'invalid') throw invalid('invalid_answer', applied.outcome.issues);
     throw alreadyResolved(applied.record);
   }
 }
+
+/** The 404 for an ask that does not exist (or no longer does). */
+const noAsk = (askId: string) => new AskgateError('not_found', `no ask with id "${askId}"`);
 
 /** The 409 for an ask that already has its result. */
 export function alreadyResolved(record: AskRecord): AskgateError {

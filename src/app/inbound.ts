@@ -1,5 +1,6 @@
 import type { AskEvent } from '../core/lifecycle.js';
-import { isTerminal, mayAnswer } from '../core/lifecycle.js';
+import { deadlineOf, isTerminal, mayAnswer } from '../core/lifecycle.js';
+import { keptForMs } from '../core/retention.js';
 import type {
   AskIndexes,
   AskStore,
@@ -13,9 +14,9 @@ import type {
   SeenEvents,
   TextReceived,
 } from '../core/ports.js';
-import { buildPromptView, partialPrompt } from '../core/prompt-view.js';
+import { buildPromptView } from '../core/prompt-view.js';
 import { noticeFor, type NoticeOptions } from '../core/outcome-view.js';
-import { chooseLocale, ENGLISH, wordsFor, wordsOf, type Words } from '../core/i18n/index.js';
+import { chooseLocale, wordsFor, wordsOf, type Words } from '../core/i18n/index.js';
 import { spoken } from '../core/notices.js';
 import { parseReply } from '../core/reply-parser.js';
 import type { AskRecord, Responder } from '../core/schemas.js';
@@ -25,6 +26,18 @@ import { FormSession, type FormAnswered, type FormAnswering, type FormRead, type
 import { partialOf } from '../core/agreement.js';
 import { agreeOf } from '../core/policy.js';
 import type { Gateway } from './gateway.js';
+import { keptOrFresh } from './kept-copy.js';
+import { resolvedOutcome, toldAfter } from './inbound-told.js';
+
+export { countedNotice } from './inbound-told.js';
+
+/** A tap or a form submission: the token it carries, who sent it, from where. */
+type TapEvent = { channel: string; token: string; user: Responder; chat?: string; locale?: string };
+/** A tap {@link InboundHandler} may take: the ask, what was chosen, the person's words. */
+type Found = { kind: 'found'; record: AskRecord; choice: ButtonChoice; words: Words };
+/** A tap turned away with what to tell the person; `refused` is still to be noted in the ask's history. */
+type NotTaken = { kind: 'none'; outcome: InboundOutcome };
+type Refused = { kind: 'refused'; record: AskRecord; refusal: InboundOutcome };
 
 /** What the inbound handler talks to. */
 export interface InboundDeps {
@@ -129,7 +142,10 @@ export class InboundHandler implements InboundSink, FormAnswering {
     }
     const answer: AskEvent = { type: 'answer', answers: reading.answers, by: event.user, chat: event.chat };
     const applied = await this.gateway.apply(record.id, answer, record);
-    return { outcome: this.told(record.id, applied, words), ended: !!applied.record && isTerminal(applied.record) };
+    return {
+      outcome: toldAfter(record.id, answer, applied, words, this.notice),
+      ended: !!applied.record && isTerminal(applied.record),
+    };
   }
 
   /**
@@ -140,23 +156,33 @@ export class InboundHandler implements InboundSink, FormAnswering {
    * it (`store.peek`), which saves the tap's read. The answer it makes depends only on the ask's
    * questions, which never change, and the commit's compare-and-set rejects a stale copy (the
    * transition then runs again on a fresh read, its own checks included); a stale copy never
-   * refuses: a tap it would turn away is checked again on a fresh read.
+   * refuses: a tap it would turn away is checked again on a fresh read ({@link keptOrFresh}).
    */
-  private async tapped(
-    event: { channel: string; token: string; user: Responder; chat?: string; locale?: string },
-    cached = false,
-  ): Promise<
-    { kind: 'found'; record: AskRecord; choice: ButtonChoice; words: Words } | { kind: 'none'; outcome: InboundOutcome }
-  > {
+  private async tapped(event: TapEvent, cached = false): Promise<Found | NotTaken> {
     const token = decodeToken(event.token);
     const early = this.personWords(event.locale, null);
     if (!token)
       return { kind: 'none', outcome: spoken({ kind: 'not_found', summary: early.t('notice.invalidButton') }, early) };
+    const { store } = this.deps;
     const kept =
-      cached && (token.choice.kind === 'option' || token.choice.kind === 'skip')
-        ? this.deps.store.peek(token.askId)
-        : null;
-    const record = kept ?? (await this.deps.store.get(token.askId));
+      cached && (token.choice.kind === 'option' || token.choice.kind === 'skip') ? store.peek(token.askId) : null;
+    const judge = (record: AskRecord | null) => this.judgeTap(event, token, record);
+    const verdict = await keptOrFresh(
+      kept,
+      () => store.get(token.askId),
+      judge,
+      (v) => v.kind === 'found',
+    );
+    if (verdict.kind !== 'refused') return verdict;
+    return { kind: 'none', outcome: await this.noted(verdict.record.id, verdict.refusal, event.user) };
+  }
+
+  /** Whether `record` takes the tap: see {@link tapped}; no effects (it may judge a kept copy, then a fresh read). */
+  private judgeTap(
+    event: TapEvent,
+    token: { version: number; choice: ButtonChoice },
+    record: AskRecord | null,
+  ): Found | NotTaken | Refused {
     // A tap must come from the ask's own chat; one that does not say where it came from (a
     // Telegram inline-mode callback carries no message) cannot be checked, so it is refused.
     // With fan-out and escalation, any conversation the ask was delivered to is its own.
@@ -164,14 +190,13 @@ export class InboundHandler implements InboundSink, FormAnswering {
       c?.channel === event.channel && c.chat === event.chat;
     const chatMatches = event.chat !== undefined && (here(record?.to) || !!record?.deliveries.some(here));
     if (!record || record.version !== token.version || !chatMatches) {
-      if (kept) return this.tapped(event);
+      const early = this.personWords(event.locale, null);
       const outcome = { kind: 'not_found' as const, summary: noticeFor(null, 'not_found', {}, early) };
       return { kind: 'none', outcome: spoken(outcome, early) };
     }
     const words = this.personWords(event.locale, record);
     const refusal = this.refusal(record, event.user, event.chat, words);
-    if (refusal && kept) return this.tapped(event);
-    if (refusal) return { kind: 'none', outcome: await this.noted(record.id, refusal, event.user) };
+    if (refusal) return { kind: 'refused', record, refusal };
     return { kind: 'found', record, choice: token.choice, words };
   }
 
@@ -224,7 +249,7 @@ export class InboundHandler implements InboundSink, FormAnswering {
       { channel, chat },
       messageId,
       askId,
-      Date.parse(record.expiresAt) - clock.now() + retentionMs,
+      keptForMs(deadlineOf(record), clock.now(), retentionMs),
     );
   }
 
@@ -269,7 +294,7 @@ export class InboundHandler implements InboundSink, FormAnswering {
 
   /** The notice for a record that cannot take this person's answer, or null when it can. */
   private refusal(record: AskRecord, user: ButtonPressed['user'], chat: string | undefined, words: Words) {
-    if (isTerminal(record)) return this.resolvedOutcome(record, words);
+    if (isTerminal(record)) return resolvedOutcome(record, words, this.notice);
     if (!mayAnswer(record, user, chat)) {
       // The notice names the users allowed where this person tried, not those of every target.
       const where = { ...this.notice, channel: user.channel, ...(chat !== undefined ? { chat } : {}) };
@@ -278,52 +303,7 @@ export class InboundHandler implements InboundSink, FormAnswering {
     return null;
   }
 
-  private resolvedOutcome(record: AskRecord, words: Words): InboundOutcome {
-    const expired = record.result?.status === 'no_answer' && record.result.reason === 'timeout';
-    return spoken(
-      expired
-        ? { kind: 'expired', summary: noticeFor(record, 'expired', this.notice, words) }
-        : { kind: 'already_resolved', summary: noticeFor(record, 'already_resolved', this.notice, words) },
-      words,
-    );
-  }
-
   private async commit(askId: string, event: AskEvent, known: AskRecord, words: Words): Promise<InboundOutcome> {
-    return this.told(askId, await this.gateway.apply(askId, event, known), words);
+    return toldAfter(askId, event, await this.gateway.apply(askId, event, known), words, this.notice);
   }
-
-  /** What the person is told after a commit. */
-  private told(askId: string, applied: Awaited<ReturnType<Gateway['apply']>>, words: Words): InboundOutcome {
-    const record = applied.record;
-    const notice = (code: 'recorded' | 'forbidden' | 'expired') => noticeFor(record, code, this.notice, words);
-    switch (applied.outcome.code) {
-      case 'resolved':
-        return spoken({ kind: 'recorded', summary: notice('recorded') }, words);
-      case 'partial': {
-        const prompt = partialPrompt(record!.questions, applied.outcome.missing, words);
-        return spoken({ kind: 'partial', askId, prompt }, words);
-      }
-      case 'counted': {
-        const summary = countedNotice(applied.outcome.matching, applied.outcome.needed, words);
-        return spoken({ kind: 'recorded', summary }, words);
-      }
-      case 'forbidden':
-        return spoken({ kind: 'forbidden', summary: notice('forbidden') }, words);
-      case 'expired':
-        return spoken({ kind: 'expired', summary: notice('expired') }, words);
-      case 'invalid':
-        return { kind: 'invalid', askId, hint: applied.outcome.issues.map((i) => i.message).join('; ') };
-      case 'not_found':
-        return spoken({ kind: 'not_found', summary: noticeFor(null, 'not_found', {}, words) }, words);
-      default:
-        return record
-          ? this.resolvedOutcome(record, words)
-          : spoken({ kind: 'not_found', summary: noticeFor(null, 'not_found', {}, words) }, words);
-    }
-  }
-}
-
-/** What a person hears when their answer counts towards an ask that needs several matching answers (in `words`, default English). */
-export function countedNotice(matching: number, needed: number, words: Words = ENGLISH): string {
-  return words.t('counted.notice', { count: matching, needed });
 }

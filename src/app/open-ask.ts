@@ -1,8 +1,9 @@
 import { AskgateError, invalid, type Issue } from '../core/errors.js';
 import { policyIssues } from '../core/policy.js';
 import { targetList } from '../core/request-policy.js';
-import { createAsk, deadlineOf, isTerminal, transition } from '../core/lifecycle.js';
+import { createAsk, isTerminal, transition } from '../core/lifecycle.js';
 import type { AskRecord, AskRequest, PushConfig } from '../core/schemas.js';
+import { recordTtlMs } from '../core/retention.js';
 import { createPlan, foldAlong, followUp } from '../core/work.js';
 import type { Effect } from '../core/effects.js';
 import type { AlongWrites, AskStore } from '../core/ports.js';
@@ -66,7 +67,7 @@ export async function openAsk(
         record,
         expectedVersion: version,
         supersede,
-        ttlMs: deadlineOf(record) - now + settings.retentionMs,
+        ttlMs: recordTtlMs(record, now, settings.retentionMs),
         retentionMs: settings.retentionMs,
         ...(plan.along && { along: plan.along }),
       });

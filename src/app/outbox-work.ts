@@ -13,13 +13,14 @@ import {
   type SweepEntry,
   type WebhookSender,
 } from '../core/ports.js';
-import { deadlineOf, isTerminal, targetOf, webhookSettled } from '../core/lifecycle.js';
+import { deadlineOf, isTerminal, targetOf } from '../core/lifecycle.js';
 import { buildPromptView } from '../core/prompt-view.js';
 import { outcomeView } from '../core/outcome-view.js';
 import { reminderText } from '../core/policy-view.js';
 import { wordsOf, type Words } from '../core/i18n/index.js';
 import type { Step } from '../core/effects.js';
-import { workFor, type WorkSettings } from '../core/work.js';
+import { stillOwed, workFor, type WorkSettings } from '../core/work.js';
+import { keptForMs } from '../core/retention.js';
 import type { BatchItem, EffectRunner, KnownJob } from './effect-runner.js';
 import type { Gateway } from './gateway.js';
 import type { AskRecord } from '../core/schemas.js';
@@ -102,7 +103,7 @@ export class OutboxWork implements OutboxHandlers {
     const { store, indexes, channels, clock, settings } = this.deps;
     const record = known ?? (await store.get(askId));
     const delivery = record?.deliveries[index];
-    if (!record || !delivery || delivery.status !== 'pending') return;
+    if (!record || !delivery || !stillOwed(record, { kind: 'deliver', index }, clock.now())) return;
     if (isTerminal(record)) {
       await this.gateway.apply(askId, {
         type: 'delivery_failed',
@@ -124,7 +125,12 @@ export class OutboxWork implements OutboxHandlers {
       view: buildPromptView(record, this.words(record)),
     });
     const bind = () =>
-      indexes.bindMessage(conv, message.messageId, askId, deadlineOf(record) - clock.now() + settings.retentionMs);
+      indexes.bindMessage(
+        conv,
+        message.messageId,
+        askId,
+        keptForMs(deadlineOf(record), clock.now(), settings.retentionMs),
+      );
     // If the ask ended while the message was in flight, this commit queues its outcome edit (work.ts).
     const commit = () => this.gateway.apply(askId, { type: 'delivered', index, message }, record);
     if (!store.ordered) {
@@ -140,10 +146,10 @@ export class OutboxWork implements OutboxHandlers {
   }
 
   private async finalize(askId: string, index: number, known?: AskRecord): Promise<void> {
-    const { store, channels } = this.deps;
+    const { store, channels, clock } = this.deps;
     const record = known ?? (await store.get(askId));
     const delivery = record?.deliveries[index];
-    if (!record || !delivery?.message || delivery.finalized !== 'no' || !isTerminal(record)) return;
+    if (!record || !delivery?.message || !stillOwed(record, { kind: 'finalize', index }, clock.now())) return;
     const channel = channels.get(delivery.channel);
     if (!channel) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
     const words = this.words(record);
@@ -157,30 +163,30 @@ export class OutboxWork implements OutboxHandlers {
    */
   private async remind(askId: string, index: number, n: number): Promise<void> {
     const { store, channels, indexes, clock, settings } = this.deps;
+    const job = { kind: 'remind', index, n } as const;
     const record = await store.get(askId);
     const delivery = record?.deliveries[index];
-    if (!record || !delivery?.message || (delivery.reminded ?? 0) >= n || (record.reminded ?? 0) < n) return;
     const now = clock.now();
-    if (isTerminal(record) || now >= deadlineOf(record)) return;
+    if (!record || !delivery?.message || !stillOwed(record, job, now)) return;
     const channel = channels.get(delivery.channel);
     if (!channel) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
     const stillOpen = async () => {
       const current = await store.get(askId);
-      return current !== null && !isTerminal(current) && clock.now() < deadlineOf(current);
+      return current !== null && stillOwed(current, job, clock.now());
     };
     const posted = await channel.remind(delivery.message, reminderText(record, now, this.words(record)), stillOpen);
     if (!posted) return; // the ask ended while the channel waited for its rate limit
     const conv = { channel: delivery.channel, chat: delivery.chat };
-    await indexes.bindMessage(conv, posted.messageId, askId, deadlineOf(record) - now + settings.retentionMs);
+    await indexes.bindMessage(conv, posted.messageId, askId, keptForMs(deadlineOf(record), now, settings.retentionMs));
     await this.gateway.apply(askId, { type: 'reminder_posted', index, n }, record);
   }
 
   /** Re-renders delivery `index`'s open message (the tally); an ended ask gets its final edit instead. */
   private async refresh(askId: string, index: number): Promise<void> {
-    const { store, channels } = this.deps;
+    const { store, channels, clock } = this.deps;
     const record = await store.get(askId);
     const delivery = record?.deliveries[index];
-    if (!record || !delivery?.message || isTerminal(record)) return;
+    if (!record || !delivery?.message || !stillOwed(record, { kind: 'refresh', index }, clock.now())) return;
     const channel = channels.get(delivery.channel);
     if (!channel) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
     await channel.refresh(delivery.message, buildPromptView(record, this.words(record)));
@@ -189,7 +195,7 @@ export class OutboxWork implements OutboxHandlers {
     // landed first): the refresh showed buttons again, so the outcome is shown once more over it.
     const after = await store.get(askId);
     if (after && isTerminal(after)) {
-      if (after.deliveries[index]?.finalized === 'no') return this.finalize(askId, index, after);
+      if (stillOwed(after, { kind: 'finalize', index }, clock.now())) return this.finalize(askId, index, after);
       const words = this.words(after);
       await channel.finalize(delivery.message, outcomeView(after, words), buildPromptView(after, words));
     }
@@ -198,7 +204,9 @@ export class OutboxWork implements OutboxHandlers {
   /** POSTs the terminal result to the ask's callbackUrl once; a job that runs again after success does nothing. */
   private async webhook(askId: string, known?: AskRecord): Promise<void> {
     const record = known ?? (await this.deps.store.get(askId));
-    if (!record?.callbackUrl || !record.result || webhookSettled(record)) return;
+    if (!record || !stillOwed(record, { kind: 'webhook', index: 0 }, this.deps.clock.now())) return;
+    // An owed webhook has both (the ask ended and has a callbackUrl); checked again for the types.
+    if (!record.callbackUrl || !record.result) return;
     const sender = this.deps.webhooks;
     if (!sender) throw new ChannelError('webhooks are not configured (ASKGATE_WEBHOOK_SECRET)', true);
     const payload = { askId, runId: record.runId, version: record.version, result: record.result };

@@ -10,6 +10,7 @@ import { policyTransition } from './policy-events.js';
 import { withHistory, who } from './record-history.js';
 import { deadlineOf, isTerminal, mayAnswer } from './record-state.js';
 import type { AskEvent, TransitionResult } from './ask-events.js';
+import { isDue } from './step-due.js';
 
 export { HISTORY_LIMIT } from './record-history.js';
 export {
@@ -53,7 +54,7 @@ export function transition(record: AskRecord, event: AskEvent, now: number): Tra
 
   switch (event.type) {
     case 'timeout':
-      if (now < deadlineOf(record)) return { kind: 'unchanged', outcome: { code: 'updated' } };
+      if (!isDue(record, 'timeout', now)) return { kind: 'unchanged', outcome: { code: 'updated' } };
       return end(record, 'timeout', now);
     case 'cancel':
       return end(record, 'cancelled', now);

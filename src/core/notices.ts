@@ -1,5 +1,7 @@
 import type { FormOpening, InboundOutcome } from './channel-ports.js';
 import { FALLBACK_LOCALE, wordsFor, type Words } from './i18n/index.js';
+import type { AskRecord } from './schemas.js';
+import { agreeOf } from './policy.js';
 
 /** Marks the language an outcome is in when it is not English (see {@link InboundOutcome}); `ignored` stays bare. */
 export function spoken<T extends InboundOutcome | FormOpening>(outcome: T, words: Words): T {
@@ -14,6 +16,16 @@ export function spoken<T extends InboundOutcome | FormOpening>(outcome: T, words
  */
 export function outcomeWords(outcome: InboundOutcome | FormOpening): Words {
   return wordsFor(outcome.locale ?? FALLBACK_LOCALE);
+}
+
+/**
+ * What a person reads when the lifecycle refused their answer or skip as `invalid` (the API gets
+ * the transition's own issues instead): a skip of an ask that needs several matching answers, else
+ * an answer that does not fit the question (the channels check answers first, so that one is rare).
+ */
+export function invalidNotice(record: AskRecord, event: { type: string }, words: Words): string {
+  if (event.type === 'skip') return words.t('notice.skipRefused', { count: agreeOf(record) });
+  return words.t('notice.answerInvalid');
 }
 
 /**

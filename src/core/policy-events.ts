@@ -5,6 +5,7 @@ import { deliveryTo } from './new-ask.js';
 import { policySteps } from './policy.js';
 import { withHistory } from './record-history.js';
 import { deadlineOf, isTerminal } from './record-state.js';
+import { isDue } from './step-due.js';
 
 type PolicyEvent = Extract<AskEvent, { type: 'remind' | 'escalate' | 'reminder_posted' }>;
 
@@ -29,7 +30,7 @@ export function policyTransition(record: AskRecord, event: PolicyEvent, now: num
   if (!step) return noSuchStep;
   const fired = event.type === 'remind' ? (record.reminded ?? 0) : (record.escalated ?? 0);
   // Early (a job that fired ahead of its time waits and retries); at the deadline the timeout owns the ask.
-  if (fired >= event.n || now < step.at || now >= deadlineOf(record)) return unchanged('updated');
+  if (fired >= event.n || !isDue(record, step.step, now) || now >= deadlineOf(record)) return unchanged('updated');
   if (event.type === 'remind') {
     const next = withHistory(
       { ...record, rev: record.rev + 1, reminded: event.n },

@@ -34,6 +34,18 @@ export function jobsFor(record: AskRecord): Job[] {
 }
 
 /**
+ * Whether `record` still owes `job`, the one rule every outbox job checks before it acts (so a job
+ * that runs twice does nothing the second time): a job {@link jobsFor} lists. A reminder is not
+ * posted at or past the deadline either (the timeout owns the ask then). A refresh, which the
+ * agreement tally asks for rather than jobsFor, is owed while the ask is open and its message sent.
+ */
+export function stillOwed(record: AskRecord, job: Job, now: number): boolean {
+  if (job.kind === 'refresh') return !isTerminal(record) && record.deliveries[job.index]?.status === 'sent';
+  if (job.kind === 'remind' && now >= deadlineOf(record)) return false;
+  return jobsFor(record).some((owed) => sameJob(owed, job));
+}
+
+/**
  * What to do after `next` is committed over `prev` (null: created): the transition's own effects
  * and the jobs the change made necessary (those `prev` did not already need, nor the effects
  * carry), e.g. the outcome edit of a message that was sent after the ask ended, or the

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { DraftSchema, type Draft } from '../core/form-draft-store.js';
 import type { Clock, DraftKey, FormDraftStore, StoredDraft } from '../core/ports.js';
+import { keptForMs } from '../core/retention.js';
 import { DEFAULT_PREFIX } from './keys.js';
 import { runScript, type LuaScript } from './scripts.js';
 import { systemClock } from '../system-clock.js';
@@ -43,7 +44,7 @@ const MIN_TTL_MS = 1000;
 
 /** How long a draft (or a pointer to it) lives: until the ask's record goes (its end plus retention). */
 export function draftTtlMs(expiresAt: number, retentionMs: number, now: number): number {
-  return Math.max(MIN_TTL_MS, Math.round(expiresAt + retentionMs - now));
+  return Math.max(MIN_TTL_MS, Math.round(keptForMs(expiresAt, now, retentionMs)));
 }
 
 /** Reads a stored draft document; null for anything that does not parse (never trusted). */

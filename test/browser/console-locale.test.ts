@@ -70,6 +70,23 @@ describe('web console in a Portuguese browser in São Paulo', () => {
       expect([english, shown.includes(english)]).toEqual([english, false]);
   });
 
+  it('an answer askgate refuses is explained in the console’s words, not in the API’s English', async () => {
+    w = await openPage(browser, undefined, SAO_PAULO);
+    await w.page.goto(app.url + '/');
+    await w.page.locator('#conn.live').waitFor();
+    const { body: ask } = await api.post('/v1/asks', askBody('run-pt-refused'));
+    const card = w.page.locator(`#runs [data-ask="${ask.id}"]`);
+    await card.waitFor();
+    // The request leaves without answers (as a stale or altered page might send it): askgate itself answers 400.
+    await w.page.route('**/console/asks/*/answer', (route) => route.continue({ postData: '{"answers":{}}' }));
+    await card.locator('button.choice', { hasText: 'Staging' }).click();
+    await expect.poll(() => card.locator('.error').textContent()).toBe('askgate não aceitou esta resposta.');
+    expect((await api.get(`/v1/asks/${ask.id}`)).body.status).toBe('pending');
+    // The browser logs the refused request itself; nothing else went wrong.
+    expect(w.errors).toEqual([expect.stringMatching(/status of 400/)]);
+    w.errors.length = 0;
+  });
+
   it('the switch changes the language, and the choice stays in this browser', async () => {
     w = await openPage(browser, undefined, SAO_PAULO);
     await w.page.goto(app.url + '/');

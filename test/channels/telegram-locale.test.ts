@@ -208,6 +208,19 @@ describe('Telegram in the ask’s language and the person’s', () => {
     expect((await finalized(en.id)).result).toMatchObject({ status: 'answered', answers: { q1: ['pular'] } });
   });
 
+  it('a skip refused (the ask needs two matching answers) is explained in the person’s language, not in English', async () => {
+    const hans = person('de');
+    const to = { channel: 'telegram', chat: String(hans.id) };
+    const created = await api.post('/v1/asks', askBody(`tgl-${++run}`, { to, questions: single, agree: 2 }));
+    expect(created.status).toBe(201);
+    const ref = await deliveredRef(api, created.body.id);
+    const said = fake.say(ref.chat, 'überspringen', hans, ref.messageId);
+    const hint = await botReply(fake, ref.chat, said.message_id);
+    expect(hint.text).toBe('Diese Frage braucht 2 übereinstimmende Antworten: tippe auf eine Option.');
+    expect(hint.text).toBe(translate('de', 'notice.skipRefused', { count: 2 }));
+    expect((await get(created.body.id)).status).toBe('pending');
+  });
+
   it('the draft keyboard is checked in the ask’s words: a label that is the locale’s Other… keeps the text form there only', async () => {
     const qs = [1, 2].map((n) => ({ id: `q${n}`, question: `Q${n}?`, options: [{ label: 'Outra…' }, { label: 'B' }] }));
     const user = person();

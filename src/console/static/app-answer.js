@@ -214,5 +214,17 @@ async function submit(card, body) {
     showLogin(t('sessionEnded'));
     return;
   }
-  showError(card, (res && res.data && res.data.error && res.data.error.message) || t('noReply'));
+  showError(card, answerError(res));
+}
+
+/**
+ * What a card says about an answer askgate did not take, in the console's words (the API's error
+ * message is English). @param {{ status: number, data: any } | null} res
+ */
+function answerError(res) {
+  const code = res && res.data && res.data.error ? res.data.error.code : null;
+  if (code === 'already_resolved') return t('answerTaken');
+  if (code === 'not_found') return t('answerGone');
+  if (code === 'invalid_answer' || code === 'invalid_request') return t('answerRefused');
+  return t(res ? 'answerFailed' : 'noReply');
 }

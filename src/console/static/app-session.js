@@ -19,7 +19,7 @@ export async function checkSession() {
     return;
   }
   if (res.status !== 200 || !res.data) {
-    setConn('offline', (res.data && res.data.error && res.data.error.message) || t('refused'));
+    setConn('offline', t('refused'));
     return;
   }
   state.mode = res.data.mode;

@@ -54,6 +54,10 @@ export const CONSOLE_EN = {
   announceRecorded: 'Answer recorded for {run}.',
   announceSent: 'Answer sent for {run}.',
   noReply: 'askgate did not answer; try again.',
+  answerTaken: 'This question already has its result.',
+  answerGone: 'This question no longer exists.',
+  answerRefused: 'askgate did not accept this answer.',
+  answerFailed: 'askgate could not record this answer; try again.',
   // Pending cards.
   askN: 'Ask {version}',
   asked: 'asked {time}',

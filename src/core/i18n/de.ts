@@ -93,6 +93,11 @@ export const de: LocaleInfo & { messages: Messages } = {
     'notice.invalidButton': 'Diese Schaltfläche ist nicht gültig',
     'notice.ownWords': 'Antworte auf die Nachricht mit der Frage, mit deiner Antwort in eigenen Worten.',
     'notice.ambiguous': 'Hier warten mehrere Fragen: antworte auf die Frage, die du beantwortest.',
+    'notice.skipRefused': {
+      one: 'Diese Frage braucht {count} übereinstimmende Antwort: tippe auf eine Option.',
+      other: 'Diese Frage braucht {count} übereinstimmende Antworten: tippe auf eine Option.',
+    },
+    'notice.answerInvalid': 'Diese Antwort passt nicht zur Frage.',
     'list.more': { one: ' und {count} weitere', other: ' und {count} weitere' },
     'list.separator': ', ',
     'list.and': ' und ',

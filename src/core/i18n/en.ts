@@ -94,6 +94,11 @@ export const EN_MESSAGES = {
   'notice.invalidButton': 'This button is not valid',
   'notice.ownWords': 'Reply to the question message with your answer in your own words.',
   'notice.ambiguous': 'Several questions are waiting here: reply to the question you are answering.',
+  'notice.skipRefused': {
+    one: 'This question needs {count} matching answer: tap an option.',
+    other: 'This question needs {count} matching answers: tap an option.',
+  },
+  'notice.answerInvalid': 'This answer does not fit the question.',
   // Lists, tallies and reminders (core/policy-view.ts).
   'list.more': { one: ' and {count} more', other: ' and {count} more' },
   'list.separator': ', ',

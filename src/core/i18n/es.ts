@@ -96,6 +96,12 @@ export const es: LocaleInfo & { messages: Messages } = {
     'notice.invalidButton': 'Este botón no es válido',
     'notice.ownWords': 'Responde al mensaje de la pregunta con tu respuesta en tus palabras.',
     'notice.ambiguous': 'Hay varias preguntas esperando aquí: responde a la pregunta que estás contestando.',
+    'notice.skipRefused': {
+      one: 'Esta pregunta necesita {count} respuesta coincidente: toca una opción.',
+      many: 'Esta pregunta necesita {count} respuestas coincidentes: toca una opción.',
+      other: 'Esta pregunta necesita {count} respuestas coincidentes: toca una opción.',
+    },
+    'notice.answerInvalid': 'Esta respuesta no corresponde a la pregunta.',
     'list.more': { one: ' y {count} más', many: ' y {count} más', other: ' y {count} más' },
     'list.separator': ', ',
     'list.and': ' y ',

@@ -97,6 +97,12 @@ export const fr: LocaleInfo & { messages: Messages } = {
     'notice.invalidButton': 'Ce bouton n’est pas valide',
     'notice.ownWords': 'Répondez au message de la question avec votre réponse, dans vos propres mots.',
     'notice.ambiguous': 'Plusieurs questions attendent ici : répondez à la question à laquelle vous répondez.',
+    'notice.skipRefused': {
+      one: 'Cette question demande {count} réponse concordante : touchez une option.',
+      many: 'Cette question demande {count} réponses concordantes : touchez une option.',
+      other: 'Cette question demande {count} réponses concordantes : touchez une option.',
+    },
+    'notice.answerInvalid': 'Cette réponse ne correspond pas à la question.',
     'list.more': { one: ' et {count} autre', many: ' et {count} autres', other: ' et {count} autres' },
     'list.separator': ', ',
     'list.and': ' et ',

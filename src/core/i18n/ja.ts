@@ -82,6 +82,8 @@ export const ja: LocaleInfo & { messages: Messages } = {
     'notice.invalidButton': 'このボタンは無効です',
     'notice.ownWords': '質問のメッセージに返信して、自分の言葉で答えてください。',
     'notice.ambiguous': 'ここでは複数の質問が待っています。答える質問に返信してください。',
+    'notice.skipRefused': { other: 'この質問には一致する回答が{count}件必要です。選択肢をタップしてください。' },
+    'notice.answerInvalid': 'この回答は質問に合っていません。',
     'list.more': { other: 'ほか{count}名' },
     'list.separator': '、',
     'list.and': '、',

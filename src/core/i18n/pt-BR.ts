@@ -96,6 +96,12 @@ export const ptBR: LocaleInfo & { messages: Messages } = {
     'notice.invalidButton': 'Este botão não é válido',
     'notice.ownWords': 'Responda à mensagem da pergunta com sua resposta em suas palavras.',
     'notice.ambiguous': 'Há várias perguntas esperando aqui: responda à pergunta que você está respondendo.',
+    'notice.skipRefused': {
+      one: 'Esta pergunta precisa de {count} resposta igual: toque em uma opção.',
+      many: 'Esta pergunta precisa de {count} respostas iguais: toque em uma opção.',
+      other: 'Esta pergunta precisa de {count} respostas iguais: toque em uma opção.',
+    },
+    'notice.answerInvalid': 'Esta resposta não corresponde à pergunta.',
     'list.more': { one: ' e mais {count}', many: ' e mais {count}', other: ' e mais {count}' },
     'list.separator': ', ',
     'list.and': ' e ',
