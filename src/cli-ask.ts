@@ -36,7 +36,17 @@ export interface AskArgs {
   retryFor: number;
 }
 
-const SINGLE = ['run', 'timeout', 'url', 'idempotency-key', 'retry-for', 'agree', 'locale', 'time-zone'] as const;
+const SINGLE = [
+  'run',
+  'agent',
+  'timeout',
+  'url',
+  'idempotency-key',
+  'retry-for',
+  'agree',
+  'locale',
+  'time-zone',
+] as const;
 /** A user-given value for an error message: quoted, shortened, control and format characters (bidi, zero-width) escaped. */
 export const shown = (value: string) =>
   JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value).replace(
@@ -52,6 +62,7 @@ export function askBodyFromArgs(argv: string[]): AskArgs {
     strict: true,
     options: {
       run: { type: 'string' },
+      agent: { type: 'string' },
       to: { type: 'string', multiple: true },
       remind: { type: 'string', multiple: true },
       escalate: { type: 'string', multiple: true },
@@ -88,6 +99,7 @@ export function askBodyFromArgs(argv: string[]): AskArgs {
   }
   if (!values.run) throw new UsageError('--run is required');
   const body: Record<string, unknown> = { runId: values.run, questions, ...policyFromFlags(values, shown) };
+  if (values.agent !== undefined) body.agent = values.agent;
   if (values.timeout !== undefined) body.timeoutSeconds = wholeSeconds('--timeout', values.timeout, 1);
   if (values.locale !== undefined) {
     if (!LocaleSchema.safeParse(values.locale).success)

@@ -12,6 +12,7 @@ export async function runList(argv: string[]): Promise<number> {
     options: {
       run: { type: 'string' },
       channel: { type: 'string' },
+      agent: { type: 'string' },
       limit: { type: 'string' },
       cursor: { type: 'string' },
       url: { type: 'string' },
@@ -24,6 +25,7 @@ export async function runList(argv: string[]): Promise<number> {
       status: 'pending',
       runId: values.run,
       channel: values.channel,
+      agent: values.agent,
       // Checked by askgate, which names what is wrong ("abc" arrives as NaN: "must be a number").
       limit: values.limit === undefined ? undefined : Number(values.limit),
       cursor: values.cursor,

@@ -14,7 +14,7 @@ Usage:
   askgate serve                    the server (configured by environment variables, see README)
   askgate mcp                      MCP server on stdio (tool ask_user), asking through ASKGATE_URL
   askgate ask --run <runId> [--to <channel>:<chat>] --question "<text>" --option <label> --option <label>
-              [--header <text>] [--multi] [--question ... --option ...] [--timeout <seconds>]
+              [--header <text>] [--agent <name>] [--multi] [--question ... --option ...] [--timeout <seconds>]
               [--wait] [--retry-for <seconds>] [--idempotency-key <key>] [--url <askgate url>]
               [--to ... (repeat: several targets)] [--remind <seconds>]... [--agree <n>]
               [--escalate <seconds>=<channel>:<chat>[,<channel>:<chat>]]... [--default <questionId>=<label>]...
@@ -22,7 +22,7 @@ Usage:
   askgate wait <askId> [--retry-for <seconds>] [--url <askgate url>]
                                    waits for an ask's result (one that ask without --wait created,
                                    or any other) and prints it, as ask --wait does
-  askgate list [--run <runId>] [--channel <channel>] [--limit <1-200>] [--cursor <nextCursor>] [--url <askgate url>]
+  askgate list [--run <runId>] [--channel <channel>] [--agent <name>] [--limit <1-200>] [--cursor <nextCursor>] [--url <askgate url>]
                                    pending asks, oldest first, as JSON {asks, nextCursor}
   askgate --help
 

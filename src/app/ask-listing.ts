@@ -3,7 +3,7 @@ import type { AskRecord } from '../core/schemas.js';
 import { askCursor, LIST_LIMIT_MAX, listedAsk, type ListAsksQuery } from '../core/ask-listing.js';
 
 /**
- * Entries of the pending index one listing reads at most: a channel filter that matches few asks
+ * Entries of the pending index one listing reads at most: a channel or agent filter that matches few asks
  * returns a short page (with its cursor) instead of reading the whole index in one request.
  */
 const SCAN_MAX = 1_000;
@@ -29,7 +29,8 @@ export async function listPendingAsks(
   const asks: AskRecord[] = [];
   let cursor = after;
   for (let scanned = 0; scanned < SCAN_MAX;) {
-    const batch = query.channel === undefined ? query.limit - asks.length : LIST_LIMIT_MAX;
+    const filtered = query.channel !== undefined || query.agent !== undefined;
+    const batch = filtered ? LIST_LIMIT_MAX : query.limit - asks.length;
     const page = await store.pendingAsks(cursor, batch);
     scanned += batch;
     for (const entry of page.asks) {

@@ -41,6 +41,8 @@ export interface ListAsksInput {
   runId?: string;
   /** Asks with a target or a delivery on this channel (`telegram`, `slack`, ...). */
   channel?: string;
+  /** Asks that named this agent when they were made (`agent` of the ask, compared as stored). */
+  agent?: string;
   /** Asks per page, 1–200 (default 50). */
   limit?: number;
   /** `nextCursor` of the page before. */

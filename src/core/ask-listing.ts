@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AskRecord } from './record-schemas.js';
-import { ChannelNameSchema, RunIdSchema } from './request-schemas.js';
+import { AgentNameSchema, ChannelNameSchema, RunIdSchema } from './request-schemas.js';
 
 /** Asks one page of `GET /v1/asks` lists at most, and by default. */
 export const LIST_LIMIT_MAX = 200;
@@ -35,6 +35,7 @@ const QUERY_FIELDS = {
     .default('pending'),
   runId: RunIdSchema.optional(),
   channel: ChannelNameSchema.optional(),
+  agent: AgentNameSchema.optional(),
   limit: z.coerce
     .number('must be a number')
     .int('must be a whole number')
@@ -53,18 +54,19 @@ export const ListAsksQuerySchema = z
         ctx.addIssue({
           code: 'custom',
           path: [key],
-          message: 'unknown parameter: filter by runId or channel (asks name no agent: the runId is the agent’s)',
+          message: 'unknown parameter: filter by runId, channel or agent',
         });
     }
   })
-  .transform(({ status, runId, channel, limit, cursor }) => ({ status, runId, channel, limit, cursor }));
+  .transform(({ status, runId, channel, agent, limit, cursor }) => ({ status, runId, channel, agent, limit, cursor }));
 /** A validated listing query. */
 export type ListAsksQuery = z.output<typeof ListAsksQuerySchema>;
 
-/** True when a pending ask belongs in the listing: its run, and a target or delivery on the channel. */
-export function listedAsk(record: AskRecord, query: Pick<ListAsksQuery, 'runId' | 'channel'>): boolean {
+/** True when a pending ask belongs in the listing: its run, its agent, and a target or delivery on the channel. */
+export function listedAsk(record: AskRecord, query: Pick<ListAsksQuery, 'runId' | 'channel' | 'agent'>): boolean {
   if (record.status !== 'pending') return false;
   if (query.runId !== undefined && record.runId !== query.runId) return false;
+  if (query.agent !== undefined && record.agent !== query.agent) return false;
   if (query.channel === undefined) return true;
   const targets = record.targets ?? (record.to ? [record.to] : []);
   return [...targets, ...record.deliveries].some((t) => t.channel === query.channel);

@@ -38,6 +38,7 @@ export function newAskRecord(
   return {
     id,
     runId: request.runId,
+    ...(request.agent !== undefined ? { agent: request.agent } : {}),
     version,
     rev: 0,
     status: 'pending',

@@ -106,6 +106,8 @@ export type PushConfig = z.output<typeof PushConfigSchema>;
 export const AskRecordSchema = z.object({
   id: z.string(),
   runId: z.string(),
+  /** The agent that asks, when the request named it (`agent`). */
+  agent: z.string().optional(),
   version: z.number().int().positive(),
   /** Revision of the stored document; every commit increments it (compare-and-set token). */
   rev: z.number().int().nonnegative(),

@@ -161,10 +161,17 @@ export const TimeZoneSchema = z
   .refine(isTimeZone, 'must be an IANA time zone such as "America/Sao_Paulo"')
   .transform((zone) => new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone);
 
+/**
+ * The name of the agent that asks (e.g. `"deploy-bot"`): shown text on one line, up to 64
+ * characters. Operators filter the pending asks by it (`GET /v1/asks?agent=`).
+ */
+export const AgentNameSchema = singleLine(64);
+
 /** The body of `POST /v1/asks`. */
 export const AskRequestSchema = z
   .object({
     runId: RunIdSchema,
+    agent: AgentNameSchema.optional(),
     to: TargetsSchema.optional(),
     questions: z.array(QuestionSchema).min(1, 'ask at least 1 question').max(3, 'ask at most 3 questions'),
     timeoutSeconds: TimeoutSecondsSchema.optional(),

@@ -8,7 +8,7 @@
  * code, a key that is a code or starts with `!` gets a `!` in front, any other key stays as it is.
  *
  * STORED FORMAT: a code, once given, names its field forever. Append new names at the end
- * (2 codes are left: `y`, `z`); never reorder, reuse or remove an entry. A field without a code is
+ * (1 code is left: `z`); never reorder, reuse or remove an entry. A field without a code is
  * simply stored under its long name.
  */
 const NAMES = [
@@ -73,6 +73,7 @@ const NAMES = [
   'format',
   'token',
   'authorization',
+  'agent',
 ] as const;
 
 /**

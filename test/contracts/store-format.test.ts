@@ -341,7 +341,7 @@ describe('short key names in the stored ask (key-names.ts)', () => {
         '3=reason 4=partial 5=idempotencyKey 6=callbackUrl 7=locale 8=timeZone 9=username a=name b=error ' +
         'c=step d=reminded e=escalated f=policy g=remindAfterSeconds h=escalate i=afterSeconds j=to ' +
         'k=onTimeout l=default m=agree n=responses o=partials p=by q=defaults r=detail s=expiresAt ' +
-        't=version u=push v=format w=token x=authorization',
+        't=version u=push v=format w=token x=authorization y=agent',
     );
   });
 

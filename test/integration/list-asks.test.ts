@@ -156,7 +156,8 @@ describe.each([['memory'], ['redis']])('GET /v1/asks on the %s store', (store) =
     ['status=open', 'status', /must be "pending"/],
     ['channel=Tele%20gram', 'channel', /channel name/],
     ['runId=..', 'runId', /dots/],
-    ['agent=claude', 'agent', /unknown parameter: filter by runId or channel/],
+    ['owner=claude', 'owner', /unknown parameter: filter by runId, channel or agent/],
+    ['agent=a%07b', 'agent', /control/],
   ])('?%s is a 400 naming the parameter', async (query, name, message) => {
     const r = await api.get(`/v1/asks?${query}`);
     expect(r.status).toBe(400);

@@ -86,7 +86,10 @@ describe('askgate list', () => {
     const bad = await cli(['--limit', '0']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('query parameter limit: must be at least 1');
-    expect((await cli(['--agent', 'x'])).code).toBe(2);
+    expect((await cli(['--owner', 'x'])).code).toBe(2);
+    const badAgent = await cli(['--agent', 'a\u0007b']);
+    expect(badAgent.code).toBe(2);
+    expect(badAgent.stderr).toContain('query parameter agent');
     const denied = await exec(process.execPath, ['bin/askgate.js', 'list'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH, ASKGATE_URL: app.url, ASKGATE_API_TOKEN: 'wrong-token-0123456789' },
