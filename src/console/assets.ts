@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { ICON_SVG, pageHtml } from './static/page.js';
 import { APP_CSS } from './static/style.js';
-import { CONSOLE_LOCALES, chooseLocale, consoleCatalogue } from '../core/i18n/index.js';
+import { chooseLocale } from '../core/i18n/index.js';
+import { CONSOLE_LOCALES, consoleCatalogue } from './i18n/index.js';
 
 /** One file the console ships, with its gzip form and an ETag. */
 export interface Asset {
@@ -84,7 +85,7 @@ export function i18nScript(): string {
   return `const ASKGATE_I18N = ${JSON.stringify({ names: consoleCatalogue().names })};\n`;
 }
 
-/** Each shipped locale's console words (core/i18n) as JSON, `/console/i18n/<tag>.json`: a page loads its own language's only. */
+/** Each shipped locale's console words (console/i18n) as JSON, `/console/i18n/<tag>.json`: a page loads its own language's only. */
 export const CATALOGUES: ReadonlyMap<string, Asset> = new Map(
   Object.entries(consoleCatalogue().messages).map(([tag, words]) => [
     tag,

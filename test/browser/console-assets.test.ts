@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ASSETS, CATALOGUES, i18nScript, joinModules, pageFor, SCRIPT_MODULES } from '../../src/console/assets.js';
-import { CONSOLE_LOCALES } from '../../src/core/i18n/index.js';
+import { CONSOLE_LOCALES } from '../../src/console/i18n/index.js';
 
 const STATIC = new URL('../../src/console/static/', import.meta.url);
 const source = (file: string) => readFileSync(new URL(file, STATIC), 'utf8');
@@ -10,7 +10,7 @@ const join = (modules: Record<string, string>) => joinModules(Object.keys(module
 describe('the console script, joined from its browser modules', () => {
   it('is what the page loads: every module, in order, without imports, exports or comments', () => {
     const js = ASSETS.js.body.toString('utf8');
-    // The console's words (core/i18n) come first, as one constant.
+    // The console's words (console/i18n) come first, as one constant.
     expect(js).toBe(i18nScript() + joinModules(SCRIPT_MODULES, source));
     expect(i18nScript()).toMatch(/^const ASKGATE_I18N = \{"names":\{"en":"English",[^{}]*\}\};\n$/);
     expect(js).not.toMatch(/^\s*(import|export)\b|^\s*\/\/|\/\*\*/m);
@@ -77,7 +77,7 @@ describe('the console page in the browser language', () => {
     expect(langOf(header)).toBe(lang);
   });
 
-  it("serves each language's words as JSON, the same as core/i18n", () => {
+  it("serves each language's words as JSON, the same as console/i18n", () => {
     expect([...CATALOGUES.keys()]).toEqual([...CONSOLE_LOCALES.keys()]);
     for (const [tag, file] of CATALOGUES) expect(JSON.parse(file.body.toString())).toEqual(CONSOLE_LOCALES.get(tag));
   });

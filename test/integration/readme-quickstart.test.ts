@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, eventually } from '../helpers/http.js';
 import { README, ROOT, readmeBlocks as blocks, shellCommands as commands } from '../helpers/readme.js';
 import { freePort } from '../helpers/redis-server.js';
-import { CONSOLE_LOCALES } from '../../src/core/i18n/index.js';
+import { CONSOLE_LOCALES } from '../../src/console/i18n/index.js';
 
 // The README's quick start, run as written: `npm start` in the checkout (on a free PORT, the
 // documented variable), each "Try it" block pasted whole into bash (with ASKGATE_URL, the

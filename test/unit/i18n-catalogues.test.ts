@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   chooseLocale,
-  CONSOLE_LOCALES,
   fill,
   LOCALES,
   shippedLocale,
@@ -11,6 +10,7 @@ import {
   type LocaleFile,
   type Message,
 } from '../../src/core/i18n/index.js';
+import { CONSOLE_LOCALES } from '../../src/console/i18n/index.js';
 
 const english = LOCALES.get('en')!;
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!).sort();

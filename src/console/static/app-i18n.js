@@ -1,5 +1,5 @@
 /**
- * Browser module, part 0: the console's language. The words come from core/i18n (console-<tag>.ts):
+ * Browser module, part 0: the console's language. The words come from console/i18n (<tag>.ts):
  * the page loads its language's from `/console/i18n/<tag>.json` before it starts; the shipped tags
  * and names are in front of the script (`ASKGATE_I18N`, console/assets.ts). The language is the one
  * chosen with the switch (kept in this browser), else the first of the browser's languages

@@ -1,4 +1,4 @@
-import { CONSOLE_LOCALES, type ConsoleKey } from '../../core/i18n/index.js';
+import { CONSOLE_LOCALES, type ConsoleKey } from '../i18n/index.js';
 
 const escapeHtml = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

@@ -4,7 +4,7 @@ import type { LocaleInfo, Message } from './types.js';
  * English, the reference catalogue: every other locale has exactly its keys and placeholders
  * (test/unit/i18n-catalogues.test.ts). `{name}` is a placeholder; plural entries pick a form by
  * `{count}` through `Intl.PluralRules`. Keys starting `telegram.`, `slack.`, `discord.` hold the
- * words a channel adds itself; `console.` the web console's.
+ * words a channel adds itself (the web console's own words are in console/i18n).
  */
 export const EN_MESSAGES = {
   // The prompt (core/prompt-view.ts).

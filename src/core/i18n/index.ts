@@ -7,15 +7,8 @@ import { de } from './de.js';
 import { ja } from './ja.js';
 import type { LocaleInfo } from './types.js';
 import { canonicalLocale, isTimeZone, memo } from '../locale-tags.js';
-import { CONSOLE_EN, type ConsoleMessages } from './console-en.js';
-import { CONSOLE_PTBR } from './console-pt-BR.js';
-import { CONSOLE_ES } from './console-es.js';
-import { CONSOLE_FR } from './console-fr.js';
-import { CONSOLE_DE } from './console-de.js';
-import { CONSOLE_JA } from './console-ja.js';
 
 export type { MessageKey, Messages } from './en.js';
-export type { ConsoleKey, ConsoleMessages } from './console-en.js';
 export type { LocaleInfo, Message, Plural } from './types.js';
 export { canonicalLocale, isTimeZone } from '../locale-tags.js';
 
@@ -24,24 +17,6 @@ export type LocaleFile = LocaleInfo & { readonly messages: Messages };
 
 /** Every shipped locale, by tag; English first (the reference and the last fallback). */
 export const LOCALES: ReadonlyMap<string, LocaleFile> = new Map([en, ptBR, es, fr, de, ja].map((l) => [l.tag, l]));
-
-/** The web console's own words, by shipped locale (the same tags as {@link LOCALES}). */
-export const CONSOLE_LOCALES: ReadonlyMap<string, ConsoleMessages> = new Map<string, ConsoleMessages>([
-  ['en', CONSOLE_EN],
-  ['pt-BR', CONSOLE_PTBR],
-  ['es', CONSOLE_ES],
-  ['fr', CONSOLE_FR],
-  ['de', CONSOLE_DE],
-  ['ja', CONSOLE_JA],
-]);
-
-/** What the console's browser script gets: every shipped locale's name and console words. */
-export function consoleCatalogue(): { names: Record<string, string>; messages: Record<string, ConsoleMessages> } {
-  return {
-    names: Object.fromEntries([...LOCALES].map(([tag, file]) => [tag, file.name])),
-    messages: Object.fromEntries(CONSOLE_LOCALES),
-  };
-}
 
 /** The locale used when nothing else is known. */
 export const FALLBACK_LOCALE = 'en';

@@ -1,6 +1,6 @@
-import type { ConsoleMessages } from './console-en.js';
+import type { ConsoleMessages } from './en.js';
 
-/** The web console's own words in fr (keys: console-en.ts). */
+/** The web console's own words in fr (keys: en.ts). */
 export const CONSOLE_FR: ConsoleMessages = {
   title: 'console askgate',
   titleCount: '({count}) console askgate',

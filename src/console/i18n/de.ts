@@ -1,6 +1,6 @@
-import type { ConsoleMessages } from './console-en.js';
+import type { ConsoleMessages } from './en.js';
 
-/** The web console's own words in de (keys: console-en.ts). */
+/** The web console's own words in de (keys: en.ts). */
 export const CONSOLE_DE: ConsoleMessages = {
   title: 'askgate-Konsole',
   titleCount: '({count}) askgate-Konsole',

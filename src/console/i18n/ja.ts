@@ -1,6 +1,6 @@
-import type { ConsoleMessages } from './console-en.js';
+import type { ConsoleMessages } from './en.js';
 
-/** The web console's own words in ja (keys: console-en.ts). */
+/** The web console's own words in ja (keys: en.ts). */
 export const CONSOLE_JA: ConsoleMessages = {
   title: 'askgate コンソール',
   titleCount: '({count}) askgate コンソール',

@@ -1,6 +1,6 @@
-import type { ConsoleMessages } from './console-en.js';
+import type { ConsoleMessages } from './en.js';
 
-/** The web console's own words in pt-BR (keys: console-en.ts). */
+/** The web console's own words in pt-BR (keys: en.ts). */
 export const CONSOLE_PTBR: ConsoleMessages = {
   title: 'console do askgate',
   titleCount: '({count}) console do askgate',

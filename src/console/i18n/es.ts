@@ -1,6 +1,6 @@
-import type { ConsoleMessages } from './console-en.js';
+import type { ConsoleMessages } from './en.js';
 
-/** The web console's own words in es (keys: console-en.ts). */
+/** The web console's own words in es (keys: en.ts). */
 export const CONSOLE_ES: ConsoleMessages = {
   title: 'consola de askgate',
   titleCount: '({count}) consola de askgate',

@@ -1,7 +1,7 @@
-import type { Message } from './types.js';
+import type { Message } from '../../core/i18n/index.js';
 
 /**
- * The web console's own words, English (the reference: each locale's `console-<tag>.ts` has the
+ * The web console's own words, English (the reference: each locale's `<tag>.ts` here has the
  * same keys, placeholders and plural forms; test/unit/i18n-catalogues.test.ts checks them).
  */
 export const CONSOLE_EN = {
