@@ -101,7 +101,15 @@ export function assemble(ports: AppPorts): App {
     steps,
     inbound: (notice = {}, seen) =>
       new InboundHandler(
-        { gateway, store, indexes, clock, retentionMs: settings.retentionMs, defaultLocale: settings.defaultLocale },
+        {
+          gateway,
+          store,
+          indexes,
+          clock,
+          retentionMs: settings.retentionMs,
+          defaultLocale: settings.defaultLocale,
+          channelNames: settings.channelNames,
+        },
         notice,
         seen,
       ),

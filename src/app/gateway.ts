@@ -6,6 +6,7 @@ import type { AskStore, Clock, Logger, NotYet, WebhookSender } from '../core/por
 import { commitPlan, type WorkSettings } from '../core/work.js';
 import type { Step } from '../core/effects.js';
 import { parseStep, policySteps } from '../core/policy.js';
+import type { ChannelNames } from '../core/i18n/index.js';
 import { foldFor, MAX_CAS_ATTEMPTS, openAsk } from './open-ask.js';
 import type { EffectRunner } from './effect-runner.js';
 import type { LongPolls } from './long-poll.js';
@@ -21,6 +22,8 @@ export interface GatewaySettings extends WorkSettings {
   retentionMs: number;
   /** The language of asks without a locale (ASKGATE_DEFAULT_LOCALE); English when absent. */
   defaultLocale?: string;
+  /** How the chat channels are named in outcome lines and notices (main.ts: the channel registry's). */
+  channelNames?: ChannelNames;
 }
 
 /** What the gateway talks to. */

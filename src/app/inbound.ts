@@ -14,7 +14,7 @@ import type {
 } from '../core/ports.js';
 import { buildPromptView, partialPrompt } from '../core/prompt-view.js';
 import { noticeFor, type NoticeOptions } from '../core/outcome-view.js';
-import { chooseLocale, ENGLISH, wordsFor, wordsOf, type Words } from '../core/i18n/index.js';
+import { chooseLocale, ENGLISH, wordsFor, wordsOf, type ChannelNames, type Words } from '../core/i18n/index.js';
 import { spoken } from '../core/notices.js';
 import { parseReply } from '../core/reply-parser.js';
 import type { AskRecord, Responder } from '../core/schemas.js';
@@ -35,6 +35,8 @@ export interface InboundDeps {
   retentionMs: number;
   /** The language of asks without a locale (ASKGATE_DEFAULT_LOCALE); English when absent. */
   defaultLocale?: string;
+  /** How the chat channels are named in notices (the channel registry's). */
+  channelNames?: ChannelNames;
 }
 
 /**
@@ -160,12 +162,16 @@ export class InboundHandler implements InboundSink {
 
   /** What everyone in the ask's conversations reads: the ask's locale, else the default. */
   private askWords(record: AskRecord): Words {
-    return wordsOf(record, this.deps.defaultLocale);
+    return wordsOf(record, this.deps.defaultLocale, this.deps.channelNames);
   }
 
   /** What one person reads: their language when askgate ships it, else the ask's, else the default, else English. */
   private personWords(locale: string | undefined, record: AskRecord | null): Words {
-    return wordsFor(chooseLocale(locale, record?.locale, this.deps.defaultLocale), record?.timeZone);
+    return wordsFor(
+      chooseLocale(locale, record?.locale, this.deps.defaultLocale),
+      record?.timeZone,
+      this.deps.channelNames,
+    );
   }
 
   /** Handles a text message that may answer an ask (routing rules in docs/ARCHITECTURE.md). */

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { importClosure } from '../helpers/import-graph.js';
 import { CHANNELS, CHANNEL_DISPLAY_NAMES } from '../../src/channels/registry.js';
 import { loadConfig } from '../../src/config.js';
+import { channelDisplayName } from '../../src/core/policy-view.js';
+import { wordsFor } from '../../src/core/i18n/index.js';
 
 const SRC = resolve(import.meta.dirname, '../../src');
 
@@ -65,5 +67,17 @@ describe('the channel registry', () => {
     expect(config.channels.discord).toEqual({ token: 'd1', gateway: false });
     const env = Object.keys(Object.assign({}, ...CHANNELS.map((c) => c.env)));
     expect(env.filter((name) => !CHANNELS.some((c) => name.startsWith(`${c.name.toUpperCase()}_`)))).toEqual([]);
+  });
+
+  it('core names a chat channel only through the words the shell gives it (the registry’s names)', () => {
+    const named = wordsFor('de', null, CHANNEL_DISPLAY_NAMES);
+    expect(['slack', 'discord', 'web'].map((c) => channelDisplayName(c))).toEqual(['slack', 'discord', 'the console']);
+    expect(['slack', 'discord', 'web', 'teams'].map((c) => channelDisplayName(c, named))).toEqual([
+      'Slack',
+      'Discord',
+      'der Konsole',
+      'teams',
+    ]);
+    expect(wordsFor('de', null, CHANNEL_DISPLAY_NAMES)).toBe(named);
   });
 });

@@ -1,11 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { askRecord, iso, T0 } from '../helpers/records.js';
 import { buildPromptView } from '../../src/core/prompt-view.js';
-import { noticeFor, outcomeView } from '../../src/core/outcome-view.js';
-import { channelDisplayName, isFanOut, reminderText, tallyLines } from '../../src/core/policy-view.js';
+import { noticeFor as coreNotice, outcomeView as coreOutcome } from '../../src/core/outcome-view.js';
+import {
+  channelDisplayName as coreChannelName,
+  isFanOut,
+  reminderText,
+  tallyLines as coreTally,
+} from '../../src/core/policy-view.js';
 import { answersKey } from '../../src/core/policy.js';
 import { decodeToken } from '../../src/core/token.js';
 import type { AskRecord, Delivery, Question, Responder, Response } from '../../src/core/schemas.js';
+import { wordsFor, wordsOf } from '../../src/core/i18n/index.js';
+import { CHANNEL_DISPLAY_NAMES } from '../../src/channels/registry.js';
+
+// Core names no platform: the shell's words carry the channel registry's names, as these wrappers pass them.
+const named = (record: Pick<AskRecord, 'locale' | 'timeZone'>) => wordsOf(record, undefined, CHANNEL_DISPLAY_NAMES);
+const channelDisplayName = (channel: string) => coreChannelName(channel, wordsFor(null, null, CHANNEL_DISPLAY_NAMES));
+const outcomeView = (record: AskRecord) => coreOutcome(record, named(record));
+const tallyLines = (record: Parameters<typeof coreTally>[0]) => coreTally(record, named(record));
+const noticeFor = (record: AskRecord, code: Parameters<typeof coreNotice>[1], options = {}) =>
+  coreNotice(record, code, options, named(record));
 
 const approve: Question = {
   id: 'go',
