@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Channel, Clock, Logger } from '../core/ports.js';
+import type { MessageKey } from '../core/i18n/index.js';
 
 /** A zod shape of environment variables (each parses one string, or its absence). */
 export type EnvShape = Readonly<Record<string, z.ZodType>>;
@@ -26,6 +27,8 @@ export interface ChannelDescriptor<N extends string = string, E extends EnvShape
   readonly displayName: string;
   /** Package names (or `@scope/` prefixes) of its SDK: only its folder may import them (test/unit/boundaries.test.ts). */
   readonly sdks: readonly string[];
+  /** The longest each catalogue word may be where this channel shows it (UTF-16 units; test/unit/i18n-limits.test.ts checks every locale). */
+  readonly wordLimits: ReadonlyMap<MessageKey, number>;
   /** Its environment variables. */
   readonly env: E;
   /** Its settings from the parsed variables, or undefined when it is not enabled; throws `ConfigError` for a combination that cannot work. */

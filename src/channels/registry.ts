@@ -2,6 +2,7 @@
 import { telegram } from './telegram/descriptor.js';
 import { slack } from './slack/descriptor.js';
 import { discord } from './discord/descriptor.js';
+import type { MessageKey } from '../core/i18n/index.js';
 
 /** The channel descriptors, in the order config checks them and main starts them. */
 export const CHANNELS = [telegram, slack, discord] as const;
@@ -14,6 +15,12 @@ export type ChannelName = RegisteredChannel['name'];
 
 /** How people read each registered channel ("Telegram"), by name: the data core's outcome lines show. */
 export const CHANNEL_DISPLAY_NAMES: ReadonlyMap<string, string> = new Map(CHANNELS.map((c) => [c.name, c.displayName]));
+
+/** The longest each catalogue word may be: the strictest limit of every channel that shows it. */
+export const WORD_LIMITS: ReadonlyMap<MessageKey, number> = CHANNELS.flatMap((c) => [...c.wordLimits]).reduce(
+  (limits, [key, max]) => limits.set(key, Math.min(max, limits.get(key) ?? max)),
+  new Map<MessageKey, number>(),
+);
 
 /** The registered channels as people read them, for descriptions: "Telegram, Slack, Discord". */
 export const CHANNEL_DISPLAY_LIST = CHANNELS.map((c) => c.displayName).join(', ');

@@ -42,7 +42,9 @@ describe('the channel registry', () => {
       expect(files).toContain('channels/registry.ts');
       expect(
         files.filter(
-          (f) => f.startsWith('channels/') && !/^channels\/(\w+\/descriptor|descriptor|registry)\.ts$/.test(f),
+          (f) =>
+            f.startsWith('channels/') &&
+            !/^channels\/(\w+\/(descriptor|label-limits)|descriptor|registry)\.ts$/.test(f),
         ),
       ).toEqual([]);
       expect(

@@ -2,12 +2,14 @@
 import { z } from 'zod';
 import { optionalString, tokenString } from '../../config-values.js';
 import { defineChannel } from '../descriptor.js';
+import { DISCORD_WORD_LIMITS } from './label-limits.js';
 
 /** Discord: enabled by `DISCORD_BOT_TOKEN`; `DISCORD_GATEWAY=false` runs a send-only replica. */
 export const discord = defineChannel({
   name: 'discord',
   displayName: 'Discord',
   sdks: ['discord.js', '@discordjs/'],
+  wordLimits: DISCORD_WORD_LIMITS,
   env: {
     DISCORD_BOT_TOKEN: tokenString(),
     DISCORD_API_URL: optionalString,

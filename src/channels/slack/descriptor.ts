@@ -1,12 +1,14 @@
 // Slack as askgate's registry knows it (no SDK import here: @slack/bolt loads in `create`).
 import { ConfigError, optionalString, tokenString } from '../../config-values.js';
 import { defineChannel } from '../descriptor.js';
+import { SLACK_WORD_LIMITS } from './label-limits.js';
 
 /** Slack: enabled by `SLACK_BOT_TOKEN`; HTTP mode with `SLACK_SIGNING_SECRET`, Socket Mode with `SLACK_APP_TOKEN`. */
 export const slack = defineChannel({
   name: 'slack',
   displayName: 'Slack',
   sdks: ['@slack/'],
+  wordLimits: SLACK_WORD_LIMITS,
   env: {
     SLACK_BOT_TOKEN: tokenString(),
     SLACK_SIGNING_SECRET: tokenString(),

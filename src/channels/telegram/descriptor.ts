@@ -1,12 +1,14 @@
 // Telegram as askgate's registry knows it (no SDK import here: grammy loads in `create`).
 import { ConfigError, optionalString, tokenString } from '../../config-values.js';
 import { defineChannel } from '../descriptor.js';
+import { TELEGRAM_WORD_LIMITS } from './label-limits.js';
 
 /** Telegram: enabled by `TELEGRAM_BOT_TOKEN`; long polling, or a webhook with `TELEGRAM_WEBHOOK_URL`. */
 export const telegram = defineChannel({
   name: 'telegram',
   displayName: 'Telegram',
   sdks: ['grammy', '@grammyjs/'],
+  wordLimits: TELEGRAM_WORD_LIMITS,
   env: {
     TELEGRAM_BOT_TOKEN: tokenString(),
     TELEGRAM_API_ROOT: optionalString,
