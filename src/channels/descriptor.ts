@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Channel, Clock, Logger } from '../core/ports.js';
 import type { MessageKey } from '../core/i18n/index.js';
+import type { ChannelWords } from './shared/channel-words.js';
 
 /** A zod shape of environment variables (each parses one string, or its absence). */
 export type EnvShape = Readonly<Record<string, z.ZodType>>;
@@ -29,6 +30,8 @@ export interface ChannelDescriptor<N extends string = string, E extends EnvShape
   readonly sdks: readonly string[];
   /** The longest each catalogue word may be where this channel shows it (UTF-16 units; test/unit/i18n-limits.test.ts checks every locale). */
   readonly wordLimits: ReadonlyMap<MessageKey, number>;
+  /** What only this channel says, by shipped locale (`words.ts` in its folder), if anything. */
+  readonly words?: ChannelWords;
   /** Its environment variables. */
   readonly env: E;
   /** Its settings from the parsed variables, or undefined when it is not enabled; throws `ConfigError` for a combination that cannot work. */

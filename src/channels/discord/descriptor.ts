@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { optionalString, tokenString } from '../../config-values.js';
 import { defineChannel } from '../descriptor.js';
 import { DISCORD_WORD_LIMITS } from './label-limits.js';
+import { DISCORD_WORDS } from './words.js';
 
 /** Discord: enabled by `DISCORD_BOT_TOKEN`; `DISCORD_GATEWAY=false` runs a send-only replica. */
 export const discord = defineChannel({
@@ -10,6 +11,7 @@ export const discord = defineChannel({
   displayName: 'Discord',
   sdks: ['discord.js', '@discordjs/'],
   wordLimits: DISCORD_WORD_LIMITS,
+  words: DISCORD_WORDS,
   env: {
     DISCORD_BOT_TOKEN: tokenString(),
     DISCORD_API_URL: optionalString,

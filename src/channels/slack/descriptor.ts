@@ -2,6 +2,7 @@
 import { ConfigError, optionalString, tokenString } from '../../config-values.js';
 import { defineChannel } from '../descriptor.js';
 import { SLACK_WORD_LIMITS } from './label-limits.js';
+import { SLACK_WORDS } from './words.js';
 
 /** Slack: enabled by `SLACK_BOT_TOKEN`; HTTP mode with `SLACK_SIGNING_SECRET`, Socket Mode with `SLACK_APP_TOKEN`. */
 export const slack = defineChannel({
@@ -9,6 +10,7 @@ export const slack = defineChannel({
   displayName: 'Slack',
   sdks: ['@slack/'],
   wordLimits: SLACK_WORD_LIMITS,
+  words: SLACK_WORDS,
   env: {
     SLACK_BOT_TOKEN: tokenString(),
     SLACK_SIGNING_SECRET: tokenString(),

@@ -15,7 +15,6 @@ export const SLACK_WORD_LIMITS: ReadonlyMap<MessageKey, number> = new Map<Messag
   ['control.skip', BUTTON_TEXT_MAX],
   ['control.answer', BUTTON_TEXT_MAX],
   ['control.next', BUTTON_TEXT_MAX],
-  ['slack.otherLabel', BUTTON_TEXT_MAX],
   // A modal's title, submit and close.
   ['control.submit', MODAL_TITLE_MAX],
   ['control.back', MODAL_TITLE_MAX],
