@@ -10,13 +10,13 @@ import {
   type Logger as PinoLogger,
 } from 'pino';
 import type { Logger } from './core/ports.js';
+import type { ChannelName } from './channels/registry.js';
 
 /** The levels `LOG_LEVEL` accepts. */
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
-/** Which part of askgate a line comes from (the `component` field of every line). */
-export type Component =
-  'http' | 'store' | 'queue' | 'reconciler' | 'gateway' | 'telegram' | 'slack' | 'discord' | 'mcp';
+/** Which part of askgate a line comes from (the `component` field of every line): a chat channel by its registry name. */
+export type Component = 'http' | 'store' | 'queue' | 'reconciler' | 'gateway' | 'mcp' | ChannelName;
 
 const REDACTED_KEYS = [
   'token',

@@ -55,6 +55,7 @@ import {
 } from './store/redis-setup.js';
 import { systemClock } from './system-clock.js';
 import { buildChannels } from './channels/index.js';
+import { CHANNEL_DISPLAY_NAMES } from './channels/registry.js';
 
 /** A running askgate: the HTTP server, the gateway and a way to stop it all. */
 export interface RunningAskgate {
@@ -207,6 +208,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
       maxTimeoutSeconds: config.timeouts.maxSeconds,
       retentionMs: config.retentionMs,
       defaultLocale: config.defaultLocale,
+      channelNames: CHANNEL_DISPLAY_NAMES,
       graceMs: config.reconciler.graceMs,
       sweepDelayMs: config.reconciler.sweepDelayMs,
     },

@@ -1,5 +1,6 @@
 import { AgentCard } from '@a2a-js/sdk';
 import { DATA_PART_SHAPE } from './ask-input.js';
+import { CHANNEL_DISPLAY_LIST } from '../channels/registry.js';
 
 /** What the agent card says about this askgate. */
 export interface CardOptions {
@@ -14,8 +15,7 @@ export interface CardOptions {
 }
 
 const NAME = 'askgate';
-const DESCRIPTION =
-  'Asks a person 1–3 structured multiple-choice questions over chat (Telegram, Slack, Discord or the askgate web console) and returns their answer.';
+const DESCRIPTION = `Asks a person 1–3 structured multiple-choice questions over chat (${CHANNEL_DISPLAY_LIST} or the askgate web console) and returns their answer.`;
 const SKILL = {
   id: 'ask_user',
   name: 'Ask a person',

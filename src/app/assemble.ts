@@ -112,6 +112,7 @@ export function assemble(ports: AppPorts): App {
           retentionMs: settings.retentionMs,
           defaultLocale: settings.defaultLocale,
           drafts,
+          channelNames: settings.channelNames,
         },
         notice,
         seen,

@@ -7,6 +7,7 @@ import { commitPlan, type WorkSettings } from '../core/work.js';
 import type { Step } from '../core/effects.js';
 import { stepCall } from '../core/step-due.js';
 import { recordTtlMs } from '../core/retention.js';
+import type { ChannelNames } from '../core/i18n/index.js';
 import { foldFor, MAX_CAS_ATTEMPTS, openAsk } from './open-ask.js';
 import { keptOrFresh } from './kept-copy.js';
 import type { EffectRunner } from './effect-runner.js';
@@ -23,6 +24,8 @@ export interface GatewaySettings extends WorkSettings {
   retentionMs: number;
   /** The language of asks without a locale (ASKGATE_DEFAULT_LOCALE); English when absent. */
   defaultLocale?: string;
+  /** How the chat channels are named in outcome lines and notices (main.ts: the channel registry's). */
+  channelNames?: ChannelNames;
 }
 
 /** What the gateway talks to. */

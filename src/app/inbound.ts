@@ -16,7 +16,7 @@ import type {
 } from '../core/ports.js';
 import { buildPromptView } from '../core/prompt-view.js';
 import { noticeFor, type NoticeOptions } from '../core/outcome-view.js';
-import { chooseLocale, wordsFor, wordsOf, type Words } from '../core/i18n/index.js';
+import { chooseLocale, wordsFor, wordsOf, type ChannelNames, type Words } from '../core/i18n/index.js';
 import { spoken } from '../core/notices.js';
 import { parseReply } from '../core/reply-parser.js';
 import type { AskRecord, Responder } from '../core/schemas.js';
@@ -52,6 +52,8 @@ export interface InboundDeps {
   defaultLocale?: string;
   /** Forms answered step by step on a message (Telegram's keyboard): one draft per message. */
   drafts: FormDraftStore;
+  /** How the chat channels are named in notices (the channel registry's). */
+  channelNames?: ChannelNames;
 }
 
 /**
@@ -202,12 +204,16 @@ export class InboundHandler implements InboundSink, FormAnswering {
 
   /** What everyone in the ask's conversations reads: the ask's locale, else the default. */
   private askWords(record: AskRecord): Words {
-    return wordsOf(record, this.deps.defaultLocale);
+    return wordsOf(record, this.deps.defaultLocale, this.deps.channelNames);
   }
 
   /** What one person reads: their language when askgate ships it, else the ask's, else the default, else English. */
   private personWords(locale: string | undefined, record: AskRecord | null): Words {
-    return wordsFor(chooseLocale(locale, record?.locale, this.deps.defaultLocale), record?.timeZone);
+    return wordsFor(
+      chooseLocale(locale, record?.locale, this.deps.defaultLocale),
+      record?.timeZone,
+      this.deps.channelNames,
+    );
   }
 
   /** Handles a text message that may answer an ask (routing rules in docs/ARCHITECTURE.md). */

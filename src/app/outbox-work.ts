@@ -17,7 +17,7 @@ import { deadlineOf, isTerminal, targetOf } from '../core/lifecycle.js';
 import { buildPromptView } from '../core/prompt-view.js';
 import { outcomeView } from '../core/outcome-view.js';
 import { reminderText } from '../core/policy-view.js';
-import { wordsOf, type Words } from '../core/i18n/index.js';
+import { wordsOf, type ChannelNames, type Words } from '../core/i18n/index.js';
 import type { Step } from '../core/effects.js';
 import { stillOwed, workFor, type WorkSettings } from '../core/work.js';
 import { keptForMs } from '../core/retention.js';
@@ -40,7 +40,7 @@ export interface OutboxWorkDeps {
   metrics: Pick<Metrics, 'deliveryFailed'>;
   logger: Pick<Logger, 'warn'>;
   /** `defaultLocale`: the language of asks without a locale (ASKGATE_DEFAULT_LOCALE; English when absent). */
-  settings: WorkSettings & { retentionMs: number; defaultLocale?: string };
+  settings: WorkSettings & { retentionMs: number; defaultLocale?: string; channelNames?: ChannelNames };
   webhooks?: Pick<WebhookSender, 'send'>;
   /** Renders the result of an ask whose `push` asks for another protocol's body (A2A); null to send askgate's own. */
   renderPush?: (record: AskRecord) => Promise<RenderedWebhook | null>;
@@ -61,7 +61,7 @@ export class OutboxWork implements OutboxHandlers {
 
   /** What everyone in an ask's conversations reads: the ask's locale, else the configured default. */
   private words(record: AskRecord): Words {
-    return wordsOf(record, this.deps.settings.defaultLocale);
+    return wordsOf(record, this.deps.settings.defaultLocale, this.deps.settings.channelNames);
   }
 
   /** Runs one outbox job; throws to retry. */

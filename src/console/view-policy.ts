@@ -2,7 +2,8 @@
 // its console view. Labels and names only: free-text answers appear as "their own words".
 import { answerSummary, displayHeader, responderName } from '../core/display-text.js';
 import { tallyLines } from '../core/policy-view.js';
-import { LOCALES, wordsFor } from '../core/i18n/index.js';
+import { LOCALES, wordsFor, wordsOf } from '../core/i18n/index.js';
+import { CHANNEL_DISPLAY_NAMES } from '../channels/registry.js';
 import { ownValue } from '../core/own.js';
 import type { AskRecord, Answers } from '../core/schemas.js';
 
@@ -103,8 +104,10 @@ export function policyOf(record: AskRecord): ConsolePolicy | undefined {
   if ((policy.agree ?? 1) > 1)
     out.agree = {
       needed: policy.agree!,
-      tally: tallyLines(record),
-      tallies: Object.fromEntries([...LOCALES.keys()].map((tag) => [tag, tallyLines(record, wordsFor(tag))])),
+      tally: tallyLines(record, wordsOf(record, undefined, CHANNEL_DISPLAY_NAMES)),
+      tallies: Object.fromEntries(
+        [...LOCALES.keys()].map((tag) => [tag, tallyLines(record, wordsFor(tag, null, CHANNEL_DISPLAY_NAMES))]),
+      ),
     };
   const onTimeout = policy.onTimeout && defaultLines(record.questions, policy.onTimeout.default);
   if (onTimeout) out.onTimeout = onTimeout;

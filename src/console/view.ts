@@ -1,6 +1,7 @@
 import { displayHeader, responderName } from '../core/display-text.js';
 import { outcomeView } from '../core/outcome-view.js';
-import { LOCALES, wordsFor } from '../core/i18n/index.js';
+import { LOCALES, wordsFor, wordsOf } from '../core/i18n/index.js';
+import { CHANNEL_DISPLAY_NAMES } from '../channels/registry.js';
 import type { AskRecord, HistoryEntry, Question } from '../core/schemas.js';
 import {
   defaultsOf,
@@ -98,8 +99,10 @@ function questionView(q: Question): ConsoleQuestion {
 function outcomeOf(record: AskRecord): ConsoleOutcome | null {
   const result = record.result;
   if (record.status === 'pending' || !result) return null;
-  const { text } = outcomeView(record);
-  const texts = Object.fromEntries([...LOCALES.keys()].map((tag) => [tag, outcomeView(record, wordsFor(tag)).text]));
+  const { text } = outcomeView(record, wordsOf(record, undefined, CHANNEL_DISPLAY_NAMES));
+  const texts = Object.fromEntries(
+    [...LOCALES.keys()].map((tag) => [tag, outcomeView(record, wordsFor(tag, null, CHANNEL_DISPLAY_NAMES)).text]),
+  );
   const who = result.status === 'answered' ? result.answeredBy : result.by;
   return {
     status: result.status,

@@ -6,13 +6,10 @@ import { shorten } from './text.js';
 import { agreeOf, answersKey } from './policy.js';
 import { ENGLISH, wordsOf, type MessageKey, type Words } from './i18n/index.js';
 
-/** How each channel is named in outcome lines and notices ("Answered in Slack by @bob"): a brand, or a catalogue key. */
-const CHANNEL_NAMES: ReadonlyMap<string, string | { key: MessageKey }> = new Map<string, string | { key: MessageKey }>([
-  ['telegram', 'Telegram'],
-  ['slack', 'Slack'],
-  ['discord', 'Discord'],
-  ['web', { key: 'channel.web' }],
-  ['api', { key: 'channel.api' }],
+/** askgate's own places in outcome lines and notices, named by the catalogues (chat channels: `Words.channelNames`). */
+const OWN_PLACES: ReadonlyMap<string, MessageKey> = new Map<string, MessageKey>([
+  ['web', 'channel.web'],
+  ['api', 'channel.api'],
 ]);
 /** Longest channel name shown (other channels are shown by their configured name). */
 const CHANNEL_NAME_MAX = 32;
@@ -27,11 +24,14 @@ const TALLY_GROUPS_MAX = 6;
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
-/** A channel as people read it: "Slack", "the console", "the API"; any other channel by its name. */
+/**
+ * A channel as people read it: "the console", "the API", a chat channel as `words` names it
+ * ("Slack": the shell's data from the channel registry); any other channel by its name.
+ */
 export function channelDisplayName(channel: string, words: Words = ENGLISH): string {
-  const name = CHANNEL_NAMES.get(channel);
-  if (name === undefined) return shorten(channel, CHANNEL_NAME_MAX);
-  return typeof name === 'string' ? name : words.t(name.key);
+  const own = OWN_PLACES.get(channel);
+  if (own !== undefined) return words.t(own);
+  return words.channelNames.get(channel) ?? shorten(channel, CHANNEL_NAME_MAX);
 }
 
 /** True when the ask was delivered to more than one conversation (channel, chat and thread). */

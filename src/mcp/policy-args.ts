@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ChannelNameSchema, QuestionIdSchema, type AskRequest, type Target } from '../core/schemas.js';
 import { parseTargetSpec } from '../config.js';
+import { CHANNEL_NAME_EXAMPLES } from '../channels/registry.js';
 
 /** Most targets of one ask or one escalation step (as `POST /v1/asks`). */
 const MAX_TARGETS = 5;
@@ -13,7 +14,7 @@ const MAX_TARGETS = 5;
 export class ToolInputError extends Error {}
 
 const TargetObject = z.object({
-  channel: ChannelNameSchema.describe('e.g. "telegram", "slack", "discord"'),
+  channel: ChannelNameSchema.describe(`e.g. ${CHANNEL_NAME_EXAMPLES}`),
   chat: z.string().min(1).max(128).describe('Chat, channel or user id on that platform'),
   thread: z.string().min(1).max(128).optional(),
   users: z

@@ -10,6 +10,7 @@ import {
 } from '../core/schemas.js';
 import type { AskInput, AskView } from '../client/index.js';
 import { ownValue } from '../core/own.js';
+import { CHANNEL_DISPLAY_LIST } from '../channels/registry.js';
 import { PolicyInputShape, PolicyOutputShape, ToolInputError, policyFields, targetsOf } from './policy-args.js';
 
 /** Name of the tool that asks. */
@@ -18,7 +19,7 @@ export const TOOL_NAME = 'ask_user';
 export const AWAIT_TOOL_NAME = 'await_answer';
 
 /** The tool description: it teaches the model when and how to ask. */
-export const TOOL_DESCRIPTION = `Ask the user (a human, reached over chat: Telegram, Slack, Discord or the askgate console) 1–3 multiple-choice questions and wait for the answer.
+export const TOOL_DESCRIPTION = `Ask the user (a human, reached over chat: ${CHANNEL_DISPLAY_LIST} or the askgate console) 1–3 multiple-choice questions and wait for the answer.
 
 Use it when a decision belongs to the user: preferences, trade-offs, scope, irreversible or costly actions, or requirements you cannot settle from the context. Do not ask what you can find out yourself, and do not ask for confirmation of routine steps.
 - Prefer one question. Ask several (at most 3) only when they are needed together.

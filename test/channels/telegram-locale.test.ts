@@ -14,7 +14,10 @@ import {
   visible,
 } from './telegram-world.js';
 import { LOCALES, translate, wordsFor, type MessageKey } from '../../src/core/i18n/index.js';
-import { TELEGRAM_PLACEHOLDER_MAX, TELEGRAM_TOAST_MAX } from '../../src/core/i18n/limits.js';
+import {
+  PLACEHOLDER_MAX_CHARS as TELEGRAM_PLACEHOLDER_MAX,
+  TOAST_MAX_CHARS as TELEGRAM_TOAST_MAX,
+} from '../../src/channels/telegram/label-limits.js';
 import { buildPromptView } from '../../src/core/prompt-view.js';
 import { answersOnKeyboard, draftMarkup } from '../../src/channels/telegram/drafts-keyboard.js';
 import { BUTTON_LABEL_MAX_CHARS } from '../../src/channels/telegram/limits.js';

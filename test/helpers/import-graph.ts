@@ -1,8 +1,11 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
-/** Which imports an edge stands for: every one (type-only too), or only those that load a module when run. */
-export type ImportKind = 'all' | 'runtime';
+/**
+ * Which imports an edge stands for: every one (type-only too), only those that load a module when
+ * run, or only those that load it with the importing file (`static`: runtime without `import()`).
+ */
+export type ImportKind = 'all' | 'runtime' | 'static';
 
 // `import … from`, `export … from` (re-exports), with or without `type`; the clause holds only names, braces, `*`, commas.
 const FROM = /^[ \t]*(?:import|export)\s+(type\s+)?([\w$*{},\s]*?)\s*from\s*['"]([^'"]+)['"]/gm;
@@ -33,7 +36,7 @@ export function importsOf(file: string, kind: ImportKind): string[] {
   const text = readFileSync(file, 'utf8');
   const specs = [
     ...[...text.matchAll(FROM)].filter((m) => kind === 'all' || (!m[1] && !onlyTypes(m[2]!))).map((m) => m[3]!),
-    ...[...text.matchAll(BARE), ...text.matchAll(DYNAMIC)].map((m) => m[1]!),
+    ...[...text.matchAll(BARE), ...(kind === 'static' ? [] : text.matchAll(DYNAMIC))].map((m) => m[1]!),
   ];
   const files = specs.filter((s) => s.startsWith('.')).map((s) => resolveTs(file, s));
   return [...new Set(files.filter((f): f is string => f !== null))];

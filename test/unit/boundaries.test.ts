@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, posix, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CHANNELS } from '../../src/channels/registry.js';
 
 const SRC = resolve(import.meta.dirname, '../../src');
 
@@ -14,13 +15,9 @@ function files(dir: string): string[] {
 const sources = files(SRC).map((path) => ({ path: relative(SRC, path), text: readFileSync(path, 'utf8') }));
 const importsOf = (text: string) => [...text.matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)].map((m) => m[1]!);
 
-/** Which folders may import each SDK (architecture rule 2). */
+/** Which folders may import each SDK (architecture rule 2): a chat SDK only its channel's folder (its descriptor names it). */
 const SDK_HOMES: Record<string, RegExp> = {
-  grammy: /^channels\/telegram\//,
-  '@grammyjs/': /^channels\/telegram\//,
-  '@slack/': /^channels\/slack\//,
-  'discord.js': /^channels\/discord\//,
-  '@discordjs/': /^channels\/discord\//,
+  ...Object.fromEntries(CHANNELS.flatMap((c) => c.sdks.map((sdk) => [sdk, new RegExp(`^channels/${c.name}/`)]))),
   bullmq: /^queue\//,
   ioredis: /^(store\/|queue\/|main\.ts$)/,
   // Everything else logs through the Logger port; only logger.ts knows it is pino.
@@ -70,11 +67,11 @@ describe('architecture boundaries', () => {
     ).toEqual([]);
   });
 
-  it('only main.ts builds concrete stores, queues and channels', () => {
+  it('only main.ts builds concrete stores and queues, and only a channel’s descriptor its channel', () => {
     const builders =
-      /new (RedisAskStore|MemoryAskStore|BullStepScheduler|BullOutbox|MemoryOutbox|MemoryStepScheduler|TelegramChannel|SlackChannel|DiscordChannel)\b/;
+      /new (RedisAskStore|MemoryAskStore|BullStepScheduler|BullOutbox|MemoryOutbox|MemoryStepScheduler|\w+Channel)\b/;
     const offenders = sources.filter(
-      (f) => builders.test(f.text) && f.path !== 'main.ts' && !f.path.startsWith('channels/index'),
+      (f) => builders.test(f.text) && f.path !== 'main.ts' && !/^channels\/[\w-]+\/descriptor\.ts$/.test(f.path),
     );
     expect(offenders.map((f) => f.path)).toEqual([]);
   });

@@ -11,6 +11,7 @@ import {
   type Message,
 } from '../../src/core/i18n/index.js';
 import { CONSOLE_LOCALES } from '../../src/console/i18n/index.js';
+import { CHANNELS } from '../../src/channels/registry.js';
 
 const english = LOCALES.get('en')!;
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!).sort();
@@ -66,6 +67,22 @@ describe('catalogues', () => {
   it.each([...LOCALES.keys()])('%s console words are complete', (tag) => {
     expect(CONSOLE_LOCALES.has(tag)).toBe(true);
     expect(messageProblems(tag, CONSOLE_LOCALES.get(tag)!, CONSOLE_LOCALES.get('en')!)).toEqual([]);
+  });
+
+  // What only one channel says lives in its folder (the descriptor's `words`), checked the same way.
+  const channelWords = CHANNELS.flatMap((c) => (c.words ? [[c.name, c.words] as const] : []));
+  it.each(channelWords.flatMap(([name, words]) => [...LOCALES.keys()].map((tag) => [name, tag, words] as const)))(
+    '%s words in %s are complete',
+    (_name, tag, words) => {
+      expect(Object.hasOwn(words, tag)).toBe(true);
+      expect(messageProblems(tag, words[tag]!, words.en)).toEqual([]);
+    },
+  );
+
+  it('channel words come in the shipped locales only', () => {
+    expect(channelWords.map(([name]) => name)).toEqual(['slack', 'discord']);
+    for (const [name, words] of channelWords)
+      expect([name, Object.keys(words).sort()]).toEqual([name, [...LOCALES.keys()].sort()]);
   });
 
   it('the check fails on a missing key, a changed placeholder, a missing plural form', () => {

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { LOCALES, translate, type MessageKey } from '../../src/core/i18n/index.js';
-import {
-  CONTROL_LIMITS,
-  DISCORD_BUTTON_LABEL_MAX,
-  SLACK_BUTTON_TEXT_MAX,
-  TELEGRAM_TOAST_MAX,
-} from '../../src/core/i18n/limits.js';
+// The limits are the channels' own (each descriptor's `wordLimits`); the registry keeps the strictest per word.
+import { WORD_LIMITS as CONTROL_LIMITS } from '../../src/channels/registry.js';
+import { BUTTON_TEXT_MAX as SLACK_BUTTON_TEXT_MAX } from '../../src/channels/slack/limits.js';
+import { LABEL_MAX as DISCORD_BUTTON_LABEL_MAX } from '../../src/channels/discord/label-limits.js';
+import { TOAST_MAX_CHARS as TELEGRAM_TOAST_MAX } from '../../src/channels/telegram/label-limits.js';
 
 // Placeholders filled with their widest realistic values: three questions, two-digit numbers.
 const WIDEST = { n: 3, total: 3, count: 99 };

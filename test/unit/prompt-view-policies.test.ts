@@ -1,11 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { askRecord, iso, T0 } from '../helpers/records.js';
 import { buildPromptView } from '../../src/core/prompt-view.js';
-import { noticeFor, outcomeView } from '../../src/core/outcome-view.js';
-import { channelDisplayName, isFanOut, reminderText, tallyLines } from '../../src/core/policy-view.js';
+import { noticeFor as coreNotice, outcomeView as coreOutcome } from '../../src/core/outcome-view.js';
+import {
+  channelDisplayName as coreChannelName,
+  isFanOut,
+  reminderText,
+  tallyLines as coreTally,
+} from '../../src/core/policy-view.js';
 import { answersKey } from '../../src/core/policy.js';
 import { decodeToken } from '../../src/core/token.js';
 import type { AskRecord, Delivery, Question, Responder, Response } from '../../src/core/schemas.js';
+import { wordsFor, wordsOf } from '../../src/core/i18n/index.js';
+import { CHANNEL_DISPLAY_NAMES } from '../../src/channels/registry.js';
+import { consoleView } from '../../src/console/view.js';
+
+// Core names no platform: the shell's words carry the channel registry's names, as these wrappers pass them.
+const named = (record: Pick<AskRecord, 'locale' | 'timeZone'>) => wordsOf(record, undefined, CHANNEL_DISPLAY_NAMES);
+const channelDisplayName = (channel: string) => coreChannelName(channel, wordsFor(null, null, CHANNEL_DISPLAY_NAMES));
+const outcomeView = (record: AskRecord) => coreOutcome(record, named(record));
+const tallyLines = (record: Parameters<typeof coreTally>[0]) => coreTally(record, named(record));
+const noticeFor = (record: AskRecord, code: Parameters<typeof coreNotice>[1], options = {}) =>
+  coreNotice(record, code, options, named(record));
 
 const approve: Question = {
   id: 'go',
@@ -127,6 +143,12 @@ describe('tally lines (agree > 1)', () => {
       'Approve 1 · Reject 1 — 2 matching answers needed',
       'Answered: Alice (Telegram), @bob (Slack)',
     ]);
+    // The console (shell) passes the registry's names too.
+    const agree = consoleView({ ...record, status: 'pending' }).policy?.agree;
+    expect([agree?.tally[1], agree?.tallies.en?.[1]]).toEqual([
+      'Answered: Alice (Telegram), @bob (Slack)',
+      'Answered: Alice (Telegram), @bob (Slack)',
+    ]);
   });
 
   it('group multi-select and multi-question answers by their sorted values', () => {
@@ -220,6 +242,11 @@ describe('outcome of a fan-out ask', () => {
       status: 'answered',
       text: 'Answered in Slack by @bob: Production',
     });
+    const shown = consoleView(answeredBy([env], bob, { env: ['Production'] }, { deliveries: fanOut })).outcome;
+    expect([shown?.text, shown?.texts.en]).toEqual([
+      'Answered in Slack by @bob: Production',
+      'Answered in Slack by @bob: Production',
+    ]);
     expect(outcomeView(answeredBy([env], api, { env: ['Staging'] }, { deliveries: fanOut })).text).toBe(
       'Answered via the API: Staging',
     );

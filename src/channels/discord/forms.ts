@@ -8,6 +8,7 @@ import {
 import type { ButtonPressed, FormOpening, InboundOutcome, InboundSink, Logger } from '../../core/ports.js';
 import { outcomeNotice, outcomeWords } from '../../core/notices.js';
 import { chooseLocale, translate } from '../../core/i18n/index.js';
+import { discordText } from './words.js';
 import { decodeToken } from '../../core/token.js';
 import { describeError } from '../shared/errors.js';
 import { MODAL_OPEN_BUDGET_MS, NO_MENTIONS } from './limits.js';
@@ -82,7 +83,10 @@ export class DiscordForms {
         this.deps.logger.warn({ channel: CHANNEL, interactionId: interaction.id }, 'discord form check too slow');
       // The ask is unknown here: the person's language (Discord always says it), else English.
       const person = chooseLocale(event.locale);
-      return this.reply(interaction, translate(person, opening === 'late' ? 'form.tooSlow' : 'discord.failed'));
+      return this.reply(
+        interaction,
+        opening === 'late' ? translate(person, 'form.tooSlow') : discordText(person, 'failed'),
+      );
     }
     if (opening.kind !== 'form') return this.reply(interaction, outcomeNotice(opening), opening.kind === 'forbidden');
     // Only this person sees the modal: core chose their language (else the ask's).
@@ -136,7 +140,7 @@ export class DiscordForms {
         { channel: CHANNEL, interactionId: interaction.id, err: describeError(err) },
         'discord form submission failed',
       );
-      notice = translate(chooseLocale(event.locale), 'discord.failed');
+      notice = discordText(chooseLocale(event.locale), 'failed');
     }
     if (notice === null) return;
     await interaction

@@ -12,7 +12,8 @@ import type { InboundOutcome, InboundSink, Logger, TextReceived } from '../../co
 import { NO_MENTIONS } from './limits.js';
 import { noticeText, renderNotice } from './render.js';
 import { outcomeNotice } from '../../core/notices.js';
-import { chooseLocale, translate } from '../../core/i18n/index.js';
+import { chooseLocale } from '../../core/i18n/index.js';
+import { discordText } from './words.js';
 import { DEFAULT_LEASE_MS, settleOrShow, takeEvent, takeOrPass, type EffectGate } from '../shared/take-event.js';
 import { describeError } from '../shared/errors.js';
 import { RecentIds } from '../shared/recent-ids.js';
@@ -24,9 +25,9 @@ import { DiscordForms, opensModal } from './forms.js';
  * an attachment): `discord.unreadable`, in English, as neither the person's language (a message
  * carries none) nor the ask (unread) is known.
  */
-export const EMPTY_CONTENT_HINT = translate('en', 'discord.unreadable');
+export const EMPTY_CONTENT_HINT = discordText('en', 'unreadable');
 /** `discord.failed` in English: a message whose ask could not be read. */
-const FAILURE = translate('en', 'discord.failed');
+const FAILURE = discordText('en', 'failed');
 const CHANNEL = 'discord';
 
 /** What {@link DiscordInbound} needs. */
@@ -102,7 +103,7 @@ export class DiscordInbound {
       forbidden = outcome.kind === 'forbidden';
     } catch (err) {
       logger.error({ channel: CHANNEL, interactionId: interaction.id, err: describeError(err) }, 'discord tap failed');
-      notice = translate(chooseLocale(interaction.locale), 'discord.failed');
+      notice = discordText(chooseLocale(interaction.locale), 'failed');
     }
     if (notice === null) return;
     await interaction

@@ -1,6 +1,9 @@
 import { DiscordAPIError, HTTPError, RateLimitError, type RateLimitData } from 'discord.js';
 import { ChannelError } from '../../core/ports.js';
 import { isRefusal } from '../shared/errors.js';
+import { LABEL_MAX } from './label-limits.js';
+
+export { LABEL_MAX, MODAL_DESCRIPTION_MAX, MODAL_LABEL_MAX, MODAL_TITLE_MAX } from './label-limits.js';
 
 /** Longest message content Discord accepts. */
 export const CONTENT_MAX = 2000;
@@ -8,18 +11,10 @@ export const CONTENT_MAX = 2000;
 export const BUTTONS_PER_ROW = 5;
 /** Most action rows on a (non Components V2) message. */
 export const ROWS_MAX = 5;
-/** Longest button label. */
-export const LABEL_MAX = 80;
 /** Longest component `custom_id`. */
 export const CUSTOM_ID_MAX = 100;
 /** Most top-level components in a modal (Labels and Text Displays). */
 export const MODAL_COMPONENTS_MAX = 5;
-/** Longest modal title. */
-export const MODAL_TITLE_MAX = 45;
-/** Longest Label text in a modal. */
-export const MODAL_LABEL_MAX = 45;
-/** Longest Label description in a modal. */
-export const MODAL_DESCRIPTION_MAX = 100;
 /** Longest label, value and description of a radio or checkbox group option. */
 export const GROUP_OPTION_TEXT_MAX = 100;
 /** Fewest options of a radio group. */

@@ -2,7 +2,7 @@ import type { App, ViewResponseAction, ViewSubmitAction } from '@slack/bolt';
 import type { FormOpening, InboundOutcome } from '../../core/ports.js';
 import type { Responder } from '../../core/schemas.js';
 import { outcomeNotice, outcomeWords } from '../../core/notices.js';
-import { translate } from '../../core/i18n/index.js';
+import { slackText } from './words.js';
 import { responderOf } from '../shared/responder.js';
 import type { SlackInboundDeps } from './inbound.js';
 import { describeError, platformErrorCode, TRIGGER_ERRORS } from './limits.js';
@@ -32,11 +32,11 @@ export const SUBMIT_ACK_DEADLINE_MS = 2000;
 // `slack.lateInvalid` before the problems of a submission acknowledged before its outcome was known.
 
 /** The notice of a refused trigger, in English (every locale's is `slack.notOpened`). */
-export const NOT_OPENED_NOTICE = translate('en', 'slack.notOpened');
+export const NOT_OPENED_NOTICE = slackText('en', 'notOpened');
 /** The same for Other…, in English (`slack.ownNotOpened`). */
-export const OWN_NOT_OPENED_NOTICE = translate('en', 'slack.ownNotOpened');
+export const OWN_NOT_OPENED_NOTICE = slackText('en', 'ownNotOpened');
 /** Beside the first field of a forged modal, in English (`slack.forged`). */
-export const FORGED_FORM_ERROR = translate('en', 'slack.forged');
+export const FORGED_FORM_ERROR = slackText('en', 'forged');
 
 /** A tap on Answer (token kind `form`) or on Other… (kind `other`): what opening its modal needs. */
 export interface FormTap {
@@ -63,7 +63,7 @@ export async function openFormModal(deps: SlackInboundDeps, tap: FormTap): Promi
     opening = await deps.sink.openForm({ channel: 'slack', token: tap.token, user: tap.user, chat: tap.channel });
   } catch (error) {
     deps.logger.error({ channel: 'slack', err: describeError(error) }, 'slack form could not be checked');
-    return say(translate(tap.locale ?? 'en', 'slack.failed'));
+    return say(slackText(tap.locale ?? 'en', 'failed'));
   }
   if (opening.kind !== 'form') {
     const notice = outcomeNotice(opening);
@@ -81,7 +81,7 @@ export async function openFormModal(deps: SlackInboundDeps, tap: FormTap): Promi
     opening.choice.kind === 'other'
       ? ownWordsModal(opening.view, meta, words.locale)
       : formModal(opening.view, meta, words.locale);
-  if (!view) return say(words.t('slack.noForm'));
+  if (!view) return say(slackText(words.locale, 'noForm'));
   try {
     await deps.client.views.open({ trigger_id: tap.triggerId, view });
   } catch (error) {
@@ -89,7 +89,7 @@ export async function openFormModal(deps: SlackInboundDeps, tap: FormTap): Promi
     const log = { channel: 'slack', err: describeError(error) };
     if (code && TRIGGER_ERRORS.has(code)) deps.logger.info(log, 'slack modal not opened: trigger refused');
     else deps.logger.warn(log, 'slack modal could not be opened');
-    await say(words.t(tap.own ? 'slack.ownNotOpened' : 'slack.notOpened'));
+    await say(slackText(words.locale, tap.own ? 'ownNotOpened' : 'notOpened'));
   }
 }
 
@@ -117,10 +117,10 @@ async function onSubmit(deps: SlackInboundDeps, body: ViewSubmitAction, ack: Ack
   if (!meta || !read) {
     deps.logger.warn({ channel: 'slack' }, 'slack form submission refused: not an askgate form');
     const first = read?.fields.choice[0] ?? read?.fields.own[0];
-    const forged = translate(meta?.locale ?? 'en', 'slack.forged');
+    const forged = slackText(meta?.locale ?? 'en', 'forged');
     return first ? ack({ response_action: 'errors', errors: { [first]: forged } }) : ack();
   }
-  const failed = translate(meta.locale ?? 'en', 'slack.failed');
+  const failed = slackText(meta.locale ?? 'en', 'failed');
   const user = responderOf('slack', { id: body.user.id, username: usernameOf(body.user) });
   const say = (text: string) => ephemeral(deps, meta.channel, user.userId, text, meta.thread);
   const submitted = deps.sink
@@ -148,7 +148,7 @@ async function onSubmit(deps: SlackInboundDeps, body: ViewSubmitAction, ack: Ack
       ? errorsFor(outcome.problems, read.fields, words)
       : { [read.fields.choice[0] ?? read.fields.own[0]!]: outcome.hint };
     if (first) return ack({ response_action: 'errors', errors });
-    return say(`${words.t('slack.lateInvalid')} ${outcome.hint}`);
+    return say(`${slackText(words.locale, 'lateInvalid')} ${outcome.hint}`);
   }
   if (first) await ack();
   const notice = outcomeNotice(outcome);

@@ -5,7 +5,7 @@ import { ID_PREFIX, unescapeMrkdwn } from './render.js';
 import { describeError } from './limits.js';
 import { responderOf } from '../shared/responder.js';
 import { outcomeNotice, outcomeWords } from '../../core/notices.js';
-import { translate } from '../../core/i18n/index.js';
+import { slackText } from './words.js';
 import { localeOfActions } from './render.js';
 import { decodeToken } from '../../core/token.js';
 import { openFormModal, registerForms } from './forms.js';
@@ -19,7 +19,7 @@ export interface SlackInboundDeps {
 }
 
 /** The ephemeral notice after "Other", in English (`slack.otherPrompt`): Slack answers in the thread, not by replying to the message. */
-export const OTHER_PROMPT = translate('en', 'slack.otherPrompt');
+export const OTHER_PROMPT = slackText('en', 'otherPrompt');
 const ACTION_ID = new RegExp(`^${ID_PREFIX}`);
 /**
  * Slack re-sends an unanswered event after about 3 s, 1 min and 5 min: an hour covers them all. The
@@ -106,7 +106,7 @@ async function onButton(deps: SlackInboundDeps, body: BlockAction<ButtonAction>,
     notice = buttonNotice(outcome);
   } catch (error) {
     deps.logger.error({ channel: 'slack', err: describeError(error) }, 'slack button could not be recorded');
-    notice = translate(askLocale ?? 'en', 'slack.failed');
+    notice = slackText(askLocale ?? 'en', 'failed');
   }
   if (notice && channel) await ephemeral(deps, channel, user.userId, notice, threadTs);
 }
@@ -176,7 +176,7 @@ async function reactTo(
       await inThread(deps, event.channel, outcome.kind === 'partial' ? outcome.prompt : outcome.hint, replyTo);
       return;
     case 'need_text':
-      await ephemeral(deps, event.channel, event.user, outcomeWords(outcome).t('slack.otherPrompt'), replyTo);
+      await ephemeral(deps, event.channel, event.user, slackText(outcomeWords(outcome).locale, 'otherPrompt'), replyTo);
       return;
     case 'already_resolved':
       // A retried event whose first attempt committed and then failed: the answer is recorded.
@@ -190,5 +190,5 @@ async function reactTo(
 
 /** The notice for a tap's outcome, in the outcome's language, or null when nothing should be said. */
 export function buttonNotice(outcome: InboundOutcome): string | null {
-  return outcomeNotice(outcome, outcomeWords(outcome).t('slack.otherPrompt'));
+  return outcomeNotice(outcome, slackText(outcomeWords(outcome).locale, 'otherPrompt'));
 }

@@ -1,10 +1,10 @@
 import { ChannelError } from '../../core/ports.js';
 import { describeError as describeAny, isRefusal, retryAfterMs } from '../shared/errors.js';
 
+export { BUTTON_TEXT_MAX, MODAL_TITLE_MAX, PLACEHOLDER_MAX } from './label-limits.js';
+
 /** Longest mrkdwn text of a section block. */
 export const SECTION_TEXT_MAX = 3000;
-/** Longest plain_text label of a button. */
-export const BUTTON_TEXT_MAX = 75;
 /** Longest fallback `text` askgate sends (Slack truncates at 40,000; notifications show far less). */
 export const FALLBACK_TEXT_MAX = 3000;
 /** Most blocks in one message. */
@@ -12,8 +12,6 @@ export const BLOCKS_MAX = 50;
 /** Most elements in one actions block. */
 export const ACTIONS_MAX = 25;
 
-/** Longest modal title, submit and close label (plain_text). */
-export const MODAL_TITLE_MAX = 24;
 /** Most blocks in one modal view. */
 export const MODAL_BLOCKS_MAX = 100;
 /** Longest `private_metadata` of a view. */
@@ -30,8 +28,6 @@ export const OPTION_VALUE_MAX = 75;
 export const INPUT_LABEL_MAX = 2000;
 /** Longest text a plain_text_input takes (its `max_length` may not exceed this). */
 export const TEXT_INPUT_MAX = 3000;
-/** Longest placeholder of a plain_text_input. */
-export const PLACEHOLDER_MAX = 150;
 /** `views.open` errors of a trigger_id that is too old, already used or malformed: the form did not open, nothing else failed. */
 export const TRIGGER_ERRORS: ReadonlySet<string> = new Set([
   'expired_trigger_id',

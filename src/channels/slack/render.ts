@@ -4,6 +4,7 @@ import type { PromptView, QuestionView } from '../../core/prompt-view.js';
 import { cutEscaped, fitToLimit } from '../shared/fit.js';
 import { BUTTON_TEXT_MAX, FALLBACK_TEXT_MAX, SECTION_TEXT_MAX } from './limits.js';
 import { LOCALES, translate } from '../../core/i18n/index.js';
+import { slackText } from './words.js';
 
 /** A Block Kit block as askgate builds and reads it back (loosely typed: Slack returns more fields). */
 export type Block = { type: string; block_id?: string; [key: string]: unknown };
@@ -141,7 +142,7 @@ export function renderPrompt(view: PromptView, withForm = false): RenderedMessag
     ? inThread(view.instructions)
     : buttons.length > 0 && view.form
       ? inThread(view.form.instructions)
-      : translate(view.locale, 'slack.replyInThread', { instructions: view.instructions });
+      : slackText(view.locale, 'replyInThread', { instructions: view.instructions });
   const tally = (view.tally ?? []).slice(0, TALLY_LINES_MAX);
   const blocks: Block[] = [
     ...sections,

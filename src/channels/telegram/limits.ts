@@ -3,21 +3,16 @@ import { ChannelError } from '../../core/ports.js';
 import { shorten } from '../../core/text.js';
 import { describeError as describeAny, retryAfterMs } from '../shared/errors.js';
 
+export { BUTTON_LABEL_MAX_CHARS, TOAST_MAX_CHARS } from './label-limits.js';
+
 /** Telegram's limit on `callback_data`, in UTF-8 bytes. */
 export const CALLBACK_DATA_MAX_BYTES = 64;
 /** Telegram's limit on the buttons of one inline keyboard. */
 export const KEYBOARD_MAX_BUTTONS = 100;
 /** Telegram's limit on the buttons of one inline keyboard row. */
 export const KEYBOARD_ROW_MAX_BUTTONS = 8;
-/**
- * Longest button label askgate sends (Telegram documents no limit but clients cut long labels in
- * the middle); longer labels are cut, and a keyboard whose cut labels would look alike is not sent.
- */
-export const BUTTON_LABEL_MAX_CHARS = 64;
 /** Telegram's limit on a message text, in characters (counted here as UTF-16 code units, the stricter reading). */
 export const MESSAGE_MAX_CHARS = 4096;
-/** Telegram's limit on an answerCallbackQuery toast. */
-export const TOAST_MAX_CHARS = 200;
 /** Longest in-process wait for a chat's next send slot; longer waits go back to the outbox. */
 export const MAX_INLINE_WAIT_MS = 1500;
 /** Default spacing of sends to one chat (Telegram: about one message per second per chat). */

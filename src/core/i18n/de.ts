@@ -173,12 +173,6 @@ export const de: LocaleInfo & { messages: Messages } = {
     'form.tapOtherAgain': 'Tippe auf Andere…, um es noch einmal zu versuchen.',
     'form.tooSlow': 'Das Öffnen hat zu lange gedauert; bitte tippe noch einmal auf die Schaltfläche.',
     'form.doesNotFit': 'Antworte auf die Nachricht mit der Frage, mit deiner Antwort.',
-    'slack.notOpened': 'Das Formular ließ sich nicht öffnen. Tippe noch einmal auf die Schaltfläche.',
-    'slack.ownNotOpened':
-      'Das Formular ließ sich nicht öffnen. Tippe noch einmal auf Andere… oder antworte in diesem Thread mit eigenen Worten.',
-    'slack.noForm': 'Diese Frage passt nicht in ein Slack-Formular: antworte in diesem Thread mit deiner Antwort.',
-    'slack.forged': 'Dieses Formular ist nicht mehr gültig. Schließe es und tippe noch einmal auf Antworten.',
-    'slack.lateInvalid': 'Deine Antwort wurde nicht gespeichert:',
     'telegram.ownWordsPrompt': 'Antworte mit deiner Antwort in eigenen Worten',
     'telegram.answerPlaceholder': 'Deine Antwort',
     'telegram.failedTap': 'Das konnte gerade nicht gespeichert werden. Bitte tippe noch einmal.',
@@ -186,12 +180,5 @@ export const de: LocaleInfo & { messages: Messages } = {
     'telegram.tapHint': 'Tippe zum Antworten oder antworte auf diese Nachricht.',
     'telegram.answering': '{name} antwortet gerade',
     'telegram.pickSeveral': '(eine oder mehrere)',
-    'slack.otherLabel': 'Andere (im Thread antworten)',
-    'slack.otherPrompt': 'Antworte in diesem Thread mit deiner Antwort in eigenen Worten.',
-    'slack.failed': 'askgate konnte das gerade nicht speichern. Bitte versuche es noch einmal.',
-    'slack.replyInThread': 'Antworte in diesem Thread. {instructions}',
-    'discord.unreadable':
-      'Ich konnte diese Antwort nicht lesen: nutze die Schaltflächen der Frage oder erwähne mich in deiner Antwort (@ der Bot) mit deiner Antwort.',
-    'discord.failed': 'Beim Speichern ist etwas schiefgegangen; bitte versuche es gleich noch einmal.',
   },
 };

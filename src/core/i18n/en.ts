@@ -3,8 +3,9 @@ import type { LocaleInfo, Message } from './types.js';
 /**
  * English, the reference catalogue: every other locale has exactly its keys and placeholders
  * (test/unit/i18n-catalogues.test.ts). `{name}` is a placeholder; plural entries pick a form by
- * `{count}` through `Intl.PluralRules`. Keys starting `telegram.`, `slack.`, `discord.` hold the
- * words a channel adds itself (the web console's own words are in console/i18n).
+ * `{count}` through `Intl.PluralRules`. Keys starting `telegram.` hold the words Telegram adds
+ * itself (its draft forms are still driven from core); other channels keep theirs in their folder
+ * (`channels/<name>/words.ts`); the web console's own words are in console/i18n.
  */
 export const EN_MESSAGES = {
   // The prompt (core/prompt-view.ts).
@@ -175,11 +176,6 @@ export const EN_MESSAGES = {
   'form.tapOtherAgain': 'Tap Other… to try again.',
   'form.tooSlow': 'That took too long to open; please tap the button again.',
   'form.doesNotFit': 'Reply to the question message with your answer.',
-  'slack.notOpened': 'The form could not open. Tap the button again.',
-  'slack.ownNotOpened': 'The form could not open. Tap Other… again, or reply in this thread with your own words.',
-  'slack.noForm': 'This question does not fit in a Slack form: reply in this thread with your answer.',
-  'slack.forged': 'This form is not valid any more. Close it and tap Answer again.',
-  'slack.lateInvalid': 'Your answer was not recorded:',
   'telegram.ownWordsPrompt': 'Reply with your answer in your own words',
   'telegram.answerPlaceholder': 'Your answer',
   'telegram.failedTap': 'Sorry, that could not be recorded right now. Please tap again.',
@@ -187,13 +183,6 @@ export const EN_MESSAGES = {
   'telegram.tapHint': 'Tap to answer, or reply to this message.',
   'telegram.answering': '{name} is answering',
   'telegram.pickSeveral': '(pick one or more)',
-  'slack.otherLabel': 'Other (reply in thread)',
-  'slack.otherPrompt': 'Reply in this thread with your answer in your own words.',
-  'slack.failed': 'askgate could not record this right now. Please try again.',
-  'slack.replyInThread': 'Reply in this thread. {instructions}',
-  'discord.unreadable':
-    'I could not read that reply: use the buttons on the question, or mention me in your reply (@ the bot) with your answer.',
-  'discord.failed': 'Something went wrong while recording that; please try again in a moment.',
 } as const satisfies Record<string, Message>;
 
 /** A key of the catalogues. */

@@ -193,12 +193,6 @@ export const es: LocaleInfo & { messages: Messages } = {
     'form.tapOtherAgain': 'Toca Otra… para intentarlo de nuevo.',
     'form.tooSlow': 'Tardó demasiado en abrirse; toca el botón de nuevo.',
     'form.doesNotFit': 'Responde al mensaje de la pregunta con tu respuesta.',
-    'slack.notOpened': 'El formulario no se pudo abrir. Toca el botón de nuevo.',
-    'slack.ownNotOpened':
-      'El formulario no se pudo abrir. Toca Otra… de nuevo o responde en este hilo con tus palabras.',
-    'slack.noForm': 'Esta pregunta no cabe en un formulario de Slack: responde en este hilo con tu respuesta.',
-    'slack.forged': 'Este formulario ya no es válido. Ciérralo y toca Responder de nuevo.',
-    'slack.lateInvalid': 'Tu respuesta no quedó registrada:',
     'telegram.ownWordsPrompt': 'Responde con tu respuesta en tus palabras',
     'telegram.answerPlaceholder': 'Tu respuesta',
     'telegram.failedTap': 'Lo siento, no se pudo registrar ahora. Toca de nuevo.',
@@ -206,12 +200,5 @@ export const es: LocaleInfo & { messages: Messages } = {
     'telegram.tapHint': 'Toca para responder o responde a este mensaje.',
     'telegram.answering': '{name} está respondiendo',
     'telegram.pickSeveral': '(elige una o más)',
-    'slack.otherLabel': 'Otra (responde en el hilo)',
-    'slack.otherPrompt': 'Responde en este hilo con tu respuesta en tus palabras.',
-    'slack.failed': 'askgate no pudo registrar esto ahora. Inténtalo de nuevo.',
-    'slack.replyInThread': 'Responde en este hilo. {instructions}',
-    'discord.unreadable':
-      'No pude leer esa respuesta: usa los botones de la pregunta o mencióname en tu respuesta (@ el bot) con tu respuesta.',
-    'discord.failed': 'Algo salió mal al registrar eso; inténtalo de nuevo en un momento.',
   },
 };

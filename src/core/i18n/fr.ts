@@ -194,12 +194,6 @@ export const fr: LocaleInfo & { messages: Messages } = {
     'form.tapOtherAgain': 'Touchez Autre… pour réessayer.',
     'form.tooSlow': 'L’ouverture a pris trop de temps ; touchez à nouveau le bouton.',
     'form.doesNotFit': 'Répondez au message de la question avec votre réponse.',
-    'slack.notOpened': 'Le formulaire n’a pas pu s’ouvrir. Touchez à nouveau le bouton.',
-    'slack.ownNotOpened':
-      'Le formulaire n’a pas pu s’ouvrir. Touchez à nouveau Autre…, ou répondez dans ce fil avec vos mots.',
-    'slack.noForm': 'Cette question ne tient pas dans un formulaire Slack : répondez dans ce fil avec votre réponse.',
-    'slack.forged': 'Ce formulaire n’est plus valide. Fermez-le et touchez à nouveau Répondre.',
-    'slack.lateInvalid': 'Votre réponse n’a pas été enregistrée :',
     'telegram.ownWordsPrompt': 'Répondez avec votre réponse, dans vos propres mots',
     'telegram.answerPlaceholder': 'Votre réponse',
     'telegram.failedTap': 'Désolé, impossible d’enregistrer cela pour le moment. Touchez à nouveau.',
@@ -207,12 +201,5 @@ export const fr: LocaleInfo & { messages: Messages } = {
     'telegram.tapHint': 'Touchez pour répondre, ou répondez à ce message.',
     'telegram.answering': '{name} est en train de répondre',
     'telegram.pickSeveral': '(une ou plusieurs)',
-    'slack.otherLabel': 'Autre (répondre dans le fil)',
-    'slack.otherPrompt': 'Répondez dans ce fil avec votre réponse, dans vos propres mots.',
-    'slack.failed': 'askgate n’a pas pu enregistrer cela pour le moment. Réessayez.',
-    'slack.replyInThread': 'Répondez dans ce fil. {instructions}',
-    'discord.unreadable':
-      'Je n’ai pas pu lire cette réponse : utilisez les boutons de la question, ou mentionnez-moi dans votre réponse (@ le bot) avec votre réponse.',
-    'discord.failed': 'Un problème est survenu pendant l’enregistrement ; réessayez dans un instant.',
   },
 };

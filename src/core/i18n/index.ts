@@ -105,7 +105,14 @@ export interface Words {
   day(iso: string): string | null;
   /** "a, b and c" with the locale's separators. */
   list(items: readonly string[]): string;
+  /** How the chat channels are named ("Slack"), by channel name: data from the shell (the channel registry); none by default. */
+  readonly channelNames: ChannelNames;
 }
+
+/** Display names of chat channels by channel name (`slack` -> "Slack"). */
+export type ChannelNames = ReadonlyMap<string, string>;
+
+const NO_CHANNEL_NAMES: ChannelNames = new Map();
 
 const formats = new Map<string, Intl.DateTimeFormat>();
 function format(locale: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
@@ -138,16 +145,26 @@ function dayOf(locale: string, timeZone: string, ms: number): string {
   return `${part('year')}-${part('month')}-${part('day')}`;
 }
 
-const shelf = new Map<string, Words>();
+/** The words made so far, per set of channel names (one set per process: the registry's). */
+const shelves = new WeakMap<ChannelNames, Map<string, Words>>();
 
-/** askgate's words in `locale` (resolved with {@link chooseLocale}; English when unknown), times in `timeZone` (UTC when absent or unknown). */
-export function wordsFor(locale?: string | null, timeZone?: string | null): Words {
+/**
+ * askgate's words in `locale` (resolved with {@link chooseLocale}; English when unknown), times in
+ * `timeZone` (UTC when absent or unknown), chat channels named by `channelNames`.
+ */
+export function wordsFor(
+  locale?: string | null,
+  timeZone?: string | null,
+  channelNames: ChannelNames = NO_CHANNEL_NAMES,
+): Words {
   const tag = chooseLocale(locale);
   const zone = timeZone && isTimeZone(timeZone) ? timeZone : 'UTC';
-  return memo(shelf, `${tag} ${zone}`, () => makeWords(tag, zone));
+  let shelf = shelves.get(channelNames);
+  if (!shelf) shelves.set(channelNames, (shelf = new Map()));
+  return memo(shelf, `${tag} ${zone}`, () => makeWords(tag, zone, channelNames));
 }
 
-function makeWords(tag: string, zone: string): Words {
+function makeWords(tag: string, zone: string, channelNames: ChannelNames): Words {
   const parse = (iso: string) => {
     const ms = Date.parse(iso);
     return Number.isNaN(ms) ? null : ms;
@@ -155,6 +172,7 @@ function makeWords(tag: string, zone: string): Words {
   return {
     locale: tag,
     timeZone: zone,
+    channelNames,
     t: (key, params) => translate(tag, key, params),
     time: (iso) => {
       const ms = parse(iso);
@@ -178,8 +196,9 @@ function makeWords(tag: string, zone: string): Words {
 export function wordsOf(
   record: { readonly locale?: string | undefined; readonly timeZone?: string | undefined },
   fallback?: string,
+  channelNames?: ChannelNames,
 ): Words {
-  return wordsFor(chooseLocale(record.locale, fallback), record.timeZone);
+  return wordsFor(chooseLocale(record.locale, fallback), record.timeZone, channelNames);
 }
 
 /** English in UTC: what every view shows when no locale is given. */

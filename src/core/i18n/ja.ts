@@ -146,12 +146,6 @@ export const ja: LocaleInfo & { messages: Messages } = {
     'form.tapOtherAgain': 'もう一度「その他…」をタップしてください。',
     'form.tooSlow': '開くのに時間がかかりすぎました。もう一度ボタンをタップしてください。',
     'form.doesNotFit': '質問のメッセージに返信して回答してください。',
-    'slack.notOpened': 'フォームを開けませんでした。もう一度ボタンをタップしてください。',
-    'slack.ownNotOpened':
-      'フォームを開けませんでした。もう一度「その他…」をタップするか、このスレッドで自分の言葉で返信してください。',
-    'slack.noForm': 'この質問はSlackのフォームに収まりません。このスレッドで回答を返信してください。',
-    'slack.forged': 'このフォームはもう無効です。閉じてからもう一度「回答」をタップしてください。',
-    'slack.lateInvalid': '回答は記録されませんでした:',
     'telegram.ownWordsPrompt': '自分の言葉で回答を返信してください',
     'telegram.answerPlaceholder': 'あなたの回答',
     'telegram.failedTap': '申し訳ありません。今は記録できませんでした。もう一度タップしてください。',
@@ -159,12 +153,5 @@ export const ja: LocaleInfo & { messages: Messages } = {
     'telegram.tapHint': 'タップして回答するか、このメッセージに返信してください。',
     'telegram.answering': '{name} さんが回答中です',
     'telegram.pickSeveral': '（複数選択可）',
-    'slack.otherLabel': 'その他（スレッドで返信）',
-    'slack.otherPrompt': 'このスレッドで、自分の言葉で回答を返信してください。',
-    'slack.failed': 'askgate は今これを記録できませんでした。もう一度お試しください。',
-    'slack.replyInThread': 'このスレッドで返信してください。{instructions}',
-    'discord.unreadable':
-      'その返信を読み取れませんでした。質問のボタンを使うか、返信で私にメンション（@ボット）して回答してください。',
-    'discord.failed': '記録中に問題が発生しました。少ししてからもう一度お試しください。',
   },
 };
