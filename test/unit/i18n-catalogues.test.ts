@@ -85,6 +85,13 @@ describe('catalogues', () => {
       expect([name, Object.keys(words).sort()]).toEqual([name, [...LOCALES.keys()].sort()]);
   });
 
+  it.each([...LOCALES.keys()])('%s holds no channel’s own words: no key starts with a channel name', (tag) => {
+    const channelKeys = Object.keys(LOCALES.get(tag)!.messages).filter((key) =>
+      CHANNELS.some((c) => key.startsWith(`${c.name}.`)),
+    );
+    expect(channelKeys).toEqual([]);
+  });
+
   it('the check fails on a missing key, a changed placeholder, a missing plural form', () => {
     const fr = LOCALES.get('fr')!;
     const { 'control.skip': _gone, ...rest } = fr.messages;
