@@ -32,6 +32,8 @@ export interface ChannelDescriptor<N extends string = string, E extends EnvShape
   readonly wordLimits: ReadonlyMap<MessageKey, number>;
   /** What only this channel says, by shipped locale (`words.ts` in its folder), if anything. */
   readonly words?: ChannelWords;
+  /** The longest each of its own words (keys of `words`) may be where it shows them (UTF-16 units; test/unit/i18n-limits.test.ts checks every locale). */
+  readonly ownWordLimits?: ReadonlyMap<string, number>;
   /** Its environment variables. */
   readonly env: E;
   /** Its settings from the parsed variables, or undefined when it is not enabled; throws `ConfigError` for a combination that cannot work. */

@@ -86,7 +86,7 @@ export type FormOpening =
 /**
  * What the human should be told after a tap or a reply. `locale`: the shipped locale its words are
  * in (the person's, else the ask's, else the default) when it is not English, so a channel's own
- * words beside it (e.g. `telegram.ownWordsPrompt`) can follow.
+ * words beside it (e.g. its own-words prompt) can follow.
  */
 export type InboundOutcome = { locale?: string } & (
   | { kind: 'recorded'; summary: string }

@@ -39,7 +39,7 @@ export type DraftStep =
 
 /** The toast a person gets when someone else holds the draft, in `words` (the person's; default English). */
 export function heldNotice(by: Responder, words: Words = ENGLISH): string {
-  return words.t('telegram.answering', { name: responderName(by) });
+  return words.t('form.answering', { name: responderName(by) });
 }
 
 /** A fresh draft for `questions`, held by `user`, showing the first question. */

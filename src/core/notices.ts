@@ -11,8 +11,8 @@ export function spoken<T extends InboundOutcome | FormOpening>(outcome: T, words
 }
 
 /**
- * The words a channel adds beside an outcome (its own-words prompt, a failure notice), in the
- * outcome's language: e.g. `outcomeNotice(outcome, outcomeWords(outcome).t('telegram.ownWordsPrompt'))`.
+ * The words of an outcome's language, for what a channel adds beside it (its own-words prompt, a
+ * failure notice): a channel reads its own words in their `.locale`.
  */
 export function outcomeWords(outcome: InboundOutcome | FormOpening): Words {
   return wordsFor(outcome.locale ?? FALLBACK_LOCALE);

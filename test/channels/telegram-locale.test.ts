@@ -13,7 +13,8 @@ import {
   tapLabel,
   visible,
 } from './telegram-world.js';
-import { LOCALES, translate, wordsFor, type MessageKey } from '../../src/core/i18n/index.js';
+import { LOCALES, translate, wordsFor } from '../../src/core/i18n/index.js';
+import { TELEGRAM_WORDS, telegramText, type TelegramWordKey } from '../../src/channels/telegram/words.js';
 import {
   PLACEHOLDER_MAX_CHARS as TELEGRAM_PLACEHOLDER_MAX,
   TOAST_MAX_CHARS as TELEGRAM_TOAST_MAX,
@@ -114,7 +115,7 @@ async function renderings(locale: string | undefined): Promise<string[]> {
   seen.push(reminder.text);
   const other = shown.buttons.find((b) => b.label === t('control.other'))!;
   const toastOther = await tap(fake, one.ref, other.data, user);
-  expect(toastOther).toBe(t('telegram.ownWordsPrompt'));
+  expect(toastOther).toBe(telegramText(locale, 'ownWordsPrompt'));
   seen.push(toastOther!);
   const prompt = await forceReplyAfter(one.ref, reminder.message_id);
   seen.push(prompt.text, placeholderOf(prompt));
@@ -166,8 +167,8 @@ describe('Telegram in the ask’s language and the person’s', () => {
     expect(portuguese.filter((t) => t.trim() === '')).toEqual([]);
     expect([...words(portuguese)].filter((w) => englishUi.includes(w))).toEqual([]);
     const all = portuguese.join('\n');
-    for (const key of ['telegram.tapHint', 'telegram.pickSeveral', 'telegram.answerPlaceholder'] as MessageKey[])
-      expect(all).toContain(translate('pt-BR', key));
+    for (const key of ['tapHint', 'pickSeveral', 'answerPlaceholder'] as const)
+      expect(all).toContain(telegramText('pt-BR', key));
     expect(all).toContain('Lembrete');
     expect(all).toContain('Pergunta 1 · ');
   });
@@ -232,7 +233,7 @@ describe('Telegram in the ask’s language and the person’s', () => {
     const pt = await ask(user, qs, { locale: 'pt-BR' });
     expect(visible(fake, pt.ref).buttons).toEqual([]);
     expect(visible(fake, pt.ref).text).toContain(translate('pt-BR', 'prompt.several'));
-    expect(visible(fake, pt.ref).text).not.toContain(translate('pt-BR', 'telegram.tapHint'));
+    expect(visible(fake, pt.ref).text).not.toContain(telegramText('pt-BR', 'tapHint'));
   });
 });
 
@@ -273,10 +274,16 @@ describe('Telegram’s own words fit its limits in every language', () => {
   }));
 
   it.each(tags)('%s: toasts, the placeholder and a three-question draft keyboard', (tag) => {
-    const keys = Object.keys(LOCALES.get('en')!.messages).filter((k) => k.startsWith('telegram.')) as MessageKey[];
-    for (const key of keys)
-      expect([key, translate(tag, key, { name: '@x' }).length <= TELEGRAM_TOAST_MAX]).toEqual([key, true]);
-    expect(translate(tag, 'telegram.answerPlaceholder').length).toBeLessThanOrEqual(TELEGRAM_PLACEHOLDER_MAX);
+    // Telegram's own words, and the form session's notice Telegram shows as a toast.
+    const texts: [string, string][] = [
+      ...(Object.keys(TELEGRAM_WORDS.en) as TelegramWordKey[]).map((k): [string, string] => [
+        k,
+        telegramText(tag, k, { name: '@x' }),
+      ]),
+      ['form.answering', translate(tag, 'form.answering', { name: '@x' })],
+    ];
+    for (const [key, text] of texts) expect([key, text.length <= TELEGRAM_TOAST_MAX]).toEqual([key, true]);
+    expect(telegramText(tag, 'answerPlaceholder').length).toBeLessThanOrEqual(TELEGRAM_PLACEHOLDER_MAX);
     const view = buildPromptView(askRecord(three, { locale: tag }));
     expect(view.locale).toBe(tag);
     expect(answersOnKeyboard(view)).toBe(true);

@@ -80,9 +80,16 @@ describe('catalogues', () => {
   );
 
   it('channel words come in the shipped locales only', () => {
-    expect(channelWords.map(([name]) => name)).toEqual(['slack', 'discord']);
+    expect(channelWords.map(([name]) => name)).toEqual(['telegram', 'slack', 'discord']);
     for (const [name, words] of channelWords)
       expect([name, Object.keys(words).sort()]).toEqual([name, [...LOCALES.keys()].sort()]);
+  });
+
+  it.each([...LOCALES.keys()])('%s holds no channel’s own words: no key starts with a channel name', (tag) => {
+    const channelKeys = Object.keys(LOCALES.get(tag)!.messages).filter((key) =>
+      CHANNELS.some((c) => key.startsWith(`${c.name}.`)),
+    );
+    expect(channelKeys).toEqual([]);
   });
 
   it('the check fails on a missing key, a changed placeholder, a missing plural form', () => {

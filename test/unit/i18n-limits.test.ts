@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { LOCALES, translate, type MessageKey } from '../../src/core/i18n/index.js';
 // The limits are the channels' own (each descriptor's `wordLimits`); the registry keeps the strictest per word.
-import { WORD_LIMITS as CONTROL_LIMITS } from '../../src/channels/registry.js';
+import { CHANNELS, WORD_LIMITS as CONTROL_LIMITS } from '../../src/channels/registry.js';
+import { wordsReader } from '../../src/channels/shared/channel-words.js';
 import { BUTTON_TEXT_MAX as SLACK_BUTTON_TEXT_MAX } from '../../src/channels/slack/limits.js';
 import { LABEL_MAX as DISCORD_BUTTON_LABEL_MAX } from '../../src/channels/discord/label-limits.js';
 import { TOAST_MAX_CHARS as TELEGRAM_TOAST_MAX } from '../../src/channels/telegram/label-limits.js';
@@ -18,6 +19,28 @@ describe('control words fit the platforms in every language', () => {
     const text = translate(tag, key, WIDEST);
     expect(text.trim()).not.toBe('');
     expect(text.length).toBeLessThanOrEqual(max);
+  });
+
+  // A channel's own words (its `words.ts`) fit where it shows them, by its descriptor's `ownWordLimits`.
+  const own = CHANNELS.flatMap((c) =>
+    c.words && c.ownWordLimits
+      ? [...LOCALES.keys()].flatMap((tag) =>
+          [...c.ownWordLimits!].map(([key, max]) => [c.name, tag, key, max] as const),
+        )
+      : [],
+  );
+  it.each(own)('%s words: %s %s fits in %i', (name, tag, key, max) => {
+    const words = CHANNELS.find((c) => c.name === name)!.words!;
+    expect(Object.hasOwn(words.en, key)).toBe(true);
+    const text = wordsReader(words)(tag, key, WIDEST);
+    expect(text.trim()).not.toBe('');
+    expect(text.length).toBeLessThanOrEqual(max);
+  });
+
+  it('checks the own-word limits the channels declare', () => {
+    expect(own.filter(([, tag]) => tag === 'en').map(([name, , key, max]) => `${name} ${key} ${max}`)).toEqual([
+      'telegram answerPlaceholder 64',
+    ]);
   });
 
   it('covers every control key of the catalogues', () => {

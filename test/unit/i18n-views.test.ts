@@ -7,6 +7,7 @@ import { formHint, readForm } from '../../src/core/forms.js';
 import { parseReply } from '../../src/core/reply-parser.js';
 import { countedNotice } from '../../src/app/inbound.js';
 import { outcomeNotice, outcomeWords, spoken } from '../../src/core/notices.js';
+import { telegramText } from '../../src/channels/telegram/words.js';
 import { LOCALES, translate, wordsFor, type Words } from '../../src/core/i18n/index.js';
 import type { AskRecord, Delivery, Question, Responder } from '../../src/core/schemas.js';
 
@@ -199,10 +200,10 @@ describe('outcomes say their language', () => {
 
   it('a channel words its own prompt in the outcome language', () => {
     const outcome = spoken({ kind: 'need_text', askId: 'a', prompt: 'x' }, wordsFor('es'));
-    expect(outcomeNotice(outcome, outcomeWords(outcome).t('telegram.ownWordsPrompt'))).toBe(
+    expect(outcomeNotice(outcome, telegramText(outcomeWords(outcome).locale, 'ownWordsPrompt'))).toBe(
       'Responde con tu respuesta en tus palabras',
     );
-    expect(outcomeWords({ kind: 'ignored' }).t('telegram.ownWordsPrompt')).toBe(
+    expect(telegramText(outcomeWords({ kind: 'ignored' }).locale, 'ownWordsPrompt')).toBe(
       'Reply with your answer in your own words',
     );
   });

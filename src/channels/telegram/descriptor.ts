@@ -1,7 +1,8 @@
 // Telegram as askgate's registry knows it (no SDK import here: grammy loads in `create`).
 import { ConfigError, optionalString, tokenString } from '../../config-values.js';
 import { defineChannel } from '../descriptor.js';
-import { TELEGRAM_WORD_LIMITS } from './label-limits.js';
+import { TELEGRAM_OWN_WORD_LIMITS, TELEGRAM_WORD_LIMITS } from './label-limits.js';
+import { TELEGRAM_WORDS } from './words.js';
 
 /** Telegram: enabled by `TELEGRAM_BOT_TOKEN`; long polling, or a webhook with `TELEGRAM_WEBHOOK_URL`. */
 export const telegram = defineChannel({
@@ -9,6 +10,8 @@ export const telegram = defineChannel({
   displayName: 'Telegram',
   sdks: ['grammy', '@grammyjs/'],
   wordLimits: TELEGRAM_WORD_LIMITS,
+  words: TELEGRAM_WORDS,
+  ownWordLimits: TELEGRAM_OWN_WORD_LIMITS,
   env: {
     TELEGRAM_BOT_TOKEN: tokenString(),
     TELEGRAM_API_ROOT: optionalString,

@@ -13,7 +13,7 @@ import type { PromptView } from '../../core/prompt-view.js';
 import type { MessageRef } from '../../core/schemas.js';
 import { decodeToken, type ButtonChoice } from '../../core/token.js';
 import { wordsFor, type Words } from '../../core/i18n/index.js';
-import { forceReplyIn, type ForceReply } from './words.js';
+import { forceReplyIn, telegramText, type ForceReply } from './words.js';
 import { answersOnKeyboard, draftMarkup } from './drafts-keyboard.js';
 import { describeError, type ChatPacer } from './limits.js';
 import { DraftRenderer } from './draft-render.js';
@@ -23,9 +23,8 @@ import { DraftRenderer } from './draft-render.js';
  * ask's (several questions name theirs).
  */
 export function ownWordsPrompt(view: PromptView, question: number, words: Words): string {
-  const t = words.t;
-  const prompt = t('telegram.ownWordsPrompt');
-  return view.questions.length > 1 ? `${t('prompt.questionN', { n: question + 1 })} · ${prompt}` : prompt;
+  const prompt = telegramText(words.locale, 'ownWordsPrompt');
+  return view.questions.length > 1 ? `${words.t('prompt.questionN', { n: question + 1 })} · ${prompt}` : prompt;
 }
 
 /** Choices that work on a draft drawn on the message (every other tap takes the older path). */

@@ -3,7 +3,8 @@ import { draftKeyboard, type DraftButton } from '../../core/drafts.js';
 import type { Draft } from '../../core/form-draft-store.js';
 import type { PromptView } from '../../core/prompt-view.js';
 import { encodeToken } from '../../core/token.js';
-import { FALLBACK_LOCALE, translate, wordsFor } from '../../core/i18n/index.js';
+import { FALLBACK_LOCALE, wordsFor } from '../../core/i18n/index.js';
+import { telegramText } from './words.js';
 import {
   BUTTON_LABEL_MAX_CHARS,
   CALLBACK_DATA_MAX_BYTES,
@@ -13,11 +14,11 @@ import {
 } from './limits.js';
 
 /** Instructions under a prompt answered on its keyboard, in English (the text reply rules follow them). */
-export const DRAFT_INSTRUCTIONS = translate(FALLBACK_LOCALE, 'telegram.tapHint');
+export const DRAFT_INSTRUCTIONS = telegramText(FALLBACK_LOCALE, 'tapHint');
 
 /** The instructions line of a prompt whose keyboard is a draft's: the tap hint, then the reply rules, in the ask's words. */
 export function draftInstructions(view: PromptView): string {
-  return `${wordsFor(view.locale).t('telegram.tapHint')} ${view.instructions}`;
+  return `${telegramText(view.locale, 'tapHint')} ${view.instructions}`;
 }
 
 function rowsOf(view: PromptView, draft: Pick<Draft, 'step' | 'parts'> | null): DraftButton[][] {

@@ -5,13 +5,13 @@ import type { Responder } from '../../core/schemas.js';
 import { responderOf } from '../shared/responder.js';
 import { MESSAGE_MAX_CHARS, TOAST_MAX_CHARS, cut, deadline, describeError, type ChatPacer } from './limits.js';
 import { outcomeNotice, outcomeWords } from '../../core/notices.js';
-import { FALLBACK_LOCALE, translate, wordsFor } from '../../core/i18n/index.js';
-import { forceReplyIn, localeOf, type ForceReply } from './words.js';
+import { FALLBACK_LOCALE } from '../../core/i18n/index.js';
+import { forceReplyIn, localeOf, telegramText, type ForceReply } from './words.js';
 import { UNGATED, settleOrShow, type EffectGate } from '../shared/take-event.js';
 import { isDraftTap, isSkipTap, type TelegramDrafts } from './draft-flow.js';
 
-/** Text of the force-reply prompt sent after "Other…", in English (`telegram.ownWordsPrompt` in the person's words). */
-export const OWN_WORDS_PROMPT = translate(FALLBACK_LOCALE, 'telegram.ownWordsPrompt');
+/** Text of the force-reply prompt sent after "Other…", in English (`ownWordsPrompt` in the person's words). */
+export const OWN_WORDS_PROMPT = telegramText(FALLBACK_LOCALE, 'ownWordsPrompt');
 /** How long a tap waits for the core before its callback query is answered empty. */
 export const ACK_BUDGET_MS = 1500;
 /** How long an answerCallbackQuery may take: the tap's spinner waits for it. */
@@ -66,7 +66,7 @@ function keyboardOf(q: CallbackQuery): string[] {
 }
 
 function toastOf(outcome: InboundOutcome): string {
-  return outcomeNotice(outcome, outcomeWords(outcome).t('telegram.ownWordsPrompt')) ?? '';
+  return outcomeNotice(outcome, telegramText(outcomeWords(outcome).locale, 'ownWordsPrompt')) ?? '';
 }
 
 /** Turns Telegram updates into taps and text replies for the core, and tells the human the outcome. */
@@ -100,7 +100,7 @@ export class TelegramInbound {
       ...localeOf(q.from),
     };
     // Without an answer from the core, the ask's language is not known: the person's, else English.
-    const failedTap = wordsFor(event.locale).t('telegram.failedTap');
+    const failedTap = telegramText(event.locale, 'failedTap');
     const work: Promise<Settled> = this.tapped(event, questionId, gate, keyboardOf(q)).then(
       (handled) => ({ ok: true as const, handled }),
       (error: unknown) => {
@@ -169,7 +169,13 @@ export class TelegramInbound {
   ): Promise<void> {
     if (outcome.kind === 'need_text') {
       const words = outcomeWords(outcome);
-      const sent = await this.reply(chat, questionId, words.t('telegram.ownWordsPrompt'), gate, forceReplyIn(words));
+      const sent = await this.reply(
+        chat,
+        questionId,
+        telegramText(words.locale, 'ownWordsPrompt'),
+        gate,
+        forceReplyIn(words),
+      );
       if (sent !== null) await this.bind(chat, sent, outcome.askId);
       return;
     }
@@ -198,7 +204,7 @@ export class TelegramInbound {
       outcome = await this.deps.sink.text(event);
     } catch (error) {
       this.deps.logger.error({ channel: 'telegram', err: describeError(error) }, 'reply could not be handled');
-      await this.reply(chat, m.message_id, wordsFor(event.locale).t('telegram.failedText'), gate);
+      await this.reply(chat, m.message_id, telegramText(event.locale, 'failedText'), gate);
       return;
     }
     // Settled even when nothing is said, so a re-send is acknowledged at once instead of waiting out the lease.

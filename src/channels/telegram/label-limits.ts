@@ -1,5 +1,6 @@
 // Telegram's limits on the labels askgate writes (no SDK import: the descriptor reads them).
 import type { MessageKey } from '../../core/i18n/index.js';
+import type { TelegramWordKey } from './words.js';
 
 /**
  * Longest button label askgate sends (Telegram documents no limit but clients cut long labels in
@@ -18,5 +19,9 @@ export const TELEGRAM_WORD_LIMITS: ReadonlyMap<MessageKey, number> = new Map<Mes
   ['control.skip', BUTTON_LABEL_MAX_CHARS],
   ['control.answer', BUTTON_LABEL_MAX_CHARS],
   ['control.next', BUTTON_LABEL_MAX_CHARS],
-  ['telegram.answerPlaceholder', PLACEHOLDER_MAX_CHARS],
+]);
+
+/** The longest each of Telegram's own words may be (UTF-16 units). */
+export const TELEGRAM_OWN_WORD_LIMITS: ReadonlyMap<TelegramWordKey, number> = new Map<TelegramWordKey, number>([
+  ['answerPlaceholder', PLACEHOLDER_MAX_CHARS],
 ]);

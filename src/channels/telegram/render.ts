@@ -4,6 +4,7 @@ import type { OutcomeView } from '../../core/outcome-view.js';
 import type { PromptView, QuestionView } from '../../core/prompt-view.js';
 import { fitToLimit } from '../shared/fit.js';
 import { MESSAGE_MAX_CHARS, assertCallbackData, cut } from './limits.js';
+import { telegramText } from './words.js';
 
 /** Plain text plus formatting entities (never parse_mode: user strings cannot break parsing). */
 export interface RenderedText {
@@ -57,7 +58,7 @@ function addQuestion(
 ): void {
   const numbered = words.t('prompt.questionN', { n: q.number });
   const title = several ? `${numbered}${q.header ? ` · ${q.header}` : ''}` : q.header;
-  const pick = q.multiSelect ? ` ${words.t('telegram.pickSeveral')}` : '';
+  const pick = q.multiSelect ? ` ${telegramText(words.locale, 'pickSeveral')}` : '';
   if (title) b.add(title, true).add(`${pick}\n`);
   b.add(cut(q.question, level.question));
   if (!title) b.add(pick);

@@ -173,12 +173,6 @@ export const de: LocaleInfo & { messages: Messages } = {
     'form.tapOtherAgain': 'Tippe auf Andere…, um es noch einmal zu versuchen.',
     'form.tooSlow': 'Das Öffnen hat zu lange gedauert; bitte tippe noch einmal auf die Schaltfläche.',
     'form.doesNotFit': 'Antworte auf die Nachricht mit der Frage, mit deiner Antwort.',
-    'telegram.ownWordsPrompt': 'Antworte mit deiner Antwort in eigenen Worten',
-    'telegram.answerPlaceholder': 'Deine Antwort',
-    'telegram.failedTap': 'Das konnte gerade nicht gespeichert werden. Bitte tippe noch einmal.',
-    'telegram.failedText': 'Deine Antwort konnte gerade nicht gespeichert werden. Bitte sende sie noch einmal.',
-    'telegram.tapHint': 'Tippe zum Antworten oder antworte auf diese Nachricht.',
-    'telegram.answering': '{name} antwortet gerade',
-    'telegram.pickSeveral': '(eine oder mehrere)',
+    'form.answering': '{name} antwortet gerade',
   },
 };

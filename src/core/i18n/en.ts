@@ -3,9 +3,8 @@ import type { LocaleInfo, Message } from './types.js';
 /**
  * English, the reference catalogue: every other locale has exactly its keys and placeholders
  * (test/unit/i18n-catalogues.test.ts). `{name}` is a placeholder; plural entries pick a form by
- * `{count}` through `Intl.PluralRules`. Keys starting `telegram.` hold the words Telegram adds
- * itself (its draft forms are still driven from core); other channels keep theirs in their folder
- * (`channels/<name>/words.ts`); the web console's own words are in console/i18n.
+ * `{count}` through `Intl.PluralRules`. No key is one channel's: what only a channel says lives in
+ * its folder (`channels/<name>/words.ts`); the web console's own words are in console/i18n.
  */
 export const EN_MESSAGES = {
   // The prompt (core/prompt-view.ts).
@@ -176,13 +175,8 @@ export const EN_MESSAGES = {
   'form.tapOtherAgain': 'Tap Other… to try again.',
   'form.tooSlow': 'That took too long to open; please tap the button again.',
   'form.doesNotFit': 'Reply to the question message with your answer.',
-  'telegram.ownWordsPrompt': 'Reply with your answer in your own words',
-  'telegram.answerPlaceholder': 'Your answer',
-  'telegram.failedTap': 'Sorry, that could not be recorded right now. Please tap again.',
-  'telegram.failedText': 'Sorry, your answer could not be recorded right now. Please send it again.',
-  'telegram.tapHint': 'Tap to answer, or reply to this message.',
-  'telegram.answering': '{name} is answering',
-  'telegram.pickSeveral': '(pick one or more)',
+  // A form session someone else holds (app/form-session.ts, core/drafts.ts `heldNotice`).
+  'form.answering': '{name} is answering',
 } as const satisfies Record<string, Message>;
 
 /** A key of the catalogues. */

@@ -193,12 +193,6 @@ export const es: LocaleInfo & { messages: Messages } = {
     'form.tapOtherAgain': 'Toca Otra… para intentarlo de nuevo.',
     'form.tooSlow': 'Tardó demasiado en abrirse; toca el botón de nuevo.',
     'form.doesNotFit': 'Responde al mensaje de la pregunta con tu respuesta.',
-    'telegram.ownWordsPrompt': 'Responde con tu respuesta en tus palabras',
-    'telegram.answerPlaceholder': 'Tu respuesta',
-    'telegram.failedTap': 'Lo siento, no se pudo registrar ahora. Toca de nuevo.',
-    'telegram.failedText': 'Lo siento, no se pudo registrar tu respuesta ahora. Envíala de nuevo.',
-    'telegram.tapHint': 'Toca para responder o responde a este mensaje.',
-    'telegram.answering': '{name} está respondiendo',
-    'telegram.pickSeveral': '(elige una o más)',
+    'form.answering': '{name} está respondiendo',
   },
 };

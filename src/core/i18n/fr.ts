@@ -194,12 +194,6 @@ export const fr: LocaleInfo & { messages: Messages } = {
     'form.tapOtherAgain': 'Touchez Autre… pour réessayer.',
     'form.tooSlow': 'L’ouverture a pris trop de temps ; touchez à nouveau le bouton.',
     'form.doesNotFit': 'Répondez au message de la question avec votre réponse.',
-    'telegram.ownWordsPrompt': 'Répondez avec votre réponse, dans vos propres mots',
-    'telegram.answerPlaceholder': 'Votre réponse',
-    'telegram.failedTap': 'Désolé, impossible d’enregistrer cela pour le moment. Touchez à nouveau.',
-    'telegram.failedText': 'Désolé, impossible d’enregistrer votre réponse pour le moment. Renvoyez-la.',
-    'telegram.tapHint': 'Touchez pour répondre, ou répondez à ce message.',
-    'telegram.answering': '{name} est en train de répondre',
-    'telegram.pickSeveral': '(une ou plusieurs)',
+    'form.answering': '{name} est en train de répondre',
   },
 };

@@ -146,12 +146,6 @@ export const ja: LocaleInfo & { messages: Messages } = {
     'form.tapOtherAgain': 'もう一度「その他…」をタップしてください。',
     'form.tooSlow': '開くのに時間がかかりすぎました。もう一度ボタンをタップしてください。',
     'form.doesNotFit': '質問のメッセージに返信して回答してください。',
-    'telegram.ownWordsPrompt': '自分の言葉で回答を返信してください',
-    'telegram.answerPlaceholder': 'あなたの回答',
-    'telegram.failedTap': '申し訳ありません。今は記録できませんでした。もう一度タップしてください。',
-    'telegram.failedText': '申し訳ありません。今は回答を記録できませんでした。もう一度送ってください。',
-    'telegram.tapHint': 'タップして回答するか、このメッセージに返信してください。',
-    'telegram.answering': '{name} さんが回答中です',
-    'telegram.pickSeveral': '（複数選択可）',
+    'form.answering': '{name} さんが回答中です',
   },
 };

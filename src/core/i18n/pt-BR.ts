@@ -193,12 +193,6 @@ export const ptBR: LocaleInfo & { messages: Messages } = {
     'form.tapOtherAgain': 'Toque em Outra… para tentar de novo.',
     'form.tooSlow': 'Demorou demais para abrir; toque no botão novamente.',
     'form.doesNotFit': 'Responda à mensagem da pergunta com sua resposta.',
-    'telegram.ownWordsPrompt': 'Responda com sua resposta em suas palavras',
-    'telegram.answerPlaceholder': 'Sua resposta',
-    'telegram.failedTap': 'Desculpe, não foi possível registrar isso agora. Toque novamente.',
-    'telegram.failedText': 'Desculpe, não foi possível registrar sua resposta agora. Envie-a novamente.',
-    'telegram.tapHint': 'Toque para responder ou responda a esta mensagem.',
-    'telegram.answering': '{name} está respondendo',
-    'telegram.pickSeveral': '(escolha uma ou mais)',
+    'form.answering': '{name} está respondendo',
   },
 };
