@@ -19,7 +19,7 @@ const DESCRIPTION =
 const SKILL = {
   id: 'ask_user',
   name: 'Ask a person',
-  description: `Send a message with one data part ${DATA_PART_SHAPE}, the body of askgate's POST /v1/asks: questions [{id?, header?, question, options: [{label, description?}] (2–4), multiSelect?}] (1–3), to: where to ask, e.g. {channel: "telegram", chat: "123"} (default ASKGATE_DEFAULT_TO), runId (default: the message's contextId), timeoutSeconds, and the other fields of POST /v1/asks. The task is working while the person decides; it ends completed with a data part {status: "answered", answers: {<question id>: [<label or own words>]}, answeredBy, answeredAt} or {status: "no_answer", reason: "timeout" | "skipped" | "superseded" | "undelivered", at} (proceed with your best judgment), or canceled.`,
+  description: `Send a message with one data part ${DATA_PART_SHAPE}, the body of askgate's POST /v1/asks: questions [{id?, header?, question, options: [{label, description?}] (2–4), multiSelect?, kind?: "choice"}] (1–3), to: where to ask, e.g. {channel: "telegram", chat: "123"} (default ASKGATE_DEFAULT_TO), runId (default: the message's contextId), timeoutSeconds, and the other fields of POST /v1/asks. The task is working while the person decides; it ends completed with a data part {status: "answered", answers: {<question id>: [<label or own words>]}, answeredBy, answeredAt} or {status: "no_answer", reason: "timeout" | "skipped" | "superseded" | "undelivered", at} (proceed with your best judgment), or canceled.`,
   tags: ['human-in-the-loop', 'questions', 'approval', 'chat'],
   examples: [
     '{"questions":[{"id":"env","header":"Deploy","question":"Where should I deploy?","options":[{"label":"Staging (Recommended)"},{"label":"Production"}]}]}',
