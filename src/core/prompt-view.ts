@@ -2,7 +2,7 @@ import type { AskRecord, Question } from './schemas.js';
 import { encodeToken, type ButtonChoice } from './token.js';
 import { shorten } from './text.js';
 import { displayHeader } from './display-text.js';
-import { ENGLISH, translate, wordsOf, type Words } from './i18n/index.js';
+import { ENGLISH, translate, wordsOf, type MessageKey, type Words } from './i18n/index.js';
 import { tallyLines } from './policy-view.js';
 import { kindOf, type ChoiceView } from './questions/index.js';
 
@@ -94,13 +94,14 @@ export function buildPromptView(record: PromptSource, words: Words = wordsOf(rec
   const agree = record.policy?.agree ?? 1;
   const tally = tallyLines({ deliveries: [], ...record }, words);
   const extra = tally.length > 0 ? { tally } : {};
-  const questions = record.questions.map((q, i): QuestionView => ({
-    number: i + 1,
-    id: q.id,
-    ...(q.header !== undefined ? { header: displayHeader(q.header) } : {}),
-    question: q.question,
-    ...kindOf(q).view(q),
-  }));
+  const questions = record.questions.map((q, i): QuestionView =>
+    kindOf(q).view(q, {
+      number: i + 1,
+      id: q.id,
+      ...(q.header !== undefined ? { header: displayHeader(q.header) } : {}),
+      question: q.question,
+    }),
+  );
   const only = record.questions.length === 1 ? record.questions[0]! : null;
   const kindButtons = only ? kindOf(only).buttons(only) : null;
   if (kindButtons) {
@@ -118,7 +119,7 @@ export function buildPromptView(record: PromptSource, words: Words = wordsOf(rec
   }
   const instructions = [
     agree > 1 ? t('prompt.textAgree', { count: agree }) : t('prompt.text'),
-    ...new Set(record.questions.flatMap((q) => kindOf(q).promptNotes(q, words))),
+    ...promptNotes(record.questions).map((key) => t(key)),
     ...(record.questions.length > 1 ? [t('prompt.several')] : []),
   ].join(' ');
   const token = (choice: ButtonChoice) => encodeToken({ askId: record.id, version: record.version, choice });
@@ -129,6 +130,13 @@ export function buildPromptView(record: PromptSource, words: Words = wordsOf(rec
   };
   const head = { askId: record.id, version: record.version, locale: words.locale };
   return { ...head, questions, buttons: null, instructions, form, ...extra };
+}
+
+/** The catalogue keys of the notes the questions' kinds add to a prompt's instructions, each once. */
+function promptNotes(questions: readonly Question[]): MessageKey[] {
+  const keys: MessageKey[] = [];
+  for (const q of questions) for (const key of kindOf(q).promptNotes(q)) if (!keys.includes(key)) keys.push(key);
+  return keys;
 }
 
 /** The follow-up prompt asking for the questions still unanswered after a partial reply, in `words` (default English). */

@@ -168,6 +168,9 @@ function fits(question: ChoiceQuestion, choice: ButtonChoice): boolean {
   }
 }
 
+const SEVERAL_NOTE = ['prompt.multiSelect'] as const;
+const NO_NOTE = [] as const;
+
 /** The choice kind: today's options, one or several. */
 export const choice = {
   name: 'choice',
@@ -178,7 +181,8 @@ export const choice = {
   guidance: choiceGuidance,
   claims: (question, text) => question.options.some((o) => labelKey(o.label) === labelKey(text)),
   readForm,
-  view: (q) => ({
+  view: (q, base) => ({
+    ...base,
     multiSelect: q.multiSelect,
     options: q.options.map((o, j) => ({
       number: j + 1,
@@ -186,7 +190,7 @@ export const choice = {
       ...(o.description !== undefined && o.description !== '' ? { description: o.description } : {}),
     })),
   }),
-  promptNotes: (q, words) => (q.multiSelect ? [words.t('prompt.multiSelect')] : []),
+  promptNotes: (q) => (q.multiSelect ? SEVERAL_NOTE : NO_NOTE),
   summary,
   defaultValues,
   // A value naming an option is already its label, so "production" and "Production" agree; own words

@@ -3,7 +3,7 @@
 // part reads, what a renderer is handed, how an answer is shown and compared. This file imports no
 // schema and no catalogue (types only), so the request schema and the SDK can load the kinds.
 import type { z } from 'zod';
-import type { Words } from '../i18n/index.js';
+import type { MessageKey, Words } from '../i18n/index.js';
 import type { ButtonChoice } from '../token.js';
 
 /** The longest own-words answer a form takes (the API's limit for one answer value). */
@@ -71,10 +71,10 @@ export interface QuestionKind<Q, V> {
   claims(question: Q, text: string): boolean;
   /** A form part (a modal's fields, the console's inputs, a draft): the values, or the problem. */
   readForm(question: Q, part: FormAnswer, messages: FormMessages): FormPartReading;
-  /** The kind's part of the question's view. */
-  view(question: Q): V;
-  /** Lines the prompt's instructions add for this question (each line once per prompt). */
-  promptNotes(question: Q, words: Words): string[];
+  /** The question's view: `base` (what every kind's view has) with the kind's part. */
+  view<B extends object>(question: Q, base: B): B & V;
+  /** The catalogue keys of the lines the prompt's instructions add for this question (each once per prompt). */
+  promptNotes(question: Q): readonly MessageKey[];
   /** How an answer is shown in outcome lines, tallies and the console (free text never echoed). */
   summary(question: Q, values: readonly string[], words: Words): string;
   /** `onTimeout.default` for this question: the values as kept, or why they are refused. */
