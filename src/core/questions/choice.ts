@@ -168,7 +168,7 @@ function fits(question: ChoiceQuestion, choice: ButtonChoice): boolean {
   }
 }
 
-const SEVERAL_NOTE = ['prompt.multiSelect'] as const;
+const SEVERAL_NOTE = ['prompt.pickSeveral'] as const;
 const NO_NOTE = [] as const;
 
 /** The choice kind: today's options, one or several. */
