@@ -6,6 +6,7 @@ import { renderPrompt as slackPrompt } from '../../src/channels/slack/render.js'
 import { formModal as slackModal } from '../../src/channels/slack/modal.js';
 import { promptContent as discordContent } from '../../src/channels/discord/render.js';
 import { formModal as discordModal } from '../../src/channels/discord/modal.js';
+import { answersOnKeyboard } from '../../src/channels/telegram/drafts-keyboard.js';
 
 const env: Question = {
   id: 'env',
@@ -41,12 +42,14 @@ describe('a question kind without a renderer case falls back to text', () => {
     }
   });
 
-  it('Slack and Discord open no modal for it: the message keeps the text form', () => {
+  it('Slack and Discord open no modal and Telegram draws no keyboard form for it: the message keeps the text form', () => {
     expect(slackModal(view, { token: 't', channel: 'C1' })).toBeNull();
     expect(discordModal(view, 'form')).toBeNull();
+    expect(answersOnKeyboard(view)).toBe(false);
     // The same ask with both questions choices still has its modals.
     const choices = buildPromptView({ id: 'KindFallback001', version: 1, questions: [env, note] });
     expect(slackModal(choices, { token: 't', channel: 'C1' })).not.toBeNull();
     expect(discordModal(choices, 'form')).not.toBeNull();
+    expect(answersOnKeyboard(choices)).toBe(true);
   });
 });
