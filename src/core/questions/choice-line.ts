@@ -14,7 +14,7 @@ const NUMBER = /^-?\d+[.)]?$/;
 const LIST_SEPARATORS = /[,，、،]/;
 
 /** Index of the option whose label matches `text` exactly (after {@link matchKey}), or -1. */
-export function optionIndex(question: Pick<LineQuestion, 'options'>, text: string): number {
+function optionIndex(question: Pick<LineQuestion, 'options'>, text: string): number {
   const key = matchKey(text);
   if (key === '') return -1;
   return question.options.findIndex((o) => matchKey(o.label) === key);

@@ -5,7 +5,7 @@ import { hasVisible } from '../text.js';
 import type { Words } from '../i18n/index.js';
 import type { ButtonChoice } from '../token.js';
 import { FORM_OWN_WORDS_MAX, type FormMessages, type QuestionKind, type ValueCheck } from './kind.js';
-import { choiceGuidance, optionIndex, readChoiceLine } from './choice-line.js';
+import { choiceGuidance, readChoiceLine } from './choice-line.js';
 
 /** One answer option an agent offers. */
 export const OptionSchema = z
@@ -201,5 +201,3 @@ export const choice = {
   buttonValues: (q, c) => (c.kind === 'option' && fits(q, c) ? [q.options[c.index]!.label] : null),
   fits,
 } satisfies QuestionKind<ChoiceQuestion, ChoiceView>;
-
-export { optionIndex };
