@@ -22,6 +22,7 @@ import { parseReply } from '../core/reply-parser.js';
 import type { AskRecord, Responder } from '../core/schemas.js';
 import { decodeToken, type ButtonChoice } from '../core/token.js';
 import { controlFits, formHint, readForm } from '../core/forms.js';
+import { kindOf } from '../core/questions/index.js';
 import { FormSession, type FormAnswered, type FormAnswering, type FormRead, type OpenedForm } from './form-session.js';
 import { partialOf } from '../core/agreement.js';
 import { agreeOf } from '../core/policy.js';
@@ -84,23 +85,15 @@ export class InboundHandler implements InboundSink, FormAnswering {
     const question = record.questions[0]!;
     if (choice.kind === 'other')
       return spoken({ kind: 'need_text', askId: record.id, prompt: words.t('notice.ownWords') }, words);
-    if (
-      (choice.kind !== 'option' && choice.kind !== 'skip') ||
-      (choice.kind === 'option' &&
-        (record.questions.length !== 1 || question.multiSelect || !question.options[choice.index]))
-    ) {
-      return spoken({ kind: 'not_found', summary: words.t('notice.invalidButton') }, words);
-    }
     const chat = event.chat;
-    const ev: AskEvent =
-      choice.kind === 'skip'
-        ? { type: 'skip', by: event.user, chat }
-        : {
-            type: 'answer',
-            answers: { [question.id]: [question.options[choice.index]!.label] },
-            by: event.user,
-            chat,
-          };
+    if (choice.kind === 'skip') return this.commit(record.id, { type: 'skip', by: event.user, chat }, record, words);
+    // An option button answers the only question with what its kind says the button means.
+    const values =
+      choice.kind === 'option' && record.questions.length === 1
+        ? kindOf(question).buttonValues(question, choice)
+        : null;
+    if (!values) return spoken({ kind: 'not_found', summary: words.t('notice.invalidButton') }, words);
+    const ev: AskEvent = { type: 'answer', answers: { [question.id]: values }, by: event.user, chat };
     return this.commit(record.id, ev, record, words);
   }
 

@@ -46,7 +46,7 @@ export {
   type StreamedHistoryEvent,
 } from './views.js';
 
-/** What `ask()` accepts: the body of `POST /v1/asks` (question ids and `multiSelect` optional). */
+/** What `ask()` accepts: the body of `POST /v1/asks` (question ids, `kind` and `multiSelect` optional). */
 export type AskInput = z.input<typeof AskRequestSchema>;
 /** What `answer()` accepts: `{answers}` or `{skip: true}`, optionally `by`. */
 export type AnswerInput = z.input<typeof AnswerRequestSchema>;

@@ -1,4 +1,5 @@
-import { labelKey, type Answers, type Question } from './schemas.js';
+import type { Answers, Question } from './schemas.js';
+import { kindOf } from './questions/index.js';
 import type { Issue } from './errors.js';
 import { ownValue } from './own.js';
 
@@ -6,9 +7,9 @@ import { ownValue } from './own.js';
 export type NormalizedAnswers = { ok: true; answers: Answers } | { ok: false; issues: Issue[] };
 
 /**
- * Checks answers against the questions and rewrites values that match an option (ignoring case,
- * surrounding space and a "(Recommended)" suffix) to the option's declared label. Other values
- * are the human's own words. Single-choice questions take exactly one value; duplicates collapse.
+ * Checks answers against the questions: each question's values by its kind (core/questions/; a
+ * choice rewrites values naming an option to its declared label), unknown ids, and, with
+ * `requireAll`, every question answered.
  */
 export function normalizeAnswers(
   questions: readonly Question[],
@@ -27,13 +28,13 @@ export function normalizeAnswers(
       });
       continue;
     }
-    const normalized = [...new Set(values.map((v) => canonicalValue(question, v)))];
-    const blank = normalized.findIndex((v) => v === '');
-    if (normalized.length === 0) issues.push({ path: ['answers', id], message: 'give at least one value' });
-    else if (blank >= 0) issues.push({ path: ['answers', id, blank], message: 'must not be empty' });
-    else if (!question.multiSelect && normalized.length > 1) {
-      issues.push({ path: ['answers', id], message: 'this question takes a single answer' });
-    } else out.push([id, normalized]);
+    const checked = kindOf(question).normalize(question, values);
+    if (checked.ok) out.push([id, checked.values]);
+    else
+      issues.push({
+        path: ['answers', id, ...(checked.at === undefined ? [] : [checked.at])],
+        message: checked.message,
+      });
   }
   if (Object.keys(answers).length === 0) issues.push({ path: ['answers'], message: 'answer at least one question' });
   if (requireAll) {
@@ -43,13 +44,6 @@ export function normalizeAnswers(
     }
   }
   return issues.length > 0 ? { ok: false, issues } : { ok: true, answers: Object.fromEntries(out) };
-}
-
-/** The declared label a value names, or the value itself (trimmed) when it is the human's own words. */
-export function canonicalValue(question: Question, value: string): string {
-  const key = labelKey(value);
-  const option = question.options.find((o) => labelKey(o.label) === key);
-  return option ? option.label : value.trim();
 }
 
 /** Ids of questions that have no answer yet. */

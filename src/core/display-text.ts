@@ -1,6 +1,6 @@
 // How headers, people and answers are shown in every view (prompts, outcomes, tallies, the console).
-import { labelKey } from './shown-text.js';
-import type { Question, Responder } from './schemas.js';
+import type { Responder } from './schemas.js';
+import { kindOf, type KindQuestion } from './questions/index.js';
 import { shorten, stripInvisible } from './text.js';
 import { ENGLISH, type Words } from './i18n/index.js';
 
@@ -22,18 +22,10 @@ export function responderName(by: Responder): string {
 }
 
 /**
- * The chosen option labels (without "(Recommended)"), in the order given; any value that is not
- * an option is shown only as "their own words": free text may hold secrets or mentions.
+ * How an answer is shown, by its question's kind (a choice: the chosen option labels without
+ * "(Recommended)", in the order given; a value that is not an option only as "their own words":
+ * free text may hold secrets or mentions).
  */
-export function answerSummary(
-  question: Pick<Question, 'options'>,
-  values: readonly string[],
-  words: Words = ENGLISH,
-): string {
-  const shown = values.map((v) => {
-    const option =
-      question.options.find((o) => o.label === v) ?? question.options.find((o) => labelKey(o.label) === labelKey(v));
-    return option ? option.label.replace(/\s*\(recommended\)\s*$/i, '') : words.t('prompt.ownWords');
-  });
-  return [...new Set(shown)].join(words.t('list.separator'));
+export function answerSummary(question: KindQuestion, values: readonly string[], words: Words = ENGLISH): string {
+  return kindOf(question).summary(question, values, words);
 }

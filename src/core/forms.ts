@@ -1,19 +1,9 @@
 import type { Answers, Question } from './schemas.js';
 import type { ButtonChoice } from './token.js';
-import { hasVisible } from './text.js';
 import { ENGLISH, type Words } from './i18n/index.js';
+import { FORM_OWN_WORDS_MAX, kindOf, type FormAnswer, type FormMessages } from './questions/index.js';
 
-/** The longest own-words answer a form takes (the API's limit for one answer value). */
-export const FORM_OWN_WORDS_MAX = 4000;
-
-/**
- * One question's part of a submitted form: the chosen options (0-based indexes) and the person's
- * own words ("Other"). Untrusted: it comes from a platform's form payload or a stored draft.
- */
-export interface FormAnswer {
-  choices: readonly number[];
-  own?: string;
-}
+export { FORM_OWN_WORDS_MAX, type FormAnswer } from './questions/index.js';
 
 /** A problem with one question of a form (0-based `question`), to show beside that field. */
 export interface FormProblem {
@@ -25,7 +15,7 @@ export interface FormProblem {
 export type FormReading = { kind: 'answers'; answers: Answers } | { kind: 'invalid'; problems: FormProblem[] };
 
 /** What a person is told for each problem of a form, in `words` (catalogue keys `form.*`). */
-export function formMessages(words: Words = ENGLISH) {
+export function formMessages(words: Words = ENGLISH): FormMessages {
   return {
     nothing: words.t('form.nothing'),
     both: words.t('form.both'),
@@ -40,9 +30,8 @@ export function formMessages(words: Words = ENGLISH) {
 export const FORM_MESSAGES = formMessages();
 
 /**
- * Reads a form: every question needs an answer. A single-choice question takes one option or own
- * words, not both; a multi-select question takes any options plus, optionally, own words. Option
- * indexes outside the question are refused (forged or stale data), never clamped.
+ * Reads a form: every question needs an answer, each part read by its question's kind
+ * (core/questions/; a choice refuses option indexes outside the question, never clamps them).
  */
 export function readForm(
   questions: readonly Question[],
@@ -56,34 +45,13 @@ export function readForm(
   const problems: FormProblem[] = [];
   const answers: [string, string[]][] = [];
   questions.forEach((question, i) => {
-    const part = form[i]!;
-    const own = part.own !== undefined && hasVisible(part.own) ? part.own.trim() : '';
-    const message = problemOf(question, part.choices, own, messages);
-    if (message) problems.push({ question: i, message });
-    else
-      answers.push([
-        question.id,
-        [...new Set(part.choices)].map((c) => question.options[c]!.label).concat(own ? [own] : []),
-      ]);
+    const reading = kindOf(question).readForm(question, form[i]!, messages);
+    if (reading.ok) answers.push([question.id, reading.values]);
+    else problems.push({ question: i, message: reading.message });
   });
   return problems.length > 0
     ? { kind: 'invalid', problems }
     : { kind: 'answers', answers: Object.fromEntries(answers) };
-}
-
-function problemOf(
-  question: Question,
-  choices: readonly number[],
-  own: string,
-  messages: typeof FORM_MESSAGES,
-): string | null {
-  if (choices.some((c) => !Number.isInteger(c) || c < 0 || c >= question.options.length)) return messages.unknown;
-  if (own.length > FORM_OWN_WORDS_MAX) return messages.tooLong;
-  const chosen = new Set(choices).size;
-  if (chosen === 0 && own === '') return messages.nothing;
-  if (!question.multiSelect && chosen > 1) return messages.tooMany;
-  if (!question.multiSelect && chosen === 1 && own !== '') return messages.both;
-  return null;
 }
 
 /** The hint for a form's problems in one line, numbered by question when the ask has several (in `words`, default English). */
@@ -94,23 +62,22 @@ export function formHint(problems: readonly FormProblem[], questionCount: number
 }
 
 /**
- * Whether a button's control fits the ask's questions: `option` and `other` need a single question
- * (an `option` of a single-choice one), `pick` a single-choice question and `toggle` a multi-select
- * one with that option, `step` and `own` an existing question. Untrusted data that names a question
- * or option the ask does not have is refused, never clamped.
+ * Whether a button's control fits the ask's questions: `option` and `other` need a single question,
+ * `step` and `own` an existing question; whether an `option`, `pick` or `toggle` fits its question
+ * is its kind's say (a choice: an `option` or `pick` of a single-choice one, a `toggle` of a
+ * multi-select one, with that option). Untrusted data that names a question or option the ask does
+ * not have is refused, never clamped.
  */
 export function controlFits(choice: ButtonChoice, questions: readonly Question[]): boolean {
   switch (choice.kind) {
     case 'other':
       return questions.length === 1;
     case 'option':
-      return questions.length === 1 && !questions[0]!.multiSelect && choice.index < questions[0]!.options.length;
+      return questions.length === 1 && kindOf(questions[0]!).fits(questions[0]!, choice);
     case 'pick':
     case 'toggle': {
       const question = questions[choice.question];
-      return (
-        !!question && choice.index < question.options.length && question.multiSelect === (choice.kind === 'toggle')
-      );
+      return !!question && kindOf(question).fits(question, choice);
     }
     case 'step':
     case 'own':

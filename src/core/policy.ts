@@ -2,7 +2,8 @@ import type { Issue } from './errors.js';
 import type { Answers, AskRecord, AskRequest, StoredPolicy } from './schemas.js';
 import { ownValue } from './own.js';
 import type { Step } from './effects.js';
-import { defaultLabels, targetList } from './request-policy.js';
+import { targetList } from './request-policy.js';
+import { kindOf, type KindName } from './questions/index.js';
 
 /** An ask's policy as stored: normalised (targets always a list, default labels canonical). */
 export type AskPolicy = StoredPolicy;
@@ -32,8 +33,8 @@ export function policyOf(request: AskRequest): AskPolicy | undefined {
   if (request.onTimeout) {
     const entries = Object.entries(request.onTimeout.default).map(([id, values]): [string, string[]] => {
       const question = request.questions.find((q) => q.id === id)!;
-      const found = defaultLabels(question, values);
-      return [id, 'labels' in found ? found.labels : []];
+      const found = kindOf(question).defaultValues(question, values);
+      return [id, found.ok ? found.values : []];
     });
     policy.onTimeout = { default: Object.fromEntries(entries) };
   }
@@ -45,12 +46,11 @@ export function policyOf(request: AskRequest): AskPolicy | undefined {
 export const agreeOf = (record: Pick<AskRecord, 'policy'>): number => record.policy?.agree ?? 1;
 
 /**
- * The comparison key of a set of (normalised) answers: per question in order, its values sorted,
- * as JSON. A value naming an option is already its label, so "production" and "Production" agree;
- * own words agree when they are the same text. The agreement rule and the tally both use it.
+ * The comparison key of a set of (normalised) answers: per question in order, its kind's key of its
+ * values (a choice: sorted), as JSON. The agreement rule and the tally both use it.
  */
-export function answersKey(questions: readonly { id: string }[], answers: Answers): string {
-  return JSON.stringify(questions.map((q) => [...(ownValue(answers, q.id) ?? [])].sort()));
+export function answersKey(questions: readonly { id: string; kind?: KindName }[], answers: Answers): string {
+  return JSON.stringify(questions.map((q) => kindOf(q).agreementKey(ownValue(answers, q.id) ?? [])));
 }
 
 /** A scheduled step of a policy: its name, its number (1-based) and when it falls due (epoch ms). */

@@ -2,27 +2,35 @@ import type { AskRecord, Question } from './schemas.js';
 import { encodeToken, type ButtonChoice } from './token.js';
 import { shorten } from './text.js';
 import { displayHeader } from './display-text.js';
-import { ENGLISH, translate, wordsOf, type Words } from './i18n/index.js';
+import { ENGLISH, translate, wordsOf, type MessageKey, type Words } from './i18n/index.js';
 import { tallyLines } from './policy-view.js';
+import { kindOf, type ChoiceView } from './questions/index.js';
 
-/** One numbered option as shown in a message body. */
-export interface OptionView {
-  /** 1-based number the human can type. */
-  number: number;
-  label: string;
-  description?: string;
-}
+export type { OptionView } from './questions/index.js';
 
-/** One question as shown in a message body. */
-export interface QuestionView {
+/** What every question's view has, whatever its kind: a renderer without a case for a kind shows this and takes a text reply. */
+export interface QuestionViewBase {
   /** 1-based position. */
   number: number;
   id: string;
   /** Header shortened to at most 12 characters for display, when the question has one. */
   header?: string;
   question: string;
-  multiSelect: boolean;
-  options: OptionView[];
+}
+
+/**
+ * One question as shown in a message body: a union by `kind` (only `choice` now, whose views leave
+ * `kind` out as its questions do). Renderers switch on it through {@link choiceView}; a kind without
+ * a case falls back to {@link QuestionViewBase} as text.
+ */
+export type QuestionView = ChoiceQuestionView;
+
+/** The view of a choice question (`kind` left out, as on the question). */
+export type ChoiceQuestionView = QuestionViewBase & ChoiceView & { kind?: 'choice' };
+
+/** The view of a choice question, or null for another kind (which a renderer without its case shows as text). */
+export function choiceView(view: QuestionView): ChoiceQuestionView | null {
+  return view.kind === undefined || view.kind === 'choice' ? view : null;
 }
 
 /** A native button: `token` is the opaque callback data (see core/token.ts). */
@@ -86,27 +94,20 @@ export function buildPromptView(record: PromptSource, words: Words = wordsOf(rec
   const agree = record.policy?.agree ?? 1;
   const tally = tallyLines({ deliveries: [], ...record }, words);
   const extra = tally.length > 0 ? { tally } : {};
-  const questions = record.questions.map((q, i): QuestionView => ({
-    number: i + 1,
-    id: q.id,
-    ...(q.header !== undefined ? { header: displayHeader(q.header) } : {}),
-    question: q.question,
-    multiSelect: q.multiSelect,
-    options: q.options.map((o, j) => ({
-      number: j + 1,
-      label: o.label,
-      ...(o.description !== undefined && o.description !== '' ? { description: o.description } : {}),
-    })),
-  }));
+  const questions = record.questions.map((q, i): QuestionView =>
+    kindOf(q).view(q, {
+      number: i + 1,
+      id: q.id,
+      ...(q.header !== undefined ? { header: displayHeader(q.header) } : {}),
+      question: q.question,
+    }),
+  );
   const only = record.questions.length === 1 ? record.questions[0]! : null;
-  if (only && !only.multiSelect) {
+  const kindButtons = only ? kindOf(only).buttons(only) : null;
+  if (kindButtons) {
     const token = (choice: ButtonChoice) => encodeToken({ askId: record.id, version: record.version, choice });
     const buttons: ButtonView[] = [
-      ...only.options.map((o, index): ButtonView => ({
-        kind: 'option',
-        label: o.label,
-        token: token({ kind: 'option', index }),
-      })),
+      ...kindButtons.map((b): ButtonView => ({ kind: 'option', label: b.label, token: token(b.choice) })),
       { kind: 'other', label: t('control.other'), token: token({ kind: 'other' }) },
       ...(agree > 1
         ? []
@@ -118,7 +119,7 @@ export function buildPromptView(record: PromptSource, words: Words = wordsOf(rec
   }
   const instructions = [
     agree > 1 ? t('prompt.textAgree', { count: agree }) : t('prompt.text'),
-    ...(record.questions.some((q) => q.multiSelect) ? [t('prompt.multiSelect')] : []),
+    ...promptNotes(record.questions).map((key) => t(key)),
     ...(record.questions.length > 1 ? [t('prompt.several')] : []),
   ].join(' ');
   const token = (choice: ButtonChoice) => encodeToken({ askId: record.id, version: record.version, choice });
@@ -129,6 +130,13 @@ export function buildPromptView(record: PromptSource, words: Words = wordsOf(rec
   };
   const head = { askId: record.id, version: record.version, locale: words.locale };
   return { ...head, questions, buttons: null, instructions, form, ...extra };
+}
+
+/** The catalogue keys of the notes the questions' kinds add to a prompt's instructions, each once. */
+function promptNotes(questions: readonly Question[]): MessageKey[] {
+  const keys: MessageKey[] = [];
+  for (const q of questions) for (const key of kindOf(q).promptNotes(q)) if (!keys.includes(key)) keys.push(key);
+  return keys;
 }
 
 /** The follow-up prompt asking for the questions still unanswered after a partial reply, in `words` (default English). */

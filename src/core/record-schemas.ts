@@ -115,6 +115,8 @@ export const AskRecordSchema = z.object({
   questions: z.array(
     z.object({
       id: z.string(),
+      /** The answer kind; absent: `choice` (the only kind so far, never stored). */
+      kind: z.literal('choice').optional(),
       header: z.string().optional(),
       question: z.string(),
       options: z.array(z.object({ label: z.string(), description: z.string().optional() })),

@@ -1,6 +1,7 @@
 import type { Answers, Question } from './schemas.js';
 import { displayHeader } from './display-text.js';
 import { guidance, isBlank, isLocalSkip, isSkip, matchKey, readLine, trimEdges } from './reply-lines.js';
+import { kindOf } from './questions/index.js';
 import { ownValue } from './own.js';
 import { ENGLISH, type Words } from './i18n/index.js';
 
@@ -60,7 +61,7 @@ export function parseReply(
     }
   }
   // A skip word that is also an option's label is that option, not a skip.
-  const isLabel = questions.some((q) => q.options.some((o) => matchKey(o.label) === matchKey(text)));
+  const isLabel = questions.some((q) => kindOf(q).claims(q, text));
   if (!isLabel && isLocalSkip(text, locales)) return { kind: 'skip' };
   return parseSeveral(questions, text, answered, words, locales);
 }

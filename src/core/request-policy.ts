@@ -1,7 +1,7 @@
 // The policy rules a request alone decides, run by the request schema. They read plain shapes rather
 // than the schema's types, so this file imports no schema and the schema loads no policy module.
 import type { Issue } from './errors.js';
-import { labelKey } from './shown-text.js';
+import { kindOf, type KindQuestion } from './questions/index.js';
 
 /** What the rules read of a target: its channel and who may answer there. */
 interface TargetFields {
@@ -10,11 +10,7 @@ interface TargetFields {
 }
 
 /** What the rules read of a question (its id may still be unset: the request before its transform). */
-interface QuestionFields {
-  id?: string;
-  options: readonly { label: string }[];
-  multiSelect: boolean;
-}
+type QuestionFields = KindQuestion & { id?: string };
 
 /** The request fields {@link staticPolicyIssues} reads (the parsed request, before or after its transform). */
 interface PolicyFields {
@@ -37,23 +33,9 @@ const ascending = (values: readonly number[], path: (i: number) => Issue['path']
     i > 0 && v <= values[i - 1]! ? [{ path: path(i), message: `must be later than the ${what} before it` }] : [],
   );
 
-/** The option labels `values` name in `question` (canonical), or the first value that names none. */
-export function defaultLabels(
-  question: Pick<QuestionFields, 'options'>,
-  values: readonly string[],
-): { labels: string[] } | { bad: number } {
-  const labels: string[] = [];
-  for (const [i, value] of values.entries()) {
-    const option = question.options.find((o) => labelKey(o.label) === labelKey(value));
-    if (!option) return { bad: i };
-    if (!labels.includes(option.label)) labels.push(option.label);
-  }
-  return { labels };
-}
-
 /**
  * The policy rules that need only the request (run by the request schema): ascending offsets,
- * defaults naming options of this ask's questions, `agree` within the allowed users.
+ * defaults each question's kind accepts, `agree` within the allowed users.
  */
 export function staticPolicyIssues(req: PolicyFields): Issue[] {
   const issues: Issue[] = [];
@@ -78,14 +60,8 @@ export function staticPolicyIssues(req: PolicyFields): Issue[] {
         issues.push({ path, message: `no question has id "${id}" (ids: ${ids.join(', ')})` });
         continue;
       }
-      const found = defaultLabels(question, values);
-      if ('bad' in found)
-        issues.push({
-          path: [...path, found.bad],
-          message: `must be one of the options: ${question.options.map((o) => o.label).join(', ')}`,
-        });
-      else if (!question.multiSelect && found.labels.length !== 1)
-        issues.push({ path, message: 'this question takes a single answer: give exactly one label' });
+      const found = kindOf(question).defaultValues(question, values);
+      if (!found.ok) issues.push({ path: found.at === undefined ? path : [...path, found.at], message: found.message });
     }
   }
   if (req.agree !== undefined && req.agree > 1) {

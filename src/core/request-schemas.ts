@@ -1,17 +1,10 @@
 import { z } from 'zod';
-import { RESERVED_LABEL, labelKey, platformId, shownText, singleLine } from './shown-text.js';
+import { platformId, shownText, singleLine } from './shown-text.js';
+import { choice, type OptionSchema } from './questions/choice.js';
 import { staticPolicyIssues } from './request-policy.js';
 import { canonicalLocale, isTimeZone } from './locale-tags.js';
 
-/** One answer option an agent offers. */
-export const OptionSchema = z
-  .object({
-    label: singleLine(100).refine((s) => !RESERVED_LABEL.test(labelKey(s)), {
-      message: 'labels "Other" and "Skip" are reserved: the human can always answer in their own words or skip',
-    }),
-    description: shownText(300, { multiline: true, required: false }).optional(),
-  })
-  .strict();
+export { OptionSchema } from './questions/choice.js';
 
 /**
  * A question id: snake_case. Names like `__proto__` get their own message: they cannot even be
@@ -28,31 +21,18 @@ export const QuestionIdSchema = z
 /** The id of the question at `index` (0-based) that names none: `q1`, `q2`, … */
 export const defaultQuestionId = (index: number): string => `q${index + 1}`;
 
-/** One question with 2–4 options. */
+/** What every question has, whatever its kind. */
+const questionFields = {
+  id: QuestionIdSchema.optional(),
+  header: singleLine(60).optional(),
+  question: shownText(1000, { multiline: true }),
+};
+
+/** One question: the common fields and its kind's (core/questions/; only `choice`, 2–4 options, now). */
 export const QuestionSchema = z
-  .object({
-    id: QuestionIdSchema.optional(),
-    header: singleLine(60).optional(),
-    question: shownText(1000, { multiline: true }),
-    options: z.array(OptionSchema).min(2, 'offer at least 2 options').max(4, 'offer at most 4 options'),
-    multiSelect: z.boolean().default(false),
-  })
+  .object({ ...questionFields, ...choice.fields })
   .strict()
-  .superRefine((q, ctx) => {
-    const seen = new Map<string, number>();
-    q.options.forEach((o, i) => {
-      const key = labelKey(o.label);
-      if (key === '') {
-        ctx.addIssue({ code: 'custom', path: ['options', i, 'label'], message: 'must not be empty' });
-      } else if (seen.has(key)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['options', i, 'label'],
-          message: `duplicates option ${seen.get(key)! + 1} (labels must differ ignoring case and character width)`,
-        });
-      } else seen.set(key, i);
-    });
-  });
+  .superRefine((q, ctx) => choice.refine(q, ctx));
 
 /** A question after defaults are applied: `id` is always set. */
 export type Question = Omit<z.output<typeof QuestionSchema>, 'id'> & { id: string };
@@ -198,7 +178,11 @@ export const AskRequestSchema = z
   .strict()
   .transform((req) => ({
     ...req,
-    questions: req.questions.map((q, i): Question => ({ ...q, id: q.id ?? defaultQuestionId(i) })),
+    // A choice is stored without `kind` (absent means choice), so stored records and results read as before.
+    questions: req.questions.map(({ kind: _choice, ...q }, i): Question => ({
+      ...q,
+      id: q.id ?? defaultQuestionId(i),
+    })),
   }))
   .superRefine((req, ctx) => {
     const seen = new Set<string>();

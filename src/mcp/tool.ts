@@ -75,6 +75,7 @@ const QuestionInput = z.object({
     .max(4, 'offer at most 4 options')
     .describe('2–4 options, the recommended one first'),
   multiSelect: z.boolean().optional().describe('true when several options may be chosen (default false)'),
+  kind: z.literal('choice').optional().describe('The answer kind: "choice", the default (leave it out)'),
 });
 
 /** Input schema of `ask_user` (the OpenClaw shape, plus optional `to`, `runId` and the ask policies). */
@@ -137,6 +138,7 @@ export function toAskInput(args: AskUserArgs, defaults: { runId: string; to?: Ta
       question: q.question,
       options: q.options,
       multiSelect: q.multiSelect ?? false,
+      ...(q.kind !== undefined ? { kind: q.kind } : {}),
     })),
     // Any number is accepted, rounded, and clamped by askgate to its bounds (huge ones to the maximum).
     ...(args.timeoutSeconds !== undefined ? { timeoutSeconds: Math.max(1, Math.round(args.timeoutSeconds)) } : {}),

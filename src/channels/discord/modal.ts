@@ -9,7 +9,7 @@ import {
   type APIModalInteractionResponseCallbackData,
 } from 'discord.js';
 import { shorten } from '../../core/text.js';
-import type { PromptView, QuestionView } from '../../core/prompt-view.js';
+import { choiceView, type ChoiceQuestionView, type PromptView } from '../../core/prompt-view.js';
 import { translate } from '../../core/i18n/index.js';
 import {
   CUSTOM_ID_MAX,
@@ -47,7 +47,7 @@ export function ownWordsLayout(questions: number): 'each' | 'shared' | null {
 /** Label text: one line, cut to `max` UTF-16 units on a grapheme boundary (modal text is plain, never markdown). */
 const line = (text: string, max: number) => shorten(text.replace(/\s+/g, ' ').trim(), max, 'utf16');
 
-function choiceLabel(q: QuestionView, several: boolean): LabelBuilder {
+function choiceLabel(q: ChoiceQuestionView, several: boolean): LabelBuilder {
   const prefix = several ? `${q.number}. ` : '';
   const label = line(prefix + (q.header ?? q.question), MODAL_LABEL_MAX);
   const builder = new LabelBuilder().setLabel(label);
@@ -94,12 +94,14 @@ function ownWordsLabel(
  */
 export function formModal(view: PromptView, customId: string, locale: string = view.locale): ModalBuilder | null {
   const layout = ownWordsLayout(view.questions.length);
-  if (!layout || view.questions.length === 0) return null;
+  const choices = view.questions.map(choiceView);
+  // A kind without a case here: no modal, the message keeps the text form.
+  if (!layout || view.questions.length === 0 || !choices.every((q) => q !== null)) return null;
   const several = view.questions.length > 1;
   const own = translate(locale, 'control.ownWords');
   const hint = (kind: keyof typeof OWN_HINTS) => translate(locale, OWN_HINTS[kind]);
   const labels: LabelBuilder[] = [];
-  for (const q of view.questions) {
+  for (const q of choices) {
     labels.push(choiceLabel(q, several));
     if (layout === 'each') {
       const label = several ? `${q.number}. ${own}` : own;

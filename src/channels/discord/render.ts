@@ -1,6 +1,6 @@
 import { escapeMarkdown } from 'discord.js';
 import { shorten } from '../../core/text.js';
-import type { ButtonView, PromptView, QuestionView } from '../../core/prompt-view.js';
+import { choiceView, type ButtonView, type PromptView, type QuestionView } from '../../core/prompt-view.js';
 import type { OutcomeView } from '../../core/outcome-view.js';
 import { cutEscaped, fitToLimit } from '../shared/fit.js';
 import {
@@ -70,7 +70,8 @@ function questionLines(q: QuestionView, several: boolean, lim: Limits, locale: s
     : header
       ? `**${header}**`
       : null;
-  const options = q.options.map((o) => {
+  // A kind without a case here (choiceView null) shows its question alone: the text reply answers it.
+  const options = (choiceView(q)?.options ?? []).map((o) => {
     const description =
       o.description !== undefined && lim.description > 0
         ? ` — ${escapeText(shorten(o.description, lim.description))}`
@@ -141,7 +142,7 @@ export function formRow(view: PromptView): MessageJson['components'] {
 const FITS = new RecentIds<boolean>(1000);
 
 function modalFits(view: PromptView, token: string): boolean {
-  const key = `${token}|${view.questions.map((q) => q.options.length).join(',')}`;
+  const key = `${token}|${view.questions.map((q) => choiceView(q)?.options.length ?? 0).join(',')}`;
   let fits = FITS.get(key);
   if (fits === undefined) FITS.set(key, (fits = formModal(view, token) !== null));
   return fits;

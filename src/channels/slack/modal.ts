@@ -1,5 +1,5 @@
 import type { types } from '@slack/bolt';
-import type { PromptView, QuestionView } from '../../core/prompt-view.js';
+import { choiceView, type ChoiceQuestionView, type PromptView, type QuestionView } from '../../core/prompt-view.js';
 import { escapeMrkdwn, fitLength, ID_PREFIX } from './render.js';
 import {
   CHOICE_OPTIONS_MAX,
@@ -62,7 +62,7 @@ function questionLabel(q: QuestionView, several: boolean): string {
   return `${several ? `${q.number}. ` : ''}${q.header !== undefined ? `${q.header}: ` : ''}${q.question}`;
 }
 
-function choiceInput(q: QuestionView, several: boolean, words: Words): types.InputBlock {
+function choiceInput(q: ChoiceQuestionView, several: boolean, words: Words): types.InputBlock {
   const options = q.options.map((o): types.PlainTextOption => ({
     text: plain(o.label, OPTION_TEXT_MAX),
     value: String(o.number),
@@ -115,10 +115,13 @@ function modal(title: string, blocks: types.InputBlock[], meta: FormMeta, words:
  * (the person's; default the ask's). Null when it cannot fit.
  */
 export function formModal(view: PromptView, meta: FormMeta, locale: string = view.locale): Modal | null {
+  const choices = view.questions.map(choiceView);
+  // A kind without a case here: no modal, the message keeps the text form.
+  if (!choices.every((q) => q !== null)) return null;
   const words = wordsFor(locale);
   const several = view.questions.length > 1;
   const own = words.t('control.otherOwn');
-  const blocks = view.questions.flatMap((q) => [choiceInput(q, several, words), ownInput(q.number, own, true, words)]);
+  const blocks = choices.flatMap((q) => [choiceInput(q, several, words), ownInput(q.number, own, true, words)]);
   const built = modal(words.t(several ? 'form.titleMany' : 'form.title'), blocks, meta, words);
   return modalProblem(built) === null ? built : null;
 }

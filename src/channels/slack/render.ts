@@ -1,6 +1,6 @@
 import { shorten } from '../../core/text.js';
 import type { OutcomeView } from '../../core/outcome-view.js';
-import type { PromptView, QuestionView } from '../../core/prompt-view.js';
+import { choiceView, type PromptView, type QuestionView } from '../../core/prompt-view.js';
 import { cutEscaped, fitToLimit } from '../shared/fit.js';
 import { BUTTON_TEXT_MAX, FALLBACK_TEXT_MAX, SECTION_TEXT_MAX } from './limits.js';
 import { LOCALES, translate } from '../../core/i18n/index.js';
@@ -65,7 +65,8 @@ function questionText(q: QuestionView, several: boolean, budget: Budget): string
   const title = q.header !== undefined ? (several ? `${q.number}. ${q.header}` : q.header) : undefined;
   const head =
     title !== undefined ? [`*${escapeMrkdwn(title)}*`, question] : [several ? `*${q.number}.* ${question}` : question];
-  const options = q.options.map((o) => {
+  // A kind without a case here (choiceView null) shows its question alone: the text reply answers it.
+  const options = (choiceView(q)?.options ?? []).map((o) => {
     const description = o.description ? ` — ${e(o.description.replace(/\s*\n\s*/g, ' '), budget.description)}` : '';
     return `${o.number}. ${e(o.label, budget.label)}${description}`;
   });

@@ -1,7 +1,7 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
 import { draftKeyboard, type DraftButton } from '../../core/drafts.js';
 import type { Draft } from '../../core/form-draft-store.js';
-import type { PromptView } from '../../core/prompt-view.js';
+import { choiceView, type PromptView } from '../../core/prompt-view.js';
 import { encodeToken } from '../../core/token.js';
 import { FALLBACK_LOCALE, wordsFor } from '../../core/i18n/index.js';
 import { telegramText } from './words.js';
@@ -51,11 +51,12 @@ function fits(markup: InlineKeyboardMarkup): boolean {
 }
 
 /**
- * Whether the prompt is answered on its keyboard: it has form controls and every step, untouched
- * or fully answered, fits Telegram's limits. Otherwise it keeps the text form.
+ * Whether the prompt is answered on its keyboard: it has form controls, every question is of a kind
+ * the keyboard has a case for (a choice), and every step, untouched or fully answered, fits
+ * Telegram's limits. Otherwise it keeps the text form.
  */
 export function answersOnKeyboard(view: PromptView): boolean {
-  if (!view.form || view.buttons) return false;
+  if (!view.form || view.buttons || !view.questions.every((q) => choiceView(q))) return false;
   const steps = view.questions.map((_, step) => step);
   const empty = view.questions.map(() => ({ choices: [] }));
   const full = view.questions.map((q) => ({ choices: q.options.map((_, i) => i), own: 'x' }));

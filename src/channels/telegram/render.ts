@@ -1,7 +1,7 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup, MessageEntity } from 'grammy/types';
 import { wordsFor, type Words } from '../../core/i18n/index.js';
 import type { OutcomeView } from '../../core/outcome-view.js';
-import type { PromptView, QuestionView } from '../../core/prompt-view.js';
+import { choiceView, type PromptView, type QuestionView } from '../../core/prompt-view.js';
 import { fitToLimit } from '../shared/fit.js';
 import { MESSAGE_MAX_CHARS, assertCallbackData, cut } from './limits.js';
 import { telegramText } from './words.js';
@@ -58,13 +58,15 @@ function addQuestion(
 ): void {
   const numbered = words.t('prompt.questionN', { n: q.number });
   const title = several ? `${numbered}${q.header ? ` · ${q.header}` : ''}` : q.header;
-  const pick = q.multiSelect ? ` ${telegramText(words.locale, 'pickSeveral')}` : '';
+  // A kind without a case here (choiceView null) shows its question alone: the text reply answers it.
+  const choice = choiceView(q);
+  const pick = choice?.multiSelect ? ` ${telegramText(words.locale, 'pickSeveral')}` : '';
   if (title) b.add(title, true).add(`${pick}\n`);
   b.add(cut(q.question, level.question));
   if (!title) b.add(pick);
   b.add('\n');
   const indent = several ? '  ' : '';
-  for (const o of q.options) {
+  for (const o of choice?.options ?? []) {
     b.add(`\n${indent}${o.number}. ${o.label}`);
     if (o.description) b.add(` — ${cut(o.description, Math.max(level.description, 2))}`);
   }

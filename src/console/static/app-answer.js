@@ -92,9 +92,26 @@ export function buildQuick(card, ask, base) {
   ]);
 }
 
+/** Whether the console has a case for the question's kind: a choice (`kind` left out or `choice`). @param {ConsoleQuestion} q */
+export function isChoice(q) {
+  return q.kind === undefined || q.kind === 'choice';
+}
+
+/** A question of a kind the console has no case for: its text and the person's own words. @param {ConsoleQuestion} q @param {string} name */
+function buildTextStep(q, name) {
+  const text = el('input', { type: 'text', id: name + '-text', maxlength: 4000, autocomplete: 'off' });
+  const node = el('fieldset', { class: 'step' }, [
+    el('legend', {}, questionText(q, null)),
+    el('div', { class: 'opt other' }, [el('label', { for: name + '-text', text: t('otherOwn') }), text]),
+  ]);
+  const values = () => (text.value.trim() ? [text.value.trim()] : []);
+  return { node, id: q.id, multi: false, values, focus: () => text.focus() };
+}
+
 /** @param {ConsoleQuestion} q @param {string} base */
 function buildStep(q, base) {
   const name = base + '-' + q.id;
+  if (!isChoice(q)) return buildTextStep(q, name);
   const kind = q.multiSelect ? 'checkbox' : 'radio';
   /** @type {HTMLInputElement[]} */
   const inputs = [];

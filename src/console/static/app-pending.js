@@ -4,7 +4,7 @@
  * answer form comes from app-answer.js.
  */
 import { $, announce, clock, el, expiresIn, outcomeText, state } from './app-core.js';
-import { buildQuick, buildStepper } from './app-answer.js';
+import { buildQuick, buildStepper, isChoice } from './app-answer.js';
 import { eventItems } from './app-history.js';
 import { policyItems } from './app-policy.js';
 import { t } from './app-i18n.js';
@@ -59,7 +59,7 @@ export function showPending(ask, live) {
     card.error = el('p', { class: 'error', role: 'alert' });
     card.events = el('ol', { class: 'events' });
     const body =
-      ask.questions.length === 1 && !ask.questions[0].multiSelect
+      ask.questions.length === 1 && isChoice(ask.questions[0]) && !ask.questions[0].multiSelect
         ? buildQuick(card, ask, base)
         : buildStepper(card, ask, base);
     card.root = el(

@@ -21,7 +21,7 @@ export const de: LocaleInfo & { messages: Messages } = {
       other:
         'Antworte mit einer Nummer, dem Namen einer Option oder eigenen Worten. Es werden {count} übereinstimmende Antworten gebraucht; bis dahin kannst du deine ändern.',
     },
-    'prompt.multiSelect': 'Wähle mehrere wie „1,3“.',
+    'prompt.pickSeveral': 'Wähle mehrere wie „1,3“.',
     'prompt.several': 'Beantworte jede Frage in einer eigenen Zeile, der Reihe nach, oder als „2: deine Antwort“.',
     'prompt.form': 'Tippe auf Antworten zum Auswählen oder antworte auf diese Nachricht.',
     'phrase.replyToMessage': 'antworte auf diese Nachricht',

@@ -20,7 +20,7 @@ export const EN_MESSAGES = {
     other:
       'Reply with a number, an option name or your own words. {count} matching answers are needed; you may change yours until then.',
   },
-  'prompt.multiSelect': 'Pick several like "1,3".',
+  'prompt.pickSeveral': 'Pick several like "1,3".',
   'prompt.several': 'Answer each question on its own line, in order, or as "2: your answer".',
   'prompt.form': 'Tap Answer to choose, or reply to this message.',
   /** The words of the instructions above that a thread-based channel swaps for `phrase.replyInThread`. */

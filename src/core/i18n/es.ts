@@ -21,7 +21,7 @@ export const es: LocaleInfo & { messages: Messages } = {
       other:
         'Responde con un número, el nombre de una opción o tus palabras. Se necesitan {count} respuestas coincidentes; puedes cambiar la tuya hasta entonces.',
     },
-    'prompt.multiSelect': 'Elige varias como "1,3".',
+    'prompt.pickSeveral': 'Elige varias como "1,3".',
     'prompt.several': 'Responde cada pregunta en su propia línea, en orden, o como "2: tu respuesta".',
     'prompt.form': 'Toca Responder para elegir o responde a este mensaje.',
     'phrase.replyToMessage': 'responde a este mensaje',

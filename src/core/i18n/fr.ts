@@ -21,7 +21,7 @@ export const fr: LocaleInfo & { messages: Messages } = {
       other:
         'Répondez par un numéro, le nom d’une option ou vos mots. Il faut {count} réponses concordantes ; vous pouvez changer la vôtre d’ici là.',
     },
-    'prompt.multiSelect': 'Choisissez-en plusieurs comme « 1,3 ».',
+    'prompt.pickSeveral': 'Choisissez-en plusieurs comme « 1,3 ».',
     'prompt.several':
       'Répondez à chaque question sur sa propre ligne, dans l’ordre, ou sous la forme « 2: votre réponse ».',
     'prompt.form': 'Touchez Répondre pour choisir, ou répondez à ce message.',

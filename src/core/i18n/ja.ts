@@ -19,7 +19,7 @@ export const ja: LocaleInfo & { messages: Messages } = {
       other:
         '番号、選択肢の名前、または自分の言葉で返信してください。一致する回答が{count}件必要です。それまでは自分の回答を変更できます。',
     },
-    'prompt.multiSelect': '複数選ぶ場合は「1,3」のように送ってください。',
+    'prompt.pickSeveral': '複数選ぶ場合は「1,3」のように送ってください。',
     'prompt.several': '各質問に順番に1行ずつ、または「2: 回答」の形で答えてください。',
     'prompt.form': '「回答」をタップして選ぶか、このメッセージに返信してください。',
     'phrase.replyToMessage': 'このメッセージに返信して',

@@ -21,7 +21,7 @@ export const ptBR: LocaleInfo & { messages: Messages } = {
       other:
         'Responda com um número, o nome de uma opção ou suas palavras. São necessárias {count} respostas iguais; você pode mudar a sua até lá.',
     },
-    'prompt.multiSelect': 'Escolha várias como "1,3".',
+    'prompt.pickSeveral': 'Escolha várias como "1,3".',
     'prompt.several': 'Responda cada pergunta em uma linha, na ordem, ou como "2: sua resposta".',
     'prompt.form': 'Toque em Responder para escolher ou responda a esta mensagem.',
     'phrase.replyToMessage': 'responda a esta mensagem',

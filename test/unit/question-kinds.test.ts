@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { AskRequestSchema } from '../../src/core/schemas.js';
+import { KINDS, kindOf } from '../../src/core/questions/index.js';
+import { AskUserInputShape, toAskInput } from '../../src/mcp/tool.js';
+
+const question = { id: 'env', question: 'Where?', options: [{ label: 'Staging' }, { label: 'Production' }] };
+const ask = (q: object) => AskRequestSchema.safeParse({ runId: 'kinds-1', questions: [q] });
+
+describe('question kinds', () => {
+  it('a question without kind is a choice; the registry has only choice so far', () => {
+    expect(Object.keys(KINDS)).toEqual(['choice']);
+    expect(kindOf({}).name).toBe('choice');
+    expect(kindOf({ kind: 'choice' })).toBe(kindOf({}));
+  });
+
+  it('POST /v1/asks (and A2A) take kind "choice" and store the question as if it were left out', () => {
+    const given = ask({ ...question, kind: 'choice' });
+    const plain = ask(question);
+    expect(given.success && plain.success).toBe(true);
+    expect(given.data!.questions).toEqual(plain.data!.questions);
+    expect(given.data!.questions[0]).not.toHaveProperty('kind');
+  });
+
+  it('refuses any other kind, naming the field', () => {
+    const refused = ask({ ...question, kind: 'text' });
+    expect(refused.success).toBe(false);
+    expect(refused.error!.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['questions.0.kind', 'must be "choice" (the only kind so far), or left out'],
+    ]);
+  });
+
+  it('MCP ask_user takes kind "choice" and refuses another', () => {
+    const args = z.object(AskUserInputShape);
+    const parsed = args.parse({ questions: [{ ...question, kind: 'choice' }] });
+    expect(toAskInput(parsed, { runId: 'kinds-2' }).questions[0]).toMatchObject({ kind: 'choice' });
+    expect(args.safeParse({ questions: [{ ...question, kind: 'text' }] }).success).toBe(false);
+  });
+});
