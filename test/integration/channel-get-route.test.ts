@@ -54,6 +54,9 @@ describe.each([
     const refused = await sendRaw(port, 'GET', '/links/test?ask=A1&sig=bad', host);
     expect(refused.status).toBe(403);
     expect(channel.seen.at(-1)!.rawBody.length).toBe(0);
+    // HEAD, which the router adds beside a GET, is the same route: the channel decides it too.
+    const head = await sendRaw(port, 'HEAD', '/links/test?sig=good', host);
+    expect(head.status).toBe(200);
   });
 
   it('auth stays the matched route’s: another method or a path beside it is an API route and needs the token', async () => {
