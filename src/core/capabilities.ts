@@ -75,6 +75,11 @@ export interface FormShape {
   words: Words;
 }
 
+/** Whether a channel draws questions of this kind natively (absent: a choice). */
+export function drawsKind(capabilities: ChannelCapabilities, kind: string | undefined): boolean {
+  return (capabilities.kinds as readonly string[]).includes(kind ?? 'choice');
+}
+
 const utf8Bytes = (text: string): number => new TextEncoder().encode(text).length;
 
 /** Whether rows of buttons fit: counts, non-empty rows, labels distinct and non-blank once cut, tokens 1..max bytes. */
@@ -133,7 +138,6 @@ function modalFits(questions: readonly FormQuestion[], form: Extract<FormCapabil
 export function formFits(shape: FormShape, capabilities: ChannelCapabilities): boolean {
   const { forms, buttons } = capabilities;
   if (!forms || !buttons) return false;
-  if (!shape.questions.every((q) => (capabilities.kinds as readonly string[]).includes(q.kind ?? 'choice')))
-    return false;
+  if (!shape.questions.every((q) => drawsKind(capabilities, q.kind))) return false;
   return forms.on === 'modal' ? modalFits(shape.questions, forms) : messageFormFits(shape, buttons);
 }

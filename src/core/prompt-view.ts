@@ -5,7 +5,7 @@ import { displayHeader } from './display-text.js';
 import { ENGLISH, translate, wordsOf, type MessageKey, type Words } from './i18n/index.js';
 import { tallyLines } from './policy-view.js';
 import { kindOf, type ChoiceView } from './questions/index.js';
-import { ALL_CAPABILITIES, formFits, type ChannelCapabilities } from './capabilities.js';
+import { ALL_CAPABILITIES, drawsKind, formFits, type ChannelCapabilities } from './capabilities.js';
 
 export type { OptionView } from './questions/index.js';
 
@@ -111,7 +111,8 @@ export function buildPromptView(
     }),
   );
   const only = record.questions.length === 1 ? record.questions[0]! : null;
-  const kindButtons = only && capabilities.buttons ? kindOf(only).buttons(only) : null;
+  const native = only && capabilities.buttons && drawsKind(capabilities, only.kind);
+  const kindButtons = native ? kindOf(only).buttons(only) : null;
   if (kindButtons) {
     const token = (choice: ButtonChoice) => encodeToken({ askId: record.id, version: record.version, choice });
     const buttons: ButtonView[] = [

@@ -111,6 +111,9 @@ describe('buildPromptView picks the controls from the channel’s capabilities',
     expect(view.buttons).toBeNull();
     expect(view.form).toBeUndefined();
     expect(view.instructions).toMatch(/^Reply /);
+    // A channel that has buttons but no case for the question's kind shows it the same way.
+    const noKind = buildPromptView(record(several(1, 3)), ENGLISH, { ...ALL_CAPABILITIES, kinds: [] });
+    expect([noKind.buttons, noKind.form, noKind.instructions]).toEqual([null, undefined, view.instructions]);
   });
 
   it('each registered channel declares its capabilities on its descriptor (edits: every chat channel today)', () => {
