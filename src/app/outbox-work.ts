@@ -23,7 +23,7 @@ import { stillOwed, workFor, type WorkSettings } from '../core/work.js';
 import { keptForMs } from '../core/retention.js';
 import type { BatchItem, EffectRunner, KnownJob } from './effect-runner.js';
 import type { Gateway } from './gateway.js';
-import type { AskRecord } from '../core/schemas.js';
+import type { AskRecord, MessageRef } from '../core/schemas.js';
 
 /** What the outbox work and the reconciler's sweep talk to. */
 export interface OutboxWorkDeps {
@@ -122,7 +122,7 @@ export class OutboxWork implements OutboxHandlers {
       askId,
       version: record.version,
       target,
-      view: buildPromptView(record, this.words(record)),
+      view: buildPromptView(record, this.words(record), channel.capabilities),
     });
     const bind = () =>
       indexes.bindMessage(
@@ -152,9 +152,22 @@ export class OutboxWork implements OutboxHandlers {
     if (!record || !delivery?.message || !stillOwed(record, { kind: 'finalize', index }, clock.now())) return;
     const channel = channels.get(delivery.channel);
     if (!channel) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
-    const words = this.words(record);
-    await channel.finalize(delivery.message, outcomeView(record, words), buildPromptView(record, words));
+    await this.showOutcome(channel, delivery.message, record);
     await this.gateway.apply(askId, { type: 'finalized', index, ok: true }, record);
+  }
+
+  /**
+   * Shows an ended ask's outcome on a delivered message: edited in, or, on a channel that cannot
+   * edit (`capabilities.edits` false), posted as a new message (once: the `finalized` commit after
+   * it makes a second run of the job find nothing owed).
+   */
+  private async showOutcome(channel: Channel, ref: MessageRef, record: AskRecord): Promise<void> {
+    const words = this.words(record);
+    const outcome = outcomeView(record, words);
+    const view = buildPromptView(record, words, channel.capabilities);
+    if (channel.capabilities?.edits !== false) return channel.finalize(ref, outcome, view);
+    if (!channel.post) throw new ChannelError(`channel "${channel.name}" can neither edit nor post an outcome`, true);
+    await channel.post(ref, outcome, view);
   }
 
   /**
@@ -189,7 +202,9 @@ export class OutboxWork implements OutboxHandlers {
     if (!record || !delivery?.message || !stillOwed(record, { kind: 'refresh', index }, clock.now())) return;
     const channel = channels.get(delivery.channel);
     if (!channel) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
-    await channel.refresh(delivery.message, buildPromptView(record, this.words(record)));
+    // A message that cannot be edited keeps what it showed: its outcome comes as a new message.
+    if (channel.capabilities?.edits === false) return;
+    await channel.refresh(delivery.message, buildPromptView(record, this.words(record), channel.capabilities));
     // The ask may have ended while the refresh was in flight. Its outcome edit not made yet: made
     // here, and recorded, so the finalize job then finds nothing to do. Made already (it may have
     // landed first): the refresh showed buttons again, so the outcome is shown once more over it.
@@ -197,7 +212,11 @@ export class OutboxWork implements OutboxHandlers {
     if (after && isTerminal(after)) {
       if (stillOwed(after, { kind: 'finalize', index }, clock.now())) return this.finalize(askId, index, after);
       const words = this.words(after);
-      await channel.finalize(delivery.message, outcomeView(after, words), buildPromptView(after, words));
+      await channel.finalize(
+        delivery.message,
+        outcomeView(after, words),
+        buildPromptView(after, words, channel.capabilities),
+      );
     }
   }
 

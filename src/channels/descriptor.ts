@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Channel, Clock, Logger } from '../core/ports.js';
 import type { MessageKey } from '../core/i18n/index.js';
+import type { ChannelCapabilities } from '../core/capabilities.js';
 import type { ChannelWords } from './shared/channel-words.js';
 
 /** A zod shape of environment variables (each parses one string, or its absence). */
@@ -26,6 +27,8 @@ export interface ChannelDescriptor<N extends string = string, E extends EnvShape
   readonly name: N;
   /** How people read it in outcome lines and notices ("Answered in Telegram by …"). */
   readonly displayName: string;
+  /** What it renders (question kinds, buttons, forms, edits, code blocks, links): core builds its views from it. */
+  readonly capabilities: ChannelCapabilities;
   /** Package names (or `@scope/` prefixes) of its SDK: only its folder may import them (test/unit/boundaries.test.ts). */
   readonly sdks: readonly string[];
   /** The longest each catalogue word may be where this channel shows it (UTF-16 units; test/unit/i18n-limits.test.ts checks every locale). */

@@ -4,6 +4,7 @@ import type { OutcomeView } from './outcome-view.js';
 import type { FormAnswer, FormProblem } from './forms.js';
 import type { ButtonChoice } from './token.js';
 import type { DraftKey, StoredDraft } from './form-draft-store.js';
+import type { ChannelCapabilities } from './capabilities.js';
 
 /** Where a {@link ChannelError} came from: the channel, the platform method, the error it maps (kept as `cause`, never logged whole). */
 export interface ChannelErrorContext {
@@ -189,10 +190,12 @@ export interface DeliveryRequest {
   view: PromptView;
 }
 
-/** An inbound HTTP request as a channel sees it: headers and the exact raw body (for signatures). */
+/** An inbound HTTP request as a channel sees it: headers, the exact raw body (for signatures; empty for a GET) and the query. */
 export interface InboundHttpRequest {
   headers: Record<string, string | string[] | undefined>;
   rawBody: Buffer;
+  /** The query string's parameters (a signed link's), each name's last value; untrusted. */
+  query?: Record<string, string>;
 }
 
 /** The response a channel's inbound route sends. */
@@ -203,9 +206,9 @@ export interface InboundHttpResponse {
   body?: string | object;
 }
 
-/** A route a channel serves on askgate's one HTTP port (e.g. `POST /slack/events`). */
+/** A route a channel serves on askgate's one HTTP port (e.g. `POST /slack/events`, or `GET` for a signed link). */
 export interface InboundRoute {
-  method: 'POST';
+  method: 'GET' | 'POST';
   path: string;
   handle(request: InboundHttpRequest): Promise<InboundHttpResponse>;
 }
@@ -214,6 +217,8 @@ export interface InboundRoute {
 export interface Channel {
   /** Channel name used in `to.channel`. */
   readonly name: string;
+  /** What it renders (core/capabilities.ts); absent: every control (test channels). */
+  readonly capabilities?: ChannelCapabilities;
   /** Sends the question; returns where the message lives. Throws {@link ChannelError}. */
   deliver(request: DeliveryRequest): Promise<MessageRef>;
   /**
@@ -222,6 +227,11 @@ export interface Channel {
    * Throws {@link ChannelError}.
    */
   finalize(ref: MessageRef, outcome: OutcomeView, view: PromptView): Promise<void>;
+  /**
+   * Posts the outcome as a new message in the delivered message's conversation, for a channel whose
+   * capabilities say it cannot edit (`edits: false`); returns where it lives. Throws {@link ChannelError}.
+   */
+  post?(ref: MessageRef, outcome: OutcomeView, view: PromptView): Promise<MessageRef>;
   /**
    * Posts a short reminder tied to a delivered message (a reply to it; a thread reply on Slack), mentions
    * suppressed. `stillWanted` is asked right before the post, after any wait for the platform's rate

@@ -5,6 +5,7 @@ import { displayHeader } from './display-text.js';
 import { ENGLISH, translate, wordsOf, type MessageKey, type Words } from './i18n/index.js';
 import { tallyLines } from './policy-view.js';
 import { kindOf, type ChoiceView } from './questions/index.js';
+import { ALL_CAPABILITIES, drawsKind, formFits, type ChannelCapabilities } from './capabilities.js';
 
 export type { OptionView } from './questions/index.js';
 
@@ -43,7 +44,7 @@ export interface ButtonView {
 /**
  * The controls of a prompt answered with a form, for every shape but a single single-choice question
  * (which has {@link PromptView.buttons}): an Answer button that opens the platform's form (or starts a
- * draft on the message), and Skip. A channel whose limits the form does not fit keeps the text form.
+ * draft on the message), and Skip. Left out when the form does not fit the channel ({@link buildPromptView}).
  */
 export interface FormView {
   /** Token of the Answer button (kind `form`). */
@@ -65,7 +66,7 @@ export interface PromptView {
   buttons: ButtonView[] | null;
   /** One line telling the human how to answer (by text reply, when there are no buttons). */
   instructions: string;
-  /** The form controls of a prompt without buttons (every shape but a single single-choice question). */
+  /** The form controls of a prompt without buttons, present only when its form fits the channel's capabilities (else the text form). */
   form?: FormView;
   /**
    * Lines under the question while it is open, for an ask that needs several matching answers:
@@ -85,11 +86,18 @@ export type PromptSource = Pick<AskRecord, 'id' | 'version' | 'questions'> &
   Partial<Pick<AskRecord, 'policy' | 'responses' | 'deliveries' | 'locale' | 'timeZone'>>;
 
 /**
- * Builds the view of a pending ask, in `words` (default: the ask's own locale, else English). An ask
- * that needs several matching answers (`policy.agree` > 1) gets its tally lines and no Skip (a skip
- * cannot agree); its instructions say so.
+ * Builds the view of a pending ask, in `words` (default: the ask's own locale, else English), for a
+ * channel with `capabilities` (default: every control): it picks the controls centrally, so renderers
+ * only draw. A single question of a kind with buttons gets them when the channel has buttons; any
+ * other prompt gets `form` only when its form fits the channel (core/capabilities.ts), else the text
+ * form. An ask that needs several matching answers (`policy.agree` > 1) gets its tally lines and no
+ * Skip (a skip cannot agree); its instructions say so.
  */
-export function buildPromptView(record: PromptSource, words: Words = wordsOf(record)): PromptView {
+export function buildPromptView(
+  record: PromptSource,
+  words: Words = wordsOf(record),
+  capabilities: ChannelCapabilities = ALL_CAPABILITIES,
+): PromptView {
   const t = words.t;
   const agree = record.policy?.agree ?? 1;
   const tally = tallyLines({ deliveries: [], ...record }, words);
@@ -103,7 +111,8 @@ export function buildPromptView(record: PromptSource, words: Words = wordsOf(rec
     }),
   );
   const only = record.questions.length === 1 ? record.questions[0]! : null;
-  const kindButtons = only ? kindOf(only).buttons(only) : null;
+  const native = only && capabilities.buttons && drawsKind(capabilities, only.kind);
+  const kindButtons = native ? kindOf(only).buttons(only) : null;
   if (kindButtons) {
     const token = (choice: ButtonChoice) => encodeToken({ askId: record.id, version: record.version, choice });
     const buttons: ButtonView[] = [
@@ -123,12 +132,11 @@ export function buildPromptView(record: PromptSource, words: Words = wordsOf(rec
     ...(record.questions.length > 1 ? [t('prompt.several')] : []),
   ].join(' ');
   const token = (choice: ButtonChoice) => encodeToken({ askId: record.id, version: record.version, choice });
-  const form: FormView = {
-    open: token({ kind: 'form' }),
-    skip: agree > 1 ? null : token({ kind: 'skip' }),
-    instructions: `${t('prompt.form')} ${instructions}`,
-  };
+  const skip = agree > 1 ? null : token({ kind: 'skip' });
   const head = { askId: record.id, version: record.version, locale: words.locale };
+  if (!formFits({ askId: record.id, version: record.version, questions, skip, words }, capabilities))
+    return { ...head, questions, buttons: null, instructions, ...extra };
+  const form: FormView = { open: token({ kind: 'form' }), skip, instructions: `${t('prompt.form')} ${instructions}` };
   return { ...head, questions, buttons: null, instructions, form, ...extra };
 }
 

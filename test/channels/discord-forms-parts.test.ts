@@ -12,6 +12,7 @@ import { formModal, modalProblems, ownWordsModal } from '../../src/channels/disc
 import { readModal, SHARED_OWN_UNCLEAR, splitShared } from '../../src/channels/discord/modal-read.js';
 import { renderPrompt, visibleText } from '../../src/channels/discord/render.js';
 import { buildPromptView, type PromptView } from '../../src/core/prompt-view.js';
+import { DISCORD_CAPABILITIES } from '../../src/channels/discord/capabilities.js';
 import type { FormOpening } from '../../src/core/ports.js';
 import type { Question } from '../../src/core/schemas.js';
 
@@ -50,9 +51,16 @@ describe('Discord modals: what askgate builds, what the fake (as Discord) accept
   });
 
   it('a prompt whose modal cannot fit (5 questions: 6 components) keeps the text form, no Answer button', () => {
-    const five = view(Array.from({ length: 5 }, (_, i) => q(i + 1, 2, false, 'short')));
+    const fiveQuestions = Array.from({ length: 5 }, (_, i) => q(i + 1, 2, false, 'short'));
+    const five = view(fiveQuestions);
     expect(formModal(five, five.form!.open)).toBeNull();
-    const message = renderPrompt(five);
+    // The view as askgate builds it for Discord: core finds the modal does not fit its capabilities.
+    const forDiscord = buildPromptView(
+      { id: 'FormsAsk00000001', version: 2, questions: fiveQuestions },
+      undefined,
+      DISCORD_CAPABILITIES,
+    );
+    const message = renderPrompt(forDiscord);
     expect(message.components).toEqual([]);
     expect(visibleText(message.content)).toContain(five.instructions);
     expect(visibleText(message.content)).not.toContain('Tap Answer');

@@ -2,11 +2,14 @@ import { ChannelError, type Channel, type DeliveryRequest, type InboundSink } fr
 import type { MessageRef } from '../../src/core/schemas.js';
 import type { OutcomeView } from '../../src/core/outcome-view.js';
 import type { PromptView } from '../../src/core/prompt-view.js';
+import type { ChannelCapabilities } from '../../src/core/capabilities.js';
 
 /** A channel for tests: records what askgate sends and fails on demand, like a platform would. */
 export class RecordingChannel implements Channel {
   readonly delivered: DeliveryRequest[] = [];
   readonly finalized: { ref: MessageRef; outcome: OutcomeView }[] = [];
+  /** Outcomes posted as new messages (a channel declaring `edits: false`), with the message they follow. */
+  readonly posted: { ref: MessageRef; outcome: OutcomeView; sent: MessageRef }[] = [];
   /** Reminders posted: the question they reply to, the text, and the reminder's own ref. */
   readonly reminded: { ref: MessageRef; text: string; sent: MessageRef }[] = [];
   /** Prompts re-rendered while open (tallies), with the view sent. */
@@ -15,7 +18,11 @@ export class RecordingChannel implements Channel {
   private failures: ChannelError[] = [];
   private nextId = 1;
 
-  constructor(readonly name = 'test') {}
+  /** `capabilities`: what it declares it renders (absent: every control, like most test channels). */
+  constructor(
+    readonly name = 'test',
+    readonly capabilities?: ChannelCapabilities,
+  ) {}
 
   private held: { started: () => void; released: Promise<void> } | null = null;
 
@@ -47,6 +54,14 @@ export class RecordingChannel implements Channel {
     const failure = this.failures.shift();
     if (failure) throw failure;
     this.finalized.push({ ref, outcome });
+  }
+
+  async post(ref: MessageRef, outcome: OutcomeView): Promise<MessageRef> {
+    const failure = this.failures.shift();
+    if (failure) throw failure;
+    const sent = { chat: ref.chat, messageId: String(this.nextId++) };
+    this.posted.push({ ref, outcome, sent });
+    return sent;
   }
 
   async remind(ref: MessageRef, text: string, stillWanted?: () => Promise<boolean>): Promise<MessageRef | null> {

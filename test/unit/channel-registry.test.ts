@@ -44,7 +44,9 @@ describe('the channel registry', () => {
         files.filter(
           (f) =>
             f.startsWith('channels/') &&
-            !/^channels\/(registry|descriptor|shared\/channel-words|\w+\/(descriptor|label-limits|words))\.ts$/.test(f),
+            !/^channels\/(registry|descriptor|shared\/channel-words|\w+\/(descriptor|label-limits|capabilities|words))\.ts$/.test(
+              f,
+            ),
         ),
       ).toEqual([]);
       expect(

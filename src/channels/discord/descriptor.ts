@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { optionalString, tokenString } from '../../config-values.js';
 import { defineChannel } from '../descriptor.js';
+import { DISCORD_CAPABILITIES } from './capabilities.js';
 import { DISCORD_WORD_LIMITS } from './label-limits.js';
 import { DISCORD_WORDS } from './words.js';
 
@@ -9,6 +10,7 @@ import { DISCORD_WORDS } from './words.js';
 export const discord = defineChannel({
   name: 'discord',
   displayName: 'Discord',
+  capabilities: DISCORD_CAPABILITIES,
   sdks: ['discord.js', '@discordjs/'],
   wordLimits: DISCORD_WORD_LIMITS,
   words: DISCORD_WORDS,

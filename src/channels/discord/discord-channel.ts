@@ -16,6 +16,7 @@ import { DiscordInbound } from './inbound.js';
 import { NO_MENTIONS, rejectOnRateLimit, toChannelError } from './limits.js';
 import { renderFinal, renderPrompt, renderReminder } from './render.js';
 import { describeError } from '../shared/errors.js';
+import { DISCORD_CAPABILITIES } from './capabilities.js';
 
 /** Options of {@link DiscordChannel}. */
 export interface DiscordChannelOptions {
@@ -53,6 +54,8 @@ const FATAL_CLOSE = new Map<number, string>([
 export class DiscordChannel implements Channel {
   /** Channel name used in `to.channel`. */
   readonly name = 'discord';
+  /** What Discord renders: its views are built for it (core/capabilities.ts). */
+  readonly capabilities = DISCORD_CAPABILITIES;
   private readonly api: string;
   private readonly rest: REST;
   private client: Client | null = null;

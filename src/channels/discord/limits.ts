@@ -2,25 +2,22 @@ import { DiscordAPIError, HTTPError, RateLimitError, type RateLimitData } from '
 import { ChannelError } from '../../core/ports.js';
 import { isRefusal } from '../shared/errors.js';
 import { LABEL_MAX } from './label-limits.js';
+import { BUTTONS_PER_ROW, CUSTOM_ID_MAX, ROWS_MAX } from './capabilities.js';
 
 export { LABEL_MAX, MODAL_DESCRIPTION_MAX, MODAL_LABEL_MAX, MODAL_TITLE_MAX } from './label-limits.js';
+export {
+  BUTTONS_PER_ROW,
+  CUSTOM_ID_MAX,
+  GROUP_OPTIONS_MAX,
+  MODAL_COMPONENTS_MAX,
+  RADIO_OPTIONS_MIN,
+  ROWS_MAX,
+} from './capabilities.js';
 
 /** Longest message content Discord accepts. */
 export const CONTENT_MAX = 2000;
-/** Most buttons in one action row. */
-export const BUTTONS_PER_ROW = 5;
-/** Most action rows on a (non Components V2) message. */
-export const ROWS_MAX = 5;
-/** Longest component `custom_id`. */
-export const CUSTOM_ID_MAX = 100;
-/** Most top-level components in a modal (Labels and Text Displays). */
-export const MODAL_COMPONENTS_MAX = 5;
 /** Longest label, value and description of a radio or checkbox group option. */
 export const GROUP_OPTION_TEXT_MAX = 100;
-/** Fewest options of a radio group. */
-export const RADIO_OPTIONS_MIN = 2;
-/** Most options of a radio or checkbox group (and most `max_values` of a checkbox group). */
-export const GROUP_OPTIONS_MAX = 10;
 /** Longest text a modal's text input takes (and its `max_length` bound). */
 export const TEXT_INPUT_MAX = 4000;
 /** Longest text input placeholder. */

@@ -12,9 +12,7 @@ import {
   type ButtonJson,
   type MessageJson,
 } from './limits.js';
-import { formModal } from './modal.js';
 import { translate } from '../../core/i18n/index.js';
-import { RecentIds } from '../shared/recent-ids.js';
 
 const PRIMARY = 1;
 const SECONDARY = 2;
@@ -118,11 +116,11 @@ export function buttonRows(buttons: readonly ButtonView[]): MessageJson['compone
 
 /**
  * The row of a prompt answered with a form: Answer (opens the modal) and Skip. Empty when the
- * prompt has no form or its modal does not fit Discord's limits: the message keeps the text form.
+ * prompt has no form (buildPromptView found its modal does not fit Discord's capabilities): the message keeps the text form.
  */
 export function formRow(view: PromptView): MessageJson['components'] {
   const form = view.form;
-  if (!form || !modalFits(view, form.open)) return [];
+  if (!form) return [];
   const label = (key: 'control.answer' | 'control.skip') => shorten(translate(view.locale, key), LABEL_MAX, 'utf16');
   const skip: ButtonJson[] = form.skip
     ? [{ type: 2, style: SECONDARY, label: label('control.skip'), custom_id: form.skip }]
@@ -133,19 +131,6 @@ export function formRow(view: PromptView): MessageJson['components'] {
       components: [{ type: 2, style: PRIMARY, label: label('control.answer'), custom_id: form.open }, ...skip],
     },
   ];
-}
-
-/**
- * Whether each ask version's modal fits, remembered (building one costs ~1.5 ms, and refreshes
- * re-render): keyed by the Answer token and the shape (options per question), as every text is cut to fit.
- */
-const FITS = new RecentIds<boolean>(1000);
-
-function modalFits(view: PromptView, token: string): boolean {
-  const key = `${token}|${view.questions.map((q) => choiceView(q)?.options.length ?? 0).join(',')}`;
-  let fits = FITS.get(key);
-  if (fits === undefined) FITS.set(key, (fits = formModal(view, token) !== null));
-  return fits;
 }
 
 /** The tally lines of an open prompt, escaped, cut to {@link TALLY_MAX}; '' without a tally. */

@@ -1,6 +1,7 @@
 // Slack as askgate's registry knows it (no SDK import here: @slack/bolt loads in `create`).
 import { ConfigError, optionalString, tokenString } from '../../config-values.js';
 import { defineChannel } from '../descriptor.js';
+import { SLACK_CAPABILITIES } from './capabilities.js';
 import { SLACK_WORD_LIMITS } from './label-limits.js';
 import { SLACK_WORDS } from './words.js';
 
@@ -8,6 +9,7 @@ import { SLACK_WORDS } from './words.js';
 export const slack = defineChannel({
   name: 'slack',
   displayName: 'Slack',
+  capabilities: SLACK_CAPABILITIES,
   sdks: ['@slack/'],
   wordLimits: SLACK_WORD_LIMITS,
   words: SLACK_WORDS,

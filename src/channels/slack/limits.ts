@@ -2,6 +2,7 @@ import { ChannelError } from '../../core/ports.js';
 import { describeError as describeAny, isRefusal, retryAfterMs } from '../shared/errors.js';
 
 export { BUTTON_TEXT_MAX, MODAL_TITLE_MAX, PLACEHOLDER_MAX } from './label-limits.js';
+export { ACTIONS_MAX, CHOICE_OPTIONS_MAX, MODAL_BLOCKS_MAX } from './capabilities.js';
 
 /** Longest mrkdwn text of a section block. */
 export const SECTION_TEXT_MAX = 3000;
@@ -9,17 +10,11 @@ export const SECTION_TEXT_MAX = 3000;
 export const FALLBACK_TEXT_MAX = 3000;
 /** Most blocks in one message. */
 export const BLOCKS_MAX = 50;
-/** Most elements in one actions block. */
-export const ACTIONS_MAX = 25;
 
-/** Most blocks in one modal view. */
-export const MODAL_BLOCKS_MAX = 100;
 /** Longest `private_metadata` of a view. */
 export const PRIVATE_METADATA_MAX = 3000;
 /** Longest `block_id`, `action_id` or `callback_id`. */
 export const ID_MAX = 255;
-/** Most options of a radio button group or a checkbox group. */
-export const CHOICE_OPTIONS_MAX = 10;
 /** Longest text of an option (plain_text), and of its description. */
 export const OPTION_TEXT_MAX = 75;
 /** Longest `value` of an option (the limit @slack/types states). */

@@ -15,6 +15,8 @@ import {
 } from './limits.js';
 import { encodeMeta, type FormMeta } from './form-state.js';
 import { wordsFor, type Words } from '../../core/i18n/index.js';
+import { formFits as coreFormFits } from '../../core/capabilities.js';
+import { SLACK_CAPABILITIES } from './capabilities.js';
 
 /** A modal view as askgate sends it to `views.open` (@slack/types' own shape). */
 export type Modal = types.ModalView;
@@ -29,14 +31,6 @@ export const OWN_ACTION = `${ID_PREFIX}own`;
 export const choiceBlock = (n: number): string => `${ID_PREFIX}q${n}`;
 /** `block_id` of question `n`'s (1-based) own words. */
 export const ownBlock = (n: number): string => `${ID_PREFIX}w${n}`;
-
-// A metadata string as long as any askgate writes: the fit check at render time uses it.
-const WORST_META: FormMeta = {
-  token: 'x'.repeat(64),
-  channel: 'C'.repeat(24),
-  thread: '1'.repeat(10) + '.123456',
-  locale: 'pt-BR',
-};
 
 /**
  * Plain text within `max` UTF-16 units after escaping `& < >` (Slack stores plain_text with them as
@@ -135,9 +129,13 @@ export function ownWordsModal(view: PromptView, meta: FormMeta, locale: string =
   return modalProblem(built) === null ? built : null;
 }
 
-/** Whether the prompt's form fits a Slack modal; when not, the message keeps the text form (no Answer button). */
+/**
+ * Whether the prompt's form fits a Slack modal: what buildPromptView decides for Slack's capabilities
+ * (core/capabilities.ts); a view built for Slack has `form` only then, else it keeps the text form.
+ */
 export function formFits(view: PromptView): boolean {
-  return !!view.form && formModal(view, WORST_META) !== null;
+  const shape = { ...view, skip: view.form?.skip ?? null, words: wordsFor(view.locale) };
+  return !!view.form && coreFormFits(shape, SLACK_CAPABILITIES);
 }
 
 const tooLong = (text: { text: string } | undefined, max: number) => !!text && text.text.length > max;

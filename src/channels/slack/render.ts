@@ -129,8 +129,8 @@ function buttonsOf(
 
 /**
  * Renders a prompt: sections (one per question), how to answer, and buttons: the options of a single
- * single-choice question, or Answer (opens the modal) and Skip when `withForm` (the modal fits, see
- * modal.ts `formFits`); otherwise the text form.
+ * single-choice question, or Answer (opens the modal) and Skip when `withForm` (the view has a form:
+ * buildPromptView found that it fits Slack's capabilities); otherwise the text form.
  */
 export function renderPrompt(view: PromptView, withForm = false): RenderedMessage {
   const several = view.questions.length > 1;

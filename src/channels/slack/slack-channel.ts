@@ -18,7 +18,7 @@ import { checkIdentity } from '../shared/startup.js';
 import { SlackHttpReceiver } from './receiver.js';
 import { SlackSocketReceiver } from './socket-receiver.js';
 import { renderFinal, renderPrompt, renderReminder } from './render.js';
-import { formFits } from './modal.js';
+import { SLACK_CAPABILITIES } from './capabilities.js';
 
 /** Settings of {@link SlackChannel}: HTTP mode with `signingSecret`, Socket Mode with `appToken`. */
 export interface SlackChannelOptions {
@@ -41,6 +41,8 @@ const USER_ID = /^[UW][A-Z0-9]{2,}$/;
 export class SlackChannel implements Channel {
   /** Channel name used in `to.channel`. */
   readonly name = 'slack';
+  /** What Slack renders: its views are built for it (core/capabilities.ts). */
+  readonly capabilities = SLACK_CAPABILITIES;
   private readonly client: webApi.WebClient;
   private readonly receiver: SlackHttpReceiver | null;
   private readonly bolt: BoltLogger;
@@ -126,7 +128,7 @@ export class SlackChannel implements Channel {
         { channel: 'slack', method: 'chat.postMessage' },
       );
     }
-    const message = renderPrompt(view, formFits(view));
+    const message = renderPrompt(view, view.form !== undefined);
     let channel: string;
     let ts: string;
     try {
@@ -190,7 +192,7 @@ export class SlackChannel implements Channel {
 
   /** Re-renders an open prompt (its tally) through chat.update, buttons kept (the blocks are sent again). */
   refresh(ref: MessageRef, view: PromptView): Promise<void> {
-    return this.update(ref, renderPrompt(view, formFits(view)));
+    return this.update(ref, renderPrompt(view, view.form !== undefined));
   }
 
   /** Replaces a posted message's text and blocks (chat.update). */

@@ -1,6 +1,7 @@
 // Telegram as askgate's registry knows it (no SDK import here: grammy loads in `create`).
 import { ConfigError, optionalString, tokenString } from '../../config-values.js';
 import { defineChannel } from '../descriptor.js';
+import { TELEGRAM_CAPABILITIES } from './capabilities.js';
 import { TELEGRAM_OWN_WORD_LIMITS, TELEGRAM_WORD_LIMITS } from './label-limits.js';
 import { TELEGRAM_WORDS } from './words.js';
 
@@ -8,6 +9,7 @@ import { TELEGRAM_WORDS } from './words.js';
 export const telegram = defineChannel({
   name: 'telegram',
   displayName: 'Telegram',
+  capabilities: TELEGRAM_CAPABILITIES,
   sdks: ['grammy', '@grammyjs/'],
   wordLimits: TELEGRAM_WORD_LIMITS,
   words: TELEGRAM_WORDS,

@@ -14,7 +14,7 @@ import type { MessageRef } from '../../core/schemas.js';
 import { decodeToken, type ButtonChoice } from '../../core/token.js';
 import { wordsFor, type Words } from '../../core/i18n/index.js';
 import { forceReplyIn, telegramText, type ForceReply } from './words.js';
-import { answersOnKeyboard, draftMarkup } from './drafts-keyboard.js';
+import { draftMarkup } from './drafts-keyboard.js';
 import { describeError, type ChatPacer } from './limits.js';
 import { DraftRenderer } from './draft-render.js';
 
@@ -72,9 +72,9 @@ export class TelegramDrafts {
     this.renderer = new DraftRenderer(deps);
   }
 
-  /** The keyboard a prompt is sent with, or undefined when it keeps the text form. */
+  /** The keyboard a prompt is sent with, or undefined when it keeps the text form (its view has no form: core decided). */
   firstMarkup(view: PromptView): InlineKeyboardMarkup | undefined {
-    return answersOnKeyboard(view) ? draftMarkup(view, null) : undefined;
+    return view.form && !view.buttons ? draftMarkup(view, null) : undefined;
   }
 
   /**
@@ -85,7 +85,7 @@ export class TelegramDrafts {
     view: PromptView,
     ref: MessageRef,
   ): Promise<{ markup: InlineKeyboardMarkup; rev: number } | undefined> {
-    if (!answersOnKeyboard(view)) return undefined;
+    if (!view.form || view.buttons) return undefined;
     // Before the channel started (no session yet) the keyboard is drawn at its first step.
     const stored = await this.deps
       .forms()

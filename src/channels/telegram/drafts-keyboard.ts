@@ -1,17 +1,12 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from 'grammy/types';
 import { draftKeyboard, type DraftButton } from '../../core/drafts.js';
 import type { Draft } from '../../core/form-draft-store.js';
-import { choiceView, type PromptView } from '../../core/prompt-view.js';
-import { encodeToken } from '../../core/token.js';
+import type { PromptView } from '../../core/prompt-view.js';
+import { draftRows, formFits, type FormShape } from '../../core/capabilities.js';
+import { TELEGRAM_CAPABILITIES } from './capabilities.js';
 import { FALLBACK_LOCALE, wordsFor } from '../../core/i18n/index.js';
 import { telegramText } from './words.js';
-import {
-  BUTTON_LABEL_MAX_CHARS,
-  CALLBACK_DATA_MAX_BYTES,
-  KEYBOARD_MAX_BUTTONS,
-  KEYBOARD_ROW_MAX_BUTTONS,
-  cut,
-} from './limits.js';
+import { BUTTON_LABEL_MAX_CHARS, cut } from './limits.js';
 
 /** Instructions under a prompt answered on its keyboard, in English (the text reply rules follow them). */
 export const DRAFT_INSTRUCTIONS = telegramText(FALLBACK_LOCALE, 'tapHint');
@@ -25,42 +20,30 @@ function rowsOf(view: PromptView, draft: Pick<Draft, 'step' | 'parts'> | null): 
   return draftKeyboard(view.questions, draft, view.form?.skip != null, wordsFor(view.locale));
 }
 
-function toMarkup(view: PromptView, rows: DraftButton[][]): InlineKeyboardMarkup {
-  const button = (b: DraftButton): InlineKeyboardButton.CallbackButton => ({
-    text: cut(b.label, BUTTON_LABEL_MAX_CHARS),
-    callback_data:
-      b.choice.kind === 'skip' && view.form?.skip
-        ? view.form.skip
-        : encodeToken({ askId: view.askId, version: view.version, choice: b.choice }),
-  });
-  return { inline_keyboard: rows.map((row) => row.map(button)) };
-}
+/** The shape core's form rules read of a view. */
+const shapeOf = (view: PromptView): FormShape => ({
+  askId: view.askId,
+  version: view.version,
+  questions: view.questions,
+  skip: view.form?.skip ?? null,
+  words: wordsFor(view.locale),
+});
 
-/** Whether a keyboard is within Telegram's limits (buttons, rows, callback_data) and its option labels stay apart once cut. */
-function fits(markup: InlineKeyboardMarkup): boolean {
-  const buttons = markup.inline_keyboard.flat();
-  if (buttons.length > KEYBOARD_MAX_BUTTONS) return false;
-  if (markup.inline_keyboard.some((row) => row.length < 1 || row.length > KEYBOARD_ROW_MAX_BUTTONS)) return false;
-  const labels = new Set(buttons.map((b) => b.text));
-  if (labels.size !== buttons.length || buttons.some((b) => b.text.trim() === '')) return false;
-  return buttons.every((b) => {
-    const data = 'callback_data' in b ? b.callback_data : '';
-    const bytes = Buffer.byteLength(data, 'utf8');
-    return bytes >= 1 && bytes <= CALLBACK_DATA_MAX_BYTES;
+function toMarkup(view: PromptView, rows: DraftButton[][]): InlineKeyboardMarkup {
+  const button = (b: { label: string; token: string }): InlineKeyboardButton.CallbackButton => ({
+    text: cut(b.label, BUTTON_LABEL_MAX_CHARS),
+    callback_data: b.token,
   });
+  return { inline_keyboard: draftRows(shapeOf(view), rows).map((row) => row.map(button)) };
 }
 
 /**
- * Whether the prompt is answered on its keyboard: it has form controls, every question is of a kind
- * the keyboard has a case for (a choice), and every step, untouched or fully answered, fits
- * Telegram's limits. Otherwise it keeps the text form.
+ * Whether a view's form is answered on Telegram's keyboard: what buildPromptView decides for
+ * Telegram's capabilities (core/capabilities.ts: every question a choice, every step's keyboard,
+ * untouched or fully answered, within Telegram's limits). A view built for Telegram has `form` only then.
  */
 export function answersOnKeyboard(view: PromptView): boolean {
-  if (!view.form || view.buttons || !view.questions.every((q) => choiceView(q))) return false;
-  const steps = view.questions.map((_, step) => step);
-  const empty = view.questions.map(() => ({ choices: [] }));
-  const full = view.questions.map((q) => ({ choices: q.options.map((_, i) => i), own: 'x' }));
-  return steps.every((step) => [empty, full].every((parts) => fits(toMarkup(view, rowsOf(view, { step, parts })))));
+  return !!view.form && !view.buttons && formFits(shapeOf(view), TELEGRAM_CAPABILITIES);
 }
 
 /** The inline keyboard of a draft's current step (`draft` null: the first step, untouched). */

@@ -2,15 +2,11 @@ import { GrammyError, HttpError, type Api } from 'grammy';
 import { ChannelError } from '../../core/ports.js';
 import { shorten } from '../../core/text.js';
 import { describeError as describeAny, retryAfterMs } from '../shared/errors.js';
+import { CALLBACK_DATA_MAX_BYTES } from './capabilities.js';
 
 export { BUTTON_LABEL_MAX_CHARS, TOAST_MAX_CHARS } from './label-limits.js';
+export { CALLBACK_DATA_MAX_BYTES, KEYBOARD_MAX_BUTTONS, KEYBOARD_ROW_MAX_BUTTONS } from './capabilities.js';
 
-/** Telegram's limit on `callback_data`, in UTF-8 bytes. */
-export const CALLBACK_DATA_MAX_BYTES = 64;
-/** Telegram's limit on the buttons of one inline keyboard. */
-export const KEYBOARD_MAX_BUTTONS = 100;
-/** Telegram's limit on the buttons of one inline keyboard row. */
-export const KEYBOARD_ROW_MAX_BUTTONS = 8;
 /** Telegram's limit on a message text, in characters (counted here as UTF-16 code units, the stricter reading). */
 export const MESSAGE_MAX_CHARS = 4096;
 /** Longest in-process wait for a chat's next send slot; longer waits go back to the outbox. */

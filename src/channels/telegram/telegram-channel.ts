@@ -31,6 +31,7 @@ import { WEBHOOK_PATH, receiveWebhook, within } from './webhook.js';
 import { botApiFetch } from './bot-api-fetch.js';
 import { checkIdentity } from '../shared/startup.js';
 import { systemClock } from '../../system-clock.js';
+import { TELEGRAM_CAPABILITIES } from './capabilities.js';
 
 /** Options of {@link TelegramChannel}. */
 export interface TelegramChannelOptions {
@@ -65,6 +66,8 @@ const UPDATE_KEEP_MS = 86_400_000;
 /** The Telegram channel: grammy against the Bot API, long polling by default, webhook mode when a URL is set. */
 export class TelegramChannel implements Channel {
   readonly name = 'telegram';
+  /** What Telegram renders: its views are built for it (core/capabilities.ts). */
+  readonly capabilities = TELEGRAM_CAPABILITIES;
   private readonly bot: Bot;
   private readonly pacer: ChatPacer;
   private readonly delivery: TelegramDelivery;

@@ -1,0 +1,143 @@
+// What a channel can draw, declared as data by each channel (its descriptor and its Channel), and the
+// rules that pick a prompt's controls from it: buildPromptView asks here, so no renderer re-decides
+// whether a control fits its platform; renderers only draw what the view holds.
+import { draftKeyboard, type DraftButton, type DraftKeyboardQuestion } from './drafts.js';
+import { encodeToken } from './token.js';
+import { shorten } from './text.js';
+import type { Words } from './i18n/index.js';
+import type { KindName } from './questions/index.js';
+
+/** Buttons under a message: how many in all and per row, the longest label shown (longer ones are cut), the longest token in UTF-8 bytes. */
+export interface ButtonCapability {
+  max: number;
+  perRow: number;
+  labelMax: number;
+  tokenMaxBytes: number;
+}
+
+/**
+ * A platform's own forms: a dialog (`modal`) of at most `fields` inputs, each choice field holding
+ * `optionsMin`–`optionsMax` options, own words in a field per question (`each`) or, when those do not
+ * fit, one shared field (`each-or-shared`); or a form answered step by step on the message's buttons
+ * (`message`, e.g. Telegram's keyboard), which fits when every step's keyboard fits {@link ButtonCapability}.
+ */
+export type FormCapability =
+  | { on: 'modal'; fields: number; optionsMin: number; optionsMax: number; ownWords: 'each' | 'each-or-shared' }
+  | { on: 'message' };
+
+/** What a channel renders: the question kinds it draws natively, buttons, forms, message edits, code blocks, links. */
+export interface ChannelCapabilities {
+  /** The answer kinds it has a case for; a question of another kind is shown as text and answered by reply. */
+  kinds: readonly KindName[];
+  /** Buttons under a message, or null (answers by reply only). */
+  buttons: ButtonCapability | null;
+  /** Forms, or null (a prompt of several questions is answered by reply). */
+  forms: FormCapability | null;
+  /** Whether a sent message can be edited: without edits, the outcome arrives as a new message. */
+  edits: boolean;
+  /** Whether it shows preformatted (code) blocks, e.g. an action preview. */
+  codeBlocks: boolean;
+  /** Whether it shows links people can open. */
+  links: boolean;
+}
+
+/** What a channel that declares nothing gets (test channels): every control, unlimited, as views were before capabilities. */
+export const ALL_CAPABILITIES: ChannelCapabilities = {
+  kinds: ['choice'],
+  buttons: { max: Infinity, perRow: Infinity, labelMax: Infinity, tokenMaxBytes: Infinity },
+  forms: { on: 'modal', fields: Infinity, optionsMin: 0, optionsMax: Infinity, ownWords: 'each' },
+  edits: true,
+  codeBlocks: true,
+  links: true,
+};
+
+/** What a form rule reads of a question's view (prompt-view.ts's QuestionView, read structurally: prompt-view imports this file). */
+export interface FormQuestion {
+  kind?: string;
+  header?: string;
+  multiSelect?: boolean;
+  options?: readonly { label: string }[];
+}
+
+/** The question as a choice (its kind absent or `choice`), or null. */
+const asChoice = (q: FormQuestion): DraftKeyboardQuestion | null =>
+  (q.kind === undefined || q.kind === 'choice') && q.options && q.multiSelect !== undefined
+    ? { ...(q.header !== undefined ? { header: q.header } : {}), multiSelect: q.multiSelect, options: q.options }
+    : null;
+
+/** What a form rule reads of a prompt: its questions, ids for its tokens, whether it has Skip, its words. */
+export interface FormShape {
+  askId: string;
+  version: number;
+  questions: readonly FormQuestion[];
+  /** Token of the Skip button; null when the ask cannot be skipped. */
+  skip: string | null;
+  words: Words;
+}
+
+/** Whether a channel draws questions of this kind natively (absent: a choice). */
+export function drawsKind(capabilities: ChannelCapabilities, kind: string | undefined): boolean {
+  return (capabilities.kinds as readonly string[]).includes(kind ?? 'choice');
+}
+
+const utf8Bytes = (text: string): number => new TextEncoder().encode(text).length;
+
+/** Whether rows of buttons fit: counts, non-empty rows, labels distinct and non-blank once cut, tokens 1..max bytes. */
+export function buttonsFit(
+  rows: readonly (readonly { label: string; token: string }[])[],
+  limits: ButtonCapability,
+): boolean {
+  const buttons = rows.flat();
+  if (buttons.length > limits.max) return false;
+  if (rows.some((row) => row.length < 1 || row.length > limits.perRow)) return false;
+  const labels = buttons.map((b) => shorten(b.label, limits.labelMax, 'utf16'));
+  if (new Set(labels).size !== labels.length || labels.some((l) => l.trim() === '')) return false;
+  return buttons.every((b) => {
+    const bytes = utf8Bytes(b.token);
+    return bytes >= 1 && bytes <= limits.tokenMaxBytes;
+  });
+}
+
+/** The rows of a draft keyboard with each button's token (Skip's is the prompt's own). */
+export function draftRows(shape: FormShape, rows: readonly DraftButton[][]): { label: string; token: string }[][] {
+  const token = (b: DraftButton) =>
+    b.choice.kind === 'skip' && shape.skip
+      ? shape.skip
+      : encodeToken({ askId: shape.askId, version: shape.version, choice: b.choice });
+  return rows.map((row) => row.map((b) => ({ label: b.label, token: token(b) })));
+}
+
+/** Whether every step of a form answered on the message, untouched or fully answered, fits the buttons. */
+function messageFormFits(shape: FormShape, limits: ButtonCapability): boolean {
+  const choices = shape.questions.map(asChoice);
+  if (!choices.every((q) => q !== null)) return false;
+  const empty = choices.map(() => ({ choices: [] }));
+  const full = choices.map((q) => ({ choices: q.options.map((_, i) => i), own: 'x' }));
+  return choices.every((_, step) =>
+    [empty, full].every((parts) =>
+      buttonsFit(draftRows(shape, draftKeyboard(choices, { step, parts }, shape.skip !== null, shape.words)), limits),
+    ),
+  );
+}
+
+/** Whether a modal holds the questions: a field each, own words beside them (a field each, else one shared), options within its range. */
+function modalFits(questions: readonly FormQuestion[], form: Extract<FormCapability, { on: 'modal' }>): boolean {
+  const choices = questions.map(asChoice);
+  if (choices.length === 0 || !choices.every((q) => q !== null)) return false;
+  const count = choices.length;
+  const own = count * 2 <= form.fields || form.ownWords === 'each' ? count : 1;
+  if (count + own > form.fields) return false;
+  return choices.every((q) => q.options.length >= form.optionsMin && q.options.length <= form.optionsMax);
+}
+
+/**
+ * Whether a prompt's form fits a channel: its questions are of kinds the channel draws, and its
+ * modal (fields, options) or its on-message keyboard (every step) fits. When not, the prompt keeps
+ * the text form (answered by reply).
+ */
+export function formFits(shape: FormShape, capabilities: ChannelCapabilities): boolean {
+  const { forms, buttons } = capabilities;
+  if (!forms || !buttons) return false;
+  if (!shape.questions.every((q) => drawsKind(capabilities, q.kind))) return false;
+  return forms.on === 'modal' ? modalFits(shape.questions, forms) : messageFormFits(shape, buttons);
+}
