@@ -34,14 +34,23 @@ export function jobsFor(record: AskRecord): Job[] {
 }
 
 /**
+ * How close to the deadline a reminder is still posted, at the latest: the check is made just
+ * before the platform call, which takes a moment to land, so a reminder checked in the last few
+ * milliseconds reached the chat after the timeout ended the ask (the P3 reliability row under
+ * load). A reminder that arrives a quarter of a second before the ask ends helps nobody.
+ */
+export const REMINDER_CUTOFF_MS = 250;
+
+/**
  * Whether `record` still owes `job`, the one rule every outbox job checks before it acts (so a job
  * that runs twice does nothing the second time): a job {@link jobsFor} lists. A reminder is not
- * posted at or past the deadline either (the timeout owns the ask then). A refresh, which the
- * agreement tally asks for rather than jobsFor, is owed while the ask is open and its message sent.
+ * posted within {@link REMINDER_CUTOFF_MS} of the deadline or past it either (the timeout owns the
+ * ask then). A refresh, which the agreement tally asks for rather than jobsFor, is owed while the
+ * ask is open and its message sent.
  */
 export function stillOwed(record: AskRecord, job: Job, now: number): boolean {
   if (job.kind === 'refresh') return !isTerminal(record) && record.deliveries[job.index]?.status === 'sent';
-  if (job.kind === 'remind' && now >= deadlineOf(record)) return false;
+  if (job.kind === 'remind' && now >= deadlineOf(record) - REMINDER_CUTOFF_MS) return false;
   return jobsFor(record).some((owed) => sameJob(owed, job));
 }
 

@@ -156,6 +156,20 @@ describe('stillOwed: an outbox job acts only while jobsFor still lists it', () =
       DEADLINE,
       false,
     ],
+    [
+      'not a reminder in the last 250 ms before the deadline (it would land after the ask ended)',
+      open({ reminded: 1, deliveries: [d('sent')] }),
+      { kind: 'remind', index: 0, n: 1 },
+      DEADLINE - 250,
+      false,
+    ],
+    [
+      'a reminder just before that cut-off',
+      open({ reminded: 1, deliveries: [d('sent')] }),
+      { kind: 'remind', index: 0, n: 1 },
+      DEADLINE - 251,
+      true,
+    ],
     ['a refresh of an open sent message', open({ deliveries: [d('sent')] }), { kind: 'refresh', index: 0 }, now, true],
     [
       'no refresh of an ended ask (its outcome edit instead)',
