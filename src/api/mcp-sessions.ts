@@ -1,4 +1,4 @@
-import { isIPv6 } from 'node:net';
+import { clientKey } from '../core/client-address.js';
 
 /** What the table needs of a session: who opened it and what of it is open now. */
 export interface TableSession {
@@ -18,21 +18,10 @@ export type Refusal = 'caller' | 'total';
  * Who opens an MCP session: the peer address of the connection. The API token cannot tell
  * callers apart (there is one, shared by every agent), and `X-Forwarded-For` is whatever the
  * client writes. An IPv4-mapped address counts as its IPv4 address; an IPv6 address by its /64,
- * the block one host is usually given.
+ * the block one host is usually given ({@link clientKey}).
  */
 export function callerOf(address: string | undefined): string {
-  if (address === undefined) return 'unknown';
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1]!;
-  if (!isIPv6(address)) return address;
-  const [head = '', tail = ''] = address.toLowerCase().split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = address.includes('::') ? (tail === '' ? [] : tail.split(':')) : [];
-  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`;
+  return address === undefined ? 'unknown' : clientKey(address);
 }
 
 /**

@@ -1,12 +1,7 @@
 import { BoundedMap } from '../core/bounded-map.js';
 import type { Clock, Logger } from '../core/ports.js';
-import {
-  afterFailedSignIn,
-  SIGN_IN_RULE,
-  signInKey,
-  signInWaitMs,
-  type SignInFailures,
-} from '../core/sign-in-throttle.js';
+import { afterFailedSignIn, SIGN_IN_RULE, signInWaitMs, type SignInFailures } from '../core/sign-in-throttle.js';
+import { clientKey } from '../core/client-address.js';
 
 /** Client addresses whose failed sign-ins are remembered; past this the least recently failed is forgotten. */
 export const SIGN_IN_ADDRESSES = 10_000;
@@ -30,7 +25,7 @@ export class SignInThrottle {
 
   /** Seconds `address` must still wait before its next attempt (0: it may try now); logs the first refusal of each wait. */
   retryAfterSeconds(address: string): number {
-    const key = signInKey(address);
+    const key = clientKey(address);
     const entry = this.failures.get(key);
     const waitMs = signInWaitMs(entry, this.clock.now());
     if (waitMs === 0 || !entry) return 0;
@@ -48,7 +43,7 @@ export class SignInThrottle {
 
   /** Records a failed sign-in from `address` and logs it (the address, never the guess). */
   failed(address: string): void {
-    const key = signInKey(address);
+    const key = clientKey(address);
     const now = this.clock.now();
     const next = afterFailedSignIn(this.failures.get(key), now);
     this.failures.set(key, { ...next, refusalLogged: false });

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  afterFailedSignIn,
-  SIGN_IN_RULE,
-  signInKey,
-  signInWaitMs,
-  type SignInFailures,
-} from '../../src/core/sign-in-throttle.js';
+import { afterFailedSignIn, SIGN_IN_RULE, signInWaitMs, type SignInFailures } from '../../src/core/sign-in-throttle.js';
+import { clientKey as signInKey } from '../../src/core/client-address.js';
 import { SIGN_IN_ADDRESSES, SignInThrottle } from '../../src/console/sign-in-throttle.js';
 import { silentLogger } from '../helpers/logs.js';
 
