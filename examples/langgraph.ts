@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     const q = ask.questions[0]!;
     console.log(
       `Interrupted: ${q.question} (ask ${ask.id}). Answer it in the chat, or:\n` +
-        `  curl -s -X POST ${url}/v1/asks/${ask.id}/answer -H 'content-type: application/json' -d '{"answers": {"${q.id}": ["${q.options[0]!.label}"]}}'`,
+        `  curl -s -X POST ${url}/v1/asks/${ask.id}/answer -H 'content-type: application/json' -d '{"answers": {"${q.id}": ["${'options' in q ? q.options[0]!.label : 'your answer'}"]}}'`,
     );
   };
   const client = new AskgateClient({ url, token: process.env.ASKGATE_API_TOKEN });

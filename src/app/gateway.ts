@@ -1,5 +1,6 @@
 import { AskgateError, invalid } from '../core/errors.js';
 import { normalizeAnswers } from '../core/answers.js';
+import { strictContext } from '../core/questions/index.js';
 import { isTerminal, transition, type AskEvent, type TransitionOutcome } from '../core/lifecycle.js';
 import type { AnswerRequest, AskRecord, AskRequest, PushConfig, Responder } from '../core/schemas.js';
 import type { AskStore, Clock, Logger, NotYet, WebhookSender } from '../core/ports.js';
@@ -115,9 +116,10 @@ export class Gateway {
     let event: AskEvent;
     if ('skip' in request) event = { type: 'skip', by };
     else {
-      const checked = normalizeAnswers(record.questions, request.answers, true);
+      const strict = strictContext(record.timeZone, this.deps.clock.now());
+      const checked = normalizeAnswers(record.questions, request.answers, true, strict);
       if (!checked.ok) throw invalid('invalid_answer', checked.issues);
-      event = { type: 'answer', answers: checked.answers, by };
+      event = { type: 'answer', answers: checked.answers, by, ...(checked.raw ? { raw: checked.raw } : {}) };
     }
     return this.expectResolved(await this.apply(askId, event, record), askId);
   }

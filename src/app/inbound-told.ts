@@ -4,7 +4,7 @@ import { partialPrompt } from '../core/prompt-view.js';
 import { noticeFor, type NoticeOptions } from '../core/outcome-view.js';
 import { ENGLISH, type Words } from '../core/i18n/index.js';
 import { invalidNotice, spoken } from '../core/notices.js';
-import type { AskRecord } from '../core/schemas.js';
+import type { AskRecord, HistoryEntry } from '../core/schemas.js';
 import type { Gateway } from './gateway.js';
 
 /** What the person is told after committing `event` (`applied`: the gateway's answer). */
@@ -57,4 +57,20 @@ export function resolvedOutcome(record: AskRecord, words: Words, notice: NoticeO
 /** What a person hears when their answer counts towards an ask that needs several matching answers (in `words`, default English). */
 export function countedNotice(matching: number, needed: number, words: Words = ENGLISH): string {
   return words.t('counted.notice', { count: matching, needed });
+}
+
+/**
+ * The history entry of a refusal or a hint (never the reply text): a typed value refused is
+ * `reply_rejected` with its question and why; another invalid reply a `hint_sent`.
+ */
+export function refusalEntry(
+  outcome: InboundOutcome,
+  user: { channel: string; userId: string },
+  rejected?: { question: string; reason: string },
+): Omit<HistoryEntry, 'at'> {
+  const by = { channel: user.channel, userId: user.userId };
+  if (rejected) return { type: 'reply_rejected', ...by, reason: rejected.reason, questions: [rejected.question] };
+  return outcome.kind === 'invalid'
+    ? { type: 'hint_sent', ...by, reason: 'invalid_selection' }
+    : { type: 'reply_rejected', ...by, reason: outcome.kind };
 }

@@ -22,13 +22,13 @@ import { parseReply } from '../core/reply-parser.js';
 import type { AskRecord, Responder } from '../core/schemas.js';
 import { decodeToken, type ButtonChoice } from '../core/token.js';
 import { controlFits, formHint, readForm } from '../core/forms.js';
-import { kindOf } from '../core/questions/index.js';
+import { kindOf, personContext, type ParseContext } from '../core/questions/index.js';
 import { FormSession, type FormAnswered, type FormAnswering, type FormRead, type OpenedForm } from './form-session.js';
 import { partialOf } from '../core/agreement.js';
 import { agreeOf } from '../core/policy.js';
 import type { Gateway } from './gateway.js';
 import { keptOrFresh } from './kept-copy.js';
-import { resolvedOutcome, toldAfter } from './inbound-told.js';
+import { refusalEntry, resolvedOutcome, toldAfter } from './inbound-told.js';
 
 export { countedNotice } from './inbound-told.js';
 
@@ -129,13 +129,19 @@ export class InboundHandler implements InboundSink, FormAnswering {
     if (!['form', 'other', 'submit'].includes(choice.kind) || !controlFits(choice, record.questions)) {
       return { outcome: spoken({ kind: 'not_found', summary: words.t('notice.invalidButton') }, words), ended: false };
     }
-    const reading = readForm(record.questions, event.answers, words);
+    const reading = readForm(record.questions, event.answers, words, this.parseContext(event.locale, record));
     if (reading.kind === 'invalid') {
       const hint = formHint(reading.problems, record.questions.length, words);
       const outcome = { kind: 'invalid' as const, askId: record.id, hint, problems: reading.problems };
       return { outcome: await this.noted(record.id, spoken(outcome, words), event.user), ended: false };
     }
-    const answer: AskEvent = { type: 'answer', answers: reading.answers, by: event.user, chat: event.chat };
+    const answer: AskEvent = {
+      type: 'answer',
+      answers: reading.answers,
+      by: event.user,
+      chat: event.chat,
+      ...(reading.raw ? { raw: reading.raw } : {}),
+    };
     const applied = await this.gateway.apply(record.id, answer, record);
     return {
       outcome: toldAfter(record.id, answer, applied, words, this.notice),
@@ -221,7 +227,8 @@ export class InboundHandler implements InboundSink, FormAnswering {
     const partial = agreeOf(record) > 1 ? (partialOf(record, event.user) ?? {}) : record.partial;
     // Skip words of the ask's language and of the person's are understood, besides English.
     const locales = [this.askWords(record).locale, words.locale];
-    const parsed = parseReply(record.questions, event.text, partial, words, locales);
+    const parse = this.parseContext(event.locale, record);
+    const parsed = parseReply(record.questions, event.text, partial, words, locales, parse);
     const chat = event.chat;
     switch (parsed.kind) {
       case 'empty':
@@ -231,12 +238,21 @@ export class InboundHandler implements InboundSink, FormAnswering {
           record.id,
           spoken({ kind: 'invalid', askId: record.id, hint: parsed.hint }, words),
           event.user,
+          parsed.rejected,
         );
       case 'skip':
         return this.commit(record.id, { type: 'skip', by: event.user, chat }, record, words);
-      case 'answers':
-        return this.commit(record.id, { type: 'answer', answers: parsed.answers, by: event.user, chat }, record, words);
+      case 'answers': {
+        const raw = parsed.raw ? { raw: parsed.raw } : {};
+        const answer: AskEvent = { type: 'answer', answers: parsed.answers, by: event.user, chat, ...raw };
+        return this.commit(record.id, answer, record, words);
+      }
     }
+  }
+
+  /** How this person's typed values read (core/questions/parse-context.ts). */
+  private parseContext(locale: string | undefined, record: AskRecord): ParseContext {
+    return personContext(locale, record, this.deps.defaultLocale, this.deps.clock.now());
   }
 
   /** Binds a follow-up message to its ask until the ask's deadline plus retention. */
@@ -280,14 +296,17 @@ export class InboundHandler implements InboundSink, FormAnswering {
     return { kind: 'found', record };
   }
 
-  /** Records a refusal or a hint in the ask's history (never the reply text) and returns the outcome. */
-  private async noted(askId: string, outcome: InboundOutcome, user: ButtonPressed['user']): Promise<InboundOutcome> {
-    const by = { channel: user.channel, userId: user.userId };
-    const entry =
-      outcome.kind === 'invalid'
-        ? { type: 'hint_sent' as const, ...by, reason: 'invalid_selection' }
-        : { type: 'reply_rejected' as const, ...by, reason: outcome.kind };
-    await this.gateway.note(askId, entry);
+  /**
+   * Records a refusal or a hint in the ask's history (never the reply text) and returns the outcome;
+   * a typed value refused is `reply_rejected` with its question and why.
+   */
+  private async noted(
+    askId: string,
+    outcome: InboundOutcome,
+    user: ButtonPressed['user'],
+    rejected?: { question: string; reason: string },
+  ): Promise<InboundOutcome> {
+    await this.gateway.note(askId, refusalEntry(outcome, user, rejected));
     return outcome;
   }
 

@@ -2,7 +2,7 @@ import type { Answers, AskRecord, Responder } from './schemas.js';
 import type { Response } from './result-schemas.js';
 import type { Effect } from './effects.js';
 import type { TransitionResult } from './ask-events.js';
-import { missingQuestions } from './answers.js';
+import { answerValues, missingQuestions, type RawAnswers } from './answers.js';
 import { terminalEffects } from './ask-ending.js';
 import { ownValue } from './own.js';
 import { compareKey } from './text.js';
@@ -44,9 +44,16 @@ export function matchingCount(record: AskRecord, responses: readonly Response[],
  * An allowed person's (normalised) answers to an ask that needs several matching answers: kept
  * as their partial until every question has one, then recorded as their response (replacing
  * theirs). The ask is answered once `agree` responses match; the messages are refreshed with the
- * tally otherwise.
+ * tally otherwise. `raw`: what this message wrote for typed questions (a person's earlier partial
+ * messages keep their values, not their raw text).
  */
-export function agreeAnswer(record: AskRecord, answers: Answers, by: Responder, now: number): TransitionResult {
+export function agreeAnswer(
+  record: AskRecord,
+  answers: Answers,
+  by: Responder,
+  now: number,
+  raw?: RawAnswers,
+): TransitionResult {
   const key = personKey(by);
   const partials = record.partials ?? {};
   const merged: Answers = { ...(partialOf(record, by) ?? {}), ...answers };
@@ -62,7 +69,7 @@ export function agreeAnswer(record: AskRecord, answers: Answers, by: Responder, 
   }
   const ordered: Answers = Object.fromEntries(record.questions.map((q) => [q.id, ownValue(merged, q.id)!]));
   const at = new Date(now).toISOString();
-  const response: Response = { answers: ordered, answeredBy: by, answeredAt: at };
+  const response: Response = { answers: ordered, ...(raw ? { raw } : {}), answeredBy: by, answeredAt: at };
   const responses = [...(record.responses ?? []).filter((r) => personKey(r.answeredBy) !== key), response];
   const needed = agreeOf(record);
   const matching = matchingCount(record, responses, ordered);
@@ -79,7 +86,15 @@ export function agreeAnswer(record: AskRecord, answers: Answers, by: Responder, 
       ...base,
       status: 'answered',
       partial: {},
-      result: { status: 'answered', answers: ordered, answeredBy: by, answeredAt: at, responses },
+      result: {
+        status: 'answered',
+        answers: ordered,
+        values: answerValues(record.questions, ordered),
+        ...(raw ? { raw } : {}),
+        answeredBy: by,
+        answeredAt: at,
+        responses,
+      },
     },
     [
       { type: 'response', ...who(by) },

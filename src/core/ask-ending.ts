@@ -1,4 +1,5 @@
 import type { AskRecord, NoAnswerReason, Responder } from './schemas.js';
+import { answerValues } from './answers.js';
 import type { Effect } from './effects.js';
 import type { TransitionResult } from './ask-events.js';
 import { unfiredSteps } from './policy.js';
@@ -44,7 +45,7 @@ export function end(record: AskRecord, reason: NoAnswerReason, now: number, by?:
   const responses = record.responses?.length ? record.responses : undefined;
   const next = withHistory(
     {
-      ...record,
+      ...withoutPartialRaw(record),
       rev: record.rev + 1,
       status: 'no_answer',
       result: {
@@ -52,7 +53,7 @@ export function end(record: AskRecord, reason: NoAnswerReason, now: number, by?:
         reason,
         at: new Date(now).toISOString(),
         ...(by ? { by } : {}),
-        ...(defaults ? { defaults } : {}),
+        ...(defaults ? { defaults, values: answerValues(record.questions, defaults) } : {}),
         ...(responses ? { responses } : {}),
       },
     },
@@ -60,4 +61,10 @@ export function end(record: AskRecord, reason: NoAnswerReason, now: number, by?:
     now,
   );
   return { kind: 'changed', record: next, effects: terminalEffects(next), outcome: { code: 'resolved' } };
+}
+
+/** The record without the raw text of partial answers: an ask that ends unanswered keeps no typed text. */
+function withoutPartialRaw(record: AskRecord): AskRecord {
+  const { partialRaw: _dropped, ...rest } = record;
+  return rest;
 }

@@ -5,8 +5,11 @@ import type { Issue } from './errors.js';
 
 /** Everything that can happen to an ask. */
 export type AskEvent =
-  /** Answers to some or all questions; the ask resolves once every question has one. */
-  | { type: 'answer'; answers: Answers; by: Responder; chat?: string }
+  /**
+   * Answers to some or all questions; the ask resolves once every question has one. `raw`: what the
+   * person wrote for a typed question where it differs from the kept value (kept, never logged).
+   */
+  | { type: 'answer'; answers: Answers; by: Responder; chat?: string; raw?: Readonly<Record<string, string>> }
   | { type: 'skip'; by: Responder; chat?: string }
   | { type: 'timeout' }
   | { type: 'cancel' }

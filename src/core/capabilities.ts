@@ -59,8 +59,11 @@ export interface FormQuestion {
   options?: readonly { label: string }[];
 }
 
+/** A question a choice form draws: its options. */
+type ChoiceFormQuestion = DraftKeyboardQuestion & { options: readonly { label: string }[] };
+
 /** The question as a choice (its kind absent or `choice`), or null. */
-const asChoice = (q: FormQuestion): DraftKeyboardQuestion | null =>
+const asChoice = (q: FormQuestion): ChoiceFormQuestion | null =>
   (q.kind === undefined || q.kind === 'choice') && q.options && q.multiSelect !== undefined
     ? { ...(q.header !== undefined ? { header: q.header } : {}), multiSelect: q.multiSelect, options: q.options }
     : null;
@@ -120,13 +123,17 @@ function messageFormFits(shape: FormShape, limits: ButtonCapability): boolean {
   );
 }
 
-/** Whether a modal holds the questions: a field each, own words beside them (a field each, else one shared), options within its range. */
+/**
+ * Whether a modal holds the questions: a typed question takes one input; a choice a field, own
+ * words beside it (a field each, else one shared), its options within the modal's range.
+ */
 function modalFits(questions: readonly FormQuestion[], form: Extract<FormCapability, { on: 'modal' }>): boolean {
-  const choices = questions.map(asChoice);
-  if (choices.length === 0 || !choices.every((q) => q !== null)) return false;
+  if (questions.length === 0) return false;
+  const choices = questions.map(asChoice).filter((q) => q !== null);
+  const typed = questions.length - choices.length;
   const count = choices.length;
-  const own = count * 2 <= form.fields || form.ownWords === 'each' ? count : 1;
-  if (count + own > form.fields) return false;
+  const own = count === 0 ? 0 : count * 2 + typed <= form.fields || form.ownWords === 'each' ? count : 1;
+  if (count + own + typed > form.fields) return false;
   return choices.every((q) => q.options.length >= form.optionsMin && q.options.length <= form.optionsMax);
 }
 

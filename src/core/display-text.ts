@@ -26,6 +26,11 @@ export function responderName(by: Responder): string {
  * "(Recommended)", in the order given; a value that is not an option only as "their own words":
  * free text may hold secrets or mentions).
  */
-export function answerSummary(question: KindQuestion, values: readonly string[], words: Words = ENGLISH): string {
-  return kindOf(question).summary(question, values, words);
+export function answerSummary(
+  question: KindQuestion,
+  values: readonly string[],
+  words: Words = ENGLISH,
+  raw?: string,
+): string {
+  return kindOf(question).summary(question, values, words, raw);
 }

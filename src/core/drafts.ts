@@ -11,10 +11,11 @@ import { ENGLISH, type Words } from './i18n/index.js';
  */
 export const DRAFT_HOLD_MS = 120_000;
 
-/** What the draft logic needs of each question: whether it is multi-select, and how many options. */
+/** What the draft logic needs of each question: whether it is multi-select, and its options (none: a typed question). */
 export interface DraftQuestion {
-  multiSelect: boolean;
-  options: readonly unknown[];
+  kind?: string;
+  multiSelect?: boolean;
+  options?: readonly unknown[];
 }
 
 /** One tap on a draft's keyboard (its choice already decoded and checked against the ask). */
@@ -96,14 +97,14 @@ export function applyTap(questions: readonly DraftQuestion[], stored: Draft | nu
       return { kind: 'draft', draft: { ...draft, step: c.question, awaitingOwn: c.question }, then: 'ask_own' };
     case 'pick': {
       const q = questions[c.question];
-      if (!q || q.multiSelect || c.index >= q.options.length) return { kind: 'invalid' };
+      if (!q || q.multiSelect || c.index >= (q.options?.length ?? 0)) return { kind: 'invalid' };
       draft.parts[c.question] = { choices: [c.index] };
       if (c.question === last) return { kind: 'draft', draft: { ...draft, step: last }, then: 'submit' };
       return { kind: 'draft', draft: { ...draft, step: c.question + 1 }, then: 'render' };
     }
     case 'toggle': {
       const q = questions[c.question];
-      if (!q || !q.multiSelect || c.index >= q.options.length) return { kind: 'invalid' };
+      if (!q || !q.multiSelect || c.index >= (q.options?.length ?? 0)) return { kind: 'invalid' };
       const part = draft.parts[c.question]!;
       const chosen = part.choices.includes(c.index)
         ? part.choices.filter((i) => i !== c.index)
@@ -164,7 +165,7 @@ export interface DraftButton {
 /** What {@link draftKeyboard} shows of each question. */
 export interface DraftKeyboardQuestion extends DraftQuestion {
   header?: string;
-  options: readonly { label: string }[];
+  options?: readonly { label: string }[];
 }
 
 /** The marks of a draft keyboard (its words are the ask's: core/i18n `control.*`). */
@@ -192,7 +193,7 @@ export function draftKeyboard(
     const progress = t('control.progress', { n: step + 1, total: questions.length });
     rows.push([button(`${progress}${q.header ? ` · ${q.header}` : ''}`, { kind: 'step', question: step })]);
   }
-  q.options.forEach((o, index) => {
+  (q.options ?? []).forEach((o, index) => {
     const on = !!part?.choices.includes(index);
     rows.push([
       q.multiSelect

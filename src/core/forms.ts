@@ -1,7 +1,14 @@
 import type { Answers, Question } from './schemas.js';
 import type { ButtonChoice } from './token.js';
 import { ENGLISH, type Words } from './i18n/index.js';
-import { FORM_OWN_WORDS_MAX, kindOf, type FormAnswer, type FormMessages } from './questions/index.js';
+import {
+  FORM_OWN_WORDS_MAX,
+  kindOf,
+  type FormAnswer,
+  type FormMessages,
+  type ParseContext,
+} from './questions/index.js';
+import type { RawAnswers } from './answers.js';
 
 export { FORM_OWN_WORDS_MAX, type FormAnswer } from './questions/index.js';
 
@@ -11,8 +18,9 @@ export interface FormProblem {
   message: string;
 }
 
-/** What a form submission means: the answers, keyed by question id, or what to fix. */
-export type FormReading = { kind: 'answers'; answers: Answers } | { kind: 'invalid'; problems: FormProblem[] };
+/** What a form submission means: the answers, keyed by question id (`raw`: see {@link RawAnswers}), or what to fix. */
+export type FormReading =
+  { kind: 'answers'; answers: Answers; raw?: RawAnswers } | { kind: 'invalid'; problems: FormProblem[] };
 
 /** What a person is told for each problem of a form, in `words` (catalogue keys `form.*`). */
 export function formMessages(words: Words = ENGLISH): FormMessages {
@@ -31,12 +39,14 @@ export const FORM_MESSAGES = formMessages();
 
 /**
  * Reads a form: every question needs an answer, each part read by its question's kind
- * (core/questions/; a choice refuses option indexes outside the question, never clamps them).
+ * (core/questions/; a choice refuses option indexes outside the question, never clamps them; a
+ * typed kind reads its field's text as a typed reply in `parse`'s languages).
  */
 export function readForm(
   questions: readonly Question[],
   form: readonly FormAnswer[],
   words: Words = ENGLISH,
+  parse: ParseContext = { locales: [words.locale], timeZone: words.timeZone, now: 0 },
 ): FormReading {
   const messages = words === ENGLISH ? FORM_MESSAGES : formMessages(words);
   if (form.length !== questions.length) {
@@ -44,14 +54,22 @@ export function readForm(
   }
   const problems: FormProblem[] = [];
   const answers: [string, string[]][] = [];
+  const raw: [string, string][] = [];
   questions.forEach((question, i) => {
-    const reading = kindOf(question).readForm(question, form[i]!, messages);
-    if (reading.ok) answers.push([question.id, reading.values]);
-    else problems.push({ question: i, message: reading.message });
+    const reading = kindOf(question).readForm(question, form[i]!, { messages, words, parse });
+    if (!reading.ok) problems.push({ question: i, message: reading.message });
+    else {
+      answers.push([question.id, reading.values]);
+      if (reading.raw !== undefined) raw.push([question.id, reading.raw]);
+    }
   });
   return problems.length > 0
     ? { kind: 'invalid', problems }
-    : { kind: 'answers', answers: Object.fromEntries(answers) };
+    : {
+        kind: 'answers',
+        answers: Object.fromEntries(answers),
+        ...(raw.length > 0 ? { raw: Object.fromEntries(raw) } : {}),
+      };
 }
 
 /** The hint for a form's problems in one line, numbered by question when the ask has several (in `words`, default English). */

@@ -1,5 +1,6 @@
-import type { AskRecord, Answers, Responder } from './schemas.js';
-import { missingQuestions, normalizeAnswers } from './answers.js';
+import type { AskRecord, Answers } from './schemas.js';
+import { answerValues, mergeRaw, missingQuestions, normalizeAnswers, type RawAnswers } from './answers.js';
+import { strictContext } from './questions/index.js';
 import type { Issue } from './errors.js';
 import { ownValue } from './own.js';
 import { end, expired, terminalEffects } from './ask-ending.js';
@@ -67,7 +68,7 @@ export function transition(record: AskRecord, event: AskEvent, now: number): Tra
         return { kind: 'unchanged', outcome: { code: 'invalid', issues: [skipRefused(record)] } };
       return end(record, 'skipped', now, event.by);
     case 'answer':
-      return answer(record, event.answers, event.by, now, event.chat);
+      return answer(record, event, now);
   }
 }
 
@@ -76,17 +77,27 @@ export function skipRefused(record: AskRecord): Issue {
   return { path: ['skip'], message: `This question needs ${agreeOf(record)} matching answers: tap an option.` };
 }
 
-function answer(record: AskRecord, answers: Answers, by: Responder, now: number, chat?: string): TransitionResult {
+/**
+ * An answer (a whole set or part of it). Values are checked again by their kinds (canonical forms:
+ * what a reply or form read is canonical already); what the person wrote for a typed question
+ * (`raw`) is kept beside the partial answers and moves to the result with them.
+ */
+function answer(record: AskRecord, event: Extract<AskEvent, { type: 'answer' }>, now: number): TransitionResult {
+  const { by, chat } = event;
   if (!mayAnswer(record, by, chat)) return { kind: 'unchanged', outcome: { code: 'forbidden' } };
   if (now > deadlineOf(record)) return expired(record, now);
-  const checked = normalizeAnswers(record.questions, answers, false);
+  const checked = normalizeAnswers(record.questions, event.answers, false, strictContext(record.timeZone, now));
   if (!checked.ok) return { kind: 'unchanged', outcome: { code: 'invalid', issues: checked.issues } };
-  if (agreeOf(record) > 1) return agreeAnswer(record, checked.answers, by, now);
+  const raw: RawAnswers = { ...checked.raw, ...event.raw };
+  if (agreeOf(record) > 1)
+    return agreeAnswer(record, checked.answers, by, now, mergeRaw(undefined, checked.answers, raw));
   const merged: Answers = { ...record.partial, ...checked.answers };
+  const mergedRaw = mergeRaw(record.partialRaw, checked.answers, raw);
+  const { partialRaw: _kept, ...rest } = record;
   const missing = missingQuestions(record.questions, merged);
   if (missing.length > 0) {
     const next = withHistory(
-      { ...record, rev: record.rev + 1, partial: merged },
+      { ...rest, rev: record.rev + 1, partial: merged, ...(mergedRaw ? { partialRaw: mergedRaw } : {}) },
       [{ type: 'partial', ...who(by), questions: Object.keys(checked.answers) }],
       now,
     );
@@ -95,11 +106,18 @@ function answer(record: AskRecord, answers: Answers, by: Responder, now: number,
   const ordered: Answers = Object.fromEntries(record.questions.map((q) => [q.id, ownValue(merged, q.id)!]));
   const next = withHistory(
     {
-      ...record,
+      ...rest,
       rev: record.rev + 1,
       status: 'answered',
       partial: {},
-      result: { status: 'answered', answers: ordered, answeredBy: by, answeredAt: new Date(now).toISOString() },
+      result: {
+        status: 'answered',
+        answers: ordered,
+        values: answerValues(record.questions, ordered),
+        ...(mergedRaw ? { raw: mergedRaw } : {}),
+        answeredBy: by,
+        answeredAt: new Date(now).toISOString(),
+      },
     },
     [{ type: 'answered', ...who(by) }],
     now,

@@ -28,12 +28,18 @@ function where(by: Responder, w: Words): string {
 }
 
 /** Per question "1. Env: Production"; with `onlyGiven`, only the questions `answers` has values for (defaults). */
-function answerLines(record: AskRecord, answers: Answers, w: Words, onlyGiven = false): string[] {
+function answerLines(
+  record: AskRecord,
+  answers: Answers,
+  w: Words,
+  onlyGiven = false,
+  raw: Readonly<Record<string, string>> = {},
+): string[] {
   return record.questions.flatMap((q, i) => {
     const values = ownValue(answers, q.id);
     if (!values && onlyGiven) return [];
     const title = q.header !== undefined ? displayHeader(q.header) : shorten(q.question, 40);
-    return [`${i + 1}. ${title}: ${answerSummary(q, values ?? [], w)}`];
+    return [`${i + 1}. ${title}: ${answerSummary(q, values ?? [], w, ownValue(raw, q.id))}`];
   });
 }
 
@@ -46,12 +52,18 @@ function agreeing(record: AskRecord, answers: Answers): Responder[] {
 }
 
 /** The outcome of an answered record (see {@link outcomeView}). */
-function answeredView(record: AskRecord, answers: Answers, by: Responder, w: Words): OutcomeView {
+function answeredView(
+  record: AskRecord,
+  answers: Answers,
+  by: Responder,
+  w: Words,
+  raw: Readonly<Record<string, string>> = {},
+): OutcomeView {
   const t = w.t;
   const fanOut = isFanOut(record);
   const agreed = agreeOf(record) > 1 ? agreeing(record, answers) : [];
   const single = record.questions.length === 1 ? record.questions[0]! : null;
-  const summary = single ? answerSummary(single, ownValue(answers, single.id) ?? [], w) : '';
+  const summary = single ? answerSummary(single, ownValue(answers, single.id) ?? [], w, ownValue(raw, single.id)) : '';
   const lines: string[] = [];
   if (fanOut) {
     const place = where(by, w);
@@ -65,7 +77,7 @@ function answeredView(record: AskRecord, answers: Answers, by: Responder, w: Wor
     const tail = agreed.length > 0 ? t('outcome.agreedTail', { names: nameList(agreed, false, w) }) : byline(by, w);
     lines.push(single ? t('outcome.answeredValue', { summary, tail }) : t('outcome.answered', { tail }));
   }
-  if (!single) lines.push(...answerLines(record, answers, w));
+  if (!single) lines.push(...answerLines(record, answers, w, false, raw));
   return { status: 'answered', text: lines.join('\n') };
 }
 
@@ -98,7 +110,7 @@ export function outcomeView(record: AskRecord, words: Words = wordsOf(record)): 
   const t = words.t;
   const result = record.result;
   if (record.status === 'pending' || !result) throw new Error(`ask ${record.id} has no outcome yet`);
-  if (result.status === 'answered') return answeredView(record, result.answers, result.answeredBy, words);
+  if (result.status === 'answered') return answeredView(record, result.answers, result.answeredBy, words, result.raw);
   switch (result.reason) {
     case 'timeout':
       return timeoutView(record, result.defaults, words);

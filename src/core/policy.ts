@@ -3,7 +3,7 @@ import type { Answers, AskRecord, AskRequest, StoredPolicy } from './schemas.js'
 import { ownValue } from './own.js';
 import type { Step } from './effects.js';
 import { targetList } from './request-policy.js';
-import { kindOf, type KindName } from './questions/index.js';
+import { kindOf, strictContext, type KindName } from './questions/index.js';
 
 /** An ask's policy as stored: normalised (targets always a list, default labels canonical). */
 export type AskPolicy = StoredPolicy;
@@ -33,7 +33,8 @@ export function policyOf(request: AskRequest): AskPolicy | undefined {
   if (request.onTimeout) {
     const entries = Object.entries(request.onTimeout.default).map(([id, values]): [string, string[]] => {
       const question = request.questions.find((q) => q.id === id)!;
-      const found = kindOf(question).defaultValues(question, values);
+      // Strict forms read no relative words, so no clock is needed (0).
+      const found = kindOf(question).defaultValues(question, values, strictContext(request.timeZone, 0));
       return [id, found.ok ? found.values : []];
     });
     policy.onTimeout = { default: Object.fromEntries(entries) };

@@ -2,9 +2,9 @@ import type { AskRecord, Question } from './schemas.js';
 import { encodeToken, type ButtonChoice } from './token.js';
 import { shorten } from './text.js';
 import { displayHeader } from './display-text.js';
-import { ENGLISH, translate, wordsOf, type MessageKey, type Words } from './i18n/index.js';
+import { ENGLISH, translate, wordsOf, type Words } from './i18n/index.js';
 import { tallyLines } from './policy-view.js';
-import { kindOf, type ChoiceView } from './questions/index.js';
+import { isChoice, kindOf, type ChoiceView, type TypedQuestion, type TypedViewPart } from './questions/index.js';
 import { ALL_CAPABILITIES, drawsKind, formFits, type ChannelCapabilities } from './capabilities.js';
 
 export type { OptionView } from './questions/index.js';
@@ -20,18 +20,27 @@ export interface QuestionViewBase {
 }
 
 /**
- * One question as shown in a message body: a union by `kind` (only `choice` now, whose views leave
- * `kind` out as its questions do). Renderers switch on it through {@link choiceView}; a kind without
- * a case falls back to {@link QuestionViewBase} as text.
+ * One question as shown in a message body: a union by `kind` (a choice's view leaves `kind` out as
+ * its question does). Renderers switch on it through {@link choiceView} and {@link typedView}; a
+ * kind without a case falls back to {@link QuestionViewBase} as text (the prompt's instructions say
+ * what a typed question expects).
  */
-export type QuestionView = ChoiceQuestionView;
+export type QuestionView = ChoiceQuestionView | TypedQuestionView;
 
 /** The view of a choice question (`kind` left out, as on the question). */
 export type ChoiceQuestionView = QuestionViewBase & ChoiceView & { kind?: 'choice' };
 
+/** The view of a typed question: its kind and constraints as declared, what is expected, the ask's time zone. */
+export type TypedQuestionView = QuestionViewBase & TypedQuestion & TypedViewPart;
+
 /** The view of a choice question, or null for another kind (which a renderer without its case shows as text). */
 export function choiceView(view: QuestionView): ChoiceQuestionView | null {
-  return view.kind === undefined || view.kind === 'choice' ? view : null;
+  return isChoice(view) ? (view as ChoiceQuestionView) : null;
+}
+
+/** The view of a typed question, or null for a choice. */
+export function typedView(view: QuestionView): TypedQuestionView | null {
+  return isChoice(view) ? null : (view as TypedQuestionView);
 }
 
 /** A native button: `token` is the opaque callback data (see core/token.ts). */
@@ -102,13 +111,18 @@ export function buildPromptView(
   const agree = record.policy?.agree ?? 1;
   const tally = tallyLines({ deliveries: [], ...record }, words);
   const extra = tally.length > 0 ? { tally } : {};
-  const questions = record.questions.map((q, i): QuestionView =>
-    kindOf(q).view(q, {
-      number: i + 1,
-      id: q.id,
-      ...(q.header !== undefined ? { header: displayHeader(q.header) } : {}),
-      question: q.question,
-    }),
+  const questions = record.questions.map(
+    (q, i) =>
+      kindOf(q).view(
+        q,
+        {
+          number: i + 1,
+          id: q.id,
+          ...(q.header !== undefined ? { header: displayHeader(q.header) } : {}),
+          question: q.question,
+        },
+        words,
+      ) as QuestionView,
   );
   const only = record.questions.length === 1 ? record.questions[0]! : null;
   const native = only && capabilities.buttons && drawsKind(capabilities, only.kind);
@@ -126,9 +140,12 @@ export function buildPromptView(
     const head = { askId: record.id, version: record.version, locale: words.locale };
     return { ...head, questions, buttons, instructions, ...extra };
   }
+  const typed = !record.questions.some(isChoice);
   const instructions = [
-    agree > 1 ? t('prompt.textAgree', { count: agree }) : t('prompt.text'),
-    ...promptNotes(record.questions).map((key) => t(key)),
+    agree > 1
+      ? t(typed ? 'prompt.typedAgree' : 'prompt.textAgree', { count: agree })
+      : t(typed ? 'prompt.typed' : 'prompt.text'),
+    ...promptNotes(record.questions, words),
     ...(record.questions.length > 1 ? [t('prompt.several')] : []),
   ].join(' ');
   const token = (choice: ButtonChoice) => encodeToken({ askId: record.id, version: record.version, choice });
@@ -140,11 +157,19 @@ export function buildPromptView(
   return { ...head, questions, buttons: null, instructions, form, ...extra };
 }
 
-/** The catalogue keys of the notes the questions' kinds add to a prompt's instructions, each once. */
-function promptNotes(questions: readonly Question[]): MessageKey[] {
-  const keys: MessageKey[] = [];
-  for (const q of questions) for (const key of kindOf(q).promptNotes(q)) if (!keys.includes(key)) keys.push(key);
-  return keys;
+/**
+ * The notes the questions' kinds add to a prompt's instructions, each once: a typed question's is
+ * what it expects, numbered when the prompt has several questions.
+ */
+function promptNotes(questions: readonly Question[], words: Words): string[] {
+  const notes: string[] = [];
+  questions.forEach((q, i) => {
+    for (const note of kindOf(q).promptNotes(q, words)) {
+      const line = questions.length > 1 && !isChoice(q) ? words.t('form.problem', { n: i + 1, message: note }) : note;
+      if (!notes.includes(line)) notes.push(line);
+    }
+  });
+  return notes;
 }
 
 /** The follow-up prompt asking for the questions still unanswered after a partial reply, in `words` (default English). */

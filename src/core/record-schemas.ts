@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AskResultSchema, ResponseSchema } from './result-schemas.js';
+import { StoredQuestionSchema } from './stored-question.js';
 
 /** Where a delivered message lives on its platform. */
 export const MessageRefSchema = z.object({
@@ -112,17 +113,7 @@ export const AskRecordSchema = z.object({
   /** Revision of the stored document; every commit increments it (compare-and-set token). */
   rev: z.number().int().nonnegative(),
   status: AskStatusSchema,
-  questions: z.array(
-    z.object({
-      id: z.string(),
-      /** The answer kind; absent: `choice` (the only kind so far, never stored). */
-      kind: z.literal('choice').optional(),
-      header: z.string().optional(),
-      question: z.string(),
-      options: z.array(z.object({ label: z.string(), description: z.string().optional() })),
-      multiSelect: z.boolean(),
-    }),
-  ),
+  questions: z.array(StoredQuestionSchema),
   // Read back without the input rules, so records written before a rule was added stay readable.
   /** The first target (kept for readers of one target); every initial target is in `targets`. */
   to: StoredTargetSchema.nullable(),
@@ -144,6 +135,8 @@ export const AskRecordSchema = z.object({
   result: AskResultSchema.nullable(),
   /** Answers collected so far from partial replies; merged into the result when complete. */
   partial: z.record(z.string(), z.array(z.string())),
+  /** What people wrote for the typed questions in `partial`, where it differs from the kept value; moves to the result. */
+  partialRaw: z.record(z.string(), z.string()).optional(),
   deliveries: z.array(DeliverySchema),
   idempotencyKey: z.string().optional(),
   /** Signed webhook that receives the terminal result. */

@@ -1,7 +1,17 @@
 import type { Answers, Question } from './schemas.js';
 import { displayHeader } from './display-text.js';
-import { guidance, isBlank, isLocalSkip, isSkip, matchKey, readLine, trimEdges } from './reply-lines.js';
-import { kindOf } from './questions/index.js';
+import {
+  guidance,
+  isBlank,
+  isLocalSkip,
+  isSkip,
+  matchKey,
+  readLine,
+  trimEdges,
+  type ReadContext,
+} from './reply-lines.js';
+import { kindOf, type ParseContext, type RejectReason } from './questions/index.js';
+import type { RawAnswers } from './answers.js';
 import { ownValue } from './own.js';
 import { ENGLISH, type Words } from './i18n/index.js';
 
@@ -9,10 +19,13 @@ import { ENGLISH, type Words } from './i18n/index.js';
 export type ParsedReply =
   /** The human declined the whole ask. */
   | { kind: 'skip' }
-  /** Answers for one or more questions; values are declared labels or the human's own words. */
-  | { kind: 'answers'; answers: Answers }
-  /** Selection-shaped but out of range, or otherwise unusable: keep the ask pending and show the hint. */
-  | { kind: 'invalid'; hint: string }
+  /** Answers for one or more questions; values are declared labels, the human's own words or typed values (`raw`: what they wrote, where it differs). */
+  | { kind: 'answers'; answers: Answers; raw?: RawAnswers }
+  /**
+   * Selection-shaped but out of range, or otherwise unusable: keep the ask pending and show the
+   * hint; a typed value refused names its question and why (`rejected`, for the history).
+   */
+  | { kind: 'invalid'; hint: string; rejected?: { question: string; reason: RejectReason } }
   /** Empty or whitespace-only: answers nothing. */
   | { kind: 'empty' };
 
@@ -44,37 +57,43 @@ export function parseReply(
   answered: Answers = {},
   words: Words = ENGLISH,
   locales: readonly string[] = [words.locale],
+  parse: ParseContext = { locales, timeZone: words.timeZone, now: 0 },
 ): ParsedReply {
   if (questions.length === 0 || isBlank(text)) return { kind: 'empty' };
   if (isSkip(text)) return { kind: 'skip' };
+  const ctx: ReadContext = { words, locales, parse };
   if (questions.length === 1) {
     const q = questions[0]!;
-    const reading = readLine(q, text, words, locales);
+    const reading = readLine(q, text, ctx);
     switch (reading.kind) {
       case 'empty':
       case 'skip':
         return { kind: reading.kind };
       case 'invalid':
-        return { kind: 'invalid', hint: `${reading.problem} ${guidance(q, words)}` };
+        return { kind: 'invalid', hint: `${reading.problem} ${guidance(q, words)}`, ...rejected(q.id, reading.reason) };
       case 'values':
-        return { kind: 'answers', answers: { [q.id]: reading.values } };
+        return answered1(q.id, reading.values, reading.raw);
     }
   }
   // A skip word that is also an option's label is that option, not a skip.
   const isLabel = questions.some((q) => kindOf(q).claims(q, text));
   if (!isLabel && isLocalSkip(text, locales)) return { kind: 'skip' };
-  return parseSeveral(questions, text, answered, words, locales);
+  return parseSeveral(questions, text, answered, ctx);
 }
+
+const answered1 = (id: string, values: string[], raw: string | undefined): ParsedReply => ({
+  kind: 'answers',
+  answers: { [id]: values },
+  ...(raw !== undefined ? { raw: { [id]: raw } } : {}),
+});
+
+const rejected = (question: string, reason: RejectReason | undefined) =>
+  reason ? { rejected: { question, reason } } : {};
 
 type Keyed = { kind: 'keyed'; index: number; value: string } | { kind: 'unknown_number'; key: string } | null;
 
-function parseSeveral(
-  questions: readonly Question[],
-  text: string,
-  answered: Answers,
-  words: Words,
-  locales: readonly string[],
-): ParsedReply {
+function parseSeveral(questions: readonly Question[], text: string, answered: Answers, ctx: ReadContext): ParsedReply {
+  const words = ctx.words;
   const t = words.t;
   const hint = t('reply.keyedHint');
   const lines = text.split(LINE_BREAK);
@@ -99,15 +118,23 @@ function parseSeveral(
   unkeyed.forEach((line, position) => assigned.set(open[position]!, line));
 
   const answers: [string, string[]][] = [];
+  const raw: [string, string][] = [];
   for (const [index, value] of [...assigned].sort(([a], [b]) => a - b)) {
     const q = questions[index]!;
-    const reading = readLine(q, value, words, locales);
+    const reading = readLine(q, value, ctx);
     if (reading.kind === 'skip') return invalid(t('reply.skipOne', { n: index + 1 }));
-    if (reading.kind === 'invalid')
-      return invalid(t('reply.problem', { n: index + 1, problem: reading.inline, guidance: guidance(q, words) }));
-    if (reading.kind === 'values') answers.push([q.id, reading.values]);
+    if (reading.kind === 'invalid') {
+      const hint = t('reply.problem', { n: index + 1, problem: reading.inline, guidance: guidance(q, words) });
+      return { ...invalid(hint), ...rejected(q.id, reading.reason) };
+    }
+    if (reading.kind === 'values') {
+      answers.push([q.id, reading.values]);
+      if (reading.raw !== undefined) raw.push([q.id, reading.raw]);
+    }
   }
-  return answers.length > 0 ? { kind: 'answers', answers: Object.fromEntries(answers) } : { kind: 'empty' };
+  if (answers.length === 0) return { kind: 'empty' };
+  const withRaw = raw.length > 0 ? { raw: Object.fromEntries(raw) } : {};
+  return { kind: 'answers', answers: Object.fromEntries(answers), ...withRaw };
 }
 
 /** The question a `key: value` line names, trying each colon from the left; null for an unkeyed line. */

@@ -1,7 +1,7 @@
 // The policy rules a request alone decides, run by the request schema. They read plain shapes rather
 // than the schema's types, so this file imports no schema and the schema loads no policy module.
 import type { Issue } from './errors.js';
-import { kindOf, type KindQuestion } from './questions/index.js';
+import { kindOf, strictContext, type KindQuestion } from './questions/index.js';
 
 /** What the rules read of a target: its channel and who may answer there. */
 interface TargetFields {
@@ -19,6 +19,7 @@ interface PolicyFields {
   escalate?: readonly { afterSeconds: number; to: TargetFields | TargetFields[] }[];
   onTimeout?: { default: Readonly<Record<string, readonly string[]>> };
   agree?: number;
+  timeZone?: string;
   questions: readonly QuestionFields[];
 }
 
@@ -60,7 +61,7 @@ export function staticPolicyIssues(req: PolicyFields): Issue[] {
         issues.push({ path, message: `no question has id "${id}" (ids: ${ids.join(', ')})` });
         continue;
       }
-      const found = kindOf(question).defaultValues(question, values);
+      const found = kindOf(question).defaultValues(question, values, strictContext(req.timeZone, 0));
       if (!found.ok) issues.push({ path: found.at === undefined ? path : [...path, found.at], message: found.message });
     }
   }

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { platformId, shownText, singleLine } from './shown-text.js';
-import { choice, type OptionSchema } from './questions/choice.js';
+import { KINDS, KIND_NAMES, type KindName } from './questions/index.js';
+import type { Question } from './stored-question.js';
 import { staticPolicyIssues } from './request-policy.js';
 import { canonicalLocale, isTimeZone } from './locale-tags.js';
+
+import type { OptionSchema } from './questions/choice.js';
 
 export { OptionSchema } from './questions/choice.js';
 
@@ -28,14 +31,36 @@ const questionFields = {
   question: shownText(1000, { multiline: true }),
 };
 
-/** One question: the common fields and its kind's (core/questions/; only `choice`, 2–4 options, now). */
-export const QuestionSchema = z
-  .object({ ...questionFields, ...choice.fields })
-  .strict()
-  .superRefine((q, ctx) => choice.refine(q, ctx));
+/** One kind's question: the common fields, the kind's own, the kind's rules over them. */
+function kindSchema<K extends KindName>(name: K) {
+  const kind: { fields: (typeof KINDS)[K]['fields'] } = KINDS[name];
+  const refine = KINDS[name].refine as (q: unknown, ctx: z.RefinementCtx) => void;
+  return z
+    .object({ ...questionFields, ...kind.fields })
+    .strict()
+    .superRefine((q, ctx) => refine(q, ctx));
+}
 
-/** A question after defaults are applied: `id` is always set. */
-export type Question = Omit<z.output<typeof QuestionSchema>, 'id'> & { id: string };
+/**
+ * One question: the common fields and its kind's (core/questions/), by `kind` (absent: `choice`,
+ * 2–4 options). A field of another kind is refused by name.
+ */
+export const QuestionSchema = z.discriminatedUnion(
+  'kind',
+  [
+    kindSchema('choice'),
+    kindSchema('text'),
+    kindSchema('number'),
+    kindSchema('date'),
+    kindSchema('time'),
+    kindSchema('datetime'),
+    kindSchema('email'),
+    kindSchema('url'),
+  ],
+  { error: (issue) => (issue.code === 'invalid_union' ? `must be one of: ${KIND_NAMES.join(', ')}` : undefined) },
+);
+
+export type { ChoiceQuestionRecord, Question } from './stored-question.js';
 /** An option as stored. */
 export type Option = z.output<typeof OptionSchema>;
 
@@ -93,14 +118,31 @@ const offsetSeconds = z
 /** One escalation step: at `afterSeconds`, if still pending, the ask also goes to `to`. */
 export const EscalationStepSchema = z.object({ afterSeconds: offsetSeconds, to: TargetsSchema }).strict();
 
-/** `onTimeout.default`: labels per question id. Keys like `__proto__` are refused (JSON.parse keeps them, zod would drop them). */
+/** A `values` entry as answer strings: a number in plain digits, a string as itself, a list as it is. */
+const valueStrings = (value: number | string | string[]): string[] =>
+  typeof value === 'number' ? [String(value)] : typeof value === 'string' ? [value] : value;
+
+/**
+ * `onTimeout.default`: per question id, labels (a choice) or one typed value (a number, or a string:
+ * checked by the question's kind like an API answer). Keys like `__proto__` are refused (JSON.parse
+ * keeps them, zod would drop them).
+ */
 const DefaultAnswersSchema = z.preprocess(
   (value, ctx) => {
     if (value && typeof value === 'object' && Object.hasOwn(value, '__proto__'))
       ctx.addIssue({ code: 'custom', path: ['__proto__'], message: 'names like "__proto__" are reserved' });
     return value;
   },
-  z.record(z.string(), z.array(singleLine(100)).min(1, 'give at least one label').max(4, 'give at most 4 labels')),
+  z.record(
+    z.string(),
+    z
+      .union([
+        z.array(singleLine(100)).min(1, 'give at least one label').max(4, 'give at most 4 labels'),
+        z.number(),
+        shownText(4000, { multiline: true }),
+      ])
+      .transform(valueStrings),
+  ),
 );
 
 /** What the ask ends with when nobody answered in time. */
@@ -178,11 +220,12 @@ export const AskRequestSchema = z
   .strict()
   .transform((req) => ({
     ...req,
-    // A choice is stored without `kind` (absent means choice), so stored records and results read as before.
-    questions: req.questions.map(({ kind: _choice, ...q }, i): Question => ({
-      ...q,
-      id: q.id ?? defaultQuestionId(i),
-    })),
+    // A choice is stored without `kind` (absent means choice).
+    questions: req.questions.map((q, i): Question => {
+      const { kind, ...rest } = q;
+      const id = q.id ?? defaultQuestionId(i);
+      return (kind === undefined || kind === 'choice' ? { ...rest, id } : { ...q, id }) as Question;
+    }),
   }))
   .superRefine((req, ctx) => {
     const seen = new Set<string>();
@@ -219,20 +262,56 @@ export const AnswersSchema = z.record(
 /** Answers keyed by question id. */
 export type Answers = Record<string, string[]>;
 
-/** The body of `POST /v1/asks/:id/answer`: `{answers}` or `{skip: true}`, optionally `by` (who, for the audit). */
+/**
+ * Typed values keyed by question id, as the result's `values` has them: a number as a JSON number,
+ * a date, time, text, email or link as a string, a choice's labels as a list (or one label).
+ */
+export const ValuesSchema = z.record(
+  z.string().min(1).max(40),
+  z.union(
+    [
+      z.number('must be a number, a string or a list of labels'),
+      shownText(4000, { multiline: true }),
+      z
+        .array(shownText(4000, { multiline: true }))
+        .min(1, 'give at least one value')
+        .max(10),
+    ],
+    { error: 'must be a number, a string or a list of labels' },
+  ),
+);
+
+/**
+ * The body of `POST /v1/asks/:id/answer`: `{answers}` (strings per question), `{values}` (typed
+ * values per question, see {@link ValuesSchema}), both for different questions, or `{skip: true}`;
+ * optionally `by` (who, for the audit).
+ */
 export const AnswerRequestSchema = z
   .object({
     answers: AnswersSchema.optional(),
+    values: ValuesSchema.optional(),
     skip: z.literal(true, 'must be true (or leave it out and send answers)').optional(),
     by: singleLine(128).optional(),
   })
   .strict()
   .superRefine((body, ctx) => {
-    if (body.answers && body.skip)
+    const given = body.answers || body.values;
+    if (given && body.skip)
       ctx.addIssue({ code: 'custom', path: ['skip'], message: 'send either answers or skip, not both' });
-    if (!body.answers && !body.skip)
-      ctx.addIssue({ code: 'custom', path: ['answers'], message: 'send answers, or skip: true' });
+    if (!given && !body.skip)
+      ctx.addIssue({ code: 'custom', path: ['answers'], message: 'send answers (or values), or skip: true' });
+    for (const id of Object.keys(body.values ?? {}))
+      if (body.answers && Object.hasOwn(body.answers, id))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['values', id],
+          message: 'answer a question in answers or in values, not both',
+        });
   })
-  .transform((body) => (body.skip ? { skip: true as const, by: body.by } : { answers: body.answers!, by: body.by }));
+  .transform((body) => {
+    if (body.skip) return { skip: true as const, by: body.by };
+    const fromValues = Object.entries(body.values ?? {}).map(([id, v]): [string, string[]] => [id, valueStrings(v)]);
+    return { answers: { ...body.answers, ...Object.fromEntries(fromValues) }, by: body.by };
+  });
 /** A validated API answer. */
 export type AnswerRequest = z.output<typeof AnswerRequestSchema>;

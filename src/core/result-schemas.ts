@@ -7,9 +7,18 @@ export const NoAnswerReasonSchema = z.enum(['timeout', 'skipped', 'cancelled', '
 export type NoAnswerReason = z.output<typeof NoAnswerReasonSchema>;
 
 const AnswersRead = z.record(z.string(), z.array(z.string()));
+/** Normalized values by question id: a choice's labels, a number, or a typed kind's text. */
+const ValuesRead = z.record(z.string(), z.union([z.string(), z.number(), z.array(z.string())]));
+/** What people wrote for typed questions where it differs from the kept value. Never logged nor shown in a group. */
+const RawRead = z.record(z.string(), z.string());
 
 /** One person's answers to an ask that needs several matching answers (`agree` > 1). */
-export const ResponseSchema = z.object({ answers: AnswersRead, answeredBy: ResponderSchema, answeredAt: z.string() });
+export const ResponseSchema = z.object({
+  answers: AnswersRead,
+  raw: RawRead.optional(),
+  answeredBy: ResponderSchema,
+  answeredAt: z.string(),
+});
 /** One person's answers to an ask that needs several matching answers. */
 export type Response = z.output<typeof ResponseSchema>;
 
@@ -17,7 +26,12 @@ export type Response = z.output<typeof ResponseSchema>;
 export const AskResultSchema = z.discriminatedUnion('status', [
   z.object({
     status: z.literal('answered'),
+    /** Strings per question id (a typed question's normalized value as text): what agents read before `values`. */
     answers: z.record(z.string(), z.array(z.string())),
+    /** The normalized values with their JSON types (a number as a number): every answer askgate records has them. */
+    values: ValuesRead.optional(),
+    /** What the person wrote for typed questions, where it differs from the normalized value. */
+    raw: RawRead.optional(),
     answeredBy: ResponderSchema,
     answeredAt: z.string(),
     /** `agree` > 1: everyone who answered, matching or not. */
@@ -30,6 +44,8 @@ export const AskResultSchema = z.discriminatedUnion('status', [
     by: ResponderSchema.optional(),
     /** A timeout with `onTimeout.default`: the answers to proceed with. Never an answer: nobody gave it. */
     defaults: AnswersRead.optional(),
+    /** The defaults' values with their JSON types (see the answered result's `values`). */
+    values: ValuesRead.optional(),
     /** `agree` > 1: what was answered before the ask ended. */
     responses: z.array(ResponseSchema).optional(),
   }),

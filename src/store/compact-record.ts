@@ -12,7 +12,7 @@ import { deadlineOf, fromMs, isDeadline, toMs } from './iso-times.js';
  * - `history`: starts with the `created` entry at `createdAt` (with the channel of `to`); the
  *   entries after it are stored as `later`, and a history that does not start so as `history`;
  * - `result` null, `partial` {}, `deliveries` [] and in each delivery `finalized` 'no', and in each
- *   question `multiSelect` false;
+ *   choice question `multiSelect` false;
  * - a delivery's `channel`, `chat`, `thread` and `users`: those of the target of the same index
  *   (a delivery stored without `channel` has them all from there), and its message's `chat`: its own.
  *
@@ -59,9 +59,9 @@ export function compactRecord(record: AskRecord, withQuestions = true): string {
   return JSON.stringify(out);
 }
 
-/** The questions as stored: `multiSelect` left out when false. */
+/** The questions as stored: a choice's `multiSelect` left out when false. */
 export function compactQuestions(questions: AskRecord['questions']): unknown[] {
-  return questions.map((q) => (q.multiSelect ? q : without(q, 'multiSelect')));
+  return questions.map((q) => ('multiSelect' in q && !q.multiSelect ? without(q, 'multiSelect') : q));
 }
 
 /** Fields {@link compactRecord} writes in their own way (or not at all). */
@@ -118,7 +118,9 @@ export function expandRecord(
   const targets = c.targets === null ? undefined : (c.targets ?? []);
   const to = c.to !== undefined ? c.to : Array.isArray(targets) && targets.length > 0 ? targets[0] : null;
   if (Array.isArray(c.questions))
-    for (const q of c.questions) if (isObject(q) && q.multiSelect === undefined) q.multiSelect = false;
+    for (const q of c.questions)
+      if (isObject(q) && (q.kind === undefined || q.kind === 'choice') && q.multiSelect === undefined)
+        q.multiSelect = false;
   const deliveries = Array.isArray(c.deliveries)
     ? c.deliveries.map((d, i) => expandDelivery(d, Array.isArray(targets) ? targets[i] : undefined))
     : (c.deliveries ?? []);

@@ -33,7 +33,10 @@ describe('Discord rendering', () => {
             for (const question of questions)
               for (let i = 1; i <= options; i++)
                 expect(shown).toMatch(
-                  new RegExp(`^${i}\\. ${question.options[i - 1]!.label.slice(0, 8).replace(/[*]/g, '\\*')}`, 'm'),
+                  new RegExp(
+                    `^${i}\\. ${(question as { options: { label: string }[] }).options[i - 1]!.label.slice(0, 8).replace(/[*]/g, '\\*')}`,
+                    'm',
+                  ),
                 );
             expect(message.components.length).toBe(view.buttons ? 2 : 1); // options + Other/Skip, or Answer + Skip
             for (const row of message.components)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildPromptView, type PromptView, type QuestionView } from '../../src/core/prompt-view.js';
+import { buildPromptView, choiceView, type PromptView, type QuestionView } from '../../src/core/prompt-view.js';
 import type { Question } from '../../src/core/schemas.js';
 import { renderPrompt as telegramPrompt } from '../../src/channels/telegram/render.js';
 import { renderPrompt as slackPrompt } from '../../src/channels/slack/render.js';
@@ -19,7 +19,7 @@ const note: Question = { ...env, id: 'note', question: 'Anything to add?' };
 /** The view of an ask whose second question is of a kind no renderer has a case for (the next issue's kinds). */
 function viewWithUnknownKind(): PromptView {
   const view = buildPromptView({ id: 'KindFallback001', version: 1, questions: [env, note] });
-  const { options: _options, multiSelect: _multi, ...base } = view.questions[1]!;
+  const { options: _options, multiSelect: _multi, ...base } = choiceView(view.questions[1]!)!;
   const other = { ...base, kind: 'someday' } as unknown as QuestionView;
   return { ...view, questions: [view.questions[0]!, other] };
 }

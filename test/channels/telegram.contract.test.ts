@@ -5,7 +5,7 @@ import { TelegramChannel } from '../../src/channels/telegram/telegram-channel.js
 import { OWN_WORDS_PROMPT } from '../../src/channels/telegram/inbound.js';
 import { ChannelError, type InboundOutcome, type Logger } from '../../src/core/ports.js';
 import { buildPromptView, type PromptView } from '../../src/core/prompt-view.js';
-import type { MessageRef, Question } from '../../src/core/schemas.js';
+import type { ChoiceQuestionRecord, MessageRef, Question } from '../../src/core/schemas.js';
 import { eventually } from '../helpers/http.js';
 
 /** A logger that keeps its lines, so tests can check that no token was logged. */
@@ -65,7 +65,7 @@ async function makeHarness(): Promise<ChannelHarness & { fake: FakeTelegramApi; 
 
 channelContract('telegram', makeHarness);
 
-const one: Question[] = [
+const one: ChoiceQuestionRecord[] = [
   {
     id: 'env',
     header: 'Deploy',
@@ -82,7 +82,7 @@ describe('Telegram channel specifics', () => {
   let h: Awaited<ReturnType<typeof makeHarness>>;
   const sink = new RecordingSink();
   const views = new Map<string, PromptView>();
-  const deliver = async (questions = one) => {
+  const deliver = async (questions: Question[] = one) => {
     const v = view(questions);
     const ref = await h.channel.deliver({ askId: v.askId, version: 1, target: h.target, view: v });
     views.set(ref.messageId, v);

@@ -6,6 +6,7 @@ import { AskgateClient, type AskResult } from '../../src/client/index.js';
 import { askPerson, isAskPayload, runWithAskgate } from '../../src/adapters/langgraph.js';
 import type { RunningAskgate } from '../../src/main.js';
 import { Person, closeApp } from './adapters-person.js';
+import { choiceView } from '../../src/core/prompt-view.js';
 
 // The real LangGraph (StateGraph, interrupt(), Command({resume}), MemorySaver): no model needed.
 // A real askgate, answered through the test channel.
@@ -92,7 +93,7 @@ describe('runWithAskgate over a real LangGraph graph', () => {
     expect(final).toMatchObject({ target: 'Production', checks: ['smoke', 'security'] });
     expect(final.log).toEqual(['target: Production', 'checks: smoke, security']);
     expect(target.view.questions[0]!.question).toBe('Where should v9 go first?');
-    expect(checks.view.questions[0]!.multiSelect).toBe(true);
+    expect(choiceView(checks.view.questions[0]!)!.multiSelect).toBe(true);
     expect(runs.target).toBe(2); // interrupted once, re-run on resume
     expect((await sdk.run(opts.threadId)).history).toHaveLength(2);
   });

@@ -67,7 +67,7 @@ describe('Claude Agent SDK AskUserQuestion adapter', () => {
       updatedInput: { ...input, answers: { 'Which one?': 'Alpha (Recommended)', 'Which ones?': 'Beta, Gamma' } },
     });
     expect(asked[0]!.to).toMatchObject({ channel: 'test', chat: 'c1' });
-    expect(asked[0]!.questions.map((x) => x.multiSelect)).toEqual([false, true]);
+    expect(asked[0]!.questions.map((x) => 'multiSelect' in x && x.multiSelect)).toEqual([false, true]);
   });
 
   it('four questions become two asks on the run; free text passes through', async () => {

@@ -78,7 +78,7 @@ describe('mapElicitation: forms askgate can ask', () => {
         notify: { type: 'boolean', title: 'Notify?', default: true },
       }),
     );
-    expect(questions.map((q) => [q.id, q.options.map((o) => o.label), q.multiSelect])).toEqual([
+    expect(questions.map((q) => [q.id, q.options!.map((o) => o.label), q.multiSelect])).toEqual([
       ['region', ['Europe', 'America'], false],
       ['checks', ['Lint', 'Tests', 'E2E'], true],
       ['notify', ['Yes', 'No'], false],
@@ -109,8 +109,8 @@ describe('mapElicitation: forms askgate can ask', () => {
       requestedSchema: { type: 'object', properties: { x: titled('A'.repeat(150), 'B') } },
     });
     const q = questions[0]!;
-    expect(q.options[0]!.label.length).toBeLessThanOrEqual(100);
-    expect(q.options[0]!.label.endsWith('…')).toBe(true);
+    expect(q.options![0]!.label.length).toBeLessThanOrEqual(100);
+    expect(q.options![0]!.label.endsWith('…')).toBe(true);
     expect(q.question.length).toBeLessThanOrEqual(1000);
     const header = mapElicitation(form({ x: { ...titled('A', 'B'), title: '👍'.repeat(40) } })).questions[0]!.header!;
     expect(header.length).toBeLessThanOrEqual(60);

@@ -104,7 +104,13 @@ describe('transition: answers', () => {
     expect(next.status).toBe('answered');
     expect(next.rev).toBe(record.rev + 1);
     expect(next.partial).toEqual({});
-    expect(next.result).toEqual({ status: 'answered', answers: stored, answeredBy: alice, answeredAt: iso(now) });
+    expect(next.result).toEqual({
+      status: 'answered',
+      answers: stored,
+      values: stored,
+      answeredBy: alice,
+      answeredAt: iso(now),
+    });
     expect(Object.keys(next.result!.status === 'answered' ? next.result!.answers : {})).toEqual(
       record.questions.map((x) => x.id),
     );

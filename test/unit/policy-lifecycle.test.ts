@@ -225,6 +225,7 @@ describe('onTimeout.default', () => {
       reason: 'timeout',
       at: iso(DEADLINE),
       defaults: { env: ['Staging'] },
+      values: { env: ['Staging'] },
     });
   });
 
@@ -270,6 +271,7 @@ describe('agree', () => {
     expect(third.record.result).toEqual({
       status: 'answered',
       answers: { env: ['Production'] },
+      values: { env: ['Production'] },
       answeredBy: carol,
       answeredAt: iso(T0 + 30),
       responses: [
@@ -351,6 +353,7 @@ describe('agree', () => {
       reason: 'timeout',
       at: iso(DEADLINE),
       defaults: { env: ['Staging'] },
+      values: { env: ['Staging'] },
       responses: [{ answers: { env: ['Production'] }, answeredBy: alice, answeredAt: iso(T0 + 1) }],
     });
   });

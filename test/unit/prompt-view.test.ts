@@ -5,11 +5,11 @@ import { displayHeader } from '../../src/core/display-text.js';
 import { noticeFor, outcomeView, type NoticeCode } from '../../src/core/outcome-view.js';
 import { shorten } from '../../src/core/text.js';
 import { decodeToken } from '../../src/core/token.js';
-import type { AskRecord, AskResult, Question, Responder } from '../../src/core/schemas.js';
+import type { AskRecord, AskResult, ChoiceQuestionRecord, Question, Responder } from '../../src/core/schemas.js';
 
 const ASK_ID = 'AbCdEfGhIjKl';
 
-function q(id: string, labels: string[], extra: Partial<Question> = {}): Question {
+function q(id: string, labels: string[], extra: Partial<ChoiceQuestionRecord> = {}): ChoiceQuestionRecord {
   return { id, question: `Which ${id}?`, options: labels.map((label) => ({ label })), multiSelect: false, ...extra };
 }
 

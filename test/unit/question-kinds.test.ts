@@ -8,8 +8,8 @@ const question = { id: 'env', question: 'Where?', options: [{ label: 'Staging' }
 const ask = (q: object) => AskRequestSchema.safeParse({ runId: 'kinds-1', questions: [q] });
 
 describe('question kinds', () => {
-  it('a question without kind is a choice; the registry has only choice so far', () => {
-    expect(Object.keys(KINDS)).toEqual(['choice']);
+  it('a question without kind is a choice; the registry has every kind', () => {
+    expect(Object.keys(KINDS)).toEqual(['choice', 'text', 'number', 'date', 'time', 'datetime', 'email', 'url']);
     expect(kindOf({}).name).toBe('choice');
     expect(kindOf({ kind: 'choice' })).toBe(kindOf({}));
   });
@@ -22,11 +22,11 @@ describe('question kinds', () => {
     expect(given.data!.questions[0]).not.toHaveProperty('kind');
   });
 
-  it('refuses any other kind, naming the field', () => {
-    const refused = ask({ ...question, kind: 'text' });
+  it('refuses an unknown kind, naming the field', () => {
+    const refused = ask({ ...question, kind: 'colour' });
     expect(refused.success).toBe(false);
     expect(refused.error!.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
-      ['questions.0.kind', 'must be "choice" (the only kind so far), or left out'],
+      ['questions.0.kind', 'must be one of: choice, text, number, date, time, datetime, email, url'],
     ]);
   });
 

@@ -73,12 +73,12 @@ describe('AskRequestSchema accepts', () => {
         ]),
     );
     const parsed = AskRequestSchema.parse(input);
-    expect(parsed.questions.map((q) => [q.id, q.multiSelect])).toEqual([
+    expect(parsed.questions.map((q) => [q.id, 'multiSelect' in q && q.multiSelect])).toEqual([
       ['q1', false],
       ['custom', true],
       ['q3', false],
     ]);
-    expect(parsed.questions[0]!.options[0]!.label).toBe('a');
+    expect((parsed.questions[0] as { options: { label: string }[] }).options[0]!.label).toBe('a');
   });
 });
 

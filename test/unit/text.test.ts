@@ -150,7 +150,7 @@ describe('text rules: allowed', () => {
         b.questions[0].question = decomposed;
       }),
     );
-    const q = parsed.questions[0]!;
+    const q = parsed.questions[0] as { options: { label: string }[]; header?: string; question: string };
     expect([q.options[0]!.label, q.header, q.question]).toEqual(['Café', 'Café', 'Café']);
     expect(AnswerRequestSchema.parse({ answers: { q1: [decomposed] }, by: decomposed })).toEqual({
       answers: { q1: ['Café'] },

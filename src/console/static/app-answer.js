@@ -24,7 +24,7 @@ export function questionText(q, id) {
   ];
 }
 
-/** @param {ConsoleQuestion['options'][number]} o */
+/** @param {{ label: string, description?: string }} o */
 function optionText(o) {
   return [
     el('span', { class: 'label', text: o.label }),
@@ -52,6 +52,7 @@ function showError(card, text) {
 /** @param {Card} card @param {ConsoleAsk} ask @param {string} base */
 export function buildQuick(card, ask, base) {
   const q = ask.questions[0];
+  if (!isChoice(q)) throw new Error('buildQuick takes a single choice question');
   const ownId = base + '-own';
   const own = el('input', { id: ownId, type: 'text', maxlength: 4000, autocomplete: 'off', enterkeyhint: 'send' });
   const choices = q.options.map((o) =>
@@ -92,7 +93,11 @@ export function buildQuick(card, ask, base) {
   ]);
 }
 
-/** Whether the console has a case for the question's kind: a choice (`kind` left out or `choice`). @param {ConsoleQuestion} q */
+/**
+ * Whether the question is a choice (`kind` left out or `choice`).
+ * @param {ConsoleQuestion} q
+ * @returns {q is Extract<ConsoleQuestion, { options: unknown }>}
+ */
 export function isChoice(q) {
   return q.kind === undefined || q.kind === 'choice';
 }

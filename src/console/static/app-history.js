@@ -1,7 +1,7 @@
 /** Browser module, part 3: finished asks (outcome, who, when, the event history). */
 import { $, clock, el, outcomeText, state } from './app-core.js';
 import { t } from './app-i18n.js';
-import { questionText } from './app-answer.js';
+import { isChoice, questionText } from './app-answer.js';
 import { defaultsText, deliveryList, responseList } from './app-policy.js';
 
 /** @typedef {import('../view.js').ConsoleAsk} ConsoleAsk */
@@ -92,13 +92,15 @@ function buildPast(ask) {
       ask.questions.map((q) =>
         el('li', {}, [
           el('p', { class: 'question' }, questionText(q, null)),
-          el(
-            'ul',
-            {},
-            q.options.map((opt) =>
-              el('li', { text: opt.description ? opt.label + ' — ' + opt.description : opt.label }),
-            ),
-          ),
+          isChoice(q)
+            ? el(
+                'ul',
+                {},
+                q.options.map((opt) =>
+                  el('li', { text: opt.description ? opt.label + ' — ' + opt.description : opt.label }),
+                ),
+              )
+            : null,
         ]),
       ),
     ),

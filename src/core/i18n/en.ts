@@ -177,6 +177,38 @@ export const EN_MESSAGES = {
   'form.doesNotFit': 'Reply to the question message with your answer.',
   // A form session someone else holds (app/form-session.ts, core/drafts.ts `heldNotice`).
   'form.answering': '{name} is answering',
+  // Typed answers (core/questions/: text, number, date, time, datetime, email, url).
+  'prompt.typed': 'Reply to this message with your answer; send "skip" to skip.',
+  'prompt.typedAgree': {
+    one: 'Reply to this message with your answer. {count} matching answer is needed; you may change yours until then.',
+    other:
+      'Reply to this message with your answer. {count} matching answers are needed; you may change yours until then.',
+  },
+  'typed.expect': 'Please answer with {what}, for example {example}.',
+  'typed.expectRange': 'Please answer with {what} between {min} and {max}, for example {example}.',
+  'typed.expectFrom': 'Please answer with {what} from {min} on, for example {example}.',
+  'typed.expectUpTo': 'Please answer with {what} up to {max}, for example {example}.',
+  'typed.ownWords': 'Please answer in your own words, at most {max} characters.',
+  'typed.ownWordsRange': 'Please answer in your own words, {min} to {max} characters.',
+  'typed.nothingDone': 'Nothing has been done yet.',
+  'typed.what.text': 'text',
+  'typed.what.number': 'a number',
+  'typed.what.integer': 'a whole number',
+  'typed.what.unit': '{what} in {unit}',
+  'typed.what.date': 'a date',
+  'typed.what.time': 'a time',
+  'typed.what.datetime': 'a date and time',
+  'typed.what.email': 'an email address',
+  'typed.what.url': 'a link (http or https)',
+  'typed.form.date': 'YYYY-MM-DD',
+  'typed.form.datetime': 'YYYY-MM-DD HH:MM',
+  'typed.notRead': 'I could not read that answer.',
+  'typed.outOfRange': 'That answer is outside the allowed range.',
+  'typed.length': 'That answer is too short or too long.',
+  'typed.pattern': 'That answer is not in the form this question asks for.',
+  'typed.notWhole': 'That is not a whole number.',
+  'typed.nonexistent': 'That time does not exist in {zone}: the clocks change then.',
+  'typed.understood': '{value}, from “{raw}”',
 } as const satisfies Record<string, Message>;
 
 /** A key of the catalogues. */

@@ -4,7 +4,7 @@ import { RESERVED_LABEL, labelKey, shownText, singleLine } from '../shown-text.j
 import { hasVisible } from '../text.js';
 import type { Words } from '../i18n/index.js';
 import type { ButtonChoice } from '../token.js';
-import { FORM_OWN_WORDS_MAX, type FormMessages, type QuestionKind, type ValueCheck } from './kind.js';
+import { FORM_OWN_WORDS_MAX, type FormContext, type FormMessages, type QuestionKind, type ValueCheck } from './kind.js';
 import { choiceGuidance, readChoiceLine } from './choice-line.js';
 
 /** One answer option an agent offers. */
@@ -39,7 +39,7 @@ export interface ChoiceView {
 }
 
 const fields = {
-  kind: z.literal('choice', 'must be "choice" (the only kind so far), or left out').optional(),
+  kind: z.literal('choice').optional(),
   options: z.array(OptionSchema).min(2, 'offer at least 2 options').max(4, 'offer at most 4 options'),
   multiSelect: z.boolean().default(false),
 };
@@ -88,13 +88,9 @@ function normalize(question: ChoiceQuestion, values: readonly string[]): ValueCh
  * any options plus, optionally, own words. Option indexes outside the question are refused (forged
  * or stale data), never clamped.
  */
-function readForm(
-  question: ChoiceQuestion,
-  part: { choices: readonly number[]; own?: string },
-  messages: FormMessages,
-) {
+function readForm(question: ChoiceQuestion, part: { choices: readonly number[]; own?: string }, ctx: FormContext) {
   const own = part.own !== undefined && hasVisible(part.own) ? part.own.trim() : '';
-  const message = problemOf(question, part.choices, own, messages);
+  const message = problemOf(question, part.choices, own, ctx.messages);
   if (message) return { ok: false as const, message };
   const values = [...new Set(part.choices)].map((c) => question.options[c]!.label).concat(own ? [own] : []);
   return { ok: true as const, values };
@@ -168,9 +164,6 @@ function fits(question: ChoiceQuestion, choice: ButtonChoice): boolean {
   }
 }
 
-const SEVERAL_NOTE = ['prompt.pickSeveral'] as const;
-const NO_NOTE = [] as const;
-
 /** The choice kind: today's options, one or several. */
 export const choice = {
   name: 'choice',
@@ -190,8 +183,9 @@ export const choice = {
       ...(o.description !== undefined && o.description !== '' ? { description: o.description } : {}),
     })),
   }),
-  promptNotes: (q) => (q.multiSelect ? SEVERAL_NOTE : NO_NOTE),
+  promptNotes: (q, words) => (q.multiSelect ? [words.t('prompt.pickSeveral')] : []),
   summary,
+  value: (_q, values) => [...values],
   defaultValues,
   // A value naming an option is already its label, so "production" and "Production" agree; own words
   // agree when they are the same text.
