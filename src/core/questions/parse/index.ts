@@ -1,0 +1,4 @@
+// Reading typed answers (numbers, dates, times, date-times, email addresses, links) and showing them: pure, Intl only.
+export type { ParseContext, Parsed } from './types.js';
+export { isIsoDate, isIsoTime } from './calendar.js';
+export { isIsoDateTime, instantOf, zonedIso } from './zones.js';
