@@ -2,3 +2,4 @@
 export type { ParseContext, Parsed } from './types.js';
 export { isIsoDate, isIsoTime } from './calendar.js';
 export { isIsoDateTime, instantOf, zonedIso } from './zones.js';
+export { parseNumber } from './numbers.js';
