@@ -3,3 +3,5 @@ export type { ParseContext, Parsed } from './types.js';
 export { isIsoDate, isIsoTime } from './calendar.js';
 export { isIsoDateTime, instantOf, zonedIso } from './zones.js';
 export { parseNumber } from './numbers.js';
+export { parseDate } from './dates.js';
+export { parseTime } from './times.js';
