@@ -5,3 +5,4 @@ export { isIsoDateTime, instantOf, zonedIso } from './zones.js';
 export { parseNumber } from './numbers.js';
 export { parseDate } from './dates.js';
 export { parseTime } from './times.js';
+export { parseDateTime } from './datetimes.js';
