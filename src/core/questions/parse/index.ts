@@ -6,3 +6,4 @@ export { parseNumber } from './numbers.js';
 export { parseDate } from './dates.js';
 export { parseTime } from './times.js';
 export { parseDateTime } from './datetimes.js';
+export { parseEmail, parseUrl } from './addresses.js';
