@@ -7,3 +7,4 @@ export { parseDate } from './dates.js';
 export { parseTime } from './times.js';
 export { parseDateTime } from './datetimes.js';
 export { parseEmail, parseUrl } from './addresses.js';
+export { compilePattern, type CompiledPattern } from './pattern.js';
