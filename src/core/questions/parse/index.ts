@@ -8,3 +8,4 @@ export { parseTime } from './times.js';
 export { parseDateTime } from './datetimes.js';
 export { parseEmail, parseUrl } from './addresses.js';
 export { compilePattern, type CompiledPattern } from './pattern.js';
+export { formatNumber, formatDate, formatTime, formatDateTime } from './format.js';
