@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { KINDS, KIND_NAMES } from '../../src/core/questions/index.js';
 import { CONSTRAINT_FIELDS, QuestionInput } from '../../src/mcp/question-input.js';
 import { AskUserInputShape, TOOL_DESCRIPTION, ToolInputError, toAskInput } from '../../src/mcp/tool.js';
+import { ASK_USER_DESCRIPTION, AskUserParameters } from '../../src/adapters/openai-agents.js';
 
 // The `ask_user` question is a hand-written flat object (what models read best); core's kinds are
 // the truth. These tests hold the two together: a new constraint in a core kind, or a changed
@@ -50,6 +51,21 @@ describe('ask_user questions and core kinds', () => {
     for (const kind of KIND_NAMES.filter((k) => k !== 'choice')) expect(TOOL_DESCRIPTION).toContain(`"${kind}"`);
     for (const field of CONSTRAINT_FIELDS.filter((f) => !['options', 'multiSelect'].includes(f)))
       expect(TOOL_DESCRIPTION).toContain(field);
+  });
+});
+
+describe('the OpenAI Agents ask_user and core kinds', () => {
+  const question = AskUserParameters.shape.questions.element;
+
+  it('has the same question fields as MCP’s ask_user (all present, nullable: OpenAI’s strict schemas)', () => {
+    expect(Object.keys(question.shape).sort()).toEqual(Object.keys(QuestionInput.shape).sort());
+    expect(question.shape.kind.unwrap().options).toEqual(KIND_NAMES);
+  });
+
+  it('its description names each typed kind and constraint', () => {
+    for (const kind of KIND_NAMES.filter((k) => k !== 'choice')) expect(ASK_USER_DESCRIPTION).toContain(`"${kind}"`);
+    for (const field of CONSTRAINT_FIELDS.filter((f) => !['options', 'multiSelect'].includes(f)))
+      expect(ASK_USER_DESCRIPTION).toContain(field);
   });
 });
 
