@@ -52,7 +52,7 @@ function showError(card, text) {
 /** @param {Card} card @param {ConsoleAsk} ask @param {string} base */
 export function buildQuick(card, ask, base) {
   const q = ask.questions[0];
-  if (!isChoice(q)) throw new Error('buildQuick takes a single choice question');
+  if (!isChoice(q)) throw new Error('not a choice');
   const ownId = base + '-own';
   const own = el('input', { id: ownId, type: 'text', maxlength: 4000, autocomplete: 'off', enterkeyhint: 'send' });
   const choices = q.options.map((o) =>
