@@ -374,6 +374,12 @@ describe('Slack typed questions: skip, timeout default, agreement', () => {
       await eventually(async () => (await record(w, id)).responses?.length === (user === 'U0201' ? 1 : 2));
     }
     expect((await record(w, id)).status).toBe('pending');
+    // The open prompt's tally shows the numbers (never free text) and who answered.
+    await eventually(async () =>
+      visibleMessage(w.fake.message(message.channel, message.ts)!).text.includes(
+        '42 1 · 41 1 — 2 matching answers needed',
+      ),
+    );
     const third = await openModal(w, message, 'U0203');
     await w.slack.submitView(third, { askgate_v1: '42.0' });
     const r = await result(w, id);
