@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SlackChannel } from '../../src/channels/slack/slack-channel.js';
+import { createLogger } from '../../src/logger.js';
 import { visibleMessage } from '../fakes/slack-api.js';
 import { renderModal } from '../fakes/slack-views.js';
-import { eventually } from '../helpers/http.js';
+import { startTestApp, testEnv } from '../helpers/app.js';
+import { client, eventually } from '../helpers/http.js';
+import { until } from '../helpers/wait.js';
 import {
   finalMessage,
   nextNotice,
@@ -457,5 +461,53 @@ describe('Slack typed questions: what the outcome shows', () => {
     for (const raw of ['everyone', '@U0009', 'answer.example', '`code`']) expect(stored).not.toContain(raw);
     // The history keeps no typed text either.
     expect(JSON.stringify(await historyOf(w, id))).not.toContain('answer.example');
+  });
+});
+
+describe('Slack typed questions in Socket Mode', () => {
+  it('the errors on a typed field and the close ride on the envelope acks', async () => {
+    const channel = new SlackChannel({
+      token: w.fake.token,
+      appToken: w.fake.appToken,
+      apiUrl: `${w.fake.url}/api/`,
+      logger: createLogger('silent'),
+    });
+    const socketApp = await startTestApp(testEnv({ REDIS_URL: w.redis.url }), [channel]);
+    try {
+      const api = client(socketApp.url);
+      const created = await api.post('/v1/asks', {
+        runId: 'slack-typed-socket',
+        timeZone: 'Asia/Tokyo',
+        questions: [
+          { id: 'day', question: 'Which day?', kind: 'date', max: '2026-12-31' },
+          { id: 'at', question: 'When exactly?', kind: 'datetime' },
+        ],
+        to: { channel: 'slack', chat: 'C0002' },
+      });
+      expect(created.status).toBe(201);
+      const ref = await eventually(
+        async () => (await api.get(`/v1/asks/${created.body.id}`)).body.deliveries[0].message,
+      );
+      const message = w.fake.message(ref.chat, ref.messageId)!;
+      await w.fake.sendEnvelope('interactive', tapPayload(w, message, 'Answer', 'U0601'));
+      const view = await until(() => w.fake.viewsFor('U0601')[0]);
+      const fill = { askgate_v2: '2026-12-08T09:00:00Z' };
+      const bad = await w.fake.sendEnvelope(
+        'interactive',
+        w.slack.viewSubmission(view, { askgate_v1: '2027-01-01', ...fill }),
+      );
+      expect(Object.keys((w.fake.acks.get(bad) as any).errors)).toEqual(['askgate_v1']);
+      const good = await w.fake.sendEnvelope(
+        'interactive',
+        w.slack.viewSubmission(view, { askgate_v1: '2026-12-31', ...fill }),
+      );
+      expect(w.fake.acks.get(good) ?? {}).toEqual({});
+      expect((await api.get(`/v1/asks/${created.body.id}?wait=10`)).body.result).toMatchObject({
+        status: 'answered',
+        values: { day: '2026-12-31', at: '2026-12-08T18:00:00+09:00' },
+      });
+    } finally {
+      await socketApp.close();
+    }
   });
 });
