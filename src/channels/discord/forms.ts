@@ -42,8 +42,6 @@ export interface DiscordFormsDeps {
   logger: Logger;
   /** How long the checks before a modal may take (default {@link MODAL_OPEN_BUDGET_MS}). */
   openBudgetMs?: number;
-  /** What people typed into modals askgate refused, to re-open them with it (default: a new one). */
-  memory?: ModalMemory;
 }
 
 /** True for a button that opens a modal: Answer (`form`) and Other… (`other`). Untrusted data: decoded only. */
@@ -58,11 +56,10 @@ export function opensModal(customId: string): boolean {
  * commit, then an ephemeral notice.
  */
 export class DiscordForms {
-  private readonly memory: ModalMemory;
+  /** What people submitted, to re-open a refused form with it (modal-memory.ts). */
+  private readonly memory = new ModalMemory();
 
-  constructor(private readonly deps: DiscordFormsDeps) {
-    this.memory = deps.memory ?? new ModalMemory();
-  }
+  constructor(private readonly deps: DiscordFormsDeps) {}
 
   /**
    * Opens the modal of an Answer or Other… tap. A modal must be the interaction's first response
