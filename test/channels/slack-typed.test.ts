@@ -118,7 +118,7 @@ describe('Slack typed questions: each kind answered in its native input', () => 
     });
     const shown = visibleMessage(message);
     expect(shown.buttons.map((b) => b.label)).toEqual(['Answer', 'Skip']);
-    expect(shown.text).toContain('Tap Answer to choose, or reply in this thread.');
+    expect(shown.text).toContain('Tap Answer to type it in, or reply in this thread.');
     const before = noticesFor(w, ALICE).length;
     const view = await openModal(w, message, ALICE);
     expect(view.view.blocks).toHaveLength(1);

@@ -52,7 +52,7 @@ export const datetime = typedKind({
     const shown = (iso: string) => formatDateTime(iso, words.locale, words.timeZone);
     const first = q.min ?? q.max;
     return {
-      what: words.t('typed.what.datetime'),
+      what: words.t('typed.what.zoned', { what: words.t('typed.what.datetime'), zone: words.timeZone }),
       ...(q.min !== undefined ? { min: shown(q.min) } : {}),
       ...(q.max !== undefined ? { max: shown(q.max) } : {}),
       example: first !== undefined ? typable(first, words.timeZone) : words.t('typed.form.datetime'),

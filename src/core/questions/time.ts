@@ -43,7 +43,7 @@ export const time = typedKind({
   },
   read,
   expected: (q, words) => ({
-    what: words.t('typed.what.time'),
+    what: words.t('typed.what.zoned', { what: words.t('typed.what.time'), zone: words.timeZone }),
     ...(q.min !== undefined ? { min: q.min } : {}),
     ...(q.max !== undefined ? { max: q.max } : {}),
     example: q.min ?? q.max ?? '14:30',
