@@ -100,7 +100,7 @@ export interface QuestionKind<Q, V> {
   promptNotes(question: Q, words: Words): readonly string[];
   /**
    * How an answer is shown in outcome lines, tallies and the console (free text never echoed);
-   * `raw`: what the person wrote, when it differs from the value (a date read from "tomorrow").
+   * `raw`: what the person wrote, when it differs from the value (a date the person wrote as "tomorrow").
    */
   summary(question: Q, values: readonly string[], words: Words, raw?: string): string;
   /** The result's `values` entry of kept values: a JSON value of the kind's type. */
