@@ -72,6 +72,18 @@ export function holdBy(draft: Draft, user: Responder, now: number): Responder | 
   return draft.holder;
 }
 
+/**
+ * The draft as `user` holds it from `now` (its parts copied). A person taking over another's draft
+ * (the hold lapsed) keeps its choices, which the keyboard shows, but not its typed values: those are
+ * never shown (✓ only), so they would submit words they cannot see under their own name, and each
+ * was read in the language of the person who typed it.
+ */
+function takenBy(questions: readonly DraftQuestion[], draft: Draft, user: Responder, now: number): Draft {
+  const other = draft.holder.userId !== user.userId || draft.holder.channel !== user.channel;
+  const parts = draft.parts.map((p, i) => (other && isTypedStep(questions[i]) ? { choices: [] } : { ...p }));
+  return { ...draft, holder: user, heldAt: now, parts };
+}
+
 /** The draft as it stands for `tap`: the stored one (if it is this ask version's) or a fresh one. */
 function current(questions: readonly DraftQuestion[], stored: Draft | null, tap: DraftTap): Draft {
   if (!stored || stored.version !== tap.version || stored.parts.length !== questions.length)
@@ -101,7 +113,7 @@ export function applyTap(questions: readonly DraftQuestion[], stored: Draft | nu
   const base = current(questions, stored, tap);
   const held = holdBy(base, tap.user, tap.now);
   if (held) return { kind: 'held', by: held };
-  const draft: Draft = { ...base, holder: tap.user, heldAt: tap.now, parts: base.parts.map((p) => ({ ...p })) };
+  const draft = takenBy(questions, base, tap.user, tap.now);
   const c = tap.choice;
   const last = questions.length - 1;
   switch (c.kind) {
@@ -152,10 +164,10 @@ export function applyOwnWords(
   if (q === undefined || !questions[q] || stored.parts.length !== questions.length) return { kind: 'invalid' };
   const held = holdBy(stored, own.user, own.now);
   if (held) return { kind: 'held', by: held };
-  const parts = stored.parts.map((p) => ({ ...p }));
+  const { awaitingOwn: _asked, ...rest } = takenBy(questions, stored, own.user, own.now);
+  const parts = rest.parts;
   parts[q] = questions[q]!.multiSelect ? { ...parts[q]!, own: own.text } : { choices: [], own: own.text };
-  const { awaitingOwn: _asked, ...rest } = stored;
-  const draft: Draft = { ...rest, holder: own.user, heldAt: own.now, parts };
+  const draft: Draft = { ...rest, parts };
   const last = questions.length - 1;
   if (q === last) return { kind: 'draft', draft: { ...draft, step: last }, then: 'submit' };
   return arrive(questions, draft, q + 1);

@@ -2,7 +2,15 @@
 // kind in the person's language (a value that does not read keeps the step open). The keyboard of a
 // typed step and its prompt on Telegram: test/channels/telegram-typed-keyboard.test.ts.
 import { describe, expect, it } from 'vitest';
-import { applyTap, arrive, formAnswers, isTypedStep, newDraft, type DraftStep } from '../../src/core/drafts.js';
+import {
+  DRAFT_HOLD_MS,
+  applyTap,
+  arrive,
+  formAnswers,
+  isTypedStep,
+  newDraft,
+  type DraftStep,
+} from '../../src/core/drafts.js';
 import { applyStepReply, readTypedStep } from '../../src/core/drafts-typed.js';
 import type { Draft } from '../../src/core/form-draft-store.js';
 import { readForm } from '../../src/core/forms.js';
@@ -283,6 +291,23 @@ describe('a reply to a typed step is read by its kind in the person’s language
     expect(applyStepReply([replicas], d, reply('4', bob, NOW + 1), reading()).kind).toBe('held');
     const { awaitingOwn: _a, ...unasked } = d;
     expect(applyStepReply([replicas], unasked, reply('4'), reading()).kind).toBe('invalid');
+  });
+
+  it('a person taking over a lapsed hold keeps the choices but not another’s typed values (never shown, read in their language)', () => {
+    const questions = [env, replicas, note];
+    const parts = [{ choices: [1] }, { choices: [], own: '1,500' }, { choices: [], own: 'secret' }];
+    const held = { ...waiting(questions, 2, parts), heldAt: NOW };
+    const later = NOW + DRAFT_HOLD_MS;
+    const tapped = draftOf(applyTap(questions, held, tap({ kind: 'step', question: 0 }, bob, later)));
+    expect(tapped).toMatchObject({
+      holder: bob,
+      heldAt: later,
+      parts: [{ choices: [1] }, { choices: [] }, { choices: [] }],
+    });
+    const replied = draftOf(applyStepReply(questions, held, reply('mine', bob, later), reading()));
+    expect(replied.parts).toEqual([{ choices: [1] }, { choices: [] }, { choices: [], own: 'mine' }]);
+    // The holder keeps their own values.
+    expect(draftOf(applyTap(questions, held, tap({ kind: 'step', question: 0 }, alice, later))).parts).toEqual(parts);
   });
 
   it('readTypedStep is the kind’s form reading (the one the submitted draft gets)', () => {
