@@ -21,14 +21,6 @@ import { PLACEHOLDER_MAX_CHARS } from './label-limits.js';
 import { DraftRenderer } from './draft-render.js';
 
 /**
- * The force-reply prompt after Other… on a draft step, in `words`: the tapping person's, else the
- * ask's (several questions name theirs).
- */
-export function ownWordsPrompt(view: PromptView, question: number, words: Words): string {
-  return stepPrompt(view, question, words).text;
-}
-
-/**
  * The force-reply prompt of a draft step, in `words` (the person's, else the ask's; several
  * questions name theirs): Other…'s "Reply with your answer in your own words", or what a typed step
  * expects ("Please answer with a date between …, for example …"), whose example is the input
