@@ -57,8 +57,7 @@ export const datetime = typedKind({
       example: first !== undefined ? typable(first, words.timeZone) : words.t('typed.form.datetime'),
     };
   },
-  apiForm: (q) =>
-    `an ISO 8601 date-time like 2026-12-08T14:30:00+01:00${englishBounds(q.min, q.max)} (without an offset: in the ask's time zone)`,
+  apiForm: (q) => `an ISO 8601 date-time with an offset like 2026-12-08T14:30:00+01:00${englishBounds(q.min, q.max)}`,
   shown: (_q, value, words) => formatDateTime(value, words.locale, words.timeZone),
   value: (value) => value,
 });

@@ -53,6 +53,12 @@ export interface LineContext {
 export interface FormAnswer {
   choices: readonly number[];
   own?: string;
+  /**
+   * `own` is a native input's value in the API's canonical form (a number input's "1.234", a date
+   * picker's "2026-12-08"): a typed kind reads it strictly, never in a language ("1.234" is not
+   * 1234 in pt-BR there).
+   */
+  canonical?: boolean;
 }
 
 /** What a person is told for each problem of a form (catalogue keys `form.*`, see core/forms.ts). */

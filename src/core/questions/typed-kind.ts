@@ -177,7 +177,7 @@ export function typedKind<Q extends { readonly kind: string }, F extends z.ZodRa
       if (part.choices.length > 0) return { ok: false, message: ctx.messages.unknown };
       const text = trimEdges(part.own ?? '');
       if (text === '') return { ok: false, message: sentence(q, ctx.words) };
-      const reading = spec.read(q, text, ctx.parse);
+      const reading = spec.read(q, text, part.canonical ? { ...ctx.parse, strict: true } : ctx.parse);
       if (!reading.ok)
         return { ok: false, message: `${problem(q, reading.reason, ctx.words)} ${sentence(q, ctx.words)}` };
       return { ok: true, values: [reading.value], ...(text !== reading.value ? { raw: text } : {}) };
