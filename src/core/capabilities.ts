@@ -113,11 +113,14 @@ export function draftRows(shape: FormShape, rows: readonly DraftButton[][]): { l
 /**
  * Whether every step of a form answered on the message, untouched or fully answered, fits the
  * buttons: a choice step's keyboard holds its options; a typed step's holds only ✎ Answer, Skip and
- * the steps' controls (its value is typed in a reply).
+ * the steps' controls (its value is typed in a reply). A lone typed question gets no form on the
+ * message: its one step would only relay a reply, which answers it as well by itself (read by the
+ * same rules, a refusal noted in the ask's history) at no draft's cost.
  */
 function messageFormFits(shape: FormShape, limits: ButtonCapability): boolean {
   const steps = shape.questions.map((q) => asChoice(q) ?? (isTypedStep(q) ? typedStep(q) : null));
   if (!steps.every((q) => q !== null)) return false;
+  if (steps.length === 1 && isTypedStep(steps[0])) return false;
   const empty = steps.map(() => ({ choices: [] }));
   const full = steps.map((q) => ({ choices: (q.options ?? []).map((_, i) => i), own: 'x' }));
   return steps.every((_, step) =>

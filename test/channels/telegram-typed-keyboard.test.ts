@@ -26,14 +26,20 @@ describe('the keyboard of a typed step', () => {
   ) => draftKeyboard(questions, draft, skip, words).map((row) => row.map((b) => b.label));
 
   it.each<[string, readonly Question[], Pick<Draft, 'step' | 'parts'> | null, boolean, string[][]]>([
-    ['a lone typed question, untouched', [replicas], null, true, [['✎ Answer', 'Skip']]],
-    ['without Skip (several matching answers needed)', [replicas], null, false, [['✎ Answer']]],
+    ['a first typed step, untouched', [replicas, env], null, true, [['Question 1 of 2'], ['✎ Answer', 'Skip']]],
+    [
+      'without Skip (several matching answers needed)',
+      [replicas, env],
+      null,
+      false,
+      [['Question 1 of 2'], ['✎ Answer']],
+    ],
     [
       'answered (never the value: ✓ only), last: Submit',
-      [note],
-      { step: 0, parts: [{ choices: [], own: 'secret' }] },
+      [env, note],
+      { step: 1, parts: [{ choices: [1] }, { choices: [], own: 'secret' }] },
       true,
-      [['✎ Answer ✓', 'Skip'], ['Submit']],
+      [['Question 2 of 2'], ['✎ Answer ✓', 'Skip'], ['« Back', 'Submit']],
     ],
     [
       'a middle typed step, unanswered: Back only',
@@ -54,7 +60,10 @@ describe('the keyboard of a typed step', () => {
   });
 
   it('in the ask’s words', () => {
-    expect(rows([replicas], null, true, wordsFor('pt-BR'))).toEqual([['✎ Responder', 'Pular']]);
+    expect(rows([replicas, env], null, true, wordsFor('pt-BR'))).toEqual([
+      ['Pergunta 1 de 2'],
+      ['✎ Responder', 'Pular'],
+    ]);
   });
 
   it('its ✎ Answer asks for the value of that step', () => {
@@ -80,7 +89,8 @@ describe('a form with typed steps fits Telegram’s keyboard when every choice s
     options: [{ label: `${stem} one` }, { label: `${stem} two` }],
   } as Question;
   it.each<[string, boolean, Question[]]>([
-    ['a lone number', true, [replicas]],
+    ['a lone number (answered by reply: no draft)', false, [replicas]],
+    ['two typed questions', true, [replicas, note]],
     ['three typed questions', true, [replicas, day, note]],
     ['a choice and typed questions', true, [env, replicas, day]],
     ['a choice whose labels look alike once cut, beside a typed one', false, [alike, replicas]],
@@ -88,19 +98,29 @@ describe('a form with typed steps fits Telegram’s keyboard when every choice s
     expect(formFits(shape(questions), TELEGRAM_CAPABILITIES)).toBe(fits);
   });
 
-  it.each(['text', 'number', 'date', 'time', 'datetime', 'email', 'url'])('a lone %s question fits', (kind) => {
-    expect(formFits(shape([{ id: 'x', question: 'X?', kind } as Question]), TELEGRAM_CAPABILITIES)).toBe(true);
-  });
+  it.each(['text', 'number', 'date', 'time', 'datetime', 'email', 'url'])(
+    'a %s question is a step beside another; alone it is answered by reply',
+    (kind) => {
+      const typed = { id: 'x', question: 'X?', kind } as Question;
+      expect(formFits(shape([typed, env]), TELEGRAM_CAPABILITIES)).toBe(true);
+      expect(formFits(shape([typed]), TELEGRAM_CAPABILITIES)).toBe(false);
+    },
+  );
 
   it('a kind Telegram does not declare keeps the text form', () => {
     const s = shape([replicas]);
     expect(formFits({ ...s, questions: [{ ...s.questions[0]!, kind: 'someday' }] }, TELEGRAM_CAPABILITIES)).toBe(false);
   });
 
-  it('Telegram’s view of a typed question has the form (✎ Answer, Skip), no buttons', () => {
-    const view = buildPromptView(askRecord([replicas]), ENGLISH, TELEGRAM_CAPABILITIES);
-    expect(view.buttons).toBeNull();
-    expect(view.form?.skip).toBeTruthy();
+  it('Telegram’s view of a lone typed question is the text form; beside another question it has the form', () => {
+    const lone = buildPromptView(askRecord([replicas]), ENGLISH, TELEGRAM_CAPABILITIES);
+    expect([lone.buttons, lone.form]).toEqual([null, undefined]);
+    expect(lone.instructions).toBe(
+      'Reply to this message with your answer; send "skip" to skip. Please answer with a number between 1 and 10, for example 2.5.',
+    );
+    const pair = buildPromptView(askRecord([replicas, env]), ENGLISH, TELEGRAM_CAPABILITIES);
+    expect(pair.buttons).toBeNull();
+    expect(pair.form?.skip).toBeTruthy();
   });
 });
 

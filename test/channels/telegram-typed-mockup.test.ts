@@ -49,7 +49,20 @@ describe('docs/forms-telegram.md shows typed steps as the fake renders them', ()
     expect(docBlocks().slice(3, 3 + shots.length)).toEqual(shots);
   });
 
-  it('one row per kind: the prompt, its placeholder, the outcome line', async () => {
+  it('a lone typed question: the text form, answered by a reply', async () => {
+    const w = world();
+    const carol = w.fake.addUser(95_002, 'Carol', { username: 'carol' });
+    const question = { id: 'replicas', question: 'How many replicas?', kind: 'number', min: 1, max: 10, integer: true };
+    const { id, ref } = await askTo(w, carol.id, [question]);
+    const shots = [mockup(w.fake, ref)];
+    w.fake.say(ref.chat, '3', carol, ref.messageId);
+    await finalized(w, id);
+    shots.push(mockup(w.fake, ref));
+    if (process.env.PRINT_MOCKUPS) console.log(shots.join('\n\n-----\n\n'));
+    expect(docBlocks().slice(9, 9 + shots.length)).toEqual(shots);
+  });
+
+  it('one row per kind (as the first of two steps): the prompt, its placeholder, the outcome line', async () => {
     const w = world();
     const kinds: [string, Record<string, unknown>, string][] = [
       ['text', { maxLength: 200 }, 'Ship it on Monday'],
@@ -63,17 +76,18 @@ describe('docs/forms-telegram.md shows typed steps as the fake renders them', ()
     const rows: string[] = [];
     for (const [kind, constraints, answer] of kinds) {
       const bob = w.fake.addUser(95_100 + rows.length, 'Bob', { username: 'bob' });
-      const { id, ref } = await askTo(w, bob.id, [{ id: 'x', question: `A ${kind}?`, kind, ...constraints }], {
-        timeZone: 'Europe/Berlin',
-      });
+      const question = { id: 'x', header: kind, question: `A ${kind}?`, kind, ...constraints };
+      const env = { id: 'env', header: 'Env', question: 'Where?', options: [{ label: 'Staging' }, { label: 'Prod' }] };
+      const { id, ref } = await askTo(w, bob.id, [question, env], { timeZone: 'Europe/Berlin' });
       const prompt = await openStep(w.fake, ref, bob);
       w.fake.say(ref.chat, answer, bob, prompt.message_id);
+      await showsButton(w.fake, ref, 'Staging');
+      await tapLabel(w.fake, ref, 'Staging', bob);
       await finalized(w, id);
       const outcome = w.fake
         .message(ref.chat, ref.messageId)!
         .text.split('\n')
-        .at(-1)!
-        .replace(/ — by @.*$/, '');
+        .find((l) => l.startsWith('1. '))!;
       const cells = [kind, JSON.stringify(constraints), prompt.text, placeholderOf(prompt), answer, outcome];
       rows.push(`| ${cells.map((c) => `\`${c}\``).join(' | ')} |`);
     }

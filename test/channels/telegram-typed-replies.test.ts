@@ -3,7 +3,7 @@
 // repair hint and `reply_rejected` in the ask's history, and hostile strings go through as data.
 import { describe, expect, it } from 'vitest';
 import { botReply, visible } from './telegram-world.js';
-import { askTo, dayIn, finalized, getAsk, openStep, person, typedWorld } from './telegram-typed-world.js';
+import { askTo, dayIn, finalized, getAsk, openStep, person, replyTo, typedWorld } from './telegram-typed-world.js';
 import { eventually } from '../helpers/http.js';
 
 const world = typedWorld();
@@ -67,7 +67,7 @@ describe('typed replies to the question message', () => {
 describe('hostile strings', () => {
   const hostile = '<b>@everyone</b> *_[x](http://e.vil)_* `c` שלום <@U1> &amp;';
 
-  it('a hostile question and a hostile text answer (typed in the draft): plain text, recorded literally, never echoed', async () => {
+  it('a hostile question and a hostile text answer: plain text, recorded literally, never echoed', async () => {
     const w = world();
     const eve = person(w.fake, 'Eve');
     const question = { id: 'note', header: '<i>H</i>', question: `Say ${hostile}?`, kind: 'text', maxLength: 200 };
@@ -75,18 +75,21 @@ describe('hostile strings', () => {
     const shown = visible(w.fake, ref);
     expect(shown.message.parse_mode).toBeUndefined();
     expect(shown.text).toContain(`Say ${hostile}?`);
-    const prompt = await openStep(w.fake, ref, eve);
-    w.fake.say(ref.chat, `secret ${hostile}`, eve, prompt.message_id);
+    w.fake.say(ref.chat, `secret ${hostile}`, eve, ref.messageId);
     const done = await finalized(w, id);
     expect(done.result.values).toEqual({ note: `secret ${hostile}` });
     for (const m of w.fake.chatMessages(ref.chat).filter((x) => x.from.is_bot)) expect(m.text).not.toContain('secret');
     for (const line of w.logger.lines) expect(line).not.toContain('secret');
   });
 
-  it('a hostile reply to a number step is refused without being repeated', async () => {
+  it('a hostile reply to a number step of a draft is refused without being repeated', async () => {
     const w = world();
     const eve = person(w.fake, 'Eve');
-    const { id, ref } = await askTo(w, eve.id, [{ id: 'n', question: 'How many?', kind: 'number' }]);
+    const questions = [
+      { id: 'n', question: 'How many?', kind: 'number' },
+      { id: 'note', question: 'Why?', kind: 'text' },
+    ];
+    const { id, ref } = await askTo(w, eve.id, questions);
     const prompt = await openStep(w.fake, ref, eve);
     const sent = w.fake.say(ref.chat, hostile, eve, prompt.message_id);
     const repair = await botReply(w.fake, ref.chat, sent.message_id);
@@ -95,7 +98,10 @@ describe('hostile strings', () => {
     );
     expect(repair.reply_markup).toMatchObject({ force_reply: true });
     expect((await getAsk(w, id)).status).toBe('pending');
-    w.fake.say(ref.chat, '-0', eve, repair.message_id);
-    expect((await finalized(w, id)).result).toMatchObject({ values: { n: 0 } });
+    const why = await replyTo(w.fake, repair, eve, '-0');
+    expect(why.text).toBe('Question 2 · Please answer in your own words, at most 1000 characters.');
+    w.fake.say(ref.chat, `secret ${hostile}`, eve, why.message_id);
+    expect((await finalized(w, id)).result).toMatchObject({ values: { n: 0, note: `secret ${hostile}` } });
+    for (const m of w.fake.chatMessages(ref.chat).filter((x) => x.from.is_bot)) expect(m.text).not.toContain('secret');
   });
 });

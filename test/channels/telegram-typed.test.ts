@@ -24,27 +24,57 @@ const env = { id: 'env', header: 'Env', question: 'Where?', options: [{ label: '
 
 describe('each typed kind as a draft step: ✎ Answer, a force-reply prompt with the expected form, the reply recorded', () => {
   it.each([
-    ['text', { maxLength: 40 }, 'ship it <b>now</b>', 'ship it <b>now</b>', /Answered: their own words/, 'Your answer'],
-    ['number', { min: 1, max: 10, unit: 'GB' }, '7 GB', 7, /Answered: 7 GB — by @kind_/, '2.5 GB'],
-    ['date', { min: '2026-12-01', max: '2026-12-31' }, '2026-12-08', '2026-12-08', /Dec 8, 2026/, '2026-12-01'],
-    ['time', {}, '2:30 pm', '14:30', /2:30 PM, from “2:30 pm”/, '14:30'],
-    ['datetime', {}, '2026-12-08T14:30', '2026-12-08T14:30:00-03:00', /Dec 8, 2026/, 'YYYY-MM-DD HH:MM'],
-    ['email', {}, 'Ops@Example.com', 'Ops@example.com', /Answered: their own words/, 'name@example.com'],
-    ['url', {}, 'https://example.com/private', 'https://example.com/private', /Answered: their own words/, 'https://'],
+    [
+      'text',
+      { maxLength: 40 },
+      'ship it <b>now</b>',
+      'ship it <b>now</b>',
+      /^1\. text: their own words$/m,
+      'Your answer',
+    ],
+    ['number', { min: 1, max: 10, unit: 'GB' }, '7 GB', 7, /^1\. number: 7 GB$/m, '2.5 GB'],
+    [
+      'date',
+      { min: '2026-12-01', max: '2026-12-31' },
+      '2026-12-08',
+      '2026-12-08',
+      /^1\. date: Dec 8, 2026$/m,
+      '2026-12-01',
+    ],
+    ['time', {}, '2:30 pm', '14:30', /^1\. time: 2:30 PM, from “2:30 pm”$/m, '14:30'],
+    [
+      'datetime',
+      {},
+      '2026-12-08T14:30',
+      '2026-12-08T14:30:00-03:00',
+      /^1\. datetime: Dec 8, 2026, 2:30/m,
+      'YYYY-MM-DD HH:MM',
+    ],
+    ['email', {}, 'Ops@Example.com', 'Ops@example.com', /^1\. email: their own words$/m, 'name@example.com'],
+    [
+      'url',
+      {},
+      'https://example.com/private',
+      'https://example.com/private',
+      /^1\. url: their own words$/m,
+      'https://',
+    ],
   ])('%s', async (kind, constraints, text, value, shown, placeholder) => {
     const w = world();
     const user = person(w.fake, 'Kind');
-    const question = { id: 'x', question: `Your ${kind}?`, kind, ...constraints };
-    const { id, ref } = await askTo(w, user.id, [question], { timeZone: ZONE });
-    expect(keyboardRows(w.fake, ref)).toEqual([['✎ Answer', 'Skip']]);
+    const question = { id: 'x', header: kind, question: `Your ${kind}?`, kind, ...constraints };
+    const { id, ref } = await askTo(w, user.id, [question, env], { timeZone: ZONE });
+    expect(keyboardRows(w.fake, ref)).toEqual([[`Question 1 of 2 · ${kind}`], ['✎ Answer', 'Skip']]);
     expect(visible(w.fake, ref).text).toContain('Tap to answer, or reply to this message.');
     const prompt = await openStep(w.fake, ref, user);
     expect(prompt.reply_to).toBe(Number(ref.messageId));
-    expect(prompt.text).toMatch(/^Please answer /);
+    expect(prompt.text).toMatch(/^Question 1 · Please answer /);
     expect(placeholderOf(prompt)).toContain(placeholder);
     w.fake.say(ref.chat, text, user, prompt.message_id);
+    await showsButton(w.fake, ref, 'Question 2 of 2 · Env');
+    expect(await tapLabel(w.fake, ref, 'Staging', user)).toBe('Answer recorded');
     const done = await finalized(w, id);
-    expect(done.result).toMatchObject({ status: 'answered', values: { x: value } });
+    expect(done.result).toMatchObject({ status: 'answered', values: { x: value, env: ['Staging'] } });
     const final = visible(w.fake, ref);
     expect(final.message.reply_markup).toBeUndefined();
     expect(final.text).toMatch(shown);
@@ -53,6 +83,19 @@ describe('each typed kind as a draft step: ✎ Answer, a force-reply prompt with
       for (const m of w.fake.chatMessages(ref.chat).filter((x) => x.from.is_bot))
         expect(m.text.toLowerCase()).not.toContain(String(value).toLowerCase());
     }
+  });
+
+  it('a lone typed question has no draft: the message asks for a reply, which answers it', async () => {
+    const w = world();
+    const user = person(w.fake, 'Lone');
+    const { id, ref } = await askTo(w, user.id, [{ id: 'n', question: 'How many GB?', kind: 'number', unit: 'GB' }]);
+    const shown = visible(w.fake, ref);
+    expect(shown.message.reply_markup).toBeUndefined();
+    expect(shown.text).toBe(
+      'How many GB?\n\nReply to this message with your answer; send "skip" to skip. Please answer with a number in GB, for example 2.5 GB.',
+    );
+    w.fake.say(ref.chat, '12 gb', user, ref.messageId);
+    expect((await finalized(w, id)).result).toMatchObject({ values: { n: 12 }, raw: { n: '12 gb' } });
   });
 });
 
@@ -133,7 +176,7 @@ describe('a draft of a choice and two typed steps', () => {
   it('Skip on a typed step skips the ask; a reply to the question message still answers it whole', async () => {
     const w = world();
     const cy = person(w.fake, 'Cy');
-    const first = await askTo(w, cy.id, [{ id: 'n', question: 'How many?', kind: 'number' }]);
+    const first = await askTo(w, cy.id, [{ id: 'n', question: 'How many?', kind: 'number' }, env]);
     await openStep(w.fake, first.ref, cy);
     expect(await tapLabel(w.fake, first.ref, 'Skip', cy)).toBe('Skip recorded');
     expect((await finalized(w, first.id)).result).toMatchObject({ status: 'no_answer', reason: 'skipped' });
@@ -149,7 +192,7 @@ describe('a draft of a choice and two typed steps', () => {
     const chat = -1_009_350;
     w.fake.addGroup(chat, 'Typed group');
     const [dee, eve] = [person(w.fake, 'Dee'), person(w.fake, 'Eve')];
-    const { id, ref } = await askTo(w, chat, [{ id: 'n', question: 'How many?', kind: 'number' }]);
+    const { id, ref } = await askTo(w, chat, [{ id: 'n', question: 'How many?', kind: 'number' }, env]);
     const prompt = await openStep(w.fake, ref, dee);
     w.fake.say(chat, '5', eve, prompt.message_id);
     await eventually(async () =>
@@ -159,6 +202,11 @@ describe('a draft of a choice and two typed steps', () => {
     );
     expect((await getAsk(w, id)).status).toBe('pending');
     w.fake.say(chat, '6', dee, prompt.message_id);
-    expect((await finalized(w, id)).result).toMatchObject({ values: { n: 6 }, answeredBy: { userId: String(dee.id) } });
+    await showsButton(w.fake, ref, 'Production');
+    expect(await tapLabel(w.fake, ref, 'Production', dee)).toBe('Answer recorded');
+    expect((await finalized(w, id)).result).toMatchObject({
+      values: { n: 6, env: ['Production'] },
+      answeredBy: { userId: String(dee.id) },
+    });
   });
 });
