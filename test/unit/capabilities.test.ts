@@ -120,7 +120,7 @@ describe('buildPromptView picks the controls from the channel’s capabilities',
     expect(CHANNELS.map((c) => [c.name, c.capabilities.edits, c.capabilities.kinds])).toEqual([
       ['telegram', true, ['choice', 'text', 'number', 'date', 'time', 'datetime', 'email', 'url']],
       ['slack', true, ['choice', 'text', 'number', 'date', 'time', 'datetime', 'email', 'url']],
-      ['discord', true, ['choice']],
+      ['discord', true, ['choice', 'text', 'number', 'date', 'time', 'datetime', 'email', 'url']],
     ]);
   });
 });

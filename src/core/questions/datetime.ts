@@ -42,6 +42,7 @@ const typable = (iso: string, timeZone: string): string =>
 export const datetime = typedKind({
   name: 'datetime',
   fields,
+  stored: { kind: z.literal('datetime'), min: z.string().optional(), max: z.string().optional() },
   refine(q, ctx) {
     if (q.min !== undefined && q.max !== undefined && instantOf(q.min) > instantOf(q.max))
       ctx.addIssue({ code: 'custom', path: ['min'], message: `must not be after max (${q.max})` });

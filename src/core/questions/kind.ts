@@ -89,6 +89,8 @@ export interface QuestionKind<Q, V> {
   readonly name: string;
   /** The schema part: the kind's own fields of a request's question, and its rules over the whole question. */
   readonly fields: z.ZodRawShape;
+  /** The kind's own fields as stored, read back without the input rules (core/stored-question.ts). */
+  readonly stored: z.ZodRawShape;
   refine(question: Q, ctx: z.RefinementCtx): void;
   /** A submitted answer (API, MCP, A2A, the console): the values as kept, or why they are refused (`ctx`: strict forms). */
   normalize(question: Q, values: readonly string[], ctx: ParseContext): ValueCheck;

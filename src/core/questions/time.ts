@@ -36,6 +36,7 @@ function read(q: TimeQuestion, text: string, ctx: ParseContext): TypedReading {
 export const time = typedKind({
   name: 'time',
   fields,
+  stored: { kind: z.literal('time'), min: z.string().optional(), max: z.string().optional() },
   refine(q, ctx) {
     if (q.min !== undefined && q.max !== undefined && q.min > q.max)
       ctx.addIssue({ code: 'custom', path: ['min'], message: `must not be after max (${q.max})` });
