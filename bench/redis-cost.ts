@@ -69,13 +69,34 @@ async function clientNames(admin: Redis): Promise<Map<string, string>> {
   return out;
 }
 
-export async function redisCost(cycles: number): Promise<RedisCostResult> {
+/** What one measured cycle asks and how the person answers: a tap on the first option, or a typed reply. */
+export interface CostShape {
+  questions: readonly object[];
+  /** `tap`, or the text the person replies to the question message with. */
+  answer: 'tap' | { reply: string; promptMarker: string };
+}
+
+/** Today's cycle: one choice question, answered by a tap. */
+export const TAP_CHOICE: CostShape = { questions: QUESTION, answer: 'tap' };
+
+export async function redisCost(cycles: number, shape: CostShape = TAP_CHOICE): Promise<RedisCostResult> {
   const world = await telegramWorld(1);
   const stack = await startStack({ world });
   const shas = scriptNames();
   try {
-    world.onDelivered = (d) => void world.tap(d, 0, () => {}).catch(() => world.counts.tapErrors++);
-    const body = JSON.stringify({ runId: 'cost', to: world.target(0), questions: QUESTION, timeoutSeconds: 600 });
+    const { answer } = shape;
+    if (answer === 'tap')
+      world.onDelivered = (d) => void world.tap(d, 0, () => {}).catch(() => world.counts.tapErrors++);
+    else {
+      world.promptMarker = answer.promptMarker;
+      world.onDelivered = (d) => void world.say!(d, 0, answer.reply).catch(() => world.counts.tapErrors++);
+    }
+    const body = JSON.stringify({
+      runId: 'cost',
+      to: world.target(0),
+      questions: shape.questions,
+      timeoutSeconds: 600,
+    });
     const cycle = async () => {
       const reply = await stack.api.request('POST', '/v1/asks?wait=30', body, {}, 40_000);
       if (reply.status !== 201 || !reply.body.includes('"answered"'))

@@ -52,6 +52,12 @@ export interface World {
    * askgate and the index of the replica it goes to (0 where the platform picks no replica).
    */
   tap(d: Delivered, run: number, sent: (at: number, replica: number) => void): Promise<void>;
+  /**
+   * Telegram only: the human replies to the question message with `text` (a typed answer). With it,
+   * a question message without buttons whose text holds `promptMarker` counts as delivered too.
+   */
+  say?(d: Delivered, run: number, text: string): Promise<void>;
+  promptMarker?: string;
   /** Counters of platform calls askgate made. */
   counts: { delivered: number; finalized: number; acks: number; tapErrors: number };
   close(): Promise<void>;
@@ -151,6 +157,18 @@ export async function telegramWorld(
         else await fake.webhookReply(reply.body);
       });
     },
+    async say(d, run, text) {
+      fake.say(d.chat, text, users[run]!, d.messageId);
+      const update = fake.pushed.pop()!;
+      await gate.run(async () => {
+        const { client } = askgate!.pick();
+        const reply = await client.request('POST', '/telegram/webhook', JSON.stringify(update), {
+          'x-telegram-bot-api-secret-token': webhookSecret,
+        });
+        if (reply.status !== 200) counts.tapErrors++;
+        else await fake.webhookReply(reply.body);
+      });
+    },
     async close() {
       askgate?.close();
       fakeHttp.close();
@@ -165,12 +183,14 @@ export async function telegramWorld(
         const list = fake.chatMessages(chat);
         const m: StoredMessage | undefined = list[list.length - 1];
         const markup = m?.reply_markup;
-        if (m && markup && 'inline_keyboard' in markup) {
+        const buttons = markup && 'inline_keyboard' in markup ? markup.inline_keyboard : null;
+        const plainPrompt = !buttons && world.promptMarker !== undefined && !!m?.text?.includes(world.promptMarker);
+        if (m && (buttons || plainPrompt)) {
           counts.delivered++;
           const d: Delivered = {
             chat,
             messageId: String(m.message_id),
-            data: markup.inline_keyboard[0]![0]!.callback_data!,
+            data: buttons?.[0]?.[0]?.callback_data ?? '',
             at: performance.now(),
           };
           setImmediate(() => world.onDelivered(d));

@@ -1,5 +1,9 @@
-import { applyOwnWords, applyTap, formAnswers, heldNotice, holdBy, newDraft, showProblem } from '../core/drafts.js';
+import { applyTap, formAnswers, heldNotice, holdBy, newDraft, showProblem } from '../core/drafts.js';
 import type { DraftStep } from '../core/drafts.js';
+import { applyStepReply } from '../core/drafts-typed.js';
+import { buildPromptView, type PromptView } from '../core/prompt-view.js';
+import { ALL_CAPABILITIES, type ChannelCapabilities } from '../core/capabilities.js';
+import { KIND_NAMES, personContext } from '../core/questions/index.js';
 import type { Draft } from '../core/form-draft-store.js';
 import { outcomeNotice } from '../core/notices.js';
 import type {
@@ -17,7 +21,7 @@ import type {
 } from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
 import { decodeToken, encodeToken, type ButtonChoice } from '../core/token.js';
-import type { Words } from '../core/i18n/index.js';
+import { wordsFor, type Words } from '../core/i18n/index.js';
 
 /** Reads and compare-and-set writes one input may try before it gives up (taps racing on one draft). */
 const CAS_TRIES = 8;
@@ -98,13 +102,24 @@ export class FormSession implements FormSessions {
       case 'held':
         return { notice: heldNotice(step.by, words), ...localeOf(opened) };
       case 'invalid':
+      case 'rejected': // a tap is never a reply
         return invalid;
     }
-    const draw = { key, view };
     if (step.then === 'submit') return this.submit(opened, key, step.draft, event);
-    if (step.then === 'render') return { notice: '', draw };
-    const sent = (promptId: string) => this.deps.drafts.pointOwn(key.chat, promptId, key, expiresAt);
-    return { notice: '', ...localeOf(opened), draw, askOwn: { question: step.draft.awaitingOwn ?? 0, sent } };
+    return this.drawn(opened, key, step.draft, step.then);
+  }
+
+  /** Draws the draft's step; `ask_own`: after the prompt asking for the step's own words or typed value. */
+  private drawn(opened: OpenedForm, key: DraftKey, draft: Draft, then: 'render' | 'ask_own'): FormReply {
+    const draw = { key, view: formView(opened) };
+    if (then === 'render') return { notice: '', draw };
+    return { notice: '', ...localeOf(opened), draw, askOwn: this.askOwn(key, draft, draft.awaitingOwn ?? 0) };
+  }
+
+  /** Asks for a step's words: the channel sends the prompt, whose id then points at the draft. */
+  private askOwn(key: DraftKey, draft: Draft, question: number): NonNullable<FormReply['askOwn']> {
+    const sent = (promptId: string) => this.deps.drafts.pointOwn(key.chat, promptId, key, draft.expiresAt);
+    return { question, sent };
   }
 
   /** A Skip on a message whose draft someone else holds is held back ("@alice is answering"): Skip ends the ask for everyone. */
@@ -120,8 +135,10 @@ export class FormSession implements FormSessions {
   }
 
   /**
-   * A reply to an own-words prompt: the words go into the draft. Null when the message replies to no
-   * such prompt (it is then an ordinary reply).
+   * A reply to an own-words prompt: the words go into the draft, a typed step's value once its kind
+   * reads it in the person's language (else the step stays open: the person is told what was
+   * expected, with a new prompt). Null when the message replies to no such prompt (it is then an
+   * ordinary reply).
    */
   private async ownWords({ event }: Extract<FormInput, { kind: 'words' }>): Promise<FormReply | null> {
     const key = await this.deps.drafts.ownOf(event.chat, event.replyTo);
@@ -138,20 +155,27 @@ export class FormSession implements FormSessions {
     const opened = await this.deps.answering.opened(tap);
     if (opened.kind !== 'form') return told(opened);
     if (stored.closed || draft.awaitingOwn === undefined) return { notice: '' };
-    const { view } = opened;
-    const own = { text: event.text, user, now: this.deps.clock.now() };
-    const step = await this.change(key, (d) => (d ? applyOwnWords(view.questions, d, own) : { kind: 'invalid' }));
+    const { record, view, words } = opened;
+    const now = this.deps.clock.now();
+    const reply = { text: event.text, user, now };
+    // Read as the submitted draft will be (app/inbound.ts answerForm): the person's language, then the ask's.
+    const reading = { words, parse: personContext(locale, record, view.locale, now) };
+    const step = await this.change(key, (d) =>
+      d ? applyStepReply(record.questions, d, reply, reading) : { kind: 'invalid' },
+    );
     switch (step.kind) {
       case 'closed':
       case 'invalid':
         return { notice: '' };
       case 'held':
-        return { notice: heldNotice(step.by, opened.words), ...localeOf(opened) };
+        return { notice: heldNotice(step.by, words), ...localeOf(opened) };
+      case 'rejected':
+        return { notice: step.message, ...localeOf(opened), askOwn: this.askOwn(key, draft, step.question) };
     }
-    if (step.then !== 'submit') return { notice: '', draw: { key, view } };
-    const reply = await this.submit(opened, key, step.draft, tap);
+    if (step.then !== 'submit') return this.drawn(opened, key, step.draft, step.then);
+    const submitted = await this.submit(opened, key, step.draft, tap);
     // A recorded answer shows in the question message (finalize edits it), as for a typed answer.
-    return reply.recorded ? { ...reply, notice: '' } : reply;
+    return submitted.recorded ? { ...submitted, notice: '' } : submitted;
   }
 
   /** Answers a complete draft with the ask as the input read it: one commit, no second read. */
@@ -188,7 +212,7 @@ export class FormSession implements FormSessions {
     await this.change(key, (d) =>
       d ? { kind: 'draft', draft: showProblem(d, problems), then: 'render' } : { kind: 'invalid' },
     );
-    return { ...reply, draw: { key, view } };
+    return { ...reply, draw: { key, view: formView(opened) } };
   }
 
   /** Reads, changes and writes a draft by compare-and-set, again while other inputs get there first. */
@@ -204,6 +228,19 @@ export class FormSession implements FormSessions {
     }
     throw new Error('draft changed by too many taps at once');
   }
+}
+
+/** Every kind drawn, forms of any size: what the view of a draft's message is built for when {@link formView} rebuilds it. */
+const EVERY_KIND: ChannelCapabilities = { ...ALL_CAPABILITIES, kinds: KIND_NAMES };
+
+/**
+ * The prompt as its message shows it: a form answered on the message. The ask's view as `opened`
+ * built it is for no channel in particular, which draws choices only, so a prompt with typed
+ * questions comes without its form controls (Skip among them); the tap came from the form, so it is
+ * built again with every kind drawn, in the ask's words.
+ */
+function formView({ view, record }: OpenedForm): PromptView {
+  return view.form ? view : buildPromptView(record, wordsFor(view.locale, record.timeZone), EVERY_KIND);
 }
 
 /** The reply that only tells an outcome. */

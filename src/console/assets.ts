@@ -29,6 +29,7 @@ export const SCRIPT_MODULES = [
   'app-i18n.js',
   'app-core.js',
   'app-session.js',
+  'app-typed.js',
   'app-answer.js',
   'app-policy.js',
   'app-pending.js',

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AskgateError, invalid, toIssues } from '../core/errors.js';
 import type { Gateway } from '../app/gateway.js';
-import { AnswerRequestSchema, type Responder } from '../core/schemas.js';
+import { AnswerRequestSchema, type AskRecord, type Responder } from '../core/schemas.js';
 import { agreeOf } from '../core/policy.js';
 import { ASK_ID_PATTERN } from '../core/token.js';
 import { ASSETS, CATALOGUES, pageFor, SECURITY_HEADERS, type Asset } from './assets.js';
@@ -11,6 +11,7 @@ import { originMatches, tokenMatches } from '../security/http.js';
 import { ConsoleAuth, CSRF_HEADER, isHttps, sessionCookie, type ConsoleSessionStore } from './session.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 import { consoleView } from './view.js';
+import { fieldProblems, operatorLocale, withProblems, zonedInputs } from './typed-answers.js';
 
 /** Who may call a console route: anyone (the page shell, login) or a signed-in session. */
 type Access = 'public' | 'session';
@@ -170,9 +171,17 @@ const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) =>
       if (!ASK_ID_PATTERN.test(id)) throw new AskgateError('not_found', `no ask with id "${id.slice(0, 40)}"`);
       const parsed = AnswerRequestSchema.safeParse(request.body);
       if (!parsed.success) throw invalid('invalid_answer', toIssues(parsed.error.issues));
-      const body = parsed.data;
-      const record = await deps.gateway.answer(id, body, await consoleResponder(deps.gateway, id, body.by));
-      return { ask: consoleView(record) };
+      const asked = await deps.gateway.get(id);
+      const now = deps.feed.clock.now();
+      const body = zonedInputs(asked, parsed.data, now);
+      try {
+        return { ask: consoleView(await deps.gateway.answer(id, body, consoleResponder(asked, body.by))) };
+      } catch (error) {
+        // A refused typed value: the same refusal, in the page's language, beside its field.
+        if (!(error instanceof AskgateError) || error.code !== 'invalid_answer') throw error;
+        const locale = operatorLocale(request.headers['accept-language']);
+        throw withProblems(error, fieldProblems(asked, parsed.data, locale, now));
+      }
     },
   );
 };
@@ -181,10 +190,10 @@ const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) =>
  * Who a console answer is from: `{channel: "web", userId: <"Answer as"> or "web"}`. In an ask that
  * needs several matching answers the console is one person, whatever name a browser gives
  * (`userId: "web"`, the name kept as `name`): anyone signed in could type another name, so names
- * must not count as more people. `agree` never changes after creation, so reading it first is safe.
+ * must not count as more people. `agree` never changes after creation, so reading it first is safe
+ * (the questions and time zone neither, which the refusal of a typed value reads).
  */
-async function consoleResponder(gateway: Gateway, id: string, by: string | undefined): Promise<Responder> {
-  const record = await gateway.get(id);
+function consoleResponder(record: AskRecord, by: string | undefined): Responder {
   if (agreeOf(record) > 1) return { channel: 'web', userId: 'web', ...(by && by !== 'web' ? { name: by } : {}) };
   return { channel: 'web', userId: by ?? 'web' };
 }

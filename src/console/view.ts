@@ -1,8 +1,9 @@
-import { displayHeader, responderName } from '../core/display-text.js';
+import { responderName } from '../core/display-text.js';
 import { outcomeView } from '../core/outcome-view.js';
 import { LOCALES, wordsFor, wordsOf } from '../core/i18n/index.js';
 import { CHANNEL_DISPLAY_NAMES } from '../channels/registry.js';
-import type { AskRecord, HistoryEntry, Question } from '../core/schemas.js';
+import type { AskRecord, HistoryEntry } from '../core/schemas.js';
+import { questionViews, type ConsoleQuestion } from './view-question.js';
 import {
   defaultsOf,
   deliveriesOf,
@@ -40,15 +41,13 @@ export interface ConsoleOutcome {
   responses?: ConsoleResponse[];
 }
 
-/**
- * A question as the console shows it: `header` shortened as in the chats (at most
- * `HEADER_DISPLAY_MAX` characters), the whole header in `fullHeader` when that cut it.
- */
-export type ConsoleQuestion = Question & { fullHeader?: string };
+export type { ConsoleQuestion, ConsoleTypedPart } from './view-question.js';
 
 /**
  * One ask as the console sees it: no button tokens, idempotency keys, callback URLs, message
- * ids of deliveries or free-text answers. `rev` lets the page keep the newest of two updates.
+ * ids of deliveries, free-text answers, typed `values` or what people wrote (`raw`): every
+ * signed-in console gets every view, so answers reach it only as the outcome lines of the chats.
+ * `rev` lets the page keep the newest of two updates.
  */
 export interface ConsoleAsk {
   id: string;
@@ -78,7 +77,7 @@ export function consoleView(record: AskRecord): ConsoleAsk {
     version: record.version,
     rev: record.rev,
     status: record.status,
-    questions: record.questions.map(questionView),
+    questions: questionViews(record),
     to: record.to ? { channel: record.to.channel, chat: record.to.chat } : null,
     createdAt: record.createdAt,
     expiresAt: record.expiresAt,
@@ -88,12 +87,6 @@ export function consoleView(record: AskRecord): ConsoleAsk {
     ...optional('policy', policyOf(record)),
     history: record.history.map(({ messageId: _messageId, ...entry }) => entry),
   };
-}
-
-function questionView(q: Question): ConsoleQuestion {
-  if (q.header === undefined) return q;
-  const shown = displayHeader(q.header);
-  return shown === q.header ? q : { ...q, header: shown, fullHeader: q.header };
 }
 
 function outcomeOf(record: AskRecord): ConsoleOutcome | null {

@@ -1,7 +1,7 @@
 // What a channel can draw, declared as data by each channel (its descriptor and its Channel), and the
 // rules that pick a prompt's controls from it: buildPromptView asks here, so no renderer re-decides
 // whether a control fits its platform; renderers only draw what the view holds.
-import { draftKeyboard, type DraftButton, type DraftKeyboardQuestion } from './drafts.js';
+import { draftKeyboard, isTypedStep, type DraftButton, type DraftKeyboardQuestion } from './drafts.js';
 import { encodeToken } from './token.js';
 import { shorten } from './text.js';
 import type { Words } from './i18n/index.js';
@@ -110,18 +110,31 @@ export function draftRows(shape: FormShape, rows: readonly DraftButton[][]): { l
   return rows.map((row) => row.map((b) => ({ label: b.label, token: token(b) })));
 }
 
-/** Whether every step of a form answered on the message, untouched or fully answered, fits the buttons. */
+/**
+ * Whether every step of a form answered on the message, untouched or fully answered, fits the
+ * buttons: a choice step's keyboard holds its options; a typed step's holds only ✎ Answer, Skip and
+ * the steps' controls (its value is typed in a reply). A lone typed question gets no form on the
+ * message: its one step would only relay a reply, which answers it as well by itself (read by the
+ * same rules, a refusal noted in the ask's history) at no draft's cost.
+ */
 function messageFormFits(shape: FormShape, limits: ButtonCapability): boolean {
-  const choices = shape.questions.map(asChoice);
-  if (!choices.every((q) => q !== null)) return false;
-  const empty = choices.map(() => ({ choices: [] }));
-  const full = choices.map((q) => ({ choices: q.options.map((_, i) => i), own: 'x' }));
-  return choices.every((_, step) =>
+  const steps = shape.questions.map((q) => asChoice(q) ?? (isTypedStep(q) ? typedStep(q) : null));
+  if (!steps.every((q) => q !== null)) return false;
+  if (steps.length === 1 && isTypedStep(steps[0])) return false;
+  const empty = steps.map(() => ({ choices: [] }));
+  const full = steps.map((q) => ({ choices: (q.options ?? []).map((_, i) => i), own: 'x' }));
+  return steps.every((_, step) =>
     [empty, full].every((parts) =>
-      buttonsFit(draftRows(shape, draftKeyboard(choices, { step, parts }, shape.skip !== null, shape.words)), limits),
+      buttonsFit(draftRows(shape, draftKeyboard(steps, { step, parts }, shape.skip !== null, shape.words)), limits),
     ),
   );
 }
+
+/** A typed question as a draft step: its kind and header, no options. */
+const typedStep = (q: FormQuestion): DraftKeyboardQuestion => ({
+  ...(q.kind !== undefined ? { kind: q.kind } : {}),
+  ...(q.header !== undefined ? { header: q.header } : {}),
+});
 
 /**
  * Whether a modal holds the questions: a typed question takes one input; a choice a field, own

@@ -11,11 +11,16 @@ import { ENGLISH, type Words } from './i18n/index.js';
  */
 export const DRAFT_HOLD_MS = 120_000;
 
-/** What the draft logic needs of each question: whether it is multi-select, and its options (none: a typed question). */
+/** What the draft logic needs of each question: its kind (absent: a choice), whether it is multi-select, and its options (none: a typed question). */
 export interface DraftQuestion {
   kind?: string;
   multiSelect?: boolean;
   options?: readonly unknown[];
+}
+
+/** Whether a question is typed (a number, a date, …: answered by a reply to its step's prompt), not a choice. */
+export function isTypedStep(question: DraftQuestion | undefined): boolean {
+  return !!question && question.kind !== undefined && question.kind !== 'choice';
 }
 
 /** One tap on a draft's keyboard (its choice already decoded and checked against the ask). */
@@ -29,14 +34,16 @@ export interface DraftTap {
 }
 
 /**
- * What a tap does: the new draft and what follows (`render` the keyboard, `ask_own` words with a
- * prompt, `submit` the draft); `held` when another person holds it; `invalid` for a control the
- * questions do not have.
+ * What a tap or a reply does: the new draft and what follows (`render` the keyboard, `ask_own` words
+ * or a typed value with a prompt for `draft.awaitingOwn`, `submit` the draft); `held` when another
+ * person holds it; `invalid` for a control the questions do not have; `rejected` for a reply a typed
+ * step cannot take (the draft is unchanged: `message` says what was expected).
  */
 export type DraftStep =
   | { kind: 'draft'; draft: Draft; then: 'render' | 'ask_own' | 'submit' }
   | { kind: 'held'; by: Responder }
-  | { kind: 'invalid' };
+  | { kind: 'invalid' }
+  | { kind: 'rejected'; question: number; message: string };
 
 /** The toast a person gets when someone else holds the draft, in `words` (the person's; default English). */
 export function heldNotice(by: Responder, words: Words = ENGLISH): string {
@@ -65,6 +72,18 @@ export function holdBy(draft: Draft, user: Responder, now: number): Responder | 
   return draft.holder;
 }
 
+/**
+ * The draft as `user` holds it from `now` (its parts copied). A person taking over another's draft
+ * (the hold lapsed) keeps its choices, which the keyboard shows, but not its typed values: those are
+ * never shown (✓ only), so they would submit words they cannot see under their own name, and each
+ * was read in the language of the person who typed it.
+ */
+function takenBy(questions: readonly DraftQuestion[], draft: Draft, user: Responder, now: number): Draft {
+  const other = draft.holder.userId !== user.userId || draft.holder.channel !== user.channel;
+  const parts = draft.parts.map((p, i) => (other && isTypedStep(questions[i]) ? { choices: [] } : { ...p }));
+  return { ...draft, holder: user, heldAt: now, parts };
+}
+
 /** The draft as it stands for `tap`: the stored one (if it is this ask version's) or a fresh one. */
 function current(questions: readonly DraftQuestion[], stored: Draft | null, tap: DraftTap): Draft {
   if (!stored || stored.version !== tap.version || stored.parts.length !== questions.length)
@@ -73,25 +92,38 @@ function current(questions: readonly DraftQuestion[], stored: Draft | null, tap:
 }
 
 /**
+ * The draft shown at `step`. Reaching a typed step that has no answer yet asks for it with a
+ * prompt (`ask_own`), unless its prompt is the one already out (`awaitingOwn`): coming back to it
+ * sends no second prompt, and its button asks again.
+ */
+export function arrive(questions: readonly DraftQuestion[], draft: Draft, step: number): DraftStep {
+  const at: Draft = { ...draft, step };
+  if (isTypedStep(questions[step]) && !answered(draft.parts[step]) && draft.awaitingOwn !== step)
+    return { kind: 'draft', draft: { ...at, awaitingOwn: step }, then: 'ask_own' };
+  return { kind: 'draft', draft: at, then: 'render' };
+}
+
+/**
  * Applies one tap to a draft (pure). A single-choice pick moves to the next question, or submits on
- * the last; a toggle flips one option and stays; a step goes to another question; `own` asks for
- * own words; `submit` submits. The tapping person takes (or keeps) the hold.
+ * the last; a toggle flips one option and stays; a step goes to another question (a typed one
+ * unanswered asks for its value, see {@link arrive}); `own` asks for own words, or a typed step's
+ * value; `submit` submits. The tapping person takes (or keeps) the hold.
  */
 export function applyTap(questions: readonly DraftQuestion[], stored: Draft | null, tap: DraftTap): DraftStep {
   const base = current(questions, stored, tap);
   const held = holdBy(base, tap.user, tap.now);
   if (held) return { kind: 'held', by: held };
-  const draft: Draft = { ...base, holder: tap.user, heldAt: tap.now, parts: base.parts.map((p) => ({ ...p })) };
+  const draft = takenBy(questions, base, tap.user, tap.now);
   const c = tap.choice;
   const last = questions.length - 1;
   switch (c.kind) {
     case 'form':
-      return { kind: 'draft', draft, then: 'render' };
+      return arrive(questions, draft, Math.min(draft.step, last));
     case 'submit':
       return { kind: 'draft', draft, then: 'submit' };
     case 'step':
       if (c.question > last) return { kind: 'invalid' };
-      return { kind: 'draft', draft: { ...draft, step: c.question }, then: 'render' };
+      return arrive(questions, draft, c.question);
     case 'own':
       if (c.question > last) return { kind: 'invalid' };
       return { kind: 'draft', draft: { ...draft, step: c.question, awaitingOwn: c.question }, then: 'ask_own' };
@@ -100,7 +132,7 @@ export function applyTap(questions: readonly DraftQuestion[], stored: Draft | nu
       if (!q || q.multiSelect || c.index >= (q.options?.length ?? 0)) return { kind: 'invalid' };
       draft.parts[c.question] = { choices: [c.index] };
       if (c.question === last) return { kind: 'draft', draft: { ...draft, step: last }, then: 'submit' };
-      return { kind: 'draft', draft: { ...draft, step: c.question + 1 }, then: 'render' };
+      return arrive(questions, draft, c.question + 1);
     }
     case 'toggle': {
       const q = questions[c.question];
@@ -119,8 +151,9 @@ export function applyTap(questions: readonly DraftQuestion[], stored: Draft | nu
 
 /**
  * Applies own words (the reply to the force-reply prompt) to the question that asked for them:
- * they replace a single-choice pick, or join a multi-select's toggles; then the next question
- * follows, or the draft is submitted after the last.
+ * they replace a single-choice pick (or are a typed step's value, read beforehand: see
+ * drafts-typed.ts), or join a multi-select's toggles; then the next question follows (see
+ * {@link arrive}), or the draft is submitted after the last.
  */
 export function applyOwnWords(
   questions: readonly DraftQuestion[],
@@ -131,13 +164,13 @@ export function applyOwnWords(
   if (q === undefined || !questions[q] || stored.parts.length !== questions.length) return { kind: 'invalid' };
   const held = holdBy(stored, own.user, own.now);
   if (held) return { kind: 'held', by: held };
-  const parts = stored.parts.map((p) => ({ ...p }));
+  const { awaitingOwn: _asked, ...rest } = takenBy(questions, stored, own.user, own.now);
+  const parts = rest.parts;
   parts[q] = questions[q]!.multiSelect ? { ...parts[q]!, own: own.text } : { choices: [], own: own.text };
-  const { awaitingOwn: _asked, ...rest } = stored;
-  const draft: Draft = { ...rest, holder: own.user, heldAt: own.now, parts };
+  const draft: Draft = { ...rest, parts };
   const last = questions.length - 1;
   if (q === last) return { kind: 'draft', draft: { ...draft, step: last }, then: 'submit' };
-  return { kind: 'draft', draft: { ...draft, step: q + 1 }, then: 'render' };
+  return arrive(questions, draft, q + 1);
 }
 
 /** The draft as a submitted form: one entry per question, in order (for `InboundSink.submitForm`). */
@@ -169,13 +202,15 @@ export interface DraftKeyboardQuestion extends DraftQuestion {
 }
 
 /** The marks of a draft keyboard (its words are the ask's: core/i18n `control.*`). */
-export const DRAFT_MARKS = { on: '☑', off: '☐', picked: '✓', back: '«', next: '»' } as const;
+export const DRAFT_MARKS = { on: '☑', off: '☐', picked: '✓', back: '«', next: '»', typed: '✎' } as const;
 
 /**
  * The keyboard of the draft's current step (pure; the channel encodes each choice as a token):
  * "Question q of n" (several questions), one option per row (☐/☑ toggles, or ✓ on the picked
- * one), Other… and Skip, then Back, Next (a multi-select or answered question) or Submit (the
- * last question, when multi-select or answered), in `words`. `draft` null: the first step, untouched.
+ * one), Other… and Skip (a typed question: ✎ Answer, which asks for its value, and Skip), then
+ * Back, Next (a multi-select or answered question) or Submit (the last question, when multi-select
+ * or answered), in `words`. `draft` null: the first step, untouched. A typed value is never shown on
+ * the keyboard (✓ says it was given): it may be free text, and the keyboard is the group's.
  */
 export function draftKeyboard(
   questions: readonly DraftKeyboardQuestion[],
@@ -202,8 +237,9 @@ export function draftKeyboard(
     ]);
   });
   const given = part?.own !== undefined && part.own !== '';
+  const own = isTypedStep(q) ? `${DRAFT_MARKS.typed} ${t('control.answer')}` : t('control.other');
   rows.push([
-    button(`${t('control.other')}${given ? ` ${DRAFT_MARKS.picked}` : ''}`, { kind: 'own', question: step }),
+    button(`${own}${given ? ` ${DRAFT_MARKS.picked}` : ''}`, { kind: 'own', question: step }),
     ...(canSkip ? [button(t('control.skip'), { kind: 'skip' })] : []),
   ]);
   const nav: DraftButton[] = [];

@@ -153,7 +153,8 @@ export function buildPromptView(
   const head = { askId: record.id, version: record.version, locale: words.locale };
   if (!formFits({ askId: record.id, version: record.version, questions, skip, words }, capabilities))
     return { ...head, questions, buttons: null, instructions, ...extra };
-  const form: FormView = { open: token({ kind: 'form' }), skip, instructions: `${t('prompt.form')} ${instructions}` };
+  const tapHint = t(typed ? 'prompt.formTyped' : 'prompt.form');
+  const form: FormView = { open: token({ kind: 'form' }), skip, instructions: `${tapHint} ${instructions}` };
   return { ...head, questions, buttons: null, instructions, form, ...extra };
 }
 

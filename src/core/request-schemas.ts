@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { platformId, shownText, singleLine } from './shown-text.js';
-import { KINDS, KIND_NAMES, type KindName } from './questions/index.js';
+import { KIND_MODULES, KIND_NAMES, type KindModule } from './questions/index.js';
 import type { Question } from './stored-question.js';
 import { staticPolicyIssues } from './request-policy.js';
 import { canonicalLocale, isTimeZone } from './locale-tags.js';
@@ -32,33 +32,30 @@ const questionFields = {
 };
 
 /** One kind's question: the common fields, the kind's own, the kind's rules over them. */
-function kindSchema<K extends KindName>(name: K) {
-  const kind: { fields: (typeof KINDS)[K]['fields'] } = KINDS[name];
-  const refine = KINDS[name].refine as (q: unknown, ctx: z.RefinementCtx) => void;
+function kindSchema(kind: KindModule) {
+  const refine = kind.refine as (q: unknown, ctx: z.RefinementCtx) => void;
   return z
     .object({ ...questionFields, ...kind.fields })
     .strict()
     .superRefine((q, ctx) => refine(q, ctx));
 }
 
+/** One kind's question schema (strict: a field of another kind is refused by name). */
+type KindSchemaOf<M> = M extends { fields: infer F extends z.ZodRawShape }
+  ? z.ZodObject<typeof questionFields & F, z.core.$strict>
+  : never;
+
+/** Each kind's question schema, in the registry's order (a tuple: the union keeps every member's type). */
+type EachKindSchema<T extends readonly unknown[]> = { readonly [I in keyof T]: KindSchemaOf<T[I]> };
+type KindSchemas = EachKindSchema<typeof KIND_MODULES>;
+
 /**
  * One question: the common fields and its kind's (core/questions/), by `kind` (absent: `choice`,
  * 2–4 options). A field of another kind is refused by name.
  */
-export const QuestionSchema = z.discriminatedUnion(
-  'kind',
-  [
-    kindSchema('choice'),
-    kindSchema('text'),
-    kindSchema('number'),
-    kindSchema('date'),
-    kindSchema('time'),
-    kindSchema('datetime'),
-    kindSchema('email'),
-    kindSchema('url'),
-  ],
-  { error: (issue) => (issue.code === 'invalid_union' ? `must be one of: ${KIND_NAMES.join(', ')}` : undefined) },
-);
+export const QuestionSchema = z.discriminatedUnion('kind', KIND_MODULES.map(kindSchema) as unknown as KindSchemas, {
+  error: (issue) => (issue.code === 'invalid_union' ? `must be one of: ${KIND_NAMES.join(', ')}` : undefined),
+});
 
 export type { ChoiceQuestionRecord, Question } from './stored-question.js';
 /** An option as stored. */

@@ -1,38 +1,25 @@
 // A question as stored and as the rest of askgate handles it: the common fields and its kind's
-// (core/questions/), read back without the input rules (the request schema holds those).
+// (core/questions/: each kind's `stored` shape), read back without the input rules (the request
+// schema holds those).
 import { z } from 'zod';
+import { KIND_MODULES, type KindModule } from './questions/index.js';
 
-const storedQuestion = { id: z.string(), header: z.string().optional(), question: z.string() };
-const bounds = <T extends z.ZodType>(value: T) => ({ min: value.optional(), max: value.optional() });
+const common = { id: z.string(), header: z.string().optional(), question: z.string() };
 
-/** A question as stored, by kind (absent: `choice`, never stored), read back without the input rules. */
-export const StoredQuestionSchema = z.discriminatedUnion('kind', [
-  z.object({
-    ...storedQuestion,
-    kind: z.literal('choice').optional(),
-    options: z.array(z.object({ label: z.string(), description: z.string().optional() })),
-    multiSelect: z.boolean(),
-  }),
-  z.object({
-    ...storedQuestion,
-    kind: z.literal('text'),
-    minLength: z.number().optional(),
-    maxLength: z.number().optional(),
-    pattern: z.string().optional(),
-  }),
-  z.object({
-    ...storedQuestion,
-    kind: z.literal('number'),
-    ...bounds(z.number()),
-    integer: z.boolean().optional(),
-    unit: z.string().optional(),
-  }),
-  z.object({ ...storedQuestion, kind: z.literal('date'), ...bounds(z.string()) }),
-  z.object({ ...storedQuestion, kind: z.literal('time'), ...bounds(z.string()) }),
-  z.object({ ...storedQuestion, kind: z.literal('datetime'), ...bounds(z.string()) }),
-  z.object({ ...storedQuestion, kind: z.literal('email') }),
-  z.object({ ...storedQuestion, kind: z.literal('url') }),
-]);
+/** One kind's stored question schema. */
+type StoredOf<M> = M extends { stored: infer S extends z.ZodRawShape } ? z.ZodObject<typeof common & S> : never;
+
+/** Each kind's stored schema, in the registry's order (a tuple: the union keeps every member's type). */
+type EachStored<T extends readonly unknown[]> = { readonly [I in keyof T]: StoredOf<T[I]> };
+type StoredSchemas = EachStored<typeof KIND_MODULES>;
+
+const storedSchema = (kind: KindModule) => z.object({ ...common, ...kind.stored });
+
+/** A question as stored, by kind (a choice stored without `kind`), read back without the input rules. */
+export const StoredQuestionSchema = z.discriminatedUnion(
+  'kind',
+  KIND_MODULES.map(storedSchema) as unknown as StoredSchemas,
+);
 
 /** A question after defaults are applied: `id` is always set, a choice has no `kind`; its kind's fields (core/questions/). */
 export type Question = z.output<typeof StoredQuestionSchema>;

@@ -7,9 +7,10 @@
  * answers, `<channel>:<userId>` in `partials`) survive whatever they are: a long name becomes its
  * code, a key that is a code or starts with `!` gets a `!` in front, any other key stays as it is.
  *
- * STORED FORMAT: a code, once given, names its field forever. Append new names at the end
- * (1 code is left: `z`); never reorder, reuse or remove an entry. A field without a code is
- * simply stored under its long name.
+ * STORED FORMAT: a code, once given, names its field forever; never reorder, reuse or remove an
+ * entry. Every code is given (`z`, the last, names a result's `values`, in every answered ask): a
+ * field added since is stored under its long name (a typed question's `kind` and constraints,
+ * `raw`, `partialRaw`), which the mapping leaves as it is.
  */
 const NAMES = [
   // The most frequent first (options and questions of every ask, then targets, deliveries, history).
@@ -74,6 +75,7 @@ const NAMES = [
   'token',
   'authorization',
   'agent',
+  'values',
 ] as const;
 
 /**

@@ -213,7 +213,8 @@ describe('Discord native forms (discord.js ↔ fake Discord, askgate on a privat
     const unclear = await submit(await openModal(shared.msg), { q1: '1', w: 'which one is this for?' });
     expect(unclear).toBe(`${SHARED_OWN_UNCLEAR} ${TAP_AGAIN}`);
     expect((await api.get(`/v1/asks/${shared.id}`)).body.status).toBe('pending');
-    expect(await submit(await openModal(msg), { q1: '1', q2: '2' })).toBe('Answer recorded');
+    // The form re-opens with what alice typed (w1 too): she clears her own words this time.
+    expect(await submit(await openModal(msg), { q1: '1', w1: '', q2: '2' })).toBe('Answer recorded');
     // The client requires the Other… field; a blank one can only be forged, and is refused the same way.
     const single = await ask(questions(1, false));
     const blank = [{ type: 18, id: 1, component: { type: 4, id: 2, custom_id: 'w1', value: '  \u200b ' } }];

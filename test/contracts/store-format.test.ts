@@ -341,7 +341,7 @@ describe('short key names in the stored ask (key-names.ts)', () => {
         '3=reason 4=partial 5=idempotencyKey 6=callbackUrl 7=locale 8=timeZone 9=username a=name b=error ' +
         'c=step d=reminded e=escalated f=policy g=remindAfterSeconds h=escalate i=afterSeconds j=to ' +
         'k=onTimeout l=default m=agree n=responses o=partials p=by q=defaults r=detail s=expiresAt ' +
-        't=version u=push v=format w=token x=authorization y=agent',
+        't=version u=push v=format w=token x=authorization y=agent z=values',
     );
   });
 
@@ -452,8 +452,9 @@ describe('short key names in the stored ask (key-names.ts)', () => {
     }
   });
 
-  // `kind` is only read (a question's kind is dropped before it is stored while `choice` is the only one).
-  it('has a code for every field name of the record schema but the three never stored in the JSON', () => {
+  // Every code is given: fields added after the last one (a typed question's kind and constraints,
+  // the raw text of typed answers) are stored under their long names.
+  it('has a code for every field name of the record schema but those listed', () => {
     const names = new Set<string>(['later']);
     const seen = new Set<unknown>();
     const walk = (schema: unknown): void => {
@@ -471,7 +472,20 @@ describe('short key names in the stored ask (key-names.ts)', () => {
     };
     walk(AskRecordSchema);
     expect(names.size).toBeGreaterThan(50);
-    expect([...names].filter((n) => !SHORT_KEYS.has(n)).sort()).toEqual(['kind', 'rev', 'runId']);
+    expect([...names].filter((n) => !SHORT_KEYS.has(n)).sort()).toEqual([
+      'integer',
+      'kind',
+      'max',
+      'maxLength',
+      'min',
+      'minLength',
+      'partialRaw',
+      'pattern',
+      'raw',
+      'rev',
+      'runId',
+      'unit',
+    ]);
   });
 
   it('round-trips random JSON with keys and values drawn from the worst cases (seeded)', () => {

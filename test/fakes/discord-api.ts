@@ -45,7 +45,17 @@ export interface FakeInteraction {
   ackType?: number;
   /** The modal the bot answered with (callback type 9), ids filled in as Discord does; open on the person's screen. */
   modal?: StoredModal;
-  followUps: { content: string; flags: number; allowed_mentions: unknown }[];
+  /** Replies (callback type 4) and follow-ups, in order; `messageId`: the message Discord made of it (an ephemeral one is tappable by this interaction's person only). */
+  followUps: FakeFollowUp[];
+}
+
+/** A reply or follow-up the bot sent on an interaction. */
+export interface FakeFollowUp {
+  content: string;
+  flags: number;
+  allowed_mentions: unknown;
+  components: any[];
+  messageId: string;
 }
 
 interface Fault {
@@ -58,6 +68,8 @@ interface Fault {
 }
 
 const MESSAGE_CONTENT = 1 << 15;
+/** Message flag EPHEMERAL: only the interaction's person sees it. */
+const EPHEMERAL = 1 << 6;
 const ACK_WINDOW_MS = 3000;
 /** How long an interaction token is valid for follow-ups and edits (Discord: 15 min). */
 export const INTERACTION_TOKEN_LIFETIME_MS = 15 * 60_000;
@@ -88,8 +100,10 @@ export class FakeDiscord {
   tokenAgeOffsetMs = 0;
   /** The fake's clock (epoch ms), see {@link FakeDiscordOptions.now}. */
   readonly now: () => number;
-  /** Messages sent through interaction webhooks (follow-ups), by id. */
+  /** Messages sent through interaction webhooks (follow-ups) and as interaction replies, by id. */
   readonly followUpMessages = new Map<string, P.ApiMessage>();
+  /** Ephemeral messages (flag 64) by id → the one person who sees them (and so can tap their buttons). */
+  private readonly ephemeralFor = new Map<string, string>();
   private faults: Fault[] = [];
   private blockedSendsUntil = 0;
   private readonly sockets = new Set<WebSocket>();
@@ -174,8 +188,17 @@ export class FakeDiscord {
     this.blockedSendsUntil = Date.now() + seconds * 1000;
   }
 
-  /** Dispatches a button tap on message `messageId` by `u` (`ageMs` old: a replayed event); returns the interaction. */
+  /**
+   * Dispatches a button tap on message `messageId` by `u` (`ageMs` old: a replayed event); returns
+   * the interaction. The message may be a follow-up; an ephemeral one only its person sees (throws
+   * for anyone else), and only a button it has can be tapped on it.
+   */
   tap(messageId: string, customId: string, u: P.ApiUser, id = P.snowflake(), ageMs = 0): FakeInteraction {
+    const seer = this.ephemeralFor.get(messageId);
+    if (seer !== undefined && seer !== u.id) throw new Error('only its person sees an ephemeral message');
+    const shown = this.followUpMessages.get(messageId);
+    const ids = (shown?.components ?? []).flatMap((r: any) => (r.components ?? []).map((b: any) => b.custom_id));
+    if (shown && !ids.includes(customId)) throw new Error(`the follow-up has no button ${customId}`);
     const { interaction, source } = this.newInteraction('component', messageId, customId, u, id, ageMs);
     this.dispatch('INTERACTION_CREATE', P.buttonInteraction({ ...source, customId }));
     return interaction;
@@ -220,7 +243,7 @@ export class FakeDiscord {
     id: string,
     ageMs: number,
   ): { interaction: FakeInteraction; source: P.InteractionSource } {
-    const msg = this.messages.get(messageId)!;
+    const msg = this.messageById(messageId)!;
     const channel = this.channels.get(msg.channel_id)!;
     const interaction = this.interactions.get(id) ?? {
       id,
@@ -270,6 +293,11 @@ export class FakeDiscord {
     this.messages.set(id, msg);
     this.dispatch('MESSAGE_CREATE', msg);
     return id;
+  }
+
+  /** A channel message or an interaction's reply or follow-up, by id. */
+  messageById(id: string): P.ApiMessage | undefined {
+    return this.messages.get(id) ?? this.followUpMessages.get(id);
   }
 
   /** Calls made with an interaction token older than 15 min (interaction callbacks and `webhooks/{app}/{token}` routes). */
@@ -453,12 +481,7 @@ export class FakeDiscord {
       i.ackedAt = this.now();
       i.ackType = body.type;
       if (body.type === 9) i.modal = storeModal(body.data);
-      if (body.type === 4)
-        i.followUps.push({
-          content: body.data?.content ?? '',
-          flags: body.data?.flags ?? 0,
-          allowed_mentions: body.data?.allowed_mentions,
-        });
+      if (body.type === 4) this.sendFollowUp(i, body.data ?? {});
       res.writeHead(204).end();
       call.status = 204;
       return;
@@ -468,22 +491,9 @@ export class FakeDiscord {
       if (!i || m[1] !== this.applicationId) return error(404, 10015, 'Unknown Webhook');
       if (this.noteTokenAge(call, i)) return error(401, 50027, 'Invalid Webhook Token');
       if (i.ackedAt === undefined) return error(400, 40060, 'Interaction has not been acknowledged.');
-      i.followUps.push({
-        content: body.content ?? '',
-        flags: body.flags ?? 0,
-        allowed_mentions: body.allowed_mentions,
-      });
-      const source = this.messages.get(i.messageId)!;
-      const sent = P.message({
-        id: P.snowflake(),
-        channel_id: source.channel_id,
-        author: this.bot,
-        content: body.content ?? '',
-        flags: body.flags ?? 0,
-        webhook_id: this.applicationId,
-      });
-      this.followUpMessages.set(sent.id, sent);
-      return send(200, sent);
+      const invalid = layoutErrors(body);
+      if (invalid) return error(400, 50035, 'Invalid Form Body', { errors: invalid });
+      return send(200, this.sendFollowUp(i, body));
     }
     // Interaction-token edits (`interaction.update` after a deferral, `editReply`, editing a follow-up).
     if ((m = /^\/webhooks\/(\d+)\/([^/]+)\/messages\/(@original|\d+)$/.exec(path))) {
@@ -491,7 +501,7 @@ export class FakeDiscord {
       if (!i || m[1] !== this.applicationId) return error(404, 10015, 'Unknown Webhook');
       if (this.noteTokenAge(call, i)) return error(401, 50027, 'Invalid Webhook Token');
       // For a component interaction, @original is the message the button was on.
-      const target = m[3] === '@original' ? this.messages.get(i.messageId) : this.followUpMessages.get(m[3]!);
+      const target = m[3] === '@original' ? this.messageById(i.messageId) : this.followUpMessages.get(m[3]!);
       if (!target) return error(404, 10008, 'Unknown Message');
       if (method === 'GET') return send(200, target);
       if (method === 'DELETE') {
@@ -512,6 +522,31 @@ export class FakeDiscord {
       return send(200, target);
     }
     return error(404, 0, '404: Not Found');
+  }
+
+  /** Keeps a reply or follow-up of `i` as the message Discord makes of it (ephemeral: seen by `i`'s person only). */
+  private sendFollowUp(i: FakeInteraction, body: any): P.ApiMessage {
+    const source = this.messageById(i.messageId)!;
+    const sent = P.message({
+      id: P.snowflake(),
+      channel_id: source.channel_id,
+      author: this.bot,
+      content: body.content ?? '',
+      components: body.components ?? [],
+      flags: body.flags ?? 0,
+      webhook_id: this.applicationId,
+      ...(source.guild_id ? { guild_id: source.guild_id } : {}),
+    });
+    this.followUpMessages.set(sent.id, sent);
+    if ((sent.flags & EPHEMERAL) !== 0) this.ephemeralFor.set(sent.id, i.user.id);
+    i.followUps.push({
+      content: sent.content,
+      flags: sent.flags,
+      allowed_mentions: body.allowed_mentions,
+      components: sent.components as any[],
+      messageId: sent.id,
+    });
+    return sent;
   }
 
   /** Records the age of the interaction token a call used; true when it is past its 15 minutes. */

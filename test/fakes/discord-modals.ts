@@ -157,15 +157,23 @@ export function storeModal(data: any): StoredModal {
 }
 
 /**
- * The MODAL_SUBMIT `data.components` a person's client sends for `values`. Throws for what the real
- * client does not let a person do (a value not offered, too few or too many checks, an empty required
- * field, text over its limits): a test that needs such a payload forges it with `rawModalSubmit`.
+ * The MODAL_SUBMIT `data.components` a person's client sends for `values`. A field not in `values`
+ * keeps what the modal opened with, as the client sends it untouched: a text input's pre-filled
+ * `value`, the options selected by `default`. Throws for what the real client does not let a person
+ * do (a value not offered, too few or too many checks, an empty required field, text over its
+ * limits): a test that needs such a payload forges it with `rawModalSubmit`.
  */
 export function submission(modal: StoredModal, values: ModalValues): any[] {
   const known = new Set<string>();
+  const preset = (c: any): string | string[] | null | undefined => {
+    if (c.type === TEXT_INPUT) return c.value;
+    const picked = ((c.options ?? []) as any[]).filter((o) => o.default === true).map((o) => o.value as string);
+    if (c.type === RADIO_GROUP) return picked[0];
+    return picked.length > 0 ? picked : undefined;
+  };
   const field = (c: any) => {
     known.add(c.custom_id);
-    const given = Object.hasOwn(values, c.custom_id) ? values[c.custom_id] : undefined;
+    const given = Object.hasOwn(values, c.custom_id) ? values[c.custom_id] : preset(c);
     if (c.type === TEXT_INPUT) {
       const text = typeof given === 'string' ? given : '';
       if (given !== undefined && typeof given !== 'string') throw new Error(`${c.custom_id} takes text`);
@@ -204,8 +212,9 @@ export function submission(modal: StoredModal, values: ModalValues): any[] {
 
 /**
  * A modal as a person sees it, in text (docs/forms-discord.md shows it): the title, each Label with
- * its description (`*` marks a required field, as Discord's red asterisk), radio options `◯`,
- * checkboxes `☐` with how many may be ticked, text inputs as a box, then Cancel and Submit.
+ * its description (`*` marks a required field, as Discord's red asterisk), radio options `◯` (`◉`
+ * selected), checkboxes `☐` (`☑` ticked) with how many may be ticked, text inputs as a box with
+ * their lengths and their placeholder or pre-filled text, then Cancel and Submit.
  */
 export function modalText(modal: StoredModal): string {
   const out = [`╔ ${modal.title}`];
@@ -216,16 +225,23 @@ export function modalText(modal: StoredModal): string {
         : c.required !== false && (c.min_values ?? 1) > 0;
     out.push(`║ ${label}${required ? ' *' : ''}`);
     if (description) out.push(`║   ${description}`);
-    if (c.type === RADIO_GROUP)
-      for (const o of c.options) out.push(`║   ◯ ${o.label}${o.description ? ` — ${o.description}` : ''}`);
+    const about = (o: any) => `${o.label}${o.description ? ` — ${o.description}` : ''}`;
+    if (c.type === RADIO_GROUP) for (const o of c.options) out.push(`║   ${o.default ? '◉' : '◯'} ${about(o)}`);
     if (c.type === CHECKBOX_GROUP) {
-      for (const o of c.options) out.push(`║   ☐ ${o.label}${o.description ? ` — ${o.description}` : ''}`);
+      for (const o of c.options) out.push(`║   ${o.default ? '☑' : '☐'} ${about(o)}`);
       out.push(`║   (tick ${c.min_values ?? 1} to ${c.max_values ?? c.options.length})`);
     }
-    if (c.type === TEXT_INPUT)
-      out.push(
-        `║   [${c.style === 2 ? ' paragraph' : ' one line'}${c.max_length ? `, up to ${c.max_length} characters` : ''} ]`,
-      );
+    if (c.type === TEXT_INPUT) {
+      const lengths =
+        c.min_length > 1 && c.max_length
+          ? `, ${c.min_length} to ${c.max_length} characters`
+          : c.max_length
+            ? `, up to ${c.max_length} characters`
+            : '';
+      // Grey placeholder text inside the empty box, or the text it opens with.
+      const inside = c.value ? `: ${c.value}` : c.placeholder ? ` (greyed: ${c.placeholder})` : '';
+      out.push(`║   [${c.style === 2 ? ' paragraph' : ' one line'}${lengths}${inside} ]`);
+    }
     out.push('║');
   };
   for (const c of modal.components) {

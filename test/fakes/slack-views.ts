@@ -1,9 +1,10 @@
 // Slack modals as the fake models them: the limits views.open checks (as @slack/types documents
-// them for ModalView, InputBlock, RadioButtons, Checkboxes, PlainTextInput and Option), what a
-// person can fill in (Slack's client refuses an empty required input or text over max_length before
-// anything is sent), the view_submission `state.values` it then sends (bolt's ViewStateValue), and a
-// text rendering of a modal for tests and docs.
+// them for ModalView, InputBlock, RadioButtons, Checkboxes, Option, and the typed inputs of
+// slack-inputs.ts), what a person can fill in (Slack's client refuses an empty required input, text
+// over max_length and the rest slack-inputs.ts lists before anything is sent), the view_submission
+// `state.values` it then sends (bolt's ViewStateValue), and a text rendering of a modal for tests and docs.
 import type { ViewStateValue } from '@slack/bolt';
+import { checkTypedElement, fillTypedInput, isEmptyState, renderTypedInput } from './slack-inputs.js';
 
 /** A view opened with views.open, as the fake stores it. */
 export interface FakeView {
@@ -51,15 +52,8 @@ function checkElement(e: any): string | null {
     if (!e.options.every((o: any) => checkOption(o, seen))) return 'option';
     return null;
   }
-  if (e.type === 'plain_text_input') {
-    for (const key of ['min_length', 'max_length']) {
-      const n = e[key];
-      if (n !== undefined && (!Number.isInteger(n) || n < 0 || n > 3000)) return key;
-    }
-    if (!isPlain(e.placeholder, 150, false)) return 'placeholder';
-    return null;
-  }
-  return 'element type';
+  const typed = checkTypedElement(e);
+  return typed === undefined ? 'element type' : typed;
 }
 
 /** What Slack's views.open would refuse in a modal (`invalid_arguments`), or null. */
@@ -92,14 +86,18 @@ export function checkModal(view: any): string | null {
   return null;
 }
 
-/** What a person fills in, by block_id: option texts (as shown) to select, or the text typed. */
+/**
+ * What a person fills in, by block_id: option texts (as shown) to select, or the text typed (a
+ * number as typed, a picked date "YYYY-MM-DD" or time "HH:mm", a picked instant as ISO 8601 with
+ * the offset of the person's own clocks).
+ */
 export type ModalFill = Record<string, string[] | string>;
 
 /**
  * The `view.state.values` Slack sends for a filled-in modal: every input block, untouched ones with
- * null (`selected_option`, `value`) or `[]` (`selected_options`). Throws what Slack's client would
- * not let the person send: an empty required input, an unknown option, two radio options, text over
- * `max_length`.
+ * null (`selected_option`, `value`, `selected_date`…) or `[]` (`selected_options`). Throws what
+ * Slack's client would not let the person send: an empty required input, an unknown option, two
+ * radio options, text over `max_length`, and the typed inputs' refusals (slack-inputs.ts).
  */
 export function fillModal(view: any, fill: ModalFill): Record<string, Record<string, ViewStateValue>> {
   const values: Record<string, Record<string, ViewStateValue>> = {};
@@ -111,12 +109,11 @@ export function fillModal(view: any, fill: ModalFill): Record<string, Record<str
     const e = b.element;
     const given = Object.hasOwn(fill, b.block_id) ? fill[b.block_id] : undefined;
     let value: ViewStateValue;
-    if (e.type === 'plain_text_input') {
+    if (e.type !== 'radio_buttons' && e.type !== 'checkboxes') {
       if (given !== undefined && typeof given !== 'string') throw new Error(`${b.block_id} takes text`);
-      const text = given === undefined || given === '' ? null : given;
-      if (text !== null && e.max_length !== undefined && text.length > e.max_length)
-        throw new Error(`${b.block_id}: Slack refuses more than ${e.max_length} characters`);
-      value = { type: 'plain_text_input', value: text };
+      const filled = fillTypedInput(b.block_id, e, given);
+      if (!filled) throw new Error(`${b.block_id}: the fake cannot fill a ${e.type}`);
+      value = filled;
     } else {
       const labels = given === undefined ? [] : typeof given === 'string' ? [given] : given;
       const chosen = labels.map((label) => {
@@ -129,8 +126,7 @@ export function fillModal(view: any, fill: ModalFill): Record<string, Record<str
         value = { type: 'radio_buttons', selected_option: chosen[0] ?? null };
       } else value = { type: 'checkboxes', selected_options: chosen };
     }
-    const empty = value.value === null || value.selected_option === null || value.selected_options?.length === 0;
-    if (!b.optional && empty) throw new Error(`${b.block_id} is required: Slack does not send the form`);
+    if (!b.optional && isEmptyState(value)) throw new Error(`${b.block_id} is required: Slack does not send the form`);
     values[b.block_id] = { [e.action_id]: value };
   }
   return values;
@@ -147,7 +143,8 @@ export function renderModal(view: any): string {
     const e = b.element;
     lines.push(`${decode(b.label.text)}${b.optional ? ' (optional)' : ''}`);
     if (b.hint) lines.push(`  ${decode(b.hint.text)}`);
-    if (e.type === 'plain_text_input') lines.push(`  [ ${e.placeholder ? decode(e.placeholder.text) : ''} ]`);
+    const typed = renderTypedInput(e, decode);
+    if (typed !== null) lines.push(`  ${typed}`);
     else
       for (const o of e.options) {
         const mark = e.type === 'radio_buttons' ? '( )' : '[ ]';

@@ -97,10 +97,16 @@ export function checkEntities(entities: unknown, text: string): void {
   }
 }
 
-/** Validates reply markup: 64-byte callback_data, keyboard size. */
+/** Validates reply markup: 64-byte callback_data, keyboard size, a force-reply's 1–64-character placeholder. */
 export function checkMarkup(markup: any): Markup | undefined {
   if (markup === undefined) return undefined;
-  if (markup.force_reply === true) return markup as Markup;
+  if (markup.force_reply === true) {
+    // Bot API: input_field_placeholder is 1-64 characters.
+    const placeholder: unknown = markup.input_field_placeholder;
+    if (placeholder !== undefined && (typeof placeholder !== 'string' || placeholder.length < 1 || placeholder.length > 64))
+      fail(400, 'Bad Request: invalid input field placeholder specified');
+    return markup as Markup;
+  }
   if (!Array.isArray(markup.inline_keyboard))
     return fail(400, "Bad Request: can't parse reply keyboard markup JSON object");
   const rows = markup.inline_keyboard as Button[][];

@@ -270,6 +270,7 @@ describe.each(['redis', 'memory'] as const)('ask policies through the HTTP API (
       reason: 'timeout',
       at: expect.any(String),
       defaults: { env: ['Staging'] },
+      values: { env: ['Staging'] },
     });
   });
 

@@ -118,9 +118,9 @@ describe('buildPromptView picks the controls from the channel’s capabilities',
 
   it('each registered channel declares its capabilities on its descriptor (edits: every chat channel today)', () => {
     expect(CHANNELS.map((c) => [c.name, c.capabilities.edits, c.capabilities.kinds])).toEqual([
-      ['telegram', true, ['choice']],
-      ['slack', true, ['choice']],
-      ['discord', true, ['choice']],
+      ['telegram', true, ['choice', 'text', 'number', 'date', 'time', 'datetime', 'email', 'url']],
+      ['slack', true, ['choice', 'text', 'number', 'date', 'time', 'datetime', 'email', 'url']],
+      ['discord', true, ['choice', 'text', 'number', 'date', 'time', 'datetime', 'email', 'url']],
     ]);
   });
 });

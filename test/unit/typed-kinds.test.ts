@@ -162,7 +162,7 @@ describe('how typed answers are shown', () => {
     const view = buildPromptView({ id: 'AskTyped0001', version: 1, questions: [number] }, en);
     expect(view.buttons).toBeNull();
     expect(view.instructions).toBe(
-      'Reply to this message with your answer; send "skip" to skip. Please answer with a number in GB between 1 and 10, for example 2.5 GB.',
+      'Type your answer and reply to this message; send "skip" to skip. Please answer with a number in GB between 1 and 10, for example 2.5 GB.',
     );
     expect(typedView(view.questions[0]!)).toMatchObject({
       kind: 'number',

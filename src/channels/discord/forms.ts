@@ -11,11 +11,14 @@ import { chooseLocale, translate } from '../../core/i18n/index.js';
 import { discordText } from './words.js';
 import { decodeToken } from '../../core/token.js';
 import { describeError } from '../shared/errors.js';
-import { MODAL_OPEN_BUDGET_MS, NO_MENTIONS } from './limits.js';
+import { LABEL_MAX, MODAL_OPEN_BUDGET_MS, NO_MENTIONS, type MessageJson } from './limits.js';
 import { formModal, ownWordsModal } from './modal.js';
 import { readModal, SHARED_OWN_UNCLEAR } from './modal-read.js';
+import { ModalMemory, prefilled } from './modal-memory.js';
 import { noticeText } from './render.js';
 import { responderOf } from './responder.js';
+import { shorten } from '../../core/text.js';
+import type { Words } from '../../core/i18n/index.js';
 
 const CHANNEL = 'discord';
 // Notices are catalogue keys (core/i18n), in the person's language: `form.tooSlow` when the checks
@@ -53,6 +56,9 @@ export function opensModal(customId: string): boolean {
  * commit, then an ephemeral notice.
  */
 export class DiscordForms {
+  /** What people submitted, to re-open a refused form with it (modal-memory.ts). */
+  private readonly memory = new ModalMemory();
+
   constructor(private readonly deps: DiscordFormsDeps) {}
 
   /**
@@ -96,13 +102,24 @@ export class DiscordForms {
         ? ownWordsModal(opening.view, interaction.customId, words.locale)
         : formModal(opening.view, interaction.customId, words.locale);
     if (!modal) return this.reply(interaction, words.t('form.doesNotFit'));
-    await interaction.showModal(modal).catch((err: unknown) => this.ackFailed(interaction.id, err));
+    // After a refused submission the form opens again with what this person typed in it.
+    const entered = this.memory.recall(interaction.customId, interaction.user.id);
+    await interaction
+      .showModal(entered ? prefilled(modal.toJSON(), entered) : modal)
+      .catch((err: unknown) => this.ackFailed(interaction.id, err));
   }
 
-  /** A submitted modal: deferred update first (3 s), then the form's outcome, told ephemerally. */
+  /**
+   * A submitted modal: deferred update first (3 s), then the form's outcome, told ephemerally. A
+   * refused one is told with its problems and an Answer button that re-opens the form with what
+   * was typed (Discord shows no error inside a modal and opens none from a modal's submission).
+   */
   async submit(interaction: ModalSubmitInteraction): Promise<void> {
     if (!interaction.isFromMessage())
       return this.reply(interaction, translate(chooseLocale(interaction.locale), 'form.notValid'));
+    // Kept before the race for the ack: every replica on the gateway gets the submission, and the
+    // one that takes the next tap re-opens the form with it.
+    this.memory.remember(interaction.customId, interaction.user.id, interaction.fields.fields);
     try {
       await interaction.deferUpdate();
     } catch (err) {
@@ -112,6 +129,7 @@ export class DiscordForms {
     const event = this.event(interaction);
     let notice: string | null;
     let forbidden = false;
+    let again: MessageJson['components'] = [];
     try {
       const reading = readModal(interaction.fields.fields);
       let outcome: InboundOutcome;
@@ -132,8 +150,12 @@ export class DiscordForms {
             : opening;
       }
       notice = outcomeNotice(outcome);
-      if (outcome.kind === 'invalid')
-        notice = `${notice} ${outcomeWords(outcome).t(decodeToken(event.token)?.choice.kind === 'other' ? 'form.tapOtherAgain' : 'form.tapAgain')}`;
+      const other = decodeToken(event.token)?.choice.kind === 'other';
+      if (outcome.kind === 'invalid') {
+        const words = outcomeWords(outcome);
+        notice = `${notice} ${words.t(other ? 'form.tapOtherAgain' : 'form.tapAgain')}`;
+        again = againRow(interaction.customId, words, other);
+      } else this.memory.forget(interaction.customId, interaction.user.id);
       forbidden = outcome.kind === 'forbidden';
     } catch (err) {
       this.deps.logger.error(
@@ -144,7 +166,12 @@ export class DiscordForms {
     }
     if (notice === null) return;
     await interaction
-      .followUp({ content: noticeText(notice, forbidden), flags: MessageFlags.Ephemeral, allowedMentions: NO_MENTIONS })
+      .followUp({
+        content: noticeText(notice, forbidden),
+        components: again,
+        flags: MessageFlags.Ephemeral,
+        allowedMentions: NO_MENTIONS,
+      })
       .catch((err: unknown) =>
         this.deps.logger.warn(
           { channel: CHANNEL, interactionId: interaction.id, code: codeOf(err) },
@@ -191,6 +218,19 @@ export class DiscordForms {
     this.deps.logger.warn({ channel: CHANNEL, interactionId, code: codeOf(err) }, 'discord interaction ack failed');
   }
 }
+
+/**
+ * The button under a refused form's notice: the form's own Answer (or Other…) button again, with
+ * the modal's `custom_id` (the same token, checked like any tap), labelled as on the question, so
+ * "Tap Answer to try again" names it.
+ */
+function againRow(modalId: string, words: Words, other: boolean): MessageJson['components'] {
+  const label = shorten(words.t(other ? 'control.other' : 'control.answer'), LABEL_MAX, 'utf16');
+  return [{ type: 1, components: [{ type: 2, style: PRIMARY, label, custom_id: modalId }] }];
+}
+
+/** Discord's primary (blurple) button style. */
+const PRIMARY = 1;
 
 function codeOf(err: unknown): string | number {
   if (err instanceof DiscordAPIError) return err.code;

@@ -50,11 +50,19 @@ const MESSAGE_KEEP_MS = 3_600_000;
 const THREAD_STARTERS_MAX = 1000;
 /** Longest rate-limit wait a reply sits out once, in a worker. */
 const REPLY_MAX_WAIT_MS = 10_000;
+/** People whose client language is remembered (from their taps and modals) for their replies; bounded. */
+const CLIENT_LOCALES_MAX = 10_000;
 
 /** Normalises Discord taps and messages for the core and tells people the outcome. */
 export class DiscordInbound {
   /** Thread id → started on a bot message; bounded, so a busy server without the intent costs one lookup per thread. */
   private readonly threadStarters = new RecentIds<boolean>(THREAD_STARTERS_MAX);
+  /**
+   * User id → the language their Discord client sent with their last interaction. A message carries
+   * no language, so a reply is read in the one its author's client last said on this process (en-GB
+   * writes the day first), else in the ask's.
+   */
+  private readonly clientLocales = new RecentIds<string>(CLIENT_LOCALES_MAX);
 
   private readonly forms: DiscordForms;
 
@@ -71,6 +79,8 @@ export class DiscordInbound {
    * follow-up. Answer and Other… open a modal instead, and a modal's submission answers (forms.ts).
    */
   async interaction(interaction: Interaction): Promise<void> {
+    if (interaction.locale && this.clientLocales.get(interaction.user.id) !== interaction.locale)
+      this.clientLocales.set(interaction.user.id, interaction.locale);
     if (interaction.isModalSubmit()) return this.forms.submit(interaction);
     if (!interaction.isButton()) return;
     if (opensModal(interaction.customId)) return this.forms.open(interaction);
@@ -144,6 +154,7 @@ export class DiscordInbound {
       else await this.settle(gate);
       return;
     }
+    const locale = this.clientLocales.get(message.author.id);
     const event: TextReceived = {
       channel: CHANNEL,
       chat,
@@ -151,6 +162,7 @@ export class DiscordInbound {
       privateChat,
       user: responderOf(message.author),
       text,
+      ...(locale ? { locale } : {}),
     };
     let outcome: InboundOutcome;
     try {

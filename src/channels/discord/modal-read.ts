@@ -2,6 +2,7 @@ import { ComponentType } from 'discord.js';
 import type { FormAnswer } from '../../core/forms.js';
 import { translate } from '../../core/i18n/index.js';
 import { choiceField, ownField, SHARED_OWN_FIELD } from './modal.js';
+import { typedField } from './modal-typed.js';
 
 /** One submitted field as discord.js parses it (`ModalSubmitInteraction.fields.fields`): untrusted. */
 export interface SubmittedField {
@@ -18,16 +19,18 @@ export const SHARED_OWN_UNCLEAR = translate('en', 'form.ownUnclear');
 
 /** Most questions a submission is read for (askgate asks hold 1–3; the field names carry one digit). */
 const QUESTIONS_MAX = 9;
-/** A question's field (`choiceField` / `ownField`): its number. */
-const FIELD = /^[qw]([1-9])$/;
+/** A question's field (`choiceField` / `ownField` / `typedField`): its number. */
+const FIELD = /^[qwt]([1-9])$/;
 /** A line of the shared field naming its question: `3: words` (a space after the colon, so "2:30pm" stays words). */
 const NUMBERED = /^\s*([1-9])\s*:(?:\s+|$)(.*)$/;
 
 /**
  * Reads a submitted form modal (or the one-field "Other…" modal): option values `"1"`–`"4"` become
  * 0-based indexes, anything else an index no question has (readForm refuses it, never clamps);
- * a missing or mistyped field counts as nothing chosen. The question count is the highest field
- * number present, so a submission missing questions fails readForm's shape check.
+ * a missing or mistyped field counts as nothing chosen. A typed question's text input is its
+ * part's `own` text, as typed (readForm reads and checks it by its kind); the shared own-words
+ * field never answers a typed question. The question count is the highest field number present,
+ * so a submission missing questions fails readForm's shape check.
  */
 export function readModal(fields: ReadonlyMap<string, SubmittedField>): ModalReading {
   let count = 0;
@@ -37,20 +40,22 @@ export function readModal(fields: ReadonlyMap<string, SubmittedField>): ModalRea
   }
   count = Math.min(count, QUESTIONS_MAX);
   const answers: FormAnswer[] = [];
+  const typed: boolean[] = [];
   for (let n = 1; n <= count; n++) {
-    const own = textOf(fields.get(ownField(n)));
+    typed.push(fields.has(typedField(n)));
+    const own = textOf(fields.get(typedField(n)) ?? fields.get(ownField(n)));
     answers.push({ choices: choicesOf(fields.get(choiceField(n))), ...(own !== '' ? { own } : {}) });
   }
   const shared = textOf(fields.get(SHARED_OWN_FIELD));
   if (shared.trim() === '') return { kind: 'answers', answers };
   const split = splitShared(
     shared,
-    answers.map((a) => a.choices.length === 0 && a.own === undefined),
+    answers.map((a, i) => !typed[i] && a.choices.length === 0 && a.own === undefined),
   );
   if (!split) return { kind: 'problem', message: SHARED_OWN_UNCLEAR };
   return {
     kind: 'answers',
-    answers: answers.map((a, i) => (split[i] !== undefined ? { ...a, own: split[i] } : a)),
+    answers: answers.map((a, i) => (split[i] !== undefined && !typed[i] ? { ...a, own: split[i] } : a)),
   };
 }
 

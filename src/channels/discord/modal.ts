@@ -8,7 +8,6 @@ import {
   TextInputStyle,
   type APIModalInteractionResponseCallbackData,
 } from 'discord.js';
-import { shorten } from '../../core/text.js';
 import { choiceView, type ChoiceQuestionView, type PromptView } from '../../core/prompt-view.js';
 import { translate } from '../../core/i18n/index.js';
 import {
@@ -19,9 +18,11 @@ import {
   MODAL_DESCRIPTION_MAX,
   MODAL_LABEL_MAX,
   MODAL_TITLE_MAX,
+  PLACEHOLDER_MAX,
   RADIO_OPTIONS_MIN,
   TEXT_INPUT_MAX,
 } from './limits.js';
+import { drawnTypedView, plainLine as line, typedLabel } from './modal-typed.js';
 
 /** `custom_id` of question n's radio or checkbox group (1-based), e.g. `q2`. */
 export const choiceField = (n: number) => `q${n}`;
@@ -35,17 +36,16 @@ export const SHARED_OWN_HINT = translate('en', 'form.ownShared');
 const OWN_HINTS = { single: 'form.ownSingle', multi: 'form.ownMulti', shared: 'form.ownShared' } as const;
 
 /**
- * How own words fit beside the questions within {@link MODAL_COMPONENTS_MAX} top-level components:
- * a field each (1–2 questions: 2 or 4 components), else one shared field (3 questions: 4), else none fits.
+ * How own words fit beside `choices` choice questions and `typed` typed ones (one text input each)
+ * within {@link MODAL_COMPONENTS_MAX} top-level components: a field per choice (1–2 choices: 2 or 4
+ * components, plus the typed inputs), else one shared field (3 choices: 4), else none fits. The
+ * same count as core's `modalFits`.
  */
-export function ownWordsLayout(questions: number): 'each' | 'shared' | null {
-  if (questions * 2 <= MODAL_COMPONENTS_MAX) return 'each';
-  if (questions + 1 <= MODAL_COMPONENTS_MAX) return 'shared';
+export function ownWordsLayout(choices: number, typed = 0): 'each' | 'shared' | null {
+  if (choices * 2 + typed <= MODAL_COMPONENTS_MAX) return 'each';
+  if (choices + 1 + typed <= MODAL_COMPONENTS_MAX) return 'shared';
   return null;
 }
-
-/** Label text: one line, cut to `max` UTF-16 units on a grapheme boundary (modal text is plain, never markdown). */
-const line = (text: string, max: number) => shorten(text.replace(/\s+/g, ' ').trim(), max, 'utf16');
 
 function choiceLabel(q: ChoiceQuestionView, several: boolean): LabelBuilder {
   const prefix = several ? `${q.number}. ` : '';
@@ -87,21 +87,29 @@ function ownWordsLabel(
 }
 
 /**
- * The modal of the Answer button: a Label per question holding a radio group (single choice) or a
- * checkbox group (multi-select, 0 to all options), and own words laid out by {@link ownWordsLayout}.
- * Its own words are in `locale` (the person's; default the ask's). Null when the prompt does not fit
- * Discord's modal limits (the message then keeps the text form).
+ * The modal of the Answer button: a Label per question holding a radio group (single choice), a
+ * checkbox group (multi-select, 0 to all options) or a text input (a typed question: modal-typed.ts),
+ * and own words for the choices laid out by {@link ownWordsLayout}. Its own words are in `locale`
+ * (the person's; default the ask's). Null when the prompt does not fit Discord's modal limits (the
+ * message then keeps the text form).
  */
 export function formModal(view: PromptView, customId: string, locale: string = view.locale): ModalBuilder | null {
-  const layout = ownWordsLayout(view.questions.length);
-  const choices = view.questions.map(choiceView);
+  const fields = view.questions.map((q) => choiceView(q) ?? drawnTypedView(q));
   // A kind without a case here: no modal, the message keeps the text form.
-  if (!layout || view.questions.length === 0 || !choices.every((q) => q !== null)) return null;
+  if (view.questions.length === 0 || !fields.every((q) => q !== null)) return null;
+  const choiceCount = view.questions.filter((q) => choiceView(q) !== null).length;
+  const layout = ownWordsLayout(choiceCount, view.questions.length - choiceCount);
+  if (!layout) return null;
   const several = view.questions.length > 1;
   const own = translate(locale, 'control.ownWords');
   const hint = (kind: keyof typeof OWN_HINTS) => translate(locale, OWN_HINTS[kind]);
   const labels: LabelBuilder[] = [];
-  for (const q of choices) {
+  for (const field of fields) {
+    const q = choiceView(field);
+    if (!q) {
+      labels.push(typedLabel(drawnTypedView(field)!, several, locale));
+      continue;
+    }
     labels.push(choiceLabel(q, several));
     if (layout === 'each') {
       const label = several ? `${q.number}. ${own}` : own;
@@ -170,6 +178,11 @@ export function modalProblems(modal: APIModalInteractionResponseCallbackData): s
       within('a custom_id', inner.custom_id, CUSTOM_ID_MAX, 1);
       if (ids.has(inner.custom_id)) problems.push('custom_id values repeat');
       ids.add(inner.custom_id);
+    }
+    if (inner.type === ComponentType.TextInput) {
+      within('a placeholder', inner.placeholder, PLACEHOLDER_MAX);
+      within('a pre-filled value', inner.value, inner.max_length ?? TEXT_INPUT_MAX);
+      if ((inner.min_length ?? 0) > (inner.max_length ?? TEXT_INPUT_MAX)) problems.push('min_length above max_length');
     }
     if (inner.type === ComponentType.RadioGroup || inner.type === ComponentType.CheckboxGroup) {
       const min = inner.type === ComponentType.RadioGroup ? RADIO_OPTIONS_MIN : 1;

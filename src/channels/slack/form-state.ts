@@ -1,19 +1,23 @@
 import { formMessages, type FormAnswer, type FormProblem } from '../../core/forms.js';
-import { ENGLISH, LOCALES, type Words } from '../../core/i18n/index.js';
+import { ENGLISH, isTimeZone, LOCALES, type Words } from '../../core/i18n/index.js';
 import { ownValue } from '../../core/own.js';
 import { ID_PREFIX } from './render.js';
+import { typedPart } from './typed-inputs.js';
 
 /**
  * What a modal carries in its `private_metadata` to route its submission: the token of the button
  * that opened it, the conversation (for the check and the notice), the thread the prompt is in and
- * the shipped locale the modal speaks (when not English: a notice no outcome carries follows it).
- * Slack echoes it in a signed request, but it is still parsed as untrusted data.
+ * the shipped locale the modal speaks (when not English: a notice no outcome carries follows it),
+ * and the ask's time zone when the modal has a datetimepicker (its value is an instant, written in
+ * that zone before core reads it). Slack echoes it in a signed request, but it is still parsed as
+ * untrusted data.
  */
 export interface FormMeta {
   token: string;
   channel: string;
   thread?: string;
   locale?: string;
+  zone?: string;
 }
 
 /** Most questions an ask has (core's request schema), so the most a submission is read for. */
@@ -21,6 +25,8 @@ const QUESTIONS_MAX = 3;
 const TOKEN = /^[0-9A-Za-z.]{1,64}$/;
 const CONVERSATION = /^[A-Z0-9]{1,32}$/;
 const TS = /^\d{1,12}\.\d{1,8}$/;
+/** An IANA zone name's shape (checked against Intl too). */
+const ZONE = /^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/;
 /** An option's value: its 1-based number. */
 const OPTION_VALUE = /^[1-9]$/;
 
@@ -31,6 +37,7 @@ export function encodeMeta(meta: FormMeta): string {
     c: meta.channel,
     ...(meta.thread ? { h: meta.thread } : {}),
     ...(meta.locale && meta.locale !== 'en' ? { l: meta.locale } : {}),
+    ...(meta.zone ? { z: meta.zone } : {}),
   });
 }
 
@@ -49,22 +56,28 @@ export function readMeta(raw: unknown): FormMeta | null {
   const channel = ownValue(o, 'c');
   const thread = ownValue(o, 'h');
   const locale = ownValue(o, 'l');
+  const zone = ownValue(o, 'z');
   if (typeof token !== 'string' || !TOKEN.test(token)) return null;
   if (typeof channel !== 'string' || !CONVERSATION.test(channel)) return null;
   if (thread !== undefined && (typeof thread !== 'string' || !TS.test(thread))) return null;
   // Only a shipped tag: the map's own keys, never a lookup on a plain object.
   if (locale !== undefined && (typeof locale !== 'string' || !LOCALES.has(locale))) return null;
+  if (zone !== undefined && (typeof zone !== 'string' || !ZONE.test(zone) || !isTimeZone(zone))) return null;
   return {
     token,
     channel,
     ...(typeof thread === 'string' ? { thread } : {}),
     ...(typeof locale === 'string' ? { locale } : {}),
+    ...(typeof zone === 'string' ? { zone } : {}),
   };
 }
 
 /** Where each question's fields were in the submitted modal, to put a problem beside the right one. */
 export interface FormFields {
-  /** block_id of the choices and of the own words, per question (0-based), when the modal had them. */
+  /**
+   * block_id of the choices and of the own words, per question (0-based), when the modal had them;
+   * a typed question's one input is its `own`.
+   */
   choice: (string | undefined)[];
   own: (string | undefined)[];
 }
@@ -90,17 +103,27 @@ function optionIndex(option: unknown): number {
   return typeof value === 'string' && OPTION_VALUE.test(value) ? Number(value) - 1 : -1;
 }
 
+/** Where a typed question's input is (`block(n)`, `action`) and the zone a datetimepicker's instant is written in. */
+export interface TypedFields {
+  block: (n: number) => string;
+  action: string;
+  timeZone: string;
+}
+
 /**
  * Reads the untrusted `view.state.values` (block_id -> action_id -> value) of an askgate modal:
- * question `n` has `askgate_q<n>` (radio_buttons: `selected_option`; checkboxes: `selected_options`)
- * and `askgate_w<n>` (plain_text_input: `value`). The questions are those with either block, from
- * the first on; null when there is none. Option values are the 1-based option numbers.
+ * a choice question `n` has `askgate_q<n>` (radio_buttons: `selected_option`; checkboxes:
+ * `selected_options`) and `askgate_w<n>` (plain_text_input: `value`); a typed one (with `typed`)
+ * its input `askgate_v<n>` (read by typed-inputs.ts `typedPart`). The questions are those with
+ * any of these blocks, from the first on; null when there is none. Option values are the 1-based
+ * option numbers.
  */
 export function readSubmission(
   values: unknown,
   choiceBlock: (n: number) => string,
   ownBlock: (n: number) => string,
   actions: { choice: string; own: string },
+  typed?: TypedFields,
 ): ReadSubmission | null {
   if (typeof values !== 'object' || values === null || Array.isArray(values)) return null;
   const state = values as Entry;
@@ -109,6 +132,13 @@ export function readSubmission(
   for (let n = 1; n <= QUESTIONS_MAX; n++) {
     const choice = entry(state, choiceBlock(n), actions.choice);
     const own = entry(state, ownBlock(n), actions.own);
+    const value = typed && !choice && !own ? entry(state, typed.block(n), typed.action) : undefined;
+    if (value && typed) {
+      answers.push(typedPart(value, typed.timeZone));
+      fields.choice.push(undefined);
+      fields.own.push(typed.block(n));
+      continue;
+    }
     if (!choice && !own) break;
     const picked = !choice
       ? []

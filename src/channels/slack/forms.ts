@@ -17,6 +17,7 @@ import {
 } from './modal.js';
 import { errorsFor, readMeta, readSubmission, type FormMeta } from './form-state.js';
 import { ephemeral } from './notify.js';
+import { VALUE_ACTION, valueBlock } from './typed-inputs.js';
 
 /**
  * How long a view_submission waits for its outcome before it is acknowledged anyway (Slack shows the
@@ -110,10 +111,13 @@ export function registerForms(app: App, deps: SlackInboundDeps): void {
  */
 async function onSubmit(deps: SlackInboundDeps, body: ViewSubmitAction, ack: Ack): Promise<void> {
   const meta = readMeta(body.view?.private_metadata);
-  const read = readSubmission(body.view?.state?.values, choiceBlock, ownBlock, {
-    choice: CHOICE_ACTION,
-    own: OWN_ACTION,
-  });
+  const read = readSubmission(
+    body.view?.state?.values,
+    choiceBlock,
+    ownBlock,
+    { choice: CHOICE_ACTION, own: OWN_ACTION },
+    { block: valueBlock, action: VALUE_ACTION, timeZone: meta?.zone ?? 'UTC' },
+  );
   if (!meta || !read) {
     deps.logger.warn({ channel: 'slack' }, 'slack form submission refused: not an askgate form');
     const first = read?.fields.choice[0] ?? read?.fields.own[0];

@@ -1,5 +1,11 @@
 import type { types } from '@slack/bolt';
-import { choiceView, type ChoiceQuestionView, type PromptView, type QuestionView } from '../../core/prompt-view.js';
+import {
+  choiceView,
+  typedView,
+  type ChoiceQuestionView,
+  type PromptView,
+  type QuestionView,
+} from '../../core/prompt-view.js';
 import { escapeMrkdwn, fitLength, ID_PREFIX } from './render.js';
 import {
   CHOICE_OPTIONS_MAX,
@@ -17,6 +23,7 @@ import { encodeMeta, type FormMeta } from './form-state.js';
 import { wordsFor, type Words } from '../../core/i18n/index.js';
 import { formFits as coreFormFits } from '../../core/capabilities.js';
 import { SLACK_CAPABILITIES } from './capabilities.js';
+import { inputFits, typedInput } from './typed-inputs.js';
 
 /** A modal view as askgate sends it to `views.open` (@slack/types' own shape). */
 export type Modal = types.ModalView;
@@ -102,21 +109,32 @@ function modal(title: string, blocks: types.InputBlock[], meta: FormMeta, words:
   };
 }
 
+/** A question's input blocks: a choice's options and own words, a typed question's one input; null when Slack has no case for it. */
+function questionInputs(q: QuestionView, several: boolean, words: Words): types.InputBlock[] | null {
+  const choice = choiceView(q);
+  if (choice)
+    return [choiceInput(choice, several, words), ownInput(q.number, words.t('control.otherOwn'), true, words)];
+  const typed = typedView(q)!;
+  const input = inputFits(typed) ? typedInput(typed, questionLabel(q, several), plain) : null;
+  return input ? [input] : null;
+}
+
 /**
- * The modal of a whole prompt: per question, its options as radio buttons (single choice) or
- * checkboxes (multi-select) and an optional own-words input. Both inputs are optional for Slack:
- * askgate checks the answer itself and shows problems in the modal. Its own words are in `locale`
- * (the person's; default the ask's). Null when it cannot fit.
+ * The modal of a whole prompt: per choice question, its options as radio buttons (single choice)
+ * or checkboxes (multi-select) and an own-words input, both optional for Slack (askgate checks the
+ * answer itself and shows problems in the modal); per typed question its native input, required
+ * (typed-inputs.ts). Its own words are in `locale` (the person's; default the ask's). A modal with
+ * a datetimepicker carries the ask's time zone in its metadata. Null when it cannot fit.
  */
 export function formModal(view: PromptView, meta: FormMeta, locale: string = view.locale): Modal | null {
-  const choices = view.questions.map(choiceView);
-  // A kind without a case here: no modal, the message keeps the text form.
-  if (!choices.every((q) => q !== null)) return null;
   const words = wordsFor(locale);
   const several = view.questions.length > 1;
-  const own = words.t('control.otherOwn');
-  const blocks = choices.flatMap((q) => [choiceInput(q, several, words), ownInput(q.number, own, true, words)]);
-  const built = modal(words.t(several ? 'form.titleMany' : 'form.title'), blocks, meta, words);
+  const inputs = view.questions.map((q) => questionInputs(q, several, words));
+  // A kind without a case here: no modal, the message keeps the text form.
+  if (!inputs.every((i) => i !== null)) return null;
+  const datetime = view.questions.map(typedView).find((q) => q?.kind === 'datetime');
+  const withZone = datetime ? { ...meta, zone: datetime.timeZone } : meta;
+  const built = modal(words.t(several ? 'form.titleMany' : 'form.title'), inputs.flat(), withZone, words);
   return modalProblem(built) === null ? built : null;
 }
 
@@ -131,11 +149,19 @@ export function ownWordsModal(view: PromptView, meta: FormMeta, locale: string =
 
 /**
  * Whether the prompt's form fits a Slack modal: what buildPromptView decides for Slack's capabilities
- * (core/capabilities.ts); a view built for Slack has `form` only then, else it keeps the text form.
+ * (core/capabilities.ts; a view built for Slack has `form` only then), and every typed question's
+ * answers fit its input (typed-inputs.ts `inputFits`). Else the message keeps the text form.
  */
 export function formFits(view: PromptView): boolean {
   const shape = { ...view, skip: view.form?.skip ?? null, words: wordsFor(view.locale) };
-  return !!view.form && coreFormFits(shape, SLACK_CAPABILITIES);
+  return (
+    !!view.form &&
+    coreFormFits(shape, SLACK_CAPABILITIES) &&
+    view.questions.every((q) => {
+      const typed = typedView(q);
+      return !typed || inputFits(typed);
+    })
+  );
 }
 
 const tooLong = (text: { text: string } | undefined, max: number) => !!text && text.text.length > max;
@@ -161,6 +187,12 @@ export function modalProblem(view: Modal): string | null {
         if (tooLong(o.text, OPTION_TEXT_MAX) || tooLong(o.description, OPTION_TEXT_MAX)) return 'option text';
         if ((o.value ?? '').length > OPTION_VALUE_MAX) return 'option value';
       }
+    }
+    if ('placeholder' in element && tooLong(element.placeholder as { text: string } | undefined, PLACEHOLDER_MAX))
+      return 'placeholder';
+    if (element.type === 'plain_text_input') {
+      const { min_length: min = 0, max_length: max = TEXT_INPUT_MAX } = element;
+      if (min > max || max > TEXT_INPUT_MAX) return 'length';
     }
   }
   return null;

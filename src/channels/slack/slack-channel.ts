@@ -19,6 +19,7 @@ import { SlackHttpReceiver } from './receiver.js';
 import { SlackSocketReceiver } from './socket-receiver.js';
 import { renderFinal, renderPrompt, renderReminder } from './render.js';
 import { SLACK_CAPABILITIES } from './capabilities.js';
+import { formFits } from './modal.js';
 
 /** Settings of {@link SlackChannel}: HTTP mode with `signingSecret`, Socket Mode with `appToken`. */
 export interface SlackChannelOptions {
@@ -128,7 +129,7 @@ export class SlackChannel implements Channel {
         { channel: 'slack', method: 'chat.postMessage' },
       );
     }
-    const message = renderPrompt(view, view.form !== undefined);
+    const message = renderPrompt(view, formFits(view));
     let channel: string;
     let ts: string;
     try {
@@ -192,7 +193,7 @@ export class SlackChannel implements Channel {
 
   /** Re-renders an open prompt (its tally) through chat.update, buttons kept (the blocks are sent again). */
   refresh(ref: MessageRef, view: PromptView): Promise<void> {
-    return this.update(ref, renderPrompt(view, view.form !== undefined));
+    return this.update(ref, renderPrompt(view, formFits(view)));
   }
 
   /** Replaces a posted message's text and blocks (chat.update). */

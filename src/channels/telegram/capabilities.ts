@@ -9,9 +9,13 @@ export const KEYBOARD_MAX_BUTTONS = 100;
 /** Telegram's limit on the buttons of one inline keyboard row. */
 export const KEYBOARD_ROW_MAX_BUTTONS = 8;
 
-/** Telegram: inline keyboards, forms answered step by step on the message's keyboard (no modals), edits, code blocks, links. */
+/**
+ * Telegram: inline keyboards, forms answered step by step on the message's keyboard (no modals),
+ * edits, code blocks, links. Every kind is drawn: a typed question is a step of the draft whose
+ * value is asked for with a force-reply prompt stating the expected form (draft-flow.ts).
+ */
 export const TELEGRAM_CAPABILITIES: ChannelCapabilities = {
-  kinds: ['choice'],
+  kinds: ['choice', 'text', 'number', 'date', 'time', 'datetime', 'email', 'url'],
   buttons: {
     max: KEYBOARD_MAX_BUTTONS,
     perRow: KEYBOARD_ROW_MAX_BUTTONS,

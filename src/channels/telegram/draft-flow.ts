@@ -9,22 +9,35 @@ import type {
   Logger,
   TextReceived,
 } from '../../core/ports.js';
-import type { PromptView } from '../../core/prompt-view.js';
+import { typedView, type PromptView } from '../../core/prompt-view.js';
+import { kindOf, type TypedViewPart } from '../../core/questions/index.js';
 import type { MessageRef } from '../../core/schemas.js';
 import { decodeToken, type ButtonChoice } from '../../core/token.js';
 import { wordsFor, type Words } from '../../core/i18n/index.js';
 import { forceReplyIn, telegramText, type ForceReply } from './words.js';
 import { draftMarkup } from './drafts-keyboard.js';
-import { describeError, type ChatPacer } from './limits.js';
+import { cut, describeError, type ChatPacer } from './limits.js';
+import { PLACEHOLDER_MAX_CHARS } from './label-limits.js';
 import { DraftRenderer } from './draft-render.js';
 
 /**
- * The force-reply prompt after Other… on a draft step, in `words`: the tapping person's, else the
- * ask's (several questions name theirs).
+ * The force-reply prompt of a draft step, in `words` (the person's, else the ask's; several
+ * questions name theirs): Other…'s "Reply with your answer in your own words", or what a typed step
+ * expects ("Please answer with a date between …, for example …"), whose example is the input
+ * field's placeholder.
  */
-export function ownWordsPrompt(view: PromptView, question: number, words: Words): string {
-  const prompt = telegramText(words.locale, 'ownWordsPrompt');
-  return view.questions.length > 1 ? `${words.t('prompt.questionN', { n: question + 1 })} · ${prompt}` : prompt;
+export function stepPrompt(view: PromptView, question: number, words: Words): { text: string; forceReply: ForceReply } {
+  const named = (text: string) =>
+    view.questions.length > 1 ? `${words.t('prompt.questionN', { n: question + 1 })} · ${text}` : text;
+  const typed = view.questions[question] ? typedView(view.questions[question]) : null;
+  if (!typed) return { text: named(telegramText(words.locale, 'ownWordsPrompt')), forceReply: forceReplyIn(words) };
+  // The view is in the ask's words; the sentence and example are said again in the person's.
+  const said = kindOf(typed).view(typed, {}, wordsFor(words.locale, typed.timeZone)) as TypedViewPart;
+  const example = said.example.trim();
+  return {
+    text: named(said.expected),
+    forceReply: example ? { placeholder: cut(example, PLACEHOLDER_MAX_CHARS) } : forceReplyIn(words),
+  };
 }
 
 /** Choices that work on a draft drawn on the message (every other tap takes the older path). */
@@ -162,17 +175,26 @@ export class TelegramDrafts {
     return forms;
   }
 
-  /** What the session said, as Telegram does it: the toast, then the own-words prompt and the keyboard's edit. */
+  /**
+   * What the session said, as Telegram does it: the toast, then the step's force-reply prompt and
+   * the keyboard's edit. A prompt asked for with nothing to draw is a repair (a typed value that did
+   * not read): the notice itself is the prompt, so the next reply goes to the same step.
+   */
   private work(said: FormReply, reply: DraftReply): DraftTapWork {
     const { draw, askOwn } = said;
-    if (!draw) return { toast: said.notice };
-    if (!askOwn) return { toast: said.notice, after: () => this.renderer.render(draw.key, draw.view) };
     const words = wordsFor(said.locale);
+    const ask = async (text: string, forceReply: ForceReply) => {
+      const sent = await reply(text, forceReply);
+      if (sent !== null) await askOwn?.sent(String(sent));
+    };
+    if (!draw)
+      return askOwn ? { toast: '', after: () => ask(said.notice, forceReplyIn(words)) } : { toast: said.notice };
+    if (!askOwn) return { toast: said.notice, after: () => this.renderer.render(draw.key, draw.view) };
     return {
       toast: said.notice,
       after: async () => {
-        const sent = await reply(ownWordsPrompt(draw.view, askOwn.question, words), forceReplyIn(words));
-        if (sent !== null) await askOwn.sent(String(sent));
+        const prompt = stepPrompt(draw.view, askOwn.question, words);
+        await ask(prompt.text, prompt.forceReply);
         await this.renderer.render(draw.key, draw.view);
       },
     };

@@ -39,8 +39,9 @@ function toMarkup(view: PromptView, rows: DraftButton[][]): InlineKeyboardMarkup
 
 /**
  * Whether a view's form is answered on Telegram's keyboard: what buildPromptView decides for
- * Telegram's capabilities (core/capabilities.ts: every question a choice, every step's keyboard,
- * untouched or fully answered, within Telegram's limits). A view built for Telegram has `form` only then.
+ * Telegram's capabilities (core/capabilities.ts: every step's keyboard, a choice's options or a
+ * typed step's ✎ Answer, untouched or fully answered, within Telegram's limits). A view built for
+ * Telegram has `form` only then.
  */
 export function answersOnKeyboard(view: PromptView): boolean {
   return !!view.form && !view.buttons && formFits(shapeOf(view), TELEGRAM_CAPABILITIES);

@@ -64,9 +64,11 @@ function addQuestion(
   if (title) b.add(title, true).add(`${pick}\n`);
   b.add(cut(q.question, level.question));
   if (!title) b.add(pick);
+  // A typed question has no options under it: what it expects is in the instructions (and its step's prompt).
+  if (!choice) return;
   b.add('\n');
   const indent = several ? '  ' : '';
-  for (const o of choice?.options ?? []) {
+  for (const o of choice.options) {
     b.add(`\n${indent}${o.number}. ${o.label}`);
     if (o.description) b.add(` — ${cut(o.description, Math.max(level.description, 2))}`);
   }

@@ -44,6 +44,8 @@ export const CONSOLE_DE: ConsoleMessages = {
   submitOne: 'Antwort absenden',
   chooseMulti: 'Wähle mindestens eine Option oder schreibe eine eigene Antwort.',
   chooseOne: 'Wähle eine Option oder schreibe eine eigene Antwort.',
+  typeFirst: 'Gib zuerst eine Antwort ein.',
+  timeZone: 'Zeitzone {zone}',
   announceSkipped: '{run} übersprungen.',
   announceRecorded: 'Antwort für {run} gespeichert.',
   announceSent: 'Antwort für {run} gesendet.',

@@ -50,6 +50,8 @@ export const CONSOLE_EN = {
   submitOne: 'Submit answer',
   chooseMulti: 'Choose at least one option, or write your own answer.',
   chooseOne: 'Choose an option, or write your own answer.',
+  typeFirst: 'Type an answer first.',
+  timeZone: 'time zone {zone}',
   announceSkipped: 'Skipped {run}.',
   announceRecorded: 'Answer recorded for {run}.',
   announceSent: 'Answer sent for {run}.',

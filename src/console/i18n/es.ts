@@ -44,6 +44,8 @@ export const CONSOLE_ES: ConsoleMessages = {
   submitOne: 'Enviar respuesta',
   chooseMulti: 'Elige al menos una opción o escribe tu respuesta.',
   chooseOne: 'Elige una opción o escribe tu respuesta.',
+  typeFirst: 'Escribe primero una respuesta.',
+  timeZone: 'zona horaria {zone}',
   announceSkipped: '{run} omitida.',
   announceRecorded: 'Respuesta registrada para {run}.',
   announceSent: 'Respuesta enviada para {run}.',

@@ -44,6 +44,8 @@ export const CONSOLE_FR: ConsoleMessages = {
   submitOne: 'Envoyer la réponse',
   chooseMulti: 'Choisissez au moins une option, ou écrivez votre réponse.',
   chooseOne: 'Choisissez une option, ou écrivez votre réponse.',
+  typeFirst: 'Saisissez d’abord une réponse.',
+  timeZone: 'fuseau horaire {zone}',
   announceSkipped: '{run} passée.',
   announceRecorded: 'Réponse enregistrée pour {run}.',
   announceSent: 'Réponse envoyée pour {run}.',

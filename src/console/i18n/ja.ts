@@ -44,6 +44,8 @@ export const CONSOLE_JA: ConsoleMessages = {
   submitOne: '回答を送信',
   chooseMulti: '選択肢を1つ以上選ぶか、自分の回答を書いてください。',
   chooseOne: '選択肢を選ぶか、自分の回答を書いてください。',
+  typeFirst: '先に回答を入力してください。',
+  timeZone: 'タイムゾーン {zone}',
   announceSkipped: '{run} をスキップしました。',
   announceRecorded: '{run} の回答を記録しました。',
   announceSent: '{run} の回答を送信しました。',

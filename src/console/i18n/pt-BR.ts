@@ -44,6 +44,8 @@ export const CONSOLE_PTBR: ConsoleMessages = {
   submitOne: 'Enviar resposta',
   chooseMulti: 'Escolha pelo menos uma opção ou escreva sua resposta.',
   chooseOne: 'Escolha uma opção ou escreva sua resposta.',
+  typeFirst: 'Digite uma resposta primeiro.',
+  timeZone: 'fuso horário {zone}',
   announceSkipped: '{run} pulada.',
   announceRecorded: 'Resposta registrada para {run}.',
   announceSent: 'Resposta enviada para {run}.',

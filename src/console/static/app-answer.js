@@ -1,16 +1,19 @@
 /**
  * Browser module, answer forms of a pending ask's card. One single-choice question gets one-click
- * option buttons (like the chat buttons); several questions or a multi-select get radios or
- * checkboxes in a stepper with one submit at the end.
+ * option buttons (like the chat buttons); several questions, a multi-select or a typed question get
+ * a stepper (radios, checkboxes or the typed question's input, app-typed.js) with one submit at the end.
  */
 import { announce, apply, el, operatorName, renderCounts, request } from './app-core.js';
 import { showLogin } from './app-session.js';
 import { t } from './app-i18n.js';
+import { buildTypedStep } from './app-typed.js';
 
 /** @typedef {import('../view.js').ConsoleAsk} ConsoleAsk */
 /** @typedef {import('../view.js').ConsoleQuestion} ConsoleQuestion */
 /** @typedef {{ id: string, runId: string, root: HTMLElement, meta: HTMLElement, policy: HTMLElement, events: HTMLElement, error: HTMLElement, busy: boolean }} Card */
-/** @typedef {{ skip?: boolean, answers?: Record<string, string[]>, by?: string }} AnswerBody */
+/** @typedef {import('./app-typed.js').Step} Step */
+/** @typedef {{ skip?: boolean, answers?: Record<string, string[]>, values?: Record<string, number | string>, by?: string }} AnswerBody */
+/** @typedef {{ question: string, message: string }} FieldProblem A refused typed value (console/typed-answers.ts). */
 
 /**
  * The header is shortened as in the chats; a cut one shows whole as a tooltip.
@@ -52,7 +55,7 @@ function showError(card, text) {
 /** @param {Card} card @param {ConsoleAsk} ask @param {string} base */
 export function buildQuick(card, ask, base) {
   const q = ask.questions[0];
-  if (!isChoice(q)) throw new Error('buildQuick takes a single choice question');
+  if (!isChoice(q)) throw new Error('not a choice');
   const ownId = base + '-own';
   const own = el('input', { id: ownId, type: 'text', maxlength: 4000, autocomplete: 'off', enterkeyhint: 'send' });
   const choices = q.options.map((o) =>
@@ -102,7 +105,7 @@ export function isChoice(q) {
   return q.kind === undefined || q.kind === 'choice';
 }
 
-/** A question of a kind the console has no case for: its text and the person's own words. @param {ConsoleQuestion} q @param {string} name */
+/** A question of a kind this page has no input for (a newer server's): its text and the person's own words. @param {ConsoleQuestion} q @param {string} name @returns {Step} */
 function buildTextStep(q, name) {
   const text = el('input', { type: 'text', id: name + '-text', maxlength: 4000, autocomplete: 'off' });
   const node = el('fieldset', { class: 'step' }, [
@@ -113,10 +116,10 @@ function buildTextStep(q, name) {
   return { node, id: q.id, multi: false, values, focus: () => text.focus() };
 }
 
-/** @param {ConsoleQuestion} q @param {string} base */
+/** @param {ConsoleQuestion} q @param {string} base @returns {Step} */
 function buildStep(q, base) {
   const name = base + '-' + q.id;
-  if (!isChoice(q)) return buildTextStep(q, name);
+  if (!isChoice(q)) return buildTypedStep(q, name, questionText) || buildTextStep(q, name);
   const kind = q.multiSelect ? 'checkbox' : 'radio';
   /** @type {HTMLInputElement[]} */
   const inputs = [];
@@ -193,7 +196,8 @@ export function buildStepper(card, ask, base) {
     showError(card, '');
     const step = steps[current];
     if (step.values().length === 0) {
-      showError(card, t(step.multi ? 'chooseMulti' : 'chooseOne'));
+      if (step.refuse) step.refuse(t('typeFirst'));
+      else showError(card, t(step.multi ? 'chooseMulti' : 'chooseOne'));
       step.focus();
       return;
     }
@@ -201,15 +205,47 @@ export function buildStepper(card, ask, base) {
       show(current + 1, true);
       return;
     }
-    // Question ids are chosen by agents: never assigned onto a plain object (a "__proto__" would vanish).
-    submit(card, { answers: Object.fromEntries(steps.map((s) => [s.id, s.values()])) });
+    submit(card, answerBody(steps), (problems) => {
+      // Each refused value beside its field; the first one's step is shown, what was typed is kept.
+      let first = -1;
+      for (const p of problems) {
+        const index = steps.findIndex((s) => s.id === p.question);
+        const refuse = index < 0 ? undefined : steps[index].refuse;
+        if (!refuse) continue;
+        refuse(p.message);
+        if (first < 0 || index < first) first = index;
+      }
+      if (first >= 0) show(first, true);
+      return first >= 0;
+    });
   });
   show(0, false);
   return form;
 }
 
-/** @param {Card} card @param {AnswerBody} body */
-async function submit(card, body) {
+/**
+ * The body of the stepper's answers: a choice's labels in `answers`, a typed question's one value
+ * in `values` (a number as a JSON number, as the API takes it).
+ * @param {Step[]} steps
+ * @returns {AnswerBody}
+ */
+function answerBody(steps) {
+  const choice = steps.filter((s) => !s.value);
+  const typed = steps.filter((s) => s.value);
+  // Question ids are chosen by agents: never assigned onto a plain object (a "__proto__" would vanish).
+  return {
+    ...(choice.length ? { answers: Object.fromEntries(choice.map((s) => [s.id, s.values()])) } : {}),
+    ...(typed.length ? { values: Object.fromEntries(typed.map((s) => [s.id, s.value ? s.value() : ''])) } : {}),
+  };
+}
+
+/**
+ * Sends an answer; `refused` gets askgate's refusals of typed values and says whether it showed them.
+ * @param {Card} card
+ * @param {AnswerBody} body
+ * @param {(problems: FieldProblem[]) => boolean} [refused]
+ */
+async function submit(card, body, refused) {
   if (card.busy) return;
   const by = operatorName();
   if (by) body.by = by;
@@ -236,7 +272,23 @@ async function submit(card, body) {
     showLogin(t('sessionEnded'));
     return;
   }
+  if (refused && res && res.status === 400 && refused(fieldProblems(res.data))) return;
   showError(card, answerError(res));
+}
+
+/**
+ * The refused typed values of a 400: askgate's own words in the page's language (`problems`), else
+ * the API's message of each question it names (`issues`, English).
+ * @param {any} data
+ * @returns {FieldProblem[]}
+ */
+function fieldProblems(data) {
+  const error = data && data.error ? data.error : {};
+  if (Array.isArray(error.problems)) return error.problems;
+  if (!Array.isArray(error.issues)) return [];
+  return error.issues
+    .filter((/** @type {any} */ i) => Array.isArray(i.path) && typeof i.path[1] === 'string')
+    .map((/** @type {any} */ i) => ({ question: i.path[1], message: i.message }));
 }
 
 /**

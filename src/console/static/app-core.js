@@ -70,6 +70,8 @@ export async function request(method, path, body) {
   const headers = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (state.csrf) headers['x-askgate-csrf'] = state.csrf;
+  // The page's language (its switch may differ from the browser's): askgate's refusals come in it.
+  headers['accept-language'] = lang;
   const res = await fetch(path, {
     method,
     headers,

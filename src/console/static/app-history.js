@@ -1,7 +1,12 @@
-/** Browser module, part 3: finished asks (outcome, who, when, the event history). */
+/**
+ * Browser module, part 3: finished asks (outcome, who, when, the event history). Answers appear only
+ * as the chats' outcome lines: numbers, dates and times shown, free text, emails and links as "their
+ * own words" (the views carry no `values` and no `raw`).
+ */
 import { $, clock, el, outcomeText, state } from './app-core.js';
 import { t } from './app-i18n.js';
 import { isChoice, questionText } from './app-answer.js';
+import { expectedText } from './app-typed.js';
 import { defaultsText, deliveryList, responseList } from './app-policy.js';
 
 /** @typedef {import('../view.js').ConsoleAsk} ConsoleAsk */
@@ -100,7 +105,7 @@ function buildPast(ask) {
                   el('li', { text: opt.description ? opt.label + ' — ' + opt.description : opt.label }),
                 ),
               )
-            : null,
+            : el('p', { class: 'hint', text: expectedText(q) }),
         ]),
       ),
     ),

@@ -38,7 +38,7 @@ button { font: inherit; min-height: 2.75rem; padding: .45rem 1rem; border-radius
   border: 1px solid var(--accent); background: var(--accent); color: var(--accent-fg); }
 button.secondary { background: transparent; color: var(--fg); border-color: var(--line); }
 button:hover { filter: brightness(1.08); }
-input[type=text], input[type=password] { font: inherit; min-height: 2.75rem; min-width: 0; padding: .45rem .7rem;
+input[type=text], input[type=password], .typed input, textarea { font: inherit; min-height: 2.75rem; min-width: 0; padding: .45rem .7rem;
   border: 1px solid var(--line); border-radius: .5rem; background: var(--bg); color: var(--fg); }
 .login { display: grid; gap: .5rem; max-width: 24rem; }
 
@@ -75,6 +75,11 @@ fieldset.step { border: 0; padding: 0; margin: 0; min-width: 0; }
 .opt.other { align-items: center; flex-wrap: wrap; }
 .opt.other > label { flex: none; }
 .opt.other input[type=text] { flex: 1 1 10rem; }
+.field { margin-bottom: .4rem; }
+.field input, .field textarea { flex: 1 1 12rem; max-width: 100%; }
+.field input[type=number], .field input[type=date], .field input[type=time] { flex: 0 1 12rem; }
+.unit { color: var(--muted); }
+[aria-invalid=true] { border-color: var(--err) !important; }
 .actions { margin-top: .75rem; }
 .actions .skip, .own .skip { margin-left: auto; }
 .error { color: var(--err); margin: .5rem 0 0; }

@@ -175,11 +175,11 @@ export const de: LocaleInfo & { messages: Messages } = {
     'form.doesNotFit': 'Antworte auf die Nachricht mit der Frage, mit deiner Antwort.',
     'form.answering': '{name} antwortet gerade',
     // Typed answers (core/questions/: text, number, date, time, datetime, email, url).
-    'prompt.typed': 'Antworte auf diese Nachricht mit deiner Antwort; sende „überspringen“ zum Überspringen.',
+    'prompt.typed': 'Schreib deine Antwort und antworte auf diese Nachricht; sende „überspringen“ zum Überspringen.',
     'prompt.typedAgree': {
-      one: 'Antworte auf diese Nachricht mit deiner Antwort. {count} übereinstimmende Antwort wird gebraucht; bis dahin kannst du deine ändern.',
+      one: 'Schreib deine Antwort und antworte auf diese Nachricht. {count} übereinstimmende Antwort wird gebraucht; bis dahin kannst du deine ändern.',
       other:
-        'Antworte auf diese Nachricht mit deiner Antwort. {count} übereinstimmende Antworten werden gebraucht; bis dahin kannst du deine ändern.',
+        'Schreib deine Antwort und antworte auf diese Nachricht. {count} übereinstimmende Antworten werden gebraucht; bis dahin kannst du deine ändern.',
     },
     'typed.expect': 'Bitte antworte mit {what}, zum Beispiel {example}.',
     'typed.expectRange': 'Bitte antworte mit {what} zwischen {min} und {max}, zum Beispiel {example}.',
@@ -197,6 +197,8 @@ export const de: LocaleInfo & { messages: Messages } = {
     'typed.what.datetime': 'Datum und Uhrzeit',
     'typed.what.email': 'einer E-Mail-Adresse',
     'typed.what.url': 'einem Link (http oder https)',
+    'typed.what.zoned': '{what} in der Zeitzone {zone}',
+    'prompt.formTyped': 'Tippe auf Antworten zum Eintippen oder antworte auf diese Nachricht.',
     'typed.form.date': 'JJJJ-MM-TT',
     'typed.form.datetime': 'JJJJ-MM-TT HH:MM',
     'typed.notRead': 'Diese Antwort konnte ich nicht lesen.',

@@ -178,11 +178,11 @@ export const EN_MESSAGES = {
   // A form session someone else holds (app/form-session.ts, core/drafts.ts `heldNotice`).
   'form.answering': '{name} is answering',
   // Typed answers (core/questions/: text, number, date, time, datetime, email, url).
-  'prompt.typed': 'Reply to this message with your answer; send "skip" to skip.',
+  'prompt.typed': 'Type your answer and reply to this message; send "skip" to skip.',
   'prompt.typedAgree': {
-    one: 'Reply to this message with your answer. {count} matching answer is needed; you may change yours until then.',
+    one: 'Type your answer and reply to this message. {count} matching answer is needed; you may change yours until then.',
     other:
-      'Reply to this message with your answer. {count} matching answers are needed; you may change yours until then.',
+      'Type your answer and reply to this message. {count} matching answers are needed; you may change yours until then.',
   },
   'typed.expect': 'Please answer with {what}, for example {example}.',
   'typed.expectRange': 'Please answer with {what} between {min} and {max}, for example {example}.',
@@ -200,6 +200,8 @@ export const EN_MESSAGES = {
   'typed.what.datetime': 'a date and time',
   'typed.what.email': 'an email address',
   'typed.what.url': 'a link (http or https)',
+  'typed.what.zoned': '{what} in {zone}',
+  'prompt.formTyped': 'Tap Answer to type it in, or reply to this message.',
   'typed.form.date': 'YYYY-MM-DD',
   'typed.form.datetime': 'YYYY-MM-DD HH:MM',
   'typed.notRead': 'I could not read that answer.',

@@ -195,12 +195,12 @@ export const es: LocaleInfo & { messages: Messages } = {
     'form.doesNotFit': 'Responde al mensaje de la pregunta con tu respuesta.',
     'form.answering': '{name} está respondiendo',
     // Typed answers (core/questions/: text, number, date, time, datetime, email, url).
-    'prompt.typed': 'Responde a este mensaje con tu respuesta; envía "omitir" para omitir.',
+    'prompt.typed': 'Escribe tu respuesta y responde a este mensaje; envía "omitir" para omitir.',
     'prompt.typedAgree': {
-      one: 'Responde a este mensaje con tu respuesta. Se necesita {count} respuesta coincidente; puedes cambiar la tuya hasta entonces.',
-      many: 'Responde a este mensaje con tu respuesta. Se necesitan {count} respuestas coincidentes; puedes cambiar la tuya hasta entonces.',
+      one: 'Escribe tu respuesta y responde a este mensaje. Se necesita {count} respuesta coincidente; puedes cambiar la tuya hasta entonces.',
+      many: 'Escribe tu respuesta y responde a este mensaje. Se necesitan {count} respuestas coincidentes; puedes cambiar la tuya hasta entonces.',
       other:
-        'Responde a este mensaje con tu respuesta. Se necesitan {count} respuestas coincidentes; puedes cambiar la tuya hasta entonces.',
+        'Escribe tu respuesta y responde a este mensaje. Se necesitan {count} respuestas coincidentes; puedes cambiar la tuya hasta entonces.',
     },
     'typed.expect': 'Por favor, responde con {what}, por ejemplo {example}.',
     'typed.expectRange': 'Por favor, responde con {what} entre {min} y {max}, por ejemplo {example}.',
@@ -218,6 +218,8 @@ export const es: LocaleInfo & { messages: Messages } = {
     'typed.what.datetime': 'una fecha y hora',
     'typed.what.email': 'una dirección de correo electrónico',
     'typed.what.url': 'un enlace (http o https)',
+    'typed.what.zoned': '{what} en la zona {zone}',
+    'prompt.formTyped': 'Toca Responder para escribirla o responde a este mensaje.',
     'typed.form.date': 'AAAA-MM-DD',
     'typed.form.datetime': 'AAAA-MM-DD HH:MM',
     'typed.notRead': 'No pude leer esa respuesta.',

@@ -196,12 +196,12 @@ export const fr: LocaleInfo & { messages: Messages } = {
     'form.doesNotFit': 'Répondez au message de la question avec votre réponse.',
     'form.answering': '{name} est en train de répondre',
     // Typed answers (core/questions/: text, number, date, time, datetime, email, url).
-    'prompt.typed': 'Répondez à ce message avec votre réponse ; envoyez « passer » pour passer.',
+    'prompt.typed': 'Écrivez votre réponse et répondez à ce message ; envoyez « passer » pour passer.',
     'prompt.typedAgree': {
-      one: 'Répondez à ce message avec votre réponse. {count} réponse identique est nécessaire ; vous pouvez changer la vôtre d’ici là.',
-      many: 'Répondez à ce message avec votre réponse. {count} réponses identiques sont nécessaires ; vous pouvez changer la vôtre d’ici là.',
+      one: 'Écrivez votre réponse et répondez à ce message. {count} réponse identique est nécessaire ; vous pouvez changer la vôtre d’ici là.',
+      many: 'Écrivez votre réponse et répondez à ce message. {count} réponses identiques sont nécessaires ; vous pouvez changer la vôtre d’ici là.',
       other:
-        'Répondez à ce message avec votre réponse. {count} réponses identiques sont nécessaires ; vous pouvez changer la vôtre d’ici là.',
+        'Écrivez votre réponse et répondez à ce message. {count} réponses identiques sont nécessaires ; vous pouvez changer la vôtre d’ici là.',
     },
     'typed.expect': 'Veuillez répondre par {what}, par exemple {example}.',
     'typed.expectRange': 'Veuillez répondre par {what} entre {min} et {max}, par exemple {example}.',
@@ -219,6 +219,8 @@ export const fr: LocaleInfo & { messages: Messages } = {
     'typed.what.datetime': 'une date et une heure',
     'typed.what.email': 'une adresse e-mail',
     'typed.what.url': 'un lien (http ou https)',
+    'typed.what.zoned': '{what} (fuseau {zone})',
+    'prompt.formTyped': 'Touchez Répondre pour la saisir, ou répondez à ce message.',
     'typed.form.date': 'AAAA-MM-JJ',
     'typed.form.datetime': 'AAAA-MM-JJ HH:MM',
     'typed.notRead': 'Je n’ai pas pu lire cette réponse.',

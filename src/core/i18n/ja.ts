@@ -148,10 +148,10 @@ export const ja: LocaleInfo & { messages: Messages } = {
     'form.doesNotFit': '質問のメッセージに返信して回答してください。',
     'form.answering': '{name} さんが回答中です',
     // Typed answers (core/questions/: text, number, date, time, datetime, email, url).
-    'prompt.typed': 'このメッセージに返信して回答してください。スキップするには「スキップ」と送ってください。',
+    'prompt.typed': 'このメッセージに返信して回答を送ってください。スキップするには「スキップ」と送ってください。',
     'prompt.typedAgree': {
       other:
-        'このメッセージに返信して回答してください。一致する回答が{count}件必要です。それまでは回答を変更できます。',
+        'このメッセージに返信して回答を送ってください。一致する回答が{count}件必要です。それまでは回答を変更できます。',
     },
     'typed.expect': '{what}で回答してください。例: {example}',
     'typed.expectRange': '{min}から{max}までの{what}で回答してください。例: {example}',
@@ -169,6 +169,8 @@ export const ja: LocaleInfo & { messages: Messages } = {
     'typed.what.datetime': '日時',
     'typed.what.email': 'メールアドレス',
     'typed.what.url': 'リンク（http または https）',
+    'typed.what.zoned': '{what}（{zone}）',
+    'prompt.formTyped': '「回答」をタップして入力するか、このメッセージに返信してください。',
     'typed.form.date': 'YYYY-MM-DD',
     'typed.form.datetime': 'YYYY-MM-DD HH:MM',
     'typed.notRead': 'その回答を読み取れませんでした。',

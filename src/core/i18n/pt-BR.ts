@@ -195,12 +195,12 @@ export const ptBR: LocaleInfo & { messages: Messages } = {
     'form.doesNotFit': 'Responda à mensagem da pergunta com sua resposta.',
     'form.answering': '{name} está respondendo',
     // Typed answers (core/questions/: text, number, date, time, datetime, email, url).
-    'prompt.typed': 'Responda a esta mensagem com sua resposta; envie "pular" para pular.',
+    'prompt.typed': 'Digite sua resposta e responda a esta mensagem; envie "pular" para pular.',
     'prompt.typedAgree': {
-      one: 'Responda a esta mensagem com sua resposta. É necessária {count} resposta igual; você pode mudar a sua até lá.',
-      many: 'Responda a esta mensagem com sua resposta. São necessárias {count} respostas iguais; você pode mudar a sua até lá.',
+      one: 'Digite sua resposta e responda a esta mensagem. É necessária {count} resposta igual; você pode mudar a sua até lá.',
+      many: 'Digite sua resposta e responda a esta mensagem. São necessárias {count} respostas iguais; você pode mudar a sua até lá.',
       other:
-        'Responda a esta mensagem com sua resposta. São necessárias {count} respostas iguais; você pode mudar a sua até lá.',
+        'Digite sua resposta e responda a esta mensagem. São necessárias {count} respostas iguais; você pode mudar a sua até lá.',
     },
     'typed.expect': 'Por favor, responda com {what}, por exemplo {example}.',
     'typed.expectRange': 'Por favor, responda com {what} entre {min} e {max}, por exemplo {example}.',
@@ -218,6 +218,8 @@ export const ptBR: LocaleInfo & { messages: Messages } = {
     'typed.what.datetime': 'uma data e hora',
     'typed.what.email': 'um endereço de e-mail',
     'typed.what.url': 'um link (http ou https)',
+    'typed.what.zoned': '{what} no fuso {zone}',
+    'prompt.formTyped': 'Toque em Responder para preencher ou responda a esta mensagem.',
     'typed.form.date': 'AAAA-MM-DD',
     'typed.form.datetime': 'AAAA-MM-DD HH:MM',
     'typed.notRead': 'Não consegui ler essa resposta.',

@@ -166,8 +166,13 @@ function fits(question: ChoiceQuestion, choice: ButtonChoice): boolean {
 
 /** The choice kind: today's options, one or several. */
 export const choice = {
-  name: 'choice',
+  name: 'choice' as const,
   fields,
+  stored: {
+    kind: z.literal('choice').optional(),
+    options: z.array(z.object({ label: z.string(), description: z.string().optional() })),
+    multiSelect: z.boolean(),
+  },
   refine,
   normalize,
   readLine: readChoiceLine,

@@ -36,6 +36,7 @@ function read(q: DateQuestion, text: string, ctx: ParseContext): TypedReading {
 export const date = typedKind({
   name: 'date',
   fields,
+  stored: { kind: z.literal('date'), min: z.string().optional(), max: z.string().optional() },
   refine(q, ctx) {
     if (q.min !== undefined && q.max !== undefined && q.min > q.max)
       ctx.addIssue({ code: 'custom', path: ['min'], message: `must not be after max (${q.max})` });

@@ -42,6 +42,7 @@ const typable = (iso: string, timeZone: string): string =>
 export const datetime = typedKind({
   name: 'datetime',
   fields,
+  stored: { kind: z.literal('datetime'), min: z.string().optional(), max: z.string().optional() },
   refine(q, ctx) {
     if (q.min !== undefined && q.max !== undefined && instantOf(q.min) > instantOf(q.max))
       ctx.addIssue({ code: 'custom', path: ['min'], message: `must not be after max (${q.max})` });
@@ -51,14 +52,13 @@ export const datetime = typedKind({
     const shown = (iso: string) => formatDateTime(iso, words.locale, words.timeZone);
     const first = q.min ?? q.max;
     return {
-      what: words.t('typed.what.datetime'),
+      what: words.t('typed.what.zoned', { what: words.t('typed.what.datetime'), zone: words.timeZone }),
       ...(q.min !== undefined ? { min: shown(q.min) } : {}),
       ...(q.max !== undefined ? { max: shown(q.max) } : {}),
       example: first !== undefined ? typable(first, words.timeZone) : words.t('typed.form.datetime'),
     };
   },
-  apiForm: (q) =>
-    `an ISO 8601 date-time like 2026-12-08T14:30:00+01:00${englishBounds(q.min, q.max)} (without an offset: in the ask's time zone)`,
+  apiForm: (q) => `an ISO 8601 date-time with an offset like 2026-12-08T14:30:00+01:00${englishBounds(q.min, q.max)}`,
   shown: (_q, value, words) => formatDateTime(value, words.locale, words.timeZone),
   value: (value) => value,
 });

@@ -13,8 +13,9 @@ export interface EmailQuestion {
 export const email = typedKind({
   name: 'email',
   fields: { kind: z.literal('email'), ...notApplicable('email', []) },
+  stored: { kind: z.literal('email') },
   refine: () => {},
-  read: (_q, text) => readingOf(parseEmail(text)),
+  read: (_q: EmailQuestion, text) => readingOf(parseEmail(text)),
   expected: (_q, words) => ({ what: words.t('typed.what.email'), example: 'name@example.com' }),
   apiForm: () => 'an email address like name@example.com',
   shown: () => null,

@@ -53,6 +53,12 @@ export interface LineContext {
 export interface FormAnswer {
   choices: readonly number[];
   own?: string;
+  /**
+   * `own` is a native input's value in the API's canonical form (a number input's "1.234", a date
+   * picker's "2026-12-08"): a typed kind reads it strictly, never in a language ("1.234" is not
+   * 1234 in pt-BR there).
+   */
+  canonical?: boolean;
 }
 
 /** What a person is told for each problem of a form (catalogue keys `form.*`, see core/forms.ts). */
@@ -83,6 +89,8 @@ export interface QuestionKind<Q, V> {
   readonly name: string;
   /** The schema part: the kind's own fields of a request's question, and its rules over the whole question. */
   readonly fields: z.ZodRawShape;
+  /** The kind's own fields as stored, read back without the input rules (core/stored-question.ts). */
+  readonly stored: z.ZodRawShape;
   refine(question: Q, ctx: z.RefinementCtx): void;
   /** A submitted answer (API, MCP, A2A, the console): the values as kept, or why they are refused (`ctx`: strict forms). */
   normalize(question: Q, values: readonly string[], ctx: ParseContext): ValueCheck;

@@ -57,6 +57,13 @@ function example(q: NumberQuestion): number {
 export const number = typedKind({
   name: 'number',
   fields,
+  stored: {
+    kind: z.literal('number'),
+    min: z.number().optional(),
+    max: z.number().optional(),
+    integer: z.boolean().optional(),
+    unit: z.string().optional(),
+  },
   refine(q, ctx) {
     if (q.min !== undefined && q.max !== undefined && q.min > q.max)
       ctx.addIssue({ code: 'custom', path: ['min'], message: `must not be above max (${q.max})` });

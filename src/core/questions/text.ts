@@ -65,6 +65,12 @@ function read(q: TextQuestion, text: string): TypedReading {
 export const text = typedKind({
   name: 'text',
   fields,
+  stored: {
+    kind: z.literal('text'),
+    minLength: z.number().optional(),
+    maxLength: z.number().optional(),
+    pattern: z.string().optional(),
+  },
   refine(q, ctx) {
     if (q.minLength !== undefined && q.minLength > (q.maxLength ?? TEXT_MAX_DEFAULT))
       ctx.addIssue({

@@ -36,13 +36,14 @@ function read(q: TimeQuestion, text: string, ctx: ParseContext): TypedReading {
 export const time = typedKind({
   name: 'time',
   fields,
+  stored: { kind: z.literal('time'), min: z.string().optional(), max: z.string().optional() },
   refine(q, ctx) {
     if (q.min !== undefined && q.max !== undefined && q.min > q.max)
       ctx.addIssue({ code: 'custom', path: ['min'], message: `must not be after max (${q.max})` });
   },
   read,
   expected: (q, words) => ({
-    what: words.t('typed.what.time'),
+    what: words.t('typed.what.zoned', { what: words.t('typed.what.time'), zone: words.timeZone }),
     ...(q.min !== undefined ? { min: q.min } : {}),
     ...(q.max !== undefined ? { max: q.max } : {}),
     example: q.min ?? q.max ?? '14:30',

@@ -55,9 +55,15 @@ export interface TypedViewPart {
 }
 
 /** One typed kind's own parts; {@link typedKind} makes the whole {@link QuestionKind} of it. */
-export interface TypedSpec<Q extends { readonly kind: string }, F extends z.ZodRawShape = z.ZodRawShape> {
+export interface TypedSpec<
+  Q extends { readonly kind: string },
+  F extends z.ZodRawShape = z.ZodRawShape,
+  S extends z.ZodRawShape = z.ZodRawShape,
+> {
   readonly name: Q['kind'];
   readonly fields: F;
+  /** The kind's fields as stored (its `kind` literal and constraints, no input rules). */
+  readonly stored: S;
   refine(question: Q, ctx: z.RefinementCtx): void;
   /** Reads one value (trimmed) in `ctx`, constraints included. */
   read(question: Q, text: string, ctx: ParseContext): TypedReading;
@@ -129,9 +135,13 @@ const PROBLEM: Record<RejectReason, MessageKey> = {
 };
 
 /** Builds a typed kind: every {@link QuestionKind} part from the spec's reading and expectations. */
-export function typedKind<Q extends { readonly kind: string }, F extends z.ZodRawShape>(
-  spec: TypedSpec<Q, F>,
-): Omit<QuestionKind<Q, TypedViewPart>, 'fields'> & { readonly fields: F } {
+export function typedKind<Q extends { readonly kind: string }, F extends z.ZodRawShape, S extends z.ZodRawShape>(
+  spec: TypedSpec<Q, F, S>,
+): Omit<QuestionKind<Q, TypedViewPart>, 'fields' | 'stored' | 'name'> & {
+  readonly name: Q['kind'];
+  readonly fields: F;
+  readonly stored: S;
+} {
   const sentence = (q: Q, words: Words): string => {
     const expected = spec.expected(q, words);
     return expected ? expectedSentence(expected, words) : ownWordsSentence(q as LengthBounds, words);
@@ -157,6 +167,7 @@ export function typedKind<Q extends { readonly kind: string }, F extends z.ZodRa
   return {
     name: spec.name,
     fields: spec.fields,
+    stored: spec.stored,
     refine: spec.refine,
     normalize: check,
     defaultValues: check,
@@ -177,7 +188,7 @@ export function typedKind<Q extends { readonly kind: string }, F extends z.ZodRa
       if (part.choices.length > 0) return { ok: false, message: ctx.messages.unknown };
       const text = trimEdges(part.own ?? '');
       if (text === '') return { ok: false, message: sentence(q, ctx.words) };
-      const reading = spec.read(q, text, ctx.parse);
+      const reading = spec.read(q, text, part.canonical ? { ...ctx.parse, strict: true } : ctx.parse);
       if (!reading.ok)
         return { ok: false, message: `${problem(q, reading.reason, ctx.words)} ${sentence(q, ctx.words)}` };
       return { ok: true, values: [reading.value], ...(text !== reading.value ? { raw: text } : {}) };

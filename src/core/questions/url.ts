@@ -13,8 +13,9 @@ export interface UrlQuestion {
 export const url = typedKind({
   name: 'url',
   fields: { kind: z.literal('url'), ...notApplicable('url', []) },
+  stored: { kind: z.literal('url') },
   refine: () => {},
-  read: (_q, text) => readingOf(parseUrl(text)),
+  read: (_q: UrlQuestion, text) => readingOf(parseUrl(text)),
   expected: (_q, words) => ({ what: words.t('typed.what.url'), example: 'https://example.com/page' }),
   apiForm: () => 'an absolute http(s) URL like https://example.com/page',
   shown: () => null,
