@@ -255,6 +255,28 @@ describe.each<Era>(['legacy', 'modern'])('the elicitation bridge (%s era)', (era
     });
   });
 
+  it('date-time, uri and number fields: values the server SDK’s check of the requested schema accepts (2025-11-25 runs it)', async () => {
+    const before = created.length;
+    const result = elicit(
+      mcp,
+      form(
+        {
+          when: { type: 'string', format: 'date-time', title: 'When' },
+          link: { type: 'string', format: 'uri', title: 'Link' },
+          size: { type: 'number', title: 'Size', minimum: 0 },
+        },
+        'Schedule the rollout',
+      ),
+    );
+    const { ask, message } = await nextMessage(before);
+    expect(ask.questions.map((q) => (q as { kind?: string }).kind)).toEqual(['datetime', 'url', 'number']);
+    await reply(message, '2026-12-08 14:30\nhttps://Example.com/pr/1\n2.5');
+    expect(await result).toEqual({
+      action: 'accept',
+      content: { when: '2026-12-08T14:30:00+00:00', link: 'https://example.com/pr/1', size: 2.5 },
+    });
+  });
+
   it('an answer a typed field refuses keeps the ask open with what was expected; the next one is accepted', async () => {
     const before = created.length;
     const result = elicit(

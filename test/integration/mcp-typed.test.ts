@@ -1,6 +1,8 @@
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { KIND_NAMES } from '../../src/core/questions/index.js';
 import type { RunningAskgate } from '../../src/main.js';
@@ -72,15 +74,37 @@ const reply = (text: string, locale = 'en') =>
     locale,
   });
 
+/** `askgate mcp` on stdio (asking through the HTTP API with the SDK), the v1 client. */
+async function stdio(): Promise<Connected> {
+  const mcp = new ClientV1({ name: 'typed-stdio', version: '1.0.0' });
+  await mcp.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'src/cli.ts', 'mcp'],
+      cwd: resolve(import.meta.dirname, '../..'),
+      env: {
+        PATH: process.env.PATH ?? '',
+        ASKGATE_URL: app.url,
+        ASKGATE_API_TOKEN: TOKEN,
+        ASKGATE_DEFAULT_TO: 'test:typed',
+        ASKGATE_MCP_WAIT_SECONDS: '30',
+      },
+      stderr: 'pipe',
+    }),
+  );
+  return mcp as unknown as Connected;
+}
+
 describe.each([
   ['2025-11-25 (v1 SDK client)', v1],
   ['2026-07-28 (v2 SDK client)', v2],
+  ['stdio: askgate mcp', stdio],
 ])('ask_user with typed questions, %s', (era, connect) => {
   let mcp: Connected;
-  const run = (name: string) => `typed-${name}-${era.slice(0, 4)}`;
+  const run = (name: string) => `typed-${name}-${era.slice(0, 5).replace(/\W/g, '')}`;
   beforeAll(async () => {
     mcp = await connect();
-  });
+  }, 30_000);
   afterAll(async () => {
     await mcp?.close();
   });
