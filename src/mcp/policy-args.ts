@@ -98,6 +98,7 @@ export const PolicyOutputShape = {
     .array(
       z.object({
         answers: z.record(z.string(), z.array(z.string())),
+        raw: z.record(z.string(), z.string()).optional(),
         answeredBy: z.object({
           channel: z.string(),
           userId: z.string(),
@@ -108,7 +109,9 @@ export const PolicyOutputShape = {
       }),
     )
     .optional()
-    .describe('An ask with agree > 1: everyone who answered (matching or not), with their answers'),
+    .describe(
+      'An ask with agree > 1: everyone who answered (matching or not), with their answers (and raw: what they wrote for a typed question, where it differs)',
+    ),
 };
 
 /** The validated policy arguments. */

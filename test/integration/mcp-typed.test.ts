@@ -63,13 +63,13 @@ const pendingAsk = (runId: string) =>
     return r.body.current?.status === 'pending' ? (r.body.current as { id: string; questions: unknown[] }) : undefined;
   });
 
-/** A chat reply from Ana in the direct chat the asks go to (the next message there answers the open ask). */
-const reply = (text: string, locale = 'en') =>
+/** A chat reply from Ana (or `who`) in the direct chat the asks go to (the next message there answers the open ask). */
+const reply = (text: string, locale = 'en', who = 'ana') =>
   channel.sink!.text({
     channel: 'test',
     chat: 'typed',
     privateChat: true,
-    user: { channel: 'test', userId: 'ana', name: 'Ana' },
+    user: { channel: 'test', userId: who, name: who },
     text,
     locale,
   });
@@ -183,6 +183,25 @@ describe.each([
       values: { day: '2026-12-08', mail: 'Ops@example.com', env: ['Production'] },
       raw: { mail: 'Ops@Example.COM' },
     });
+  }, 20_000);
+
+  it('agree: 2 on a number: "2,5" (pt-BR) and "2.5" (en) agree; responses keep what each wrote', async () => {
+    const runId = run('agree');
+    const call = mcp.callTool({
+      name: 'ask_user',
+      arguments: { runId, agree: 2, questions: [{ id: 'ratio', question: 'Ratio?', kind: 'number' }] },
+    }) as Promise<ToolResult>;
+    await pendingAsk(runId);
+    expect(await reply('2,5', 'pt-BR', 'bia')).toMatchObject({ kind: 'recorded' });
+    expect(await reply('2.5', 'en', 'carl')).toMatchObject({ kind: 'recorded' });
+    const result = await call;
+    expect(result.isError, result.content[0]!.text).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ status: 'answered', values: { ratio: 2.5 } });
+    const responses = result.structuredContent!.responses as { answers: unknown; raw?: unknown }[];
+    expect(responses.map((r) => [r.answers, r.raw])).toEqual([
+      [{ ratio: ['2.5'] }, { ratio: '2,5' }],
+      [{ ratio: ['2.5'] }, undefined],
+    ]);
   }, 20_000);
 
   it('a typed default on timeout: no_answer with defaults and their values', async () => {
