@@ -15,6 +15,7 @@ import type {
   TextReceived,
 } from '../core/ports.js';
 import { buildPromptView } from '../core/prompt-view.js';
+import type { ChannelCapabilities } from '../core/capabilities.js';
 import { noticeFor, type NoticeOptions } from '../core/outcome-view.js';
 import { chooseLocale, wordsFor, wordsOf, type ChannelNames, type Words } from '../core/i18n/index.js';
 import { spoken } from '../core/notices.js';
@@ -55,6 +56,8 @@ export interface InboundDeps {
   drafts: FormDraftStore;
   /** How the chat channels are named in notices (the channel registry's). */
   channelNames?: ChannelNames;
+  /** What a channel draws (a form opened there is built for it); absent: every control. */
+  capabilitiesOf?: (channel: string) => ChannelCapabilities | undefined;
 }
 
 /**
@@ -112,7 +115,7 @@ export class InboundHandler implements InboundSink, FormAnswering {
     const { record, choice, words } = found;
     if (!controlFits(choice, record.questions))
       return spoken({ kind: 'not_found', summary: words.t('notice.invalidButton') }, words);
-    const view = buildPromptView(record, this.askWords(record));
+    const view = buildPromptView(record, this.askWords(record), this.deps.capabilitiesOf?.(event.channel));
     return { ...spoken({ kind: 'form', view, choice, expiresAt: record.expiresAt }, words), record, words };
   }
 
