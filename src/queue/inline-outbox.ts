@@ -112,7 +112,7 @@ export class InlineOutbox implements Outbox {
   private async runNow(job: OutboxJob, handlers: OutboxHandlers): Promise<void> {
     let err: Error;
     try {
-      await handlers.run(job);
+      await handlers.run(job, true);
       return;
     } catch (thrown) {
       err = thrown instanceof Error ? thrown : new Error(String(thrown));
