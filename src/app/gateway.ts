@@ -152,7 +152,7 @@ export class Gateway {
     try {
       const first = await this.get(askId);
       if (isTerminal(first)) return first;
-      return (await waiter.woken) ?? (await this.get(askId));
+      return (await waiter.woken) ?? (await this.afterWake(askId));
     } finally {
       waiter.close();
     }
@@ -177,10 +177,26 @@ export class Gateway {
         return { record: await this.wait(asked.record.id, waitMs, signal), created: asked.created };
       if (!waiter || isTerminal(asked.record)) return asked;
       const ended = await waiter.woken;
-      return { record: ended ?? (await this.get(askId)), created: asked.created };
+      return { record: ended ?? (await this.afterWake(askId)), created: asked.created };
     } finally {
       waiter?.close();
     }
+  }
+
+  /**
+   * The ask once its long poll woke: the store's kept copy when it says the ask ended (the commit
+   * of this process that ended it wrote it; an ended ask's result never changes), else read; 404
+   * when it is gone.
+   */
+  private async afterWake(askId: string): Promise<AskRecord> {
+    const record = await judgeAsk(
+      this.deps.store,
+      askId,
+      (r) => r,
+      (r) => r !== null && isTerminal(r),
+    );
+    if (!record) throw noAsk(askId);
+    return record;
   }
 
   /**
@@ -254,7 +270,7 @@ export class Gateway {
       const committed = await runner.ahead(askId, plan.ahead, commit);
       if (committed === 'conflict') continue;
       if (committed === 'missing') return { record: null, outcome: { code: 'not_found' } };
-      if (isTerminal(next) && !isTerminal(prev)) this.polls.ended(next);
+      if (isTerminal(next) && !isTerminal(prev)) this.polls.ended(askId);
       await runner.settle(askId, plan.after);
       return { record: next, outcome: result.outcome };
     }
