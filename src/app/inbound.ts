@@ -177,7 +177,7 @@ export class InboundHandler implements InboundSink, FormAnswering {
     // With fan-out and escalation, any conversation the ask was delivered to is its own.
     const here = (c: { channel: string; chat: string } | null | undefined) =>
       c?.channel === event.channel && c.chat === event.chat;
-    const chatMatches = event.chat !== undefined && (here(record?.to) || !!record?.deliveries.some(here));
+    const chatMatches = event.chat !== undefined && !!record?.deliveries.some(here);
     if (!record || record.version !== token.version || !chatMatches) {
       const early = this.personWords(event.locale, null);
       const outcome = { kind: 'not_found' as const, summary: noticeFor(null, 'not_found', {}, early) };
