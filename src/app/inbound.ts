@@ -175,8 +175,7 @@ export class InboundHandler implements InboundSink, FormAnswering {
     // A tap must come from the ask's own chat; one that does not say where it came from (a
     // Telegram inline-mode callback carries no message) cannot be checked, so it is refused.
     // With fan-out and escalation, any conversation the ask was delivered to is its own.
-    const here = (c: { channel: string; chat: string } | null | undefined) =>
-      c?.channel === event.channel && c.chat === event.chat;
+    const here = (c: { channel: string; chat: string }) => c.channel === event.channel && c.chat === event.chat;
     const chatMatches = event.chat !== undefined && !!record?.deliveries.some(here);
     if (!record || record.version !== token.version || !chatMatches) {
       const early = this.personWords(event.locale, null);
