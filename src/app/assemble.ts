@@ -113,6 +113,7 @@ export function assemble(ports: AppPorts): App {
           defaultLocale: settings.defaultLocale,
           drafts,
           channelNames: settings.channelNames,
+          capabilitiesOf: (channel) => channels.get(channel)?.capabilities,
         },
         notice,
         seen,

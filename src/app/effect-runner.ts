@@ -1,13 +1,5 @@
 import type { Effect, Step } from '../core/effects.js';
 import type { AskIndexes, Clock, Logger, Metrics, Outbox, OutboxJob, StepScheduler } from '../core/ports.js';
-import type { AskRecord } from '../core/schemas.js';
-
-/**
- * An outbox job with the record as the commit that queued it wrote it (`known`): a job run
- * in-process at once (queue/inline-outbox.ts) starts from it instead of reading it back. A
- * queue stores only the job's own fields, so a retry or a re-drive reads the record.
- */
-export type KnownJob = OutboxJob & { known?: AskRecord };
 
 /** What the effect runner talks to. */
 export interface EffectRunnerDeps {
@@ -50,18 +42,12 @@ export class EffectRunner {
    * Runs effects in order, consecutive jobs and schedules in parallel, and throws on the first failure (creation,
    * the write-ahead mark, the reconciler). `seenAt` is the sweep time the reconciler listed the ask at.
    */
-  async strict(
-    askId: string,
-    effects: readonly Effect[],
-    due?: DueStep,
-    seenAt?: number,
-    known?: AskRecord,
-  ): Promise<void> {
+  async strict(askId: string, effects: readonly Effect[], due?: DueStep, seenAt?: number): Promise<void> {
     for (let i = 0; i < effects.length;) {
       const effect = effects[i]!;
       if (queued(effect)) {
         const batch: Promise<unknown>[] = [];
-        for (; i < effects.length && queued(effects[i]!); i++) batch.push(this.one(askId, effects[i]!, seenAt, known));
+        for (; i < effects.length && queued(effects[i]!); i++) batch.push(this.one(askId, effects[i]!, seenAt));
         await Promise.all(batch);
         continue;
       }
@@ -126,12 +112,12 @@ export class EffectRunner {
   /**
    * Runs post-commit effects together, the unmark sent first. Failures are logged and make the
    * ask due for the reconciler now, which repeats what is missing (after the unmark finished, so
-   * it cannot erase that mark). `known` is the record the commit wrote, handed to the jobs.
+   * it cannot erase that mark).
    */
-  async settle(askId: string, effects: readonly Effect[], known?: AskRecord): Promise<void> {
+  async settle(askId: string, effects: readonly Effect[]): Promise<void> {
     const unsweep = effects.find((e) => e.type === 'unsweep');
     const unmarked = unsweep ? this.one(askId, unsweep).catch(() => undefined) : undefined;
-    const work = effects.filter((e) => e.type !== 'unsweep').map((e) => this.one(askId, e, undefined, known));
+    const work = effects.filter((e) => e.type !== 'unsweep').map((e) => this.one(askId, e));
     const results = await Promise.allSettled(work);
     await unmarked;
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -142,7 +128,7 @@ export class EffectRunner {
     if (failed.length > 0) await this.deps.indexes.markForSweep(askId, this.deps.clock.now()).catch(() => undefined);
   }
 
-  private async one(askId: string, effect: Effect, seenAt?: number, known?: AskRecord): Promise<unknown> {
+  private async one(askId: string, effect: Effect, seenAt?: number): Promise<unknown> {
     const { indexes, outbox, steps, metrics } = this.deps;
     switch (effect.type) {
       case 'publish':
@@ -153,11 +139,10 @@ export class EffectRunner {
       case 'unschedule':
         return steps.cancel(askId, effect.step);
       case 'enqueue': {
-        const job: KnownJob =
+        const job: OutboxJob =
           effect.job.kind === 'remind'
             ? { kind: 'remind', askId, index: effect.job.index, n: effect.job.n }
             : { kind: effect.job.kind, askId, index: effect.job.index };
-        if (known?.id === askId) job.known = known;
         return outbox.enqueue(job);
       }
       case 'leave':

@@ -1,9 +1,7 @@
 import { applyTap, formAnswers, heldNotice, holdBy, newDraft, showProblem } from '../core/drafts.js';
 import type { DraftStep } from '../core/drafts.js';
 import { applyStepReply } from '../core/drafts-typed.js';
-import { buildPromptView, type PromptView } from '../core/prompt-view.js';
-import { ALL_CAPABILITIES, type ChannelCapabilities } from '../core/capabilities.js';
-import { KIND_NAMES, personContext } from '../core/questions/index.js';
+import { personContext } from '../core/questions/index.js';
 import type { Draft } from '../core/form-draft-store.js';
 import { outcomeNotice } from '../core/notices.js';
 import type {
@@ -21,7 +19,7 @@ import type {
 } from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
 import { decodeToken, encodeToken, type ButtonChoice } from '../core/token.js';
-import { wordsFor, type Words } from '../core/i18n/index.js';
+import type { Words } from '../core/i18n/index.js';
 
 /** Reads and compare-and-set writes one input may try before it gives up (taps racing on one draft). */
 const CAS_TRIES = 8;
@@ -111,7 +109,7 @@ export class FormSession implements FormSessions {
 
   /** Draws the draft's step; `ask_own`: after the prompt asking for the step's own words or typed value. */
   private drawn(opened: OpenedForm, key: DraftKey, draft: Draft, then: 'render' | 'ask_own'): FormReply {
-    const draw = { key, view: formView(opened) };
+    const draw = { key, view: opened.view };
     if (then === 'render') return { notice: '', draw };
     return { notice: '', ...localeOf(opened), draw, askOwn: this.askOwn(key, draft, draft.awaitingOwn ?? 0) };
   }
@@ -212,7 +210,7 @@ export class FormSession implements FormSessions {
     await this.change(key, (d) =>
       d ? { kind: 'draft', draft: showProblem(d, problems), then: 'render' } : { kind: 'invalid' },
     );
-    return { ...reply, draw: { key, view: formView(opened) } };
+    return { ...reply, draw: { key, view: opened.view } };
   }
 
   /** Reads, changes and writes a draft by compare-and-set, again while other inputs get there first. */
@@ -228,19 +226,6 @@ export class FormSession implements FormSessions {
     }
     throw new Error('draft changed by too many taps at once');
   }
-}
-
-/** Every kind drawn, forms of any size: what the view of a draft's message is built for when {@link formView} rebuilds it. */
-const EVERY_KIND: ChannelCapabilities = { ...ALL_CAPABILITIES, kinds: KIND_NAMES };
-
-/**
- * The prompt as its message shows it: a form answered on the message. The ask's view as `opened`
- * built it is for no channel in particular, which draws choices only, so a prompt with typed
- * questions comes without its form controls (Skip among them); the tap came from the form, so it is
- * built again with every kind drawn, in the ask's words.
- */
-function formView({ view, record }: OpenedForm): PromptView {
-  return view.form ? view : buildPromptView(record, wordsFor(view.locale, record.timeZone), EVERY_KIND);
 }
 
 /** The reply that only tells an outcome. */

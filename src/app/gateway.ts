@@ -10,7 +10,7 @@ import { stepCall } from '../core/step-due.js';
 import { recordTtlMs } from '../core/retention.js';
 import type { ChannelNames } from '../core/i18n/index.js';
 import { foldFor, MAX_CAS_ATTEMPTS, openAsk } from './open-ask.js';
-import { keptOrFresh } from './kept-copy.js';
+import { judgeAsk, keptOrFresh } from './kept-copy.js';
 import type { EffectRunner } from './effect-runner.js';
 import type { LongPolls } from './long-poll.js';
 import type { ListAsksQuery } from '../core/ask-listing.js';
@@ -37,7 +37,7 @@ export interface GatewayDeps {
    */
   store: Pick<
     AskStore,
-    'ordered' | 'claimIdempotencyKey' | 'create' | 'get' | 'peek' | 'getRun' | 'history' | 'commit' | 'pendingAsks'
+    'ordered' | 'claimIdempotencyKey' | 'create' | 'get' | 'kept' | 'getRun' | 'history' | 'commit' | 'pendingAsks'
   >;
   /** Interprets the effects of every change. */
   runner: Pick<EffectRunner, 'strict' | 'settle' | 'ahead'>;
@@ -101,16 +101,10 @@ export class Gateway {
    * answer is one response (the ask may stay open) and a skip is refused.
    */
   async answer(askId: string, request: AnswerRequest, by: Responder): Promise<AskRecord> {
-    // A kept copy's questions never change; one that says the ask ended is read again (keptOrFresh:
+    // A kept copy's questions never change; one that says the ask ended is read again (judgeAsk:
     // the record may be gone, a 404 rather than a 409).
-    const { store } = this.deps;
     const pending = (r: AskRecord | null) => r !== null && !isTerminal(r);
-    const record = await keptOrFresh(
-      store.peek(askId),
-      () => store.get(askId),
-      (r) => r,
-      pending,
-    );
+    const record = await judgeAsk(this.deps.store, askId, (r) => r, pending);
     if (!record) throw noAsk(askId);
     if (isTerminal(record)) throw alreadyResolved(record);
     let event: AskEvent;
@@ -121,7 +115,7 @@ export class Gateway {
       if (!checked.ok) throw invalid('invalid_answer', checked.issues);
       event = { type: 'answer', answers: checked.answers, by, ...(checked.raw ? { raw: checked.raw } : {}) };
     }
-    return this.expectResolved(await this.apply(askId, event, record), askId);
+    return this.expectResolved(await this.apply(askId, event), askId);
   }
 
   /** Cancels a pending ask (agent cancelled). */
@@ -134,7 +128,7 @@ export class Gateway {
     const { current, version } = await this.deps.store.getRun(runId);
     if (version === 0) throw new AskgateError('not_found', `no run with id "${runId}"`);
     if (!current || isTerminal(current)) return { cancelled: null };
-    const applied = await this.apply(current.id, { type: 'cancel' }, current);
+    const applied = await this.apply(current.id, { type: 'cancel' });
     return { cancelled: applied.outcome.code === 'resolved' ? applied.record : null };
   }
 
@@ -160,7 +154,7 @@ export class Gateway {
     try {
       const first = await this.get(askId);
       if (isTerminal(first)) return first;
-      return (await waiter.woken) ?? (await this.get(askId));
+      return (await waiter.woken) ?? (await this.afterWake(askId));
     } finally {
       waiter.close();
     }
@@ -185,10 +179,26 @@ export class Gateway {
         return { record: await this.wait(asked.record.id, waitMs, signal), created: asked.created };
       if (!waiter || isTerminal(asked.record)) return asked;
       const ended = await waiter.woken;
-      return { record: ended ?? (await this.get(askId)), created: asked.created };
+      return { record: ended ?? (await this.afterWake(askId)), created: asked.created };
     } finally {
       waiter?.close();
     }
+  }
+
+  /**
+   * The ask once its long poll woke: the store's kept copy when it says the ask ended (the commit
+   * of this process that ended it wrote it; an ended ask's result never changes), else read; 404
+   * when it is gone.
+   */
+  private async afterWake(askId: string): Promise<AskRecord> {
+    const record = await judgeAsk(
+      this.deps.store,
+      askId,
+      (r) => r,
+      (r) => r !== null && isTerminal(r),
+    );
+    if (!record) throw noAsk(askId);
+    return record;
   }
 
   /**
@@ -211,38 +221,46 @@ export class Gateway {
 
   /**
    * Runs a step: the timeout, a reminder or an escalation step (called by its job, or by the
-   * reconciler when the job was lost). Whether it is due is core's `stepCall`: a job that fires early
-   * (step jobs are queued a little ahead) gets the step's time back with the record it read, and its
-   * scheduler calls again then with that record as `seen`: the compare-and-set catches a change
-   * meanwhile. A reminder or escalation fires once: the transition's compare-and-set on `reminded`/`escalated`.
+   * reconciler when the job was lost). Whether it is due is core's `stepCall`, judged like any kept
+   * copy ({@link keptOrFresh}): a step found due on the store's copy goes on to the commit, one
+   * found early or needless there is judged again on a fresh read. A job that fires early (step
+   * jobs are queued a little ahead) gets the step's time back with the record it judged, and its
+   * scheduler calls again then with that record as `seen`, the kept copy of that call. A reminder
+   * or escalation fires once: the transition's compare-and-set on `reminded`/`escalated`.
    */
   async step(askId: string, step: Step, seen?: AskRecord): Promise<void | NotYet> {
-    const record = seen?.id === askId ? seen : await this.deps.store.get(askId);
-    if (!record) return;
-    const call = stepCall(record, step, this.deps.clock.now());
+    const { store, clock } = this.deps;
+    const judge = (record: AskRecord | null) => record && { record, call: stepCall(record, step, clock.now()) };
+    const kept = seen?.id === askId ? seen : store.kept(askId);
+    const judged = await keptOrFresh(
+      kept,
+      () => store.get(askId),
+      judge,
+      (v) => v?.call.kind === 'apply',
+    );
+    if (!judged) return;
+    const { record, call } = judged;
     if (call.kind === 'wait') return { notBefore: call.notBefore, seen: record };
-    if (call.kind === 'apply') await this.apply(askId, call.event, record);
+    if (call.kind === 'apply') await this.apply(askId, call.event);
   }
 
   /**
    * Reads, transitions and commits with compare-and-set, retrying on conflicts; then runs the
-   * effects. Every state change of an ask goes through here. `known`, the record as the caller
-   * just read it, saves the first read, and without it so does the record as this process last
-   * wrote or read it (`store.peek`: the tap or answer that ends an ask this process delivered
-   * makes one round trip, the commit): the compare-and-set rejects a stale one, and an outcome
-   * that changes nothing is only ever reported from a fresh read ({@link keptOrFresh}).
+   * effects. Every state change of an ask goes through here. The first attempt starts from the
+   * store's kept copy ({@link judgeAsk}: the record as this process last wrote or read it, so the
+   * tap or answer that ends an ask this process delivered makes one round trip, the commit): the
+   * compare-and-set rejects a stale one, and an outcome that changes nothing is only ever
+   * reported from a fresh read. After a conflict the copy was stale: the record is read.
    */
-  async apply(askId: string, event: AskEvent, known?: AskRecord): Promise<Applied> {
+  async apply(askId: string, event: AskEvent): Promise<Applied> {
     const { store, clock, settings, runner } = this.deps;
-    let kept = known?.id === askId ? known : store.peek(askId);
     const judge = (prev: AskRecord | null) => {
       const now = clock.now();
       return prev && { prev, now, result: transition(prev, event, now) };
     };
     const changes = (judged: ReturnType<typeof judge>) => judged?.result.kind === 'changed';
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-      const judged = await keptOrFresh(kept, () => store.get(askId), judge, changes);
-      kept = null;
+      const judged = await judgeAsk(store, askId, judge, changes, attempt === 0);
       if (!judged) return { record: null, outcome: { code: 'not_found' } };
       const { prev, now, result } = judged;
       if (result.kind === 'unchanged') return { record: prev, outcome: result.outcome };
@@ -254,8 +272,8 @@ export class Gateway {
       const committed = await runner.ahead(askId, plan.ahead, commit);
       if (committed === 'conflict') continue;
       if (committed === 'missing') return { record: null, outcome: { code: 'not_found' } };
-      if (isTerminal(next) && !isTerminal(prev)) this.polls.ended(next);
-      await runner.settle(askId, plan.after, next);
+      if (isTerminal(next) && !isTerminal(prev)) this.polls.ended(askId);
+      await runner.settle(askId, plan.after);
       return { record: next, outcome: result.outcome };
     }
     throw new AskgateError('internal', 'too much contention on this ask; retry');

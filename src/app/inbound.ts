@@ -15,6 +15,7 @@ import type {
   TextReceived,
 } from '../core/ports.js';
 import { buildPromptView } from '../core/prompt-view.js';
+import type { ChannelCapabilities } from '../core/capabilities.js';
 import { noticeFor, type NoticeOptions } from '../core/outcome-view.js';
 import { chooseLocale, wordsFor, wordsOf, type ChannelNames, type Words } from '../core/i18n/index.js';
 import { spoken } from '../core/notices.js';
@@ -27,7 +28,7 @@ import { FormSession, type FormAnswered, type FormAnswering, type FormRead, type
 import { partialOf } from '../core/agreement.js';
 import { agreeOf } from '../core/policy.js';
 import type { Gateway } from './gateway.js';
-import { keptOrFresh } from './kept-copy.js';
+import { judgeAsk } from './kept-copy.js';
 import { refusalEntry, resolvedOutcome, toldAfter } from './inbound-told.js';
 
 export { countedNotice } from './inbound-told.js';
@@ -44,7 +45,7 @@ type Refused = { kind: 'refused'; record: AskRecord; refusal: InboundOutcome };
 export interface InboundDeps {
   /** Commits answers and history notes. */
   gateway: Pick<Gateway, 'apply' | 'note'>;
-  store: Pick<AskStore, 'get' | 'peek'>;
+  store: Pick<AskStore, 'get' | 'kept'>;
   indexes: Pick<AskIndexes, 'findByMessage' | 'pendingInConversation' | 'bindMessage'>;
   clock: Clock;
   /** How long terminal records are kept: follow-up bindings live until the deadline plus this. */
@@ -55,6 +56,8 @@ export interface InboundDeps {
   drafts: FormDraftStore;
   /** How the chat channels are named in notices (the channel registry's). */
   channelNames?: ChannelNames;
+  /** What a channel draws (a form opened there is built for it); absent: every control. */
+  capabilitiesOf?: (channel: string) => ChannelCapabilities | undefined;
 }
 
 /**
@@ -86,7 +89,7 @@ export class InboundHandler implements InboundSink, FormAnswering {
     if (choice.kind === 'other')
       return spoken({ kind: 'need_text', askId: record.id, prompt: words.t('notice.ownWords') }, words);
     const chat = event.chat;
-    if (choice.kind === 'skip') return this.commit(record.id, { type: 'skip', by: event.user, chat }, record, words);
+    if (choice.kind === 'skip') return this.commit(record.id, { type: 'skip', by: event.user, chat }, words);
     // An option button answers the only question with what its kind says the button means.
     const values =
       choice.kind === 'option' && record.questions.length === 1
@@ -94,7 +97,7 @@ export class InboundHandler implements InboundSink, FormAnswering {
         : null;
     if (!values) return spoken({ kind: 'not_found', summary: words.t('notice.invalidButton') }, words);
     const ev: AskEvent = { type: 'answer', answers: { [question.id]: values }, by: event.user, chat };
-    return this.commit(record.id, ev, record, words);
+    return this.commit(record.id, ev, words);
   }
 
   /** Checks a tap that opens a form or works on a draft, and returns the prompt as it stands now. */
@@ -112,7 +115,7 @@ export class InboundHandler implements InboundSink, FormAnswering {
     const { record, choice, words } = found;
     if (!controlFits(choice, record.questions))
       return spoken({ kind: 'not_found', summary: words.t('notice.invalidButton') }, words);
-    const view = buildPromptView(record, this.askWords(record));
+    const view = buildPromptView(record, this.askWords(record), this.deps.capabilitiesOf?.(event.channel));
     return { ...spoken({ kind: 'form', view, choice, expiresAt: record.expiresAt }, words), record, words };
   }
 
@@ -123,7 +126,7 @@ export class InboundHandler implements InboundSink, FormAnswering {
     return (await this.answerForm(found, event)).outcome;
   }
 
-  /** Answers a form of the ask as `opened` read it (no read again); `ended`: the ask ended with it. */
+  /** Answers a form of the ask as `opened` read it (the commit starts from the store's kept copy); `ended`: the ask ended with it. */
   async answerForm(opened: FormRead, event: FormSubmitted): Promise<FormAnswered> {
     const { record, choice, words } = opened;
     if (!['form', 'other', 'submit'].includes(choice.kind) || !controlFits(choice, record.questions)) {
@@ -135,14 +138,9 @@ export class InboundHandler implements InboundSink, FormAnswering {
       const outcome = { kind: 'invalid' as const, askId: record.id, hint, problems: reading.problems };
       return { outcome: await this.noted(record.id, spoken(outcome, words), event.user), ended: false };
     }
-    const answer: AskEvent = {
-      type: 'answer',
-      answers: reading.answers,
-      by: event.user,
-      chat: event.chat,
-      ...(reading.raw ? { raw: reading.raw } : {}),
-    };
-    const applied = await this.gateway.apply(record.id, answer, record);
+    const raw = reading.raw ? { raw: reading.raw } : {};
+    const answer: AskEvent = { type: 'answer', answers: reading.answers, by: event.user, chat: event.chat, ...raw };
+    const applied = await this.gateway.apply(record.id, answer);
     return {
       outcome: toldAfter(record.id, answer, applied, words, this.notice),
       ended: !!applied.record && isTerminal(applied.record),
@@ -154,26 +152,20 @@ export class InboundHandler implements InboundSink, FormAnswering {
    * name the ask's current version and come from one of the ask's own conversations.
    *
    * `cached`: an option or skip tap may start from the record as this process last wrote or read
-   * it (`store.peek`), which saves the tap's read. The answer it makes depends only on the ask's
-   * questions, which never change, and the commit's compare-and-set rejects a stale copy (the
+   * it (the store's kept copy), which saves the tap's read. The answer it makes depends only on the
+   * ask's questions, which never change, and the commit's compare-and-set rejects a stale copy (the
    * transition then runs again on a fresh read, its own checks included); a stale copy never
-   * refuses: a tap it would turn away is checked again on a fresh read ({@link keptOrFresh}).
+   * refuses: a tap it would turn away is checked again on a fresh read ({@link judgeAsk}). Other
+   * taps show the prompt as it stands now, so they read it.
    */
   private async tapped(event: TapEvent, cached = false): Promise<Found | NotTaken> {
     const token = decodeToken(event.token);
     const early = this.personWords(event.locale, null);
     if (!token)
       return { kind: 'none', outcome: spoken({ kind: 'not_found', summary: early.t('notice.invalidButton') }, early) };
-    const { store } = this.deps;
-    const kept =
-      cached && (token.choice.kind === 'option' || token.choice.kind === 'skip') ? store.peek(token.askId) : null;
+    const fromKept = cached && (token.choice.kind === 'option' || token.choice.kind === 'skip');
     const judge = (record: AskRecord | null) => this.judgeTap(event, token, record);
-    const verdict = await keptOrFresh(
-      kept,
-      () => store.get(token.askId),
-      judge,
-      (v) => v.kind === 'found',
-    );
+    const verdict = await judgeAsk(this.deps.store, token.askId, judge, (v) => v.kind === 'found', fromKept);
     if (verdict.kind !== 'refused') return verdict;
     return { kind: 'none', outcome: await this.noted(verdict.record.id, verdict.refusal, event.user) };
   }
@@ -187,9 +179,8 @@ export class InboundHandler implements InboundSink, FormAnswering {
     // A tap must come from the ask's own chat; one that does not say where it came from (a
     // Telegram inline-mode callback carries no message) cannot be checked, so it is refused.
     // With fan-out and escalation, any conversation the ask was delivered to is its own.
-    const here = (c: { channel: string; chat: string } | null | undefined) =>
-      c?.channel === event.channel && c.chat === event.chat;
-    const chatMatches = event.chat !== undefined && (here(record?.to) || !!record?.deliveries.some(here));
+    const here = (c: { channel: string; chat: string }) => c.channel === event.channel && c.chat === event.chat;
+    const chatMatches = event.chat !== undefined && !!record?.deliveries.some(here);
     if (!record || record.version !== token.version || !chatMatches) {
       const early = this.personWords(event.locale, null);
       const outcome = { kind: 'not_found' as const, summary: noticeFor(null, 'not_found', {}, early) };
@@ -241,11 +232,11 @@ export class InboundHandler implements InboundSink, FormAnswering {
           parsed.rejected,
         );
       case 'skip':
-        return this.commit(record.id, { type: 'skip', by: event.user, chat }, record, words);
+        return this.commit(record.id, { type: 'skip', by: event.user, chat }, words);
       case 'answers': {
         const raw = parsed.raw ? { raw: parsed.raw } : {};
         const answer: AskEvent = { type: 'answer', answers: parsed.answers, by: event.user, chat, ...raw };
-        return this.commit(record.id, answer, record, words);
+        return this.commit(record.id, answer, words);
       }
     }
   }
@@ -321,7 +312,7 @@ export class InboundHandler implements InboundSink, FormAnswering {
     return null;
   }
 
-  private async commit(askId: string, event: AskEvent, known: AskRecord, words: Words): Promise<InboundOutcome> {
-    return toldAfter(askId, event, await this.gateway.apply(askId, event, known), words, this.notice);
+  private async commit(askId: string, event: AskEvent, words: Words): Promise<InboundOutcome> {
+    return toldAfter(askId, event, await this.gateway.apply(askId, event), words, this.notice);
   }
 }

@@ -3,8 +3,9 @@ import type { ResultBus } from '../core/ports.js';
 import type { AskRecord } from '../core/schemas.js';
 
 /**
- * One long poll: `woken` resolves on the ask's announcement, after its time, on abort or on
- * shutdown; with the ended record when this process committed it (no read needed then).
+ * One long poll: `woken` resolves on the ask's announcement, when this process ended the ask, after
+ * its time, on abort or on shutdown; with the record only when a resync read it (otherwise the
+ * store's kept copy has it when this process ended the ask: app/kept-copy.ts).
  */
 export interface LongPoll {
   woken: Promise<AskRecord | undefined>;
@@ -19,8 +20,8 @@ const RECHECK_BATCH = 500;
 export class LongPolls {
   /** Wakes of the polls in flight; null once stopped. */
   private wakes: Set<() => void> | null = new Set();
-  /** The polls of this process by ask id, woken with the record when this process ends the ask. */
-  private readonly local = new Map<string, Set<(record: AskRecord) => void>>();
+  /** The polls of this process by ask id, woken when this process ends the ask (or a resync finds it ended). */
+  private readonly local = new Map<string, Set<(record?: AskRecord) => void>>();
 
   /**
    * `read` re-reads asks when the bus may have missed announcements (its subscription came back
@@ -41,7 +42,7 @@ export class LongPolls {
     let wake: (record?: AskRecord) => void = () => {};
     const woken = new Promise<AskRecord | undefined>((resolve) => (wake = resolve));
     // The announcement often arrives just before the reply of this process's own commit that
-    // made it: one turn of the event loop lets `ended` wake the poll with the record instead.
+    // made it: one turn of the event loop lets that commit land first.
     const unsubscribe = this.bus.subscribe(askId, () => setImmediate(() => wake()));
     const timer = setTimeout(() => wake(), waitMs);
     const onAbort = () => wake();
@@ -63,9 +64,17 @@ export class LongPolls {
     };
   }
 
-  /** This process committed the end of `record`'s ask: its polls here wake with it, before the announcement. */
-  ended(record: AskRecord): void {
-    for (const wake of this.local.get(record.id) ?? []) wake(record);
+  /**
+   * This process committed the end of ask `askId`: its polls here wake now, before the announcement
+   * (and without it, should the bus be down); the store keeps the record the commit wrote.
+   */
+  ended(askId: string): void {
+    this.wake(askId);
+  }
+
+  /** Wakes the polls of `askId` here, with `record` when one was read. */
+  private wake(askId: string, record?: AskRecord): void {
+    for (const wake of this.local.get(askId) ?? []) wake(record);
   }
 
   /**
@@ -76,7 +85,7 @@ export class LongPolls {
     const ids = [...this.local.keys()];
     for (let i = 0; i < ids.length; i += RECHECK_BATCH) {
       const records = await read(ids.slice(i, i + RECHECK_BATCH)).catch(() => []);
-      for (const record of records) if (record && isTerminal(record)) this.ended(record);
+      for (const record of records) if (record && isTerminal(record)) this.wake(record.id, record);
     }
   }
 

@@ -77,7 +77,7 @@ export async function openAsk(
     if (supersede && superseding?.kind === 'changed')
       await runner.settle(supersede.next.id, followUp(supersede.prev, supersede.next, superseding.effects));
     // Unlike a later change, creation fails when its timeout or delivery cannot be queued.
-    await runner.strict(askId, plan.after, undefined, undefined, result.record);
+    await runner.strict(askId, plan.after);
     return { record: result.record, created: true };
   }
   throw new AskgateError('internal', 'too many concurrent asks on this run; retry');

@@ -21,7 +21,8 @@ import { wordsOf, type ChannelNames, type Words } from '../core/i18n/index.js';
 import type { Step } from '../core/effects.js';
 import { stillOwed, workFor, type WorkSettings } from '../core/work.js';
 import { keptForMs } from '../core/retention.js';
-import type { BatchItem, EffectRunner, KnownJob } from './effect-runner.js';
+import type { BatchItem, EffectRunner } from './effect-runner.js';
+import { judgeAsk } from './kept-copy.js';
 import type { Gateway } from './gateway.js';
 import type { AskRecord, MessageRef } from '../core/schemas.js';
 
@@ -30,7 +31,7 @@ export interface OutboxWorkDeps {
   /** Commits the bookkeeping of each step. */
   gateway: Pick<Gateway, 'apply' | 'note'>;
   /** `ordered` (one ordered connection): the message binding is sent together with the `delivered` commit. */
-  store: Pick<AskStore, 'ordered' | 'get' | 'getMany'>;
+  store: Pick<AskStore, 'ordered' | 'get' | 'kept' | 'getMany'>;
   indexes: Pick<AskIndexes, 'addToConversation' | 'bindMessage' | 'unmarkSweep'>;
   runner: Pick<EffectRunner, 'strict' | 'strictMany'>;
   /** The handler of each step, run when the reconciler finds its job lost. */
@@ -48,9 +49,10 @@ export interface OutboxWorkDeps {
 
 /**
  * Delivery, finalization and reconciliation work, run by the outbox and the reconciler.
- * Each step reads the record, so a job that runs twice does nothing the second time; a job run
- * in-process right after the commit that queued it starts from that commit's record instead
- * (`KnownJob.known`): no other run of it can have started, as the commit made it newly needed.
+ * Each job reads the record, so a job that runs twice does nothing the second time; a job run
+ * in-process right after the commit that queued it (`justQueued`) starts from the store's kept
+ * copy instead ({@link judgeAsk}): no other run of it can have started, as the commit made it
+ * newly needed, and a copy that finds nothing owed is checked on a fresh read.
  */
 export class OutboxWork implements OutboxHandlers {
   private readonly gateway: OutboxWorkDeps['gateway'];
@@ -65,13 +67,22 @@ export class OutboxWork implements OutboxHandlers {
   }
 
   /** Runs one outbox job; throws to retry. */
-  async run(job: KnownJob): Promise<void> {
-    const known = job.known?.id === job.askId ? job.known : undefined;
-    if (job.kind === 'deliver') await this.deliver(job.askId, job.index, known);
-    else if (job.kind === 'webhook') await this.webhook(job.askId, known);
-    else if (job.kind === 'remind') await this.remind(job.askId, job.index, job.n);
+  async run(job: OutboxJob, justQueued = false): Promise<void> {
+    if (job.kind === 'deliver') await this.deliver(job.askId, job.index, justQueued);
+    else if (job.kind === 'webhook') await this.webhook(job.askId, justQueued);
+    else if (job.kind === 'remind') await this.remind(job.askId, job.index, job.n, justQueued);
     else if (job.kind === 'refresh') await this.refresh(job.askId, job.index);
-    else await this.finalize(job.askId, job.index, known);
+    else await this.finalize(job.askId, job.index, justQueued);
+  }
+
+  /**
+   * The record when `job` is still owed on it, else null: from the kept copy when the job was
+   * `justQueued` (a copy that finds it not owed is checked on a fresh read), else read.
+   */
+  private owed(askId: string, job: Parameters<typeof stillOwed>[1], justQueued: boolean): Promise<AskRecord | null> {
+    const { store, clock } = this.deps;
+    const owedOn = (record: AskRecord | null) => (record && stillOwed(record, job, clock.now()) ? record : null);
+    return judgeAsk(store, askId, owedOn, (record) => record !== null, justQueued);
   }
 
   /** Marks the delivery failed (the ask ends `undelivered` when every target failed) or the finalization given up. */
@@ -99,11 +110,11 @@ export class OutboxWork implements OutboxHandlers {
     }
   }
 
-  private async deliver(askId: string, index: number, known?: AskRecord): Promise<void> {
+  private async deliver(askId: string, index: number, justQueued: boolean): Promise<void> {
     const { store, indexes, channels, clock, settings } = this.deps;
-    const record = known ?? (await store.get(askId));
+    const record = await this.owed(askId, { kind: 'deliver', index }, justQueued);
     const delivery = record?.deliveries[index];
-    if (!record || !delivery || !stillOwed(record, { kind: 'deliver', index }, clock.now())) return;
+    if (!record || !delivery) return;
     if (isTerminal(record)) {
       await this.gateway.apply(askId, {
         type: 'delivery_failed',
@@ -132,7 +143,7 @@ export class OutboxWork implements OutboxHandlers {
         keptForMs(deadlineOf(record), clock.now(), settings.retentionMs),
       );
     // If the ask ended while the message was in flight, this commit queues its outcome edit (work.ts).
-    const commit = () => this.gateway.apply(askId, { type: 'delivered', index, message }, record);
+    const commit = () => this.gateway.apply(askId, { type: 'delivered', index, message });
     if (!store.ordered) {
       await bind();
       await commit();
@@ -145,15 +156,19 @@ export class OutboxWork implements OutboxHandlers {
     if (bound.status === 'rejected') await bind();
   }
 
-  private async finalize(askId: string, index: number, known?: AskRecord): Promise<void> {
-    const { store, channels, clock } = this.deps;
-    const record = known ?? (await store.get(askId));
+  private async finalize(askId: string, index: number, justQueued: boolean): Promise<void> {
+    const record = await this.owed(askId, { kind: 'finalize', index }, justQueued);
+    await this.finalizeOn(record, index);
+  }
+
+  /** Shows the outcome on delivery `index`'s message of `record` (one that still owes it), and records it. */
+  private async finalizeOn(record: AskRecord | null, index: number): Promise<void> {
     const delivery = record?.deliveries[index];
-    if (!record || !delivery?.message || !stillOwed(record, { kind: 'finalize', index }, clock.now())) return;
-    const channel = channels.get(delivery.channel);
+    if (!record || !delivery?.message) return;
+    const channel = this.deps.channels.get(delivery.channel);
     if (!channel) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
     await this.showOutcome(channel, delivery.message, record);
-    await this.gateway.apply(askId, { type: 'finalized', index, ok: true }, record);
+    await this.gateway.apply(record.id, { type: 'finalized', index, ok: true });
   }
 
   /**
@@ -174,13 +189,13 @@ export class OutboxWork implements OutboxHandlers {
    * Posts reminder `n` under delivery `index`'s message, once: skipped when the ask ended, the
    * deadline passed or this message already showed it; replies to the reminder count as replies.
    */
-  private async remind(askId: string, index: number, n: number): Promise<void> {
+  private async remind(askId: string, index: number, n: number, justQueued: boolean): Promise<void> {
     const { store, channels, indexes, clock, settings } = this.deps;
     const job = { kind: 'remind', index, n } as const;
-    const record = await store.get(askId);
+    const record = await this.owed(askId, job, justQueued);
     const delivery = record?.deliveries[index];
     const now = clock.now();
-    if (!record || !delivery?.message || !stillOwed(record, job, now)) return;
+    if (!record || !delivery?.message) return;
     const channel = channels.get(delivery.channel);
     if (!channel) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
     const stillOpen = async () => {
@@ -191,7 +206,7 @@ export class OutboxWork implements OutboxHandlers {
     if (!posted) return; // the ask ended while the channel waited for its rate limit
     const conv = { channel: delivery.channel, chat: delivery.chat };
     await indexes.bindMessage(conv, posted.messageId, askId, keptForMs(deadlineOf(record), now, settings.retentionMs));
-    await this.gateway.apply(askId, { type: 'reminder_posted', index, n }, record);
+    await this.gateway.apply(askId, { type: 'reminder_posted', index, n });
   }
 
   /** Re-renders delivery `index`'s open message (the tally); an ended ask gets its final edit instead. */
@@ -210,7 +225,7 @@ export class OutboxWork implements OutboxHandlers {
     // landed first): the refresh showed buttons again, so the outcome is shown once more over it.
     const after = await store.get(askId);
     if (after && isTerminal(after)) {
-      if (stillOwed(after, { kind: 'finalize', index }, clock.now())) return this.finalize(askId, index, after);
+      if (stillOwed(after, { kind: 'finalize', index }, clock.now())) return this.finalizeOn(after, index);
       const words = this.words(after);
       await channel.finalize(
         delivery.message,
@@ -221,9 +236,9 @@ export class OutboxWork implements OutboxHandlers {
   }
 
   /** POSTs the terminal result to the ask's callbackUrl once; a job that runs again after success does nothing. */
-  private async webhook(askId: string, known?: AskRecord): Promise<void> {
-    const record = known ?? (await this.deps.store.get(askId));
-    if (!record || !stillOwed(record, { kind: 'webhook', index: 0 }, this.deps.clock.now())) return;
+  private async webhook(askId: string, justQueued: boolean): Promise<void> {
+    const record = await this.owed(askId, { kind: 'webhook', index: 0 }, justQueued);
+    if (!record) return;
     // An owed webhook has both (the ask ended and has a callbackUrl); checked again for the types.
     if (!record.callbackUrl || !record.result) return;
     const sender = this.deps.webhooks;

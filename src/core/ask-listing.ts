@@ -68,6 +68,5 @@ export function listedAsk(record: AskRecord, query: Pick<ListAsksQuery, 'runId' 
   if (query.runId !== undefined && record.runId !== query.runId) return false;
   if (query.agent !== undefined && record.agent !== query.agent) return false;
   if (query.channel === undefined) return true;
-  const targets = record.targets ?? (record.to ? [record.to] : []);
-  return [...targets, ...record.deliveries].some((t) => t.channel === query.channel);
+  return [...record.targets, ...record.deliveries].some((t) => t.channel === query.channel);
 }

@@ -5,7 +5,7 @@ import { draftKeyboard, isTypedStep, type DraftButton, type DraftKeyboardQuestio
 import { encodeToken } from './token.js';
 import { shorten } from './text.js';
 import type { Words } from './i18n/index.js';
-import type { KindName } from './questions/index.js';
+import { KIND_NAMES, type KindName } from './questions/index.js';
 
 /** Buttons under a message: how many in all and per row, the longest label shown (longer ones are cut), the longest token in UTF-8 bytes. */
 export interface ButtonCapability {
@@ -41,9 +41,9 @@ export interface ChannelCapabilities {
   links: boolean;
 }
 
-/** What a channel that declares nothing gets (test channels): every control, unlimited, as views were before capabilities. */
+/** What a channel that declares nothing gets (test channels): every kind and control, unlimited. */
 export const ALL_CAPABILITIES: ChannelCapabilities = {
-  kinds: ['choice'],
+  kinds: KIND_NAMES,
   buttons: { max: Infinity, perRow: Infinity, labelMax: Infinity, tokenMaxBytes: Infinity },
   forms: { on: 'modal', fields: Infinity, optionsMin: 0, optionsMax: Infinity, ownWords: 'each' },
   edits: true,

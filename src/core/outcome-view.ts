@@ -147,9 +147,12 @@ export interface NoticeOptions {
   chat?: string;
 }
 
-/** The allowed users of the deliveries where a refused person tried (every initial target's for old records). */
+/**
+ * The allowed users of the deliveries where a refused person tried; the first target's when it is
+ * not known where, or the ask has no delivery (see `mayAnswer`).
+ */
 function allowedUsers(record: AskRecord, options: NoticeOptions): string[] {
-  if (!record.targets || options.channel === undefined) return record.to?.users ?? [];
+  if (options.channel === undefined || record.deliveries.length === 0) return record.to?.users ?? [];
   const users = new Set<string>();
   record.deliveries.forEach((d, i) => {
     if (d.channel !== options.channel || (options.chat !== undefined && d.chat !== options.chat)) return;

@@ -50,8 +50,13 @@ export interface WebhookSender {
 
 /** Handlers the outbox calls; `run` throws {@link ChannelError} (or any error) to retry. */
 export interface OutboxHandlers {
-  /** Performs the job; throwing retries it with backoff (or not, for permanent errors). */
-  run(job: OutboxJob): Promise<void>;
+  /**
+   * Performs the job; throwing retries it with backoff (or not, for permanent errors).
+   * `justQueued`: it runs in this process right after the commit that queued it (the in-process
+   * outbox's first attempt), so no other run of it can have started, as that commit made it newly
+   * needed: it may start from the store's kept copy instead of reading the record.
+   */
+  run(job: OutboxJob, justQueued?: boolean): Promise<void>;
   /** Called once when a job gave up: its retries ran out or the error was permanent. */
   giveUp(job: OutboxJob, error: Error): Promise<void>;
 }

@@ -115,10 +115,10 @@ export const AskRecordSchema = z.object({
   status: AskStatusSchema,
   questions: z.array(StoredQuestionSchema),
   // Read back without the input rules, so records written before a rule was added stay readable.
-  /** The first target (kept for readers of one target); every initial target is in `targets`. */
+  /** The first of `targets`, null without one: derived (at creation and on read), never stored. */
   to: StoredTargetSchema.nullable(),
-  /** Every initial target (absent on records written before fan-out). */
-  targets: z.array(StoredTargetSchema).optional(),
+  /** Every initial target, in the request's order (none: an ask answered only through the API). */
+  targets: z.array(StoredTargetSchema),
   /** Reminders, escalation, default on timeout, agreement (absent: none). */
   policy: StoredPolicySchema.optional(),
   /** Reminder steps fired so far (0–3). */
@@ -153,14 +153,14 @@ export const AskRecordSchema = z.object({
 /** The stored record of one ask. */
 export type AskRecord = z.output<typeof AskRecordSchema>;
 
-/** An ask as the API shows it: the stored record without internal bookkeeping. */
+/** An ask as the API shows it: the stored record without internal bookkeeping (`targets` optional, as before). */
 export const AskViewSchema = AskRecordSchema.omit({
   rev: true,
   idempotencyKey: true,
   history: true,
   partials: true,
   push: true,
-});
+}).partial({ targets: true });
 /** An ask as the API shows it. */
 export type AskView = z.output<typeof AskViewSchema>;
 

@@ -13,11 +13,12 @@ export function deadlineOf(record: AskRecord): number {
 /**
  * True when `by` may answer: API and console answers always; a chat answer when a delivery on its
  * channel (in `chat`, when known) has no `users` list or lists `by.userId`. No delivery on that
- * channel: refused. Records from before fan-out (no `targets`) keep the one-target rule.
+ * channel: refused. An ask with no delivery at all (no target, so no chat answer reaches it; or a
+ * record built without them) goes by its first target's `users` (none: anyone).
  */
 export function mayAnswer(record: AskRecord, by: Responder, chat?: string): boolean {
   if (by.channel === 'api' || by.channel === 'web') return true;
-  if (!record.targets) {
+  if (record.deliveries.length === 0) {
     const users = record.to?.users;
     return !users || users.includes(by.userId);
   }
@@ -28,12 +29,9 @@ export function mayAnswer(record: AskRecord, by: Responder, chat?: string): bool
   });
 }
 
-/** Who may answer at delivery `index` (its own list; records from before fan-out: the target's). */
+/** Who may answer at delivery `index` (its own list; none: anyone there). */
 export function usersOf(record: AskRecord, index: number): string[] | undefined {
-  const d = record.deliveries[index];
-  if (!d) return undefined;
-  if (d.users || record.targets) return d.users;
-  return record.to?.users;
+  return record.deliveries[index]?.users;
 }
 
 /** The target delivery `index` was made for (channel, chat, thread, users). */

@@ -1,5 +1,19 @@
 import type { AskRecord } from './schemas.js';
 
+/** `T` with every property and array read-only, all the way down. */
+export type DeepReadonly<T> = T extends readonly (infer E)[]
+  ? readonly DeepReadonly<E>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
+
+/**
+ * A record as the store keeps it for this process ({@link AskStore.peek}, {@link AskStore.kept}):
+ * one object shared by every reader, so nobody changes it (core builds a new record for every
+ * change and only reads the one it was given).
+ */
+export type KeptRecord = DeepReadonly<AskRecord>;
+
 /** Result of {@link AskStore.create}. */
 export type CreateResult =
   | { status: 'created'; record: AskRecord; superseded: AskRecord | null }
@@ -79,10 +93,18 @@ export interface AskStore {
   get(askId: string): Promise<AskRecord | null>;
   /**
    * The record as this process last wrote or read it, while it still keeps it (bounded), without
-   * a read; null otherwise. It may be out of date (another process changed the ask since): use it
-   * only where a compare-and-set rejects a stale copy, never to report what the ask is.
+   * a read; null otherwise, and while a write of it by this process is in flight. It may be out of
+   * date (another process changed the ask since): it may let work go on where a compare-and-set
+   * rejects a stale copy, and a copy that says the ask ended may be reported (an ended ask's result
+   * never changes), but a copy that would turn work away is checked on a fresh read (app/kept-copy.ts).
    */
-  peek(askId: string): AskRecord | null;
+  peek(askId: string): KeptRecord | null;
+  /**
+   * {@link peek} once the writes of the ask this process has in flight now have landed (a read
+   * sent now would wait for them too, on the same connection): the kept copy is then the one they
+   * wrote. Null when there is none (one is in flight again, or nothing is kept).
+   */
+  kept(askId: string): Promise<KeptRecord | null>;
   /** {@link get} of each id, in order, in fewer round trips where the store can (the reconciler's batches). */
   getMany(askIds: readonly string[]): Promise<(AskRecord | null)[]>;
   /**

@@ -183,7 +183,7 @@ export function askgateCalls(opts: McpCallOptions) {
 
 /** Where an ask went, for a progress message: "test:chat-1", "test:a and 2 more", or no chat. */
 function placesOf(ask: CreatedAsk): string {
-  const targets = ask.targets?.length ? ask.targets : ask.to ? [ask.to] : [];
+  const targets = ask.targets ?? [];
   const [first] = targets;
   if (!first) return 'no chat (answer it through the askgate API or console)';
   const more = targets.length > 1 ? ` and ${targets.length - 1} more` : '';

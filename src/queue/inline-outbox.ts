@@ -41,7 +41,8 @@ export interface InlineOutboxOptions {
 /**
  * Runs outbox jobs in this process right after the commit that queued them, instead of a round
  * trip through BullMQ (add, two moveToActive, moveToFinished and a worker wake per job). The
- * first attempt runs here; a retryable failure goes to the queue with the attempts left and the
+ * first attempt runs here, as `justQueued` (no other run of it can have started: it may start
+ * from the store's kept copy); a retryable failure goes to the queue with the attempts left and the
  * normal backoff, a permanent one (or the last attempt) gives up here. Durability comes from
  * the write-ahead sweep marks, not from the queue: a crash mid-run leaves the ask marked, and
  * the reconciler re-queues whatever the record still needs (`jobsFor`: deliveries, outcome
@@ -112,7 +113,7 @@ export class InlineOutbox implements Outbox {
   private async runNow(job: OutboxJob, handlers: OutboxHandlers): Promise<void> {
     let err: Error;
     try {
-      await handlers.run(job);
+      await handlers.run(job, true);
       return;
     } catch (thrown) {
       err = thrown instanceof Error ? thrown : new Error(String(thrown));

@@ -87,8 +87,8 @@ function validate(json: unknown, where: string): AskRecord {
 export class KnownValues {
   private readonly values: BoundedMap<string, string>;
   private readonly records: BoundedMap<string, AskRecord>;
-  /** Keys with a write of this process in flight, and how many. */
-  private readonly writing = new Map<string, number>();
+  /** Keys with writes of this process in flight: one promise per write, settled when it landed. */
+  private readonly writing = new Map<string, Set<Promise<void>>>();
 
   constructor(max = 10_000, maxRecords = 1_000) {
     this.values = new BoundedMap(max);
@@ -109,16 +109,29 @@ export class KnownValues {
     return this.writing.has(key) ? undefined : this.values.get(key);
   }
 
-  /** Runs `write` of `key` (none: null), its value withheld from {@link last} meanwhile. */
+  /** Resolves once the writes of `key` in flight now have landed (at once when there are none). */
+  async landed(key: string): Promise<void> {
+    const writes = this.writing.get(key);
+    if (writes) await Promise.all([...writes]);
+  }
+
+  /**
+   * Runs `write` of `key` (none: null), its value withheld from {@link last} meanwhile. `write`
+   * notes what it wrote before it returns, so whoever waits for it ({@link landed}) finds it.
+   */
   async whileWriting<T>(key: string | null, write: () => Promise<T>): Promise<T> {
     if (key === null) return write();
-    this.writing.set(key, (this.writing.get(key) ?? 0) + 1);
+    let release = () => {};
+    const done = new Promise<void>((resolve) => (release = resolve));
+    const writes = this.writing.get(key) ?? new Set();
+    this.writing.set(key, writes);
+    writes.add(done);
     try {
       return await write();
     } finally {
-      const left = (this.writing.get(key) ?? 1) - 1;
-      if (left > 0) this.writing.set(key, left);
-      else this.writing.delete(key);
+      writes.delete(done);
+      if (writes.size === 0 && this.writing.get(key) === writes) this.writing.delete(key);
+      release();
     }
   }
 

@@ -5,11 +5,10 @@ import { deadlineOf, fromMs, isDeadline, toMs } from './iso-times.js';
  * The compact stored form of a record (see `encodeAsk`, which then shortens its keys with
  * key-names.ts and marks the value with a `~`): the JSON leaves out what the key and the header already say (id, run id, rev,
  * status) and every field equal to its default, which {@link expandRecord} fills in again:
- * - `to`: the first of `targets`, else null; `targets`: [] (absent from a record written before
- *   fan-out: stored as null, so that absence survives the round trip);
+ * - `to` is never stored: it is the first of `targets` (null without one); `targets`: [];
  * - `version`: 1; `expiresAt`: `createdAt` + `timeoutSeconds`;
  * - times (`createdAt`, each history entry's `at`) are stored as epoch ms when that is exact;
- * - `history`: starts with the `created` entry at `createdAt` (with the channel of `to`); the
+ * - `history`: starts with the `created` entry at `createdAt` (with the first target's channel); the
  *   entries after it are stored as `later`, and a history that does not start so as `history`;
  * - `result` null, `partial` {}, `deliveries` [] and in each delivery `finalized` 'no', and in each
  *   choice question `multiSelect` false;
@@ -21,13 +20,14 @@ import { deadlineOf, fromMs, isDeadline, toMs } from './iso-times.js';
  * Values are also shortened at known places, never one a user chose:
  * - a history entry's `at`: ms after `createdAt` (after the epoch if `createdAt` is not stored as
  *   ms) when that gives it back exactly, else its ISO text;
- * - an entry of a type in {@link CHANNEL_TYPES}: no `channel` when it is that of `to`, and
- *   `channel: null` when it has none (while `to` has one); other types keep theirs as they are;
+ * - an entry of a type in {@link CHANNEL_TYPES}: no `channel` when it is the first target's, and
+ *   `channel: null` when it has none (while there is a target); other types keep theirs as they are;
  * - an entry's `type`, a delivery's `status` and `finalized`: their number in {@link HISTORY_TYPE_CODES},
  *   {@link DELIVERY_STATUS_CODES} and {@link FINALIZED_CODES} (schema values are strings: a number is a code).
  */
 export function compactRecord(record: AskRecord, withQuestions = true): string {
-  const { to, targets, createdAt, history } = record;
+  const { targets, createdAt, history } = record;
+  const to = targets[0] ?? null;
   const ms = toMs(createdAt);
   const r = record as unknown as Record<string, unknown>;
   const out: Record<string, unknown> = {};
@@ -40,16 +40,14 @@ export function compactRecord(record: AskRecord, withQuestions = true): string {
     } else if (k === 'createdAt') out.createdAt = ms;
     else out[k] = v;
   }
-  if (!sameJson(to, targets?.[0] ?? null)) out.to = to;
-  if (targets === undefined) out.targets = null;
-  else if (targets.length > 0) out.targets = targets;
+  if (targets.length > 0) out.targets = targets;
   if (!isDeadline(record.expiresAt, createdAt, record.timeoutSeconds)) out.expiresAt = record.expiresAt;
   if (record.result !== null) out.result = record.result;
   for (const _ in record.partial) {
     out.partial = record.partial;
     break;
   }
-  if (record.deliveries.length > 0) out.deliveries = record.deliveries.map((d, i) => compactDelivery(d, targets?.[i]));
+  if (record.deliveries.length > 0) out.deliveries = record.deliveries.map((d, i) => compactDelivery(d, targets[i]));
   const entry = codedEntry(typeof ms === 'number' ? ms : 0, to?.channel);
   if (history.length > 0 && isCreatedEntry(history[0]!, createdAt, to)) {
     if (history.length > 1) out.later = history.slice(1).map(entry);
@@ -89,7 +87,7 @@ function without(obj: object, drop: string): Record<string, unknown> {
 }
 
 /** Whether `entry` is the one a new ask starts with (see {@link createdEntry}). */
-function isCreatedEntry(entry: HistoryEntry, createdAt: string, to: AskRecord['to']): boolean {
+function isCreatedEntry(entry: HistoryEntry, createdAt: string, to: Target | null): boolean {
   let keys = 0;
   for (const k in entry) if (entry[k as keyof HistoryEntry] !== undefined) keys++;
   return (
@@ -115,8 +113,8 @@ export function expandRecord(
   if (!isObject(compact)) return compact;
   const c = compact;
   const createdAt = typeof c.createdAt === 'number' ? fromMs(c.createdAt) : c.createdAt;
-  const targets = c.targets === null ? undefined : (c.targets ?? []);
-  const to = c.to !== undefined ? c.to : Array.isArray(targets) && targets.length > 0 ? targets[0] : null;
+  const targets = c.targets ?? [];
+  const to = Array.isArray(targets) && targets.length > 0 ? targets[0] : null;
   if (Array.isArray(c.questions))
     for (const q of c.questions)
       if (isObject(q) && (q.kind === undefined || q.kind === 'choice') && q.multiSelect === undefined)
@@ -142,8 +140,8 @@ export function expandRecord(
     status: head.status,
     questions: c.questions,
     to,
+    targets,
   };
-  if (targets !== undefined) record.targets = targets;
   for (const k of EARLY) if (c[k] !== undefined) record[k] = c[k];
   record.createdAt = createdAt;
   const expiresAt = c.expiresAt ?? deadlineOf(createdAt, c.timeoutSeconds);
@@ -240,7 +238,7 @@ function uncodeEntries(createdMs: number, toChannel: unknown) {
 }
 
 type Delivery = AskRecord['deliveries'][number];
-type Target = NonNullable<AskRecord['targets']>[number];
+type Target = AskRecord['targets'][number];
 const PLACE = ['channel', 'chat', 'thread', 'users'] as const;
 const PLACE_KEYS: Record<string, boolean> = { channel: true, chat: true, thread: true, users: true };
 

@@ -5,6 +5,7 @@ import type {
   CreateArgs,
   CreateResult,
   IdempotencyClaim,
+  KeptRecord,
   PendingPage,
 } from '../core/ports.js';
 import { askCursor, cursorAskId } from '../core/ask-listing.js';
@@ -102,9 +103,15 @@ export class MemoryAskStore implements AskStore {
     return entry ? (JSON.parse(entry.doc) as AskRecord) : null;
   }
 
-  /** Null: a read here costs no round trip, so there is nothing to save. */
-  peek(): AskRecord | null {
-    return null;
+  /** The record as stored: this process wrote every one, so its kept copy is never out of date. */
+  peek(askId: string): KeptRecord | null {
+    const entry = live(this.asks, askId, this.tick());
+    return entry ? (JSON.parse(entry.doc) as AskRecord) : null;
+  }
+
+  /** {@link peek}: every write here lands before it returns. */
+  async kept(askId: string): Promise<KeptRecord | null> {
+    return this.peek(askId);
   }
 
   async getMany(askIds: readonly string[]): Promise<(AskRecord | null)[]> {

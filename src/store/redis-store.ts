@@ -1,6 +1,7 @@
 import type { Redis, Cluster } from 'ioredis';
 import { z } from 'zod';
 import type { AlongWrites, AskStore, Clock, CreateArgs, CreateResult, IdempotencyClaim } from '../core/ports.js';
+import type { KeptRecord } from '../core/store-ports.js';
 import type { AskRecord } from '../core/schemas.js';
 import { BoundedMap } from '../core/bounded-map.js';
 import { CorruptRecordError, encodeAsk, KnownValues, parseStoredAsk, safeJson } from './ask-doc.js';
@@ -111,15 +112,21 @@ export class RedisAskStore implements AskStore {
     // The superseded ask's kept copy is not offered while the script may change it.
     const superseded = supersede ? k.ask(supersede.prev.runId, supersede.prev.id) : null;
     const reply = await this.known.whileWriting(superseded, async (): Promise<[number, string?]> => {
+      let created: [number, string?];
       if (this.ordered) {
         appendAlong(keys, argv, [...indexes, ...left, ...alongOps(k, record.id, args.along, now)]);
-        const [created] = await Promise.all([runScript(this.redis, CREATE, keys, argv), extended]);
-        return created as [number, string?];
+        created = (await Promise.all([runScript(this.redis, CREATE, keys, argv), extended]))[0] as [number, string?];
+      } else {
+        this.refuseAlong(args.along);
+        await Promise.all([...indexes.map((op) => runCreationOp(this.redis, op)), extended]);
+        appendAlong(keys, argv, []);
+        created = (await runScript(this.redis, CREATE, keys, argv)) as [number, string?];
       }
-      this.refuseAlong(args.along);
-      await Promise.all([...indexes.map((op) => runCreationOp(this.redis, op)), extended]);
-      appendAlong(keys, argv, []);
-      return (await runScript(this.redis, CREATE, keys, argv)) as [number, string?];
+      if (created[0] === CreateCode.created) {
+        this.known.note(keys[1]!, value, record);
+        if (supersede) this.known.note(keys[2]!, supersededValue, supersede.next);
+      }
+      return created;
     });
     // In the script, the mapping was written only if the ask was created.
     const mapped = !this.ordered || reply[0] === CreateCode.created;
@@ -127,8 +134,6 @@ export class RedisAskStore implements AskStore {
     switch (reply[0]) {
       case CreateCode.created:
         if (!this.ordered) dropPending(this.redis, left);
-        this.known.note(keys[1]!, value, record);
-        if (supersede) this.known.note(keys[2]!, supersededValue, supersede.next);
         return { status: 'created', record, superseded: supersede?.next ?? null };
       case CreateCode.exists:
         return { status: 'exists', record: this.parse(reply[1] ?? '', record.runId, record.id) };
@@ -150,11 +155,17 @@ export class RedisAskStore implements AskStore {
     return this.parse(value, runId, askId);
   }
 
-  peek(askId: string): AskRecord | null {
+  peek(askId: string): KeptRecord | null {
     const runId = this.runOf.get(askId)?.runId;
     if (runId === undefined) return null;
     const value = this.known.last(this.keys.ask(runId, askId));
     return value === undefined ? null : this.parse(value, runId, askId);
+  }
+
+  async kept(askId: string): Promise<KeptRecord | null> {
+    const runId = this.runOf.get(askId)?.runId;
+    if (runId !== undefined) await this.known.landed(this.keys.ask(runId, askId));
+    return this.peek(askId);
   }
 
   /**
@@ -255,12 +266,14 @@ export class RedisAskStore implements AskStore {
     appendAlong(keys, argv, [...alongOps(k, prev.id, opts.along, this.clock.now()), ...(this.ordered ? left : [])]);
     // Sent together (one round trip): the id mapping must live as long as the record. Extending
     // is harmless when the commit then conflicts; a failure here only shortens findability.
-    const [, code] = await this.known.whileWriting(keys[0]!, () =>
-      Promise.all([this.extendIdMap(prev, opts.ttlMs), runScript(this.redis, COMMIT, keys, argv)]),
-    );
+    const code = await this.known.whileWriting(keys[0]!, async () => {
+      const extended = this.extendIdMap(prev, opts.ttlMs);
+      const [, reply] = await Promise.all([extended, runScript(this.redis, COMMIT, keys, argv)]);
+      if (reply === CommitCode.ok) this.known.note(keys[0]!, value, next);
+      return reply;
+    });
     if (code === CommitCode.ok) {
       if (!this.ordered) dropPending(this.redis, left);
-      this.known.note(keys[0]!, value, next);
       return 'ok';
     }
     if (code === CommitCode.conflict) return 'conflict';

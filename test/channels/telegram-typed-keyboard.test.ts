@@ -116,7 +116,7 @@ describe('a form with typed steps fits Telegram’s keyboard when every choice s
     const lone = buildPromptView(askRecord([replicas]), ENGLISH, TELEGRAM_CAPABILITIES);
     expect([lone.buttons, lone.form]).toEqual([null, undefined]);
     expect(lone.instructions).toBe(
-      'Reply to this message with your answer; send "skip" to skip. Please answer with a number between 1 and 10, for example 2.5.',
+      'Type your answer and reply to this message; send "skip" to skip. Please answer with a number between 1 and 10, for example 2.5.',
     );
     const pair = buildPromptView(askRecord([replicas, env]), ENGLISH, TELEGRAM_CAPABILITIES);
     expect(pair.buttons).toBeNull();
@@ -148,7 +148,7 @@ describe('the force-reply prompt of a step states the expected form, in the pers
       'time',
       { id: 't', question: 'T?', kind: 'time' } as Question,
       'en',
-      'Please answer with a time, for example 14:30.',
+      'Please answer with a time in UTC, for example 14:30.',
       '14:30',
     ],
     [

@@ -92,7 +92,7 @@ describe('each typed kind as a draft step: ✎ Answer, a force-reply prompt with
     const shown = visible(w.fake, ref);
     expect(shown.message.reply_markup).toBeUndefined();
     expect(shown.text).toBe(
-      'How many GB?\n\nReply to this message with your answer; send "skip" to skip. Please answer with a number in GB, for example 2.5 GB.',
+      'How many GB?\n\nType your answer and reply to this message; send "skip" to skip. Please answer with a number in GB, for example 2.5 GB.',
     );
     w.fake.say(ref.chat, '12 gb', user, ref.messageId);
     expect((await finalized(w, id)).result).toMatchObject({ values: { n: 12 }, raw: { n: '12 gb' } });

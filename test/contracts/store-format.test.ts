@@ -176,7 +176,6 @@ describe('the stored form of an ask', () => {
   const shapes: Array<[string, AskRecord]> = [
     ['an API ask (defaults everywhere)', apiAsk()],
     ['a chat ask with every optional field', full],
-    ['targets absent (written before fan-out)', (({ targets: _t, ...r }) => r)({ ...full, targets: [] })],
     ['several targets', { ...full, targets: [full.to!, { channel: 'slack', chat: 'C1' }] }],
     [
       'a sent delivery, finalized',
@@ -222,8 +221,6 @@ describe('the stored form of an ask', () => {
       { ...full, createdAt: '2030-01-01T00:00:00Z', history: [{ type: 'created', at: '2030-01-01T01:00:00+01:00' }] },
     ],
     ['a later version', { ...full, version: 7 }],
-    ['`to` other than the first target', { ...full, targets: [{ channel: 'slack', chat: 'C1' }] }],
-    ['`to` null beside targets', { ...full, to: null, targets: [full.to!] }],
     [
       'deliveries to their targets, elsewhere and by escalation',
       {
@@ -702,17 +699,6 @@ describe('coded values in the ~ form (compact-record.ts)', () => {
       null,
     ]);
     expect(json.deliveries).toEqual([{ status: 1, finalized: 1 }, { status: 1 }, { status: 2 }]);
-    // `to` other than the first target: the channel left out is that of `to`.
-    const slack = { channel: 'slack', chat: 'C1' };
-    const other = { ...record, to: slack, history: [created({ ...record, to: slack }), ...record.history.slice(1)] };
-    expect(roundTrip(other).later.map((e: Record<string, unknown>) => e.channel)).toEqual([
-      'telegram',
-      undefined,
-      'discord',
-      undefined,
-      'telegram',
-      null,
-    ]);
   });
 
   it.each([

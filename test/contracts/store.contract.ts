@@ -46,6 +46,7 @@ export function pendingAsk(runId: string, version: number, id = uid()): AskRecor
       rev: 0,
       status: 'pending',
       to: { ...to, users: ['1001'] },
+      targets: [{ ...to, users: ['1001'] }],
       timeoutSeconds: 900,
       result: null,
       idempotencyKey: 'key-1',

@@ -7,8 +7,12 @@ export const DEADLINE = T0 + 900_000;
 /** ISO 8601 form of an epoch-ms time. */
 export const iso = (ms: number) => new Date(ms).toISOString();
 
-/** A pending ask record to Telegram chat 42, created at {@link T0} with a 900 s timeout; `over` replaces any field. */
+/**
+ * A pending ask record to Telegram chat 42, created at {@link T0} with a 900 s timeout; `over` replaces any field
+ * (`targets`: `to` alone unless given).
+ */
 export function askRecord(questions: Question[], over: Partial<AskRecord> = {}): AskRecord {
+  const to = over.to === undefined ? { channel: 'telegram', chat: '42' } : over.to;
   return {
     id: 'AbCdEfGhIjKl',
     runId: 'run-1',
@@ -16,7 +20,8 @@ export function askRecord(questions: Question[], over: Partial<AskRecord> = {}):
     rev: 1,
     status: 'pending',
     questions,
-    to: { channel: 'telegram', chat: '42' },
+    to,
+    targets: to ? [to] : [],
     createdAt: iso(T0),
     expiresAt: iso(DEADLINE),
     timeoutSeconds: 900,

@@ -56,6 +56,7 @@ describe('the SDK surface (askgate/client)', () => {
       status: 'pending',
       questions: [],
       to: null,
+      targets: [],
       createdAt: '2026-01-01T00:00:00.000Z',
       expiresAt: '2026-01-01T01:00:00.000Z',
       timeoutSeconds: 3600,

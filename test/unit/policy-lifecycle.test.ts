@@ -74,13 +74,6 @@ describe('several targets', () => {
     expect(transition(record, tap(alice, 'Staging', '43'), T0 + 5).outcome).toEqual({ code: 'forbidden' });
   });
 
-  it('keeps the one-target rule for records written before fan-out (no `targets`)', () => {
-    const { targets: _t, ...old } = ask({ to: { channel: 'telegram', chat: '42', users: ['alice'] } });
-    const legacy = { ...old, deliveries: old.deliveries.map(({ users: _u, ...d }) => d) } as AskRecord;
-    expect(mayAnswer(legacy, alice)).toBe(true);
-    expect(mayAnswer(legacy, carol)).toBe(false);
-  });
-
   it('ends undelivered only when every target failed', () => {
     let record = ask(fanOut);
     record = apply(record, [

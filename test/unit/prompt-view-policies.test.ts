@@ -362,9 +362,5 @@ describe('notices', () => {
     );
     expect(noticeFor(record, 'forbidden', { mention, channel: 'discord' })).toBe('This question is for <@99>');
     expect(noticeFor(record, 'forbidden', { mention, channel: 'telegram' })).toBe('This question is not for you');
-    // Records from before fan-out (no targets) keep listing the one target's users.
-    expect(
-      noticeFor(rec([env], { to: { channel: 'slack', chat: 'C1', users: ['U7'] } }), 'forbidden', { channel: 'slack' }),
-    ).toBe('This question is for U7');
   });
 });
