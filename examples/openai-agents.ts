@@ -59,11 +59,22 @@ class DemoModel implements Model {
                   id: 'window',
                   header: 'Deploy',
                   question: 'When should I deploy v2.3 to production?',
+                  kind: null,
                   options: [
                     { label: 'Tonight (Recommended)', description: 'low traffic' },
                     { label: 'Now', description: null },
                   ],
                   multiSelect: null,
+                  // The typed kinds' fields (a strict schema has the model send every field).
+                  ...{
+                    minLength: null,
+                    maxLength: null,
+                    pattern: null,
+                    min: null,
+                    max: null,
+                    integer: null,
+                    unit: null,
+                  },
                 },
               ],
               timeoutSeconds: 300,

@@ -10,19 +10,13 @@ import {
   type AskView,
 } from './client/index.js';
 import { policyFromFlags, UsageError } from './cli-ask-policy.js';
+import { QUESTION_OPTIONS, questionsFromTokens } from './cli-ask-question.js';
 
 /** Exit codes of `askgate ask`, documented in the README. */
 export const EXIT = { answered: 0, error: 1, usage: 2, noAnswer: 3, pending: 4 } as const;
 
 /** How `ask` and `wait` retry an unreachable askgate: default `--retry-for` (with `--wait`), margin past the deadline, backoff. */
 export const RETRY = { defaultWaitSeconds: 60, pastDeadlineMs: 60_000, firstDelayMs: 200, maxDelayMs: 5_000 } as const;
-
-interface DraftQuestion {
-  question: string;
-  header?: string;
-  options: { label: string }[];
-  multiSelect?: boolean;
-}
 
 export { UsageError };
 
@@ -54,7 +48,7 @@ export const shown = (value: string) =>
     (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`,
   );
 
-/** Builds the ask body from ordered CLI tokens: each --option belongs to the latest --question. */
+/** Builds the ask body from ordered CLI tokens: each question flag (--option, --kind, --min, …) belongs to the latest --question. */
 export function askBodyFromArgs(argv: string[]): AskArgs {
   const { values, tokens } = parseArgs({
     args: argv,
@@ -68,10 +62,7 @@ export function askBodyFromArgs(argv: string[]): AskArgs {
       escalate: { type: 'string', multiple: true },
       default: { type: 'string', multiple: true },
       agree: { type: 'string' },
-      question: { type: 'string', multiple: true },
-      option: { type: 'string', multiple: true },
-      header: { type: 'string', multiple: true },
-      multi: { type: 'boolean', multiple: true },
+      ...QUESTION_OPTIONS,
       timeout: { type: 'string' },
       wait: { type: 'boolean' },
       url: { type: 'string' },
@@ -81,18 +72,7 @@ export function askBodyFromArgs(argv: string[]): AskArgs {
       'time-zone': { type: 'string' },
     },
   });
-  const questions: DraftQuestion[] = [];
-  for (const token of tokens) {
-    if (token.kind !== 'option') continue;
-    if (token.name === 'question') questions.push({ question: token.value!, options: [] });
-    else if (['option', 'header', 'multi'].includes(token.name)) {
-      const current = questions.at(-1);
-      if (!current) throw new UsageError(`--${token.name} must follow a --question`);
-      if (token.name === 'option') current.options.push({ label: token.value! });
-      if (token.name === 'header') current.header = token.value!;
-      if (token.name === 'multi') current.multiSelect = true;
-    }
-  }
+  const questions = questionsFromTokens(tokens, shown);
   for (const name of SINGLE) {
     if (tokens.filter((t) => t.kind === 'option' && t.name === name).length > 1)
       throw new UsageError(`--${name} is given more than once`);

@@ -17,8 +17,11 @@ Usage:
               [--header <text>] [--agent <name>] [--multi] [--question ... --option ...] [--timeout <seconds>]
               [--wait] [--retry-for <seconds>] [--idempotency-key <key>] [--url <askgate url>]
               [--to ... (repeat: several targets)] [--remind <seconds>]... [--agree <n>]
-              [--escalate <seconds>=<channel>:<chat>[,<channel>:<chat>]]... [--default <questionId>=<label>]...
+              [--escalate <seconds>=<channel>:<chat>[,<channel>:<chat>]]... [--default <questionId>=<label or value>]...
               [--locale <BCP 47 tag, e.g. pt-BR>] [--time-zone <IANA zone, e.g. America/Sao_Paulo>]
+              typed questions, instead of --option: --kind text|number|date|time|datetime|email|url
+              [--min <value>] [--max <value>] [--integer] [--unit <text>] (number; --min/--max also date,
+              time, datetime) [--min-length <n>] [--max-length <n>] [--pattern <RE2>] (text)
   askgate wait <askId> [--retry-for <seconds>] [--url <askgate url>]
                                    waits for an ask's result (one that ask without --wait created,
                                    or any other) and prints it, as ask --wait does

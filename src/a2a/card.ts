@@ -15,14 +15,16 @@ export interface CardOptions {
 }
 
 const NAME = 'askgate';
-const DESCRIPTION = `Asks a person 1–3 structured multiple-choice questions over chat (${CHANNEL_DISPLAY_LIST} or the askgate web console) and returns their answer.`;
+const DESCRIPTION = `Asks a person 1–3 structured questions over chat (${CHANNEL_DISPLAY_LIST} or the askgate web console) and returns their answer: a choice among 2–4 options, or a typed answer (free text, a number, a date, a time, a date and time, an email address, a link) checked against your constraints.`;
 const SKILL = {
   id: 'ask_user',
   name: 'Ask a person',
-  description: `Send a message with one data part ${DATA_PART_SHAPE}, the body of askgate's POST /v1/asks: questions [{id?, header?, question, options: [{label, description?}] (2–4), multiSelect?, kind?: "choice"}] (1–3), to: where to ask, e.g. {channel: "telegram", chat: "123"} (default ASKGATE_DEFAULT_TO), runId (default: the message's contextId), timeoutSeconds, and the other fields of POST /v1/asks. The task is working while the person decides; it ends completed with a data part {status: "answered", answers: {<question id>: [<label or own words>]}, answeredBy, answeredAt} or {status: "no_answer", reason: "timeout" | "skipped" | "superseded" | "undelivered", at} (proceed with your best judgment), or canceled.`,
-  tags: ['human-in-the-loop', 'questions', 'approval', 'chat'],
+  description: `Send a message with one data part ${DATA_PART_SHAPE}, the body of askgate's POST /v1/asks: questions (1–3), each {id?, header?, question} and either a choice, options: [{label, description?}] (2–4) with multiSelect?, or a typed kind instead of options when the answer is a number, a date, an address, a link or free text: kind "text" (minLength?, maxLength? up to 4000, pattern? RE2 matched against the whole answer), "number" (min?, max?, integer?, unit?), "date" (min?, max? "YYYY-MM-DD"), "time" (min?, max? "HH:MM"), "datetime" (min?, max? ISO 8601 with an offset), "email" or "url"; to: where to ask, e.g. {channel: "telegram", chat: "123"} (default ASKGATE_DEFAULT_TO), runId (default: the message's contextId), timeoutSeconds, locale, timeZone and the other fields of POST /v1/asks. The person's typed reply is read in their language and checked; they are asked again until it fits. The task is working while the person decides; it ends completed with a data part {status: "answered", answers: {<question id>: [<label, own words, or the typed answer as text>]}, values: {<question id>: <the answer with its JSON type: a number, "YYYY-MM-DD", "HH:MM", ISO 8601, the text, address or URL, or a choice's labels>}, raw?: {<question id>: <what the person wrote, where it differs>}, answeredBy, answeredAt} or {status: "no_answer", reason: "timeout" | "skipped" | "superseded" | "undelivered", at} (proceed with your best judgment), or canceled.`,
+  tags: ['human-in-the-loop', 'questions', 'approval', 'chat', 'typed-answers'],
   examples: [
     '{"questions":[{"id":"env","header":"Deploy","question":"Where should I deploy?","options":[{"label":"Staging (Recommended)"},{"label":"Production"}]}]}',
+    '{"questions":[{"id":"replicas","question":"How many replicas?","kind":"number","min":1,"max":10,"integer":true}]}',
+    '{"questions":[{"id":"day","question":"Which day should the report cover?","kind":"date","max":"2026-12-31"}]}',
   ],
 };
 const INPUT_MODES = ['application/json'];

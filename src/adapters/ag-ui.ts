@@ -5,13 +5,18 @@
  * `RunAgentInput`.
  *
  * Default mapping of an interrupt (override with `toAsk`):
- * - `metadata.askgate.questions` (askgate questions) → those questions; payload `{answers}`.
+ * - `metadata.askgate.questions` (askgate questions, choices or typed) → those questions; payload
+ *   `{answers, values}` (`values` with JSON types: a number question's is a number).
  * - `reason: "tool_call"` → "Approve/Reject" on `message`; payload `{approved}` (a bare boolean
  *   when `responseSchema` is `{type: "boolean"}`).
  * - `reason: "confirmation"` → "Yes/No" on `message`; payload a boolean (or `{approved}` when the
  *   schema is an object with `approved`).
  * - a `responseSchema` of `{type: "string", enum: [2–4 values]}` → one option per value; payload
  *   the chosen value (or the person's own words).
+ * - a `responseSchema` of `{type: "number" | "integer"}` (`minimum`, `maximum`) or `{type: "string"}`
+ *   without enum (`format` email/uri/date/date-time, `minLength`, `maxLength`, `pattern`) → a typed
+ *   question, read as the MCP elicitation bridge reads a form field; payload the value with its
+ *   JSON type (a number for a number).
  * An interrupt none of these fits is an error naming it (AG-UI wants every open interrupt answered).
  * No answer (timeout, skip, cancel) and an interrupt already past `expiresAt` → `status: "cancelled"`.
  * A reply in the person's own words to an approval is not an approval: `{approved: false}`, the
@@ -20,6 +25,7 @@
 import type { AbstractAgent, Interrupt, ResumeEntry, RunAgentParameters, RunAgentResult } from '@ag-ui/client';
 import type { AskgateClient, AskInput, AskResult } from '../client/index.js';
 import { ownValue } from '../core/own.js';
+import { ElicitationRefusedError, fieldOf, type MappedField } from '../client/elicitation-fields.js';
 import { APPROVE, DECISION, REJECT, askBase, askOptions, eventKey, shownLine, type AskTarget } from './shared.js';
 
 export type { AskTarget } from './shared.js';
@@ -67,7 +73,7 @@ export function defaultInterruptAsk(interrupt: Interrupt): InterruptAsk | undefi
   if (meta && typeof meta === 'object' && Array.isArray((meta as { questions?: unknown }).questions))
     return {
       questions: (meta as { questions: AskInput['questions'] }).questions,
-      payload: (r) => ({ answers: r.answers }),
+      payload: (r) => ({ answers: r.answers, ...(r.values ? { values: r.values } : {}) }),
     };
   if (interrupt.reason === 'tool_call')
     return yesNo(interrupt, APPROVE, REJECT, 'Approve this tool call?', schemaType(schema) === 'boolean');
@@ -85,7 +91,42 @@ export function defaultInterruptAsk(interrupt: Interrupt): InterruptAsk | undefi
       ],
       payload: (r) => ownValue(r.answers, 'answer')?.[0],
     };
-  return undefined;
+  return typedAsk(interrupt);
+}
+
+/** A typed `responseSchema` (a number, or a string without choices) as one typed question, else undefined. */
+function typedAsk(interrupt: Interrupt): InterruptAsk | undefined {
+  const schema = interrupt.responseSchema;
+  const type = schemaType(schema);
+  const typed = type === 'number' || type === 'integer' || (type === 'string' && !schema?.enum && !schema?.oneOf);
+  if (!typed) return undefined;
+  let field: MappedField;
+  try {
+    field = fieldOf('answer', schema);
+  } catch (error) {
+    if (error instanceof ElicitationRefusedError) return undefined;
+    throw error;
+  }
+  if (field.mapping.kind !== 'typed') return undefined;
+  const asNumber = field.mapping.type !== 'string';
+  return {
+    questions: [
+      {
+        id: 'answer',
+        header: shownLine(interrupt.reason, 20) || 'Input',
+        question:
+          shownLine(interrupt.message ?? '', 1000) ||
+          shownLine(field.description ?? field.title ?? '', 1000) ||
+          'Your answer?',
+        ...field.part,
+      } as AskInput['questions'][number],
+    ],
+    payload: (r) => {
+      const value = r.values ? ownValue(r.values, 'answer') : undefined;
+      const text = ownValue(r.answers, 'answer')?.[0];
+      return value ?? (asNumber && text !== undefined ? Number(text) : text);
+    },
+  };
 }
 
 /** Seconds from now until `expiresAt` (rounded up), undefined without a readable expiry. */

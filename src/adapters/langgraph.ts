@@ -12,8 +12,9 @@ import { askBase, askOptions, eventKey, type AskTarget } from './shared.js';
 export type { AskTarget } from './shared.js';
 
 /**
- * What a node hands to `interrupt()` to ask a person: askgate questions (1–3, 2–4 options each),
- * as `{questions}` (the body of an ask without its run and target).
+ * What a node hands to `interrupt()` to ask a person: askgate questions (1–3; each a choice with
+ * 2–4 options or a typed kind such as `{kind: 'number', min: 1}`), as `{questions}` (the body of an
+ * ask without its run and target).
  */
 export interface AskPayload {
   questions: AskInput['questions'];
@@ -23,7 +24,8 @@ export interface AskPayload {
 
 /**
  * True when an interrupt's value is an {@link AskPayload}: an object whose `questions` is a
- * non-empty list of `{question, options: [...]}`. Other interrupts are left to the caller.
+ * non-empty list of `{question, options: [...]}` or `{question, kind: "<kind>"}` (a typed
+ * question). Other interrupts are left to the caller.
  */
 export function isAskPayload(value: unknown): value is AskPayload {
   if (value === null || typeof value !== 'object') return false;
@@ -36,14 +38,15 @@ export function isAskPayload(value: unknown): value is AskPayload {
         q !== null &&
         typeof q === 'object' &&
         typeof (q as { question?: unknown }).question === 'string' &&
-        Array.isArray((q as { options?: unknown }).options),
+        (Array.isArray((q as { options?: unknown }).options) || typeof (q as { kind?: unknown }).kind === 'string'),
     )
   );
 }
 
 /**
  * Inside a node: asks a person and returns their answer (an `AskResult`: `answered` with
- * `answers` keyed by question id, or `no_answer` with a reason). It pauses the graph with
+ * `answers` keyed by question id and `values` with JSON types, e.g. a number for a number
+ * question, or `no_answer` with a reason). It pauses the graph with
  * `interrupt()`; on resume LangGraph re-runs the node from its start and this returns the
  * result, so work before it must be safe to repeat.
  */

@@ -6,8 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { run as sdkRun, tool, type Agent, type FunctionTool, type RunResult, type RunState } from '@openai/agents';
 import { z } from 'zod';
-import type { AskgateClient } from '../client/index.js';
+import type { AskInput, AskgateClient } from '../client/index.js';
+import { KIND_NAMES, type KindName } from '../core/questions/index.js';
 import {
+  TYPED_GUIDANCE,
   approvalAsk,
   askBase,
   askOptions,
@@ -23,7 +25,9 @@ export type { AskTarget } from './shared.js';
 
 /**
  * Parameters of `ask_user`. OpenAI's strict function schemas want every field present, so
- * optional fields are nullable instead of optional.
+ * optional fields are nullable instead of optional. A question is a choice (`options`) or a typed
+ * kind with its constraints: the same fields as MCP's `ask_user` (a test holds them together, and
+ * those to core's kinds); `kind` lists core's kinds.
  */
 export const AskUserParameters = z.object({
   questions: z
@@ -32,11 +36,26 @@ export const AskUserParameters = z.object({
         id: z.string().describe('snake_case key of this question in the answers'),
         header: z.string().describe('Very short label, about 12 characters'),
         question: z.string(),
+        kind: z
+          .enum(KIND_NAMES as [KindName, ...KindName[]])
+          .nullable()
+          .describe('null or "choice": pick from options; otherwise the answer is typed (no options)'),
         options: z
           .array(z.object({ label: z.string(), description: z.string().nullable() }))
-          .min(2)
-          .max(4),
-        multiSelect: z.boolean().nullable(),
+          .nullable()
+          .describe('choice: 2–4 options, the recommended one first; null for typed kinds'),
+        multiSelect: z.boolean().nullable().describe('choice: several options may be chosen'),
+        minLength: z.number().nullable().describe('text: fewest characters'),
+        maxLength: z.number().nullable().describe('text: most characters (default 1000, at most 4000)'),
+        pattern: z.string().nullable().describe('text: RE2 regular expression the whole answer must match'),
+        // Text, not number | string: one JSON type per field keeps the strict schema simple.
+        min: z
+          .string()
+          .nullable()
+          .describe('lowest answer allowed, as text: number "1"; date "YYYY-MM-DD"; time "HH:MM"; datetime ISO 8601'),
+        max: z.string().nullable().describe('highest answer allowed, in the same form as min'),
+        integer: z.boolean().nullable().describe('number: whole numbers only'),
+        unit: z.string().nullable().describe('number: unit shown beside it, e.g. "GB"'),
       }),
     )
     .min(1)
@@ -47,11 +66,28 @@ export const AskUserParameters = z.object({
 export type AskUserArguments = z.output<typeof AskUserParameters>;
 
 /** What `ask_user` tells the model. */
-export const ASK_USER_DESCRIPTION = `Ask the user (a person, reached over chat) 1–3 multiple-choice questions and wait for the answer.
+export const ASK_USER_DESCRIPTION = `Ask the user (a person, reached over chat) 1–3 questions and wait for the answer: a choice among options, or a typed answer.
 Use it when a decision belongs to the user: preferences, trade-offs, scope, irreversible or costly actions. Do not ask what you can find out yourself.
-- Offer 2–4 distinct options; put the one you recommend first and end its label with " (Recommended)". Do not add "Other" or "Skip": the user can always answer in their own words or skip.
+- A choice: offer 2–4 distinct options; put the one you recommend first and end its label with " (Recommended)". Do not add "Other" or "Skip": the user can always answer in their own words or skip.
+- ${TYPED_GUIDANCE}
 - Never ask for passwords, API keys, tokens or other secrets.
-The result is {"status": "answered", "answers": {"<question id>": ["<option label or the user's own words>"]}} or {"status": "no_answer", "reason": "timeout" | "skipped" | "cancelled" | "superseded" | "undelivered"}. On no_answer, proceed with your best judgment and state the assumption you made.`;
+The result is {"status": "answered", "answers": {"<question id>": ["<option label, the user's own words, or the typed answer as text>"]}, "values": {"<question id>": <the answer with its JSON type: a number, a string, or a choice's labels>}} or {"status": "no_answer", "reason": "timeout" | "skipped" | "cancelled" | "superseded" | "undelivered"}. On no_answer, proceed with your best judgment and state the assumption you made.`;
+
+/** One question of the arguments as askgate's: null fields left out (askgate names a field another kind takes). */
+function questionOfArguments(q: AskUserArguments['questions'][number]): AskInput['questions'][number] {
+  const { options, ...rest } = q;
+  const question: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== null));
+  // A number question's bounds are JSON numbers (askgate says "must be a number" for any other text).
+  for (const bound of ['min', 'max'] as const)
+    if (q.kind === 'number' && q[bound] !== null && /^-?\d+(\.\d+)?$/.test(q[bound]!.trim()))
+      question[bound] = Number(q[bound]);
+  if (options !== null)
+    question.options = options.map((o) => ({
+      label: o.label,
+      ...(o.description ? { description: o.description } : {}),
+    }));
+  return question as AskInput['questions'][number];
+}
 
 /** Options of {@link askUserTool}. */
 export interface AskUserToolOptions extends Omit<AskTarget, 'signal'> {
@@ -75,13 +111,7 @@ export function askUserTool(
     description: ASK_USER_DESCRIPTION,
     parameters: AskUserParameters,
     async execute(args, _context, details) {
-      const questions = args.questions.map((q) => ({
-        id: q.id,
-        header: q.header,
-        question: q.question,
-        options: q.options.map((o) => ({ label: o.label, ...(o.description ? { description: o.description } : {}) })),
-        multiSelect: q.multiSelect ?? false,
-      }));
+      const questions = args.questions.map(questionOfArguments);
       const callId = details?.toolCall?.callId;
       const target: AskTarget = {
         ...opts,
@@ -95,7 +125,7 @@ export function askUserTool(
         );
         return JSON.stringify(
           result.status === 'answered'
-            ? { status: 'answered', answers: result.answers }
+            ? { status: 'answered', answers: result.answers, ...(result.values ? { values: result.values } : {}) }
             : { status: 'no_answer', reason: result.reason },
         );
       } catch (error) {

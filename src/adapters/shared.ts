@@ -21,6 +21,13 @@ export interface AskTarget {
   onCreated?: (ask: AskView) => void;
 }
 
+/**
+ * When a typed question fits better than options, as the adapters' tool descriptions say it (MCP's
+ * `ask_user` says the same in its own words): every typed kind and its constraints.
+ */
+export const TYPED_GUIDANCE =
+  'When the answer is a number, a date, a time, an address, a link or free text, do not invent options: set kind "number" (min, max, integer, unit), "date" (min, max as "YYYY-MM-DD"), "time" (min, max as "HH:MM"), "datetime" (min, max as ISO 8601 with an offset), "email", "url" or "text" (minLength, maxLength up to 4000, pattern: RE2 matched against the whole answer), e.g. {"question": "How many replicas?", "kind": "number", "min": 1, "max": 10, "integer": true}. Typed questions take no options; the reply is read in the user\'s language and checked, and they are asked again until it fits.';
+
 /** The label of the approving option of an approval question. */
 export const APPROVE = 'Approve';
 /** The label of the rejecting option of an approval question. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { shorten } from '../core/text.js';
 import { labelKey } from '../core/shown-text.js';
 import { AskRequestSchema, type AskResult } from './schemas.js';
+import { ElicitationRefusedError, fieldOf, oneLine, problem, quoted, type FieldMapping } from './elicitation-fields.js';
 
 /**
  * The pure half of the elicitation bridge: an MCP `elicitation/create` form (params as plain
@@ -9,58 +10,23 @@ import { AskRequestSchema, type AskResult } from './schemas.js';
  * becomes the MCP `ElicitResult`. No MCP package is imported: the shapes are validated here.
  */
 
-/** The MCP `ElicitResult` the bridge answers with. */
+/** The MCP `ElicitResult` the bridge answers with (a number field's value is a JSON number). */
 export type ElicitResult =
-  | { action: 'accept'; content: Record<string, string | boolean | string[]> }
+  | { action: 'accept'; content: Record<string, string | number | boolean | string[]> }
   | { action: 'decline' }
   | { action: 'cancel' };
 
-/** Why a form is refused (`ElicitationRefusedError.reason`). */
-export type ElicitationRefusal =
-  | 'url_mode'
-  | 'invalid_params'
-  | 'no_fields'
-  | 'too_many_fields'
-  | 'free_text'
-  | 'number'
-  | 'unsupported_field'
-  | 'choice_count'
-  | 'unsupported_constraint'
-  | 'invalid_field';
-
-/** JSON-RPC "Invalid params": the code the MCP SDKs send back to the server for a thrown error. */
-export const INVALID_PARAMS = -32602;
-
-/**
- * A form askgate cannot represent. Thrown by the bridge before anything is asked; it carries
- * `code` (-32602) and `data`, so an MCP SDK's request handler turns it into a JSON-RPC error
- * whose message is the reason the server sees.
- */
-export class ElicitationRefusedError extends Error {
-  readonly code = INVALID_PARAMS;
-  readonly data: { reason: ElicitationRefusal; field?: string };
-
-  constructor(
-    readonly reason: ElicitationRefusal,
-    message: string,
-    readonly field?: string,
-  ) {
-    super(`askgate cannot ask this form: ${message}`);
-    this.name = 'ElicitationRefusedError';
-    this.data = field === undefined ? { reason } : { reason, field };
-  }
-}
+export {
+  ElicitationRefusedError,
+  INVALID_PARAMS,
+  type ElicitationRefusal,
+  type FieldMapping,
+} from './elicitation-fields.js';
 
 /** Most fields one ask holds (askgate's question limit). */
 export const MAX_FIELDS = 3;
 const HEADER_MAX = 60;
-const LABEL_MAX = 100;
 const QUESTION_MAX = 1000;
-
-/** How one askgate question maps back to its form field. */
-export type FieldMapping =
-  | { kind: 'single' | 'multi'; key: string; values: readonly string[]; labels: readonly string[] }
-  | { kind: 'boolean'; key: string; labels: readonly [string, string] };
 
 /** A form turned into askgate questions, with the way back. */
 export interface MappedForm {
@@ -71,23 +37,6 @@ export interface MappedForm {
 }
 
 const Text = z.string().max(10_000);
-const Choice = z.object({ const: z.string(), title: Text });
-const Described = { title: Text.optional(), description: Text.optional() };
-const StringEnum = z.object({
-  type: z.literal('string'),
-  ...Described,
-  enum: z.array(z.string()).optional(),
-  enumNames: z.array(Text).optional(),
-  oneOf: z.array(Choice).optional(),
-});
-const ArrayEnum = z.object({
-  type: z.literal('array'),
-  ...Described,
-  minItems: z.number().optional(),
-  maxItems: z.number().optional(),
-  items: z.union([z.object({ anyOf: z.array(Choice) }), z.object({ enum: z.array(z.string()) })]),
-});
-const Bool = z.object({ type: z.literal('boolean'), ...Described, default: z.boolean().optional() });
 const Params = z.object({
   mode: z.literal('form').optional(),
   message: Text,
@@ -99,10 +48,6 @@ const Params = z.object({
 });
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const oneLine = (s: string) => s.replace(/\s+/gu, ' ').trim();
-const quoted = (key: string) => JSON.stringify(shorten(key, 40));
-const problem = (error: z.ZodError) =>
-  error.issues.map((i) => `${i.path.join('.') || 'value'}: ${i.message}`).join('; ');
 
 /** A snake_case question id from a property key, unique among `taken`. */
 export function questionIdFor(key: string, taken: ReadonlySet<string>): string {
@@ -118,82 +63,13 @@ export function questionIdFor(key: string, taken: ReadonlySet<string>): string {
   return id;
 }
 
-/** The choices of a field: `[values, titles]`, refused unless 2–4 distinct values. */
-function choicesOf(key: string, values: string[], titles: string[]): FieldMapping & { kind: 'single' } {
-  if (values.length < 2 || values.length > 4)
-    throw new ElicitationRefusedError(
-      'choice_count',
-      `field ${quoted(key)} offers ${values.length} choices; askgate asks with 2 to 4`,
-      key,
-    );
-  if (new Set(values).size !== values.length)
-    throw new ElicitationRefusedError('invalid_field', `field ${quoted(key)} repeats a value`, key);
-  return { kind: 'single', key, values, labels: titles.map((t) => shorten(oneLine(t), LABEL_MAX, 'utf16')) };
-}
-
-/** One property → its mapping, or a refusal naming why. */
-function fieldOf(key: string, raw: unknown): { mapping: FieldMapping; title?: string; description?: string } {
-  const type = isObject(raw) ? raw.type : undefined;
-  const invalid = (error: z.ZodError) =>
-    new ElicitationRefusedError('invalid_field', `field ${quoted(key)} is not a valid field: ${problem(error)}`, key);
-  if (type === 'number' || type === 'integer')
-    throw new ElicitationRefusedError('number', `field ${quoted(key)} asks for a number; askgate offers choices`, key);
-  if (type === 'boolean') {
-    const f = Bool.safeParse(raw);
-    if (!f.success) throw invalid(f.error);
-    return { mapping: { kind: 'boolean', key, labels: ['Yes', 'No'] }, ...f.data };
-  }
-  if (type === 'string') {
-    if (!isObject(raw) || (raw.enum === undefined && raw.oneOf === undefined))
-      throw new ElicitationRefusedError(
-        'free_text',
-        `field ${quoted(key)} asks for free text; askgate offers choices (use enum or oneOf)`,
-        key,
-      );
-    const f = StringEnum.safeParse(raw);
-    if (!f.success) throw invalid(f.error);
-    const { oneOf, enum: values, enumNames, ...shown } = f.data;
-    if (oneOf)
-      return {
-        mapping: choicesOf(
-          key,
-          oneOf.map((c) => c.const),
-          oneOf.map((c) => c.title),
-        ),
-        ...shown,
-      };
-    if (enumNames && enumNames.length !== values!.length)
-      throw new ElicitationRefusedError('invalid_field', `field ${quoted(key)} has enumNames not matching enum`, key);
-    return { mapping: choicesOf(key, values!, enumNames ?? values!), ...shown };
-  }
-  if (type === 'array') {
-    const f = ArrayEnum.safeParse(raw);
-    if (!f.success) throw invalid(f.error);
-    const { items, minItems, maxItems, ...shown } = f.data;
-    const [values, titles] =
-      'anyOf' in items ? [items.anyOf.map((c) => c.const), items.anyOf.map((c) => c.title)] : [items.enum, items.enum];
-    const choices = choicesOf(key, values, titles);
-    // askgate takes at least one selection and cannot cap a multi-select below its option count.
-    if ((minItems ?? 0) > 1 || (maxItems !== undefined && maxItems !== 1 && maxItems < values.length))
-      throw new ElicitationRefusedError(
-        'unsupported_constraint',
-        `field ${quoted(key)} limits the selection (minItems ${minItems ?? 0}, maxItems ${maxItems}); askgate takes any 1 or more`,
-        key,
-      );
-    return { mapping: { ...choices, kind: maxItems === 1 ? 'single' : 'multi' }, ...shown };
-  }
-  throw new ElicitationRefusedError(
-    'unsupported_field',
-    `field ${quoted(key)} has type ${JSON.stringify(typeof type === 'string' ? shorten(type, 20) : (type ?? null))}`,
-    key,
-  );
-}
-
 /**
- * Maps `elicitation/create` params to askgate questions. Throws {@link ElicitationRefusedError}
- * for what askgate cannot represent: URL mode, free text, numbers, more than 3 fields, fewer
- * than 2 or more than 4 choices, selection limits, texts askgate refuses (control characters,
- * duplicate or reserved labels "Other"/"Skip").
+ * Maps `elicitation/create` params to askgate questions: enums and booleans become choices;
+ * strings, numbers and integers typed questions (text, email, url, date, datetime, number). Throws
+ * {@link ElicitationRefusedError} for what askgate cannot represent: URL mode, more than 3 fields,
+ * fewer than 2 or more than 4 choices, selection limits, a format other than email, uri, date and
+ * date-time, a pattern RE2 cannot match, lengths a formatted value cannot be held to, texts
+ * askgate refuses (control characters, duplicate or reserved labels "Other"/"Skip").
  */
 export function mapElicitation(params: unknown): MappedForm {
   if (isObject(params) && params.mode === 'url')
@@ -212,7 +88,7 @@ export function mapElicitation(params: unknown): MappedForm {
   const message = parsed.data.message.trim();
   const fields = new Map<string, FieldMapping>();
   const questions = entries.map(([key, raw], i) => {
-    const { mapping, title, description } = fieldOf(key, raw);
+    const { mapping, part, title, description } = fieldOf(key, raw);
     const id = questionIdFor(key, new Set(fields.keys()));
     fields.set(id, mapping);
     const header = title ? shorten(oneLine(title), HEADER_MAX, 'utf16') : undefined;
@@ -222,10 +98,9 @@ export function mapElicitation(params: unknown): MappedForm {
       id,
       ...(header ? { header } : {}),
       question: shorten(text, QUESTION_MAX, 'utf16'),
-      options: mapping.labels.map((label) => ({ label })),
-      multiSelect: mapping.kind === 'multi',
+      ...part,
     };
-  });
+  }) as MappedForm['questions'];
 
   // The server's own rules (text, reserved and duplicate labels) decide the rest.
   const checked = AskRequestSchema.safeParse({ runId: 'elicitation', questions });
@@ -243,8 +118,19 @@ export function mapElicitation(params: unknown): MappedForm {
   return { questions, fields };
 }
 
-/** The value of one answered field, or undefined when the answer names no choice (own words). */
-function valueOf(field: FieldMapping, answer: readonly string[]): string | boolean | string[] | undefined {
+/** The value of one answered field, or undefined when it cannot be put in the field (own words for choices). */
+function valueOf(
+  field: FieldMapping,
+  answer: readonly string[],
+  typed: unknown,
+): string | number | boolean | string[] | undefined {
+  if (field.kind === 'typed') {
+    // `values` has the JSON type (askgate 0.x results before typed kinds carry answers only).
+    const value = typed ?? (field.type === 'string' ? answer[0] : Number(answer[0]));
+    const fits =
+      field.type === 'string' ? typeof value === 'string' : typeof value === 'number' && Number.isFinite(value);
+    return answer.length === 1 && fits ? (value as string | number) : undefined;
+  }
   const keys = field.labels.map(labelKey);
   const picked = answer.map((a) => keys.indexOf(labelKey(a)));
   if (picked.length === 0 || picked.some((p) => p < 0)) return undefined;
@@ -254,17 +140,19 @@ function valueOf(field: FieldMapping, answer: readonly string[]): string | boole
 }
 
 /**
- * The MCP result of an ask: `accept` with each field's `const` values (booleans for yes/no
- * fields) when every answer names choices; `decline` for Skip; `cancel` for timeout,
- * cancellation, supersede, undelivered, and for an answer in the human's own words (an enum
- * field cannot carry free text, and the text itself is never passed on).
+ * The MCP result of an ask: `accept` with each field's value: a choice's `const` values, booleans
+ * for yes/no fields, a typed field's normalized value from the result's `values` (a number field's
+ * a JSON number); `decline` for Skip; `cancel` for timeout, cancellation, supersede, undelivered,
+ * and for an answer in the human's own words to a choice (an enum field cannot carry free text,
+ * and the text itself is never passed on).
  */
 export function elicitResultOf(form: MappedForm, result: AskResult): ElicitResult {
   if (result.status === 'no_answer') return result.reason === 'skipped' ? { action: 'decline' } : { action: 'cancel' };
-  const content: [string, string | boolean | string[]][] = [];
+  const content: [string, string | number | boolean | string[]][] = [];
   for (const [id, field] of form.fields) {
     const answer = Object.hasOwn(result.answers, id) ? result.answers[id]! : [];
-    const value = valueOf(field, answer);
+    const typed = result.values && Object.hasOwn(result.values, id) ? result.values[id] : undefined;
+    const value = valueOf(field, answer, typed);
     if (value === undefined) return { action: 'cancel' };
     content.push([field.key, value]);
   }

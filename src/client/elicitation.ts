@@ -38,8 +38,9 @@ export type ElicitationHandler = (params: unknown, opts?: { signal?: AbortSignal
  * The elicitation bridge: an `elicitation/create` handler for an MCP host that asks the form
  * through askgate. The form must be representable (see {@link mapElicitation}): otherwise it
  * throws {@link ElicitationRefusedError} (JSON-RPC -32602 with the reason) before anything is
- * asked. Answers `accept` with the chosen `const` values, `decline` when the human skips,
- * `cancel` on timeout, cancellation, supersede, undelivered, or an answer in their own words.
+ * asked. Answers `accept` with the chosen `const` values and the typed values (a number field's as
+ * a JSON number), `decline` when the human skips, `cancel` on timeout, cancellation, supersede,
+ * undelivered, or an answer in their own words to a choice.
  * Aborting `signal` (the server cancelled its request) cancels the ask and answers `cancel`.
  * Errors reaching askgate are thrown as the SDK's errors.
  *

@@ -46,9 +46,16 @@ export {
   type StreamedHistoryEvent,
 } from './views.js';
 
-/** What `ask()` accepts: the body of `POST /v1/asks` (question ids, `kind` and `multiSelect` optional). */
+/**
+ * What `ask()` accepts: the body of `POST /v1/asks` (question ids, `kind` and `multiSelect` optional;
+ * each question a choice or a typed kind, see {@link QuestionInput}).
+ */
 export type AskInput = z.input<typeof AskRequestSchema>;
-/** What `answer()` accepts: `{answers}` or `{skip: true}`, optionally `by`. */
+/**
+ * What `answer()` accepts: `{answers}` (strings per question), `{values}` (JSON values per question: a
+ * number for a number question, e.g. `{values: {replicas: 3}}`), both for different questions, or
+ * `{skip: true}`; optionally `by`.
+ */
 export type AnswerInput = z.input<typeof AnswerRequestSchema>;
 
 /** Options of {@link AskgateClient}. */
@@ -162,7 +169,7 @@ export class AskgateClient {
     return this.http.request('POST', `/v1/asks/${enc(askId)}/cancel`, AskViewSchema, {});
   }
 
-  /** Answers (or skips) an ask through the API, as an operator would. */
+  /** Answers (or skips) an ask through the API, as an operator would: `answers` as strings, or typed `values`. */
   answer(askId: string, body: AnswerInput): Promise<AskView> {
     return this.http.request('POST', `/v1/asks/${enc(askId)}/answer`, AskViewSchema, { body });
   }

@@ -33,6 +33,7 @@ export {
   TargetsSchema,
   TimeoutSecondsSchema,
   TimeZoneSchema,
+  ValuesSchema,
   WebhookPayloadSchema,
   type AnswerRequest,
   type Answers,
@@ -53,3 +54,36 @@ export {
   type Target,
   type WebhookPayload,
 } from '../core/schemas.js';
+
+import type { z } from 'zod';
+import type { QuestionSchema, ValuesSchema } from '../core/schemas.js';
+import type { AnswerValue } from '../core/questions/kind.js';
+import type { KindName } from '../core/questions/index.js';
+
+/** One question of `ask()`, any kind (the input of `QuestionSchema`: `kind` absent means a choice). */
+export type QuestionInput = z.input<typeof QuestionSchema>;
+/** The kinds a question may be: `choice` (the default) and the typed kinds. */
+export type QuestionKindName = KindName;
+/** A choice: 2–4 `options`, one chosen or several (`multiSelect`), or the person's own words. */
+export type ChoiceQuestionInput = Exclude<QuestionInput, { kind: Exclude<KindName, 'choice'> }>;
+/** A free-text question: `minLength`, `maxLength` (default 1000, at most 4000), `pattern` (RE2, whole answer). */
+export type TextQuestionInput = Extract<QuestionInput, { kind: 'text' }>;
+/** A number question: `min`, `max`, `integer`, `unit`; its value in `values` is a JSON number. */
+export type NumberQuestionInput = Extract<QuestionInput, { kind: 'number' }>;
+/** A date question: `min`, `max` as `YYYY-MM-DD`; its value is `"YYYY-MM-DD"`. */
+export type DateQuestionInput = Extract<QuestionInput, { kind: 'date' }>;
+/** A time question: `min`, `max` as `HH:MM`; its value is `"HH:MM"` (24 h). */
+export type TimeQuestionInput = Extract<QuestionInput, { kind: 'time' }>;
+/** A date-and-time question: `min`, `max` ISO 8601 with an offset; its value is ISO 8601 with the offset of the ask's time zone. */
+export type DateTimeQuestionInput = Extract<QuestionInput, { kind: 'datetime' }>;
+/** An email address question; its value is the address (domain lower-cased). */
+export type EmailQuestionInput = Extract<QuestionInput, { kind: 'email' }>;
+/** A link question; its value is an absolute http(s) URL. */
+export type UrlQuestionInput = Extract<QuestionInput, { kind: 'url' }>;
+/** A question of a typed kind (every kind but `choice`): one value, typed by the person. */
+export type TypedQuestionInput = Exclude<QuestionInput, ChoiceQuestionInput>;
+
+/** One normalized answer in a result's `values`: a number, a typed kind's text, or a choice's labels. */
+export type { AnswerValue };
+/** A result's `values` (and what `answer(id, {values})` takes): question id → {@link AnswerValue}. */
+export type AnswerValues = z.output<typeof ValuesSchema>;

@@ -3,7 +3,7 @@
 // teaches the model the shapes; askgate's request schema and the gateway then apply the same rules
 // as `POST /v1/asks`, so a bad value is a tool error naming the field.
 import { z } from 'zod';
-import { ChannelNameSchema, QuestionIdSchema, type AskRequest, type Target } from '../core/schemas.js';
+import { ChannelNameSchema, QuestionIdSchema, type AskRequestSchema, type Target } from '../core/schemas.js';
 import { parseTargetSpec } from '../config.js';
 import { CHANNEL_NAME_EXAMPLES } from '../channels/registry.js';
 
@@ -70,9 +70,9 @@ export const PolicyInputShape = {
   onTimeout: z
     .object({
       default: z
-        .preprocess(refuseProtoKey, z.record(QuestionIdSchema, z.array(z.string())))
+        .preprocess(refuseProtoKey, z.record(QuestionIdSchema, z.union([z.array(z.string()), z.number(), z.string()])))
         .describe(
-          'Question id -> option labels of that question (exactly one for a single-choice question), e.g. {"deploy_target": ["Staging"]}',
+          'Question id -> a choice\'s option labels (exactly one for a single-choice question), or a typed question\'s value: a number, or a string in the kind\'s form ("2026-12-08", "14:30", the text); e.g. {"deploy_target": ["Staging"], "replicas": 3}',
         ),
     })
     .optional()
@@ -92,12 +92,13 @@ export const PolicyOutputShape = {
     .record(z.string(), z.array(z.string()))
     .optional()
     .describe(
-      'no_answer after a timeout of an ask with onTimeout.default: the answers to proceed with (nobody gave them)',
+      'no_answer after a timeout of an ask with onTimeout.default: the answers to proceed with (nobody gave them; their typed values are in values)',
     ),
   responses: z
     .array(
       z.object({
         answers: z.record(z.string(), z.array(z.string())),
+        raw: z.record(z.string(), z.string()).optional(),
         answeredBy: z.object({
           channel: z.string(),
           userId: z.string(),
@@ -108,7 +109,9 @@ export const PolicyOutputShape = {
       }),
     )
     .optional()
-    .describe('An ask with agree > 1: everyone who answered (matching or not), with their answers'),
+    .describe(
+      'An ask with agree > 1: everyone who answered (matching or not), with their answers (and raw: what they wrote for a typed question, where it differs)',
+    ),
 };
 
 /** The validated policy arguments. */
@@ -132,7 +135,7 @@ export function targetsOf(specs: TargetSpecs, path: string): Target | Target[] {
 /** The request's policy fields from the arguments (only those given), checked later by the request schema. */
 export function policyFields(
   args: PolicyArgs,
-): Pick<AskRequest, 'remindAfterSeconds' | 'escalate' | 'onTimeout' | 'agree'> {
+): Pick<z.input<typeof AskRequestSchema>, 'remindAfterSeconds' | 'escalate' | 'onTimeout' | 'agree'> {
   return {
     ...(args.remindAfterSeconds !== undefined ? { remindAfterSeconds: args.remindAfterSeconds } : {}),
     ...(args.escalate !== undefined

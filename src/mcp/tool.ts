@@ -2,7 +2,6 @@ import { z } from 'zod';
 import {
   AskRequestSchema,
   NoAnswerReasonSchema,
-  QuestionIdSchema,
   defaultQuestionId,
   type AskResult,
   type NoAnswerReason,
@@ -10,7 +9,9 @@ import {
 } from '../core/schemas.js';
 import type { AskInput, AskView } from '../client/index.js';
 import { ownValue } from '../core/own.js';
+import { shorten } from '../core/text.js';
 import { CHANNEL_DISPLAY_LIST } from '../channels/registry.js';
+import { QuestionInput, questionOf } from './question-input.js';
 import { PolicyInputShape, PolicyOutputShape, ToolInputError, policyFields, targetsOf } from './policy-args.js';
 
 /** Name of the tool that asks. */
@@ -19,18 +20,18 @@ export const TOOL_NAME = 'ask_user';
 export const AWAIT_TOOL_NAME = 'await_answer';
 
 /** The tool description: it teaches the model when and how to ask. */
-export const TOOL_DESCRIPTION = `Ask the user (a human, reached over chat: ${CHANNEL_DISPLAY_LIST} or the askgate console) 1–3 multiple-choice questions and wait for the answer.
+export const TOOL_DESCRIPTION = `Ask the user (a human, reached over chat: ${CHANNEL_DISPLAY_LIST} or the askgate console) 1–3 questions and wait for the answer: a choice among options, or a typed answer (free text, a number, a date, a time, a date and time, an email address, a link).
 
 Use it when a decision belongs to the user: preferences, trade-offs, scope, irreversible or costly actions, or requirements you cannot settle from the context. Do not ask what you can find out yourself, and do not ask for confirmation of routine steps.
 - Prefer one question. Ask several (at most 3) only when they are needed together.
-- Offer 2–4 distinct options. Put the option you recommend first and end its label with " (Recommended)".
-- Do not add an "Other" or "Skip" option: the user can always answer in their own words or skip.
+- A choice (kind "choice", the default): offer 2–4 distinct options. Put the option you recommend first and end its label with " (Recommended)". Do not add an "Other" or "Skip" option: the user can always answer in their own words or skip.
+- When the answer is a number, a date, a time, an address, a link or free text, do not invent options: set kind "number" (min, max, integer, unit), "date" (min, max as "YYYY-MM-DD"), "time" (min, max as "HH:MM"), "datetime" (min, max as ISO 8601 with an offset), "email", "url" or "text" (minLength, maxLength up to 4000, pattern: RE2 matched against the whole answer), e.g. {"question": "How many replicas?", "kind": "number", "min": 1, "max": 10, "integer": true}. Typed questions take no options; the user's reply is read in their language and checked, and they are asked again until it fits.
 - Never ask for passwords, API keys, tokens or other secrets.
 - header (optional) is a very short label (about 12 characters), e.g. "Deploy"; id (optional, default q1, q2, … by position) is a snake_case key, e.g. "deploy_target".
 
-The question stays open until the user answers or timeoutSeconds (default 900, clamped to 30–3600) passes; one call waits at most about a minute. The result is {"status": "answered", "answers": {"<question id>": ["<option label or the user's own words>", ...]}}, {"status": "no_answer", "reason": "timeout" | "skipped" | "cancelled" | "superseded" | "undelivered"}, or {"status": "pending", "askId": "...", "expiresAt": "..."} when the user has not answered yet: then call await_answer with that askId (again while it returns pending) instead of asking again. On no_answer, do not ask the same question again right away: proceed with your best judgment (usually the recommended option) and state the assumption you made.
+The question stays open until the user answers or timeoutSeconds (default 900, clamped to 30–3600) passes; one call waits at most about a minute. The result is {"status": "answered", "answers": {"<question id>": ["<option label, the user's own words, or a typed answer as text>", ...]}, "values": {"<question id>": <the answer with its JSON type: a number for kind number, "YYYY-MM-DD" for date, "HH:MM" for time, ISO 8601 with the offset of timeZone for datetime, the text, address or URL, the list of labels for a choice>}, "raw": {"<question id>": "<what the user wrote, when it differs from the value>"}}, {"status": "no_answer", "reason": "timeout" | "skipped" | "cancelled" | "superseded" | "undelivered"}, or {"status": "pending", "askId": "...", "expiresAt": "..."} when the user has not answered yet: then call await_answer with that askId (again while it returns pending) instead of asking again. On no_answer, do not ask the same question again right away: proceed with your best judgment (usually the recommended option) and state the assumption you made.
 
-Optional policies: "to" may list up to 5 chats; remindAfterSeconds posts reminders; escalate asks more people when nobody answered in time; onTimeout.default gives the answers to proceed with after a timeout (returned as "defaults" on no_answer, never as an answer); agree: N waits until N people gave the same answers (the result then lists "responses"). locale (e.g. "pt-BR") sets the language of askgate's own words around your question (buttons, hints, notices); write the question and labels in that language too. timeZone (IANA, e.g. "America/Sao_Paulo") sets the zone of the times shown.`;
+Optional policies: "to" may list up to 5 chats; remindAfterSeconds posts reminders; escalate asks more people when nobody answered in time; onTimeout.default gives the answers to proceed with after a timeout (returned as "defaults" on no_answer, never as an answer); agree: N waits until N people gave the same answers (the result then lists "responses"). locale (e.g. "pt-BR") sets the language of askgate's own words around your question (buttons, hints, notices) and how typed replies are read; write the question and labels in that language too. timeZone (IANA, e.g. "America/Sao_Paulo") sets the zone of the times shown and of dates and times the user types.`;
 
 /** The description of `await_answer`. */
 export const AWAIT_DESCRIPTION = `Keep waiting for the answer to a question that ask_user (or an earlier await_answer) returned as {"status": "pending", "askId": "..."}. Pass that askId. The result is the same as ask_user's: answered, no_answer, or pending again (then call await_answer again with the same askId). Never ask the question again while it is pending.`;
@@ -39,44 +40,6 @@ export const AWAIT_DESCRIPTION = `Keep waiting for the answer to a question that
 export const AwaitAnswerInputShape = {
   askId: z.string().describe('The askId of a pending result of ask_user or await_answer'),
 };
-
-const OptionInput = z.object({
-  label: z
-    .string()
-    .min(1, 'must not be empty')
-    .max(100, 'must be at most 100 characters')
-    .describe('Short option label (1–5 words), shown on a button'),
-  description: z
-    .string()
-    .max(300, 'must be at most 300 characters')
-    .optional()
-    .describe('What choosing this option means'),
-});
-
-const QuestionInput = z.object({
-  // Optional as in POST /v1/asks: toAskInput fills the id the same way AskRequestSchema does.
-  id: QuestionIdSchema.optional().describe(
-    'snake_case key of this question in the answers, e.g. "deploy_target" (default q1, q2, … by position)',
-  ),
-  header: z
-    .string()
-    .min(1, 'must not be empty')
-    .max(60, 'must be at most 60 characters')
-    .optional()
-    .describe('Very short label, about 12 characters, e.g. "Deploy" (optional)'),
-  question: z
-    .string()
-    .min(1, 'must not be empty')
-    .max(1000, 'must be at most 1000 characters')
-    .describe('The full question'),
-  options: z
-    .array(OptionInput)
-    .min(2, 'offer at least 2 options')
-    .max(4, 'offer at most 4 options')
-    .describe('2–4 options, the recommended one first'),
-  multiSelect: z.boolean().optional().describe('true when several options may be chosen (default false)'),
-  kind: z.literal('choice').optional().describe('The answer kind: "choice", the default (leave it out)'),
-});
 
 /** Input schema of `ask_user` (the OpenClaw shape, plus optional `to`, `runId` and the ask policies). */
 export const AskUserInputShape = {
@@ -116,7 +79,17 @@ export const AskUserOutputShape = {
   answers: z
     .record(z.string(), z.array(z.string()))
     .optional()
-    .describe("Question id -> chosen labels or the user's own words"),
+    .describe("Question id -> chosen labels, the user's own words, or a typed answer as text"),
+  values: z
+    .record(z.string(), z.union([z.number(), z.string(), z.array(z.string())]))
+    .optional()
+    .describe(
+      "Question id -> the answer (or, on no_answer, the default) with its JSON type: a number, a string (text, date, time, datetime, email, url), or a choice's labels",
+    ),
+  raw: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe('Question id -> what the user wrote for a typed question, where it differs from the value'),
   reason: NoAnswerReasonSchema.optional(),
   ...PolicyOutputShape,
 };
@@ -132,14 +105,7 @@ export function toAskInput(args: AskUserArgs, defaults: { runId: string; to?: Ta
   const input: AskInput = {
     runId: args.runId ?? defaults.runId,
     ...(to ? { to } : {}),
-    questions: args.questions.map((q, i) => ({
-      id: q.id ?? defaultQuestionId(i),
-      ...(q.header !== undefined ? { header: q.header } : {}),
-      question: q.question,
-      options: q.options,
-      multiSelect: q.multiSelect ?? false,
-      ...(q.kind !== undefined ? { kind: q.kind } : {}),
-    })),
+    questions: args.questions.map((q, i) => questionOf(q, q.id ?? defaultQuestionId(i))) as AskInput['questions'],
     // Any number is accepted, rounded, and clamped by askgate to its bounds (huge ones to the maximum).
     ...(args.timeoutSeconds !== undefined ? { timeoutSeconds: Math.max(1, Math.round(args.timeoutSeconds)) } : {}),
     ...policyFields(args),
@@ -179,9 +145,11 @@ export function renderResult(result: WaitOutcome, questions: readonly { id: stri
     };
   }
   if (result.status === 'answered') {
-    const lines = questions.map(
-      (q) => `- ${q.header ?? q.id} (${q.id}): ${(ownValue(result.answers, q.id) ?? []).join(', ')}`,
-    );
+    const lines = questions.map((q) => {
+      const wrote = result.raw ? ownValue(result.raw, q.id) : undefined;
+      const from = wrote !== undefined ? ` (the user wrote ${JSON.stringify(shorten(wrote, 80))})` : '';
+      return `- ${q.header ?? q.id} (${q.id}): ${(ownValue(result.answers, q.id) ?? []).join(', ')}${from}`;
+    });
     const agreed = result.responses
       ? `\n${result.responses.length} people answered; "responses" in the structured result lists each one.`
       : '';
@@ -190,6 +158,8 @@ export function renderResult(result: WaitOutcome, questions: readonly { id: stri
       structuredContent: {
         status: 'answered' as const,
         answers: result.answers,
+        ...(result.values ? { values: result.values } : {}),
+        ...(result.raw ? { raw: result.raw } : {}),
         ...(result.responses ? { responses: result.responses } : {}),
       },
     };
@@ -201,7 +171,7 @@ export function renderResult(result: WaitOutcome, questions: readonly { id: stri
     superseded: 'a newer question on this run replaced it',
     undelivered: 'the question could not be delivered',
   };
-  const { defaults, responses } = result;
+  const { defaults, values, responses } = result;
   const counted = responses
     ? ` ${responses.length} ${responses.length === 1 ? 'person' : 'people'} answered, but not enough gave the same answers.`
     : '';
@@ -217,6 +187,7 @@ export function renderResult(result: WaitOutcome, questions: readonly { id: stri
       status: 'no_answer' as const,
       reason: result.reason,
       ...(defaults ? { defaults } : {}),
+      ...(defaults && values ? { values } : {}),
       ...(responses ? { responses } : {}),
     },
   };

@@ -151,7 +151,46 @@ describe('runWithAskgate over a real AG-UI client run', () => {
       ['int-email', 'resolved', { approved: false }],
       ['int-confirm', 'resolved', true],
       ['int-tone', 'resolved', 'casual'],
-      ['int-questions', 'resolved', { answers: { cc: ['Team'] } }],
+      ['int-questions', 'resolved', { answers: { cc: ['Team'] }, values: { cc: ['Team'] } }],
+    ]);
+  });
+
+  it('typed response schemas and typed askgate questions: asked as typed questions, resumed with JSON values', async () => {
+    const interrupts: Interrupt[] = [
+      {
+        id: 'int-count',
+        reason: 'input_required',
+        message: 'How many recipients at most?',
+        responseSchema: { type: 'integer', minimum: 1, maximum: 50 },
+      },
+      {
+        id: 'int-day',
+        reason: 'input_required',
+        message: 'Send on which day?',
+        responseSchema: { type: 'string', format: 'date' },
+      },
+      {
+        id: 'int-budget',
+        reason: 'acme:budget',
+        metadata: { askgate: { questions: [{ id: 'budget', question: 'Budget?', kind: 'number', unit: 'EUR' }] } },
+      },
+    ];
+    const { agent, person, to } = setup(interrupts);
+    const [, count, day, budget] = await Promise.all([
+      runWithAskgate(sdk, agent, { to }),
+      person.reply('12'),
+      person.reply('2026-12-08'),
+      person.reply('99.5 EUR'),
+    ]);
+    expect([count, day, budget].map((r) => r.view.questions[0])).toMatchObject([
+      { question: 'How many recipients at most?', kind: 'number', min: 1, max: 50, integer: true },
+      { question: 'Send on which day?', kind: 'date' },
+      { question: 'Budget?', kind: 'number', unit: 'EUR' },
+    ]);
+    expect(agent.inputs[1]!.resume!.map((r) => [r.interruptId, r.status, r.payload])).toEqual([
+      ['int-count', 'resolved', 12],
+      ['int-day', 'resolved', '2026-12-08'],
+      ['int-budget', 'resolved', { answers: { budget: ['99.5'] }, values: { budget: 99.5 } }],
     ]);
   });
 
@@ -257,5 +296,21 @@ describe('runWithAskgate over a real AG-UI client run', () => {
     expect(
       defaultInterruptAsk({ id: 'x', reason: 'input_required', responseSchema: { type: 'string', enum: ['one'] } }),
     ).toBeUndefined();
+    // A typed schema askgate cannot hold a person to has no default mapping either.
+    expect(
+      defaultInterruptAsk({ id: 'x', reason: 'input_required', responseSchema: { type: 'string', format: 'ipv4' } }),
+    ).toBeUndefined();
+    const typed = defaultInterruptAsk({
+      id: 'x',
+      reason: 'input_required\u202e',
+      message: 'How\u0007 many?\u200b',
+      responseSchema: { type: 'number' },
+    })!;
+    expect(typed.questions[0]).toEqual({
+      id: 'answer',
+      header: 'input_required',
+      question: 'How many?',
+      kind: 'number',
+    });
   });
 });

@@ -175,6 +175,41 @@ describe('runWithAskgate over a real LangGraph graph', () => {
     expect((await sdk.run(opts.threadId).catch(() => ({ history: [] }))).history).toEqual([]);
   });
 
+  it('a typed question: the node gets values with JSON types, after a reply that did not fit', async () => {
+    const { person, opts } = setup();
+    const Scale = Annotation.Root({ replicas: Annotation<number>(), when: Annotation<string>() });
+    const graph = new StateGraph(Scale)
+      .addNode('size', () => {
+        const answer = askPerson([
+          { id: 'replicas', question: 'How many replicas?', kind: 'number', min: 1, max: 10, integer: true },
+          { id: 'when', question: 'At what time?', kind: 'time' },
+        ]);
+        if (answer.status !== 'answered') return { replicas: 1, when: 'now' };
+        return { replicas: answer.values!.replicas as number, when: answer.values!.when as string };
+      })
+      .addEdge(START, 'size')
+      .addEdge('size', END)
+      .compile({ checkpointer: new MemorySaver() });
+    const running = runWithAskgate(sdk, graph, {}, opts);
+    const asked = await person.nextAsk();
+    expect(asked.view.questions.map((q) => q.question)).toEqual(['How many replicas?', 'At what time?']);
+    // 12 is out of range: the question stays open (the person is told what fits).
+    const ask = await sdk.get(asked.askId);
+    const messageId = ask.deliveries[0]!.message!.messageId;
+    const reply = (text: string) =>
+      channel.sink!.text({
+        channel: 'test',
+        chat: person.chat,
+        replyTo: messageId,
+        privateChat: false,
+        user: person.user,
+        text,
+      });
+    expect((await reply('12\n14:30')).kind).not.toBe('recorded');
+    expect((await reply('3\n2:30 pm')).kind).toBe('recorded');
+    expect(await running).toEqual({ replicas: 3, when: '14:30' });
+  });
+
   it('invalid questions from a node fail the run with askgate’s validation error', async () => {
     const { opts } = setup();
     const State = Annotation.Root({ a: Annotation<string>() });
@@ -194,6 +229,8 @@ describe('runWithAskgate over a real LangGraph graph', () => {
     expect(isAskPayload({ questions: [] })).toBe(false);
     expect(isAskPayload({ questions: 'x' })).toBe(false);
     expect(isAskPayload({ questions: [{ question: 'Go?' }] })).toBe(false);
+    expect(isAskPayload({ questions: [{ question: 'How many?', kind: 'number' }] })).toBe(true);
+    expect(isAskPayload({ questions: [{ question: 'How many?', kind: 3 }] })).toBe(false);
     expect(isAskPayload({ questions: [null] })).toBe(false);
     expect(isAskPayload(null)).toBe(false);
     expect(isAskPayload('askgate')).toBe(false);

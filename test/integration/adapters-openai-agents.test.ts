@@ -216,9 +216,23 @@ describe('approveWithPerson: needsApproval routed to a person', () => {
 });
 
 describe('askUserTool: a tool the model calls to ask a person', () => {
+  /** Every field of a question null, as a strict schema makes the model send them. */
+  const unset = {
+    kind: null,
+    options: null,
+    multiSelect: null,
+    minLength: null,
+    maxLength: null,
+    pattern: null,
+    min: null,
+    max: null,
+    integer: null,
+    unit: null,
+  };
   const args = {
     questions: [
       {
+        ...unset,
         id: 'window',
         header: 'Deploy',
         question: 'When should I deploy?',
@@ -226,7 +240,6 @@ describe('askUserTool: a tool the model calls to ask a person', () => {
           { label: 'Tonight (Recommended)', description: 'low traffic' },
           { label: 'Now', description: null },
         ],
-        multiSelect: null,
       },
     ],
     timeoutSeconds: null,
@@ -247,13 +260,68 @@ describe('askUserTool: a tool the model calls to ask a person', () => {
 
   it('the model gets the answer as JSON; the tool is offered with a strict JSON schema', async () => {
     const { result, model } = await askRun(args, (p) => p.tap('Now'));
-    expect(JSON.parse(result.finalOutput!)).toEqual({ status: 'answered', answers: { window: ['Now'] } });
+    expect(JSON.parse(result.finalOutput!)).toEqual({
+      status: 'answered',
+      answers: { window: ['Now'] },
+      values: { window: ['Now'] },
+    });
     const offered = model.requests[0]!.tools.find((t) => t.name === 'ask_user') as {
       strict?: boolean;
       parameters: unknown;
     };
     expect(offered.strict).toBe(true);
     expect(JSON.stringify(offered.parameters)).toContain('"multiSelect"');
+  });
+
+  it('typed questions: kind and constraints reach askgate; the model reads values with JSON types', async () => {
+    const typed = {
+      questions: [
+        {
+          ...unset,
+          id: 'replicas',
+          header: 'Scale',
+          question: 'How many replicas?',
+          kind: 'number',
+          min: '1',
+          max: '10',
+          integer: true,
+        },
+        { ...unset, id: 'day', header: 'Day', question: 'Which day?', kind: 'date', min: '2026-12-01' },
+      ],
+      timeoutSeconds: null,
+    };
+    const { result } = await askRun(typed, async (p) => {
+      const asked = await p.nextAsk();
+      expect((await sdk.get(asked.askId)).questions).toEqual([
+        {
+          id: 'replicas',
+          header: 'Scale',
+          question: 'How many replicas?',
+          kind: 'number',
+          min: 1,
+          max: 10,
+          integer: true,
+        },
+        { id: 'day', header: 'Day', question: 'Which day?', kind: 'date', min: '2026-12-01' },
+      ]);
+      await sdk.answer(asked.askId, { values: { replicas: 4, day: '2026-12-08' } });
+    });
+    expect(JSON.parse(result.finalOutput!)).toEqual({
+      status: 'answered',
+      answers: { replicas: ['4'], day: ['2026-12-08'] },
+      values: { replicas: 4, day: '2026-12-08' },
+    });
+  });
+
+  it('a field of another kind comes back to the model as text naming it; nothing is asked', async () => {
+    const before = channel.delivered.length;
+    const bad = {
+      questions: [{ ...unset, id: 'n', header: 'N', question: 'How many?', kind: 'number', min: 'ten' }],
+      timeoutSeconds: null,
+    };
+    const { result } = await askRun(bad);
+    expect(result.finalOutput).toContain('Invalid ask_user arguments: questions.0.min: must be a number');
+    expect(channel.delivered.length).toBe(before);
   });
 
   it('a free-text answer passes through as the person wrote it', async () => {

@@ -221,6 +221,78 @@ describe.each<Era>(['legacy', 'modern'])('the elicitation bridge (%s era)', (era
     expect(await result).toEqual({ action: 'accept', content: { confirm: true } });
   });
 
+  it('typed fields: a number, a date and free text answered in one thread reply; accept carries a JSON number', async () => {
+    const before = created.length;
+    const result = elicit(
+      mcp,
+      form(
+        {
+          replicas: { type: 'integer', title: 'Replicas', description: 'How many replicas?', minimum: 1, maximum: 10 },
+          day: { type: 'string', format: 'date', title: 'Day', description: 'Which day?' },
+          note: { type: 'string', title: 'Note', description: 'Anything to add?', maxLength: 200 },
+        },
+        'Release plan',
+      ),
+    );
+    const { ask, message } = await nextMessage(before);
+    expect(ask.questions).toEqual([
+      {
+        id: 'replicas',
+        header: 'Replicas',
+        question: 'Release plan\n\nHow many replicas?',
+        kind: 'number',
+        min: 1,
+        max: 10,
+        integer: true,
+      },
+      { id: 'day', header: 'Day', question: 'Which day?', kind: 'date' },
+      { id: 'note', header: 'Note', question: 'Anything to add?', kind: 'text', maxLength: 200 },
+    ]);
+    expect((await reply(message, '3\n2026-12-08\nShip it after the freeze')).status).toBe(200);
+    expect(await result).toEqual({
+      action: 'accept',
+      content: { replicas: 3, day: '2026-12-08', note: 'Ship it after the freeze' },
+    });
+  });
+
+  it('date-time, uri and number fields: values the server SDK’s check of the requested schema accepts (2025-11-25 runs it)', async () => {
+    const before = created.length;
+    const result = elicit(
+      mcp,
+      form(
+        {
+          when: { type: 'string', format: 'date-time', title: 'When' },
+          link: { type: 'string', format: 'uri', title: 'Link' },
+          size: { type: 'number', title: 'Size', minimum: 0 },
+        },
+        'Schedule the rollout',
+      ),
+    );
+    const { ask, message } = await nextMessage(before);
+    expect(ask.questions.map((q) => (q as { kind?: string }).kind)).toEqual(['datetime', 'url', 'number']);
+    await reply(message, '2026-12-08 14:30\nhttps://Example.com/pr/1\n2.5');
+    expect(await result).toEqual({
+      action: 'accept',
+      content: { when: '2026-12-08T14:30:00+00:00', link: 'https://example.com/pr/1', size: 2.5 },
+    });
+  });
+
+  it('an answer a typed field refuses keeps the ask open with what was expected; the next one is accepted', async () => {
+    const before = created.length;
+    const result = elicit(
+      mcp,
+      form({ mail: { type: 'string', format: 'email', title: 'Email' } }, 'Who gets the report?'),
+    );
+    const { ask, message } = await nextMessage(before);
+    const posted = fake.callsOf('chat.postMessage').length;
+    expect((await reply(message, 'ops at example dot com')).status).toBe(200);
+    const hint = await eventually(async () => fake.callsOf('chat.postMessage').slice(posted).at(0));
+    expect(JSON.stringify(hint.params)).toMatch(/email address.*Nothing has been done yet/);
+    expect((await api.get(`/v1/asks/${ask.id}`)).body.status).toBe('pending');
+    await reply(message, 'Ops@Example.COM');
+    expect(await result).toEqual({ action: 'accept', content: { mail: 'Ops@example.com' } });
+  });
+
   it('Skip declines', async () => {
     const before = created.length;
     const result = elicit(mcp, form({ env }));
@@ -283,8 +355,18 @@ describe.each<Era>(['legacy', 'modern'])('the elicitation bridge (%s era)', (era
   });
 
   it.each([
-    ['a free text field', form({ name: { type: 'string', title: 'Name' } }), 'free_text', /asks for free text/],
-    ['a number field', form({ n: { type: 'integer', title: 'Replicas' } }), 'number', /asks for a number/],
+    [
+      'an email address held to 40 characters',
+      form({ mail: { type: 'string', title: 'Email', format: 'email', maxLength: 40 } }),
+      'unsupported_constraint',
+      /limits the length of an email address \(0 to 40\); askgate reads it by its format/,
+    ],
+    [
+      'more text than askgate takes',
+      form({ essay: { type: 'string', minLength: 5000 } }),
+      'unsupported_constraint',
+      /needs at least 5000 characters/,
+    ],
     [
       'more than 3 fields',
       form({ a: confirm, b: confirm, c: confirm, d: confirm }),

@@ -159,7 +159,11 @@ describe.each([
     const result = await call;
     expect(result.isError).toBeFalsy();
     const out = result.structuredContent as any;
-    expect(out).toMatchObject({ status: 'answered', answers: { env: ['Production'] } });
+    expect(out).toMatchObject({
+      status: 'answered',
+      answers: { env: ['Production'] },
+      values: { env: ['Production'] },
+    });
     expect(out.responses.map((r: any) => [r.answeredBy.channel, r.answeredBy.userId, r.answers.env])).toEqual([
       ['test', 'alice', ['Production']],
       ['test', 'mallory', ['Staging (Recommended)']],
@@ -182,6 +186,7 @@ describe.each([
       status: 'no_answer',
       reason: 'timeout',
       defaults: { env: ['Staging (Recommended)'] }, // canonical label
+      values: { env: ['Staging (Recommended)'] },
     });
     expect(text(result)).toContain('Deploy (env): Staging (Recommended)');
     expect(text(result)).not.toMatch(/best judgment/);
@@ -212,7 +217,11 @@ describe.each([
       ],
     });
     await tap(test, ask.id, 'steps-a', 0, person('test', 'carol'));
-    expect((await call).structuredContent).toEqual({ status: 'answered', answers: { env: ['Staging (Recommended)'] } });
+    expect((await call).structuredContent).toEqual({
+      status: 'answered',
+      answers: { env: ['Staging (Recommended)'] },
+      values: { env: ['Staging (Recommended)'] },
+    });
   });
 
   it.each([

@@ -64,13 +64,13 @@ describe.each([
     await mcp?.close();
   });
 
-  it('the input schema the client sees requires only question and options per question', async () => {
+  it('the input schema the client sees requires only the question text per question (a choice needs options: askgate says so)', async () => {
     const { tools } = await mcp.listTools();
     const input = tools.find((t) => t.name === 'ask_user')!.inputSchema as {
       properties: { questions: { items: { required: string[]; properties: Record<string, unknown> } } };
     };
     const item = input.properties.questions.items;
-    expect(item.required.sort()).toEqual(['options', 'question']);
+    expect(item.required).toEqual(['question']);
     expect(item.properties).toHaveProperty('id');
     expect(item.properties).toHaveProperty('header');
   });
@@ -90,7 +90,11 @@ describe.each([
     expect(answered.status).toBe(200);
     const result = await call;
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toEqual({ status: 'answered', answers: { q1: ['Production'], q2: ['No'] } });
+    expect(result.structuredContent).toEqual({
+      status: 'answered',
+      answers: { q1: ['Production'], q2: ['No'] },
+      values: { q1: ['Production'], q2: ['No'] },
+    });
     expect(result.content[0]!.text).toContain('- q1 (q1): Production');
     expect(result.content[0]!.text).toContain('- q2 (q2): No');
   }, 20_000);
@@ -110,6 +114,7 @@ describe.each([
     expect((await call).structuredContent).toEqual({
       status: 'answered',
       answers: { q1: ['Staging'], migrate: ['Yes'] },
+      values: { q1: ['Staging'], migrate: ['Yes'] },
     });
   }, 20_000);
 });

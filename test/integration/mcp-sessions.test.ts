@@ -126,13 +126,21 @@ describe('the session cap', () => {
 
     // A's call ends: A is now the least recently used session with nothing in flight.
     await answer(askA);
-    expect((await callA).structuredContent).toEqual({ status: 'answered', answers: { env: ['Production'] } });
+    expect((await callA).structuredContent).toEqual({
+      status: 'answered',
+      answers: { env: ['Production'] },
+      values: { env: ['Production'] },
+    });
     const c = await connect();
     await expect(a.mcp.listTools()).rejects.toThrow(/session not found/);
 
     // B's waiting call was untouched and still gets its answer.
     await answer(askB);
-    expect((await callB).structuredContent).toEqual({ status: 'answered', answers: { env: ['Production'] } });
+    expect((await callB).structuredContent).toEqual({
+      status: 'answered',
+      answers: { env: ['Production'] },
+      values: { env: ['Production'] },
+    });
     expect((await b.mcp.listTools()).tools.map((t) => t.name)).toEqual(['ask_user', 'await_answer']);
     await b.transport.terminateSession();
     await c.transport.terminateSession();
@@ -293,7 +301,11 @@ describe('DELETE /mcp', () => {
     const g = await rawSession();
     expect(await listStatus(f.sessionId)).toBe(200);
     await answer(askF);
-    expect((await callF).structuredContent).toEqual({ status: 'answered', answers: { env: ['Production'] } });
+    expect((await callF).structuredContent).toEqual({
+      status: 'answered',
+      answers: { env: ['Production'] },
+      values: { env: ['Production'] },
+    });
     expect(await listStatus(g)).toBe(200);
     await f.transport.terminateSession();
     await f.mcp.close();

@@ -86,6 +86,7 @@ describe('the Tasks extension (raw 2026-07-28 requests to /mcp)', () => {
     expect(done.result!.result.structuredContent).toEqual({
       status: 'answered',
       answers: { env: ['Staging (Recommended)'] },
+      values: { env: ['Staging (Recommended)'] },
     });
     expect(done.result!.result.content[0].text).toContain('Deploy (env): Staging (Recommended)');
   });
@@ -174,7 +175,11 @@ describe('the Tasks extension over stdio (raw 2026-07-28 lines to askgate mcp)',
       expect((await api.post(`/v1/asks/${taskId}/answer`, { answers: { env: ['Production'] } })).status).toBe(200);
       const done = await rpc('tasks/get', { taskId });
       expect(done.result).toMatchObject({ status: 'completed' });
-      expect(done.result.result.structuredContent).toEqual({ status: 'answered', answers: { env: ['Production'] } });
+      expect(done.result.result.structuredContent).toEqual({
+        status: 'answered',
+        answers: { env: ['Production'] },
+        values: { env: ['Production'] },
+      });
 
       const second = (await rpc('tools/call', { name: 'ask_user', arguments: { questions: [question] } })).result;
       expect((await rpc('tasks/cancel', { taskId: second.taskId })).result).toMatchObject({ resultType: 'complete' });

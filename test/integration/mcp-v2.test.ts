@@ -121,7 +121,11 @@ describe.each([
     expect((await api.post(`/v1/asks/${asked}/answer`, { answers: { env: ['Production'] } })).status).toBe(200);
     const answered = await last;
     expect(answered.isError).toBeFalsy();
-    expect(answered.structuredContent).toEqual({ status: 'answered', answers: { env: ['Production'] } });
+    expect(answered.structuredContent).toEqual({
+      status: 'answered',
+      answers: { env: ['Production'] },
+      values: { env: ['Production'] },
+    });
     expect(text(answered)).toContain('Deploy (env): Production');
   }, 20_000);
 

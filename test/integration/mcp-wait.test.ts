@@ -172,12 +172,17 @@ describe.each([
     expect((await api.post(`/v1/asks/${askId}/answer`, { answers: { env: ['Production'] } })).status).toBe(200);
     const answered = await last;
     expect(answered.isError).toBeFalsy();
-    expect(answered.structuredContent).toEqual({ status: 'answered', answers: { env: ['Production'] } });
+    expect(answered.structuredContent).toEqual({
+      status: 'answered',
+      answers: { env: ['Production'] },
+      values: { env: ['Production'] },
+    });
     expect(text(answered)).toContain('Deploy (env): Production');
     // Asking about an ended ask answers at once, the same way.
     expect((await awaitAnswer(askId)).structuredContent).toEqual({
       status: 'answered',
       answers: { env: ['Production'] },
+      values: { env: ['Production'] },
     });
   }, 30_000);
 

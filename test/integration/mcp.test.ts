@@ -135,7 +135,11 @@ describe.each([
     expect(answered.status).toBe(200);
     const result = await call;
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toEqual({ status: 'answered', answers: { env: ['Production'] } });
+    expect(result.structuredContent).toEqual({
+      status: 'answered',
+      answers: { env: ['Production'] },
+      values: { env: ['Production'] },
+    });
     expect((result.content as { type: string; text: string }[])[0]!.text).toContain('Deploy (env): Production');
     // The default target and the session runId were used.
     const record = (await api.get(`/v1/asks/${id}`)).body;

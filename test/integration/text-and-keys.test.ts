@@ -283,7 +283,11 @@ describe('MCP ask_user (real SDK client over /mcp)', () => {
       );
       const result = await call;
       expect(result.isError).toBeFalsy();
-      expect(result.structuredContent).toEqual({ status: 'answered', answers: { env: ['Yes'], [id]: ['No'] } });
+      expect(result.structuredContent).toEqual({
+        status: 'answered',
+        answers: { env: ['Yes'], [id]: ['No'] },
+        values: { env: ['Yes'], [id]: ['No'] },
+      });
       expect((result.content as { text: string }[])[0]!.text).toContain(`(${id}): No`);
     },
   );

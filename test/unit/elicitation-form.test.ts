@@ -7,6 +7,7 @@ import {
   type ElicitationRefusal,
 } from '../../src/client/elicitation-form.js';
 import { AskRequestSchema, type AskResult } from '../../src/core/schemas.js';
+import { compilePattern } from '../../src/core/questions/parse/index.js';
 
 const form = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   message: 'Please choose',
@@ -133,6 +134,64 @@ describe('mapElicitation: forms askgate can ask', () => {
   });
 });
 
+describe('mapElicitation: typed fields (MCP 2026-07-28 primitives)', () => {
+  it('strings, formats, numbers and integers become typed questions with their constraints', () => {
+    const { questions, fields } = mapElicitation(
+      form({
+        name: { type: 'string', title: 'Name', minLength: 2, maxLength: 10_000, pattern: '^[A-Z]' },
+        mail: { type: 'string', format: 'email', maxLength: 320, default: 'ops@example.com' },
+        n: { type: 'integer', description: 'How many replicas?', minimum: 1, maximum: 10, default: 3 },
+      }),
+    );
+    expect(questions).toEqual([
+      {
+        id: 'name',
+        header: 'Name',
+        question: 'Please choose\n\nName',
+        kind: 'text',
+        minLength: 2,
+        maxLength: 4000,
+        pattern: '(?s:.*)(?:^[A-Z])(?s:.*)',
+      },
+      { id: 'mail', question: 'mail', kind: 'email' },
+      { id: 'n', question: 'How many replicas?', kind: 'number', min: 1, max: 10, integer: true },
+    ]);
+    expect(AskRequestSchema.safeParse({ runId: 'r', questions }).success).toBe(true);
+    expect([...fields.values()]).toEqual([
+      { kind: 'typed', key: 'name', type: 'string' },
+      { kind: 'typed', key: 'mail', type: 'string' },
+      { kind: 'typed', key: 'n', type: 'integer' },
+    ]);
+  });
+
+  it.each<[string, object, object]>([
+    ['a plain string', { type: 'string' }, { kind: 'text' }],
+    ['format uri', { type: 'string', format: 'uri' }, { kind: 'url' }],
+    ['format date', { type: 'string', format: 'date', minLength: 10, maxLength: 10 }, { kind: 'date' }],
+    ['format date-time', { type: 'string', format: 'date-time' }, { kind: 'datetime' }],
+    ['a number', { type: 'number', minimum: -2.5 }, { kind: 'number', min: -2.5 }],
+    ['minLength 0', { type: 'string', minLength: 0, maxLength: 80 }, { kind: 'text', maxLength: 80 }],
+  ])('%s', (_name, field, part) => {
+    const { questions } = mapElicitation(form({ x: field }));
+    expect(questions[0]).toEqual({ id: 'x', question: 'Please choose', ...part });
+    expect(AskRequestSchema.safeParse({ runId: 'r', questions }).success).toBe(true);
+  });
+
+  it('a JSON Schema pattern matches anywhere, as the server’s validator reads it; RE2 matches the wrapped one whole', () => {
+    const pattern = (source: string) =>
+      (mapElicitation(form({ t: { type: 'string', pattern: source } })).questions[0] as { pattern: string }).pattern;
+    const matches = (source: string, text: string) => {
+      const compiled = compilePattern(pattern(source));
+      return compiled.ok && compiled.test(text);
+    };
+    expect(matches('corp', 'my corp\nteam')).toBe(true);
+    expect(matches('^[A-Z]', 'Abc')).toBe(true);
+    expect(matches('^[A-Z]', 'xAbc')).toBe(false);
+    expect(matches('\\d{3}$', 'code 123')).toBe(true);
+    expect(matches('\\d{3}$', '123 code')).toBe(false);
+  });
+});
+
 describe('questionIdFor', () => {
   it.each([
     ['env', 'env'],
@@ -173,10 +232,80 @@ describe('mapElicitation: refusals with a reason', () => {
       'too_many_fields',
       /4 fields.*at most 3/,
     ],
-    ['a free text field', form({ name: { type: 'string', title: 'Name' } }), 'free_text', /"name" asks for free text/],
-    ['an email field', form({ mail: { type: 'string', format: 'email' } }), 'free_text', /free text/],
-    ['a number field', form({ n: { type: 'number' } }), 'number', /number/],
-    ['an integer field', form({ n: { type: 'integer', minimum: 1 } }), 'number', /number/],
+    [
+      'a format the spec does not list',
+      form({ h: { type: 'string', format: 'hostname' } }),
+      'unsupported_constraint',
+      /"h" has format "hostname"; askgate reads email, uri, date and date-time/,
+    ],
+    [
+      'a pattern on a formatted string',
+      form({ m: { type: 'string', format: 'email', pattern: '@corp\\.example$' } }),
+      'unsupported_constraint',
+      /holds an email address to a pattern/,
+    ],
+    [
+      'lengths an email address could break',
+      form({ m: { type: 'string', format: 'email', maxLength: 40 } }),
+      'unsupported_constraint',
+      /limits the length of an email address \(0 to 40\)/,
+    ],
+    [
+      'a date longer than a date',
+      form({ d: { type: 'string', format: 'date', minLength: 11 } }),
+      'unsupported_constraint',
+      /limits the length of a date/,
+    ],
+    [
+      'a pattern that backtracks (a backreference)',
+      form({ t: { type: 'string', pattern: '(a)\\1' } }),
+      'unsupported_constraint',
+      /pattern askgate cannot match safely: Backreferences/,
+    ],
+    [
+      'a lookahead pattern',
+      form({ t: { type: 'string', pattern: '^(?=.*\\d)' } }),
+      'unsupported_constraint',
+      /Lookahead/,
+    ],
+    [
+      'more characters than askgate takes',
+      form({ t: { type: 'string', minLength: 5000 } }),
+      'unsupported_constraint',
+      /at least 5000 characters; askgate takes answers of at most 4000/,
+    ],
+    ['no characters at all', form({ t: { type: 'string', maxLength: 0 } }), 'unsupported_constraint', /no characters/],
+    [
+      'minLength above maxLength',
+      form({ t: { type: 'string', minLength: 9, maxLength: 3 } }),
+      'invalid_field',
+      /minLength above maxLength/,
+    ],
+    [
+      'a fractional length',
+      form({ t: { type: 'string', maxLength: 2.5 } }),
+      'invalid_field',
+      /maxLength: must be a whole number/,
+    ],
+    [
+      'a minimum above the maximum',
+      form({ n: { type: 'number', minimum: 9, maximum: 1 } }),
+      'invalid_field',
+      /"n" cannot be shown \(min: must not be above max/,
+    ],
+    [
+      'an integer field with no whole number in range',
+      form({ n: { type: 'integer', minimum: 1.2, maximum: 1.8 } }),
+      'invalid_field',
+      /no whole number lies between min and max/,
+    ],
+    [
+      'a bound askgate cannot keep exactly',
+      form({ n: { type: 'number', maximum: 1e20 } }),
+      'invalid_field',
+      /max: must be smaller than/,
+    ],
+    ['a string minimum', form({ n: { type: 'number', minimum: '1' } }), 'invalid_field', /minimum/],
     ['an object field', form({ o: { type: 'object' } }), 'unsupported_field', /type "object"/],
     ['1 choice', form({ a: titled('Only') }), 'choice_count', /1 choices.*2 to 4/],
     ['5 choices', form({ a: titled('A', 'B', 'C', 'D', 'E') }), 'choice_count', /5 choices/],
@@ -220,7 +349,7 @@ describe('mapElicitation: refusals with a reason', () => {
 
   it('names the field in data and never echoes a huge hostile key whole', () => {
     const key = `<script>${'k'.repeat(500)}`;
-    const error = refusal(form({ [key]: { type: 'number' } }));
+    const error = refusal(form({ [key]: { type: 'object' } }));
     expect(error.data.field).toBe(key);
     expect(error.message.length).toBeLessThan(200);
   });
@@ -254,6 +383,37 @@ describe('elicitResultOf', () => {
       action: 'accept',
       content: { env: 'v0', checks: ['l'], ok: true },
     });
+  });
+
+  it('typed fields: accept carries the result’s values with their JSON types (a number as a number)', () => {
+    const typed = mapElicitation(
+      form({ n: { type: 'integer' }, when: { type: 'string', format: 'date' }, note: { type: 'string' } }),
+    );
+    const result: AskResult = {
+      status: 'answered',
+      answers: { n: ['3'], when: ['2026-12-08'], note: ['Ship it'] },
+      answeredBy: { channel: 'test', userId: 'u1' },
+      answeredAt: '2026-01-01T00:00:00.000Z',
+      values: { n: 3, when: '2026-12-08', note: 'Ship it' },
+      raw: { when: 'tomorrow' },
+    };
+    expect(elicitResultOf(typed, result)).toEqual({
+      action: 'accept',
+      content: { n: 3, when: '2026-12-08', note: 'Ship it' },
+    });
+    // A result without values (an askgate before typed answers) is read from answers.
+    expect(elicitResultOf(typed, answered({ n: ['3'], when: ['2026-12-08'], note: ['Ship it'] }))).toEqual({
+      action: 'accept',
+      content: { n: 3, when: '2026-12-08', note: 'Ship it' },
+    });
+    // A value of the wrong type, or none, cannot be put in the field: cancel, nothing passed on.
+    expect(elicitResultOf(typed, { ...result, values: { ...result.values, n: 'three' } })).toEqual({
+      action: 'cancel',
+    });
+    expect(elicitResultOf(typed, answered({ n: ['x'], when: ['2026-12-08'], note: ['a'] }))).toEqual({
+      action: 'cancel',
+    });
+    expect(elicitResultOf(typed, answered({ when: ['2026-12-08'], note: ['a'] }))).toEqual({ action: 'cancel' });
   });
 
   it('skip declines; timeout, cancelled, superseded and undelivered cancel', () => {
