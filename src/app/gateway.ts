@@ -1,4 +1,4 @@
-import { AskgateError, invalid } from '../core/errors.js';
+import { AskgateError, invalid, type Issue } from '../core/errors.js';
 import { normalizeAnswers } from '../core/answers.js';
 import { strictContext } from '../core/questions/index.js';
 import { isTerminal, transition, type AskEvent, type TransitionOutcome } from '../core/lifecycle.js';
@@ -112,7 +112,11 @@ export class Gateway {
     else {
       const strict = strictContext(record.timeZone, this.deps.clock.now());
       const checked = normalizeAnswers(record.questions, request.answers, true, strict);
-      if (!checked.ok) throw invalid('invalid_answer', checked.issues);
+      if (!checked.ok)
+        throw invalid(
+          'invalid_answer',
+          checked.issues.map((i) => asSent(i, request.valueIds)),
+        );
       event = { type: 'answer', answers: checked.answers, by, ...(checked.raw ? { raw: checked.raw } : {}) };
     }
     return this.expectResolved(await this.apply(askId, event), askId);
@@ -307,4 +311,11 @@ export function alreadyResolved(record: AskRecord): AskgateError {
       ? `ended without an answer (${record.result.reason})`
       : 'was already answered';
   return new AskgateError('already_resolved', `ask ${record.id} ${why}`, undefined, { result: record.result });
+}
+
+/** An answer's issue at the field the caller sent: `values.<id>` (no index) for a value given in `values`. */
+function asSent(issue: Issue, valueIds: readonly string[] = []): Issue {
+  const [field, id] = issue.path;
+  if (field !== 'answers' || typeof id !== 'string' || !valueIds.includes(id)) return issue;
+  return { ...issue, path: ['values', id] };
 }

@@ -308,7 +308,10 @@ export const AnswerRequestSchema = z
   .transform((body) => {
     if (body.skip) return { skip: true as const, by: body.by };
     const fromValues = Object.entries(body.values ?? {}).map(([id, v]): [string, string[]] => [id, valueStrings(v)]);
-    return { answers: { ...body.answers, ...Object.fromEntries(fromValues) }, by: body.by };
+    // `valueIds`: which answers came as `values`, so a refusal names the field the caller sent.
+    const valueIds: string[] | undefined = fromValues.length > 0 ? fromValues.map(([id]) => id) : undefined;
+    const answers = { ...body.answers, ...Object.fromEntries(fromValues) };
+    return valueIds ? { answers, valueIds, by: body.by } : { answers, by: body.by };
   });
 /** A validated API answer. */
 export type AnswerRequest = z.output<typeof AnswerRequestSchema>;

@@ -103,7 +103,10 @@ export function checkMarkup(markup: any): Markup | undefined {
   if (markup.force_reply === true) {
     // Bot API: input_field_placeholder is 1-64 characters.
     const placeholder: unknown = markup.input_field_placeholder;
-    if (placeholder !== undefined && (typeof placeholder !== 'string' || placeholder.length < 1 || placeholder.length > 64))
+    if (
+      placeholder !== undefined &&
+      (typeof placeholder !== 'string' || placeholder.length < 1 || placeholder.length > 64)
+    )
       fail(400, 'Bad Request: invalid input field placeholder specified');
     return markup as Markup;
   }

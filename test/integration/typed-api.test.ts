@@ -149,23 +149,18 @@ describe('answers through the API', () => {
     [
       'a number out of range',
       { replicas: 11 },
-      'answers.replicas.0',
+      'values.replicas',
       'must be a whole number between 1 and 10, written like 42 or -3.5',
     ],
     [
       'a fraction for a whole number',
       { replicas: 2.5 },
-      'answers.replicas.0',
+      'values.replicas',
       'must be a whole number between 1 and 10, written like 42 or -3.5',
     ],
-    [
-      'a locale form through the API',
-      { day: '12/08/2026' },
-      'answers.day.0',
-      'must be a date YYYY-MM-DD from 2026-01-01',
-    ],
-    ['two values for a typed question', { day: ['2026-12-08', '2026-12-09'] }, 'answers.day', 'give exactly one value'],
-    ['not an address', { mail: 'nobody' }, 'answers.mail.0', 'must be an email address like name@example.com'],
+    ['a locale form through the API', { day: '12/08/2026' }, 'values.day', 'must be a date YYYY-MM-DD from 2026-01-01'],
+    ['two values for a typed question', { day: ['2026-12-08', '2026-12-09'] }, 'values.day', 'give exactly one value'],
+    ['not an address', { mail: 'nobody' }, 'values.mail', 'must be an email address like name@example.com'],
   ])('%s is a 400 naming the question; the ask stays pending', async (_name, values, path, message) => {
     const { id } = await ask(questions);
     const complete = { replicas: 2, day: '2026-12-08', mail: 'a@b.co', ...values };
@@ -173,6 +168,18 @@ describe('answers through the API', () => {
     expect(res.status).toBe(400);
     expect(issuesOf(res.body)).toEqual([[path, message]]);
     expect((await view(id)).status).toBe('pending');
+  });
+
+  it('a bad value sent in answers is named there, with its index', async () => {
+    const { id } = await ask(questions);
+    const res = await api.post(`/v1/asks/${id}/answer`, {
+      answers: { replicas: ['eleven'] },
+      values: { day: '2026-12-08', mail: 'a@b.co' },
+    });
+    expect(res.status).toBe(400);
+    expect(issuesOf(res.body)).toEqual([
+      ['answers.replicas.0', 'must be a whole number between 1 and 10, written like 42 or -3.5'],
+    ]);
   });
 
   it('the same question in answers and in values is a 400', async () => {
