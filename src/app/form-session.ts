@@ -39,6 +39,8 @@ export interface FormAnswering {
   opened(event: ButtonPressed): Promise<OpenedForm | InboundOutcome>;
   /** Answers the form from the ask as `opened` read it (no second read). */
   answerForm(opened: FormRead, event: FormSubmitted): Promise<FormAnswered>;
+  /** Notes a typed value refused in the ask's history (`reply_rejected`: the question id and why, never the text). */
+  rejected(askId: string, user: ButtonPressed['user'], question: string, reason: string): Promise<void>;
 }
 
 /** What a form session is built over. */
@@ -168,6 +170,8 @@ export class FormSession implements FormSessions {
       case 'held':
         return { notice: heldNotice(step.by, words), ...localeOf(opened) };
       case 'rejected':
+        if (step.reason)
+          await this.deps.answering.rejected(record.id, user, record.questions[step.question]!.id, step.reason);
         return { notice: step.message, ...localeOf(opened), askOwn: this.askOwn(key, draft, step.question) };
     }
     if (step.then !== 'submit') return this.drawn(opened, key, step.draft, step.then);

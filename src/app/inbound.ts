@@ -246,6 +246,11 @@ export class InboundHandler implements InboundSink, FormAnswering {
     return personContext(locale, record, this.deps.defaultLocale, this.deps.clock.now());
   }
 
+  /** Notes a typed value refused in a form session's step (the history's `reply_rejected`, never the text). */
+  async rejected(askId: string, user: ButtonPressed['user'], question: string, reason: string): Promise<void> {
+    await this.gateway.note(askId, refusalEntry({ kind: 'ignored' }, user, { question, reason }));
+  }
+
   /** Binds a follow-up message to its ask until the ask's deadline plus retention. */
   async bindFollowUp(channel: string, chat: string, messageId: string, askId: string): Promise<void> {
     const { store, indexes, retentionMs, clock } = this.deps;

@@ -53,8 +53,10 @@ export function applyStepReply(
   if (held) return { kind: 'held', by: held };
   if (isTypedStep(question)) {
     const read = readTypedStep(question, reply.text, reading);
-    if (!read.ok)
-      return { kind: 'rejected', question: asked, message: `${read.message} ${reading.words.t('typed.nothingDone')}` };
+    if (!read.ok) {
+      const message = `${read.message} ${reading.words.t('typed.nothingDone')}`;
+      return { kind: 'rejected', question: asked, message, ...(read.reason ? { reason: read.reason } : {}) };
+    }
   }
   return applyOwnWords(questions, stored, reply);
 }

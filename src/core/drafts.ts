@@ -2,6 +2,7 @@ import type { FormAnswer, FormProblem } from './forms.js';
 import type { Responder } from './schemas.js';
 import type { Draft, DraftPart } from './form-draft-store.js';
 import type { ButtonChoice } from './token.js';
+import type { RejectReason } from './questions/index.js';
 import { responderName } from './display-text.js';
 import { ENGLISH, type Words } from './i18n/index.js';
 
@@ -43,7 +44,7 @@ export type DraftStep =
   | { kind: 'draft'; draft: Draft; then: 'render' | 'ask_own' | 'submit' }
   | { kind: 'held'; by: Responder }
   | { kind: 'invalid' }
-  | { kind: 'rejected'; question: number; message: string };
+  | { kind: 'rejected'; question: number; message: string; reason?: RejectReason };
 
 /** The toast a person gets when someone else holds the draft, in `words` (the person's; default English). */
 export function heldNotice(by: Responder, words: Words = ENGLISH): string {

@@ -4,8 +4,22 @@ import { shorten } from './text.js';
 import { displayHeader } from './display-text.js';
 import { ENGLISH, translate, wordsOf, type Words } from './i18n/index.js';
 import { tallyLines } from './policy-view.js';
-import { isChoice, kindOf, type ChoiceView, type TypedQuestion, type TypedViewPart } from './questions/index.js';
-import { ALL_CAPABILITIES, drawsKind, formFits, type ChannelCapabilities } from './capabilities.js';
+import {
+  isChoice,
+  kindOf,
+  type ChoiceView,
+  type KindButton,
+  type TypedQuestion,
+  type TypedViewPart,
+} from './questions/index.js';
+import {
+  ALL_CAPABILITIES,
+  buttonsFit,
+  drawsKind,
+  formFits,
+  type ButtonCapability,
+  type ChannelCapabilities,
+} from './capabilities.js';
 
 export type { OptionView } from './questions/index.js';
 
@@ -127,15 +141,8 @@ export function buildPromptView(
   const only = record.questions.length === 1 ? record.questions[0]! : null;
   const native = only && capabilities.buttons && drawsKind(capabilities, only.kind);
   const kindButtons = native ? kindOf(only).buttons(only) : null;
-  if (kindButtons) {
-    const token = (choice: ButtonChoice) => encodeToken({ askId: record.id, version: record.version, choice });
-    const buttons: ButtonView[] = [
-      ...kindButtons.map((b): ButtonView => ({ kind: 'option', label: b.label, token: token(b.choice) })),
-      { kind: 'other', label: t('control.other'), token: token({ kind: 'other' }) },
-      ...(agree > 1
-        ? []
-        : [{ kind: 'skip', label: t('control.skip'), token: token({ kind: 'skip' }) } satisfies ButtonView]),
-    ];
+  const buttons = kindButtons && singleButtons(record, kindButtons, agree, words, capabilities.buttons!);
+  if (buttons) {
     const instructions = agree > 1 ? t('prompt.buttonsAgree', { count: agree }) : t('prompt.buttons');
     const head = { askId: record.id, version: record.version, locale: words.locale };
     return { ...head, questions, buttons, instructions, ...extra };
@@ -156,6 +163,29 @@ export function buildPromptView(
   const tapHint = t(typed ? 'prompt.formTyped' : 'prompt.form');
   const form: FormView = { open: token({ kind: 'form' }), skip, instructions: `${tapHint} ${instructions}` };
   return { ...head, questions, buttons: null, instructions, form, ...extra };
+}
+
+/**
+ * The buttons of a prompt whose only question has them (its kind's, then Other and Skip), or null
+ * when they do not fit the channel (labels that read the same once cut, too many, tokens too long:
+ * rows as full as the channel allows), which then gets the form or the text form.
+ */
+function singleButtons(
+  record: PromptSource,
+  kindButtons: readonly KindButton[],
+  agree: number,
+  words: Words,
+  limits: ButtonCapability,
+): ButtonView[] | null {
+  const token = (choice: ButtonChoice) => encodeToken({ askId: record.id, version: record.version, choice });
+  const buttons: ButtonView[] = [
+    ...kindButtons.map((b): ButtonView => ({ kind: 'option', label: b.label, token: token(b.choice) })),
+    { kind: 'other', label: words.t('control.other'), token: token({ kind: 'other' }) },
+    ...(agree > 1 ? [] : [{ kind: 'skip', label: words.t('control.skip'), token: token({ kind: 'skip' }) } as const]),
+  ];
+  const rows: ButtonView[][] = [];
+  for (let i = 0; i < buttons.length; i += limits.perRow) rows.push(buttons.slice(i, i + limits.perRow));
+  return buttonsFit(rows, limits) ? buttons : null;
 }
 
 /**

@@ -142,9 +142,21 @@ describe('a draft of a choice and two typed steps', () => {
     expect(visible(w.fake, ref).text).toMatch(
       /\n2\. Size: 3\.5\n3\. Day: [A-Z][a-z]{2} \d{1,2}, \d{4}, from “amanhã”$/,
     );
-    // A refused step reply submits nothing and writes nothing: one answer in the ask's history.
-    const history = (await w.app.store.get(id))!.history.map((h) => h.type);
-    expect(history).toEqual(['created', 'delivered', 'answered', 'finalized']);
+    // A refused step reply submits nothing; the history notes it (question and reason, never the text).
+    const history = (await w.app.store.get(id))!.history;
+    expect(history.map((h) => h.type)).toEqual([
+      'created',
+      'delivered',
+      'reply_rejected',
+      'reply_rejected',
+      'answered',
+      'finalized',
+    ]);
+    expect(history.filter((h) => h.type === 'reply_rejected').map((h) => [h.questions, h.reason])).toEqual([
+      [['n'], 'format'],
+      [['n'], 'range'],
+    ]);
+    expect(JSON.stringify(history)).not.toContain('muitos');
   });
 
   it('Back and Next keep working: an answered typed step shows ✓, asks nothing again, and Submit sends the draft', async () => {

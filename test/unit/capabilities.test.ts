@@ -106,6 +106,18 @@ describe('buildPromptView picks the controls from the channel’s capabilities',
     expect(buildPromptView(record(several(5)), ENGLISH, SLACK_CAPABILITIES).form).toBeDefined();
   });
 
+  it('a single choice question whose buttons would read the same once cut gets the form instead (labels fit-checked)', () => {
+    const single = [q(1, 2, { options: [{ label: `${stem} one` }, { label: `${stem} two` }] })];
+    const telegram = buildPromptView(record(single), ENGLISH, TELEGRAM_CAPABILITIES);
+    expect(telegram.buttons).toBeNull();
+    expect(telegram.form).toBeUndefined(); // its keyboard form would cut them the same way: the text form
+    expect(telegram.instructions).toBe(buildPromptView(record(single), ENGLISH, TEXT_ONLY).instructions);
+    const slack = buildPromptView(record(single), ENGLISH, SLACK_CAPABILITIES);
+    expect(slack.buttons).toBeNull();
+    expect(slack.form).toBeDefined(); // a radio group shows whole labels
+    expect(buildPromptView(record(several(1, 4)), ENGLISH, TELEGRAM_CAPABILITIES).buttons).toHaveLength(6);
+  });
+
   it('a channel without buttons gets a single choice question as text, answered by reply', () => {
     const view = buildPromptView(record(several(1, 3)), ENGLISH, TEXT_ONLY);
     expect(view.buttons).toBeNull();

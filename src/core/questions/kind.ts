@@ -65,7 +65,10 @@ export interface FormAnswer {
 export type FormMessages = Readonly<Record<'nothing' | 'both' | 'tooMany' | 'unknown' | 'tooLong' | 'shape', string>>;
 
 /** What a form part means for one question: its values (and `raw`, see {@link ValueCheck}), or the problem to show beside its field. */
-export type FormPartReading = { ok: true; values: string[]; raw?: string } | { ok: false; message: string };
+export type FormPartReading =
+  | { ok: true; values: string[]; raw?: string }
+  /** `reason`: why a typed value was refused (the history's `reply_rejected`). */
+  | { ok: false; message: string; reason?: RejectReason };
 
 /** What a kind reads a form part with: the problems' words, the person's words, how typed values read. */
 export interface FormContext {

@@ -189,8 +189,10 @@ export function typedKind<Q extends { readonly kind: string }, F extends z.ZodRa
       const text = trimEdges(part.own ?? '');
       if (text === '') return { ok: false, message: sentence(q, ctx.words) };
       const reading = spec.read(q, text, part.canonical ? { ...ctx.parse, strict: true } : ctx.parse);
-      if (!reading.ok)
-        return { ok: false, message: `${problem(q, reading.reason, ctx.words)} ${sentence(q, ctx.words)}` };
+      if (!reading.ok) {
+        const message = `${problem(q, reading.reason, ctx.words)} ${sentence(q, ctx.words)}`;
+        return { ok: false, message, reason: reading.reason };
+      }
       return { ok: true, values: [reading.value], ...(text !== reading.value ? { raw: text } : {}) };
     },
     view: (q, base, words) => ({
