@@ -119,7 +119,7 @@ function typedAsk(interrupt: Interrupt): InterruptAsk | undefined {
           shownLine(field.description ?? field.title ?? '', 1000) ||
           'Your answer?',
         ...field.part,
-      } as AskInput['questions'][number],
+      } as NonNullable<AskInput['questions']>[number],
     ],
     payload: (r) => {
       const value = r.values ? ownValue(r.values, 'answer') : undefined;

@@ -74,7 +74,7 @@ Use it when a decision belongs to the user: preferences, trade-offs, scope, irre
 The result is {"status": "answered", "answers": {"<question id>": ["<option label, the user's own words, or the typed answer as text>"]}, "values": {"<question id>": <the answer with its JSON type: a number, a string, or a choice's labels>}} or {"status": "no_answer", "reason": "timeout" | "skipped" | "cancelled" | "superseded" | "undelivered"}. On no_answer, proceed with your best judgment and state the assumption you made.`;
 
 /** One question of the arguments as askgate's: null fields left out (askgate names a field another kind takes). */
-function questionOfArguments(q: AskUserArguments['questions'][number]): AskInput['questions'][number] {
+function questionOfArguments(q: AskUserArguments['questions'][number]): NonNullable<AskInput['questions']>[number] {
   const { options, ...rest } = q;
   const question: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== null));
   // A number question's bounds are JSON numbers (askgate says "must be a number" for any other text).
@@ -86,7 +86,7 @@ function questionOfArguments(q: AskUserArguments['questions'][number]): AskInput
       label: o.label,
       ...(o.description ? { description: o.description } : {}),
     }));
-  return question as AskInput['questions'][number];
+  return question as NonNullable<AskInput['questions']>[number];
 }
 
 /** Options of {@link askUserTool}. */

@@ -1,6 +1,7 @@
-import { AskgateError, invalid, type Issue } from '../core/errors.js';
+import { AskgateError, invalid } from '../core/errors.js';
 import { normalizeAnswers } from '../core/answers.js';
 import { strictContext } from '../core/questions/index.js';
+import { asSent, decideEvent } from './answer-events.js';
 import { isTerminal, transition, type AskEvent, type TransitionOutcome } from '../core/lifecycle.js';
 import type { AnswerRequest, AskRecord, AskRequest, PushConfig, Responder } from '../core/schemas.js';
 import type { AskStore, Clock, Logger, NotYet, WebhookSender } from '../core/ports.js';
@@ -108,7 +109,8 @@ export class Gateway {
     if (!record) throw noAsk(askId);
     if (isTerminal(record)) throw alreadyResolved(record);
     let event: AskEvent;
-    if ('skip' in request) event = { type: 'skip', by };
+    if ('decide' in request && request.decide) event = decideEvent(record, request.decide, by);
+    else if ('skip' in request) event = { type: 'skip', by };
     else {
       const strict = strictContext(record.timeZone, this.deps.clock.now());
       const checked = normalizeAnswers(record.questions, request.answers, true, strict);
@@ -311,11 +313,4 @@ export function alreadyResolved(record: AskRecord): AskgateError {
       ? `ended without an answer (${record.result.reason})`
       : 'was already answered';
   return new AskgateError('already_resolved', `ask ${record.id} ${why}`, undefined, { result: record.result });
-}
-
-/** An answer's issue at the field the caller sent: `values.<id>` (no index) for a value given in `values`. */
-function asSent(issue: Issue, valueIds: readonly string[] = []): Issue {
-  const [field, id] = issue.path;
-  if (field !== 'answers' || typeof id !== 'string' || !valueIds.includes(id)) return issue;
-  return { ...issue, path: ['values', id] };
 }

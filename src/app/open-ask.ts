@@ -2,6 +2,8 @@ import { AskgateError, invalid, type Issue } from '../core/errors.js';
 import { policyIssues } from '../core/policy.js';
 import { targetList } from '../core/request-policy.js';
 import { createAsk, isTerminal, transition } from '../core/lifecycle.js';
+import { actionHash } from './action-hash.js';
+import { schemaProblem } from './approval-edits.js';
 import type { AskRecord, AskRequest, PushConfig } from '../core/schemas.js';
 import { recordTtlMs } from '../core/retention.js';
 import { createPlan, foldAlong, followUp } from '../core/work.js';
@@ -40,6 +42,10 @@ export async function openAsk(
   const late = policyIssues(request, timeoutSeconds);
   if (late.length > 0) throw invalid('invalid_request', late);
   if (request.callbackUrl !== undefined) checkCallbackUrl(deps.webhooks, request.callbackUrl);
+  const schema = request.approval?.argumentsSchema;
+  const badSchema = schema && schemaProblem(schema);
+  if (badSchema) throw invalid('invalid_request', [badSchema]);
+  const approvalHash = request.approval && actionHash(request.approval.action, request.approval.arguments);
   let askId = presetId ?? deps.newId();
   if (idempotency) {
     const ttl = settings.retentionMs + settings.maxTimeoutSeconds * 1000;
@@ -58,6 +64,7 @@ export async function openAsk(
     const { record, effects } = createAsk(request, askId, version + 1, timeoutSeconds, now, {
       ...(idempotency ? { key: idempotency.key } : {}),
       ...(push ? { push } : {}),
+      ...(approvalHash ? { actionHash: approvalHash } : {}),
     });
     const superseding = current && !isTerminal(current) ? transition(current, { type: 'supersede' }, now) : null;
     const supersede = superseding?.kind === 'changed' && current ? { prev: current, next: superseding.record } : null;

@@ -31,7 +31,7 @@ const QUESTION_MAX = 1000;
 /** A form turned into askgate questions, with the way back. */
 export interface MappedForm {
   /** The `questions` of the ask (valid for `POST /v1/asks`). */
-  questions: z.input<typeof AskRequestSchema>['questions'];
+  questions: NonNullable<z.input<typeof AskRequestSchema>['questions']>;
   /** Question id → field, in form order. */
   fields: ReadonlyMap<string, FieldMapping>;
 }

@@ -109,7 +109,7 @@ export function policyOf(record: AskRecord): ConsolePolicy | undefined {
         [...LOCALES.keys()].map((tag) => [tag, tallyLines(record, wordsFor(tag, null, CHANNEL_DISPLAY_NAMES))]),
       ),
     };
-  const onTimeout = policy.onTimeout && defaultLines(record.questions, policy.onTimeout.default);
+  const onTimeout = policy.onTimeout?.default && defaultLines(record.questions, policy.onTimeout.default);
   if (onTimeout) out.onTimeout = onTimeout;
   return Object.keys(out).length > 0 ? out : undefined;
 }

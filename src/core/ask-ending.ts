@@ -42,6 +42,7 @@ export function expired(record: AskRecord, now: number): TransitionResult {
  */
 export function end(record: AskRecord, reason: NoAnswerReason, now: number, by?: Responder): TransitionResult {
   const defaults = reason === 'timeout' ? record.policy?.onTimeout?.default : undefined;
+  const decision = reason === 'timeout' ? record.policy?.onTimeout?.decision : undefined;
   const responses = record.responses?.length ? record.responses : undefined;
   const next = withHistory(
     {
@@ -54,6 +55,7 @@ export function end(record: AskRecord, reason: NoAnswerReason, now: number, by?:
         at: new Date(now).toISOString(),
         ...(by ? { by } : {}),
         ...(defaults ? { defaults, values: answerValues(record.questions, defaults) } : {}),
+        ...(decision ? { decision } : {}),
         ...(responses ? { responses } : {}),
       },
     },

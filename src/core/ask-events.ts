@@ -2,6 +2,7 @@
 import type { AskRecord, Answers, HistoryEntry, MessageRef, Responder } from './schemas.js';
 import type { Effect } from './effects.js';
 import type { Issue } from './errors.js';
+import type { Decision } from './approval/decisions.js';
 
 /** Everything that can happen to an ask. */
 export type AskEvent =
@@ -10,6 +11,8 @@ export type AskEvent =
    * person wrote for a typed question where it differs from the kept value (kept, never logged).
    */
   | { type: 'answer'; answers: Answers; by: Responder; chat?: string; raw?: Readonly<Record<string, string>> }
+  /** A decision on an approval (core/approval/decide.ts). */
+  | DecideEvent
   | { type: 'skip'; by: Responder; chat?: string }
   | { type: 'timeout' }
   | { type: 'cancel' }
@@ -42,3 +45,17 @@ export type TransitionOutcome =
 export type TransitionResult =
   | { kind: 'changed'; record: AskRecord; effects: Effect[]; outcome: TransitionOutcome }
   | { kind: 'unchanged'; outcome: TransitionOutcome };
+
+/** A decision as the shell hands it over: edited arguments come with their hash (computed outside core). */
+export interface DecideEvent {
+  type: 'decide';
+  decision: Decision;
+  /** The person's words (required to reject or request changes). */
+  reason?: string;
+  /** `edit`: the arguments to run instead, checked against the approval's schema by the shell. */
+  arguments?: Record<string, unknown>;
+  /** `edit`: `sha256:<hex>` of `{action, arguments}` with the edited arguments. */
+  effectiveHash?: string;
+  by: Responder;
+  chat?: string;
+}

@@ -12,6 +12,7 @@ import { withHistory, who } from './record-history.js';
 import { deadlineOf, isTerminal, mayAnswer } from './record-state.js';
 import type { AskEvent, TransitionResult } from './ask-events.js';
 import { isDue } from './step-due.js';
+import { decide } from './approval/decide.js';
 
 export { HISTORY_LIMIT } from './record-history.js';
 export {
@@ -69,6 +70,10 @@ export function transition(record: AskRecord, event: AskEvent, now: number): Tra
       return end(record, 'skipped', now, event.by);
     case 'answer':
       return answer(record, event, now);
+    case 'decide':
+      if (!mayAnswer(record, event.by, event.chat)) return { kind: 'unchanged', outcome: { code: 'forbidden' } };
+      if (now > deadlineOf(record)) return expired(record, now);
+      return decide(record, event, now);
   }
 }
 

@@ -3,6 +3,7 @@ import type { Effect } from './effects.js';
 import { policyOf, policySteps } from './policy.js';
 import { targetList } from './request-policy.js';
 import { deadlineOf } from './record-state.js';
+import { storedApproval } from './approval/approval-schema.js';
 
 /** A pending delivery of the ask to `target` (`step` 0: initial; n: escalation step n). */
 export function deliveryTo(target: Target, step: number): Delivery {
@@ -21,6 +22,8 @@ export function deliveryTo(target: Target, step: number): Delivery {
 export interface NewAskExtras {
   key?: string;
   push?: PushConfig;
+  /** An approval's `sha256:` hash of `{action, arguments}` (computed by the shell: core does no hashing). */
+  actionHash?: string;
 }
 
 /** A new pending record for `request` (version = the run's next). */
@@ -30,7 +33,7 @@ export function newAskRecord(
   version: number,
   timeoutSeconds: number,
   now: number,
-  { key, push }: NewAskExtras = {},
+  { key, push, actionHash }: NewAskExtras = {},
 ): AskRecord {
   const targets = targetList(request.to);
   const to = targets[0] ?? null;
@@ -43,6 +46,7 @@ export function newAskRecord(
     rev: 0,
     status: 'pending',
     questions: request.questions,
+    ...(request.approval ? { approval: storedApproval(request.approval, actionHash ?? '') } : {}),
     to,
     targets,
     ...(policy ? { policy } : {}),

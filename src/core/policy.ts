@@ -30,7 +30,8 @@ export function policyOf(request: AskRequest): AskPolicy | undefined {
   if (request.remindAfterSeconds) policy.remindAfterSeconds = [...request.remindAfterSeconds];
   if (request.escalate)
     policy.escalate = request.escalate.map((s) => ({ afterSeconds: s.afterSeconds, to: targetList(s.to) }));
-  if (request.onTimeout) {
+  if (request.onTimeout?.decision) policy.onTimeout = { decision: request.onTimeout.decision };
+  if (request.onTimeout?.default) {
     const entries = Object.entries(request.onTimeout.default).map(([id, values]): [string, string[]] => {
       const question = request.questions.find((q) => q.id === id)!;
       // Strict forms read no relative words, so no clock is needed (0).

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AskResultSchema, ResponseSchema } from './result-schemas.js';
 import { StoredQuestionSchema } from './stored-question.js';
+import { StoredApprovalSchema } from './approval/approval-schema.js';
 
 /** Where a delivered message lives on its platform. */
 export const MessageRefSchema = z.object({
@@ -44,7 +45,12 @@ export const StoredPolicySchema = z.object({
   escalate: z
     .array(z.object({ afterSeconds: z.number().int().positive(), to: z.array(StoredTargetSchema) }))
     .optional(),
-  onTimeout: z.object({ default: z.record(z.string(), z.array(z.string())) }).optional(),
+  onTimeout: z
+    .object({
+      default: z.record(z.string(), z.array(z.string())).optional(),
+      decision: z.enum(['approve', 'reject']).optional(),
+    })
+    .optional(),
   agree: z.number().int().positive().optional(),
 });
 /** An ask's policy as stored. */
@@ -113,7 +119,10 @@ export const AskRecordSchema = z.object({
   /** Revision of the stored document; every commit increments it (compare-and-set token). */
   rev: z.number().int().nonnegative(),
   status: AskStatusSchema,
+  /** The questions (none on an approval). */
   questions: z.array(StoredQuestionSchema),
+  /** An approval: the exact action a person is asked to authorize (instead of questions). */
+  approval: StoredApprovalSchema.optional(),
   // Read back without the input rules, so records written before a rule was added stay readable.
   /** The first of `targets`, null without one: derived (at creation and on read), never stored. */
   to: StoredTargetSchema.nullable(),

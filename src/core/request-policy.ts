@@ -17,7 +17,7 @@ interface PolicyFields {
   to?: TargetFields | TargetFields[];
   remindAfterSeconds?: readonly number[];
   escalate?: readonly { afterSeconds: number; to: TargetFields | TargetFields[] }[];
-  onTimeout?: { default: Readonly<Record<string, readonly string[]>> };
+  onTimeout?: { default?: Readonly<Record<string, readonly string[]>> };
   agree?: number;
   timeZone?: string;
   questions: readonly QuestionFields[];

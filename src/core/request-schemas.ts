@@ -3,6 +3,9 @@ import { platformId, shownText, singleLine } from './shown-text.js';
 import { KIND_MODULES, KIND_NAMES, type KindModule } from './questions/index.js';
 import type { Question } from './stored-question.js';
 import { staticPolicyIssues } from './request-policy.js';
+import { valueStrings } from './answer-schemas.js';
+import { ApprovalRequestSchema } from './approval/approval-schema.js';
+import { approvalPolicyIssues } from './approval/approval-policy.js';
 import { canonicalLocale, isTimeZone } from './locale-tags.js';
 
 import type { OptionSchema } from './questions/choice.js';
@@ -115,10 +118,6 @@ const offsetSeconds = z
 /** One escalation step: at `afterSeconds`, if still pending, the ask also goes to `to`. */
 export const EscalationStepSchema = z.object({ afterSeconds: offsetSeconds, to: TargetsSchema }).strict();
 
-/** A `values` entry as answer strings: a number in plain digits, a string as itself, a list as it is. */
-const valueStrings = (value: number | string | string[]): string[] =>
-  typeof value === 'number' ? [String(value)] : typeof value === 'string' ? [value] : value;
-
 /**
  * `onTimeout.default`: per question id, labels (a choice) or one typed value (a number, or a string:
  * checked by the question's kind like an API answer). Keys like `__proto__` are refused (JSON.parse
@@ -143,7 +142,16 @@ const DefaultAnswersSchema = z.preprocess(
 );
 
 /** What the ask ends with when nobody answered in time. */
-export const OnTimeoutSchema = z.object({ default: DefaultAnswersSchema }).strict();
+export const OnTimeoutSchema = z
+  .object({
+    default: DefaultAnswersSchema.optional(),
+    /** An approval: the decision stated when nobody decided in time (beside `no_answer`, never an answer). */
+    decision: z.enum(['approve', 'reject'], 'must be "approve" or "reject"').optional(),
+  })
+  .strict()
+  .refine((o) => (o.default === undefined) !== (o.decision === undefined), {
+    message: 'give default (questions) or decision (an approval)',
+  });
 
 /** The run identifier of an agent: 1–128 characters of `[A-Za-z0-9_.-]`, not only dots (`.` and `..` are URL dot segments). */
 export const RunIdSchema = z
@@ -192,7 +200,9 @@ export const AskRequestSchema = z
     runId: RunIdSchema,
     agent: AgentNameSchema.optional(),
     to: TargetsSchema.optional(),
-    questions: z.array(QuestionSchema).min(1, 'ask at least 1 question').max(3, 'ask at most 3 questions'),
+    questions: z.array(QuestionSchema).min(1, 'ask at least 1 question').max(3, 'ask at most 3 questions').optional(),
+    /** Instead of questions: the exact action a person is asked to authorize. */
+    approval: ApprovalRequestSchema.optional(),
     timeoutSeconds: TimeoutSecondsSchema.optional(),
     callbackUrl: z
       .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
@@ -215,10 +225,15 @@ export const AskRequestSchema = z
     timeZone: TimeZoneSchema.optional(),
   })
   .strict()
+  .superRefine((req, ctx) => {
+    if ((req.questions === undefined) === (req.approval === undefined))
+      ctx.addIssue({ code: 'custom', path: ['questions'], message: 'send questions or an approval (one of them)' });
+    for (const issue of approvalPolicyIssues(req)) ctx.addIssue({ code: 'custom', ...issue });
+  })
   .transform((req) => ({
     ...req,
-    // A choice is stored without `kind` (absent means choice).
-    questions: req.questions.map((q, i): Question => {
+    // A choice is stored without `kind` (absent means choice); an approval has no questions.
+    questions: (req.questions ?? []).map((q, i): Question => {
       const { kind, ...rest } = q;
       const id = q.id ?? defaultQuestionId(i);
       return (kind === undefined || kind === 'choice' ? { ...rest, id } : { ...q, id }) as Question;
@@ -247,71 +262,3 @@ export const ResponderSchema = z
   .strict();
 /** The person (or operator) who answered. */
 export type Responder = z.output<typeof ResponderSchema>;
-
-/** Answers keyed by question id; each value is an option label or the human's own text. */
-export const AnswersSchema = z.record(
-  z.string().min(1).max(40),
-  z
-    .array(shownText(4000, { multiline: true }))
-    .min(1, 'give at least one value')
-    .max(10),
-);
-/** Answers keyed by question id. */
-export type Answers = Record<string, string[]>;
-
-/**
- * Typed values keyed by question id, as the result's `values` has them: a number as a JSON number,
- * a date, time, text, email or link as a string, a choice's labels as a list (or one label).
- */
-export const ValuesSchema = z.record(
-  z.string().min(1).max(40),
-  z.union(
-    [
-      z.number('must be a number, a string or a list of labels'),
-      shownText(4000, { multiline: true }),
-      z
-        .array(shownText(4000, { multiline: true }))
-        .min(1, 'give at least one value')
-        .max(10),
-    ],
-    { error: 'must be a number, a string or a list of labels' },
-  ),
-);
-
-/**
- * The body of `POST /v1/asks/:id/answer`: `{answers}` (strings per question), `{values}` (typed
- * values per question, see {@link ValuesSchema}), both for different questions, or `{skip: true}`;
- * optionally `by` (who, for the audit).
- */
-export const AnswerRequestSchema = z
-  .object({
-    answers: AnswersSchema.optional(),
-    values: ValuesSchema.optional(),
-    skip: z.literal(true, 'must be true (or leave it out and send answers)').optional(),
-    by: singleLine(128).optional(),
-  })
-  .strict()
-  .superRefine((body, ctx) => {
-    const given = body.answers || body.values;
-    if (given && body.skip)
-      ctx.addIssue({ code: 'custom', path: ['skip'], message: 'send either answers or skip, not both' });
-    if (!given && !body.skip)
-      ctx.addIssue({ code: 'custom', path: ['answers'], message: 'send answers (or values), or skip: true' });
-    for (const id of Object.keys(body.values ?? {}))
-      if (body.answers && Object.hasOwn(body.answers, id))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['values', id],
-          message: 'answer a question in answers or in values, not both',
-        });
-  })
-  .transform((body) => {
-    if (body.skip) return { skip: true as const, by: body.by };
-    const fromValues = Object.entries(body.values ?? {}).map(([id, v]): [string, string[]] => [id, valueStrings(v)]);
-    // `valueIds`: which answers came as `values`, so a refusal names the field the caller sent.
-    const valueIds: string[] | undefined = fromValues.length > 0 ? fromValues.map(([id]) => id) : undefined;
-    const answers = { ...body.answers, ...Object.fromEntries(fromValues) };
-    return valueIds ? { answers, valueIds, by: body.by } : { answers, by: body.by };
-  });
-/** A validated API answer. */
-export type AnswerRequest = z.output<typeof AnswerRequestSchema>;

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { ResponderSchema } from './request-schemas.js';
+import { DECISIONS } from './approval/decisions.js';
+
+const DecisionRead = z.enum(DECISIONS);
 
 /** Why an ask ended without an answer. */
 export const NoAnswerReasonSchema = z.enum(['timeout', 'skipped', 'cancelled', 'superseded', 'undelivered']);
@@ -16,6 +19,9 @@ const RawRead = z.record(z.string(), z.string());
 export const ResponseSchema = z.object({
   answers: AnswersRead,
   raw: RawRead.optional(),
+  /** An approval's response: the person's decision (and reason). */
+  decision: DecisionRead.optional(),
+  reason: z.string().optional(),
   answeredBy: ResponderSchema,
   answeredAt: z.string(),
 });
@@ -32,6 +38,14 @@ export const AskResultSchema = z.discriminatedUnion('status', [
     values: ValuesRead.optional(),
     /** What the person wrote for typed questions, where it differs from the normalized value. */
     raw: RawRead.optional(),
+    /** An approval: the decision, the person's reason, the arguments to run and both hashes. */
+    decision: DecisionRead.optional(),
+    reason: z.string().optional(),
+    arguments: z.record(z.string(), z.unknown()).optional(),
+    /** `sha256:<hex>` of the proposed `{action, arguments}`. */
+    actionHash: z.string().optional(),
+    /** `sha256:<hex>` of `{action, arguments}` as they are to run (the edited ones after `edit`). */
+    effectiveHash: z.string().optional(),
     answeredBy: ResponderSchema,
     answeredAt: z.string(),
     /** `agree` > 1: everyone who answered, matching or not. */
@@ -46,6 +60,8 @@ export const AskResultSchema = z.discriminatedUnion('status', [
     defaults: AnswersRead.optional(),
     /** The defaults' values with their JSON types (see the answered result's `values`). */
     values: ValuesRead.optional(),
+    /** An approval that timed out with `onTimeout.decision`: the decision stated (never an answer: nobody gave it). */
+    decision: z.enum(['approve', 'reject']).optional(),
     /** `agree` > 1: what was answered before the ask ended. */
     responses: z.array(ResponseSchema).optional(),
   }),

@@ -450,7 +450,7 @@ describe('short key names in the stored ask (key-names.ts)', () => {
   });
 
   // Every code is given: fields added after the last one (a typed question's kind and constraints,
-  // the raw text of typed answers) are stored under their long names.
+  // the raw text of typed answers, an approval and its decision) are stored under their long names.
   it('has a code for every field name of the record schema but those listed', () => {
     const names = new Set<string>(['later']);
     const seen = new Set<unknown>();
@@ -470,6 +470,14 @@ describe('short key names in the stored ask (key-names.ts)', () => {
     walk(AskRecordSchema);
     expect(names.size).toBeGreaterThan(50);
     expect([...names].filter((n) => !SHORT_KEYS.has(n)).sort()).toEqual([
+      'action',
+      'actionHash',
+      'approval',
+      'arguments',
+      'argumentsSchema',
+      'decision',
+      'decisions',
+      'effectiveHash',
       'integer',
       'kind',
       'max',
@@ -478,9 +486,12 @@ describe('short key names in the stored ask (key-names.ts)', () => {
       'minLength',
       'partialRaw',
       'pattern',
+      'preview',
       'raw',
+      'requestedBy',
       'rev',
       'runId',
+      'summary',
       'unit',
     ]);
   });

@@ -290,9 +290,9 @@ describe('runWithAskgate over a real AG-UI client run', () => {
 
   it('hostile interrupt text is shown without control or invisible characters', () => {
     const ask = defaultInterruptAsk({ ...emailApproval, message: 'Send\u0007 \u202eemail\u200b\r\nnow?' })!;
-    expect(ask.questions[0]!.question).toBe('Send email now?');
+    expect(ask.questions![0]!.question).toBe('Send email now?');
     const empty = defaultInterruptAsk({ ...emailApproval, message: '\u200b\u0000' })!;
-    expect(empty.questions[0]!.question).toBe('Approve this tool call?');
+    expect(empty.questions![0]!.question).toBe('Approve this tool call?');
     expect(
       defaultInterruptAsk({ id: 'x', reason: 'input_required', responseSchema: { type: 'string', enum: ['one'] } }),
     ).toBeUndefined();
@@ -306,7 +306,7 @@ describe('runWithAskgate over a real AG-UI client run', () => {
       message: 'How\u0007 many?\u200b',
       responseSchema: { type: 'number' },
     })!;
-    expect(typed.questions[0]).toEqual({
+    expect(typed.questions![0]).toEqual({
       id: 'answer',
       header: 'input_required',
       question: 'How many?',

@@ -93,7 +93,7 @@ describe('toAskInput with typed questions', () => {
     expect(input([{ question: 'Q?', options }]).questions).toEqual([
       { id: 'q1', question: 'Q?', options, multiSelect: false },
     ]);
-    expect(input([{ question: 'Q?', options, kind: 'choice' }]).questions[0]).toMatchObject({
+    expect(input([{ question: 'Q?', options, kind: 'choice' }]).questions![0]).toMatchObject({
       kind: 'choice',
       multiSelect: false,
     });

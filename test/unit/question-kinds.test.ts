@@ -33,7 +33,7 @@ describe('question kinds', () => {
   it('MCP ask_user takes kind "choice" and refuses an unknown kind (typed kinds: mcp-question-input.test.ts)', () => {
     const args = z.object(AskUserInputShape);
     const parsed = args.parse({ questions: [{ ...question, kind: 'choice' }] });
-    expect(toAskInput(parsed, { runId: 'kinds-2' }).questions[0]).toMatchObject({ kind: 'choice' });
+    expect(toAskInput(parsed, { runId: 'kinds-2' }).questions![0]).toMatchObject({ kind: 'choice' });
     expect(args.safeParse({ questions: [{ ...question, kind: 'colour' }] }).success).toBe(false);
   });
 });
