@@ -30,6 +30,8 @@ import { agreeOf } from '../core/policy.js';
 import type { Gateway } from './gateway.js';
 import { judgeAsk } from './kept-copy.js';
 import { refusalEntry, resolvedOutcome, toldAfter } from './inbound-told.js';
+import { approvalReply, approvalTap, isEvent } from './inbound-approval.js';
+import { findAsk } from './inbound-find.js';
 
 export { countedNotice } from './inbound-told.js';
 
@@ -85,6 +87,10 @@ export class InboundHandler implements InboundSink, FormAnswering {
     const found = await this.tapped(event, true);
     if (found.kind !== 'found') return found.outcome;
     const { record, choice, words } = found;
+    if (choice.kind === 'decide') {
+      const tapped = approvalTap(record, choice, event.user, event.chat, words);
+      return isEvent(tapped) ? this.commit(record.id, tapped, words) : tapped;
+    }
     const question = record.questions[0]!;
     if (choice.kind === 'other')
       return spoken({ kind: 'need_text', askId: record.id, prompt: words.t('notice.ownWords') }, words);
@@ -218,6 +224,7 @@ export class InboundHandler implements InboundSink, FormAnswering {
     const partial = agreeOf(record) > 1 ? (partialOf(record, event.user) ?? {}) : record.partial;
     // Skip words of the ask's language and of the person's are understood, besides English.
     const locales = [this.askWords(record).locale, words.locale];
+    if (record.approval) return this.approvalText(record, event, words, locales);
     const parse = this.parseContext(event.locale, record);
     const parsed = parseReply(record.questions, event.text, partial, words, locales, parse);
     const chat = event.chat;
@@ -239,6 +246,15 @@ export class InboundHandler implements InboundSink, FormAnswering {
         return this.commit(record.id, answer, words);
       }
     }
+  }
+
+  /** A reply to an approval: a decision, a skip, or the hint (noted, never the text). */
+  private async approvalText(record: AskRecord, event: TextReceived, words: Words, locales: readonly string[]) {
+    const reply = approvalReply(record, event.text, event.user, event.chat, words, locales);
+    if (isEvent(reply)) return this.commit(record.id, reply, words);
+    if (reply.kind === 'empty') return { kind: 'ignored' as const };
+    const outcome = spoken({ kind: 'invalid', askId: record.id, hint: reply.hint }, words);
+    return this.noted(record.id, outcome, event.user);
   }
 
   /** How this person's typed values read (core/questions/parse-context.ts). */
@@ -264,32 +280,9 @@ export class InboundHandler implements InboundSink, FormAnswering {
     );
   }
 
-  private async findAsk(
-    event: TextReceived,
-  ): Promise<{ kind: 'found'; record: AskRecord } | { kind: 'none'; outcome: InboundOutcome }> {
-    const { store, indexes, clock } = this.deps;
-    const conv = { channel: event.channel, chat: event.chat };
-    let askId: string | null = null;
-    if (event.replyTo) askId = await indexes.findByMessage(conv, event.replyTo);
-    // In a private chat a message that replies to nothing of ours is still "the next message".
-    if (!askId && event.privateChat) {
-      const pending = await indexes.pendingInConversation(conv, clock.now());
-      if (pending.length > 1) {
-        const words = this.personWords(event.locale, null);
-        return { kind: 'none', outcome: spoken({ kind: 'ambiguous', summary: words.t('notice.ambiguous') }, words) };
-      }
-      askId = pending[0] ?? null;
-    }
-    if (!askId) return { kind: 'none', outcome: { kind: 'ignored' } };
-    const record = await store.get(askId);
-    if (!record) {
-      const words = this.personWords(event.locale, null);
-      return {
-        kind: 'none',
-        outcome: spoken({ kind: 'not_found', summary: noticeFor(null, 'not_found', {}, words) }, words),
-      };
-    }
-    return { kind: 'found', record };
+  /** The ask a text message answers (app/inbound-find.ts), or what to tell the person. */
+  private findAsk(event: TextReceived) {
+    return findAsk(this.deps, event, this.personWords(event.locale, null));
   }
 
   /**

@@ -1,4 +1,6 @@
 import type { FormOpening, InboundOutcome } from './channel-ports.js';
+import { decisionProblem } from './approval/decide.js';
+import type { AskEvent } from './ask-events.js';
 import { FALLBACK_LOCALE, wordsFor, type Words } from './i18n/index.js';
 import type { AskRecord } from './schemas.js';
 import { agreeOf } from './policy.js';
@@ -23,8 +25,14 @@ export function outcomeWords(outcome: InboundOutcome | FormOpening): Words {
  * the transition's own issues instead): a skip of an ask that needs several matching answers, else
  * an answer that does not fit the question (the channels check answers first, so that one is rare).
  */
-export function invalidNotice(record: AskRecord, event: { type: string }, words: Words): string {
+export function invalidNotice(record: AskRecord, event: AskEvent | { type: 'answer' | 'skip' }, words: Words): string {
   if (event.type === 'skip') return words.t('notice.skipRefused', { count: agreeOf(record) });
+  if (event.type === 'decide') {
+    const problem = decisionProblem(record, event);
+    if (problem?.path[0] === 'reason')
+      return words.t('approval.needReason', { word: words.t(`approval.word.${event.decision}`).split('|')[0]! });
+    if (problem?.message.startsWith('you requested')) return words.t('approval.ownRequest');
+  }
   return words.t('notice.answerInvalid');
 }
 

@@ -1,5 +1,6 @@
 // The outcome line of a finalized message and the notices shown after a tap or a reply.
 import { ownValue } from './own.js';
+import { decisionLine } from './approval/approval-view.js';
 import { agreeOf, answersKey } from './policy.js';
 import { bestAgreement, channelDisplayName, isFanOut, nameList } from './policy-view.js';
 import { usersOf } from './record-state.js';
@@ -110,6 +111,10 @@ export function outcomeView(record: AskRecord, words: Words = wordsOf(record)): 
   const t = words.t;
   const result = record.result;
   if (record.status === 'pending' || !result) throw new Error(`ask ${record.id} has no outcome yet`);
+  if (result.status === 'answered' && result.decision && record.approval) {
+    const hash = result.effectiveHash ?? record.approval.actionHash;
+    return { status: 'answered', text: decisionLine(record, result.decision, result.answeredBy, hash, words) };
+  }
   if (result.status === 'answered') return answeredView(record, result.answers, result.answeredBy, words, result.raw);
   switch (result.reason) {
     case 'timeout':

@@ -20,6 +20,8 @@ import {
   type ButtonCapability,
   type ChannelCapabilities,
 } from './capabilities.js';
+import { approvalPrompt, type ApprovalQuestionView } from './approval/approval-prompt.js';
+import type { ApprovalView } from './approval/approval-view.js';
 
 export type { OptionView } from './questions/index.js';
 
@@ -39,7 +41,7 @@ export interface QuestionViewBase {
  * kind without a case falls back to {@link QuestionViewBase} as text (the prompt's instructions say
  * what a typed question expects).
  */
-export type QuestionView = ChoiceQuestionView | TypedQuestionView;
+export type QuestionView = ChoiceQuestionView | TypedQuestionView | ApprovalQuestionView;
 
 /** The view of a choice question (`kind` left out, as on the question). */
 export type ChoiceQuestionView = QuestionViewBase & ChoiceView & { kind?: 'choice' };
@@ -52,14 +54,14 @@ export function choiceView(view: QuestionView): ChoiceQuestionView | null {
   return isChoice(view) ? (view as ChoiceQuestionView) : null;
 }
 
-/** The view of a typed question, or null for a choice. */
+/** The view of a typed question, or null for a choice (or an approval). */
 export function typedView(view: QuestionView): TypedQuestionView | null {
-  return isChoice(view) ? null : (view as TypedQuestionView);
+  return isChoice(view) || view.kind === 'approval' ? null : (view as TypedQuestionView);
 }
 
 /** A native button: `token` is the opaque callback data (see core/token.ts). */
 export interface ButtonView {
-  kind: 'option' | 'other' | 'skip';
+  kind: 'option' | 'other' | 'skip' | 'decision';
   label: string;
   token: string;
 }
@@ -85,8 +87,10 @@ export interface PromptView {
   /** The shipped locale its words are in (`en`, `pt-BR`, ...): a channel's own words follow it (core/i18n). */
   locale: string;
   questions: QuestionView[];
-  /** Buttons only for a single single-choice question; null means plain text. */
+  /** Buttons for a single single-choice question or an approval's decisions; null means plain text. */
   buttons: ButtonView[] | null;
+  /** An approval: what a person decides on (its text is also the prompt's one question). */
+  approval?: ApprovalView;
   /** One line telling the human how to answer (by text reply, when there are no buttons). */
   instructions: string;
   /** The form controls of a prompt without buttons, present only when its form fits the channel's capabilities (else the text form). */
@@ -106,7 +110,7 @@ export const FORM_INSTRUCTIONS = translate('en', 'prompt.form');
 
 /** What {@link buildPromptView} reads: the questions, the policy fields of an ask that needs several answers, its locale. */
 export type PromptSource = Pick<AskRecord, 'id' | 'version' | 'questions'> &
-  Partial<Pick<AskRecord, 'policy' | 'responses' | 'deliveries' | 'locale' | 'timeZone'>>;
+  Partial<Pick<AskRecord, 'policy' | 'responses' | 'deliveries' | 'locale' | 'timeZone' | 'approval'>>;
 
 /**
  * Builds the view of a pending ask, in `words` (default: the ask's own locale, else English), for a
@@ -125,6 +129,16 @@ export function buildPromptView(
   const agree = record.policy?.agree ?? 1;
   const tally = tallyLines({ deliveries: [], ...record }, words);
   const extra = tally.length > 0 ? { tally } : {};
+  if (record.approval) {
+    const { approval, question, buttons, instructions } = approvalPrompt(
+      { id: record.id, version: record.version, approval: record.approval },
+      words,
+      capabilities,
+      agree,
+    );
+    const head = { askId: record.id, version: record.version, locale: words.locale };
+    return { ...head, questions: [question], buttons, instructions, approval, ...extra };
+  }
   const questions = record.questions.map(
     (q, i) =>
       kindOf(q).view(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DECISION_CODES, decisionOfCode, type Decision } from './approval/decisions.js';
 
 /**
  * What a button means. For every prompt: an option of the only question (0-based `index`), "Other"
@@ -17,7 +18,9 @@ export type ButtonChoice =
   | { kind: 'toggle'; question: number; index: number }
   | { kind: 'step'; question: number }
   | { kind: 'own'; question: number }
-  | { kind: 'submit' };
+  | { kind: 'submit' }
+  /** A decision on an approval (Approve taps decide; the others ask for a reason or an edit). */
+  | { kind: 'decide'; decision: Decision };
 
 /** A decoded button token. */
 export interface ButtonToken {
@@ -33,7 +36,7 @@ export const ASK_ID_PATTERN = /^[0-9A-Za-z]{12,24}$/;
 const TokenSchema = z
   .string()
   .max(64)
-  .regex(/^([0-9A-Za-z]{12,24})\.([1-9][0-9]{0,8})\.([1-4]|o|s|f|k|[pt][1-3][1-4]|[gw][1-3])$/);
+  .regex(/^([0-9A-Za-z]{12,24})\.([1-9][0-9]{0,8})\.([1-4]|o|s|f|k|[pt][1-3][1-4]|[gw][1-3]|d[arqe])$/);
 
 /** Encodes `<askId>.<version>.<choice>`: short, opaque, no labels, no runId. */
 export function encodeToken(token: ButtonToken): string {
@@ -60,6 +63,8 @@ function encodeChoice(c: ButtonChoice): string {
       return `g${c.question + 1}`;
     case 'own':
       return `w${c.question + 1}`;
+    case 'decide':
+      return `d${DECISION_CODES[c.decision]}`;
   }
 }
 
@@ -92,6 +97,8 @@ function decodeChoice(choice: string): ButtonChoice {
       return { kind: 'step', question };
     case 'w':
       return { kind: 'own', question };
+    case 'd':
+      return { kind: 'decide', decision: decisionOfCode(choice[1]!)! };
     default:
       return { kind: 'option', index: Number(choice) - 1 };
   }

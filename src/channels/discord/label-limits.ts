@@ -17,6 +17,11 @@ export const DISCORD_WORD_LIMITS: ReadonlyMap<MessageKey, number> = new Map<Mess
   // Buttons on the question.
   ['control.other', LABEL_MAX],
   ['control.skip', LABEL_MAX],
+  // An approval's decision buttons.
+  ['control.approve', LABEL_MAX],
+  ['control.reject', LABEL_MAX],
+  ['control.requestChanges', LABEL_MAX],
+  ['control.edit', LABEL_MAX],
   ['control.answer', LABEL_MAX],
   ['control.next', LABEL_MAX],
   // Modal titles, field labels and descriptions.

@@ -13,6 +13,11 @@ export const SLACK_WORD_LIMITS: ReadonlyMap<MessageKey, number> = new Map<Messag
   // Buttons on the question.
   ['control.other', BUTTON_TEXT_MAX],
   ['control.skip', BUTTON_TEXT_MAX],
+  // An approval's decision buttons.
+  ['control.approve', BUTTON_TEXT_MAX],
+  ['control.reject', BUTTON_TEXT_MAX],
+  ['control.requestChanges', BUTTON_TEXT_MAX],
+  ['control.edit', BUTTON_TEXT_MAX],
   ['control.answer', BUTTON_TEXT_MAX],
   ['control.next', BUTTON_TEXT_MAX],
   // A modal's title, submit and close.

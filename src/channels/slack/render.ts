@@ -106,8 +106,9 @@ export function localeOfActions(blockId: unknown): string | undefined {
   return LOCALES.has(tag) ? tag : undefined;
 }
 
-function actionId(kind: 'option' | 'other' | 'skip' | 'form', index: number): string {
-  return kind === 'option' ? `${ID_PREFIX}opt_${index + 1}` : `${ID_PREFIX}${kind}`;
+function actionId(kind: 'option' | 'other' | 'skip' | 'form' | 'decision', index: number): string {
+  // Action ids are unique in a block: an option or a decision goes by its place.
+  return kind === 'option' || kind === 'decision' ? `${ID_PREFIX}opt_${index + 1}` : `${ID_PREFIX}${kind}`;
 }
 
 /** The label of the button that opens a prompt's modal (English; every locale's is `control.answer`). */
@@ -117,7 +118,7 @@ export const ANSWER_LABEL = translate('en', 'control.answer');
 function buttonsOf(
   view: PromptView,
   withForm: boolean,
-): { kind: 'option' | 'other' | 'skip' | 'form'; label: string; token: string }[] {
+): { kind: 'option' | 'other' | 'skip' | 'form' | 'decision'; label: string; token: string }[] {
   if (view.buttons) return view.buttons;
   if (!withForm || !view.form) return [];
   const { open, skip } = view.form;

@@ -17,6 +17,11 @@ export const TELEGRAM_WORD_LIMITS: ReadonlyMap<MessageKey, number> = new Map<Mes
   // Buttons on the question and on a draft.
   ['control.other', BUTTON_LABEL_MAX_CHARS],
   ['control.skip', BUTTON_LABEL_MAX_CHARS],
+  // An approval's decision buttons.
+  ['control.approve', BUTTON_LABEL_MAX_CHARS],
+  ['control.reject', BUTTON_LABEL_MAX_CHARS],
+  ['control.requestChanges', BUTTON_LABEL_MAX_CHARS],
+  ['control.edit', BUTTON_LABEL_MAX_CHARS],
   ['control.answer', BUTTON_LABEL_MAX_CHARS],
   ['control.next', BUTTON_LABEL_MAX_CHARS],
 ]);

@@ -208,5 +208,32 @@ export const de: LocaleInfo & { messages: Messages } = {
     'typed.notWhole': 'Das ist keine ganze Zahl.',
     'typed.nonexistent': 'Diese Uhrzeit gibt es in {zone} nicht: Die Uhr wird dann umgestellt.',
     'typed.understood': '{value}, aus „{raw}“',
+    // Approvals (core/approval/).
+    'approval.action': 'Aktion: {action}',
+    'approval.preview': 'Vorschau:',
+    'approval.hash': 'Hash #{hash}',
+    'approval.viaApi': 'die API',
+    'approval.approved': 'Genehmigt von {name} (#{hash})',
+    'approval.edited': 'Mit Änderungen genehmigt von {name} (#{hash})',
+    'approval.rejected': 'Abgelehnt von {name}',
+    'approval.changes': 'Änderungen angefordert von {name}',
+    'approval.prompt':
+      'Tippe auf einen Knopf oder antworte auf diese Nachricht mit „genehmigen“, „ablehnen: <warum>“ oder „Änderungen anfordern: <welche>“.',
+    'approval.howToReply':
+      'Antworte mit „genehmigen“, „ablehnen: <warum>“ oder „Änderungen anfordern: <welche>“; sende „überspringen“ zum Überspringen. Es ist noch nichts geschehen.',
+    'approval.editJson':
+      'Sende die geänderten Argumente als JSON nach „bearbeiten:“, zum Beispiel bearbeiten: {"to": "cfo@example.com"}. Es ist noch nichts geschehen.',
+    'approval.replyReason': 'Antworte auf die Nachricht mit „{word}:“ und dem Grund.',
+    'approval.replyEdit': 'Antworte auf die Nachricht mit „{word}:“ und den Argumenten als JSON.',
+    'approval.word.approve': 'genehmigen|genehmigt|freigeben',
+    'approval.word.reject': 'ablehnen|abgelehnt',
+    'approval.word.request_changes': 'änderungen anfordern|änderungen',
+    'approval.word.edit': 'bearbeiten',
+    'control.approve': 'Genehmigen',
+    'control.reject': 'Ablehnen…',
+    'control.requestChanges': 'Änderungen anfordern…',
+    'control.edit': 'Bearbeiten…',
+    'approval.ownRequest': 'Du hast diese Aktion angefordert: Jemand anderes muss entscheiden.',
+    'approval.needReason': 'Sag warum: antworte mit „{word}:“ und dem Grund.',
   },
 };

@@ -211,6 +211,33 @@ export const EN_MESSAGES = {
   'typed.notWhole': 'That is not a whole number.',
   'typed.nonexistent': 'That time does not exist in {zone}: the clocks change then.',
   'typed.understood': '{value}, from “{raw}”',
+  // Approvals (core/approval/).
+  'approval.action': 'Action: {action}',
+  'approval.preview': 'Preview:',
+  'approval.hash': 'Hash #{hash}',
+  'approval.viaApi': 'the API',
+  'approval.approved': 'Approved by {name} (#{hash})',
+  'approval.edited': 'Approved with changes by {name} (#{hash})',
+  'approval.rejected': 'Rejected by {name}',
+  'approval.changes': 'Changes requested by {name}',
+  'approval.prompt':
+    'Tap a button, or reply to this message with "approve", "reject: <why>" or "request changes: <what>".',
+  'approval.howToReply':
+    'Reply with "approve", "reject: <why>" or "request changes: <what>"; send "skip" to skip. Nothing has been done yet.',
+  'approval.editJson':
+    'Send the edited arguments as JSON after "edit:", for example edit: {"to": "cfo@example.com"}. Nothing has been done yet.',
+  'approval.replyReason': 'Reply to the message with "{word}:" and why.',
+  'approval.replyEdit': 'Reply to the message with "{word}:" and the arguments as JSON.',
+  'approval.word.approve': 'approve|approved',
+  'approval.word.reject': 'reject|rejected|deny',
+  'approval.word.request_changes': 'request changes|changes',
+  'approval.word.edit': 'edit',
+  'control.approve': 'Approve',
+  'control.reject': 'Reject…',
+  'control.requestChanges': 'Request changes…',
+  'control.edit': 'Edit…',
+  'approval.ownRequest': 'You requested this action: someone else must decide.',
+  'approval.needReason': 'Say why: reply with "{word}:" and your reason.',
 } as const satisfies Record<string, Message>;
 
 /** A key of the catalogues. */

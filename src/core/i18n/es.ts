@@ -229,5 +229,32 @@ export const es: LocaleInfo & { messages: Messages } = {
     'typed.notWhole': 'Eso no es un número entero.',
     'typed.nonexistent': 'Esa hora no existe en {zone}: el reloj cambia en ese momento.',
     'typed.understood': '{value}, de «{raw}»',
+    // Approvals (core/approval/).
+    'approval.action': 'Acción: {action}',
+    'approval.preview': 'Vista previa:',
+    'approval.hash': 'Hash #{hash}',
+    'approval.viaApi': 'la API',
+    'approval.approved': 'Aprobado por {name} (#{hash})',
+    'approval.edited': 'Aprobado con cambios por {name} (#{hash})',
+    'approval.rejected': 'Rechazado por {name}',
+    'approval.changes': 'Cambios pedidos por {name}',
+    'approval.prompt':
+      'Toca un botón o responde a este mensaje con "aprobar", "rechazar: <motivo>" o "pedir cambios: <cuáles>".',
+    'approval.howToReply':
+      'Responde con "aprobar", "rechazar: <motivo>" o "pedir cambios: <cuáles>"; envía "omitir" para omitir. Todavía no se ha hecho nada.',
+    'approval.editJson':
+      'Envía los argumentos editados en JSON después de "editar:", por ejemplo editar: {"to": "cfo@example.com"}. Todavía no se ha hecho nada.',
+    'approval.replyReason': 'Responde al mensaje con "{word}:" y el motivo.',
+    'approval.replyEdit': 'Responde al mensaje con "{word}:" y los argumentos en JSON.',
+    'approval.word.approve': 'aprobar|apruebo|aprobado',
+    'approval.word.reject': 'rechazar|rechazo',
+    'approval.word.request_changes': 'pedir cambios|cambios',
+    'approval.word.edit': 'editar',
+    'control.approve': 'Aprobar',
+    'control.reject': 'Rechazar…',
+    'control.requestChanges': 'Pedir cambios…',
+    'control.edit': 'Editar…',
+    'approval.ownRequest': 'Tú pediste esta acción: otra persona debe decidir.',
+    'approval.needReason': 'Di por qué: responde con "{word}:" y el motivo.',
   },
 };

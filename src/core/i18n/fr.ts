@@ -230,5 +230,32 @@ export const fr: LocaleInfo & { messages: Messages } = {
     'typed.notWhole': 'Ce n’est pas un nombre entier.',
     'typed.nonexistent': 'Cette heure n’existe pas à {zone} : l’heure change à ce moment.',
     'typed.understood': '{value}, d’après « {raw} »',
+    // Approvals (core/approval/).
+    'approval.action': 'Action : {action}',
+    'approval.preview': 'Aperçu :',
+    'approval.hash': 'Empreinte #{hash}',
+    'approval.viaApi': 'l’API',
+    'approval.approved': 'Approuvé par {name} (#{hash})',
+    'approval.edited': 'Approuvé avec modifications par {name} (#{hash})',
+    'approval.rejected': 'Refusé par {name}',
+    'approval.changes': 'Modifications demandées par {name}',
+    'approval.prompt':
+      'Touchez un bouton, ou répondez à ce message par « approuver », « refuser : <pourquoi> » ou « demander des modifications : <lesquelles> ».',
+    'approval.howToReply':
+      'Répondez par « approuver », « refuser : <pourquoi> » ou « demander des modifications : <lesquelles> » ; envoyez « passer » pour passer. Rien n’a encore été fait.',
+    'approval.editJson':
+      'Envoyez les arguments modifiés en JSON après « modifier : », par exemple modifier : {"to": "cfo@example.com"}. Rien n’a encore été fait.',
+    'approval.replyReason': 'Répondez au message par « {word} : » et la raison.',
+    'approval.replyEdit': 'Répondez au message par « {word} : » et les arguments en JSON.',
+    'approval.word.approve': 'approuver|approuvé|j’approuve',
+    'approval.word.reject': 'refuser|rejeter|refusé',
+    'approval.word.request_changes': 'demander des modifications|modifications',
+    'approval.word.edit': 'modifier',
+    'control.approve': 'Approuver',
+    'control.reject': 'Refuser…',
+    'control.requestChanges': 'Demander des modifications…',
+    'control.edit': 'Modifier…',
+    'approval.ownRequest': 'Vous avez demandé cette action : quelqu’un d’autre doit décider.',
+    'approval.needReason': 'Dites pourquoi : répondez par « {word} : » et la raison.',
   },
 };

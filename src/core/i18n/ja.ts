@@ -180,5 +180,32 @@ export const ja: LocaleInfo & { messages: Messages } = {
     'typed.notWhole': '整数ではありません。',
     'typed.nonexistent': 'その時刻は{zone}には存在しません（時計の切り替え時刻です）。',
     'typed.understood': '{value}（「{raw}」から）',
+    // Approvals (core/approval/).
+    'approval.action': 'アクション: {action}',
+    'approval.preview': 'プレビュー:',
+    'approval.hash': 'ハッシュ #{hash}',
+    'approval.viaApi': 'API',
+    'approval.approved': '{name} さんが承認しました (#{hash})',
+    'approval.edited': '{name} さんが変更して承認しました (#{hash})',
+    'approval.rejected': '{name} さんが却下しました',
+    'approval.changes': '{name} さんが修正を依頼しました',
+    'approval.prompt':
+      'ボタンをタップするか、このメッセージに返信して「承認」「却下: <理由>」「修正依頼: <内容>」と送ってください。',
+    'approval.howToReply':
+      '「承認」「却下: <理由>」「修正依頼: <内容>」で返信してください。スキップするには「スキップ」と送ってください。まだ何も実行されていません。',
+    'approval.editJson':
+      '「編集:」の後に変更した引数を JSON で送ってください。例: 編集: {"to": "cfo@example.com"}。まだ何も実行されていません。',
+    'approval.replyReason': 'メッセージに「{word}:」と理由を返信してください。',
+    'approval.replyEdit': 'メッセージに「{word}:」と引数を JSON で返信してください。',
+    'approval.word.approve': '承認|承認する',
+    'approval.word.reject': '却下|拒否',
+    'approval.word.request_changes': '修正依頼|修正',
+    'approval.word.edit': '編集',
+    'control.approve': '承認',
+    'control.reject': '却下…',
+    'control.requestChanges': '修正依頼…',
+    'control.edit': '編集…',
+    'approval.ownRequest': 'このアクションを依頼したのはあなたです。別の人が判断する必要があります。',
+    'approval.needReason': '理由を書いてください: 「{word}:」と理由を返信してください。',
   },
 };

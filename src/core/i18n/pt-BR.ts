@@ -229,5 +229,32 @@ export const ptBR: LocaleInfo & { messages: Messages } = {
     'typed.notWhole': 'Isso não é um número inteiro.',
     'typed.nonexistent': 'Esse horário não existe em {zone}: o relógio muda nesse momento.',
     'typed.understood': '{value}, de “{raw}”',
+    // Approvals (core/approval/).
+    'approval.action': 'Ação: {action}',
+    'approval.preview': 'Prévia:',
+    'approval.hash': 'Hash #{hash}',
+    'approval.viaApi': 'a API',
+    'approval.approved': 'Aprovado por {name} (#{hash})',
+    'approval.edited': 'Aprovado com alterações por {name} (#{hash})',
+    'approval.rejected': 'Rejeitado por {name}',
+    'approval.changes': 'Alterações pedidas por {name}',
+    'approval.prompt':
+      'Toque em um botão ou responda a esta mensagem com "aprovar", "rejeitar: <motivo>" ou "pedir alterações: <quais>".',
+    'approval.howToReply':
+      'Responda com "aprovar", "rejeitar: <motivo>" ou "pedir alterações: <quais>"; envie "pular" para pular. Nada foi feito ainda.',
+    'approval.editJson':
+      'Envie os argumentos editados em JSON depois de "editar:", por exemplo editar: {"to": "cfo@example.com"}. Nada foi feito ainda.',
+    'approval.replyReason': 'Responda à mensagem com "{word}:" e o motivo.',
+    'approval.replyEdit': 'Responda à mensagem com "{word}:" e os argumentos em JSON.',
+    'approval.word.approve': 'aprovar|aprovo|aprovado',
+    'approval.word.reject': 'rejeitar|rejeito|recusar',
+    'approval.word.request_changes': 'pedir alterações|alterações',
+    'approval.word.edit': 'editar',
+    'control.approve': 'Aprovar',
+    'control.reject': 'Rejeitar…',
+    'control.requestChanges': 'Pedir alterações…',
+    'control.edit': 'Editar…',
+    'approval.ownRequest': 'Você pediu esta ação: outra pessoa precisa decidir.',
+    'approval.needReason': 'Diga o motivo: responda com "{word}:" e o motivo.',
   },
 };
