@@ -113,3 +113,19 @@ describe('what a decision must carry', () => {
     expect(decodeToken('AskApproval01.3.dx')).toBeNull();
   });
 });
+
+describe('an approval that needs several people', () => {
+  it('its tally counts approvals by person, named by the decision', async () => {
+    const { buildPromptView } = await import('../../src/core/prompt-view.js');
+    const approval = storedApproval({ action: 'a', arguments: {} }, 'sha256:ab');
+    const alice = { channel: 'test', userId: 'u1', name: 'Alice' };
+    const record = askRecord([], {
+      approval,
+      policy: { agree: 2 },
+      responses: [{ answers: {}, decision: 'approve', answeredBy: alice, answeredAt: '2026-12-07T10:00:00.000Z' }],
+    });
+    const view = buildPromptView(record, ENGLISH);
+    expect(view.tally).toEqual(['Approve 1 — 2 matching answers needed', 'Answered: Alice']);
+    expect(view.buttons!.map((b) => b.label)).toEqual(['Approve', 'Reject…', 'Request changes…']);
+  });
+});
