@@ -17,14 +17,16 @@ export interface ConsoleApproval {
   decisions: readonly Decision[];
   /** Whether edited arguments are checked against a JSON Schema (askgate checks them, not the page). */
   schema: boolean;
+  /** `onTimeout.decision`: what a timeout states beside its no_answer (never an answer). */
+  onTimeout?: 'approve' | 'reject';
 }
 
 /** What a finished approval decided: the decision and the hash of what runs (never the reason or an edit's arguments). */
 export interface ConsoleDecision {
   decision: string;
-  /** `sha256:<hex>` of what runs (the edited arguments after `edit`), and its short form; absent on a timeout. */
-  effectiveHash?: string;
-  hash?: string;
+  /** `sha256:<hex>` of what runs (the edited arguments after `edit`), and its short form. */
+  effectiveHash: string;
+  hash: string;
 }
 
 /** The console view of a record's approval, or undefined for an ask with questions. */
@@ -40,14 +42,14 @@ export function approvalOf(record: AskRecord): ConsoleApproval | undefined {
     hash: shortHash(a.actionHash),
     decisions: a.decisions,
     schema: a.argumentsSchema !== undefined,
+    ...(record.policy?.onTimeout?.decision ? { onTimeout: record.policy.onTimeout.decision } : {}),
   };
 }
 
-/** The decision of a finished approval (a timeout's stated decision too), or undefined. */
+/** The decision of an answered approval, or undefined (a timeout's stated decision is `ConsoleApproval.onTimeout`). */
 export function decisionOf(record: AskRecord): ConsoleDecision | undefined {
   const result = record.result;
-  if (!record.approval || !result || result.decision === undefined) return undefined;
-  if (result.status !== 'answered') return { decision: result.decision };
+  if (!record.approval || result?.status !== 'answered' || result.decision === undefined) return undefined;
   const effective = result.effectiveHash ?? record.approval.actionHash;
   return { decision: result.decision, effectiveHash: effective, hash: shortHash(effective) };
 }

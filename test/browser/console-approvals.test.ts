@@ -58,8 +58,8 @@ const schema = {
 };
 
 /** Creates an approval and waits for its card. */
-async function approval(runId: string, body: object): Promise<{ id: string; card: Locator }> {
-  const { status, body: created } = await api.post('/v1/asks', { runId, approval: body });
+async function approval(runId: string, body: object, extra: object = {}): Promise<{ id: string; card: Locator }> {
+  const { status, body: created } = await api.post('/v1/asks', { runId, approval: body, ...extra });
   expect(status, JSON.stringify(created)).toBe(201);
   const card = w.page.locator(`#runs [data-ask="${created.id}"]`);
   await card.waitFor();
@@ -124,12 +124,36 @@ describe('web console: approvals (real browser)', () => {
     expect(await item.locator('dl.facts').textContent()).toContain('What runs#' + full.slice(7, 15));
   });
 
-  it('shows nested arguments as formatted JSON', async () => {
+  it('shows nested arguments as formatted JSON, and the decision a timeout states', async () => {
     await openConsole();
     const args = { to: ['a@example.com', 'b@example.com'], options: { priority: 'high' } };
-    const { card } = await approval('run-nested', { action: 'send_email', arguments: args });
+    const { card } = await approval(
+      'run-nested',
+      { action: 'send_email', arguments: args },
+      { onTimeout: { decision: 'reject' } },
+    );
     expect(await card.locator('pre.args').textContent()).toBe(JSON.stringify(args, null, 2));
     await expect(card.locator('dl.args').count()).resolves.toBe(0);
+    expect(await card.locator('.on-timeout').textContent()).toBe('On timeout: Reject');
+    // Without a summary the action names the buttons' group.
+    expect(await card.getByRole('group', { name: /^Action send_email #[0-9a-f]{8}$/ }).count()).toBe(1);
+  });
+
+  it('a timeout with a stated decision is listed as expired, with what it states, never as a decision', async () => {
+    await openConsole();
+    const { body: ask } = await api.post('/v1/asks', {
+      runId: 'run-timeout',
+      approval: email,
+      timeoutSeconds: 1,
+      onTimeout: { decision: 'approve' },
+    });
+    const item = w.page.locator(`#history-list [data-ask="${ask.id}"]`);
+    await item.waitFor();
+    await expect(item.locator('.badge').textContent()).resolves.toBe('Expired');
+    await item.locator('summary').click();
+    const facts = await item.locator('dl.facts').innerText();
+    expect(facts).toContain('On timeout\nApprove');
+    expect(facts).not.toMatch(/Decision|What runs/);
   });
 
   it('Reject needs a reason: an empty one is refused in the page; the reason is never shown in the history', async () => {
@@ -213,5 +237,16 @@ describe('web console: approvals (real browser)', () => {
       reason: 'Attach the signed PDF',
     });
     expect(await (await past(id)).locator('.outcome').textContent()).toBe('Changes requested by web');
+  });
+
+  it('an approval that needs two approvers lists each response by its decision', async () => {
+    await openConsole();
+    const { id, card } = await approval('run-agree', email, { agree: 2 });
+    expect((await api.post(`/v1/asks/${id}/answer`, { decision: 'approve', by: 'bob' })).status).toBe(200);
+    await button(card, 'approve').click();
+    await card.waitFor({ state: 'detached' });
+    const responses = (await past(id)).locator('ul.responses li');
+    await expect(responses.count()).resolves.toBe(2);
+    for (const text of await responses.allTextContents()) expect(text).toMatch(/: Approved /);
   });
 });

@@ -130,6 +130,7 @@ export const CONSOLE_DE: ConsoleMessages = {
   argumentsRefused: 'askgate hat diese Argumente nicht angenommen: {message}',
   reasonRefused: 'askgate hat diese Begründung nicht angenommen: {message}',
   decision: 'Entscheidung',
+  onTimeout: 'Bei Ablauf',
   whatRuns: 'Was läuft',
   'decision.approve': 'Freigegeben',
   'decision.reject': 'Abgelehnt',

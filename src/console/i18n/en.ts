@@ -139,6 +139,7 @@ export const CONSOLE_EN = {
   argumentsRefused: 'askgate did not accept these arguments: {message}',
   reasonRefused: 'askgate did not accept this reason: {message}',
   decision: 'Decision',
+  onTimeout: 'On timeout',
   whatRuns: 'What runs',
   'decision.approve': 'Approved',
   'decision.reject': 'Rejected',

@@ -134,6 +134,7 @@ export const CONSOLE_ES: ConsoleMessages = {
   argumentsRefused: 'askgate no aceptó estos argumentos: {message}',
   reasonRefused: 'askgate no aceptó este motivo: {message}',
   decision: 'Decisión',
+  onTimeout: 'Al expirar',
   whatRuns: 'Lo que se ejecuta',
   'decision.approve': 'Aprobado',
   'decision.reject': 'Rechazado',

@@ -134,6 +134,7 @@ export const CONSOLE_FR: ConsoleMessages = {
   argumentsRefused: 'askgate n’a pas accepté ces arguments : {message}',
   reasonRefused: 'askgate n’a pas accepté cette raison : {message}',
   decision: 'Décision',
+  onTimeout: 'À l’expiration',
   whatRuns: 'Ce qui s’exécute',
   'decision.approve': 'Approuvé',
   'decision.reject': 'Refusé',

@@ -130,6 +130,7 @@ export const CONSOLE_JA: ConsoleMessages = {
   argumentsRefused: 'askgate はこの引数を受け付けませんでした: {message}',
   reasonRefused: 'askgate はこの理由を受け付けませんでした: {message}',
   decision: '決定',
+  onTimeout: 'タイムアウト時',
   whatRuns: '実行される内容',
   'decision.approve': '承認済み',
   'decision.reject': '却下',

@@ -134,6 +134,7 @@ export const CONSOLE_PTBR: ConsoleMessages = {
   argumentsRefused: 'O askgate não aceitou estes argumentos: {message}',
   reasonRefused: 'O askgate não aceitou este motivo: {message}',
   decision: 'Decisão',
+  onTimeout: 'Ao expirar',
   whatRuns: 'O que executa',
   'decision.approve': 'Aprovado',
   'decision.reject': 'Rejeitado',

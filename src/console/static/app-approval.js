@@ -56,6 +56,9 @@ export function approvalBody(a, base) {
     el('p', { class: 'hint', text: t('arguments') }),
     argumentsBlock(a.arguments),
     ...preview,
+    a.onTimeout
+      ? el('p', { class: 'hint on-timeout', text: t('onTimeout') + ': ' + t('decide.' + a.onTimeout) })
+      : null,
   ];
 }
 
@@ -177,6 +180,7 @@ export function decisionFacts(ask, fact) {
   return [
     ...fact(t('action'), [el('code', { text: a.action }), ' ', hashChip(a.hash, a.actionHash)]),
     ...(d ? fact(t('decision'), t('decision.' + d.decision)) : []),
-    ...(d && d.hash && d.effectiveHash ? fact(t('whatRuns'), hashChip(d.hash, d.effectiveHash)) : []),
+    ...(d ? fact(t('whatRuns'), hashChip(d.hash, d.effectiveHash)) : []),
+    ...(!d && a.onTimeout ? fact(t('onTimeout'), t('decide.' + a.onTimeout)) : []),
   ];
 }
