@@ -120,7 +120,7 @@ describe('web console: approvals (real browser)', () => {
     });
     const item = await past(id);
     expect(await item.locator('.badge').textContent()).toBe('Approved');
-    expect(await item.locator('.outcome').textContent()).toContain('(#' + full.slice(7, 15) + ')');
+    expect(await item.locator('.outcome').textContent()).toBe('Approved by alice (#' + full.slice(7, 15) + ')');
     expect(await item.locator('dl.facts').textContent()).toContain('What runs#' + full.slice(7, 15));
   });
 
