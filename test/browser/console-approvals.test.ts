@@ -204,6 +204,7 @@ describe('web console: approvals (real browser)', () => {
       );
     expectRefusals(1);
     expect(await field(card).inputValue()).toBe(tooLong);
+    await card.screenshot({ path: join(ARTIFACTS, 'console-approval-edit.png') });
     expect(await field(card).getAttribute('aria-invalid')).toBe('true');
     expect((await api.get(`/v1/asks/${id}`)).body.status).toBe('pending');
 

@@ -92,6 +92,7 @@ pre.args, pre.preview { font: .875rem/1.4 ui-monospace, SFMono-Regular, Menlo, m
 dl.args { margin: 0 0 .6rem; }
 dl.args dd { white-space: pre-wrap; }
 .decisions { margin: .75rem 0 .5rem; }
+form.decide > label { display: block; font-size: .875rem; margin-bottom: .3rem; }
 form.decide textarea { width: 100%; }
 textarea.json { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .875rem; }
 
