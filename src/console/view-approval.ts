@@ -15,8 +15,6 @@ export interface ConsoleApproval {
   actionHash: string;
   hash: string;
   decisions: readonly Decision[];
-  /** Whether edited arguments are checked against a JSON Schema (askgate checks them, not the page). */
-  schema: boolean;
   /** `onTimeout.decision`: what a timeout states beside its no_answer (never an answer). */
   onTimeout?: 'approve' | 'reject';
 }
@@ -41,7 +39,6 @@ export function approvalOf(record: AskRecord): ConsoleApproval | undefined {
     actionHash: a.actionHash,
     hash: shortHash(a.actionHash),
     decisions: a.decisions,
-    schema: a.argumentsSchema !== undefined,
     ...(record.policy?.onTimeout?.decision ? { onTimeout: record.policy.onTimeout.decision } : {}),
   };
 }
