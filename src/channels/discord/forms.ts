@@ -15,6 +15,8 @@ import { LABEL_MAX, MODAL_OPEN_BUDGET_MS, NO_MENTIONS, type MessageJson } from '
 import { formModal, ownWordsModal } from './modal.js';
 import { readModal, SHARED_OWN_UNCLEAR } from './modal-read.js';
 import { ModalMemory, prefilled } from './modal-memory.js';
+import { decisionLabel, decisionModal } from './approval-modal.js';
+import { decisionOf, submitDecision } from './approval-submit.js';
 import { noticeText } from './render.js';
 import { responderOf } from './responder.js';
 import { shorten } from '../../core/text.js';
@@ -44,10 +46,11 @@ export interface DiscordFormsDeps {
   openBudgetMs?: number;
 }
 
-/** True for a button that opens a modal: Answer (`form`) and Other… (`other`). Untrusted data: decoded only. */
+/** True for a button that opens a modal: Answer (`form`), Other… (`other`), an approval's Reject…, Request changes…, Edit…. Untrusted data: decoded only. */
 export function opensModal(customId: string): boolean {
-  const kind = decodeToken(customId)?.choice.kind;
-  return kind === 'form' || kind === 'other';
+  const choice = decodeToken(customId)?.choice;
+  if (choice?.kind === 'decide') return choice.decision !== 'approve';
+  return choice?.kind === 'form' || choice?.kind === 'other';
 }
 
 /**
@@ -97,10 +100,15 @@ export class DiscordForms {
     if (opening.kind !== 'form') return this.reply(interaction, outcomeNotice(opening), opening.kind === 'forbidden');
     // Only this person sees the modal: core chose their language (else the ask's).
     const words = outcomeWords(opening);
+    const choice = opening.choice;
     const modal =
-      opening.choice.kind === 'other'
-        ? ownWordsModal(opening.view, interaction.customId, words.locale)
-        : formModal(opening.view, interaction.customId, words.locale);
+      choice.kind === 'decide'
+        ? opening.view.approval
+          ? decisionModal(opening.view.approval, choice.decision, interaction.customId, words.locale)
+          : null
+        : choice.kind === 'other'
+          ? ownWordsModal(opening.view, interaction.customId, words.locale)
+          : formModal(opening.view, interaction.customId, words.locale);
     if (!modal) return this.reply(interaction, words.t('form.doesNotFit'));
     // After a refused submission the form opens again with what this person typed in it.
     const entered = this.memory.recall(interaction.customId, interaction.user.id);
@@ -130,15 +138,18 @@ export class DiscordForms {
     let notice: string | null;
     let forbidden = false;
     let again: MessageJson['components'] = [];
+    const decision = decisionOf(event.token);
     try {
-      const reading = readModal(interaction.fields.fields);
+      const reading = decision ? null : readModal(interaction.fields.fields);
       let outcome: InboundOutcome;
-      if (reading.kind === 'answers') outcome = await this.deps.sink.submitForm({ ...event, answers: reading.answers });
+      if (decision) outcome = await submitDecision(this.deps.sink, event, interaction.fields.fields, decision);
+      else if (reading!.kind === 'answers')
+        outcome = await this.deps.sink.submitForm({ ...event, answers: reading!.answers });
       else {
         // Unreadable own words: say so only when the ask would take an answer, else the honest notice.
         const opening = await this.deps.sink.openForm(event);
-        const hint =
-          reading.message === SHARED_OWN_UNCLEAR ? outcomeWords(opening).t('form.ownUnclear') : reading.message;
+        const message = reading!.kind === 'problem' ? reading!.message : '';
+        const hint = message === SHARED_OWN_UNCLEAR ? outcomeWords(opening).t('form.ownUnclear') : message;
         outcome =
           opening.kind === 'form'
             ? {
@@ -151,7 +162,12 @@ export class DiscordForms {
       }
       notice = outcomeNotice(outcome);
       const other = decodeToken(event.token)?.choice.kind === 'other';
-      if (outcome.kind === 'invalid') {
+      if (outcome.kind === 'invalid' && decision) {
+        // The decision's own button again (Reject…, Edit…): its modal re-opens with what was typed.
+        const label = shorten(decisionLabel(decision, outcomeWords(outcome).locale), LABEL_MAX, 'utf16');
+        notice = `${notice} ${discordText(outcomeWords(outcome).locale, 'tapAgain', { label })}`;
+        again = [{ type: 1, components: [{ type: 2, style: PRIMARY, label, custom_id: interaction.customId }] }];
+      } else if (outcome.kind === 'invalid') {
         const words = outcomeWords(outcome);
         notice = `${notice} ${words.t(other ? 'form.tapOtherAgain' : 'form.tapAgain')}`;
         again = againRow(interaction.customId, words, other);
