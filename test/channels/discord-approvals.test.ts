@@ -169,7 +169,9 @@ describe('approvals on Discord (discord.js ↔ fake Discord, askgate on a privat
       alice,
     );
     await eventually(async () => forged.followUps.length > 0);
-    expect(visibleText(forged.followUps[0]!.content)).toMatch(/reason.*Tap Reject… to try again\.$/i);
+    expect(visibleText(forged.followUps[0]!.content)).toBe(
+      'Say why: the reason cannot be empty. Tap Reject… to try again.',
+    );
     expect(await status(id)).toBe('pending');
     const again = await openModal(msg, 'Reject…');
     const { notice } = await submit(again, { r: 'the change freeze starts tomorrow' });

@@ -3,7 +3,8 @@
 // when they fit Discord's 5 components, else one paragraph of JSON. The modal's custom_id is the
 // decision button's token (checked like a tap); the field ids carry how a value reads back.
 import { LabelBuilder, ModalBuilder, TextInputBuilder, TextInputStyle } from 'discord.js';
-import type { Decision } from '../../core/approval/decisions.js';
+import { NEEDS_REASON, type Decision } from '../../core/approval/decisions.js';
+import { hasVisible } from '../../core/text.js';
 import type { ApprovalView } from '../../core/approval/approval-view.js';
 import { translate, type MessageKey } from '../../core/i18n/index.js';
 import {
@@ -141,8 +142,8 @@ function editLabels(view: ApprovalView, locale: string): LabelBuilder[] | null {
   ];
 }
 
-/** What an approval modal's submission says: a reason, edited arguments, or a problem (not JSON). */
-export type DecisionReading = { reason?: string; arguments?: unknown } | { problem: 'notJson' };
+/** What an approval modal's submission says: a reason, edited arguments, or a problem (not JSON, no reason). */
+export type DecisionReading = { reason?: string; arguments?: unknown } | { problem: 'notJson' | 'noReason' };
 
 /** Reads a submitted approval modal for `decision` (untrusted fields: only askgate's ids are read). */
 export function readDecisionModal(fields: ReadonlyMap<string, SubmittedField>, decision: Decision): DecisionReading {
@@ -152,6 +153,8 @@ export function readDecisionModal(fields: ReadonlyMap<string, SubmittedField>, d
   };
   if (decision !== 'edit') {
     const reason = text(REASON_FIELD);
+    // Discord's client refuses an empty required field, not one of spaces: said here in this modal's words.
+    if (NEEDS_REASON.has(decision) && !(reason !== undefined && hasVisible(reason))) return { problem: 'noReason' };
     return reason !== undefined ? { reason } : {};
   }
   const json = text(JSON_FIELD);

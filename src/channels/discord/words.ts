@@ -10,6 +10,7 @@ const EN = {
   changes: 'What should change?',
   argumentsJson: 'The arguments, as JSON',
   notJson: 'The arguments must be a JSON object, like {"to": "cfo@example.com"}.',
+  noReason: 'Say why: the reason cannot be empty.',
   tapAgain: 'Tap {label} to try again.',
 } as const;
 
@@ -24,6 +25,7 @@ export const DISCORD_WORDS: ChannelWords<keyof typeof EN> = {
     changes: 'O que deve mudar?',
     argumentsJson: 'Os argumentos, em JSON',
     notJson: 'Os argumentos devem ser um objeto JSON, como {"to": "cfo@example.com"}.',
+    noReason: 'Diga por quê: o motivo não pode ficar vazio.',
     tapAgain: 'Toque em {label} para tentar de novo.',
   },
   es: {
@@ -34,6 +36,7 @@ export const DISCORD_WORDS: ChannelWords<keyof typeof EN> = {
     changes: '¿Qué debería cambiar?',
     argumentsJson: 'Los argumentos, en JSON',
     notJson: 'Los argumentos deben ser un objeto JSON, como {"to": "cfo@example.com"}.',
+    noReason: 'Di por qué: el motivo no puede quedar vacío.',
     tapAgain: 'Toca {label} para intentarlo de nuevo.',
   },
   fr: {
@@ -44,6 +47,7 @@ export const DISCORD_WORDS: ChannelWords<keyof typeof EN> = {
     changes: 'Que faut-il changer ?',
     argumentsJson: 'Les arguments, en JSON',
     notJson: 'Les arguments doivent être un objet JSON, comme {"to": "cfo@example.com"}.',
+    noReason: 'Dites pourquoi : la raison ne peut pas être vide.',
     tapAgain: 'Touchez {label} pour réessayer.',
   },
   de: {
@@ -54,6 +58,7 @@ export const DISCORD_WORDS: ChannelWords<keyof typeof EN> = {
     changes: 'Was soll sich ändern?',
     argumentsJson: 'Die Argumente als JSON',
     notJson: 'Die Argumente müssen ein JSON-Objekt sein, etwa {"to": "cfo@example.com"}.',
+    noReason: 'Sag, warum: die Begründung darf nicht leer sein.',
     tapAgain: 'Tippe auf {label}, um es erneut zu versuchen.',
   },
   ja: {
@@ -64,6 +69,7 @@ export const DISCORD_WORDS: ChannelWords<keyof typeof EN> = {
     changes: '何を変更すべきですか？',
     argumentsJson: '引数（JSON）',
     notJson: '引数は {"to": "cfo@example.com"} のような JSON オブジェクトにしてください。',
+    noReason: '理由を入力してください（空欄にはできません）。',
     tapAgain: '{label} をタップしてもう一度お試しください。',
   },
 };
