@@ -242,6 +242,41 @@ describe('approvals on Discord (discord.js ↔ fake Discord, askgate on a privat
     expect(await result(id)).toMatchObject({ decision: 'edit', arguments: { to: ['b@example.com'], meta: { a: 2 } } });
   });
 
+  it('more flat arguments than a modal holds fields: one JSON field, with their types', async () => {
+    const six = { a: 'x', b: 2, c: true, d: null, e: '2', f: 'y' };
+    const { id, msg } = await ask({}, { ...deploy, arguments: six, argumentsSchema: undefined });
+    const opened = await openModal(msg, 'Edit…');
+    expect(opened.modal!.components).toHaveLength(1);
+    // "2" shows as 2 on the message: the short hash tells it is the string, so the form keeps it one.
+    expect(JSON.parse(opened.modal!.components[0].component.value)).toEqual(six);
+    await submit(opened, { j: JSON.stringify({ ...six, b: 3 }) });
+    expect(await result(id)).toMatchObject({ decision: 'edit', arguments: { ...six, b: 3 } });
+  });
+
+  it('a field per argument keeps each value its type: "42" stays a string, 42 a number', async () => {
+    const args = { ticket: '42', count: 42 };
+    const { id, msg } = await ask({}, { ...deploy, arguments: args, argumentsSchema: undefined });
+    const opened = await openModal(msg, 'Edit…');
+    const ids = opened.modal!.components.map((c: { component: { custom_id: string } }) => c.component.custom_id);
+    expect(ids).toEqual(['as:ticket', 'aj:count']);
+    await submit(opened, {});
+    const decided = await result(id);
+    expect(decided).toMatchObject({ decision: 'edit', arguments: args });
+    expect(decided.effectiveHash).toBe(decided.actionHash);
+  });
+
+  it('a decision button of an ask that ended opens no modal: the person is told it ended', async () => {
+    const { id, msg } = await ask();
+    const reject = button(msg, 'Reject…');
+    fake.tap(msg.id, button(msg, 'Approve'), bob);
+    expect(await result(id)).toMatchObject({ decision: 'approve' });
+    const late = fake.tap(msg.id, reject, alice);
+    await eventually(async () => late.ackType !== undefined);
+    expect(late.ackType).toBe(4);
+    expect(late.modal).toBeUndefined();
+    expect(await status(id)).toBe('answered');
+  });
+
   it('the person who requested the action cannot approve it', async () => {
     const { id, msg } = await ask({}, { ...deploy, requestedBy: { channel: 'discord', userId: alice.id } });
     const own = fake.tap(msg.id, button(msg, 'Approve'), alice);

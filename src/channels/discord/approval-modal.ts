@@ -18,6 +18,8 @@ import { modalProblems } from './modal.js';
 import { plainLine as line } from './modal-typed.js';
 import type { SubmittedField } from './modal-read.js';
 import { discordText } from './words.js';
+// The one action hash (sha256 of RFC 8785 JSON), to type the shown arguments back exactly.
+import { actionHash } from '../../app/action-hash.js';
 
 /** `custom_id` of the reason field. */
 export const REASON_FIELD = 'r';
@@ -99,13 +101,34 @@ const isJsonValue = (shown: string) => {
   }
 };
 
-/** The arguments as the view shows them, typed back (flat: each value's kind from how it shows). */
-export function shownArguments(view: ApprovalView): Record<string, unknown> {
+/** Most values that could be a string or JSON tried both ways (2^8 hashes at most). */
+const AMBIGUOUS_MAX = 8;
+
+/**
+ * The arguments the view shows, typed back exactly, or null. Flat values show strings unquoted, so
+ * `3` may be the number or the string "3": each such value is tried both ways, and the typing whose
+ * action hash starts with the view's short hash is the one (a wrong typing would silently change
+ * the action, so none found means no form: the reply still works).
+ */
+export function shownArguments(view: ApprovalView): Record<string, unknown> | null {
   if (!view.lines) return JSON.parse(view.json ?? '{}') as Record<string, unknown>;
-  return Object.fromEntries(entriesOf(view.lines).map(([k, v]) => [k, isJsonValue(v) ? JSON.parse(v) : v]));
+  const entries = entriesOf(view.lines);
+  const ambiguous = entries.flatMap(([, shown], i) => (isJsonValue(shown) ? [i] : []));
+  if (ambiguous.length > AMBIGUOUS_MAX) return null;
+  for (let mask = 0; mask < 2 ** ambiguous.length; mask++) {
+    // Bit set: that value is JSON (the likelier reading first: mask 0 reads every one as JSON).
+    const asString = new Set(ambiguous.filter((_, b) => (mask >> b) & 1));
+    const args = Object.fromEntries(
+      entries.map(([k, v], i) => [k, isJsonValue(v) && !asString.has(i) ? (JSON.parse(v) as unknown) : v]),
+    );
+    if (actionHash(view.action, args).slice(7, 15) === view.hash) return args;
+  }
+  return null;
 }
 
 function editLabels(view: ApprovalView, locale: string): LabelBuilder[] | null {
+  const args = shownArguments(view);
+  if (!args) return null;
   const entries = view.lines ? entriesOf(view.lines) : null;
   const each =
     entries &&
@@ -115,7 +138,7 @@ function editLabels(view: ApprovalView, locale: string): LabelBuilder[] | null {
   if (each) {
     return entries.map(([key, shown], i) => {
       const input = new TextInputBuilder()
-        .setCustomId(`${isJsonValue(shown) ? JSON_ARG : STRING_ARG}${key}`)
+        .setCustomId(`${typeof args[key] === 'string' ? STRING_ARG : JSON_ARG}${key}`)
         .setStyle(shown.length > 60 ? TextInputStyle.Paragraph : TextInputStyle.Short)
         .setMaxLength(TEXT_INPUT_MAX)
         .setRequired(false);
@@ -124,7 +147,7 @@ function editLabels(view: ApprovalView, locale: string): LabelBuilder[] | null {
       return i === 0 ? label.setDescription(about(view)) : label;
     });
   }
-  const json = JSON.stringify(shownArguments(view), null, 2);
+  const json = JSON.stringify(args, null, 2);
   if (json.length > TEXT_INPUT_MAX) return null;
   return [
     new LabelBuilder()
