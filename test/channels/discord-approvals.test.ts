@@ -2,6 +2,7 @@
 // the real discord.js against the Discord fake. The message shows the summary, the action, the
 // arguments, the preview and the hash; Approve decides; Reject…, Request changes… and Edit… open
 // modals whose submissions are checked like the API's decisions.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { startTestApp, testEnv } from '../helpers/app.js';
@@ -70,6 +71,9 @@ async function ask(extra: object = {}, approval: object = deploy) {
   };
 }
 
+/** docs/forms-discord.md: its Approvals section shows what these tests draw. */
+const DOC = readFileSync(new URL('../../docs/forms-discord.md', import.meta.url), 'utf8');
+
 const result = async (id: string) => (await api.get(`/v1/asks/${id}?wait=5`)).body.result;
 const status = async (id: string) => (await api.get(`/v1/asks/${id}`)).body.status as string;
 type Button = { label: string; custom_id: string; style: number };
@@ -115,6 +119,7 @@ describe('approvals on Discord (discord.js ↔ fake Discord, askgate on a privat
       ].join('\n'),
     );
     expect(msg.content).toMatch(/\n\n-# .+/);
+    expect(DOC).toContain(`${visibleText(msg.content)}\n[Approve] [Reject…] [Request changes…] [Edit…] [Skip]`);
     expect(buttons(msg).map((b) => [b.label, b.style])).toEqual([
       ['Approve', 3],
       ['Reject…', 4],
@@ -160,6 +165,7 @@ describe('approvals on Discord (discord.js ↔ fake Discord, askgate on a privat
     expect(modalText(opened.modal!)).toMatch(
       /^╔ Reject\n║ Why\? \*\n║ {3}deploy #[0-9a-f]{8}\n║ {3}\[ paragraph, up to 4000 characters \]/,
     );
+    expect(DOC).toContain(modalText(opened.modal!));
     expect(() => fake.submitModal(opened, { r: '' })).toThrow(/required/);
     // A forged blank reason (the client would not send it): nothing is decided, the form re-opens.
     const forged = fake.rawModalSubmit(
@@ -210,8 +216,10 @@ describe('approvals on Discord (discord.js ↔ fake Discord, askgate on a privat
         '╚ [Cancel]  [Submit]',
       ].join('\n'),
     );
+    expect(DOC).toContain(modalText(opened.modal!));
     const bad = await submit(opened, { 'aj:replicas': '9' });
     expect(bad.notice).toBe('Does not match the schema: replicas must be <= 5. Tap Edit… to try again.');
+    expect(DOC).toContain(`${bad.notice}\n[Edit…]`);
     expect(await status(id)).toBe('pending');
     // The notice's button re-opens the form with the 9 typed.
     const retry = fake.tap(bad.followUp.messageId, buttons(bad.followUp)[0]!.custom_id, alice);
