@@ -5,6 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { approvalContent, codeBlock } from '../../src/channels/discord/approval-render.js';
 import { escapeText, visibleText } from '../../src/channels/discord/render.js';
 import type { ApprovalView } from '../../src/core/approval/approval-view.js';
+import { decisionModal, readDecisionModal, shownArguments } from '../../src/channels/discord/approval-modal.js';
+import { actionHash } from '../../src/app/action-hash.js';
+import { LOCALES } from '../../src/core/i18n/index.js';
+import { modalErrors } from '../fakes/discord-modals.js';
 
 const view = (over: Partial<ApprovalView>): ApprovalView => ({
   action: 'send_email',
@@ -51,5 +55,46 @@ describe('an approval drawn on Discord', () => {
     expect(visibleText(text)).toContain('note: **not bold** <@123>');
     expect(text).toContain('```\na\n`\u200b``\nb\n```');
     expect(codeBlock('abc', '', 5)).toBe('…');
+  });
+
+  it('its modals fit Discord in every shipped locale, for every decision but Approve', () => {
+    const args = { to: 'finance@example.com', subject: 'Q3 report' };
+    const v = view({ hash: actionHash('send_email', args).slice(7, 15) });
+    for (const locale of LOCALES.keys())
+      for (const decision of ['reject', 'request_changes', 'edit'] as const) {
+        const modal = decisionModal(v, decision, 'token', locale);
+        expect(modal, `${locale} ${decision}`).not.toBeNull();
+        expect(modalErrors(modal!.toJSON()), `${locale} ${decision}`).toBeNull();
+      }
+    expect(decisionModal(v, 'approve', 'token', 'en')).toBeNull();
+  });
+
+  it('types the shown arguments back by the hash, and opens no edit form when no typing matches it', () => {
+    const args = { zip: '02134', n: '7', m: 7, flag: 'true', on: true, none: null };
+    const lines = Object.entries(args).map(([k, x]) => `${k}: ${typeof x === 'string' ? x : JSON.stringify(x)}`);
+    const v = view({ action: 'ship', lines, hash: actionHash('ship', args).slice(7, 15) });
+    expect(shownArguments(v)).toEqual(args);
+    expect(shownArguments({ ...v, hash: '00000000' })).toBeNull();
+    expect(decisionModal({ ...v, hash: '00000000' }, 'edit', 'token', 'en')).toBeNull();
+  });
+
+  it('reads a submission: untrusted field ids are ignored, a key like __proto__ stays data', () => {
+    const text = (value: string) => ({ type: 4, value });
+    const fields = new Map([
+      ['as:__proto__', text('x')],
+      ['aj:n', text('2')],
+      ['aj:word', text('two')],
+      ['zz', text('ignored')],
+    ]);
+    const read = readDecisionModal(fields, 'edit') as { arguments: Record<string, unknown> };
+    expect(Object.getPrototypeOf(read.arguments)).toBe(Object.prototype);
+    expect(Object.entries(read.arguments)).toEqual([
+      ['__proto__', 'x'],
+      ['n', 2],
+      ['word', 'two'],
+    ]);
+    expect(readDecisionModal(new Map([['j', text('[1')]]), 'edit')).toEqual({ problem: 'notJson' });
+    expect(readDecisionModal(new Map([['r', text(' \n ')]]), 'reject')).toEqual({ problem: 'noReason' });
+    expect(readDecisionModal(new Map([['r', text('freeze')]]), 'request_changes')).toEqual({ reason: 'freeze' });
   });
 });
