@@ -53,8 +53,9 @@ export function opensModal(customId: string): boolean {
 }
 
 /**
- * Discord's native forms: the Answer and Other… buttons open a modal (its first and only response),
- * and the modal's submission answers like a tap: acknowledged first (deferred update), then the
+ * Discord's native forms: the Answer and Other… buttons, and an approval's Reject…, Request
+ * changes… and Edit… (approval-modal.ts), open a modal (its first and only response), and the
+ * modal's submission answers (or decides) like a tap: acknowledged first (deferred update), then the
  * commit, then an ephemeral notice.
  */
 export class DiscordForms {
@@ -64,7 +65,7 @@ export class DiscordForms {
   constructor(private readonly deps: DiscordFormsDeps) {}
 
   /**
-   * Opens the modal of an Answer or Other… tap. A modal must be the interaction's first response
+   * Opens the modal of an Answer, Other…, Reject…, Request changes… or Edit… tap. A modal must be the interaction's first response
    * (it cannot follow a deferral), so the ask is checked first, within a budget; past it, or when
    * the check refuses, the person gets an ephemeral notice instead and no modal.
    */
