@@ -6,6 +6,7 @@ import type {
   AskStore,
   ButtonPressed,
   Clock,
+  DecisionSubmitted,
   FormDraftStore,
   FormOpening,
   FormSubmitted,
@@ -32,6 +33,7 @@ import { judgeAsk } from './kept-copy.js';
 import { refusalEntry, resolvedOutcome, toldAfter } from './inbound-told.js';
 import { approvalReply, approvalTap, isEvent } from './inbound-approval.js';
 import { findAsk } from './inbound-find.js';
+import { submittedDecision } from './inbound-decide.js';
 
 export { countedNotice } from './inbound-told.js';
 
@@ -130,6 +132,16 @@ export class InboundHandler implements InboundSink, FormAnswering {
     const found = await this.tapped(event);
     if (found.kind !== 'found') return found.outcome;
     return (await this.answerForm(found, event)).outcome;
+  }
+
+  /** A decision from a channel's form (issue 36): checked like a tap, then like the API's (app/inbound-decide.ts). */
+  async decide(event: DecisionSubmitted): Promise<InboundOutcome> {
+    const found = await this.tapped(event);
+    if (found.kind !== 'found') return found.outcome;
+    const made = submittedDecision(found.record, found.choice, event, found.words);
+    return isEvent(made)
+      ? this.commit(found.record.id, made, found.words)
+      : this.noted(found.record.id, made, event.user);
   }
 
   /** Answers a form of the ask as `opened` read it (the commit starts from the store's kept copy); `ended`: the ask ended with it. */

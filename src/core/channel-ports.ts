@@ -5,6 +5,7 @@ import type { FormAnswer, FormProblem } from './forms.js';
 import type { ButtonChoice } from './token.js';
 import type { DraftKey, StoredDraft } from './form-draft-store.js';
 import type { ChannelCapabilities } from './capabilities.js';
+import type { Decision } from './approval/decisions.js';
 
 /** Where a {@link ChannelError} came from: the channel, the platform method, the error it maps (kept as `cause`, never logged whole). */
 export interface ChannelErrorContext {
@@ -76,6 +77,22 @@ export interface FormSubmitted {
 }
 
 /**
+ * A decision on an approval submitted from a channel's form (issue 36: a reason, edited arguments),
+ * with the token of the decision button that opened it. Everything in it is untrusted: it is
+ * checked like a decision through the API (`edit` against the schema, then hashed).
+ */
+export interface DecisionSubmitted {
+  channel: string;
+  token: string;
+  user: Responder;
+  chat?: string;
+  locale?: string;
+  decision: Decision;
+  reason?: string;
+  arguments?: unknown;
+}
+
+/**
  * What opening a form found: the prompt to draw (with what the tap asked for) and when the ask ends
  * (`expiresAt`, ISO 8601: state kept for the form, a Telegram draft, ends with the ask), or the
  * notice to show instead.
@@ -114,6 +131,8 @@ export interface InboundSink {
   openForm(event: ButtonPressed): Promise<FormOpening>;
   /** A submitted form: answers every question at once, with the outcome a typed answer gets. */
   submitForm(event: FormSubmitted): Promise<InboundOutcome>;
+  /** A decision from a form (issue 36); optional: test sinks and channels without approval forms have none. */
+  decide?(event: DecisionSubmitted): Promise<InboundOutcome>;
   /** Binds a follow-up message askgate sent (a hint, a prompt for the rest) to its ask, so replies to it count. */
   bindFollowUp(channel: string, chat: string, messageId: string, askId: string): Promise<void>;
   /** Event ids seen by every replica; without it (test sinks) every delivery is handled. */
