@@ -152,8 +152,14 @@ export function expandRecord(
   record.deliveries = deliveries;
   for (const k of LATE) if (c[k] !== undefined) record[k] = c[k];
   record.history = history;
+  // Every other field comes back as stored (`agent`, `approval`, `partialRaw`, and any added later):
+  // a field this reader does not name must never be dropped on a cold read.
+  for (const k in c) if (!(k in record) && !(k in READ_APART) && c[k] !== undefined) record[k] = c[k];
   return record;
 }
+
+/** Fields {@link expandRecord} reads in its own way (or that the key and header carry). */
+const READ_APART: Record<string, true> = { later: true, id: true, runId: true, rev: true, status: true };
 
 /**
  * STORED FORMAT (coded form): the number of each value of a history entry's `type`, a delivery's

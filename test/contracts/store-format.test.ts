@@ -362,6 +362,27 @@ describe('short key names in the stored ask (key-names.ts)', () => {
   ];
   const HOSTILE_VALUES = [',"questions":', '"A":', '","label":"', '\\', '\\"', '{"Q":1}', '!A', '~', 'a,', ':x'];
 
+  it('a cold read brings back every field, the ones added since the codes ran out included (agent, approval, partialRaw)', () => {
+    const full = pendingAsk('run-1', 1, 'ask-1');
+    const record: AskRecord = {
+      ...delivered(full),
+      agent: 'deploy-bot',
+      questions: [],
+      approval: {
+        action: 'send',
+        arguments: { to: 'x@y.co', A: 1, label: { '!': [null, true] } },
+        decisions: ['approve', 'reject'],
+        requestedBy: { channel: 'telegram', userId: '7' },
+        actionHash: 'sha256:ab',
+      },
+      partialRaw: { q1: '3,5' },
+    };
+    const ids = { id: record.id, runId: record.runId };
+    const raw = encodeAsk(record);
+    expect(parseStoredAsk(raw, 'k', ids)).toEqual(record);
+    expect(parseStoredAsk(raw, 'k', ids, true)).toEqual(record);
+  });
+
   it('round-trips every key a user may choose and values that look like keys, exactly', () => {
     const full = pendingAsk('run-1', 1, 'ask-1');
     const values = (k: string) => [k, ...HOSTILE_VALUES];
