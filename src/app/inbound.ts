@@ -6,6 +6,7 @@ import type {
   AskStore,
   ButtonPressed,
   Clock,
+  DecisionMade,
   FormDraftStore,
   FormOpening,
   FormSubmitted,
@@ -30,7 +31,7 @@ import { agreeOf } from '../core/policy.js';
 import type { Gateway } from './gateway.js';
 import { judgeAsk } from './kept-copy.js';
 import { refusalEntry, resolvedOutcome, toldAfter } from './inbound-told.js';
-import { approvalReply, approvalTap, isEvent } from './inbound-approval.js';
+import { approvalForm, approvalReply, approvalTap, isEvent } from './inbound-approval.js';
 import { findAsk } from './inbound-find.js';
 
 export { countedNotice } from './inbound-told.js';
@@ -130,6 +131,15 @@ export class InboundHandler implements InboundSink, FormAnswering {
     const found = await this.tapped(event);
     if (found.kind !== 'found') return found.outcome;
     return (await this.answerForm(found, event)).outcome;
+  }
+
+  /** A decision made in a form (a reason, edited arguments): checked like a tap; an unreadable edit is a hint, noted. */
+  async decide(event: DecisionMade): Promise<InboundOutcome> {
+    const found = await this.tapped(event);
+    if (found.kind !== 'found') return found.outcome;
+    const made = approvalForm(found.record, found.choice, event, found.words);
+    if (isEvent(made)) return this.commit(found.record.id, made, found.words);
+    return made.kind === 'invalid' ? this.noted(found.record.id, made, event.user) : made;
   }
 
   /** Answers a form of the ask as `opened` read it (the commit starts from the store's kept copy); `ended`: the ask ended with it. */

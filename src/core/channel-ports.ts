@@ -76,6 +76,16 @@ export interface FormSubmitted {
 }
 
 /**
+ * A decision made in a platform's form (a Slack modal): the token of the decision button that opened
+ * it (it names the decision), the person's reason, and for `edit` the arguments as typed: one text per
+ * flat argument in the approval's order, or the whole arguments as JSON text. Untrusted.
+ */
+export interface DecisionMade extends ButtonPressed {
+  reason?: string;
+  edit?: { fields: readonly string[] } | { json: string };
+}
+
+/**
  * What opening a form found: the prompt to draw (with what the tap asked for) and when the ask ends
  * (`expiresAt`, ISO 8601: state kept for the form, a Telegram draft, ends with the ask), or the
  * notice to show instead.
@@ -114,6 +124,8 @@ export interface InboundSink {
   openForm(event: ButtonPressed): Promise<FormOpening>;
   /** A submitted form: answers every question at once, with the outcome a typed answer gets. */
   submitForm(event: FormSubmitted): Promise<InboundOutcome>;
+  /** A decision made in a form (reason, edited arguments): checked like a tap, the edit like the API's, then committed. */
+  decide?(event: DecisionMade): Promise<InboundOutcome>;
   /** Binds a follow-up message askgate sent (a hint, a prompt for the rest) to its ask, so replies to it count. */
   bindFollowUp(channel: string, chat: string, messageId: string, askId: string): Promise<void>;
   /** Event ids seen by every replica; without it (test sinks) every delivery is handled. */

@@ -107,7 +107,9 @@ export function fillModal(view: any, fill: ModalFill): Record<string, Record<str
   }
   for (const b of inputs) {
     const e = b.element;
-    const given = Object.hasOwn(fill, b.block_id) ? fill[b.block_id] : undefined;
+    // An input left as it opened sends its initial_value, as Slack's client does.
+    const initial = typeof e.initial_value === 'string' ? e.initial_value : undefined;
+    const given: string[] | string | undefined = Object.hasOwn(fill, b.block_id) ? fill[b.block_id] : initial;
     let value: ViewStateValue;
     if (e.type !== 'radio_buttons' && e.type !== 'checkboxes') {
       if (given !== undefined && typeof given !== 'string') throw new Error(`${b.block_id} takes text`);
