@@ -156,7 +156,7 @@ describe('an approval on Slack: deciding', () => {
     const bad = await w.slack.submitView(view, { askgate_arg3: '9' });
     expect(bad.body).toEqual({
       response_action: 'errors',
-      errors: { askgate_arg1: 'does not match the schema: replicas must be <= 5.' },
+      errors: { askgate_arg3: 'does not match the schema: replicas must be <= 5.' },
     });
     expect((await record(w, id)).status).toBe('pending');
     await w.slack.submitView(view, { askgate_arg3: '2' });
@@ -233,5 +233,44 @@ describe('an approval on Slack: deciding', () => {
     await w.slack.postInteractive(late);
     expect(await nextNotice(w, BOB, before)).toMatch(/expired|no longer|ended/i);
     expect((await record(w, id)).result.decision).toBe('reject');
+  });
+});
+
+describe('an approval on Slack: fallbacks, language, forgeries', () => {
+  it('an edit too large for a modal says how to reply in the thread, and the reply decides', async () => {
+    const args = { list: Array.from({ length: 400 }, (_, i) => `item-${i}`) };
+    const { id, message } = await askApproval(w, { action: 'tag', arguments: args, decisions: ['approve', 'edit'] });
+    const before = noticesFor(w, ALICE).length;
+    const views = w.fake.viewsFor(ALICE).length;
+    await tap(message, 'Edit…', ALICE);
+    expect(await nextNotice(w, ALICE, before)).toBe('Reply to the message with "edit:" and the arguments as JSON.');
+    expect(w.fake.viewsFor(ALICE)).toHaveLength(views);
+    const reply = w.slack.messageEvent({
+      channel: message.channel,
+      user: ALICE,
+      text: 'edit: {"list": ["one"]}',
+      threadTs: message.ts,
+    });
+    expect((await w.slack.postEvent(reply)).status).toBe(200);
+    expect(await result(w, id)).toMatchObject({ decision: 'edit', arguments: { list: ['one'] } });
+  });
+
+  it('speaks the ask’s language in the modal', async () => {
+    const { message } = await askApproval(w, DEPLOY, { locale: 'pt-BR' });
+    const view = await openModal(w, message, BOB, 'Rejeitar…');
+    expect(view.view).toMatchObject({ title: { text: 'Rejeitar' }, submit: { text: 'Enviar' } });
+    expect(view.view.blocks[1].label.text).toBe('Por quê?');
+    const blank = await w.slack.submitView(view, { askgate_reason: ' ' });
+    expect(blank.body.errors).toEqual({ askgate_reason: 'Diga o motivo em poucas palavras.' });
+  });
+
+  it('a modal whose metadata askgate did not write decides nothing', async () => {
+    const { id, message } = await askApproval(w, DEPLOY);
+    const view = await openModal(w, message, ALICE, 'Reject…');
+    const forged = await w.slack.submitView(view, { askgate_reason: 'no' }, { private_metadata: '{"t":"x"}' });
+    expect(forged.body.errors).toEqual({
+      askgate_reason: 'This form is not valid any more. Close it and tap Answer again.',
+    });
+    expect((await record(w, id)).status).toBe('pending');
   });
 });

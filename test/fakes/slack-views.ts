@@ -135,12 +135,13 @@ export function fillModal(view: any, fill: ModalFill): Record<string, Record<str
 }
 
 /**
- * A modal as a person sees it, as text: the title, each input's label (decoded), its options as
+ * A modal as a person sees it, as text: the title, its sections' text (mrkdwn as sent), each input's label (decoded), its options as
  * `( )` radio buttons or `[ ]` checkboxes with their descriptions, text inputs as a box, and the buttons.
  */
 export function renderModal(view: any): string {
   const lines = [`┌─ ${decode(view.title.text)} ─┐`];
   for (const b of view.blocks) {
+    if (b.type === 'section' && typeof b.text?.text === 'string') lines.push(decode(b.text.text));
     if (b.type !== 'input') continue;
     const e = b.element;
     lines.push(`${decode(b.label.text)}${b.optional ? ' (optional)' : ''}`);

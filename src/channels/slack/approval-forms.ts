@@ -9,7 +9,7 @@ import { outcomeNotice, outcomeWords } from '../../core/notices.js';
 import { responderOf } from '../shared/responder.js';
 import type { SlackInboundDeps } from './inbound.js';
 import { describeError, platformErrorCode, TRIGGER_ERRORS } from './limits.js';
-import { decisionModal, DECIDE_CALLBACK_ID, readDecision } from './approval-modal.js';
+import { decisionModal, DECIDE_CALLBACK_ID, fieldNamed, readDecision } from './approval-modal.js';
 import { readMeta, type FormMeta } from './form-state.js';
 import { SUBMIT_ACK_DEADLINE_MS, usernameOf, type FormTap } from './forms.js';
 import { ephemeral } from './notify.js';
@@ -106,7 +106,8 @@ async function onDecision(deps: SlackInboundDeps, body: ViewSubmitAction, ack: A
   }
   const outcome: InboundOutcome = result.outcome;
   if (outcome.kind === 'invalid') {
-    if (first) return ack({ response_action: 'errors', errors: { [read.field]: outcome.hint } });
+    const field = fieldNamed(body.view?.blocks, outcome.hint, read.field);
+    if (first) return ack({ response_action: 'errors', errors: { [field]: outcome.hint } });
     return say(`${slackText(outcomeWords(outcome).locale, 'lateInvalid')} ${outcome.hint}`);
   }
   if (first) await ack();

@@ -146,3 +146,21 @@ export function readDecision(values: unknown): { made: Pick<DecisionMade, 'reaso
   }
   return fields.length > 0 ? { made: { edit: { fields } }, field: argBlock(1) } : null;
 }
+
+/**
+ * The block to show an edit's problem beside: the flat argument the schema's message names
+ * ("does not match the schema: replicas must be <= 5", app/approval-edits.ts), else `fallback`.
+ * `blocks`: the submitted view's blocks (Slack echoes them), read as untrusted.
+ */
+export function fieldNamed(blocks: unknown, hint: string, fallback: string): string {
+  const named = /schema: ([^ ]+) /.exec(hint)?.[1];
+  if (!named || !Array.isArray(blocks)) return fallback;
+  const decode = (t: string) => t.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  for (const b of blocks as { block_id?: unknown; label?: { text?: unknown } }[]) {
+    const id = b?.block_id;
+    const label = b?.label?.text;
+    if (typeof id === 'string' && id.startsWith(ARG_ACTION) && typeof label === 'string' && decode(label) === named)
+      return id;
+  }
+  return fallback;
+}

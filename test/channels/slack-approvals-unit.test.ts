@@ -1,0 +1,97 @@
+// The Slack approval modals in every locale against the fake's views.open checks, what does not fit
+// a modal (the tap then says how to reply), and reading untrusted submissions.
+import { describe, expect, it } from 'vitest';
+import { buildPromptView } from '../../src/core/prompt-view.js';
+import { LOCALES, wordsFor } from '../../src/core/i18n/index.js';
+import { SLACK_CAPABILITIES } from '../../src/channels/slack/capabilities.js';
+import { decisionModal, fieldNamed, readDecision } from '../../src/channels/slack/approval-modal.js';
+import { renderPrompt } from '../../src/channels/slack/render.js';
+import { DECISIONS } from '../../src/core/approval/decisions.js';
+import { checkModal, fillModal, renderModal } from '../fakes/slack-views.js';
+
+const HASH = 'sha256:3fa9c2d1' + '0'.repeat(56);
+const view = (args: Record<string, unknown>, locale = 'en') =>
+  buildPromptView(
+    {
+      id: 'a1',
+      version: 1,
+      questions: [],
+      approval: { action: 'deploy', arguments: args, decisions: [...DECISIONS], actionHash: HASH, summary: 'Deploy' },
+    } as never,
+    wordsFor(locale),
+    SLACK_CAPABILITIES,
+  );
+const meta = { token: 'tok', channel: 'C0001' };
+
+describe('decision modals', () => {
+  const shapes = { flat: { service: 'billing', replicas: 3 }, nested: { to: ['a'], o: { p: 1 } } };
+  for (const locale of LOCALES.keys())
+    for (const [shape, args] of Object.entries(shapes))
+      for (const decision of ['reject', 'request_changes', 'edit'] as const)
+        it(`${decision} (${shape} arguments) in ${locale} passes views.open's checks`, () => {
+          const modal = decisionModal(view(args, locale), decision, meta, locale);
+          expect(modal).not.toBeNull();
+          expect(checkModal(modal)).toBeNull();
+        });
+
+  it('Approve has no modal, and an edit whose JSON does not fit a text input has none either', () => {
+    expect(decisionModal(view({ a: 1 }), 'approve', meta, 'en')).toBeNull();
+    const big = { list: Array.from({ length: 400 }, (_, i) => `item-${i}`) };
+    expect(decisionModal(view(big), 'edit', meta, 'en')).toBeNull();
+    expect(decisionModal(view(big), 'reject', meta, 'en')).not.toBeNull();
+  });
+
+  it('renders as a person sees it', () => {
+    const modal = decisionModal(view({ service: 'billing', replicas: 3 }), 'edit', meta, 'en')!;
+    expect(renderModal(modal)).toBe(
+      [
+        '┌─ Edit ─┐',
+        '*Deploy*',
+        'Action: `deploy`',
+        'Hash #3fa9c2d1',
+        'service (optional)',
+        '  [ billing ]',
+        'replicas (optional)',
+        '  [ 3 ]',
+        '[Cancel]  [Submit]',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('reading a decision modal (untrusted)', () => {
+  it('reads the reason, the fields in order, or the JSON', () => {
+    const edit = decisionModal(view({ service: 'billing', replicas: 3 }), 'edit', meta, 'en')!;
+    expect(readDecision(fillModal(edit, { askgate_arg2: '4' }))).toEqual({
+      made: { edit: { fields: ['billing', '4'] } },
+      field: 'askgate_arg1',
+    });
+    const reject = decisionModal(view({ a: 1 }), 'reject', meta, 'en')!;
+    expect(readDecision(fillModal(reject, { askgate_reason: 'no' }))).toEqual({
+      made: { reason: 'no' },
+      field: 'askgate_reason',
+    });
+  });
+
+  it('is null for anything else', () => {
+    for (const values of [null, [], 'x', {}, { askgate_reason: { askgate_reason: { value: 5 } } }, { __proto__: 1 }])
+      expect(readDecision(values)).toBeNull();
+  });
+
+  it('puts a schema problem beside the argument it names', () => {
+    const edit = decisionModal(view({ service: 'billing', replicas: 3 }), 'edit', meta, 'en')!;
+    expect(fieldNamed(edit.blocks, 'does not match the schema: replicas must be <= 5.', 'askgate_arg1')).toBe(
+      'askgate_arg2',
+    );
+    expect(fieldNamed(edit.blocks, 'must be an object.', 'askgate_arg1')).toBe('askgate_arg1');
+    expect(fieldNamed('junk', 'does not match the schema: replicas x', 'f')).toBe('f');
+  });
+});
+
+describe('the approval message', () => {
+  it('keeps the head with the hash when the arguments are empty', () => {
+    const rendered = renderPrompt(view({}));
+    expect(rendered.blocks[0]).toMatchObject({ text: { text: '*Deploy*\nAction: `deploy`\nHash #3fa9c2d1' } });
+    expect(rendered.blocks.some((b) => b.block_id === 'askgate_args1')).toBe(false);
+  });
+});
