@@ -1,6 +1,9 @@
 // The Slack approval modals in every locale against the fake's views.open checks, what does not fit
 // a modal (the tap then says how to reply), and reading untrusted submissions.
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { actionHash } from '../../src/app/action-hash.js';
+import { visibleMessage } from '../fakes/slack-api.js';
 import { buildPromptView } from '../../src/core/prompt-view.js';
 import { LOCALES, wordsFor } from '../../src/core/i18n/index.js';
 import { SLACK_CAPABILITIES } from '../../src/channels/slack/capabilities.js';
@@ -93,5 +96,29 @@ describe('the approval message', () => {
     const rendered = renderPrompt(view({}));
     expect(rendered.blocks[0]).toMatchObject({ text: { text: '*Deploy*\nAction: `deploy`\nHash #3fa9c2d1' } });
     expect(rendered.blocks.some((b) => b.block_id === 'askgate_args1')).toBe(false);
+  });
+});
+
+describe('docs/forms-slack.md, Approvals', () => {
+  it('shows the message and the modals exactly as askgate renders them', async () => {
+    const doc = await readFile(new URL('../../docs/forms-slack.md', import.meta.url), 'utf8');
+    const args = { to: 'finance@example.com', subject: 'Q3 report', attach: 'q3.pdf' };
+    const approval = {
+      action: 'send_email',
+      arguments: args,
+      summary: 'Send the Q3 report to finance',
+      preview: '--- a/budget.csv\n+++ b/budget.csv\n@@ -1 +1 @@\n-q3,draft\n+q3,final',
+      decisions: [...DECISIONS],
+      actionHash: actionHash('send_email', args),
+    };
+    const prompt = buildPromptView(
+      { id: 'a1', version: 1, questions: [], approval } as never,
+      wordsFor('en'),
+      SLACK_CAPABILITIES,
+    );
+    const shown = visibleMessage({ blocks: renderPrompt(prompt).blocks, text: '' } as never);
+    expect(doc).toContain(`~~~\n${shown.text}\n${shown.buttons.map((b) => `[ ${b.label} ]`).join(' ')}\n~~~`);
+    for (const decision of ['reject', 'edit'] as const)
+      expect(doc).toContain(`\`\`\`\n${renderModal(decisionModal(prompt, decision, meta, 'en'))}\n\`\`\``);
   });
 });
