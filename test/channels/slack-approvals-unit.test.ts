@@ -3,6 +3,8 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { actionHash } from '../../src/app/action-hash.js';
+import { approvalForm } from '../../src/app/inbound-approval.js';
+import { ENGLISH } from '../../src/core/i18n/index.js';
 import { visibleMessage } from '../fakes/slack-api.js';
 import { buildPromptView } from '../../src/core/prompt-view.js';
 import { LOCALES, wordsFor } from '../../src/core/i18n/index.js';
@@ -120,5 +122,46 @@ describe('docs/forms-slack.md, Approvals', () => {
     expect(doc).toContain(`~~~\n${shown.text}\n${shown.buttons.map((b) => `[ ${b.label} ]`).join(' ')}\n~~~`);
     for (const decision of ['reject', 'edit'] as const)
       expect(doc).toContain(`\`\`\`\n${renderModal(decisionModal(prompt, decision, meta, 'en'))}\n\`\`\``);
+  });
+});
+
+describe('a decision from a form (app/inbound-approval.ts approvalForm, behind InboundSink.decide)', () => {
+  const args = { s: 'x', n: 1, b: true, z: null };
+  const record = {
+    id: 'a1',
+    approval: { action: 'act', arguments: args, decisions: [...DECISIONS], actionHash: actionHash('act', args) },
+  } as never;
+  const by = { channel: 'slack', userId: 'U1' };
+  const made = (decision: (typeof DECISIONS)[number], extra: object) =>
+    approvalForm(
+      record,
+      { kind: 'decide', decision },
+      { channel: 'slack', token: 't', user: by, chat: 'C1', ...extra },
+      ENGLISH,
+    );
+
+  it('reads each flat field with its original’s type, then hashes the edit', () => {
+    const edited = { s: '42', n: 2, b: false, z: 'now text' };
+    expect(made('edit', { edit: { fields: ['42', '2', 'false', 'now text'] } })).toEqual({
+      type: 'decide',
+      decision: 'edit',
+      arguments: edited,
+      effectiveHash: actionHash('act', edited),
+      by,
+      chat: 'C1',
+    });
+  });
+
+  it('refuses fields that do not match the arguments, and a token that is no decision', () => {
+    expect(made('edit', { edit: { fields: ['x'] } })).toMatchObject({ kind: 'invalid' });
+    expect(made('edit', { edit: { json: '[1]' } })).toMatchObject({ kind: 'invalid' });
+    expect(approvalForm(record, { kind: 'skip' }, { channel: 'slack', token: 't', user: by }, ENGLISH)).toMatchObject({
+      kind: 'not_found',
+    });
+  });
+
+  it('passes a trimmed reason; a blank one is left for the transition to refuse', () => {
+    expect(made('reject', { reason: '  too early ' })).toMatchObject({ decision: 'reject', reason: 'too early' });
+    expect(made('reject', { reason: '  ' })).not.toHaveProperty('reason');
   });
 });
