@@ -6,7 +6,7 @@ import type {
   AskStore,
   ButtonPressed,
   Clock,
-  DecisionMade,
+  DecisionSubmitted,
   FormDraftStore,
   FormOpening,
   FormSubmitted,
@@ -31,8 +31,9 @@ import { agreeOf } from '../core/policy.js';
 import type { Gateway } from './gateway.js';
 import { judgeAsk } from './kept-copy.js';
 import { refusalEntry, resolvedOutcome, toldAfter } from './inbound-told.js';
-import { approvalForm, approvalReply, approvalTap, isEvent } from './inbound-approval.js';
+import { approvalReply, approvalTap, isEvent } from './inbound-approval.js';
 import { findAsk } from './inbound-find.js';
+import { submittedDecision } from './inbound-decide.js';
 
 export { countedNotice } from './inbound-told.js';
 
@@ -133,13 +134,14 @@ export class InboundHandler implements InboundSink, FormAnswering {
     return (await this.answerForm(found, event)).outcome;
   }
 
-  /** A decision made in a form (a reason, edited arguments): checked like a tap; an unreadable edit is a hint, noted. */
-  async decide(event: DecisionMade): Promise<InboundOutcome> {
+  /** A decision from a channel's form (issue 36): checked like a tap, then like the API's (app/inbound-decide.ts). */
+  async decide(event: DecisionSubmitted): Promise<InboundOutcome> {
     const found = await this.tapped(event);
     if (found.kind !== 'found') return found.outcome;
-    const made = approvalForm(found.record, found.choice, event, found.words);
-    if (isEvent(made)) return this.commit(found.record.id, made, found.words);
-    return made.kind === 'invalid' ? this.noted(found.record.id, made, event.user) : made;
+    const made = submittedDecision(found.record, found.choice, event, found.words);
+    return isEvent(made)
+      ? this.commit(found.record.id, made, found.words)
+      : this.noted(found.record.id, made, event.user);
   }
 
   /** Answers a form of the ask as `opened` read it (the commit starts from the store's kept copy); `ended`: the ask ended with it. */

@@ -31,6 +31,7 @@ export const SCRIPT_MODULES = [
   'app-session.js',
   'app-typed.js',
   'app-answer.js',
+  'app-approval.js',
   'app-policy.js',
   'app-pending.js',
   'app-history.js',

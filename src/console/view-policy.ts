@@ -48,6 +48,8 @@ export interface ConsoleResponse {
   channel: string;
   /** Option labels, " / " between questions; free text as "their own words". */
   answer: string;
+  /** An approval's response: the decision (never the reason); the page writes it in its language. */
+  decision?: string;
   at: string;
 }
 
@@ -127,6 +129,7 @@ export function responsesOf(record: AskRecord): ConsoleResponse[] | undefined {
     by: responderName(r.answeredBy),
     channel: r.answeredBy.channel,
     answer: answersLine(record.questions, r.answers),
+    ...(r.decision !== undefined ? { decision: r.decision } : {}),
     at: r.answeredAt,
   }));
 }

@@ -4,6 +4,7 @@ import { LOCALES, wordsFor, wordsOf } from '../core/i18n/index.js';
 import { CHANNEL_DISPLAY_NAMES } from '../channels/registry.js';
 import type { AskRecord, HistoryEntry } from '../core/schemas.js';
 import { questionViews, type ConsoleQuestion } from './view-question.js';
+import { approvalOf, decisionOf, type ConsoleApproval, type ConsoleDecision } from './view-approval.js';
 import {
   defaultsOf,
   deliveriesOf,
@@ -39,9 +40,12 @@ export interface ConsoleOutcome {
   defaults?: ConsoleDefault[];
   /** An ask that needed several matching answers: everyone who answered (labels only). */
   responses?: ConsoleResponse[];
+  /** An approval: the decision and the hash of what runs (never the reason). */
+  approval?: ConsoleDecision;
 }
 
 export type { ConsoleQuestion, ConsoleTypedPart } from './view-question.js';
+export type { ConsoleApproval, ConsoleDecision } from './view-approval.js';
 
 /**
  * One ask as the console sees it: no button tokens, idempotency keys, callback URLs, message
@@ -56,6 +60,8 @@ export interface ConsoleAsk {
   rev: number;
   status: AskRecord['status'];
   questions: ConsoleQuestion[];
+  /** An approval (then `questions` is empty): the action whole, its hash and the decisions offered. */
+  approval?: ConsoleApproval;
   to: { channel: string; chat: string } | null;
   createdAt: string;
   expiresAt: string;
@@ -78,6 +84,7 @@ export function consoleView(record: AskRecord): ConsoleAsk {
     rev: record.rev,
     status: record.status,
     questions: questionViews(record),
+    ...optional('approval', approvalOf(record)),
     to: record.to ? { channel: record.to.channel, chat: record.to.chat } : null,
     createdAt: record.createdAt,
     expiresAt: record.expiresAt,
@@ -106,6 +113,7 @@ function outcomeOf(record: AskRecord): ConsoleOutcome | null {
     at: result.status === 'answered' ? result.answeredAt : result.at,
     ...optional('defaults', defaultsOf(record)),
     ...optional('responses', responsesOf(record)),
+    ...optional('approval', decisionOf(record)),
   };
 }
 

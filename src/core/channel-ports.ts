@@ -5,6 +5,7 @@ import type { FormAnswer, FormProblem } from './forms.js';
 import type { ButtonChoice } from './token.js';
 import type { DraftKey, StoredDraft } from './form-draft-store.js';
 import type { ChannelCapabilities } from './capabilities.js';
+import type { Decision } from './approval/decisions.js';
 
 /** Where a {@link ChannelError} came from: the channel, the platform method, the error it maps (kept as `cause`, never logged whole). */
 export interface ChannelErrorContext {
@@ -76,13 +77,19 @@ export interface FormSubmitted {
 }
 
 /**
- * A decision made in a platform's form (a Slack modal): the token of the decision button that opened
- * it (it names the decision), the person's reason, and for `edit` the arguments as typed: one text per
- * flat argument in the approval's order, or the whole arguments as JSON text. Untrusted.
+ * A decision on an approval submitted from a channel's form (issue 36: a reason, edited arguments),
+ * with the token of the decision button that opened it. Everything in it is untrusted: it is
+ * checked like a decision through the API (`edit` against the schema, then hashed).
  */
-export interface DecisionMade extends ButtonPressed {
+export interface DecisionSubmitted {
+  channel: string;
+  token: string;
+  user: Responder;
+  chat?: string;
+  locale?: string;
+  decision: Decision;
   reason?: string;
-  edit?: { fields: readonly string[] } | { json: string };
+  arguments?: unknown;
 }
 
 /**
@@ -124,8 +131,8 @@ export interface InboundSink {
   openForm(event: ButtonPressed): Promise<FormOpening>;
   /** A submitted form: answers every question at once, with the outcome a typed answer gets. */
   submitForm(event: FormSubmitted): Promise<InboundOutcome>;
-  /** A decision made in a form (reason, edited arguments): checked like a tap, the edit like the API's, then committed. */
-  decide?(event: DecisionMade): Promise<InboundOutcome>;
+  /** A decision from a form (issue 36); optional: test sinks and channels without approval forms have none. */
+  decide?(event: DecisionSubmitted): Promise<InboundOutcome>;
   /** Binds a follow-up message askgate sent (a hint, a prompt for the rest) to its ask, so replies to it count. */
   bindFollowUp(channel: string, chat: string, messageId: string, askId: string): Promise<void>;
   /** Event ids seen by every replica; without it (test sinks) every delivery is handled. */

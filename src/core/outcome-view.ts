@@ -118,6 +118,11 @@ export function outcomeView(record: AskRecord, words: Words = wordsOf(record)): 
   if (result.status === 'answered') return answeredView(record, result.answers, result.answeredBy, words, result.raw);
   switch (result.reason) {
     case 'timeout':
+      if (result.decision)
+        return {
+          status: 'no_answer',
+          text: t(result.decision === 'approve' ? 'approval.timeoutApproved' : 'approval.timeoutRejected'),
+        };
       return timeoutView(record, result.defaults, words);
     case 'skipped': {
       const by = result.by;

@@ -50,13 +50,26 @@ export interface TallyGroup {
 export function tallyGroups(record: Pick<AskRecord, 'questions' | 'responses'>, words: Words = ENGLISH): TallyGroup[] {
   const groups = new Map<string, TallyGroup>();
   for (const response of record.responses ?? []) {
-    const key = answersKey(record.questions, response.answers);
+    // An approval's responses group by decision (only approvals stay counted: one no ends the ask).
+    const decision = response.decision;
+    const key = decision ? `decision:${decision}` : answersKey(record.questions, response.answers);
     const group = groups.get(key);
     if (group) group.count++;
-    else groups.set(key, { label: answersLabel(record, response.answers, words), count: 1 });
+    else {
+      const label = decision ? words.t(DECISION_LABELS[decision]) : answersLabel(record, response.answers, words);
+      groups.set(key, { label, count: 1 });
+    }
   }
   return [...groups.values()].sort((a, b) => b.count - a.count);
 }
+
+/** How a decision is named in a tally (its button's word). */
+const DECISION_LABELS = {
+  approve: 'control.approve',
+  reject: 'control.reject',
+  request_changes: 'control.requestChanges',
+  edit: 'control.edit',
+} as const;
 
 /** Answers as one short label: option labels only ("their own words" for free text), " / " between questions. */
 function answersLabel(record: Pick<AskRecord, 'questions'>, answers: Answers, words: Words): string {

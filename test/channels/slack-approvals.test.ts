@@ -149,17 +149,17 @@ describe('an approval on Slack: deciding', () => {
     const view = await openModal(w, message, ALICE, 'Edit…');
     const inputs = view.view.blocks.filter((b: any) => b.type === 'input');
     expect(inputs.map((b: any) => [b.block_id, b.label.text, b.element.initial_value])).toEqual([
-      ['askgate_arg1', 'service', 'billing'],
-      ['askgate_arg2', 'version', '2.3.1'],
-      ['askgate_arg3', 'replicas', '3'],
+      ['askgate_as:service', 'service', 'billing'],
+      ['askgate_as:version', 'version', '2.3.1'],
+      ['askgate_aj:replicas', 'replicas', '3'],
     ]);
-    const bad = await w.slack.submitView(view, { askgate_arg3: '9' });
+    const bad = await w.slack.submitView(view, { 'askgate_aj:replicas': '9' });
     expect(bad.body).toEqual({
       response_action: 'errors',
-      errors: { askgate_arg3: 'does not match the schema: replicas must be <= 5.' },
+      errors: { 'askgate_aj:replicas': 'Does not match the schema: replicas must be <= 5.' },
     });
     expect((await record(w, id)).status).toBe('pending');
-    await w.slack.submitView(view, { askgate_arg3: '2' });
+    await w.slack.submitView(view, { 'askgate_aj:replicas': '2' });
     const edited = { service: 'billing', version: '2.3.1', replicas: 2 };
     const got = await result(w, id);
     expect(got).toMatchObject({ decision: 'edit', arguments: edited, effectiveHash: actionHash('deploy', edited) });
@@ -183,9 +183,11 @@ describe('an approval on Slack: deciding', () => {
       element: { initial_value: JSON.stringify(args, null, 2) },
     });
     const unreadable = await w.slack.submitView(view, { askgate_json: '{"to": [' });
-    expect(Object.keys(unreadable.body.errors)).toEqual(['askgate_json']);
+    expect(unreadable.body.errors).toEqual({
+      askgate_json: 'This is not valid JSON: check the quotes, commas and brackets.',
+    });
     const missing = await w.slack.submitView(view, { askgate_json: '{"options": {}}' });
-    expect(missing.body.errors.askgate_json).toBe("does not match the schema: must have required property 'to'.");
+    expect(missing.body.errors.askgate_json).toBe("Does not match the schema: must have required property 'to'.");
     await w.slack.submitView(view, { askgate_json: '{"to": ["cfo@example.com"]}' });
     expect(await result(w, id)).toMatchObject({ decision: 'edit', arguments: { to: ['cfo@example.com'] } });
   });
@@ -229,6 +231,7 @@ describe('an approval on Slack: deciding', () => {
     expect(ended.result).toMatchObject({ status: 'no_answer', reason: 'timeout', decision: 'reject' });
     const final = await finalMessage(w, id, message);
     expect(final.buttons).toEqual([]);
+    expect(final.text).toContain('Expired with no decision: rejected, as the request stated for a timeout');
     const before = noticesFor(w, BOB).length;
     await w.slack.postInteractive(late);
     expect(await nextNotice(w, BOB, before)).toMatch(/expired|no longer|ended/i);

@@ -617,6 +617,10 @@ function layoutErrors(body: any): Record<string, string> | null {
     buttons.forEach((b, i) => {
       if (typeof b.label === 'string' && b.label.length > 80)
         errors[`components.${r}.components.${i}.label`] = 'Must be 80 or fewer in length.';
+      // discord-api-types ButtonStyle: Primary 1, Secondary 2, Success 3, Danger 4 take a custom_id (Link 5 and Premium 6 do not).
+      if (![1, 2, 3, 4].includes(b.style))
+        errors[`components.${r}.components.${i}.style`] =
+          'Value must be one of {1, 2, 3, 4} for a button with a custom_id.';
       if (typeof b.custom_id !== 'string' || b.custom_id.length < 1 || b.custom_id.length > 100)
         errors[`components.${r}.components.${i}.custom_id`] = 'Must be between 1 and 100 in length.';
       if (seen.has(b.custom_id))

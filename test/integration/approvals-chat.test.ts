@@ -140,4 +140,10 @@ describe('an approval in a chat', () => {
     expect((await record(id)).status).toBe('pending');
     expect((await tap(chat, view.buttons![0]!.token, bob)).kind).toBe('recorded');
   });
+
+  it('a timeout with a stated decision says so, and it is no answer', async () => {
+    const { id, chat } = await ask({ timeoutSeconds: 1, onTimeout: { decision: 'reject' } });
+    expect(await finalText(chat)).toBe('Expired with no decision: rejected, as the request stated for a timeout');
+    expect((await record(id)).result).toMatchObject({ status: 'no_answer', reason: 'timeout', decision: 'reject' });
+  });
 });

@@ -13,12 +13,13 @@ import { decodeToken } from '../../core/token.js';
 import { describeError } from '../shared/errors.js';
 import { LABEL_MAX, MODAL_OPEN_BUDGET_MS, NO_MENTIONS, type MessageJson } from './limits.js';
 import { formModal, ownWordsModal } from './modal.js';
-import { readModal, SHARED_OWN_UNCLEAR } from './modal-read.js';
+import { readModal, SHARED_OWN_UNCLEAR, type SubmittedField } from './modal-read.js';
 import { ModalMemory, prefilled } from './modal-memory.js';
+import { decisionLabel, decisionModal } from './approval-modal.js';
+import { decisionOf, submitDecision } from './approval-submit.js';
 import { noticeText } from './render.js';
 import { responderOf } from './responder.js';
 import { shorten } from '../../core/text.js';
-import type { Words } from '../../core/i18n/index.js';
 
 const CHANNEL = 'discord';
 // Notices are catalogue keys (core/i18n), in the person's language: `form.tooSlow` when the checks
@@ -44,15 +45,17 @@ export interface DiscordFormsDeps {
   openBudgetMs?: number;
 }
 
-/** True for a button that opens a modal: Answer (`form`) and Other… (`other`). Untrusted data: decoded only. */
+/** True for a button that opens a modal: Answer (`form`), Other… (`other`), an approval's Reject…, Request changes…, Edit…. Untrusted data: decoded only. */
 export function opensModal(customId: string): boolean {
-  const kind = decodeToken(customId)?.choice.kind;
-  return kind === 'form' || kind === 'other';
+  const choice = decodeToken(customId)?.choice;
+  if (choice?.kind === 'decide') return choice.decision !== 'approve';
+  return choice?.kind === 'form' || choice?.kind === 'other';
 }
 
 /**
- * Discord's native forms: the Answer and Other… buttons open a modal (its first and only response),
- * and the modal's submission answers like a tap: acknowledged first (deferred update), then the
+ * Discord's native forms: the Answer and Other… buttons, and an approval's Reject…, Request
+ * changes… and Edit… (approval-modal.ts), open a modal (its first and only response), and the
+ * modal's submission answers (or decides) like a tap: acknowledged first (deferred update), then the
  * commit, then an ephemeral notice.
  */
 export class DiscordForms {
@@ -62,7 +65,7 @@ export class DiscordForms {
   constructor(private readonly deps: DiscordFormsDeps) {}
 
   /**
-   * Opens the modal of an Answer or Other… tap. A modal must be the interaction's first response
+   * Opens the modal of an Answer, Other…, Reject…, Request changes… or Edit… tap. A modal must be the interaction's first response
    * (it cannot follow a deferral), so the ask is checked first, within a budget; past it, or when
    * the check refuses, the person gets an ephemeral notice instead and no modal.
    */
@@ -97,10 +100,15 @@ export class DiscordForms {
     if (opening.kind !== 'form') return this.reply(interaction, outcomeNotice(opening), opening.kind === 'forbidden');
     // Only this person sees the modal: core chose their language (else the ask's).
     const words = outcomeWords(opening);
+    const choice = opening.choice;
     const modal =
-      opening.choice.kind === 'other'
-        ? ownWordsModal(opening.view, interaction.customId, words.locale)
-        : formModal(opening.view, interaction.customId, words.locale);
+      choice.kind === 'decide'
+        ? opening.view.approval
+          ? decisionModal(opening.view.approval, choice.decision, interaction.customId, words.locale)
+          : null
+        : choice.kind === 'other'
+          ? ownWordsModal(opening.view, interaction.customId, words.locale)
+          : formModal(opening.view, interaction.customId, words.locale);
     if (!modal) return this.reply(interaction, words.t('form.doesNotFit'));
     // After a refused submission the form opens again with what this person typed in it.
     const entered = this.memory.recall(interaction.customId, interaction.user.id);
@@ -130,31 +138,27 @@ export class DiscordForms {
     let notice: string | null;
     let forbidden = false;
     let again: MessageJson['components'] = [];
+    // An approval's Reject…, Request changes… or Edit… modal decides (approval-submit.ts); any other answers.
+    const decision = decisionOf(event.token);
     try {
-      const reading = readModal(interaction.fields.fields);
-      let outcome: InboundOutcome;
-      if (reading.kind === 'answers') outcome = await this.deps.sink.submitForm({ ...event, answers: reading.answers });
-      else {
-        // Unreadable own words: say so only when the ask would take an answer, else the honest notice.
-        const opening = await this.deps.sink.openForm(event);
-        const hint =
-          reading.message === SHARED_OWN_UNCLEAR ? outcomeWords(opening).t('form.ownUnclear') : reading.message;
-        outcome =
-          opening.kind === 'form'
-            ? {
-                kind: 'invalid',
-                askId: opening.view.askId,
-                hint,
-                ...(opening.locale ? { locale: opening.locale } : {}),
-              }
-            : opening;
-      }
+      const outcome = decision
+        ? await submitDecision(this.deps.sink, event, interaction.fields.fields, decision)
+        : await this.formOutcome(event, interaction.fields.fields);
       notice = outcomeNotice(outcome);
       const other = decodeToken(event.token)?.choice.kind === 'other';
       if (outcome.kind === 'invalid') {
+        // The button that opened the modal again: it re-opens with what was typed.
         const words = outcomeWords(outcome);
-        notice = `${notice} ${words.t(other ? 'form.tapOtherAgain' : 'form.tapAgain')}`;
-        again = againRow(interaction.customId, words, other);
+        const label = shorten(
+          decision ? decisionLabel(decision, words.locale) : words.t(other ? 'control.other' : 'control.answer'),
+          LABEL_MAX,
+          'utf16',
+        );
+        const tapAgain = decision
+          ? discordText(words.locale, 'tapAgain', { label })
+          : words.t(other ? 'form.tapOtherAgain' : 'form.tapAgain');
+        notice = `${notice} ${tapAgain}`;
+        again = [{ type: 1, components: [{ type: 2, style: PRIMARY, label, custom_id: interaction.customId }] }];
       } else this.memory.forget(interaction.customId, interaction.user.id);
       forbidden = outcome.kind === 'forbidden';
     } catch (err) {
@@ -178,6 +182,19 @@ export class DiscordForms {
           'discord follow-up failed',
         ),
       );
+  }
+
+  /** A submitted form's outcome: its answers, or what it could not read (told only when the ask would take an answer). */
+  private async formOutcome(
+    event: ButtonPressed,
+    fields: ReadonlyMap<string, SubmittedField>,
+  ): Promise<InboundOutcome> {
+    const reading = readModal(fields);
+    if (reading.kind === 'answers') return this.deps.sink.submitForm({ ...event, answers: reading.answers });
+    const opening = await this.deps.sink.openForm(event);
+    if (opening.kind !== 'form') return opening;
+    const hint = reading.message === SHARED_OWN_UNCLEAR ? outcomeWords(opening).t('form.ownUnclear') : reading.message;
+    return { kind: 'invalid', askId: opening.view.askId, hint, ...(opening.locale ? { locale: opening.locale } : {}) };
   }
 
   /** The normalised event: the token is the button's (or the modal's) custom_id; a thread counts as its parent. */
@@ -217,16 +234,6 @@ export class DiscordForms {
   private ackFailed(interactionId: string, err: unknown): void {
     this.deps.logger.warn({ channel: CHANNEL, interactionId, code: codeOf(err) }, 'discord interaction ack failed');
   }
-}
-
-/**
- * The button under a refused form's notice: the form's own Answer (or Other…) button again, with
- * the modal's `custom_id` (the same token, checked like any tap), labelled as on the question, so
- * "Tap Answer to try again" names it.
- */
-function againRow(modalId: string, words: Words, other: boolean): MessageJson['components'] {
-  const label = shorten(words.t(other ? 'control.other' : 'control.answer'), LABEL_MAX, 'utf16');
-  return [{ type: 1, components: [{ type: 2, style: PRIMARY, label, custom_id: modalId }] }];
 }
 
 /** Discord's primary (blurple) button style. */

@@ -6,6 +6,7 @@ import { ComponentType, type APIModalInteractionResponseCallbackData } from 'dis
 import { BoundedMap } from '../../core/bounded-map.js';
 import type { SubmittedField } from './modal-read.js';
 import { TEXT_INPUT_MAX } from './limits.js';
+import { APPROVAL_FIELD } from './approval-modal.js';
 
 /** What a person entered, by field `custom_id`: text (own words, a typed value), a radio value, checkbox values. */
 export type EnteredFields = ReadonlyMap<string, string | readonly string[]>;
@@ -41,7 +42,7 @@ export class ModalMemory {
   remember(modalId: string, userId: string, submitted: ReadonlyMap<string, SubmittedField>): void {
     const fields = new Map<string, string | readonly string[]>();
     for (const [id, field] of submitted) {
-      if (!FIELD_ID.test(id)) continue;
+      if (!FIELD_ID.test(id) && !APPROVAL_FIELD.test(id)) continue;
       if (field.type === ComponentType.TextInput && typeof field.value === 'string' && field.value !== '')
         fields.set(id, field.value.slice(0, TEXT_INPUT_MAX));
       else if (field.type === ComponentType.RadioGroup && typeof field.value === 'string')

@@ -13,9 +13,14 @@ import {
   type MessageJson,
 } from './limits.js';
 import { translate } from '../../core/i18n/index.js';
+import { decodeToken } from '../../core/token.js';
+import { approvalContent } from './approval-render.js';
 
 const PRIMARY = 1;
 const SECONDARY = 2;
+/** Green and red buttons: an approval's Approve and Reject…. */
+const SUCCESS = 3;
+const DANGER = 4;
 /** Message flag SUPPRESS_EMBEDS: URLs in labels do not unfurl into previews. */
 const SUPPRESS_EMBEDS = 4;
 
@@ -86,17 +91,31 @@ export function promptContent(
   instructions: string | null = view.instructions,
 ): string {
   const several = view.questions.length > 1;
-  const footer = instructions !== null ? [`-# ${escapeText(instructions.replace(/\s+/g, ' '))}`] : [];
+  const footer = instructions !== null ? [footerOf(instructions)] : [];
   const build = (lim: Limits) =>
     [...view.questions.map((q) => questionLines(q, several, lim, view.locale).join('\n')), ...footer].join('\n\n');
   const content = fitToLimit(TIERS, build, (c) => c.length <= max);
   return content.fits ? content.value : cut(content.value, max);
 }
 
+/** A button's style: options blurple, Approve green, Reject… red, the rest grey. */
+function styleOf(b: ButtonView): number {
+  if (b.kind === 'option') return PRIMARY;
+  if (b.kind !== 'decision') return SECONDARY;
+  const choice = decodeToken(b.token)?.choice;
+  const decision = choice?.kind === 'decide' ? choice.decision : null;
+  return decision === 'approve' ? SUCCESS : decision === 'reject' ? DANGER : SECONDARY;
+}
+
+/** The instructions line under a prompt: small grey text (`-# …`), escaped; '' without instructions. */
+function footerOf(instructions: string | null): string {
+  return instructions === null ? '' : `-# ${escapeText(instructions.replace(/\s+/g, ' '))}`;
+}
+
 function button(b: ButtonView): ButtonJson {
   return {
     type: 2,
-    style: b.kind === 'option' ? PRIMARY : SECONDARY,
+    style: styleOf(b),
     label: shorten(b.label, LABEL_MAX, 'utf16'),
     custom_id: b.token,
   };
@@ -144,9 +163,11 @@ export function renderPrompt(view: PromptView): DiscordMessage {
   const tally = tallyContent(view);
   const components = view.buttons ? buttonRows(view.buttons) : formRow(view);
   const instructions = !view.buttons && components.length > 0 && view.form ? view.form.instructions : view.instructions;
-  const content = tally
-    ? withTally(promptContent(view, CONTENT_MAX - tally.length - 2, instructions), tally)
-    : promptContent(view, CONTENT_MAX, instructions);
+  const content = view.approval
+    ? approvalContent(view.approval, view.locale, CONTENT_MAX, escapeText, [tally, footerOf(instructions)])
+    : tally
+      ? withTally(promptContent(view, CONTENT_MAX - tally.length - 2, instructions), tally)
+      : promptContent(view, CONTENT_MAX, instructions);
   const message: DiscordMessage = {
     content,
     components,
@@ -161,9 +182,11 @@ export function renderPrompt(view: PromptView): DiscordMessage {
 export function renderFinal(view: PromptView, outcome: OutcomeView): DiscordMessage {
   const [first = '', ...rest] = outcome.text.replace(/\n{2,}/g, '\n').split('\n');
   const line = cut([`**${escapeText(first)}**`, ...rest.map(escapeText)].join('\n'), OUTCOME_MAX);
-  const body = promptContent(view, CONTENT_MAX - line.length - 2, null);
+  const content = view.approval
+    ? approvalContent(view.approval, view.locale, CONTENT_MAX, escapeText, [line])
+    : `${promptContent(view, CONTENT_MAX - line.length - 2, null)}\n\n${line}`;
   const message: DiscordMessage = {
-    content: `${body}\n\n${line}`,
+    content,
     components: [],
     allowed_mentions: NO_MENTIONS,
     flags: SUPPRESS_EMBEDS,

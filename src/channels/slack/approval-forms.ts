@@ -14,6 +14,8 @@ import { readMeta, type FormMeta } from './form-state.js';
 import { SUBMIT_ACK_DEADLINE_MS, usernameOf, type FormTap } from './forms.js';
 import { ephemeral } from './notify.js';
 import { slackText } from './words.js';
+import { decodeToken } from '../../core/token.js';
+import { hasVisible } from '../../core/text.js';
 
 type Ack = (response?: ViewResponseAction) => Promise<void>;
 
@@ -69,26 +71,33 @@ export function registerDecisions(app: App, deps: SlackInboundDeps): void {
 }
 
 /**
- * A submitted decision modal: read (untrusted), a blank reason refused on its field, then
- * sink.decide. An `invalid` outcome (an edit the schema refuses, self-approval) goes back beside the
- * field; any other outcome closes the modal and is posted ephemerally. An outcome slower than
- * {@link SUBMIT_ACK_DEADLINE_MS} closes the modal first and is posted when known.
+ * A submitted decision modal: read (untrusted); a blank reason and JSON that does not read are
+ * refused on their field here; then sink.decide with the decision its token names and the reason or
+ * the edited arguments. An `invalid` outcome (an edit the schema refuses, self-approval) goes back
+ * beside the field; any other outcome closes the modal and is posted ephemerally. An outcome slower
+ * than {@link SUBMIT_ACK_DEADLINE_MS} closes the modal first and is posted when known.
  */
 async function onDecision(deps: SlackInboundDeps, body: ViewSubmitAction, ack: Ack): Promise<void> {
   const meta = readMeta(body.view?.private_metadata);
   const read = readDecision(body.view?.state?.values);
-  if (!meta || !read || !deps.sink.decide) {
+  const decision = decodeToken(meta?.token)?.choice;
+  if (!meta || !read || !deps.sink.decide || decision?.kind !== 'decide') {
     deps.logger.warn({ channel: 'slack' }, 'slack decision refused: not an askgate decision modal');
     const forged = slackText(meta?.locale ?? 'en', 'forged');
     return read ? ack({ response_action: 'errors', errors: { [read.field]: forged } }) : ack();
   }
   const locale = meta.locale ?? 'en';
-  if (read.made.reason !== undefined && read.made.reason.trim() === '')
-    return ack({ response_action: 'errors', errors: { [read.field]: slackText(locale, 'reasonEmpty') } });
+  const { read: said, field } = read;
+  const refuse = (key: 'reasonEmpty' | 'notJson') =>
+    ack({ response_action: 'errors', errors: { [field]: slackText(locale, key) } });
+  // Slack's client refuses an empty required field, not one of spaces: said here in the modal's words.
+  if ('reason' in said && !hasVisible(said.reason)) return refuse('reasonEmpty');
+  if ('notJson' in said) return refuse('notJson');
   const user = responderOf('slack', { id: body.user.id, username: usernameOf(body.user) });
   const say = (text: string) => ephemeral(deps, meta.channel, user.userId, text, meta.thread);
+  // The token names the decision; the sink checks it is that decision's button on this ask.
   const decided = deps.sink
-    .decide({ channel: 'slack', token: meta.token, user, chat: meta.channel, ...read.made })
+    .decide({ channel: 'slack', token: meta.token, user, chat: meta.channel, decision: decision.decision, ...said })
     .then(
       (outcome) => ({ outcome }),
       (error: unknown) => ({ error }),
@@ -101,13 +110,13 @@ async function onDecision(deps: SlackInboundDeps, body: ViewSubmitAction, ack: A
   if ('error' in result) {
     deps.logger.error({ channel: 'slack', err: describeError(result.error) }, 'slack decision could not be recorded');
     const failed = slackText(locale, 'failed');
-    if (first) return ack({ response_action: 'errors', errors: { [read.field]: failed } });
+    if (first) return ack({ response_action: 'errors', errors: { [field]: failed } });
     return say(failed);
   }
   const outcome: InboundOutcome = result.outcome;
   if (outcome.kind === 'invalid') {
-    const field = fieldNamed(body.view?.blocks, outcome.hint, read.field);
-    if (first) return ack({ response_action: 'errors', errors: { [field]: outcome.hint } });
+    const beside = fieldNamed(body.view?.blocks, outcome.hint, field);
+    if (first) return ack({ response_action: 'errors', errors: { [beside]: outcome.hint } });
     return say(`${slackText(outcomeWords(outcome).locale, 'lateInvalid')} ${outcome.hint}`);
   }
   if (first) await ack();

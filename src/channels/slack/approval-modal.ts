@@ -1,10 +1,12 @@
 // The modals of an approval's decisions: Reject… and Request changes… ask for a reason (required),
 // Edit… shows the arguments to change (one text input per flat argument, or one JSON field for
 // nested ones). Built from the prompt view; a submission is read back here as untrusted data and
-// decided by the sink (app/inbound-approval.ts `approvalForm`: the edit checked and hashed there).
+// decided by the sink (`InboundSink.decide`, app/inbound-decide.ts: the edit checked and hashed there).
 import type { types } from '@slack/bolt';
 import type { PromptView } from '../../core/prompt-view.js';
-import type { DecisionMade } from '../../core/ports.js';
+import type { ApprovalView } from '../../core/approval/approval-view.js';
+// The one action hash (sha256 of RFC 8785 JSON), to type the shown arguments back exactly.
+import { actionHash } from '../../app/action-hash.js';
 import type { Decision } from '../../core/approval/decisions.js';
 import { wordsFor, type MessageKey } from '../../core/i18n/index.js';
 import { ownValue } from '../../core/own.js';
@@ -23,8 +25,13 @@ export const REASON_BLOCK = `${ID_PREFIX}reason`;
 export const JSON_BLOCK = `${ID_PREFIX}json`;
 /** action_id of a flat argument's input. */
 export const ARG_ACTION = `${ID_PREFIX}arg`;
-/** block_id of the `n`th (1-based) flat argument's input, in the approval's order. */
-export const argBlock = (n: number): string => `${ID_PREFIX}arg${n}`;
+/** block_id prefixes of a flat argument's input (the key follows): a string kept as typed, or JSON (a number, true, null). */
+const STRING_ARG = `${ID_PREFIX}as:`;
+const JSON_ARG = `${ID_PREFIX}aj:`;
+/** Longest key with a field of its own (a block_id holds 255 characters); a longer one: the JSON field. */
+const KEY_MAX = 200;
+/** block_id of a flat argument's input: how its value reads back, then its key. */
+export const argBlock = (key: string, json: boolean): string => `${json ? JSON_ARG : STRING_ARG}${key}`;
 /** block_id of the section that shows what is decided on (action, hash). */
 const HEAD_BLOCK = `${ID_PREFIX}head`;
 
@@ -62,22 +69,61 @@ function textInput(
   };
 }
 
-/** The inputs of an edit: one per flat argument when they fit, else the JSON field; null when neither fits. */
-function editInputs(view: NonNullable<PromptView['approval']>, locale: string): types.InputBlock[] | null {
-  const lines = view.lines;
-  const room = MODAL_BLOCKS_MAX - 1;
-  if (lines && lines.length > 0 && lines.length <= room) {
-    const fields = lines.map(splitLine);
-    if (fields.every((f) => f.value.length <= TEXT_INPUT_MAX))
-      return fields.map((f, i) =>
-        textInput(argBlock(i + 1), ARG_ACTION, f.key, {
-          initial: f.value,
-          optional: true,
-          multiline: f.value.includes('\n'),
-        }),
-      );
+/** Whether a shown value reads as JSON other than a string (a number, true, false, null). */
+function isJsonValue(shown: string): boolean {
+  try {
+    return typeof JSON.parse(shown) !== 'string';
+  } catch {
+    return false;
   }
-  const json = view.json ?? '{}';
+}
+
+/** Most values that could be a string or JSON tried both ways (2^8 hashes at most). */
+const AMBIGUOUS_MAX = 8;
+
+/**
+ * The arguments the view shows, typed back exactly, or null. Flat values show strings unquoted, so
+ * `3` may be the number or the string "3" (and a key holding ": " splits wrongly): each reading is
+ * hashed, and the one whose action hash starts with the view's short hash is the one. None: no edit
+ * form (a wrong typing would silently change the action); the thread reply still works.
+ */
+export function shownArguments(view: ApprovalView): Record<string, unknown> | null {
+  if (!view.lines) return JSON.parse(view.json ?? '{}') as Record<string, unknown>;
+  const entries = view.lines.map(splitLine);
+  const ambiguous = entries.flatMap((e, i) => (isJsonValue(e.value) ? [i] : []));
+  if (ambiguous.length > AMBIGUOUS_MAX) return null;
+  for (let mask = 0; mask < 2 ** ambiguous.length; mask++) {
+    // Bit set: that value is a string (mask 0, the likelier reading, reads every one as JSON).
+    const asString = new Set(ambiguous.filter((_, b) => (mask >> b) & 1));
+    const args = Object.fromEntries(
+      entries.map((e, i) => [
+        e.key,
+        isJsonValue(e.value) && !asString.has(i) ? (JSON.parse(e.value) as unknown) : e.value,
+      ]),
+    );
+    if (actionHash(view.action, args).slice(7, 15) === view.hash) return args;
+  }
+  return null;
+}
+
+/** The inputs of an edit: one per flat argument when they fit, else the JSON field; null when neither fits. */
+function editInputs(view: ApprovalView, locale: string): types.InputBlock[] | null {
+  const args = shownArguments(view);
+  if (!args) return null;
+  const fields = view.lines?.map(splitLine) ?? [];
+  const each =
+    fields.length > 0 &&
+    fields.length <= MODAL_BLOCKS_MAX - 1 &&
+    fields.every((f) => f.key.length >= 1 && f.key.length <= KEY_MAX && f.value.length <= TEXT_INPUT_MAX);
+  if (each)
+    return fields.map((f) =>
+      textInput(argBlock(f.key, typeof args[f.key] !== 'string'), ARG_ACTION, f.key, {
+        initial: f.value,
+        optional: true,
+        multiline: f.value.includes('\n'),
+      }),
+    );
+  const json = JSON.stringify(args, null, 2);
   if (json.length > TEXT_INPUT_MAX) return null;
   return [textInput(JSON_BLOCK, JSON_BLOCK, slackText(locale, 'argumentsLabel'), { initial: json })];
 }
@@ -130,26 +176,43 @@ function textOf(values: Entry, blockId: string, actionId: string): string | unde
   return typeof value === 'string' ? value : value === null || value === undefined ? '' : undefined;
 }
 
+/** What a decision's modal says: a reason, edited arguments, or arguments that are not JSON. */
+export type DecisionReading = { reason: string } | { arguments: unknown } | { notJson: true };
+
 /** What a decision's modal says (untrusted `state.values`), and the block to show a problem beside; null when it is not one. */
-export function readDecision(values: unknown): { made: Pick<DecisionMade, 'reason' | 'edit'>; field: string } | null {
+export function readDecision(values: unknown): { read: DecisionReading; field: string } | null {
   if (typeof values !== 'object' || values === null || Array.isArray(values)) return null;
   const state = values as Entry;
   const reason = textOf(state, REASON_BLOCK, REASON_BLOCK);
-  if (reason !== undefined) return { made: { reason }, field: REASON_BLOCK };
+  if (reason !== undefined) return { read: { reason }, field: REASON_BLOCK };
   const json = textOf(state, JSON_BLOCK, JSON_BLOCK);
-  if (json !== undefined) return { made: { edit: { json } }, field: JSON_BLOCK };
-  const fields: string[] = [];
-  for (let n = 1; n <= MODAL_BLOCKS_MAX; n++) {
-    const text = textOf(state, argBlock(n), ARG_ACTION);
-    if (text === undefined) break;
-    fields.push(text);
+  if (json !== undefined) {
+    try {
+      return { read: { arguments: JSON.parse(json) as unknown }, field: JSON_BLOCK };
+    } catch {
+      return { read: { notJson: true }, field: JSON_BLOCK };
+    }
   }
-  return fields.length > 0 ? { made: { edit: { fields } }, field: argBlock(1) } : null;
+  const args: [string, unknown][] = [];
+  let first: string | undefined;
+  for (const blockId of Object.keys(state)) {
+    const json = blockId.startsWith(JSON_ARG);
+    if (!json && !blockId.startsWith(STRING_ARG)) continue;
+    const text = textOf(state, blockId, ARG_ACTION);
+    if (text === undefined) continue;
+    first ??= blockId;
+    const key = blockId.slice((json ? JSON_ARG : STRING_ARG).length);
+    args.push([key, json && isJsonValue(text) ? (JSON.parse(text) as unknown) : text]);
+  }
+  // fromEntries: a key such as "__proto__" stays an own property.
+  return first ? { read: { arguments: Object.fromEntries(args) }, field: first } : null;
 }
+
+const isArgBlock = (id: string) => id.startsWith(STRING_ARG) || id.startsWith(JSON_ARG);
 
 /**
  * The block to show an edit's problem beside: the flat argument the schema's message names
- * ("does not match the schema: replicas must be <= 5", app/approval-edits.ts), else `fallback`.
+ * ("Does not match the schema: replicas must be <= 5", app/approval-edits.ts), else `fallback`.
  * `blocks`: the submitted view's blocks (Slack echoes them), read as untrusted.
  */
 export function fieldNamed(blocks: unknown, hint: string, fallback: string): string {
@@ -159,8 +222,7 @@ export function fieldNamed(blocks: unknown, hint: string, fallback: string): str
   for (const b of blocks as { block_id?: unknown; label?: { text?: unknown } }[]) {
     const id = b?.block_id;
     const label = b?.label?.text;
-    if (typeof id === 'string' && id.startsWith(ARG_ACTION) && typeof label === 'string' && decode(label) === named)
-      return id;
+    if (typeof id === 'string' && isArgBlock(id) && typeof label === 'string' && decode(label) === named) return id;
   }
   return fallback;
 }

@@ -15,6 +15,7 @@ const EN = {
   changesLabel: 'What should change?',
   argumentsLabel: 'Arguments (JSON)',
   reasonEmpty: 'Say why in a few words.',
+  notJson: 'This is not valid JSON: check the quotes, commas and brackets.',
 } as const;
 
 /** Slack's words, by shipped locale. */
@@ -33,6 +34,7 @@ export const SLACK_WORDS: ChannelWords<keyof typeof EN> = {
     changesLabel: 'O que deve mudar?',
     argumentsLabel: 'Argumentos (JSON)',
     reasonEmpty: 'Diga o motivo em poucas palavras.',
+    notJson: 'Isto não é JSON válido: confira as aspas, vírgulas e colchetes.',
   },
   es: {
     notOpened: 'El formulario no se pudo abrir. Toca el botón de nuevo.',
@@ -47,6 +49,7 @@ export const SLACK_WORDS: ChannelWords<keyof typeof EN> = {
     changesLabel: '¿Qué debería cambiar?',
     argumentsLabel: 'Argumentos (JSON)',
     reasonEmpty: 'Di el motivo en pocas palabras.',
+    notJson: 'Esto no es JSON válido: revisa las comillas, las comas y los corchetes.',
   },
   fr: {
     notOpened: 'Le formulaire n’a pas pu s’ouvrir. Touchez à nouveau le bouton.',
@@ -61,6 +64,7 @@ export const SLACK_WORDS: ChannelWords<keyof typeof EN> = {
     changesLabel: 'Que faut-il changer ?',
     argumentsLabel: 'Arguments (JSON)',
     reasonEmpty: 'Dites pourquoi en quelques mots.',
+    notJson: 'Ce n’est pas du JSON valide : vérifiez les guillemets, les virgules et les crochets.',
   },
   de: {
     notOpened: 'Das Formular ließ sich nicht öffnen. Tippe noch einmal auf die Schaltfläche.',
@@ -76,6 +80,7 @@ export const SLACK_WORDS: ChannelWords<keyof typeof EN> = {
     changesLabel: 'Was soll sich ändern?',
     argumentsLabel: 'Argumente (JSON)',
     reasonEmpty: 'Sag in ein paar Worten, warum.',
+    notJson: 'Das ist kein gültiges JSON: prüfe Anführungszeichen, Kommas und Klammern.',
   },
   ja: {
     notOpened: 'フォームを開けませんでした。もう一度ボタンをタップしてください。',
@@ -91,6 +96,7 @@ export const SLACK_WORDS: ChannelWords<keyof typeof EN> = {
     changesLabel: '何を変更すべきですか?',
     argumentsLabel: '引数 (JSON)',
     reasonEmpty: '理由を短く書いてください。',
+    notJson: '有効な JSON ではありません。引用符、カンマ、括弧を確認してください。',
   },
 };
 

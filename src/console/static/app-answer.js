@@ -12,7 +12,7 @@ import { buildTypedStep } from './app-typed.js';
 /** @typedef {import('../view.js').ConsoleQuestion} ConsoleQuestion */
 /** @typedef {{ id: string, runId: string, root: HTMLElement, meta: HTMLElement, policy: HTMLElement, events: HTMLElement, error: HTMLElement, busy: boolean }} Card */
 /** @typedef {import('./app-typed.js').Step} Step */
-/** @typedef {{ skip?: boolean, answers?: Record<string, string[]>, values?: Record<string, number | string>, by?: string }} AnswerBody */
+/** @typedef {{ skip?: boolean, answers?: Record<string, string[]>, values?: Record<string, number | string>, decision?: string, reason?: string, arguments?: unknown, by?: string }} AnswerBody */
 /** @typedef {{ question: string, message: string }} FieldProblem A refused typed value (console/typed-answers.ts). */
 
 /**
@@ -48,7 +48,7 @@ function skipButton(card, ask) {
 }
 
 /** @param {Card} card @param {string} text */
-function showError(card, text) {
+export function showError(card, text) {
   card.error.textContent = text;
 }
 
@@ -240,12 +240,13 @@ function answerBody(steps) {
 }
 
 /**
- * Sends an answer; `refused` gets askgate's refusals of typed values and says whether it showed them.
+ * Sends an answer or a decision; `refused` gets askgate's refusals of typed values (and the 400's
+ * body) and says whether it showed them.
  * @param {Card} card
  * @param {AnswerBody} body
- * @param {(problems: FieldProblem[]) => boolean} [refused]
+ * @param {(problems: FieldProblem[], data: any) => boolean} [refused]
  */
-async function submit(card, body, refused) {
+export async function submit(card, body, refused) {
   if (card.busy) return;
   const by = operatorName();
   if (by) body.by = by;
@@ -272,7 +273,7 @@ async function submit(card, body, refused) {
     showLogin(t('sessionEnded'));
     return;
   }
-  if (refused && res && res.status === 400 && refused(fieldProblems(res.data))) return;
+  if (refused && res && res.status === 400 && refused(fieldProblems(res.data), res.data)) return;
   showError(card, answerError(res));
 }
 

@@ -8,6 +8,8 @@ import { t } from './app-i18n.js';
 import { isChoice, questionText } from './app-answer.js';
 import { expectedText } from './app-typed.js';
 import { defaultsText, deliveryList, responseList } from './app-policy.js';
+import { askText } from './app-pending.js';
+import { decisionFacts } from './app-approval.js';
 
 /** @typedef {import('../view.js').ConsoleAsk} ConsoleAsk */
 /** @typedef {ConsoleAsk['history'][number]} HistoryEntry */
@@ -63,16 +65,22 @@ function fact(term, value) {
 function buildPast(ask) {
   const o = /** @type {import('../view.js').ConsoleOutcome} */ (ask.outcome);
   const answered = o.status === 'answered';
-  const first = ask.questions[0];
+  const decided = answered && o.approval ? o.approval.decision : null;
   const summary = el('summary', {}, [
     el('span', {
-      class: 'badge ' + (answered ? 'ok' : 'no'),
-      text: answered ? t('answered') : REASONS.has(o.reason || '') ? t('reason.' + o.reason) : t('noAnswer'),
+      class: 'badge ' + (answered && decided !== 'reject' && decided !== 'request_changes' ? 'ok' : 'no'),
+      text: decided
+        ? t('decision.' + decided)
+        : answered
+          ? t('answered')
+          : REASONS.has(o.reason || '')
+            ? t('reason.' + o.reason)
+            : t('noAnswer'),
     }),
     el('span', { class: 'run-id', text: ask.runId }),
     el('span', {
       class: 'line',
-      text: first.question.split('\n')[0] + (ask.questions.length > 1 ? ' (+' + (ask.questions.length - 1) + ')' : ''),
+      text: askText(ask).split('\n')[0] + (ask.questions.length > 1 ? ' (+' + (ask.questions.length - 1) + ')' : ''),
     }),
     el('time', { datetime: o.at, text: clock(o.at, false) }),
   ]);
@@ -90,25 +98,28 @@ function buildPast(ask) {
           : null,
       o.defaults ? fact(t('defaultTaken'), defaultsText(o.defaults)) : null,
       o.responses ? fact(t('responses'), responseList(o.responses)) : null,
+      decisionFacts(ask, fact),
     ]),
-    el(
-      'ol',
-      { class: 'questions', 'aria-label': t('questions') },
-      ask.questions.map((q) =>
-        el('li', {}, [
-          el('p', { class: 'question' }, questionText(q, null)),
-          isChoice(q)
-            ? el(
-                'ul',
-                {},
-                q.options.map((opt) =>
-                  el('li', { text: opt.description ? opt.label + ' — ' + opt.description : opt.label }),
-                ),
-              )
-            : el('p', { class: 'hint', text: expectedText(q) }),
-        ]),
-      ),
-    ),
+    ask.approval
+      ? null
+      : el(
+          'ol',
+          { class: 'questions', 'aria-label': t('questions') },
+          ask.questions.map((q) =>
+            el('li', {}, [
+              el('p', { class: 'question' }, questionText(q, null)),
+              isChoice(q)
+                ? el(
+                    'ul',
+                    {},
+                    q.options.map((opt) =>
+                      el('li', { text: opt.description ? opt.label + ' — ' + opt.description : opt.label }),
+                    ),
+                  )
+                : el('p', { class: 'hint', text: expectedText(q) }),
+            ]),
+          ),
+        ),
     el('p', { class: 'hint', text: t('events') }),
     el('ol', { class: 'events', 'aria-label': t('events') }, eventItems(ask.history)),
   ]);

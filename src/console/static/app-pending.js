@@ -5,6 +5,7 @@
  */
 import { $, announce, clock, el, expiresIn, outcomeText, state } from './app-core.js';
 import { buildQuick, buildStepper, isChoice } from './app-answer.js';
+import { buildApproval } from './app-approval.js';
 import { eventItems } from './app-history.js';
 import { policyItems } from './app-policy.js';
 import { t } from './app-i18n.js';
@@ -26,6 +27,12 @@ function cardStatus(ask) {
   if (failed) parts.push(t('deliveriesFailed', { count: failed }));
   if (ask.partial.length) parts.push(t('answeredInChat', { count: ask.partial.length, total: ask.questions.length }));
   return parts.join(' · ');
+}
+
+/** What an ask asks: its first question, or an approval's summary (else its action). @param {ConsoleAsk} ask */
+export function askText(ask) {
+  if (ask.approval) return ask.approval.summary || t('action') + ' ' + ask.approval.action;
+  return ask.questions[0].question;
 }
 
 /** @param {ConsoleAsk} ask @returns {HTMLElement} */
@@ -58,13 +65,19 @@ export function showPending(ask, live) {
     card.policy = el('ul', { class: 'policy', 'aria-label': t('whereAsked') });
     card.error = el('p', { class: 'error', role: 'alert' });
     card.events = el('ol', { class: 'events' });
-    const body =
-      ask.questions.length === 1 && isChoice(ask.questions[0]) && !ask.questions[0].multiSelect
+    const body = ask.approval
+      ? buildApproval(card, ask, base)
+      : ask.questions.length === 1 && isChoice(ask.questions[0]) && !ask.questions[0].multiSelect
         ? buildQuick(card, ask, base)
         : buildStepper(card, ask, base);
     card.root = el(
       'article',
-      { class: 'ask', id: base, 'data-ask': ask.id, 'aria-label': t('questionFrom', { run: ask.runId }) },
+      {
+        class: 'ask',
+        id: base,
+        'data-ask': ask.id,
+        'aria-label': t(ask.approval ? 'approvalFrom' : 'questionFrom', { run: ask.runId }),
+      },
       [
         card.meta,
         card.policy,
@@ -75,7 +88,7 @@ export function showPending(ask, live) {
     );
     cards.set(ask.id, card);
     runSection(ask).append(card.root);
-    if (live) announce(t('newQuestion', { run: ask.runId, question: ask.questions[0].question }));
+    if (live) announce(t('newQuestion', { run: ask.runId, question: askText(ask) }));
   }
   card.meta.textContent = cardStatus(ask);
   card.policy.replaceChildren(...policyItems(ask));

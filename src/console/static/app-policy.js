@@ -84,7 +84,7 @@ export function responseList(responses) {
     responses.map((r) =>
       el('li', {}, [
         el('span', { class: 'by', text: t('byVia', { name: r.by, channel: r.channel }) }),
-        ': ' + r.answer + ' ',
+        ': ' + (r.decision ? t('decision.' + r.decision) : r.answer) + ' ',
         el('time', { datetime: r.at, text: clock(r.at, false) }),
       ]),
     ),

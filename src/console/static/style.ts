@@ -85,6 +85,17 @@ fieldset.step { border: 0; padding: 0; margin: 0; min-width: 0; }
 .error { color: var(--err); margin: .5rem 0 0; }
 .error:empty { display: none; }
 
+.approval .action { margin: 0 0 .6rem; overflow-wrap: anywhere; }
+.hash { color: var(--muted); }
+pre.args, pre.preview { font: .875rem/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; margin: 0 0 .6rem;
+  padding: .6rem .75rem; background: var(--bg); border: 1px solid var(--line); border-radius: .5rem; overflow: auto; }
+dl.args { margin: 0 0 .6rem; }
+dl.args dd { white-space: pre-wrap; }
+.decisions { margin: .75rem 0 .5rem; }
+form.decide > label { display: block; font-size: .875rem; margin-bottom: .3rem; }
+form.decide textarea { width: 100%; }
+textarea.json { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .875rem; }
+
 details.events { margin-top: .75rem; font-size: .875rem; }
 details.events > summary { cursor: pointer; color: var(--muted); min-height: 1.75rem; }
 ol.events { list-style: none; padding: 0; margin: .4rem 0 0; }

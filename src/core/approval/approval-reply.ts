@@ -29,7 +29,8 @@ function leading(text: string, offered: readonly Decision[], words: readonly Wor
     text
       .normalize('NFKC')
       .slice(found.word.length)
-      .replace(/^[:：]/u, ''),
+      // A colon may follow after a space (French: « refuser : … »).
+      .replace(/^\s*[:：]/u, ''),
   );
   return { decision: found.decision, rest };
 }

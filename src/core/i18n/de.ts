@@ -235,5 +235,7 @@ export const de: LocaleInfo & { messages: Messages } = {
     'control.edit': 'Bearbeiten…',
     'approval.ownRequest': 'Du hast diese Aktion angefordert: Jemand anderes muss entscheiden.',
     'approval.needReason': 'Sag warum: antworte mit „{word}:“ und dem Grund.',
+    'approval.timeoutApproved': 'Ohne Entscheidung abgelaufen: genehmigt, wie die Anfrage es für den Ablauf festlegte',
+    'approval.timeoutRejected': 'Ohne Entscheidung abgelaufen: abgelehnt, wie die Anfrage es für den Ablauf festlegte',
   },
 };

@@ -238,6 +238,8 @@ export const EN_MESSAGES = {
   'control.edit': 'Edit…',
   'approval.ownRequest': 'You requested this action: someone else must decide.',
   'approval.needReason': 'Say why: reply with "{word}:" and your reason.',
+  'approval.timeoutApproved': 'Expired with no decision: approved, as the request stated for a timeout',
+  'approval.timeoutRejected': 'Expired with no decision: rejected, as the request stated for a timeout',
 } as const satisfies Record<string, Message>;
 
 /** A key of the catalogues. */

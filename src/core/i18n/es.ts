@@ -256,5 +256,7 @@ export const es: LocaleInfo & { messages: Messages } = {
     'control.edit': 'Editar…',
     'approval.ownRequest': 'Tú pediste esta acción: otra persona debe decidir.',
     'approval.needReason': 'Di por qué: responde con "{word}:" y el motivo.',
+    'approval.timeoutApproved': 'Expiró sin decisión: aprobado, como indicó la solicitud para el tiempo agotado',
+    'approval.timeoutRejected': 'Expiró sin decisión: rechazado, como indicó la solicitud para el tiempo agotado',
   },
 };

@@ -257,5 +257,7 @@ export const fr: LocaleInfo & { messages: Messages } = {
     'control.edit': 'Modifier…',
     'approval.ownRequest': 'Vous avez demandé cette action : quelqu’un d’autre doit décider.',
     'approval.needReason': 'Dites pourquoi : répondez par « {word} : » et la raison.',
+    'approval.timeoutApproved': 'Expiré sans décision : approuvé, comme la demande le prévoyait à l’expiration',
+    'approval.timeoutRejected': 'Expiré sans décision : refusé, comme la demande le prévoyait à l’expiration',
   },
 };

@@ -207,5 +207,7 @@ export const ja: LocaleInfo & { messages: Messages } = {
     'control.edit': '編集…',
     'approval.ownRequest': 'このアクションを依頼したのはあなたです。別の人が判断する必要があります。',
     'approval.needReason': '理由を書いてください: 「{word}:」と理由を返信してください。',
+    'approval.timeoutApproved': '判断がないまま期限切れ: 依頼の指定どおり承認として扱います',
+    'approval.timeoutRejected': '判断がないまま期限切れ: 依頼の指定どおり却下として扱います',
   },
 };

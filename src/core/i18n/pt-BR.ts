@@ -256,5 +256,7 @@ export const ptBR: LocaleInfo & { messages: Messages } = {
     'control.edit': 'Editar…',
     'approval.ownRequest': 'Você pediu esta ação: outra pessoa precisa decidir.',
     'approval.needReason': 'Diga o motivo: responda com "{word}:" e o motivo.',
+    'approval.timeoutApproved': 'Expirou sem decisão: aprovado, como o pedido definiu para o tempo esgotado',
+    'approval.timeoutRejected': 'Expirou sem decisão: rejeitado, como o pedido definiu para o tempo esgotado',
   },
 };
