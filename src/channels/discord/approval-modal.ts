@@ -19,7 +19,6 @@ import { plainLine as line } from './modal-typed.js';
 import type { SubmittedField } from './modal-read.js';
 import { discordText } from './words.js';
 // The one action hash (sha256 of RFC 8785 JSON), to type the shown arguments back exactly.
-import { actionHash } from '../../app/action-hash.js';
 
 /** `custom_id` of the reason field. */
 export const REASON_FIELD = 'r';
@@ -92,7 +91,7 @@ function entriesOf(lines: readonly string[]): [string, string][] {
   });
 }
 
-/** Whether a shown value was JSON other than a string (a number, true, false, null). */
+/** Whether a typed field value is JSON other than a string (a number, true, false, null). */
 const isJsonValue = (shown: string) => {
   try {
     return typeof JSON.parse(shown) !== 'string';
@@ -101,29 +100,9 @@ const isJsonValue = (shown: string) => {
   }
 };
 
-/** Most values that could be a string or JSON tried both ways (2^8 hashes at most). */
-const AMBIGUOUS_MAX = 8;
-
-/**
- * The arguments the view shows, typed back exactly, or null. Flat values show strings unquoted, so
- * `3` may be the number or the string "3": each such value is tried both ways, and the typing whose
- * action hash starts with the view's short hash is the one (a wrong typing would silently change
- * the action, so none found means no form: the reply still works).
- */
-export function shownArguments(view: ApprovalView): Record<string, unknown> | null {
-  if (!view.lines) return JSON.parse(view.json ?? '{}') as Record<string, unknown>;
-  const entries = entriesOf(view.lines);
-  const ambiguous = entries.flatMap(([, shown], i) => (isJsonValue(shown) ? [i] : []));
-  if (ambiguous.length > AMBIGUOUS_MAX) return null;
-  for (let mask = 0; mask < 2 ** ambiguous.length; mask++) {
-    // Bit set: that value is JSON (the likelier reading first: mask 0 reads every one as JSON).
-    const asString = new Set(ambiguous.filter((_, b) => (mask >> b) & 1));
-    const args = Object.fromEntries(
-      entries.map(([k, v], i) => [k, isJsonValue(v) && !asString.has(i) ? (JSON.parse(v) as unknown) : v]),
-    );
-    if (actionHash(view.action, args).slice(7, 15) === view.hash) return args;
-  }
-  return null;
+/** The arguments the view shows, exactly as proposed (an edit starts from them). */
+export function shownArguments(view: ApprovalView): Record<string, unknown> {
+  return { ...view.arguments };
 }
 
 function editLabels(view: ApprovalView, locale: string): LabelBuilder[] | null {

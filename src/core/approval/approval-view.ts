@@ -11,6 +11,8 @@ import type { StoredApproval } from './approval-schema.js';
 /** An approval as a channel draws it. */
 export interface ApprovalView {
   action: string;
+  /** The arguments exactly as proposed (an edit form starts from them; lines show strings unquoted). */
+  arguments: Readonly<Record<string, unknown>>;
   summary?: string;
   /** Flat arguments as `key: value` lines (strings unquoted); null when any value is an object or a list. */
   lines: string[] | null;
@@ -31,6 +33,7 @@ export function approvalView(approval: StoredApproval): ApprovalView {
   const flat = entries.every(([, v]) => isFlat(v));
   return {
     action: approval.action,
+    arguments: approval.arguments,
     ...(approval.summary !== undefined ? { summary: approval.summary } : {}),
     lines: flat ? entries.map(([k, v]) => `${k}: ${flatText(v)}`) : null,
     json: flat ? null : JSON.stringify(approval.arguments, null, 2),
