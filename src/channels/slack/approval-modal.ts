@@ -5,13 +5,11 @@
 import type { types } from '@slack/bolt';
 import type { PromptView } from '../../core/prompt-view.js';
 import type { ApprovalView } from '../../core/approval/approval-view.js';
-// The one action hash (sha256 of RFC 8785 JSON), to type the shown arguments back exactly.
-import { actionHash } from '../../app/action-hash.js';
 import type { Decision } from '../../core/approval/decisions.js';
 import { wordsFor, type MessageKey } from '../../core/i18n/index.js';
 import { ownValue } from '../../core/own.js';
 import { ID_PREFIX } from './mrkdwn.js';
-import { approvalHead, splitLine } from './approval-render.js';
+import { approvalHead } from './approval-render.js';
 import { fitPlain, modalProblem, type Modal } from './modal.js';
 import { encodeMeta, type FormMeta } from './form-state.js';
 import { INPUT_LABEL_MAX, MODAL_BLOCKS_MAX, MODAL_TITLE_MAX, TEXT_INPUT_MAX } from './limits.js';
@@ -69,61 +67,33 @@ function textInput(
   };
 }
 
-/** Whether a shown value reads as JSON other than a string (a number, true, false, null). */
-function isJsonValue(shown: string): boolean {
+/** Whether a typed value reads as JSON other than a string (a number, true, false, null). */
+function isJsonValue(text: string): boolean {
   try {
-    return typeof JSON.parse(shown) !== 'string';
+    return typeof JSON.parse(text) !== 'string';
   } catch {
     return false;
   }
 }
 
-/** Most values that could be a string or JSON tried both ways (2^8 hashes at most). */
-const AMBIGUOUS_MAX = 8;
-
-/**
- * The arguments the view shows, typed back exactly, or null. Flat values show strings unquoted, so
- * `3` may be the number or the string "3" (and a key holding ": " splits wrongly): each reading is
- * hashed, and the one whose action hash starts with the view's short hash is the one. None: no edit
- * form (a wrong typing would silently change the action); the thread reply still works.
- */
-export function shownArguments(view: ApprovalView): Record<string, unknown> | null {
-  if (!view.lines) return JSON.parse(view.json ?? '{}') as Record<string, unknown>;
-  const entries = view.lines.map(splitLine);
-  const ambiguous = entries.flatMap((e, i) => (isJsonValue(e.value) ? [i] : []));
-  if (ambiguous.length > AMBIGUOUS_MAX) return null;
-  for (let mask = 0; mask < 2 ** ambiguous.length; mask++) {
-    // Bit set: that value is a string (mask 0, the likelier reading, reads every one as JSON).
-    const asString = new Set(ambiguous.filter((_, b) => (mask >> b) & 1));
-    const args = Object.fromEntries(
-      entries.map((e, i) => [
-        e.key,
-        isJsonValue(e.value) && !asString.has(i) ? (JSON.parse(e.value) as unknown) : e.value,
-      ]),
-    );
-    if (actionHash(view.action, args).slice(7, 15) === view.hash) return args;
-  }
-  return null;
-}
-
 /** The inputs of an edit: one per flat argument when they fit, else the JSON field; null when neither fits. */
 function editInputs(view: ApprovalView, locale: string): types.InputBlock[] | null {
-  const args = shownArguments(view);
-  if (!args) return null;
-  const fields = view.lines?.map(splitLine) ?? [];
+  // The arguments exactly as proposed: the edit starts from them (lines show strings unquoted).
+  const fields = view.lines ? Object.entries(view.arguments) : [];
+  const shown = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
   const each =
     fields.length > 0 &&
     fields.length <= MODAL_BLOCKS_MAX - 1 &&
-    fields.every((f) => f.key.length >= 1 && f.key.length <= KEY_MAX && f.value.length <= TEXT_INPUT_MAX);
+    fields.every(([key, value]) => key.length >= 1 && key.length <= KEY_MAX && shown(value).length <= TEXT_INPUT_MAX);
   if (each)
-    return fields.map((f) =>
-      textInput(argBlock(f.key, typeof args[f.key] !== 'string'), ARG_ACTION, f.key, {
-        initial: f.value,
+    return fields.map(([key, value]) =>
+      textInput(argBlock(key, typeof value !== 'string'), ARG_ACTION, key, {
+        initial: shown(value),
         optional: true,
-        multiline: f.value.includes('\n'),
+        multiline: shown(value).includes('\n'),
       }),
     );
-  const json = JSON.stringify(args, null, 2);
+  const json = JSON.stringify(view.arguments, null, 2);
   if (json.length > TEXT_INPUT_MAX) return null;
   return [textInput(JSON_BLOCK, JSON_BLOCK, slackText(locale, 'argumentsLabel'), { initial: json })];
 }

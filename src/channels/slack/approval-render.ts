@@ -21,12 +21,6 @@ export const CODE_TEXT_MAX = 2900;
 /** Longest summary in the head section (the action and the hash always fit beside it). */
 const SUMMARY_MAX = 1000;
 
-/** `key: value` split at its first ": " (approval-view.ts writes flat arguments so). */
-export function splitLine(line: string): { key: string; value: string } {
-  const at = line.indexOf(': ');
-  return at < 0 ? { key: line, value: '' } : { key: line.slice(0, at), value: line.slice(at + 2) };
-}
-
 /** The action as inline code (plain when it holds a backtick, which would end the code span). */
 const code = (text: string) => (text.includes('`') ? escapeMrkdwn(text) : `\`${escapeMrkdwn(text)}\``);
 
@@ -41,23 +35,23 @@ export function approvalHead(approval: ApprovalView, locale: string): string {
   return fitEscaped([summary, action, hash].filter((s) => s !== '').join('\n'), SECTION_TEXT_MAX);
 }
 
-/** A flat argument as a field: the key in bold, the value under it, each cut to fit. */
-function field(line: string): types.MrkdwnElement {
-  const { key, value } = splitLine(line);
+/** A flat argument as a field: the key in bold, the value (a string unquoted, else JSON) under it, each cut to fit. */
+function field([key, value]: [string, unknown]): types.MrkdwnElement {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
   const head = `*${escapeMrkdwn(fitLength(key, 200))}*\n`;
   return {
     type: 'mrkdwn',
-    text: head + fitEscaped(escapeMrkdwn(value === '' ? ' ' : value), FIELD_TEXT_MAX - head.length),
+    text: head + fitEscaped(escapeMrkdwn(text === '' ? ' ' : text), FIELD_TEXT_MAX - head.length),
   };
 }
 
 /** The sections of fields of flat arguments; past {@link FIELD_SECTIONS_MAX} sections the last field is "…". */
-function fieldSections(lines: readonly string[]): types.SectionBlock[] {
+function fieldSections(entries: readonly [string, unknown][]): types.SectionBlock[] {
   const most = FIELDS_MAX * FIELD_SECTIONS_MAX;
-  const fields =
-    lines.length > most
-      ? [...lines.slice(0, most - 1).map(field), { type: 'mrkdwn' as const, text: '…' }]
-      : lines.map(field);
+  const fields: types.MrkdwnElement[] =
+    entries.length > most
+      ? [...entries.slice(0, most - 1).map(field), { type: 'mrkdwn', text: '…' }]
+      : entries.map(field);
   const sections: types.SectionBlock[] = [];
   for (let i = 0; i < fields.length; i += FIELDS_MAX)
     sections.push({
@@ -88,7 +82,9 @@ export function approvalBlocks(approval: ApprovalView, locale: string): Block[] 
     block_id: APPROVAL_HEAD_BLOCK,
     text: { type: 'mrkdwn', text: approvalHead(approval, locale) },
   };
-  const args = approval.lines ? fieldSections(approval.lines) : [codeBlock(`${ID_PREFIX}json`, approval.json ?? '')];
+  const args = approval.lines
+    ? fieldSections(Object.entries(approval.arguments))
+    : [codeBlock(`${ID_PREFIX}json`, approval.json ?? '')];
   const preview =
     approval.preview !== undefined
       ? [codeBlock(`${ID_PREFIX}preview`, approval.preview, words.t('approval.preview'))]
