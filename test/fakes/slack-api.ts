@@ -539,8 +539,16 @@ function checkMessage(p: Record<string, any>): string | null {
       blockIds.add(b.block_id);
     }
     if (b.type === 'section') {
-      if (!b.text || typeof b.text.text !== 'string' || b.text.text.length === 0 || b.text.text.length > 3000)
+      // @slack/types SectionBlock: `text` (1-3000), or `fields` alone (1-10, each 1-2000).
+      if (b.text === undefined && b.fields === undefined) return 'invalid_blocks';
+      if (
+        b.text !== undefined &&
+        (typeof b.text.text !== 'string' || b.text.text.length === 0 || b.text.text.length > 3000)
+      )
         return 'invalid_blocks';
+      if (b.fields !== undefined && !fieldsOk(b.fields)) return 'invalid_blocks';
+    } else if (b.type === 'rich_text') {
+      if (!richTextOk(b)) return 'invalid_blocks';
     } else if (b.type === 'actions') {
       if (!Array.isArray(b.elements) || b.elements.length === 0 || b.elements.length > 25) return 'invalid_blocks';
       for (const e of b.elements) {
@@ -548,6 +556,7 @@ function checkMessage(p: Record<string, any>): string | null {
           return 'invalid_blocks';
         if (e.text.text.length === 0 || e.text.text.length > 75 || String(e.value ?? '').length > 2000)
           return 'invalid_blocks';
+        if (e.style !== undefined && e.style !== 'primary' && e.style !== 'danger') return 'invalid_blocks';
         if (!e.action_id || String(e.action_id).length > 255 || actionIds.has(e.action_id)) return 'invalid_blocks';
         actionIds.add(e.action_id);
       }
@@ -562,11 +571,64 @@ function checkMessage(p: Record<string, any>): string | null {
   return null;
 }
 
-/** A stored message as a person sees it: section and context texts (entities decoded) and its buttons. */
+/** A section's fields as @slack/types declares them: 1 to 10 text objects of 1 to 2000 characters. */
+function fieldsOk(fields: any): boolean {
+  return (
+    Array.isArray(fields) &&
+    fields.length > 0 &&
+    fields.length <= 10 &&
+    fields.every(
+      (f: any) =>
+        (f?.type === 'mrkdwn' || f?.type === 'plain_text') &&
+        typeof f.text === 'string' &&
+        f.text.length > 0 &&
+        f.text.length <= 2000,
+    )
+  );
+}
+
+/**
+ * A rich_text block as @slack/types declares it (RichTextBlock): sections and preformatted blocks of
+ * `text` elements (style bold/italic/strike/code). Slack documents no length for them: the fake takes
+ * up to 4000 characters a block, more than askgate ever sends.
+ */
+function richTextOk(b: any): boolean {
+  if (!Array.isArray(b.elements) || b.elements.length === 0) return false;
+  let length = 0;
+  for (const part of b.elements) {
+    if (part?.type !== 'rich_text_section' && part?.type !== 'rich_text_preformatted') return false;
+    if (!Array.isArray(part.elements) || part.elements.length === 0) return false;
+    for (const e of part.elements) {
+      if (e?.type !== 'text' || typeof e.text !== 'string' || e.text.length === 0) return false;
+      const style = e.style ?? {};
+      if (Object.keys(style).some((k) => !['bold', 'italic', 'strike', 'code'].includes(k))) return false;
+      length += e.text.length;
+    }
+  }
+  return length <= 4000;
+}
+
+/** The text of a rich_text block as a person reads it: a preformatted part fenced with ``` lines. */
+function richTextOf(b: any): string {
+  return b.elements
+    .map((part: any) => {
+      const text = part.elements.map((e: any) => e.text).join('');
+      return part.type === 'rich_text_preformatted' ? `\`\`\`\n${text}\n\`\`\`` : text;
+    })
+    .join('\n');
+}
+
+/** A stored message as a person sees it: section texts and fields, context texts, rich text (entities decoded) and its buttons. */
 export function visibleMessage(message: FakeMessage): { text: string; buttons: { label: string; data: string }[] } {
   const decode = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
   const texts = message.blocks.flatMap((b: any) =>
-    b.type === 'section' ? [b.text.text] : b.type === 'context' ? b.elements.map((e: any) => e.text) : [],
+    b.type === 'section'
+      ? [...(b.text ? [b.text.text] : []), ...(b.fields ?? []).map((f: any) => f.text)]
+      : b.type === 'context'
+        ? b.elements.map((e: any) => e.text)
+        : b.type === 'rich_text'
+          ? [richTextOf(b)]
+          : [],
   );
   const buttons = message.blocks
     .flatMap((b: any) => (b.type === 'actions' ? b.elements : []))

@@ -174,7 +174,14 @@ export const isEmptyState = (v: ViewStateValue): boolean =>
 /** A typed input as a person sees it (one line under its label), or null for another element. */
 export function renderTypedInput(e: any, decode: (s: string) => string): string | null {
   if (!INPUT_FIELDS[e?.type]) return null;
-  const box = `[ ${e.placeholder ? decode(e.placeholder.text) : ''} ]`;
+  // A prefilled input shows its initial_value (multiline: each line in the box), else its placeholder.
+  const shown =
+    typeof e.initial_value === 'string'
+      ? e.initial_value.replace(/\n/g, '\n    ')
+      : e.placeholder
+        ? decode(e.placeholder.text)
+        : '';
+  const box = `[ ${shown} ]`;
   switch (e.type) {
     case 'plain_text_input': {
       const limits =

@@ -107,7 +107,9 @@ export function fillModal(view: any, fill: ModalFill): Record<string, Record<str
   }
   for (const b of inputs) {
     const e = b.element;
-    const given = Object.hasOwn(fill, b.block_id) ? fill[b.block_id] : undefined;
+    // An input left as it opened sends its initial_value, as Slack's client does.
+    const initial = typeof e.initial_value === 'string' ? e.initial_value : undefined;
+    const given: string[] | string | undefined = Object.hasOwn(fill, b.block_id) ? fill[b.block_id] : initial;
     let value: ViewStateValue;
     if (e.type !== 'radio_buttons' && e.type !== 'checkboxes') {
       if (given !== undefined && typeof given !== 'string') throw new Error(`${b.block_id} takes text`);
@@ -133,12 +135,13 @@ export function fillModal(view: any, fill: ModalFill): Record<string, Record<str
 }
 
 /**
- * A modal as a person sees it, as text: the title, each input's label (decoded), its options as
+ * A modal as a person sees it, as text: the title, its sections' text (mrkdwn as sent), each input's label (decoded), its options as
  * `( )` radio buttons or `[ ]` checkboxes with their descriptions, text inputs as a box, and the buttons.
  */
 export function renderModal(view: any): string {
   const lines = [`┌─ ${decode(view.title.text)} ─┐`];
   for (const b of view.blocks) {
+    if (b.type === 'section' && typeof b.text?.text === 'string') lines.push(decode(b.text.text));
     if (b.type !== 'input') continue;
     const e = b.element;
     lines.push(`${decode(b.label.text)}${b.optional ? ' (optional)' : ''}`);

@@ -160,7 +160,7 @@ async function onSubmit(deps: SlackInboundDeps, body: ViewSubmitAction, ack: Ack
 }
 
 /** The username of a view_submission's user: Slack sends `username` beside the `name` bolt's type declares. */
-function usernameOf(user: ViewSubmitAction['user']): string | undefined {
+export function usernameOf(user: ViewSubmitAction['user']): string | undefined {
   const named = user as { username?: unknown; name?: unknown };
   if (typeof named.username === 'string') return named.username;
   return typeof named.name === 'string' ? named.name : undefined;

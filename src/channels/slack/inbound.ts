@@ -9,6 +9,7 @@ import { slackText } from './words.js';
 import { localeOfActions } from './render.js';
 import { decodeToken } from '../../core/token.js';
 import { openFormModal, registerForms } from './forms.js';
+import { openDecisionModal, registerDecisions } from './approval-forms.js';
 import { ephemeral, inThread } from './notify.js';
 
 /** What the Slack inbound handlers need. */
@@ -70,6 +71,7 @@ export function registerInbound(app: App, deps: SlackInboundDeps): void {
     },
   );
   registerForms(app, deps);
+  registerDecisions(app, deps);
   app.event('message', async ({ event, body, context }) => {
     const eventId = typeof body.event_id === 'string' && body.event_id !== '' ? body.event_id : undefined;
     await onMessage(deps, event as unknown as MessageEvent, eventId, (context.retryNum ?? 0) > 0);
@@ -83,7 +85,14 @@ async function onButton(deps: SlackInboundDeps, body: BlockAction<ButtonAction>,
   // Slack sends no user locale with a tap: the ask's, as its message's actions block says, is the fallback.
   const askLocale = localeOfActions(action.block_id);
   // Answer and Other… open a modal (the token is only routed by here; openForm checks it).
-  const kind = decodeToken(action.value)?.choice.kind;
+  const choice = decodeToken(action.value)?.choice;
+  const kind = choice?.kind;
+  // Reject…, Request changes… and Edit… open the decision's modal (approval-forms.ts).
+  if (choice?.kind === 'decide' && choice.decision !== 'approve' && channel && typeof body.trigger_id === 'string') {
+    const tap = { token: action.value!, channel, user, triggerId: body.trigger_id };
+    const where = { ...(threadTs ? { threadTs } : {}), ...(askLocale ? { locale: askLocale } : {}) };
+    return openDecisionModal(deps, { ...tap, ...where }, choice.decision);
+  }
   if ((kind === 'form' || kind === 'other') && channel && typeof body.trigger_id === 'string') {
     return openFormModal(deps, {
       token: action.value!,

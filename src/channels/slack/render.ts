@@ -1,13 +1,14 @@
-import { shorten } from '../../core/text.js';
 import type { OutcomeView } from '../../core/outcome-view.js';
 import { choiceView, type PromptView, type QuestionView } from '../../core/prompt-view.js';
-import { cutEscaped, fitToLimit } from '../shared/fit.js';
+import { fitToLimit } from '../shared/fit.js';
+import { escapeMrkdwn, fitEscaped, fitLength, ID_PREFIX, type Block } from './mrkdwn.js';
 import { BUTTON_TEXT_MAX, FALLBACK_TEXT_MAX, SECTION_TEXT_MAX } from './limits.js';
 import { LOCALES, translate } from '../../core/i18n/index.js';
 import { slackText } from './words.js';
+import { approvalBlocks } from './approval-render.js';
+import { decodeToken } from '../../core/token.js';
 
-/** A Block Kit block as askgate builds and reads it back (loosely typed: Slack returns more fields). */
-export type Block = { type: string; block_id?: string; [key: string]: unknown };
+export { escapeMrkdwn, fitEscaped, fitLength, ID_PREFIX, unescapeMrkdwn, type Block } from './mrkdwn.js';
 
 /** A message ready for chat.postMessage / chat.update: blocks plus the notification fallback text. */
 export interface RenderedMessage {
@@ -15,8 +16,6 @@ export interface RenderedMessage {
   blocks: Block[];
 }
 
-/** Prefix of every askgate block_id and action_id. */
-export const ID_PREFIX = 'askgate_';
 const QUESTION_BLOCK = `${ID_PREFIX}q`;
 const HELP_BLOCK = `${ID_PREFIX}help`;
 const ACTIONS_BLOCK = `${ID_PREFIX}actions`;
@@ -26,24 +25,6 @@ const TALLY_BLOCK = `${ID_PREFIX}tally`;
 const TALLY_LINE_MAX = 500;
 /** Most lines of a tally (a context block holds at most 10 elements). */
 const TALLY_LINES_MAX = 10;
-
-/** Escapes text for mrkdwn: `&`, `<`, `>` only, so no user string can mention, ping or link. */
-export function escapeMrkdwn(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-/** Reverses {@link escapeMrkdwn}: Slack delivers typed `&`, `<`, `>` in message text as entities. */
-export function unescapeMrkdwn(text: string): string {
-  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-}
-
-/** Cuts text to at most `max` UTF-16 units (Slack's count) on a grapheme boundary, ending in "…". */
-export const fitLength = (text: string, max: number): string => shorten(text, max, 'utf16');
-
-/** Cuts already escaped mrkdwn to `max` units without splitting an entity such as `&amp;`. */
-export function fitEscaped(text: string, max: number): string {
-  return cutEscaped(text, max, (head) => head.replace(/&[a-z]*$/, '').trimEnd());
-}
 
 interface Budget {
   question: number;
@@ -134,8 +115,7 @@ function buttonsOf(
  * buildPromptView found that it fits Slack's capabilities); otherwise the text form.
  */
 export function renderPrompt(view: PromptView, withForm = false): RenderedMessage {
-  const several = view.questions.length > 1;
-  const sections = view.questions.map((q) => sectionFor(q, several));
+  const sections = questionBlocks(view);
   const buttons = buttonsOf(view, withForm);
   // Replies to a Slack message go in its thread: the core's "reply to this message" says so.
   const inThread = (text: string) =>
@@ -168,10 +148,19 @@ export function renderPrompt(view: PromptView, withForm = false): RenderedMessag
         action_id: actionId(b.kind, i),
         text: { type: 'plain_text', text: buttonLabel(b.label), emoji: true },
         value: b.token,
+        ...decisionStyle(b),
       })),
     });
   }
   return { text: fallbackText(sections), blocks };
+}
+
+/** Approve is the primary button, Reject the danger one; every other button keeps Slack's default. */
+function decisionStyle(button: { kind: string; token: string }): { style?: 'primary' | 'danger' } {
+  if (button.kind !== 'decision') return {};
+  const choice = decodeToken(button.token)?.choice;
+  if (choice?.kind !== 'decide') return {};
+  return choice.decision === 'approve' ? { style: 'primary' } : choice.decision === 'reject' ? { style: 'danger' } : {};
 }
 
 /** A reminder: mrkdwn-escaped text (no blocks), within the fallback limit; sent as a thread reply. */
@@ -181,12 +170,18 @@ export function renderReminder(text: string): { text: string } {
 
 /** The finalized message: the question sections as delivered (no buttons, no help line) plus the outcome. */
 export function renderFinal(view: PromptView, outcome: OutcomeView): RenderedMessage {
-  const several = view.questions.length > 1;
-  const body = view.questions.map((q) => sectionFor(q, several));
+  const body = questionBlocks(view);
   const mark = outcome.status === 'answered' ? ':white_check_mark:' : ':heavy_minus_sign:';
   const line = fitEscaped(`${mark} ${escapeMrkdwn(outcome.text)}`, SECTION_TEXT_MAX);
   const blocks: Block[] = [...body, { type: 'section', block_id: OUTCOME_BLOCK, text: { type: 'mrkdwn', text: line } }];
   return { text: fitEscaped(`${escapeMrkdwn(outcome.text)}\n${fallbackText(body)}`, FALLBACK_TEXT_MAX), blocks };
+}
+
+/** The blocks of the questions: an approval drawn natively (approval-render.ts), else one section per question. */
+function questionBlocks(view: PromptView): Block[] {
+  if (view.approval) return approvalBlocks(view.approval, view.locale);
+  const several = view.questions.length > 1;
+  return view.questions.map((q) => sectionFor(q, several));
 }
 
 /** The mrkdwn text of the question sections, for the notification fallback. */

@@ -11,6 +11,11 @@ const EN = {
   otherPrompt: 'Reply in this thread with your answer in your own words.',
   failed: 'askgate could not record this right now. Please try again.',
   replyInThread: 'Reply in this thread. {instructions}',
+  reasonLabel: 'Why?',
+  changesLabel: 'What should change?',
+  argumentsLabel: 'Arguments (JSON)',
+  reasonEmpty: 'Say why in a few words.',
+  notJson: 'This is not valid JSON: check the quotes, commas and brackets.',
 } as const;
 
 /** Slack's words, by shipped locale. */
@@ -25,6 +30,11 @@ export const SLACK_WORDS: ChannelWords<keyof typeof EN> = {
     otherPrompt: 'Responda neste fio com sua resposta em suas palavras.',
     failed: 'O askgate não conseguiu registrar isso agora. Tente novamente.',
     replyInThread: 'Responda neste fio. {instructions}',
+    reasonLabel: 'Por quê?',
+    changesLabel: 'O que deve mudar?',
+    argumentsLabel: 'Argumentos (JSON)',
+    reasonEmpty: 'Diga o motivo em poucas palavras.',
+    notJson: 'Isto não é JSON válido: confira as aspas, vírgulas e colchetes.',
   },
   es: {
     notOpened: 'El formulario no se pudo abrir. Toca el botón de nuevo.',
@@ -35,6 +45,11 @@ export const SLACK_WORDS: ChannelWords<keyof typeof EN> = {
     otherPrompt: 'Responde en este hilo con tu respuesta en tus palabras.',
     failed: 'askgate no pudo registrar esto ahora. Inténtalo de nuevo.',
     replyInThread: 'Responde en este hilo. {instructions}',
+    reasonLabel: '¿Por qué?',
+    changesLabel: '¿Qué debería cambiar?',
+    argumentsLabel: 'Argumentos (JSON)',
+    reasonEmpty: 'Di el motivo en pocas palabras.',
+    notJson: 'Esto no es JSON válido: revisa las comillas, las comas y los corchetes.',
   },
   fr: {
     notOpened: 'Le formulaire n’a pas pu s’ouvrir. Touchez à nouveau le bouton.',
@@ -45,6 +60,11 @@ export const SLACK_WORDS: ChannelWords<keyof typeof EN> = {
     otherPrompt: 'Répondez dans ce fil avec votre réponse, dans vos propres mots.',
     failed: 'askgate n’a pas pu enregistrer cela pour le moment. Réessayez.',
     replyInThread: 'Répondez dans ce fil. {instructions}',
+    reasonLabel: 'Pourquoi ?',
+    changesLabel: 'Que faut-il changer ?',
+    argumentsLabel: 'Arguments (JSON)',
+    reasonEmpty: 'Dites pourquoi en quelques mots.',
+    notJson: 'Ce n’est pas du JSON valide : vérifiez les guillemets, les virgules et les crochets.',
   },
   de: {
     notOpened: 'Das Formular ließ sich nicht öffnen. Tippe noch einmal auf die Schaltfläche.',
@@ -56,6 +76,11 @@ export const SLACK_WORDS: ChannelWords<keyof typeof EN> = {
     otherPrompt: 'Antworte in diesem Thread mit deiner Antwort in eigenen Worten.',
     failed: 'askgate konnte das gerade nicht speichern. Bitte versuche es noch einmal.',
     replyInThread: 'Antworte in diesem Thread. {instructions}',
+    reasonLabel: 'Warum?',
+    changesLabel: 'Was soll sich ändern?',
+    argumentsLabel: 'Argumente (JSON)',
+    reasonEmpty: 'Sag in ein paar Worten, warum.',
+    notJson: 'Das ist kein gültiges JSON: prüfe Anführungszeichen, Kommas und Klammern.',
   },
   ja: {
     notOpened: 'フォームを開けませんでした。もう一度ボタンをタップしてください。',
@@ -67,6 +92,11 @@ export const SLACK_WORDS: ChannelWords<keyof typeof EN> = {
     otherPrompt: 'このスレッドで、自分の言葉で回答を返信してください。',
     failed: 'askgate は今これを記録できませんでした。もう一度お試しください。',
     replyInThread: 'このスレッドで返信してください。{instructions}',
+    reasonLabel: '理由は?',
+    changesLabel: '何を変更すべきですか?',
+    argumentsLabel: '引数 (JSON)',
+    reasonEmpty: '理由を短く書いてください。',
+    notJson: '有効な JSON ではありません。引用符、カンマ、括弧を確認してください。',
   },
 };
 
