@@ -105,10 +105,20 @@ async function main(): Promise<void> {
   const to = spec ? { channel: spec.slice(0, spec.indexOf(':')), chat: spec.slice(spec.indexOf(':') + 1) } : undefined;
   const runId = `openai-demo-${Date.now()}`;
   const onCreated = (ask: AskView) => {
+    const curl = `curl -s -X POST ${url}/v1/asks/${ask.id}/answer -H 'content-type: application/json' -d`;
+    // The deploy tool's approval: the exact action and arguments, decided (approve, reject: why, ...).
+    if (ask.approval) {
+      const { action, arguments: args, actionHash } = ask.approval;
+      console.log(
+        `Approve ${action} ${JSON.stringify(args)} (#${actionHash.slice(7, 15)}, ask ${ask.id})? Decide in the chat, or:\n` +
+          `  ${curl} '{"decision": "approve"}'`,
+      );
+      return;
+    }
     const q = ask.questions[0]!;
     console.log(
       `Asked: ${q.question} (ask ${ask.id}). Answer it in the chat, or:\n` +
-        `  curl -s -X POST ${url}/v1/asks/${ask.id}/answer -H 'content-type: application/json' -d '{"answers": {"${q.id}": ["${'options' in q ? q.options[0]!.label : 'your answer'}"]}}'`,
+        `  ${curl} '{"answers": {"${q.id}": ["${'options' in q ? q.options[0]!.label : 'your answer'}"]}}'`,
     );
   };
   const demo = new DemoModel();

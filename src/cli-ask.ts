@@ -11,9 +11,13 @@ import {
 } from './client/index.js';
 import { policyFromFlags, UsageError } from './cli-ask-policy.js';
 import { QUESTION_OPTIONS, questionsFromTokens } from './cli-ask-question.js';
+import { APPROVAL_OPTIONS, APPROVAL_SINGLE, approvalFromFlags } from './cli-ask-approval.js';
 
-/** Exit codes of `askgate ask`, documented in the README. */
-export const EXIT = { answered: 0, error: 1, usage: 2, noAnswer: 3, pending: 4 } as const;
+/**
+ * Exit codes of `askgate ask`, documented in the README. `notApproved`: an approval answered with
+ * reject or request_changes, so `askgate ask --approval-action ... --wait && run` never runs it.
+ */
+export const EXIT = { answered: 0, error: 1, usage: 2, noAnswer: 3, pending: 4, notApproved: 5 } as const;
 
 /** How `ask` and `wait` retry an unreachable askgate: default `--retry-for` (with `--wait`), margin past the deadline, backoff. */
 export const RETRY = { defaultWaitSeconds: 60, pastDeadlineMs: 60_000, firstDelayMs: 200, maxDelayMs: 5_000 } as const;
@@ -40,6 +44,7 @@ const SINGLE = [
   'agree',
   'locale',
   'time-zone',
+  ...APPROVAL_SINGLE,
 ] as const;
 /** A user-given value for an error message: quoted, shortened, control and format characters (bidi, zero-width) escaped. */
 export const shown = (value: string) =>
@@ -63,6 +68,7 @@ export function askBodyFromArgs(argv: string[]): AskArgs {
       default: { type: 'string', multiple: true },
       agree: { type: 'string' },
       ...QUESTION_OPTIONS,
+      ...APPROVAL_OPTIONS,
       timeout: { type: 'string' },
       wait: { type: 'boolean' },
       url: { type: 'string' },
@@ -78,7 +84,14 @@ export function askBodyFromArgs(argv: string[]): AskArgs {
       throw new UsageError(`--${name} is given more than once`);
   }
   if (!values.run) throw new UsageError('--run is required');
-  const body: Record<string, unknown> = { runId: values.run, questions, ...policyFromFlags(values, shown) };
+  const approval = approvalFromFlags(values, shown);
+  if (approval && questions.length > 0) throw new UsageError('give --question or --approval-action, not both');
+  if (approval && values.default) throw new UsageError('--default goes with questions (use --timeout-decision)');
+  const body: Record<string, unknown> = {
+    runId: values.run,
+    ...(approval ?? { questions }),
+    ...policyFromFlags(values, shown),
+  };
   if (values.agent !== undefined) body.agent = values.agent;
   if (values.timeout !== undefined) body.timeoutSeconds = wholeSeconds('--timeout', values.timeout, 1);
   if (values.locale !== undefined) {
@@ -227,7 +240,9 @@ export async function printResult(
     record = await retrying(base, bound, () => client.get(id, { wait: 30 }));
   }
   console.log(JSON.stringify(record.result, null, 2));
-  return record.result?.status === 'answered' ? EXIT.answered : EXIT.noAnswer;
+  const result = record.result;
+  if (result?.status !== 'answered') return EXIT.noAnswer;
+  return result.decision === 'reject' || result.decision === 'request_changes' ? EXIT.notApproved : EXIT.answered;
 }
 
 /** The exit code of a failed call, after saying on stderr what failed (the URL, the cause, the API's error). */

@@ -12,7 +12,7 @@ const USAGE = `askgate — let AI agents ask people structured questions over ch
 
 Usage:
   askgate serve                    the server (configured by environment variables, see README)
-  askgate mcp                      MCP server on stdio (tool ask_user), asking through ASKGATE_URL
+  askgate mcp                      MCP server on stdio (tools ask_user, request_approval), asking through ASKGATE_URL
   askgate ask --run <runId> [--to <channel>:<chat>] --question "<text>" --option <label> --option <label>
               [--header <text>] [--agent <name>] [--multi] [--question ... --option ...] [--timeout <seconds>]
               [--wait] [--retry-for <seconds>] [--idempotency-key <key>] [--url <askgate url>]
@@ -22,6 +22,9 @@ Usage:
               typed questions, instead of --option: --kind text|number|date|time|datetime|email|url
               [--min <value>] [--max <value>] [--integer] [--unit <text>] (number; --min/--max also date,
               time, datetime) [--min-length <n>] [--max-length <n>] [--pattern <RE2>] (text)
+              an approval, instead of --question: --approval-action <name> --approval-arguments '<json object>'
+              [--approval-summary <text>] [--approval-preview-file <path>] [--approval-schema '<json schema>']
+              [--decision approve|reject|request_changes|edit]... [--timeout-decision approve|reject]
   askgate wait <askId> [--retry-for <seconds>] [--url <askgate url>]
                                    waits for an ask's result (one that ask without --wait created,
                                    or any other) and prints it, as ask --wait does
@@ -34,7 +37,8 @@ ASKGATE_DEFAULT_TO (e.g. telegram:123456); for serve see README.
 ask --wait and wait ride out askgate restarts: refused or dropped connections and 502/503/504 are
 retried (by ask with the same idempotency key, generated when not given) for --retry-for seconds
 (default 60 with --wait and for wait, 0 without) and, once the ask exists, until 60 s past its deadline.
-Exit codes of ask and wait: 0 answered (or created, without --wait), 3 no answer, 4 still pending,
+Exit codes of ask and wait: 0 answered (or created, without --wait; an approval: approved or edited),
+                   5 an approval rejected or changes requested, 3 no answer, 4 still pending,
                    2 invalid arguments or request, 1 any other error (e.g. askgate unreachable);
 of list: 0 listed, 2 invalid arguments or query, 1 any other error.`;
 

@@ -28,7 +28,7 @@ const AUTH_SCHEME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
 const HEADER_VALUE = /^[\x20-\x7e]{1,1000}$/;
 
 /** How the data part is described in errors. */
-export const DATA_PART_SHAPE = '{questions, to?, runId?, timeoutSeconds?, locale?, timeZone?}';
+export const DATA_PART_SHAPE = '{questions (or approval), to?, runId?, timeoutSeconds?, locale?, timeZone?}';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 

@@ -15,7 +15,7 @@ export interface CardOptions {
 }
 
 const NAME = 'askgate';
-const DESCRIPTION = `Asks a person 1–3 structured questions over chat (${CHANNEL_DISPLAY_LIST} or the askgate web console) and returns their answer: a choice among 2–4 options, or a typed answer (free text, a number, a date, a time, a date and time, an email address, a link) checked against your constraints.`;
+const DESCRIPTION = `Asks a person 1–3 structured questions over chat (${CHANNEL_DISPLAY_LIST} or the askgate web console) and returns their answer: a choice among 2–4 options, or a typed answer (free text, a number, a date, a time, a date and time, an email address, a link) checked against your constraints; or asks a person to authorize one exact action (approve, reject with a reason, request changes, or edit its arguments), bound to the action by its hash.`;
 const SKILL = {
   id: 'ask_user',
   name: 'Ask a person',
@@ -25,6 +25,15 @@ const SKILL = {
     '{"questions":[{"id":"env","header":"Deploy","question":"Where should I deploy?","options":[{"label":"Staging (Recommended)"},{"label":"Production"}]}]}',
     '{"questions":[{"id":"replicas","question":"How many replicas?","kind":"number","min":1,"max":10,"integer":true}]}',
     '{"questions":[{"id":"day","question":"Which day should the report cover?","kind":"date","max":"2026-12-31"}]}',
+  ],
+};
+const APPROVAL_SKILL = {
+  id: 'request_approval',
+  name: 'Request approval of an action',
+  description: `Send a message with one data part {approval, to?, runId?, timeoutSeconds?, onTimeout?: {decision: "approve" | "reject"}, agree?, locale?}, the body of askgate's POST /v1/asks with approval instead of questions: approval is {action (the exact tool or action name), arguments (the exact JSON object you will run), summary? (one sentence shown first), preview? (text shown monospace, e.g. a diff), decisions? (a subset of "approve", "reject", "request_changes", "edit"; default the first three), argumentsSchema? (a JSON Schema edited arguments must satisfy)}. The person sees the action, its arguments and the first 8 hex digits of its hash: sha256 over the RFC 8785 canonical JSON of {action, arguments}. The task is working while the person decides; it ends completed with a data part {status: "answered", decision: "approve" | "edit" | "reject" | "request_changes", reason?: <the person's words>, arguments: <the arguments to run: the edited ones after edit>, actionHash, effectiveHash: <"sha256:" + the hash of {action, arguments} to run>, answeredBy, answeredAt}: run the action only on approve or edit, only with those arguments, and check that their hash is effectiveHash. {status: "no_answer", reason, decision?: <onTimeout.decision, stated, never given>}: nobody approved, do not run it.`,
+  tags: ['human-in-the-loop', 'approval', 'authorization', 'chat'],
+  examples: [
+    '{"approval":{"action":"send_email","arguments":{"to":"finance@example.com","subject":"Q3 report"},"summary":"Send the Q3 report to finance","decisions":["approve","reject","request_changes","edit"]}}',
   ],
 };
 const INPUT_MODES = ['application/json'];
@@ -53,7 +62,7 @@ export function agentCard(opts: CardOptions): AgentCard {
     }),
     defaultInputModes: INPUT_MODES,
     defaultOutputModes: OUTPUT_MODES,
-    skills: [{ ...SKILL, inputModes: INPUT_MODES, outputModes: OUTPUT_MODES }],
+    skills: [SKILL, APPROVAL_SKILL].map((skill) => ({ ...skill, inputModes: INPUT_MODES, outputModes: OUTPUT_MODES })),
   });
 }
 
@@ -78,7 +87,7 @@ export function legacyAgentCardJson(opts: CardOptions): unknown {
     capabilities: { streaming: true, pushNotifications: opts.pushNotifications },
     defaultInputModes: INPUT_MODES,
     defaultOutputModes: OUTPUT_MODES,
-    skills: [{ ...SKILL, inputModes: INPUT_MODES, outputModes: OUTPUT_MODES }],
+    skills: [SKILL, APPROVAL_SKILL].map((skill) => ({ ...skill, inputModes: INPUT_MODES, outputModes: OUTPUT_MODES })),
     ...(opts.bearer && {
       securitySchemes: { [SCHEME]: { type: 'http', scheme: 'bearer', description: SCHEME_DESCRIPTION } },
       security: [{ [SCHEME]: [] }],

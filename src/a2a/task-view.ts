@@ -40,9 +40,28 @@ export function resultData(record: AskRecord): Record<string, unknown> {
 function summary(record: AskRecord): string {
   const result = record.result;
   if (!result) return `Waiting for a person to answer (until ${record.expiresAt}).`;
+  if (record.approval) return approvalSummary(result);
   if (result.status === 'answered') return 'Answered: the answers are in the data part.';
   if (result.reason === 'cancelled') return 'Cancelled before anyone answered.';
   return `No answer (${result.reason}): proceed with your best judgment and state the assumption you made.`;
+}
+
+/** An approval's line: what to do, never the person's reason (it is in the data part). */
+function approvalSummary(result: NonNullable<AskRecord['result']>): string {
+  if (result.status === 'no_answer')
+    return result.reason === 'cancelled'
+      ? 'Cancelled before anyone decided: do not run the action.'
+      : `No decision (${result.reason}): nobody approved the action, do not run it.`;
+  switch (result.decision) {
+    case 'approve':
+      return 'Approved: run the action with exactly the arguments in the data part (their hash is effectiveHash).';
+    case 'edit':
+      return 'Approved with changes: run the action with the arguments in the data part, not the ones proposed.';
+    case 'request_changes':
+      return 'Changes requested: do not run the action; the reason in the data part says what to change.';
+    default:
+      return 'Rejected: do not run the action; the reason is in the data part.';
+  }
 }
 
 function agentMessage(record: AskRecord, state: TaskState): Message {

@@ -27,12 +27,15 @@ import type { AskgateClient, AskInput, AskResult } from '../client/index.js';
 import { ownValue } from '../core/own.js';
 import { ElicitationRefusedError, fieldOf, type MappedField } from '../client/elicitation-fields.js';
 import { APPROVE, DECISION, REJECT, askBase, askOptions, eventKey, shownLine, type AskTarget } from './shared.js';
+import { approvalOfInterrupt, toolCallIn, type ToolCallRef } from './ag-ui-approval.js';
 
 export type { AskTarget } from './shared.js';
 
 /** An interrupt as an ask: the questions, and the resume payload an answered result becomes. */
 export interface InterruptAsk {
-  questions: AskInput['questions'];
+  questions?: AskInput['questions'];
+  /** Instead of questions: the exact action a person is asked to authorize. */
+  approval?: AskInput['approval'];
   payload(result: Extract<AskResult, { status: 'answered' }>): unknown;
   /** The person's own words, when the answer was not one of the options and this mapping cares. */
   comment?(result: Extract<AskResult, { status: 'answered' }>): string | undefined;
@@ -46,6 +49,15 @@ export interface AgUiAskOptions extends Omit<AskTarget, 'runId'> {
   toAsk?: (interrupt: Interrupt) => InterruptAsk | undefined;
   /** The clock expiry is read against (default: now). */
   now?: () => Date;
+  /**
+   * Tool-call interrupts become approval asks (the exact tool and arguments with their hash;
+   * approve, reject or request changes with a reason in `metadata.askgate.comment`) instead of an
+   * Approve/Reject question. `runWithAskgate` finds the tool call in the agent's messages;
+   * `answerInterrupts` needs `toolCall`. Interrupts with `metadata.askgate.approval` always are.
+   */
+  approvalAsks?: boolean;
+  /** The tool call an interrupt's `toolCallId` names (set by `runWithAskgate` from the agent's messages). */
+  toolCall?: (toolCallId: string) => ToolCallRef | undefined;
 }
 
 type Schema = Record<string, unknown> | undefined;
@@ -150,7 +162,18 @@ export async function answerInterrupts(
 ): Promise<ResumeEntry[]> {
   const now = (opts.now ?? (() => new Date()))();
   const mapped = interrupts.map((interrupt) => {
-    const ask = opts.toAsk?.(interrupt) ?? defaultInterruptAsk(interrupt);
+    const call = opts.approvalAsks && interrupt.toolCallId ? opts.toolCall?.(interrupt.toolCallId) : undefined;
+    const approval = approvalOfInterrupt(interrupt, call);
+    const ask =
+      opts.toAsk?.(interrupt) ??
+      (approval
+        ? {
+            approval: approval.approval,
+            payload: (r: Extract<AskResult, { status: 'answered' }>) =>
+              approval.bare ? r.decision === 'approve' : { approved: r.decision === 'approve' },
+            comment: (r: Extract<AskResult, { status: 'answered' }>) => r.reason,
+          }
+        : defaultInterruptAsk(interrupt));
     if (!ask)
       throw new Error(
         `AG-UI interrupt ${JSON.stringify(shownLine(interrupt.id, 80))} (reason ${JSON.stringify(shownLine(interrupt.reason, 80))}) has no askgate mapping: pass toAsk`,
@@ -175,7 +198,7 @@ export async function answerInterrupts(
     let askId = '';
     const options = askOptions(target, eventKey('ag-ui', opts.threadId, interrupt.id, JSON.stringify(interrupt)));
     const result = await client.ask(
-      { ...askBase(target), questions: ask.questions },
+      { ...askBase(target), ...(ask.approval ? { approval: ask.approval } : { questions: ask.questions }) },
       { ...options, onCreated: (view) => ((askId = view.id), target.onCreated?.(view)) },
     );
     if (result.status === 'no_answer') {
@@ -214,7 +237,11 @@ export async function runWithAskgate(
   let result = await agent.runAgent(params);
   for (let round = 0; agent.pendingInterrupts.length > 0; round++) {
     if (round >= maxRounds) throw new Error(`runWithAskgate: still interrupted after ${maxRounds} runs`);
-    const resume = await answerInterrupts(client, agent.pendingInterrupts, { ...askOpts, threadId: agent.threadId });
+    const resume = await answerInterrupts(client, agent.pendingInterrupts, {
+      toolCall: (id) => toolCallIn(agent.messages, id),
+      ...askOpts,
+      threadId: agent.threadId,
+    });
     const { runId: _previous, ...rest } = params ?? {};
     result = await agent.runAgent({ ...rest, resume });
   }

@@ -8,8 +8,19 @@
 import { Command, INTERRUPT, interrupt } from '@langchain/langgraph';
 import type { AskgateClient, AskInput, AskResult } from '../client/index.js';
 import { askBase, askOptions, eventKey, type AskTarget } from './shared.js';
+import { hitlRequestOf, resolveHitl, type HitlDecision } from './langgraph-hitl.js';
 
 export type { AskTarget } from './shared.js';
+export {
+  hitlRequestOf,
+  hitlApprovalAsk,
+  hitlDecisionOf,
+  resolveHitl,
+  type HitlActionRequest,
+  type HitlDecision,
+  type HitlRequest,
+  type HitlReviewConfig,
+} from './langgraph-hitl.js';
 
 /**
  * What a node hands to `interrupt()` to ask a person: askgate questions (1–3; each a choice with
@@ -82,9 +93,10 @@ export interface RunWithAskgateOptions extends Omit<AskTarget, 'runId'> {
 }
 
 /**
- * Runs the graph on a thread; while it stops on askgate interrupts, asks a person for each (one
- * at a time: askgate keeps one open ask per run) and resumes with every answer keyed by interrupt
- * id. Returns the graph's last output: its final state, or — when it also stops on an interrupt
+ * Runs the graph on a thread; while it stops on askgate interrupts ({@link askPerson}, or the
+ * `humanInTheLoopMiddleware`'s tool approvals, batched or per call: one approval ask per action,
+ * resumed with `{decisions}`), asks a person for each (one at a time: askgate keeps one open ask
+ * per run) and resumes with every answer keyed by interrupt id. Returns the graph's last output: its final state, or — when it also stops on an interrupt
  * that is not an askgate question — the output with `__interrupt__`, for the caller to handle.
  *
  * Pass `input: null` to continue a thread that is already paused (after a crash of this process):
@@ -108,11 +120,17 @@ export async function runWithAskgate(
   let output = await graph.invoke(input, config);
   for (let round = 0; ; round++) {
     const pending = interruptsOf(output);
-    if (pending.length === 0 || !pending.every((p) => p.id !== undefined && isAskPayload(p.value))) return output;
+    const ours = (p: PendingInterrupt) => p.id !== undefined && (isAskPayload(p.value) || hitlRequestOf(p.value));
+    if (pending.length === 0 || !pending.every(ours)) return output;
     if (round >= maxRounds) throw new Error(`runWithAskgate: still interrupted after ${maxRounds} resumes`);
     // Keyed by LangGraph's interrupt ids; no prototype, so no id can reach Object.prototype.
-    const resume: Record<string, AskResult> = Object.create(null);
+    const resume: Record<string, AskResult | { decisions: HitlDecision[] }> = Object.create(null);
     for (const p of pending) {
+      const hitl = isAskPayload(p.value) ? undefined : hitlRequestOf(p.value);
+      if (hitl) {
+        resume[p.id!] = await resolveHitl(client, hitl, targetOf(runId, opts), [opts.threadId, p.id!]);
+        continue;
+      }
       const payload = p.value as AskPayload;
       const target: AskTarget = {
         runId,
@@ -129,6 +147,17 @@ export async function runWithAskgate(
     }
     output = await graph.invoke(new Command({ resume }), config);
   }
+}
+
+/** Where the runner asks, from its options. */
+function targetOf(runId: string, opts: RunWithAskgateOptions): AskTarget {
+  return {
+    runId,
+    ...(opts.to ? { to: opts.to } : {}),
+    ...(opts.timeoutSeconds ? { timeoutSeconds: opts.timeoutSeconds } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.onCreated ? { onCreated: opts.onCreated } : {}),
+  };
 }
 
 function interruptsOf(output: unknown): PendingInterrupt[] {

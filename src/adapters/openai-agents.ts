@@ -6,17 +6,17 @@
 import { randomUUID } from 'node:crypto';
 import { run as sdkRun, tool, type Agent, type FunctionTool, type RunResult, type RunState } from '@openai/agents';
 import { z } from 'zod';
-import type { AskInput, AskgateClient } from '../client/index.js';
+import type { AskInput, AskResult, AskgateClient } from '../client/index.js';
 import { KIND_NAMES, type KindName } from '../core/questions/index.js';
+import { ApprovalError, assertApproved } from '../client/approval.js';
 import {
   TYPED_GUIDANCE,
-  approvalAsk,
+  actionApprovalAsk,
+  argumentsOf,
   askBase,
   askOptions,
-  decisionOf,
+  decisionOfApproval,
   eventKey,
-  shownLine,
-  summariseArgs,
   type AskTarget,
   type Decision,
 } from './shared.js';
@@ -165,7 +165,9 @@ export interface ApproveWithPersonOptions extends AskTarget {
 export function rejectionMessage(tool: string, decision: Decision): string {
   switch (decision.kind) {
     case 'rejected':
-      return `The user rejected this ${tool} call. Do not retry it; continue without it or ask the user what to do instead.`;
+      return `The user rejected this ${tool} call${decision.reason ? `: ${JSON.stringify(decision.reason)}` : ''}. Do not retry it; continue without it or ask the user what to do instead.`;
+    case 'changes_requested':
+      return `The user did not approve this ${tool} call and asked for changes: ${JSON.stringify(decision.reason)}`;
     case 'comment':
       return `The user did not approve this ${tool} call and answered: ${JSON.stringify(decision.text)}`;
     case 'no_answer':
@@ -177,10 +179,12 @@ export function rejectionMessage(tool: string, decision: Decision): string {
 
 /**
  * Builds the approval handler. Given a run's result, it asks a person about each pending tool
- * approval (`result.interruptions`, one ask each, in order): "Approve <tool>(<args>)?" with
- * Approve/Reject buttons. Approve → `state.approve(item)`; Reject, an answer in the person's own
- * words, a skip or a timeout → `state.reject(item, {message})` (see {@link rejectionMessage}).
- * Then it resumes the run and repeats while new approvals come up; it returns the last result.
+ * approval (`result.interruptions`, one approval ask each, in order): the tool's name and its
+ * exact arguments with their hash, Approve / Reject… / Request changes…. Approve (bound to those
+ * arguments by `assertApproved`) → `state.approve(item)`; a rejection or requested changes (the
+ * person's reason reaches the model), a skip or a timeout → `state.reject(item, {message})` (see
+ * {@link rejectionMessage}). Then it resumes the run and repeats while new approvals come up; it
+ * returns the last result.
  */
 export function approveWithPerson(client: AskgateClient, opts: ApproveWithPersonOptions) {
   const resume = opts.run ?? ((agent, state) => sdkRun(agent, state));
@@ -193,12 +197,12 @@ export function approveWithPerson(client: AskgateClient, opts: ApproveWithPerson
       for (const item of current.interruptions) {
         const name = item.name ?? 'tool';
         const callId = (item.rawItem as { callId?: string }).callId;
-        const question = `Approve ${shownLine(name, 60)}(${summariseArgs(item.arguments)})?`;
+        const ask = actionApprovalAsk(name, item.arguments, opts);
         const answer = await client.ask(
-          approvalAsk(question, opts),
+          ask,
           askOptions(opts, eventKey('openai', opts.runId, 'approve', callId ?? '', name, item.arguments ?? '')),
         );
-        const decision = decisionOf(answer);
+        const decision = released(answer, ask.approval!.action, argumentsOf(item.arguments));
         opts.onDecision?.({ tool: name, callId, decision });
         if (decision.kind === 'approved') current.state.approve(item);
         else current.state.reject(item, { message: rejectionMessage(name, decision) });
@@ -207,4 +211,20 @@ export function approveWithPerson(client: AskgateClient, opts: ApproveWithPerson
     }
     return current as R;
   };
+}
+
+/**
+ * The decision on an approval ask; an approval counts only when it is bound to the arguments the
+ * SDK will run (the ones asked about: edit is not offered, so they cannot differ unless tampered).
+ */
+function released(answer: AskResult, action: string, args: Record<string, unknown>): Decision {
+  const decision = decisionOfApproval(answer);
+  if (decision.kind !== 'approved') return decision;
+  try {
+    assertApproved(answer, action, args);
+    return decision;
+  } catch (error) {
+    if (error instanceof ApprovalError) return { kind: 'rejected', reason: error.message };
+    throw error;
+  }
 }

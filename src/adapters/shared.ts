@@ -101,13 +101,53 @@ export function askOptions(target: AskTarget, idempotencyKey: string): AskOption
   };
 }
 
-/** What a person decided on an approval question. */
+/** What a person decided on an approval question (or an approval ask). */
 export type Decision =
   | { kind: 'approved' }
-  | { kind: 'rejected' }
+  /** `reason`: the person's words, on an approval ask. */
+  | { kind: 'rejected'; reason?: string }
+  /** An approval ask answered with request_changes: `reason` says what to change. */
+  | { kind: 'changes_requested'; reason: string }
   /** They answered in their own words: not an approval; `text` is what they wrote. */
   | { kind: 'comment'; text: string }
   | { kind: 'no_answer'; reason: Extract<AskResult, { status: 'no_answer' }>['reason'] };
+
+/**
+ * An approval ask (issue 36) for one tool call: the tool's name as the action and its arguments as
+ * the model sent them (a JSON object; anything else as `{input: <text>}`), so the person sees them
+ * whole with their hash, and decides approve, reject or request changes, saying why.
+ */
+export function actionApprovalAsk(action: string, rawArgs: string | undefined, target: AskTarget): AskInput {
+  return {
+    ...askBase(target),
+    approval: {
+      action: shownLine(action, 100) || 'tool',
+      arguments: argumentsOf(rawArgs),
+      decisions: ['approve', 'reject', 'request_changes'],
+    },
+  };
+}
+
+/** A tool call's arguments as the JSON object an approval shows: the parsed object, else `{input: <text>}`. */
+export function argumentsOf(raw: string | undefined): Record<string, unknown> {
+  if (raw === undefined || raw.trim() === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+  } catch {
+    // Not JSON: shown as sent.
+  }
+  return { input: raw };
+}
+
+/** Reads the result of an {@link actionApprovalAsk}: only approve approves (edit is not offered). */
+export function decisionOfApproval(result: AskResult): Decision {
+  if (result.status === 'no_answer') return { kind: 'no_answer', reason: result.reason };
+  if (result.decision === 'approve') return { kind: 'approved' };
+  if (result.decision === 'request_changes') return { kind: 'changes_requested', reason: result.reason ?? '' };
+  return { kind: 'rejected', ...(result.reason ? { reason: result.reason } : {}) };
+}
 
 /** Reads the result of an {@link approvalAsk}. Only a tap (or reply) naming "Approve" approves. */
 export function decisionOf(result: AskResult): Decision {

@@ -27,6 +27,15 @@ export * from './schemas.js';
 export * from './errors.js';
 export * from './webhook.js';
 export {
+  actionHash,
+  assertApproved,
+  ApprovalError,
+  type ApprovalErrorCode,
+  type ApprovalInput,
+  type ApprovalResult,
+  type Decision,
+} from './approval.js';
+export {
   elicitationHandler,
   ElicitationRefusedError,
   type ElicitationBridgeOptions,
@@ -48,13 +57,15 @@ export {
 
 /**
  * What `ask()` accepts: the body of `POST /v1/asks` (question ids, `kind` and `multiSelect` optional;
- * each question a choice or a typed kind, see {@link QuestionInput}).
+ * each question a choice or a typed kind, see {@link QuestionInput}), or instead of questions an
+ * `approval` (see {@link ApprovalInput}; check its result with {@link assertApproved}).
  */
 export type AskInput = z.input<typeof AskRequestSchema>;
 /**
  * What `answer()` accepts: `{answers}` (strings per question), `{values}` (JSON values per question: a
  * number for a number question, e.g. `{values: {replicas: 3}}`), both for different questions, or
- * `{skip: true}`; optionally `by`.
+ * `{skip: true}`; for an approval `{decision, reason?, arguments?}` (arguments with `edit` only);
+ * optionally `by`.
  */
 export type AnswerInput = z.input<typeof AnswerRequestSchema>;
 

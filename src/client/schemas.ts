@@ -54,6 +54,14 @@ export {
   type Target,
   type WebhookPayload,
 } from '../core/schemas.js';
+export {
+  ApprovalRequestSchema,
+  RequestedBySchema,
+  StoredApprovalSchema,
+  type ApprovalRequest,
+  type StoredApproval,
+} from '../core/approval/approval-schema.js';
+export { DECISIONS } from '../core/approval/decisions.js';
 
 import type { z } from 'zod';
 import type { QuestionSchema, ValuesSchema } from '../core/schemas.js';

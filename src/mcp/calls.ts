@@ -14,6 +14,7 @@ import {
   type AskUserArgs,
   type CreatedAsk,
 } from './tool.js';
+import { toApprovalInput, type RequestApprovalArgs } from './approval-tool.js';
 
 /** What a tool call needs from the SDK that runs it (v1 `extra`, v2 `ctx`): nothing else is SDK-specific. */
 export interface CallContext {
@@ -96,7 +97,9 @@ export function askgateCalls(opts: McpCallOptions) {
     } catch (error) {
       if (isAbortError(error)) return toolError('The call was cancelled; the question was withdrawn.');
       if (error instanceof UnknownAskError)
-        return toolError(`${error.message}: pass the askId of a pending ask_user or await_answer result.`);
+        return toolError(
+          `${error.message}: pass the askId of a pending ask_user, request_approval or await_answer result.`,
+        );
       return toolError(`askgate could not ask: ${describe(error)}`);
     } finally {
       clearInterval(timer);
@@ -104,57 +107,80 @@ export function askgateCalls(opts: McpCallOptions) {
     }
   };
 
-  /** The ask of `args`, or a tool error naming the fields to fix. */
-  const inputOf = (args: AskUserArgs, runId: string): AskInput | ToolResult => {
+  /** The ask a tool's arguments build, or a tool error naming the fields to fix. */
+  const inputOf = (tool: string, build: () => AskInput): AskInput | ToolResult => {
     try {
-      return toAskInput(args, { runId, to: opts.defaultTo });
+      return build();
     } catch (error) {
-      if (error instanceof ToolInputError) return toolError(`Invalid ask_user arguments: ${error.message}`);
+      if (error instanceof ToolInputError) return toolError(`Invalid ${tool} arguments: ${error.message}`);
       throw error;
     }
+  };
+  const questionsInput = (args: AskUserArgs, runId: string) =>
+    inputOf('ask_user', () => toAskInput(args, { runId, to: opts.defaultTo }));
+  const approvalInput = (args: RequestApprovalArgs, runId: string) =>
+    inputOf('request_approval', () => toApprovalInput(args, { runId, to: opts.defaultTo }));
+
+  /** Creates the ask and waits at most `waitMs`, with progress notifications. */
+  const askCall = (input: AskInput, ctx: CallContext): Promise<ToolResult> =>
+    waitCall(
+      ctx,
+      (signal, progress) => {
+        progress.total = input.timeoutSeconds ?? 900;
+        return opts.backend.ask(input, {
+          signal,
+          waitMs: opts.waitMs,
+          onCreated: (ask) => {
+            progress.total = ask.timeoutSeconds;
+            const where = placesOf(ask);
+            progress.send(`Asked ${where} (ask ${ask.id}); waiting up to ${ask.timeoutSeconds} s`);
+            progress.every(`Waiting for the user's answer (ask ${ask.id})`);
+          },
+        });
+      },
+      // The ask's questions, not the arguments: an id left out was filled in by toAskInput (none: an approval).
+      (outcome) => renderResult(outcome, (input.questions ?? []) as { id: string; header?: string }[]),
+    );
+
+  /** Creates the ask without waiting (the Tasks extension): the created ask, or a tool error. */
+  const createCall = async (input: AskInput): Promise<CreatedAsk | ToolResult> => {
+    let created: CreatedAsk | undefined;
+    try {
+      // Never aborted: the task outlives this request; tasks/cancel ends it.
+      await opts.backend.ask(input, {
+        signal: new AbortController().signal,
+        waitMs: 0,
+        onCreated: (a) => (created = a),
+      });
+    } catch (error) {
+      return toolError(`askgate could not ask: ${describe(error)}`);
+    }
+    return created ?? toolError('askgate could not ask: the ask was not created');
   };
 
   return {
     /** `ask_user`: creates the ask (runId `runId` unless the call names one) and waits at most `waitMs`. */
     async askUser(args: AskUserArgs, runId: string, ctx: CallContext): Promise<ToolResult> {
-      const input = inputOf(args, runId);
-      if ('content' in input) return input;
-      return waitCall(
-        ctx,
-        (signal, progress) => {
-          progress.total = input.timeoutSeconds ?? 900;
-          return opts.backend.ask(input, {
-            signal,
-            waitMs: opts.waitMs,
-            onCreated: (ask) => {
-              progress.total = ask.timeoutSeconds;
-              const where = placesOf(ask);
-              progress.send(`Asked ${where} (ask ${ask.id}); waiting up to ${ask.timeoutSeconds} s`);
-              progress.every(`Waiting for the user's answer (ask ${ask.id})`);
-            },
-          });
-        },
-        // The ask's questions, not the arguments: an id left out was filled in by toAskInput.
-        (outcome) => renderResult(outcome, input.questions as { id: string; header?: string }[]),
-      );
+      const input = questionsInput(args, runId);
+      return 'content' in input ? input : askCall(input, ctx);
     },
 
-    /** Creates the ask without waiting (the Tasks extension): the created ask, or a tool error. */
+    /** `request_approval`: creates the approval ask and waits at most `waitMs` for the decision. */
+    async requestApproval(args: RequestApprovalArgs, runId: string, ctx: CallContext): Promise<ToolResult> {
+      const input = approvalInput(args, runId);
+      return 'content' in input ? input : askCall(input, ctx);
+    },
+
+    /** `ask_user` without waiting (the Tasks extension): the created ask, or a tool error. */
     async createOnly(args: AskUserArgs, runId: string): Promise<CreatedAsk | ToolResult> {
-      const input = inputOf(args, runId);
-      if ('content' in input) return input;
-      let created: CreatedAsk | undefined;
-      try {
-        // Never aborted: the task outlives this request; tasks/cancel ends it.
-        await opts.backend.ask(input, {
-          signal: new AbortController().signal,
-          waitMs: 0,
-          onCreated: (a) => (created = a),
-        });
-      } catch (error) {
-        return toolError(`askgate could not ask: ${describe(error)}`);
-      }
-      return created ?? toolError('askgate could not ask: the ask was not created');
+      const input = questionsInput(args, runId);
+      return 'content' in input ? input : createCall(input);
+    },
+
+    /** `request_approval` without waiting (the Tasks extension). */
+    async createApprovalOnly(args: RequestApprovalArgs, runId: string): Promise<CreatedAsk | ToolResult> {
+      const input = approvalInput(args, runId);
+      return 'content' in input ? input : createCall(input);
     },
 
     /** `await_answer`: waits at most `waitMs` more on an existing ask. */

@@ -13,7 +13,9 @@ import {
   TOOL_DESCRIPTION,
   TOOL_NAME,
   UnknownAskError,
+  type CreatedAsk,
 } from './tool.js';
+import { APPROVAL_DESCRIPTION, APPROVAL_TOOL_NAME, RequestApprovalInputShape } from './approval-tool.js';
 
 /** The protocol revision the v2 SDK serves here (stateless: `server/discover`, a `_meta` envelope per request). */
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
@@ -61,9 +63,9 @@ const contextOf = (ctx: ServerContext): CallContext => {
 const TaskParams = z.object({ taskId: z.string().max(200) });
 
 /**
- * Builds the 2026-07-28 server (v2 SDK) with the same `ask_user` and `await_answer` as the 2025
- * one, plus the Tasks extension: for a client that declares `io.modelcontextprotocol/tasks` on
- * the call, `ask_user` creates the ask and returns a task at once (task id = ask id); `tasks/get`
+ * Builds the 2026-07-28 server (v2 SDK) with the same `ask_user`, `await_answer` and
+ * `request_approval` as the 2025 one, plus the Tasks extension: for a client that declares
+ * `io.modelcontextprotocol/tasks` on the call, `ask_user` (and `request_approval`) creates the ask and returns a task at once (task id = ask id); `tasks/get`
  * reports `working` until the ask ends, then `completed` with the usual tool result; `tasks/cancel`
  * cancels the ask. Other clients get the bounded waits (`pending` + `await_answer`).
  */
@@ -94,6 +96,19 @@ export function createAskgateMcpV2(opts: AskgateMcpV2Options): AskgateMcpV2 {
       });
   };
 
+  /** A CreateTaskResult for a created ask (or the tool error that prevented it). */
+  const taskResult = async (created: CreatedAsk | ToolResult): Promise<ToolResult> => {
+    if ('content' in created) return created;
+    const task = await readTask(created.id);
+    // The pending structured content keeps the tool's output schema satisfied.
+    return {
+      ...task,
+      resultType: 'task',
+      content: [{ type: 'text', text: `Asked (ask ${created.id}); poll tasks/get with this taskId.` }],
+      structuredContent: { status: 'pending', askId: created.id, expiresAt: created.expiresAt },
+    } as ToolResult;
+  };
+
   const factory = () => {
     const server = new McpServer(
       { name: 'askgate', version: MCP_SERVER_VERSION },
@@ -108,19 +123,10 @@ export function createAskgateMcpV2(opts: AskgateMcpV2Options): AskgateMcpV2 {
         outputSchema: z.object(AskUserOutputShape),
         annotations: TOOL_ANNOTATIONS,
       },
-      async (args, ctx): Promise<ToolResult> => {
-        if (!declaresTasks(ctx)) return calls.askUser(args, opts.runIdFor(), contextOf(ctx));
-        const created = await calls.createOnly(args, opts.runIdFor());
-        if ('content' in created) return created;
-        const task = await readTask(created.id);
-        // A CreateTaskResult; the pending structured content keeps the tool's output schema satisfied.
-        return {
-          ...task,
-          resultType: 'task',
-          content: [{ type: 'text', text: `Asked (ask ${created.id}); poll tasks/get with this taskId.` }],
-          structuredContent: { status: 'pending', askId: created.id, expiresAt: created.expiresAt },
-        } as ToolResult;
-      },
+      async (args, ctx): Promise<ToolResult> =>
+        declaresTasks(ctx)
+          ? taskResult(await calls.createOnly(args, opts.runIdFor()))
+          : calls.askUser(args, opts.runIdFor(), contextOf(ctx)),
     );
     server.registerTool(
       AWAIT_TOOL_NAME,
@@ -132,6 +138,20 @@ export function createAskgateMcpV2(opts: AskgateMcpV2Options): AskgateMcpV2 {
         annotations: { ...TOOL_ANNOTATIONS, readOnlyHint: true },
       },
       async ({ askId }, ctx) => calls.awaitAnswer(askId, contextOf(ctx)),
+    );
+    server.registerTool(
+      APPROVAL_TOOL_NAME,
+      {
+        title: 'Request approval of an action',
+        description: APPROVAL_DESCRIPTION,
+        inputSchema: z.object(RequestApprovalInputShape),
+        outputSchema: z.object(AskUserOutputShape),
+        annotations: TOOL_ANNOTATIONS,
+      },
+      async (args, ctx): Promise<ToolResult> =>
+        declaresTasks(ctx)
+          ? taskResult(await calls.createApprovalOnly(args, opts.runIdFor()))
+          : calls.requestApproval(args, opts.runIdFor(), contextOf(ctx)),
     );
     server.server.setRequestHandler('tasks/get', { params: TaskParams }, async ({ taskId }, ctx) => {
       requireTasks(ctx);

@@ -11,6 +11,7 @@ import {
   TOOL_DESCRIPTION,
   TOOL_NAME,
 } from './tool.js';
+import { APPROVAL_DESCRIPTION, APPROVAL_TOOL_NAME, RequestApprovalInputShape } from './approval-tool.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -31,7 +32,7 @@ export interface AskgateMcpOptions extends McpCallOptions {
   runIdFor: (sessionId: string | undefined) => string;
 }
 
-/** An MCP server with the `ask_user` and `await_answer` tools, plus a way to cancel the calls still waiting. */
+/** An MCP server with the `ask_user`, `await_answer` and `request_approval` tools, plus a way to cancel the calls still waiting. */
 export interface AskgateMcp {
   server: McpServer;
   /** Aborts every waiting call (their asks are cancelled) and waits until they have finished. */
@@ -46,8 +47,8 @@ const contextOf = (extra: Extra): CallContext => ({
 });
 
 /**
- * Builds the MCP server (v1 SDK: protocol 2025-11-25 and earlier, sessions) offering `ask_user`
- * and `await_answer`; one per session (an McpServer serves one transport). A call returns within
+ * Builds the MCP server (v1 SDK: protocol 2025-11-25 and earlier, sessions) offering `ask_user`,
+ * `await_answer` and `request_approval`; one per session (an McpServer serves one transport). A call returns within
  * `waitMs`, `pending` when the ask is still open: it stays open, and only an explicit cancel of a
  * waiting call (or of the session) cancels it.
  */
@@ -77,6 +78,18 @@ export function createAskgateMcpServer(opts: AskgateMcpOptions): AskgateMcp {
       annotations: { ...TOOL_ANNOTATIONS, readOnlyHint: true },
     },
     async ({ askId }, extra) => calls.awaitAnswer(askId, contextOf(extra)),
+  );
+
+  server.registerTool(
+    APPROVAL_TOOL_NAME,
+    {
+      title: 'Request approval of an action',
+      description: APPROVAL_DESCRIPTION,
+      inputSchema: RequestApprovalInputShape,
+      outputSchema: AskUserOutputShape,
+      annotations: TOOL_ANNOTATIONS,
+    },
+    async (args, extra) => calls.requestApproval(args, opts.runIdFor(extra.sessionId), contextOf(extra)),
   );
 
   return { server, cancelAll: () => calls.cancelAll() };

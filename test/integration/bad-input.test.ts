@@ -66,7 +66,7 @@ describe('bodies nested too deep', () => {
     const mcp = new Client({ name: 'bad-input', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: auth } });
     await mcp.connect(transport);
-    expect((await mcp.listTools()).tools.map((t) => t.name)).toEqual(['ask_user', 'await_answer']);
+    expect((await mcp.listTools()).tools.map((t) => t.name)).toEqual(['ask_user', 'await_answer', 'request_approval']);
     await transport.terminateSession();
     await mcp.close();
   });
@@ -160,7 +160,7 @@ describe('MCP params of the wrong type (2025-era sessions)', () => {
       expect((error as McpError).message).toMatch(/invalid params: params\.(name|arguments)/);
     }
     // The session is unharmed.
-    expect((await mcp.listTools()).tools).toHaveLength(2);
+    expect((await mcp.listTools()).tools).toHaveLength(3);
     expect(loudLines(from)).toEqual([]);
     await transport.terminateSession();
     await mcp.close();

@@ -106,7 +106,7 @@ describe('the askgate bin of the checkout', () => {
   it('askgate mcp speaks MCP on stdio through the symlink (initialize, tools/list) and exits 0 when stdin closes', async () => {
     const r = await mcpRoundTrip(link, ['mcp'], tmp);
     expect(r.init).toMatchObject({ serverInfo: { name: 'askgate' }, capabilities: { tools: {} } });
-    expect(r.tools.map((t) => t.name)).toEqual(['ask_user', 'await_answer']);
+    expect(r.tools.map((t) => t.name)).toEqual(['ask_user', 'await_answer', 'request_approval']);
     expect(r.code).toBe(0);
   });
 
@@ -186,7 +186,7 @@ describe('the packed package installed into a project', () => {
   it('npx askgate mcp (the command of `claude mcp add … -- npx askgate mcp`) speaks MCP', async () => {
     const r = await mcpRoundTrip('npx', ['askgate', 'mcp'], project);
     expect(r.init).toMatchObject({ serverInfo: { name: 'askgate' } });
-    expect(r.tools.map((t) => t.name)).toEqual(['ask_user', 'await_answer']);
+    expect(r.tools.map((t) => t.name)).toEqual(['ask_user', 'await_answer', 'request_approval']);
     expect(r.code).toBe(0);
   });
 });

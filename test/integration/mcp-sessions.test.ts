@@ -141,7 +141,11 @@ describe('the session cap', () => {
       answers: { env: ['Production'] },
       values: { env: ['Production'] },
     });
-    expect((await b.mcp.listTools()).tools.map((t) => t.name)).toEqual(['ask_user', 'await_answer']);
+    expect((await b.mcp.listTools()).tools.map((t) => t.name)).toEqual([
+      'ask_user',
+      'await_answer',
+      'request_approval',
+    ]);
     await b.transport.terminateSession();
     await c.transport.terminateSession();
     await Promise.all([a, b, c].map((x) => x.mcp.close()));
@@ -186,14 +190,18 @@ describe('sessions per caller', () => {
       // Another address takes the place that is left, and works.
       const b = await connect(v6);
       open.push(b);
-      expect((await b.mcp.listTools()).tools.map((t) => t.name)).toEqual(['ask_user', 'await_answer']);
+      expect((await b.mcp.listTools()).tools.map((t) => t.name)).toEqual([
+        'ask_user',
+        'await_answer',
+        'request_approval',
+      ]);
 
       // Once a call of the first address ends, its own idle session makes room for its next one.
       await ownApi.post(`/v1/asks/${asks[0]}/answer`, { answers: { env: ['Production'] } });
       expect((await calls[0]).structuredContent).toMatchObject({ status: 'answered' });
       open.push(await connect(v4));
       await expect(a1.mcp.listTools()).rejects.toThrow(/session not found/);
-      expect((await b.mcp.listTools()).tools).toHaveLength(2);
+      expect((await b.mcp.listTools()).tools).toHaveLength(3);
       await ownApi.post(`/v1/asks/${asks[1]}/answer`, { answers: { env: ['Staging'] } });
       expect((await calls[1]).structuredContent).toMatchObject({ status: 'answered' });
     } finally {

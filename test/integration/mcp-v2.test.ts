@@ -91,7 +91,7 @@ describe.each([
     expect(mcp.getNegotiatedProtocolVersion()).toBe(MODERN);
     expect(mcp.getServerCapabilities()?.extensions).toEqual({ [TASKS]: {} });
     const { tools } = await mcp.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['ask_user', 'await_answer']);
+    expect(tools.map((t) => t.name)).toEqual(['ask_user', 'await_answer', 'request_approval']);
     expect(tools[0]!.inputSchema.required).toEqual(['questions']);
     expect(tools[0]!.outputSchema?.properties).toHaveProperty('status');
   });

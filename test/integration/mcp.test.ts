@@ -101,7 +101,7 @@ describe.each([
 
   it('lists ask_user with the OpenClaw input shape and an output schema, and await_answer', async () => {
     const { tools } = await c.mcp.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['ask_user', 'await_answer']);
+    expect(tools.map((t) => t.name)).toEqual(['ask_user', 'await_answer', 'request_approval']);
     expect(Object.keys(tools[1]!.inputSchema.properties ?? {})).toEqual(['askId']);
     const tool = tools[0]!;
     expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual([

@@ -24,6 +24,10 @@ const DOCUMENTED = [
   'parseSse',
   'elicitationHandler',
   'ElicitationRefusedError',
+  'assertApproved',
+  'ApprovalError',
+  'ApprovalRequestSchema',
+  'actionHash',
 ];
 
 describe('the SDK surface (askgate/client)', () => {
