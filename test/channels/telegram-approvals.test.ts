@@ -153,6 +153,16 @@ describe('Telegram approvals: decisions', () => {
     expect(final).not.toContain('wrong quarter');
   });
 
+  it('the prompt is in the person’s language (Portuguese), and their reply decides', async () => {
+    const paula = fake.addUser(90_001, 'Paula', { username: 'paula_pt', language_code: 'pt-br' });
+    const { id, ref } = await ask(paula.id);
+    const prompt = await replyThrough(ref, 'Reject…', paula, 'trimestre errado');
+    expect(prompt.text).toBe('Rejeitar…\nResponda a esta mensagem dizendo por quê.');
+    expect(prompt.reply_markup).toMatchObject({ input_field_placeholder: 'Sua resposta' });
+    const got = await ended(id);
+    expect(got.result).toMatchObject({ decision: 'reject', reason: 'trimestre errado' });
+  });
+
   it('Request changes… takes the reply as what to change', async () => {
     const alice = newUser(fake, 'Alice', 'alice_changes');
     const { id, ref } = await ask(alice.id);

@@ -79,13 +79,27 @@ export function readArgumentLines(text: string): Record<string, unknown> | null 
   return args;
 }
 
+/** `text` without a leading "<decision word>:" (any shipped language) the person typed anyway. */
+function withoutWord(decision: AskedDecision, text: string): string {
+  const lower = text.trimStart().normalize('NFKC').toLowerCase();
+  for (const locale of LOCALES.keys())
+    for (const word of wordsFor(locale).t(`approval.word.${decision}`).split('|'))
+      if (lower.startsWith(`${word.toLowerCase()}:`))
+        return text
+          .trimStart()
+          .slice(word.length + 1)
+          .trimStart();
+  return text;
+}
+
 /**
  * A reply to a decision's prompt as the core reads replies (core/approval/approval-reply.ts): the
  * decision's English word, then the reason, or the edited arguments as JSON (`key: value` lines
  * turned into JSON; text that is neither goes as it is, so the core tells what is wrong and notes it).
  */
-export function asDecisionReply(decision: AskedDecision, text: string): string {
+export function asDecisionReply(decision: AskedDecision, reply: string): string {
   const word = ENGLISH.t(`approval.word.${decision}`).split('|')[0]!;
+  const text = withoutWord(decision, reply);
   if (decision !== 'edit') return `${word}: ${text}`;
   if (text.trim().startsWith('{')) return `${word}: ${text}`;
   const args = readArgumentLines(text);
