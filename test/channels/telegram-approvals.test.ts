@@ -2,12 +2,23 @@
 // Bot API: the question message (entities, code blocks, the short hash), Approve by tap, reasons and
 // edits by force-reply (JSON or `key: value` lines, an invalid edit asked again), self-approval
 // refused, two approvers with a short-circuiting rejection, outcome edits, a timeout's decision.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeTelegramApi, type FakeUser, type StoredMessage } from '../fakes/telegram-api.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { startTestApp, testEnv } from '../helpers/app.js';
 import { client, eventually } from '../helpers/http.js';
-import { channelFor, deliveredRef, keyboardRows, memoryLogger, newUser, tapLabel, visible } from './telegram-world.js';
+import {
+  mockup,
+  channelFor,
+  deliveredRef,
+  keyboardRows,
+  memoryLogger,
+  newUser,
+  tapLabel,
+  visible,
+} from './telegram-world.js';
 import type { MessageRef } from '../../src/core/schemas.js';
 import type { RunningAskgate } from '../../src/main.js';
 
@@ -57,6 +68,13 @@ const ended = (id: string) =>
     const got = await get(id);
     return got.status !== 'pending' && got.deliveries[0].finalized === 'done' ? got : undefined;
   });
+/** The fenced text blocks of docs/forms-telegram.md (its Approvals section shows these renderings). */
+const docBlocks = () =>
+  [
+    ...readFileSync(resolve(import.meta.dirname, '../../docs/forms-telegram.md'), 'utf8').matchAll(
+      /```text\n([\s\S]*?)\n```/g,
+    ),
+  ].map((m) => m[1]!);
 /** The text of an entity of `m`. */
 const entityTexts = (m: StoredMessage, type: string) =>
   (m.entities ?? []).filter((e) => e.type === type).map((e) => m.text.slice(e.offset, e.offset + e.length));
@@ -97,6 +115,7 @@ describe('Telegram approvals: the question message', () => {
     expect(entityTexts(message, 'code')).toEqual(['deploy', `#${hash}`]);
     expect(fake.callsOf('sendMessage').some((c) => 'parse_mode' in c.params)).toBe(false);
     expect(keyboardRows(fake, ref)).toEqual([['Approve', 'Reject…'], ['Request changes…', 'Edit…'], ['Skip']]);
+    expect(docBlocks()).toContain(mockup(fake, ref));
   });
 
   it('nested arguments and the preview are `pre` blocks; what does not fit is cut with "…" and the hash shows', async () => {
@@ -146,6 +165,7 @@ describe('Telegram approvals: decisions', () => {
     const { id, ref } = await ask(alice.id);
     const prompt = await replyThrough(ref, 'Reject…', alice, 'wrong quarter, use Q4');
     expect(prompt.text).toBe('Reject…\nReply to this message with why.');
+    expect(docBlocks()).toContain(prompt.text);
     const got = await ended(id);
     expect(got.result).toMatchObject({ decision: 'reject', reason: 'wrong quarter, use Q4' });
     const final = visible(fake, ref).text;
@@ -211,6 +231,7 @@ describe('Telegram approvals: decisions', () => {
       ].join('\n'),
     );
     expect(again.reply_markup).toMatchObject({ force_reply: true });
+    expect(docBlocks()).toContain(again.text);
     expect((await get(id)).status).toBe('pending');
     fake.say(ref.chat, 'this is not an edit', alice, again.message_id);
     const unread = await eventually(async () =>
@@ -263,5 +284,6 @@ describe('Telegram approvals: decisions', () => {
     expect(got.result).toMatchObject({ status: 'no_answer', reason: 'timeout', decision: 'reject' });
     expect(visible(fake, ref).buttons).toEqual([]);
     expect(visible(fake, ref).text).not.toContain('Tap a button');
+    expect(visible(fake, ref).text).toContain('Hash #');
   });
 });
