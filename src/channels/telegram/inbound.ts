@@ -9,6 +9,7 @@ import { FALLBACK_LOCALE } from '../../core/i18n/index.js';
 import { forceReplyIn, localeOf, telegramText, type ForceReply } from './words.js';
 import { UNGATED, settleOrShow, type EffectGate } from '../shared/take-event.js';
 import { isDraftTap, isSkipTap, type TelegramDrafts } from './draft-flow.js';
+import { askedDecision, asDecisionReply, decisionPrompt, problemOf, promptDecision } from './approval-replies.js';
 
 /** Text of the force-reply prompt sent after "Other…", in English (`ownWordsPrompt` in the person's words). */
 export const OWN_WORDS_PROMPT = telegramText(FALLBACK_LOCALE, 'ownWordsPrompt');
@@ -152,11 +153,14 @@ export class TelegramInbound {
       if (held) return { toast: held, late: () => this.reply(chat, questionId, held, gate).then(() => undefined) };
     }
     const outcome = await this.deps.sink.button(event);
-    if (chat === undefined || questionId === undefined) return { toast: toastOf(outcome) };
+    // Reject…, Request changes… and Edit… ask for words with their own prompt (approval-replies.ts).
+    const asked = outcome.kind === 'need_text' ? askedDecision(event.token) : null;
+    const toast = asked ? decisionPrompt(asked, outcomeWords(outcome)).toast : toastOf(outcome);
+    if (chat === undefined || questionId === undefined) return { toast };
     return {
-      toast: toastOf(outcome),
-      after: () => this.afterTap(outcome, chat, questionId, false, gate),
-      late: () => this.afterTap(outcome, chat, questionId, true, gate),
+      toast,
+      after: () => this.afterTap(outcome, chat, questionId, false, gate, asked),
+      late: () => this.afterTap(outcome, chat, questionId, true, gate, asked),
     };
   }
 
@@ -166,16 +170,13 @@ export class TelegramInbound {
     questionId: number,
     late: boolean,
     gate: EffectGate,
+    asked: ReturnType<typeof askedDecision> = null,
   ): Promise<void> {
     if (outcome.kind === 'need_text') {
       const words = outcomeWords(outcome);
-      const sent = await this.reply(
-        chat,
-        questionId,
-        telegramText(words.locale, 'ownWordsPrompt'),
-        gate,
-        forceReplyIn(words),
-      );
+      const own = { text: telegramText(words.locale, 'ownWordsPrompt'), forceReply: forceReplyIn(words) };
+      const prompt = asked ? decisionPrompt(asked, words) : own;
+      const sent = await this.reply(chat, questionId, prompt.text, gate, prompt.forceReply);
       if (sent !== null) await this.bind(chat, sent, outcome.askId);
       return;
     }
@@ -199,9 +200,11 @@ export class TelegramInbound {
       ...localeOf(m.from),
     };
     let outcome: InboundOutcome;
+    // A reply to a decision's prompt is that decision's reason or edit, without its word.
+    const asked = promptDecision(target);
     try {
       if (target && (await this.ownWords(chat, String(target.message_id), event, m.message_id, gate))) return;
-      outcome = await this.deps.sink.text(event);
+      outcome = await this.deps.sink.text(asked ? { ...event, text: asDecisionReply(asked, m.text) } : event);
     } catch (error) {
       this.deps.logger.error({ channel: 'telegram', err: describeError(error) }, 'reply could not be handled');
       await this.reply(chat, m.message_id, telegramText(event.locale, 'failedText'), gate);
@@ -218,7 +221,11 @@ export class TelegramInbound {
       case 'partial':
       case 'invalid':
       case 'need_text': {
-        const sent = await this.reply(chat, m.message_id, toastOf(outcome), gate);
+        // Asked again like a typed answer's repair: nothing was decided.
+        const again = asked && outcome.kind === 'invalid' ? problemOf(asked, outcome) : null;
+        const prompt = asked && again != null ? decisionPrompt(asked, outcomeWords(outcome), again) : null;
+        const text = prompt ? prompt.text : toastOf(outcome);
+        const sent = await this.reply(chat, m.message_id, text, gate, prompt?.forceReply);
         if (sent !== null) await this.bind(chat, sent, outcome.askId);
         return;
       }

@@ -5,6 +5,7 @@ import { choiceView, type PromptView, type QuestionView } from '../../core/promp
 import { fitToLimit } from '../shared/fit.js';
 import { MESSAGE_MAX_CHARS, assertCallbackData, cut } from './limits.js';
 import { telegramText } from './words.js';
+import { APPROVAL_LEVELS, APPROVAL_OUTCOME_ROOM, EntityText, addApproval } from './approval-render.js';
 
 /** Plain text plus formatting entities (never parse_mode: user strings cannot break parsing). */
 export interface RenderedText {
@@ -96,6 +97,13 @@ function keyboard(view: PromptView): InlineKeyboardMarkup | undefined {
     text: b.label,
     callback_data: assertCallbackData(b.token),
   });
+  // An approval's decisions go two to a row (their labels are long), Skip on its own row.
+  if (view.approval) {
+    const decisions = view.buttons.filter((b) => b.kind === 'decision').map(button);
+    const rows = [0, 2].map((i) => decisions.slice(i, i + 2)).filter((row) => row.length > 0);
+    const skip = view.buttons.filter((b) => b.kind === 'skip').map(button);
+    return { inline_keyboard: skip.length > 0 ? [...rows, skip] : rows };
+  }
   const options = view.buttons.filter((b) => b.kind === 'option').map((b) => [button(b)]);
   const extra = view.buttons.filter((b) => b.kind !== 'option').map(button);
   return { inline_keyboard: extra.length > 0 ? [...options, extra] : options };
@@ -104,6 +112,7 @@ function keyboard(view: PromptView): InlineKeyboardMarkup | undefined {
 /** Renders a prompt: header, question, every option with its description, then the instructions. */
 export function renderPrompt(view: PromptView): RenderedPrompt {
   const reply_markup = keyboard(view);
+  if (view.approval) return { ...renderApproval(view), ...(reply_markup ? { reply_markup } : {}) };
   const built = fitToLimit(
     FIT_LEVELS,
     (level) => {
@@ -124,6 +133,26 @@ export function renderPrompt(view: PromptView): RenderedPrompt {
     entities: clip(last.entities, Math.min(last.text.length, MESSAGE_MAX_CHARS - 1)),
   };
   return { text, entities: clip(last.entities, text.length - 1), ...(reply_markup ? { reply_markup } : {}), body };
+}
+
+/** An approval's prompt (approval-render.ts), shortened until it fits with room for its outcome line. */
+function renderApproval(view: PromptView): Omit<RenderedPrompt, 'reply_markup'> {
+  const words = wordsFor(view.locale);
+  const tally = (view.tally ?? []).map((line) => cut(line, TALLY_LINE_MAX_CHARS));
+  const built = fitToLimit(
+    APPROVAL_LEVELS,
+    (level) => {
+      const b = new EntityText();
+      addApproval(b, view.approval!, level, words);
+      const body = { text: b.text, entities: [...b.entities] };
+      if (tally.length > 0) b.add(`\n\n${tally.join('\n')}`);
+      b.add(`\n\n${view.instructions}`);
+      return { text: b.text, entities: b.entities, body };
+    },
+    (r) => r.text.length + APPROVAL_OUTCOME_ROOM <= MESSAGE_MAX_CHARS,
+  );
+  // The last level always fits askgate's input limits (a summary is one sentence, an action 100 characters).
+  return built.value;
 }
 
 /** A reminder's text: plain (no entities, no parse_mode), within Telegram's message limit. */

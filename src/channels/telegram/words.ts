@@ -10,6 +10,10 @@ const EN = {
   failedText: 'Sorry, your answer could not be recorded right now. Please send it again.',
   tapHint: 'Tap to answer, or reply to this message.',
   pickSeveral: '(pick one or more)',
+  reasonPrompt: 'Reply to this message with why.',
+  changesPrompt: 'Reply to this message with the changes you want.',
+  editPrompt: 'Reply to this message with the arguments to run: JSON, or one "key: value" line per argument.',
+  editUnread: 'That could not be read as JSON or as "key: value" lines.',
 } as const;
 
 /** A key of Telegram's own words. */
@@ -25,6 +29,11 @@ export const TELEGRAM_WORDS: ChannelWords<TelegramWordKey> = {
     failedText: 'Desculpe, não foi possível registrar sua resposta agora. Envie-a novamente.',
     tapHint: 'Toque para responder ou responda a esta mensagem.',
     pickSeveral: '(escolha uma ou mais)',
+    reasonPrompt: 'Responda a esta mensagem dizendo por quê.',
+    changesPrompt: 'Responda a esta mensagem com as mudanças que você quer.',
+    editPrompt:
+      'Responda a esta mensagem com os argumentos a executar: JSON, ou uma linha "chave: valor" por argumento.',
+    editUnread: 'Não foi possível ler isso como JSON nem como linhas "chave: valor".',
   },
   es: {
     ownWordsPrompt: 'Responde con tu respuesta en tus palabras',
@@ -33,6 +42,11 @@ export const TELEGRAM_WORDS: ChannelWords<TelegramWordKey> = {
     failedText: 'Lo siento, no se pudo registrar tu respuesta ahora. Envíala de nuevo.',
     tapHint: 'Toca para responder o responde a este mensaje.',
     pickSeveral: '(elige una o más)',
+    reasonPrompt: 'Responde a este mensaje diciendo por qué.',
+    changesPrompt: 'Responde a este mensaje con los cambios que quieres.',
+    editPrompt:
+      'Responde a este mensaje con los argumentos a ejecutar: JSON, o una línea "clave: valor" por argumento.',
+    editUnread: 'No se pudo leer como JSON ni como líneas "clave: valor".',
   },
   fr: {
     ownWordsPrompt: 'Répondez avec votre réponse, dans vos propres mots',
@@ -41,6 +55,11 @@ export const TELEGRAM_WORDS: ChannelWords<TelegramWordKey> = {
     failedText: 'Désolé, impossible d’enregistrer votre réponse pour le moment. Renvoyez-la.',
     tapHint: 'Touchez pour répondre, ou répondez à ce message.',
     pickSeveral: '(une ou plusieurs)',
+    reasonPrompt: 'Répondez à ce message en disant pourquoi.',
+    changesPrompt: 'Répondez à ce message avec les changements souhaités.',
+    editPrompt:
+      'Répondez à ce message avec les arguments à exécuter : du JSON, ou une ligne « clé: valeur » par argument.',
+    editUnread: 'Impossible de lire cela comme du JSON ou des lignes « clé: valeur ».',
   },
   de: {
     ownWordsPrompt: 'Antworte mit deiner Antwort in eigenen Worten',
@@ -49,6 +68,11 @@ export const TELEGRAM_WORDS: ChannelWords<TelegramWordKey> = {
     failedText: 'Deine Antwort konnte gerade nicht gespeichert werden. Bitte sende sie noch einmal.',
     tapHint: 'Tippe zum Antworten oder antworte auf diese Nachricht.',
     pickSeveral: '(eine oder mehrere)',
+    reasonPrompt: 'Antworte auf diese Nachricht mit dem Grund.',
+    changesPrompt: 'Antworte auf diese Nachricht mit den gewünschten Änderungen.',
+    editPrompt:
+      'Antworte auf diese Nachricht mit den auszuführenden Argumenten: JSON oder eine Zeile „Schlüssel: Wert“ pro Argument.',
+    editUnread: 'Das ließ sich weder als JSON noch als Zeilen „Schlüssel: Wert“ lesen.',
   },
   ja: {
     ownWordsPrompt: '自分の言葉で回答を返信してください',
@@ -57,6 +81,10 @@ export const TELEGRAM_WORDS: ChannelWords<TelegramWordKey> = {
     failedText: '申し訳ありません。今は回答を記録できませんでした。もう一度送ってください。',
     tapHint: 'タップして回答するか、このメッセージに返信してください。',
     pickSeveral: '（複数選択可）',
+    reasonPrompt: 'このメッセージに理由を返信してください。',
+    changesPrompt: 'このメッセージに希望する修正を返信してください。',
+    editPrompt: 'このメッセージに実行する引数を返信してください: JSON、または引数ごとに「キー: 値」の行。',
+    editUnread: 'JSON としても「キー: 値」の行としても読み取れませんでした。',
   },
 };
 
