@@ -154,7 +154,7 @@ export function expandRecord(
   record.deliveries = deliveries;
   for (const k of LATE) if (c[k] !== undefined) record[k] = c[k];
   record.history = history;
-  // Every other field comes back as stored (`agent`, `approval`, `partialRaw`, and any added later):
+  // Every other field comes back as stored (`agent`, `partialRaw`, and any added later):
   // a field this reader does not name must never be dropped on a cold read.
   for (const k in c) if (!(k in record) && !(k in READ_APART) && c[k] !== undefined) record[k] = c[k];
   return record;
