@@ -227,8 +227,8 @@ describe('approveWithPerson: needsApproval routed to a person', () => {
   // KNOWN GAP (core, issue 36): core/approval's view puts argument values into the chat text as they
   // are, NUL, RLO and zero-width characters included (the old one-line question stripped them). The
   // arguments must not be changed (their hash binds the decision), so the view must escape them.
-  // `it.fails` keeps this visible: it turns red once core escapes them; then make it a plain `it`.
-  it.fails('what the chat shows carries no control or invisible characters', async () => {
+  // Core shows hidden characters as \u escapes (the hash still covers the arguments as sent).
+  it('what the chat shows carries no control or invisible characters', async () => {
     const hostile = { env: 'prod\u0000\u202e\u200b\nrm -rf /' };
     const { asked } = await approvalRun((p) => p.reply('reject: no'), hostile);
     const question = (asked as Awaited<ReturnType<Person['tap']>>).view.questions[0]!.question;

@@ -76,6 +76,19 @@ describe('how an approval is shown', () => {
     );
   });
 
+  it('hidden characters in arguments and the preview show as \\u escapes (what a person reads is what runs)', () => {
+    const view = approvalView({
+      ...approval,
+      arguments: { 'k\u202e': 'prod\u0000\u200b\nrm -rf /' },
+      preview: 'a\n\u202eb\tc',
+    });
+    expect(view.lines).toEqual(['k\\u202E: prod\\u0000\\u200B\\u000Arm -rf /']);
+    expect(view.preview).toBe('a\n\\u202Eb\tc');
+    const nested = approvalView({ ...approval, arguments: { cmd: ['\u2066x\u2069'] } });
+    expect(nested.json).toBe('{\n  "cmd": [\n    "\\u2066x\\u2069"\n  ]\n}');
+    expect(nested.arguments).toEqual({ cmd: ['\u2066x\u2069'] });
+  });
+
   it('nested arguments as indented JSON; a long text is cut with … and keeps no more than its limit', () => {
     const nested = approvalView({ ...approval, arguments: { to: ['a@x.co', 'b@x.co'], opts: { cc: null } } });
     expect(nested.lines).toBeNull();

@@ -25,7 +25,19 @@ export interface ApprovalView {
 }
 
 const isFlat = (value: unknown): boolean => value === null || typeof value !== 'object';
-const flatText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
+
+// Control, format (zero-width, bidi) and line-separator characters: shown as \u escapes, never as
+// themselves, so what a person reads is what runs (the hash covers the arguments as sent).
+const HIDDEN = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+const HIDDEN_BUT_LINES = /(?![\n\t])[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+const escaped = (c: string) => `\\u${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** `text` with every hidden character visible (`lines`: new lines and tabs stay). */
+export function visibleText(text: string, lines = false): string {
+  return text.replace(lines ? HIDDEN_BUT_LINES : HIDDEN, escaped);
+}
+
+const flatText = (value: unknown): string => visibleText(typeof value === 'string' ? value : JSON.stringify(value));
 
 /** The view of a stored approval. */
 export function approvalView(approval: StoredApproval): ApprovalView {
@@ -35,9 +47,9 @@ export function approvalView(approval: StoredApproval): ApprovalView {
     action: approval.action,
     arguments: approval.arguments,
     ...(approval.summary !== undefined ? { summary: approval.summary } : {}),
-    lines: flat ? entries.map(([k, v]) => `${k}: ${flatText(v)}`) : null,
-    json: flat ? null : JSON.stringify(approval.arguments, null, 2),
-    ...(approval.preview !== undefined ? { preview: approval.preview } : {}),
+    lines: flat ? entries.map(([k, v]) => `${visibleText(k)}: ${flatText(v)}`) : null,
+    json: flat ? null : visibleText(JSON.stringify(approval.arguments, null, 2), true),
+    ...(approval.preview !== undefined ? { preview: visibleText(approval.preview, true) } : {}),
     hash: shortHash(approval.actionHash),
     decisions: approval.decisions,
   };
