@@ -11,7 +11,7 @@ import type { SlackInboundDeps } from './inbound.js';
 import { describeError, platformErrorCode, TRIGGER_ERRORS } from './limits.js';
 import { decisionModal, DECIDE_CALLBACK_ID, fieldNamed, readDecision } from './approval-modal.js';
 import { readMeta, type FormMeta } from './form-state.js';
-import { SUBMIT_ACK_DEADLINE_MS, usernameOf, type FormTap } from './forms.js';
+import { usernameOf, withinAck, type FormTap } from './forms.js';
 import { ephemeral } from './notify.js';
 import { slackText } from './words.js';
 import { decodeToken } from '../../core/token.js';
@@ -96,17 +96,15 @@ async function onDecision(deps: SlackInboundDeps, body: ViewSubmitAction, ack: A
   const user = responderOf('slack', { id: body.user.id, username: usernameOf(body.user) });
   const say = (text: string) => ephemeral(deps, meta.channel, user.userId, text, meta.thread);
   // The token names the decision; the sink checks it is that decision's button on this ask.
-  const decided = deps.sink
-    .decide({ channel: 'slack', token: meta.token, user, chat: meta.channel, decision: decision.decision, ...said })
-    .then(
-      (outcome) => ({ outcome }),
-      (error: unknown) => ({ error }),
-    );
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), SUBMIT_ACK_DEADLINE_MS)));
-  const first = await Promise.race([decided, deadline]);
-  clearTimeout(timer);
-  const result = first ?? (await ack(), await decided);
+  const decided = deps.sink.decide({
+    channel: 'slack',
+    token: meta.token,
+    user,
+    chat: meta.channel,
+    decision: decision.decision,
+    ...said,
+  });
+  const { first, result } = await withinAck(decided, () => ack());
   if ('error' in result) {
     deps.logger.error({ channel: 'slack', err: describeError(result.error) }, 'slack decision could not be recorded');
     const failed = slackText(locale, 'failed');

@@ -26,6 +26,29 @@ import { VALUE_ACTION, valueBlock } from './typed-inputs.js';
  */
 export const SUBMIT_ACK_DEADLINE_MS = 2000;
 
+/** How a submission's work settled: its outcome or its error. */
+export type Settled<T> = { outcome: T } | { error: unknown };
+
+/**
+ * Waits for a submission's `work` up to {@link SUBMIT_ACK_DEADLINE_MS}. Settled in time, `first` is
+ * its result (the modal may still get `response_action: errors`); else the view is acked (the modal
+ * closes) and `first` is null while the result is awaited.
+ */
+export async function withinAck<T>(
+  work: Promise<T>,
+  ack: () => Promise<void>,
+): Promise<{ first: Settled<T> | null; result: Settled<T> }> {
+  const settled = work.then(
+    (outcome): Settled<T> => ({ outcome }),
+    (error: unknown): Settled<T> => ({ error }),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), SUBMIT_ACK_DEADLINE_MS)));
+  const first = await Promise.race([settled, deadline]);
+  clearTimeout(timer);
+  return { first, result: first ?? (await ack(), await settled) };
+}
+
 // The notices below are catalogue keys (core/i18n): `slack.notOpened` when views.open refused the
 // trigger (too old, already used: nothing was lost, a new tap opens it), `slack.ownNotOpened` for
 // Other… (also answered by a thread reply), `slack.noForm` when a modal cannot hold the prompt,
@@ -127,17 +150,14 @@ async function onSubmit(deps: SlackInboundDeps, body: ViewSubmitAction, ack: Ack
   const failed = slackText(meta.locale ?? 'en', 'failed');
   const user = responderOf('slack', { id: body.user.id, username: usernameOf(body.user) });
   const say = (text: string) => ephemeral(deps, meta.channel, user.userId, text, meta.thread);
-  const submitted = deps.sink
-    .submitForm({ channel: 'slack', token: meta.token, user, chat: meta.channel, answers: read.answers })
-    .then(
-      (outcome) => ({ outcome }),
-      (error: unknown) => ({ error }),
-    );
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), SUBMIT_ACK_DEADLINE_MS)));
-  const first = await Promise.race([submitted, deadline]);
-  clearTimeout(timer);
-  const result = first ?? (await ack(), await submitted);
+  const submitted = deps.sink.submitForm({
+    channel: 'slack',
+    token: meta.token,
+    user,
+    chat: meta.channel,
+    answers: read.answers,
+  });
+  const { first, result } = await withinAck(submitted, () => ack());
   if ('error' in result) {
     deps.logger.error({ channel: 'slack', err: describeError(result.error) }, 'slack form could not be recorded');
     // Still open: the person can submit again, nothing lost.
