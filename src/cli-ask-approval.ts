@@ -15,6 +15,7 @@ export const APPROVAL_OPTIONS = {
   'approval-summary': { type: 'string' },
   'approval-preview-file': { type: 'string' },
   'approval-schema': { type: 'string' },
+  'requested-by': { type: 'string' },
   decision: { type: 'string', multiple: true },
   'timeout-decision': { type: 'string' },
 } as const;
@@ -26,6 +27,7 @@ export const APPROVAL_SINGLE = [
   'approval-summary',
   'approval-preview-file',
   'approval-schema',
+  'requested-by',
   'timeout-decision',
 ] as const;
 
@@ -36,6 +38,7 @@ export interface ApprovalFlags {
   'approval-summary'?: string;
   'approval-preview-file'?: string;
   'approval-schema'?: string;
+  'requested-by'?: string;
   decision?: string[];
   'timeout-decision'?: string;
 }
@@ -78,6 +81,14 @@ export function approvalFromFlags(flags: ApprovalFlags, show: Show): Record<stri
   if (flags.decision) approval.decisions = flags.decision;
   if (flags['approval-schema'] !== undefined)
     approval.argumentsSchema = jsonObject('approval-schema', flags['approval-schema'], show);
+  const requester = flags['requested-by'];
+  if (requester !== undefined) {
+    // <channel>:<userId>: the person who asked for the action (their own decision is refused).
+    const at = requester.indexOf(':');
+    if (at < 1 || at === requester.length - 1)
+      throw new UsageError(`--requested-by must be <channel>:<userId>, not ${show(requester)}`);
+    approval.requestedBy = { channel: requester.slice(0, at), userId: requester.slice(at + 1) };
+  }
   const onTimeout = flags['timeout-decision'];
   if (onTimeout !== undefined && onTimeout !== 'approve' && onTimeout !== 'reject')
     throw new UsageError(`--timeout-decision must be approve or reject, not ${show(onTimeout)}`);

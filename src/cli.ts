@@ -24,6 +24,7 @@ Usage:
               time, datetime) [--min-length <n>] [--max-length <n>] [--pattern <RE2>] (text)
               an approval, instead of --question: --approval-action <name> --approval-arguments '<json object>'
               [--approval-summary <text>] [--approval-preview-file <path>] [--approval-schema '<json schema>']
+              [--requested-by <channel>:<userId>]
               [--decision approve|reject|request_changes|edit]... [--timeout-decision approve|reject]
   askgate wait <askId> [--retry-for <seconds>] [--url <askgate url>]
                                    waits for an ask's result (one that ask without --wait created,

@@ -44,6 +44,12 @@ export const RequestApprovalInputShape = {
     .record(z.string(), z.unknown())
     .optional()
     .describe('A JSON Schema the edited arguments must satisfy (with "edit")'),
+  requestedBy: z
+    .object({ channel: z.string(), userId: z.string() })
+    .optional()
+    .describe(
+      'The person who asked the agent for this action (channel and platform user id): they cannot approve it themselves',
+    ),
   timeoutSeconds: z
     .number()
     .optional()
@@ -71,7 +77,7 @@ export type RequestApprovalArgs = z.output<z.ZodObject<typeof RequestApprovalInp
 /** Builds the approval ask from tool arguments and checks it against askgate's own rules (each bad field named). */
 export function toApprovalInput(args: RequestApprovalArgs, defaults: { runId: string; to?: Target }): AskInput {
   const to = args.to !== undefined ? targetsOf(args.to, 'to') : defaults.to;
-  const { action, arguments: actionArgs, summary, preview, decisions, argumentsSchema } = args;
+  const { action, arguments: actionArgs, summary, preview, decisions, argumentsSchema, requestedBy } = args;
   const { onTimeout: _questionDefault, ...policy } = policyFields({ ...args, onTimeout: undefined });
   const input: AskInput = {
     runId: args.runId ?? defaults.runId,
@@ -83,6 +89,7 @@ export function toApprovalInput(args: RequestApprovalArgs, defaults: { runId: st
       ...(preview !== undefined ? { preview } : {}),
       ...(decisions !== undefined ? { decisions } : {}),
       ...(argumentsSchema !== undefined ? { argumentsSchema } : {}),
+      ...(requestedBy !== undefined ? { requestedBy } : {}),
     },
     ...(args.timeoutSeconds !== undefined ? { timeoutSeconds: Math.max(1, Math.round(args.timeoutSeconds)) } : {}),
     ...policy,

@@ -70,7 +70,17 @@ describe('askgate ask: approval flags', () => {
     });
   });
 
+  it('--requested-by names the person who asked for the action (their own decision is refused)', () => {
+    expect(
+      body('--approval-action', 'deploy', '--approval-arguments', '{}', '--requested-by', 'slack:U1:x').approval,
+    ).toEqual({ action: 'deploy', arguments: {}, requestedBy: { channel: 'slack', userId: 'U1:x' } });
+  });
+
   it.each([
+    [
+      ['--approval-action', 'a', '--approval-arguments', '{}', '--requested-by', 'U1'],
+      '--requested-by must be <channel>:<userId>, not "U1"',
+    ],
     [['--approval-action', 'deploy'], '--approval-action needs --approval-arguments (a JSON object)'],
     [['--decision', 'approve'], '--decision goes with --approval-action'],
     [
