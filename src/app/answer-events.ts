@@ -4,8 +4,7 @@ import { invalid, type Issue } from '../core/errors.js';
 import type { AskEvent } from '../core/lifecycle.js';
 import type { AskRecord, Responder } from '../core/schemas.js';
 import type { Decision } from '../core/approval/decisions.js';
-import { actionHash } from './action-hash.js';
-import { editProblem } from './approval-edits.js';
+import { checkedEdit } from './approval-edits.js';
 
 /** An answer's issue at the field the caller sent: `values.<id>` (no index) for a value given in `values`. */
 export function asSent(issue: Issue, valueIds: readonly string[] = []): Issue {
@@ -25,9 +24,9 @@ export function decideEvent(
 ): AskEvent {
   const approval = record.approval;
   if (approval && decide.decision === 'edit' && decide.arguments) {
-    const problem = editProblem(approval, decide.arguments);
-    if (problem) throw invalid('invalid_answer', [problem]);
-    return { type: 'decide', ...decide, effectiveHash: actionHash(approval.action, decide.arguments), by };
+    const edit = checkedEdit(approval, decide.arguments);
+    if (!edit.ok) throw invalid('invalid_answer', [edit.problem]);
+    return { type: 'decide', ...decide, effectiveHash: edit.effectiveHash, by };
   }
   return { type: 'decide', ...decide, by };
 }

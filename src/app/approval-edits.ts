@@ -4,6 +4,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { Issue } from '../core/errors.js';
 import { ArgumentsSchema, type StoredApproval } from '../core/approval/approval-schema.js';
+import { actionHash } from './action-hash.js';
 
 const ajv = new Ajv({ allErrors: false, strict: false });
 const compiled = new Map<string, ValidateFunction>();
@@ -42,4 +43,19 @@ export function editProblem(approval: StoredApproval, args: unknown): Issue | nu
   const first = validate.errors?.[0];
   const where = first?.instancePath ? `${first.instancePath.slice(1).replace(/\//g, '.')} ` : '';
   return { path: ['arguments'], message: `does not match the schema: ${where}${first?.message ?? 'invalid'}` };
+}
+
+/**
+ * An edit as a `decide` event takes it: the arguments checked against the approval's schema and
+ * hashed (core does neither), or why they are refused. Every surface that takes an edit (the API,
+ * a reply, a channel's form) goes through here.
+ */
+export function checkedEdit(
+  approval: StoredApproval,
+  args: unknown,
+): { ok: true; arguments: Record<string, unknown>; effectiveHash: string } | { ok: false; problem: Issue } {
+  const problem = editProblem(approval, args);
+  if (problem) return { ok: false, problem };
+  const checked = args as Record<string, unknown>;
+  return { ok: true, arguments: checked, effectiveHash: actionHash(approval.action, checked) };
 }

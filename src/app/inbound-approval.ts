@@ -8,13 +8,9 @@ import type { ButtonChoice } from '../core/token.js';
 import { ENGLISH, type Words } from '../core/i18n/index.js';
 import { spoken } from '../core/notices.js';
 import { readDecision } from '../core/approval/approval-reply.js';
-import type { Decision } from '../core/approval/decisions.js';
+import { decisionWord } from '../core/approval/decisions.js';
 import { isLocalSkip } from '../core/reply-lines.js';
-import { actionHash } from './action-hash.js';
-import { editProblem } from './approval-edits.js';
-
-/** The first word of a decision in `words` ("rejeitar"), as a reply starts with it. */
-const wordOf = (decision: Decision, words: Words) => words.t(`approval.word.${decision}`).split('|')[0]!;
+import { checkedEdit } from './approval-edits.js';
 
 /** A decision tap: the event to commit (Approve), or what to tell the person (how to reply). */
 export function approvalTap(
@@ -30,7 +26,7 @@ export function approvalTap(
   if (decision === 'approve') return { type: 'decide', decision, by, ...(chat !== undefined ? { chat } : {}) };
   const key = decision === 'edit' ? 'approval.replyEdit' : 'approval.replyReason';
   return spoken(
-    { kind: 'need_text', askId: record.id, prompt: words.t(key, { word: wordOf(decision, words) }) },
+    { kind: 'need_text', askId: record.id, prompt: words.t(key, { word: decisionWord(decision, words) }) },
     words,
   );
 }
@@ -57,10 +53,9 @@ export function approvalReply(
   }
   const { decision, reason } = reading;
   if (decision !== 'edit') return { type: 'decide', decision, ...(reason ? { reason } : {}), by, ...at };
-  const problem = editProblem(approval, reading.arguments);
-  if (problem) return { kind: 'invalid', hint: `${problem.message}. ${words.t('approval.editJson')}` };
-  const args = reading.arguments as Record<string, unknown>;
-  return { type: 'decide', decision, arguments: args, effectiveHash: actionHash(approval.action, args), by, ...at };
+  const edit = checkedEdit(approval, reading.arguments);
+  if (!edit.ok) return { kind: 'invalid', hint: `${edit.problem.message}. ${words.t('approval.editJson')}` };
+  return { type: 'decide', decision, arguments: edit.arguments, effectiveHash: edit.effectiveHash, by, ...at };
 }
 
 /** Whether a value from {@link approvalTap} or {@link approvalReply} is an event to commit. */

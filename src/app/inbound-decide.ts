@@ -7,8 +7,7 @@ import type { AskRecord } from '../core/schemas.js';
 import type { ButtonChoice } from '../core/token.js';
 import type { Words } from '../core/i18n/index.js';
 import { spoken } from '../core/notices.js';
-import { actionHash } from './action-hash.js';
-import { editProblem } from './approval-edits.js';
+import { checkedEdit } from './approval-edits.js';
 
 /** The event to commit, or what to tell the person (nothing decided). */
 export function submittedDecision(
@@ -23,18 +22,10 @@ export function submittedDecision(
   const at = event.chat !== undefined ? { chat: event.chat } : {};
   const reason = typeof event.reason === 'string' && event.reason.trim() !== '' ? { reason: event.reason } : {};
   if (event.decision !== 'edit') return { type: 'decide', decision: event.decision, ...reason, by: event.user, ...at };
-  const problem = editProblem(approval, event.arguments);
-  if (problem) return spoken({ kind: 'invalid', askId: record.id, hint: capitalized(problem.message) }, words);
-  const args = event.arguments as Record<string, unknown>;
-  return {
-    type: 'decide',
-    decision: 'edit',
-    ...reason,
-    arguments: args,
-    effectiveHash: actionHash(approval.action, args),
-    by: event.user,
-    ...at,
-  };
+  const edit = checkedEdit(approval, event.arguments);
+  if (!edit.ok) return spoken({ kind: 'invalid', askId: record.id, hint: capitalized(edit.problem.message) }, words);
+  const { arguments: args, effectiveHash } = edit;
+  return { type: 'decide', decision: 'edit', ...reason, arguments: args, effectiveHash, by: event.user, ...at };
 }
 
 const capitalized = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;

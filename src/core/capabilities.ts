@@ -101,6 +101,16 @@ export function buttonsFit(
   });
 }
 
+/** Whether `buttons` fit laid out in rows as full as the channel allows (a prompt's own buttons). */
+export function buttonsFitInRows(
+  buttons: readonly { label: string; token: string }[],
+  limits: ButtonCapability,
+): boolean {
+  const rows: (typeof buttons)[] = [];
+  for (let i = 0; i < buttons.length; i += limits.perRow) rows.push(buttons.slice(i, i + limits.perRow));
+  return buttonsFit(rows, limits);
+}
+
 /** The rows of a draft keyboard with each button's token (Skip's is the prompt's own). */
 export function draftRows(shape: FormShape, rows: readonly DraftButton[][]): { label: string; token: string }[][] {
   const token = (b: DraftButton) =>

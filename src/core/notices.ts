@@ -1,5 +1,6 @@
 import type { FormOpening, InboundOutcome } from './channel-ports.js';
 import { decisionProblem } from './approval/decide.js';
+import { decisionWord } from './approval/decisions.js';
 import type { AskEvent } from './ask-events.js';
 import { FALLBACK_LOCALE, wordsFor, type Words } from './i18n/index.js';
 import type { AskRecord } from './schemas.js';
@@ -30,7 +31,7 @@ export function invalidNotice(record: AskRecord, event: AskEvent | { type: 'answ
   if (event.type === 'decide') {
     const problem = decisionProblem(record, event);
     if (problem?.path[0] === 'reason')
-      return words.t('approval.needReason', { word: words.t(`approval.word.${event.decision}`).split('|')[0]! });
+      return words.t('approval.needReason', { word: decisionWord(event.decision, words) });
     if (problem?.message.startsWith('you requested')) return words.t('approval.ownRequest');
   }
   return words.t('notice.answerInvalid');

@@ -1,5 +1,6 @@
 // What the policies of an ask (fan-out, reminders, agreement) add to what people see.
 import { ownValue } from './own.js';
+import { DECISION_LABELS } from './approval/decisions.js';
 import type { Answers, AskRecord, Responder } from './schemas.js';
 import { answerSummary, responderName } from './display-text.js';
 import { shorten } from './text.js';
@@ -62,14 +63,6 @@ export function tallyGroups(record: Pick<AskRecord, 'questions' | 'responses'>, 
   }
   return [...groups.values()].sort((a, b) => b.count - a.count);
 }
-
-/** How a decision is named in a tally (its button's word). */
-const DECISION_LABELS = {
-  approve: 'control.approve',
-  reject: 'control.reject',
-  request_changes: 'control.requestChanges',
-  edit: 'control.edit',
-} as const;
 
 /** Answers as one short label: option labels only ("their own words" for free text), " / " between questions. */
 function answersLabel(record: Pick<AskRecord, 'questions'>, answers: Answers, words: Words): string {

@@ -14,7 +14,7 @@ import {
 } from './questions/index.js';
 import {
   ALL_CAPABILITIES,
-  buttonsFit,
+  buttonsFitInRows,
   drawsKind,
   formFits,
   type ButtonCapability,
@@ -197,9 +197,7 @@ function singleButtons(
     { kind: 'other', label: words.t('control.other'), token: token({ kind: 'other' }) },
     ...(agree > 1 ? [] : [{ kind: 'skip', label: words.t('control.skip'), token: token({ kind: 'skip' }) } as const]),
   ];
-  const rows: ButtonView[][] = [];
-  for (let i = 0; i < buttons.length; i += limits.perRow) rows.push(buttons.slice(i, i + limits.perRow));
-  return buttonsFit(rows, limits) ? buttons : null;
+  return buttonsFitInRows(buttons, limits) ? buttons : null;
 }
 
 /**

@@ -2,11 +2,10 @@
 // an approval case shows it whole), its decisions as buttons where they fit, how to answer by reply.
 import type { AskRecord } from '../schemas.js';
 import type { Words } from '../i18n/index.js';
-import type { MessageKey } from '../i18n/index.js';
 import { encodeToken } from '../token.js';
-import { buttonsFit, type ChannelCapabilities } from '../capabilities.js';
+import { buttonsFitInRows, type ChannelCapabilities } from '../capabilities.js';
 import { approvalText, approvalView, type ApprovalView } from './approval-view.js';
-import type { Decision } from './decisions.js';
+import { DECISION_LABELS, type Decision } from './decisions.js';
 
 /** The approval as the prompt's one question (kind `approval`): its text is the whole approval. */
 export interface ApprovalQuestionView {
@@ -23,13 +22,6 @@ export interface DecisionButton {
   label: string;
   token: string;
 }
-
-const LABELS: Readonly<Record<Decision, MessageKey>> = {
-  approve: 'control.approve',
-  reject: 'control.reject',
-  request_changes: 'control.requestChanges',
-  edit: 'control.edit',
-};
 
 /** The approval's prompt parts for a channel with `capabilities`. */
 export function approvalPrompt(
@@ -49,13 +41,15 @@ export function approvalPrompt(
     encodeToken({ askId: record.id, version: record.version, choice: { kind: 'decide', decision } });
   const skip = encodeToken({ askId: record.id, version: record.version, choice: { kind: 'skip' } });
   const buttons: DecisionButton[] = [
-    ...view.decisions.map((d): DecisionButton => ({ kind: 'decision', label: words.t(LABELS[d]), token: token(d) })),
+    ...view.decisions.map((d): DecisionButton => ({
+      kind: 'decision',
+      label: words.t(DECISION_LABELS[d]),
+      token: token(d),
+    })),
     ...(agree > 1 ? [] : [{ kind: 'skip' as const, label: words.t('control.skip'), token: skip }]),
   ];
   const limits = capabilities.buttons;
-  const rows: DecisionButton[][] = [];
-  if (limits) for (let i = 0; i < buttons.length; i += limits.perRow) rows.push(buttons.slice(i, i + limits.perRow));
-  const fits = !!limits && buttonsFit(rows, limits);
+  const fits = !!limits && buttonsFitInRows(buttons, limits);
   return {
     approval: view,
     question,

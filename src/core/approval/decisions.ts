@@ -1,4 +1,5 @@
 // The decisions a person can make on an approval, and what each needs.
+import type { MessageKey, Words } from '../i18n/index.js';
 
 /** Every decision, in the order they are offered. */
 export const DECISIONS = ['approve', 'reject', 'request_changes', 'edit'] as const;
@@ -33,3 +34,15 @@ export function decisionOfCode(code: string): Decision | undefined {
 
 /** The first 8 hex digits of an `sha256:<hex>` hash: what every surface shows. */
 export const shortHash = (hash: string): string => hash.replace(/^sha256:/, '').slice(0, 8);
+
+/** How each decision is named on its button and in a tally. */
+export const DECISION_LABELS: Readonly<Record<Decision, MessageKey>> = {
+  approve: 'control.approve',
+  reject: 'control.reject',
+  request_changes: 'control.requestChanges',
+  edit: 'control.edit',
+};
+
+/** The word a reply starts with to make `decision`, in `words` ("rejeitar"): the first of its words. */
+export const decisionWord = (decision: Decision, words: Words): string =>
+  words.t(`approval.word.${decision}`).split('|')[0]!;
