@@ -139,8 +139,6 @@ export function expandRecord(
     rev: head.rev,
     status: head.status,
     questions: c.questions,
-    // An approval is stored as it is (issue 36): without it a cold read loses what is decided on.
-    ...(c.approval !== undefined ? { approval: c.approval } : {}),
     to,
     targets,
   };
