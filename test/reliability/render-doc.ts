@@ -16,6 +16,7 @@ const ORDER = [
   'slack-discord',
   'crash',
   'crash-slack-discord',
+  'approvals',
   'redis-outage',
   'redis-guards',
   'failover',

@@ -20,6 +20,8 @@ export interface AskOptions {
   runId?: string;
   /** Post into this chat (e.g. a group added with `fake.addGroup`) instead of the person's private chat. */
   chat?: string;
+  /** Ask for this approval instead of the rig's question (issue 36). */
+  approval?: { action: string; arguments: Record<string, unknown>; summary?: string };
 }
 
 const QUESTION = {
@@ -86,7 +88,8 @@ export class TelegramRig {
       ...(options.restrict ? { users: [String(id)] } : {}),
     };
     // Like a careful agent: an Idempotency-Key, and retries while askgate answers 503 (store briefly unavailable).
-    const body = { runId, questions: [question], to, timeoutSeconds: options.timeoutSeconds };
+    const asked = options.approval ? { approval: options.approval } : { questions: [question] };
+    const body = { runId, ...asked, to, timeoutSeconds: options.timeoutSeconds };
     let res = await api.post('/v1/asks', body, { 'idempotency-key': runId });
     for (let i = 0; i < 40 && res.status === 503; i++) {
       await new Promise((r) => setTimeout(r, 250));
@@ -105,6 +108,7 @@ export class TelegramRig {
         expiresAt: res.body.expiresAt,
         ...(options.restrict ? { users: [String(id)] } : {}),
         multi: Boolean(options.multi),
+        ...(options.approval ? { actionHash: res.body.approval?.actionHash } : {}),
       },
       ...(row ? { row } : {}),
     });
