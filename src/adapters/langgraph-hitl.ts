@@ -13,7 +13,7 @@
  * No framework is imported here: the shapes are the middleware's (the Python server's snake_case too).
  */
 import type { AskgateClient, AskInput, AskResult } from '../client/index.js';
-import { askBase, askOptions, eventKey, shownLine, type AskTarget } from './shared.js';
+import { askBase, askOptions, eventKey, shownLine, type AskTarget, type RequestedBy } from './shared.js';
 
 /** The middleware's decision types (`langchain`'s `DecisionType`). */
 export type HitlDecisionType = 'approve' | 'edit' | 'reject';
@@ -46,7 +46,7 @@ export type HitlDecision =
 
 /** Who asked for the actions: their own decision is refused (approval `requestedBy`). */
 export interface HitlOptions {
-  requestedBy?: { channel: string; userId: string };
+  requestedBy?: RequestedBy;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

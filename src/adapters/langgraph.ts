@@ -7,10 +7,10 @@
  */
 import { Command, INTERRUPT, interrupt } from '@langchain/langgraph';
 import type { AskgateClient, AskInput, AskResult } from '../client/index.js';
-import { askBase, askOptions, eventKey, type AskTarget } from './shared.js';
+import { askBase, askOptions, eventKey, type AskTarget, type RequestedBy } from './shared.js';
 import { hitlRequestOf, resolveHitl, type HitlDecision } from './langgraph-hitl.js';
 
-export type { AskTarget } from './shared.js';
+export type { AskTarget, RequestedBy } from './shared.js';
 export {
   hitlRequestOf,
   hitlApprovalAsk,
@@ -97,7 +97,7 @@ export interface RunWithAskgateOptions extends Omit<AskTarget, 'runId'> {
    * The person who asked for the agent's actions (`{channel, userId}`, e.g. the chat user who sent
    * the request): the middleware's approval asks name them, and their own decision is refused.
    */
-  requestedBy?: { channel: string; userId: string };
+  requestedBy?: RequestedBy;
 }
 
 /**

@@ -19,9 +19,10 @@ import {
   eventKey,
   type AskTarget,
   type Decision,
+  type RequestedBy,
 } from './shared.js';
 
-export type { AskTarget } from './shared.js';
+export type { AskTarget, RequestedBy } from './shared.js';
 
 /**
  * Parameters of `ask_user`. OpenAI's strict function schemas want every field present, so
@@ -156,6 +157,11 @@ export interface ApproveWithPersonOptions extends AskTarget {
   maxRounds?: number;
   /** Called after each decision (for an audit log; the decision of a free-text answer holds the text). */
   onDecision?: (record: ApprovalRecord) => void;
+  /**
+   * The person who asked for the run (e.g. the chat user whose message started it): each approval
+   * ask names them as `requestedBy`, and askgate refuses their own decision (someone else decides).
+   */
+  requestedBy?: RequestedBy;
 }
 
 /**
@@ -197,7 +203,7 @@ export function approveWithPerson(client: AskgateClient, opts: ApproveWithPerson
       for (const item of current.interruptions) {
         const name = item.name ?? 'tool';
         const callId = (item.rawItem as { callId?: string }).callId;
-        const ask = actionApprovalAsk(name, item.arguments, opts);
+        const ask = actionApprovalAsk(name, item.arguments, opts, opts.requestedBy);
         const answer = await client.ask(
           ask,
           askOptions(opts, eventKey('openai', opts.runId, 'approve', callId ?? '', name, item.arguments ?? '')),
