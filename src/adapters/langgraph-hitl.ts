@@ -13,6 +13,7 @@
  * No framework is imported here: the shapes are the middleware's (the Python server's snake_case too).
  */
 import type { AskgateClient, AskInput, AskResult } from '../client/index.js';
+import { ApprovalError, assertApproved } from '../client/approval.js';
 import { askBase, askOptions, eventKey, shownLine, type AskTarget, type RequestedBy } from './shared.js';
 
 /** The middleware's decision types (`langchain`'s `DecisionType`). */
@@ -135,10 +136,12 @@ export class HitlUndecidedError extends Error {
 }
 
 /**
- * The middleware's decision for askgate's result: only approve and edit let the tool run; a
- * rejection, requested changes and no answer are `reject` with the message the model reads. No
- * answer on a tool that does not allow `reject` throws {@link HitlUndecidedError} (nothing allowed
- * would keep the tool from running).
+ * The middleware's decision for askgate's result: only approve and edit let the tool run, and only
+ * when the result is bound to what will run (`assertApproved`: the hash of the action with the
+ * proposed arguments, or with the person's edited ones, equals the result's `effectiveHash`). A
+ * rejection, requested changes, no answer and an approval of another action are `reject` with the
+ * message the model reads; on a tool that does not allow `reject` they throw
+ * {@link HitlUndecidedError} (nothing allowed would keep the tool from running).
  */
 export function hitlDecisionOf(
   action: HitlActionRequest,
@@ -146,20 +149,30 @@ export function hitlDecisionOf(
   config?: HitlReviewConfig | undefined,
 ): HitlDecision {
   const allowed = allowedOf(config);
-  if (result.status === 'no_answer') {
-    if (!allowed.includes('reject')) throw new HitlUndecidedError(action.name, result.reason);
-    return {
-      type: 'reject',
-      message: `Not approved: the user did not answer (${result.reason}), so ${action.name} did not run.`,
-    };
-  }
+  const refuse = (why: string, message: string): HitlDecision => {
+    if (!allowed.includes('reject')) throw new HitlUndecidedError(action.name, why);
+    return { type: 'reject', message };
+  };
+  if (result.status === 'no_answer')
+    return refuse(
+      result.reason,
+      `Not approved: the user did not answer (${result.reason}), so ${action.name} did not run.`,
+    );
   switch (result.decision) {
     case 'approve':
+    case 'edit': {
+      let args: Record<string, unknown>;
+      try {
+        args = assertApproved(result, action.name, result.decision === 'edit' ? (result.arguments ?? {}) : action.args);
+      } catch (error) {
+        if (!(error instanceof ApprovalError)) throw error;
+        return refuse(error.code, `Not approved: ${error.message}, so ${action.name} did not run.`);
+      }
+      if (result.decision === 'edit') return { type: 'edit', editedAction: { name: action.name, args } };
       return allowed.includes('approve')
         ? { type: 'approve' }
-        : { type: 'edit', editedAction: { name: action.name, args: action.args } };
-    case 'edit':
-      return { type: 'edit', editedAction: { name: action.name, args: result.arguments ?? action.args } };
+        : { type: 'edit', editedAction: { name: action.name, args } };
+    }
     case 'request_changes':
       return {
         type: 'reject',

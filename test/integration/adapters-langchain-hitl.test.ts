@@ -8,7 +8,7 @@ import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { RecordingChannel } from '../helpers/test-channel.js';
 import { ScriptedChatModel, type ScriptedTurn } from '../fakes/chat-model.js';
 import { AskgateClient, actionHash } from '../../src/client/index.js';
-import { HitlUndecidedError, runWithAskgate } from '../../src/adapters/langgraph.js';
+import { HitlUndecidedError, hitlDecisionOf, runWithAskgate } from '../../src/adapters/langgraph.js';
 import type { RunningAskgate } from '../../src/main.js';
 import { Person, closeApp } from './adapters-person.js';
 
@@ -238,5 +238,32 @@ describe('humanInTheLoopMiddleware: requestedBy', () => {
     await sdk.answer(asked.askId, { decision: 'approve', by: 'erin' });
     await run;
     expect(ran).toEqual(['delete_file {"path":"/tmp/q3.csv"}']);
+  });
+});
+
+describe('hitlDecisionOf: only an approval bound to the call lets it run', () => {
+  const approved = (action: string, args: Record<string, unknown>, decision: 'approve' | 'edit' = 'approve') => ({
+    status: 'answered' as const,
+    answers: {},
+    answeredBy: { channel: 'api', userId: 'erin' },
+    answeredAt: '2026-12-07T12:00:00.000Z',
+    decision,
+    arguments: args,
+    actionHash: actionHash(action, args),
+    effectiveHash: actionHash(action, args),
+  });
+  const config = { actionName: 'delete_file', allowedDecisions: ['approve', 'edit', 'reject'] };
+
+  it('approve and edit of this call pass; an approval of other arguments or another action is a rejection', () => {
+    expect(hitlDecisionOf(del, approved('delete_file', del.args), config)).toEqual({ type: 'approve' });
+    expect(hitlDecisionOf(del, approved('delete_file', { path: '/tmp/x' }, 'edit'), config)).toEqual({
+      type: 'edit',
+      editedAction: { name: 'delete_file', args: { path: '/tmp/x' } },
+    });
+    const other = hitlDecisionOf(del, approved('delete_file', { path: '/etc/passwd' }), config);
+    expect(other).toMatchObject({ type: 'reject', message: expect.stringMatching(/^Not approved: the action to run/) });
+    expect(hitlDecisionOf(del, approved('send_email', del.args), config)).toMatchObject({ type: 'reject' });
+    const strict = { ...config, allowedDecisions: ['approve', 'edit'] };
+    expect(() => hitlDecisionOf(del, approved('send_email', del.args), strict)).toThrow(HitlUndecidedError);
   });
 });
