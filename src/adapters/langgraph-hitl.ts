@@ -122,14 +122,17 @@ export function hitlApprovalAsk(
   };
 }
 
-/** Thrown when nobody decided an action whose tool does not allow `reject`: the thread stays paused. */
+/**
+ * Thrown when no decision releases an action (no answer, or an approval bound to another action)
+ * and its tool does not allow `reject`: nothing can be resumed safely, so the thread stays paused.
+ */
 export class HitlUndecidedError extends Error {
   constructor(
     readonly action: string,
     readonly reason: string,
   ) {
     super(
-      `humanInTheLoopMiddleware: the user did not decide on ${action} (${reason}) and its tool does not allow reject; the thread stays paused`,
+      `humanInTheLoopMiddleware: no decision of the user releases ${action} (${reason}) and its tool does not allow reject; the thread stays paused`,
     );
     this.name = 'HitlUndecidedError';
   }
