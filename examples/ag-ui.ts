@@ -1,7 +1,8 @@
 /**
  * AG-UI with askgate (`askgate/ag-ui`): when an AG-UI agent ends a run on interrupts
  * (`RUN_FINISHED` with `outcome: {type: "interrupt"}`), each becomes an ask to a person and the
- * answers go back as the `resume` entries of the next run.
+ * answers go back as the `resume` entries of the next run. A tool-call interrupt becomes an approval
+ * ask showing the exact tool call (`approvalAsks: false` asks Approve/Reject on its message instead).
  *
  * Run the demo against a local askgate (`npm start` in another terminal):
  *   cd examples && npx tsx ag-ui.ts
@@ -85,10 +86,20 @@ async function main(): Promise<void> {
     ? new HttpAgent({ url: process.env.AGUI_URL, threadId })
     : new EmailAgent({ threadId });
   const onCreated = (ask: AskView) => {
+    const curl = `curl -s -X POST ${url}/v1/asks/${ask.id}/answer -H 'content-type: application/json' -d`;
+    // A tool-call interrupt is an approval ask: the exact tool call, decided (approve, reject: why, ...).
+    if (ask.approval) {
+      const { action, arguments: args, actionHash } = ask.approval;
+      console.log(
+        `Approve ${action} ${JSON.stringify(args)} (#${actionHash.slice(7, 15)}, ask ${ask.id})? Decide in the chat, or:\n` +
+          `  ${curl} '{"decision": "approve"}'`,
+      );
+      return;
+    }
     const q = ask.questions[0]!;
     console.log(
       `Interrupted: ${q.question} (ask ${ask.id}). Answer it in the chat, or:\n` +
-        `  curl -s -X POST ${url}/v1/asks/${ask.id}/answer -H 'content-type: application/json' -d '{"answers": {"${q.id}": ["${'options' in q ? q.options[0]!.label : 'your answer'}"]}}'`,
+        `  ${curl} '{"answers": {"${q.id}": ["${'options' in q ? q.options[0]!.label : 'your answer'}"]}}'`,
     );
   };
   const client = new AskgateClient({ url, token: process.env.ASKGATE_API_TOKEN });

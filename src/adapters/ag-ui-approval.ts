@@ -2,8 +2,8 @@
  * AG-UI interrupts as approval asks (issue 36): the person sees the exact action and its arguments
  * with their hash, and approves, rejects or requests changes (saying why). Two sources:
  * - `metadata.askgate.approval` on any interrupt: `{action, arguments, summary?, preview?}`;
- * - with `approvalAsks: true`, a `reason: "tool_call"` interrupt whose `toolCallId` names a tool
- *   call of the thread's messages: its function name and arguments (as the model sent them).
+ * - a `reason: "tool_call"` interrupt whose `toolCallId` names a tool call of the thread's messages
+ *   (unless `approvalAsks: false`): its function name and arguments (as the model sent them).
  * The resume payload is `{approved}` (a bare boolean when the schema is `{type: "boolean"}`): only
  * approve approves; the person's reason goes to `metadata.askgate.comment`.
  */

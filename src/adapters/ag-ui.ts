@@ -7,8 +7,13 @@
  * Default mapping of an interrupt (override with `toAsk`):
  * - `metadata.askgate.questions` (askgate questions, choices or typed) → those questions; payload
  *   `{answers, values}` (`values` with JSON types: a number question's is a number).
- * - `reason: "tool_call"` → "Approve/Reject" on `message`; payload `{approved}` (a bare boolean
- *   when `responseSchema` is `{type: "boolean"}`).
+ * - `metadata.askgate.approval`, or `reason: "tool_call"` whose `toolCallId` names a tool call of
+ *   the thread → an approval ask (./ag-ui-approval.ts): the exact tool and arguments with their
+ *   hash; approve, reject or request changes with a reason in `metadata.askgate.comment`; payload
+ *   `{approved}` (a bare boolean when `responseSchema` is `{type: "boolean"}`). `approvalAsks:
+ *   false` turns the tool-call case off.
+ * - `reason: "tool_call"` otherwise (or with `approvalAsks: false`) → "Approve/Reject" on
+ *   `message`; payload `{approved}` (a bare boolean when `responseSchema` is `{type: "boolean"}`).
  * - `reason: "confirmation"` → "Yes/No" on `message`; payload a boolean (or `{approved}` when the
  *   schema is an object with `approved`).
  * - a `responseSchema` of `{type: "string", enum: [2–4 values]}` → one option per value; payload
@@ -19,17 +24,27 @@
  *   JSON type (a number for a number).
  * An interrupt none of these fits is an error naming it (AG-UI wants every open interrupt answered).
  * No answer (timeout, skip, cancel) and an interrupt already past `expiresAt` → `status: "cancelled"`.
- * A reply in the person's own words to an approval is not an approval: `{approved: false}`, the
- * words under `metadata.askgate.comment`. Every entry's `metadata.askgate` holds the ask id.
+ * A reply in the person's own words to an Approve/Reject question is not an approval: `{approved:
+ * false}`, the words under `metadata.askgate.comment`. Every entry's `metadata.askgate` holds the ask id.
  */
 import type { AbstractAgent, Interrupt, ResumeEntry, RunAgentParameters, RunAgentResult } from '@ag-ui/client';
 import type { AskgateClient, AskInput, AskResult } from '../client/index.js';
 import { ownValue } from '../core/own.js';
 import { ElicitationRefusedError, fieldOf, type MappedField } from '../client/elicitation-fields.js';
-import { APPROVE, DECISION, REJECT, askBase, askOptions, eventKey, shownLine, type AskTarget } from './shared.js';
+import {
+  APPROVE,
+  DECISION,
+  REJECT,
+  askBase,
+  askOptions,
+  eventKey,
+  shownLine,
+  type AskTarget,
+  type RequestedBy,
+} from './shared.js';
 import { approvalOfInterrupt, toolCallIn, type ToolCallRef } from './ag-ui-approval.js';
 
-export type { AskTarget } from './shared.js';
+export type { AskTarget, RequestedBy } from './shared.js';
 
 /** An interrupt as an ask: the questions, and the resume payload an answered result becomes. */
 export interface InterruptAsk {
@@ -50,12 +65,18 @@ export interface AgUiAskOptions extends Omit<AskTarget, 'runId'> {
   /** The clock expiry is read against (default: now). */
   now?: () => Date;
   /**
-   * Tool-call interrupts become approval asks (the exact tool and arguments with their hash;
-   * approve, reject or request changes with a reason in `metadata.askgate.comment`) instead of an
-   * Approve/Reject question. `runWithAskgate` finds the tool call in the agent's messages;
-   * `answerInterrupts` needs `toolCall`. Interrupts with `metadata.askgate.approval` always are.
+   * Tool-call interrupts become approval asks (default true: the exact tool and arguments with their
+   * hash; approve, reject or request changes with a reason in `metadata.askgate.comment`); `false`
+   * asks an Approve/Reject question on the interrupt's `message` instead. `runWithAskgate` finds the
+   * tool call in the agent's messages; `answerInterrupts` needs `toolCall` (without it, or when the
+   * call is not found, the question is asked). Interrupts with `metadata.askgate.approval` always are.
    */
   approvalAsks?: boolean;
+  /**
+   * The person who asked for the agent's actions: approval asks name them as `requestedBy`, and
+   * askgate refuses their own decision (someone else decides).
+   */
+  requestedBy?: RequestedBy;
   /** The tool call an interrupt's `toolCallId` names (set by `runWithAskgate` from the agent's messages). */
   toolCall?: (toolCallId: string) => ToolCallRef | undefined;
 }
@@ -162,7 +183,8 @@ export async function answerInterrupts(
 ): Promise<ResumeEntry[]> {
   const now = (opts.now ?? (() => new Date()))();
   const mapped = interrupts.map((interrupt) => {
-    const call = opts.approvalAsks && interrupt.toolCallId ? opts.toolCall?.(interrupt.toolCallId) : undefined;
+    const wanted = opts.approvalAsks !== false && interrupt.toolCallId;
+    const call = wanted ? opts.toolCall?.(interrupt.toolCallId!) : undefined;
     const approval = approvalOfInterrupt(interrupt, call);
     const ask =
       opts.toAsk?.(interrupt) ??
@@ -197,8 +219,10 @@ export async function answerInterrupts(
     };
     let askId = '';
     const options = askOptions(target, eventKey('ag-ui', opts.threadId, interrupt.id, JSON.stringify(interrupt)));
+    const approval =
+      ask.approval && opts.requestedBy ? { requestedBy: opts.requestedBy, ...ask.approval } : ask.approval;
     const result = await client.ask(
-      { ...askBase(target), ...(ask.approval ? { approval: ask.approval } : { questions: ask.questions }) },
+      { ...askBase(target), ...(approval ? { approval } : { questions: ask.questions }) },
       { ...options, onCreated: (view) => ((askId = view.id), target.onCreated?.(view)) },
     );
     if (result.status === 'no_answer') {

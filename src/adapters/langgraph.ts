@@ -7,17 +7,20 @@
  */
 import { Command, INTERRUPT, interrupt } from '@langchain/langgraph';
 import type { AskgateClient, AskInput, AskResult } from '../client/index.js';
-import { askBase, askOptions, eventKey, type AskTarget } from './shared.js';
+import { askBase, askOptions, eventKey, type AskTarget, type RequestedBy } from './shared.js';
 import { hitlRequestOf, resolveHitl, type HitlDecision } from './langgraph-hitl.js';
 
-export type { AskTarget } from './shared.js';
+export type { AskTarget, RequestedBy } from './shared.js';
 export {
   hitlRequestOf,
   hitlApprovalAsk,
   hitlDecisionOf,
   resolveHitl,
+  HitlUndecidedError,
   type HitlActionRequest,
   type HitlDecision,
+  type HitlDecisionType,
+  type HitlOptions,
   type HitlRequest,
   type HitlReviewConfig,
 } from './langgraph-hitl.js';
@@ -90,14 +93,22 @@ export interface RunWithAskgateOptions extends Omit<AskTarget, 'runId'> {
   config?: Record<string, unknown>;
   /** Resumes before giving up (default 50). */
   maxRounds?: number;
+  /**
+   * The person who asked for the agent's actions (`{channel, userId}`, e.g. the chat user who sent
+   * the request): the middleware's approval asks name them, and their own decision is refused.
+   */
+  requestedBy?: RequestedBy;
 }
 
 /**
  * Runs the graph on a thread; while it stops on askgate interrupts ({@link askPerson}, or the
  * `humanInTheLoopMiddleware`'s tool approvals, batched or per call: one approval ask per action,
  * resumed with `{decisions}`), asks a person for each (one at a time: askgate keeps one open ask
- * per run) and resumes with every answer keyed by interrupt id. Returns the graph's last output: its final state, or — when it also stops on an interrupt
- * that is not an askgate question — the output with `__interrupt__`, for the caller to handle.
+ * per run) and resumes with every answer keyed by interrupt id. Returns the graph's last output:
+ * its final state, or — when it also stops on an interrupt that is not an askgate question — the
+ * output with `__interrupt__`, for the caller to handle. `createAgent` agents run here as they are
+ * (they are compiled graphs; give them a checkpointer). How actions map to decisions, and what a
+ * rejection in a batch means: ./langgraph-hitl.ts.
  *
  * Pass `input: null` to continue a thread that is already paused (after a crash of this process):
  * LangGraph reports the same interrupts with the same ids, and the idempotency key (thread +
@@ -128,7 +139,8 @@ export async function runWithAskgate(
     for (const p of pending) {
       const hitl = isAskPayload(p.value) ? undefined : hitlRequestOf(p.value);
       if (hitl) {
-        resume[p.id!] = await resolveHitl(client, hitl, targetOf(runId, opts), [opts.threadId, p.id!]);
+        const hitlOpts = opts.requestedBy ? { requestedBy: opts.requestedBy } : {};
+        resume[p.id!] = await resolveHitl(client, hitl, targetOf(runId, opts), [opts.threadId, p.id!], hitlOpts);
         continue;
       }
       const payload = p.value as AskPayload;

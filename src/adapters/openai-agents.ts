@@ -19,9 +19,10 @@ import {
   eventKey,
   type AskTarget,
   type Decision,
+  type RequestedBy,
 } from './shared.js';
 
-export type { AskTarget } from './shared.js';
+export type { AskTarget, RequestedBy } from './shared.js';
 
 /**
  * Parameters of `ask_user`. OpenAI's strict function schemas want every field present, so
@@ -156,6 +157,11 @@ export interface ApproveWithPersonOptions extends AskTarget {
   maxRounds?: number;
   /** Called after each decision (for an audit log; the decision of a free-text answer holds the text). */
   onDecision?: (record: ApprovalRecord) => void;
+  /**
+   * The person who asked for the run (e.g. the chat user whose message started it): each approval
+   * ask names them as `requestedBy`, and askgate refuses their own decision (someone else decides).
+   */
+  requestedBy?: RequestedBy;
 }
 
 /**
@@ -185,6 +191,16 @@ export function rejectionMessage(tool: string, decision: Decision): string {
  * person's reason reaches the model), a skip or a timeout → `state.reject(item, {message})` (see
  * {@link rejectionMessage}). Then it resumes the run and repeats while new approvals come up; it
  * returns the last result.
+ *
+ * Edit is not offered: `@openai/agents` 0.20 cannot run a tool with arguments other than the
+ * model's. `RunState.approve(item, {alwaysApprove?})` takes no arguments (agents-core
+ * dist/runState.d.ts:20882); it records the call id only (`RunContext.approveTool`,
+ * dist/runContext.mjs:887), and the resumed run parses and runs `toolRun.toolCall.arguments`, the
+ * function call as the model sent it and the state saved it (dist/runner/toolExecution.mjs:372-377).
+ * Tool input guardrails may only allow, reject with a message or throw (`ToolGuardrailBehavior`,
+ * dist/toolGuardrail.d.ts:12-19).
+ * What the SDK does take is the rejection text (`state.reject(item, {message})`, dist/runState.d.ts:20903):
+ * the person's reason reaches the model that way, and a request for changes asks it to call again.
  */
 export function approveWithPerson(client: AskgateClient, opts: ApproveWithPersonOptions) {
   const resume = opts.run ?? ((agent, state) => sdkRun(agent, state));
@@ -197,7 +213,7 @@ export function approveWithPerson(client: AskgateClient, opts: ApproveWithPerson
       for (const item of current.interruptions) {
         const name = item.name ?? 'tool';
         const callId = (item.rawItem as { callId?: string }).callId;
-        const ask = actionApprovalAsk(name, item.arguments, opts);
+        const ask = actionApprovalAsk(name, item.arguments, opts, opts.requestedBy);
         const answer = await client.ask(
           ask,
           askOptions(opts, eventKey('openai', opts.runId, 'approve', callId ?? '', name, item.arguments ?? '')),

@@ -22,6 +22,16 @@ export interface AskTarget {
 }
 
 /**
+ * The person who asked for an agent's actions (`{channel, userId}`: the channel's name and its user
+ * id, e.g. `{channel: 'slack', userId: 'U123'}`; `api` for `by` through the HTTP API). Approval asks
+ * carry it as `requestedBy`, and askgate refuses that person's own decision: someone else decides.
+ */
+export interface RequestedBy {
+  channel: string;
+  userId: string;
+}
+
+/**
  * When a typed question fits better than options, as the adapters' tool descriptions say it (MCP's
  * `ask_user` says the same in its own words): every typed kind and its constraints.
  */
@@ -115,15 +125,22 @@ export type Decision =
 /**
  * An approval ask (issue 36) for one tool call: the tool's name as the action and its arguments as
  * the model sent them (a JSON object; anything else as `{input: <text>}`), so the person sees them
- * whole with their hash, and decides approve, reject or request changes, saying why.
+ * whole with their hash, and decides approve, reject or request changes, saying why. With
+ * `requestedBy`, that person's own decision is refused.
  */
-export function actionApprovalAsk(action: string, rawArgs: string | undefined, target: AskTarget): AskInput {
+export function actionApprovalAsk(
+  action: string,
+  rawArgs: string | undefined,
+  target: AskTarget,
+  requestedBy?: RequestedBy,
+): AskInput {
   return {
     ...askBase(target),
     approval: {
       action: shownLine(action, 100) || 'tool',
       arguments: argumentsOf(rawArgs),
       decisions: ['approve', 'reject', 'request_changes'],
+      ...(requestedBy ? { requestedBy } : {}),
     },
   };
 }

@@ -246,7 +246,9 @@ describe('an approval on Slack: fallbacks, language, forgeries', () => {
     const before = noticesFor(w, ALICE).length;
     const views = w.fake.viewsFor(ALICE).length;
     await tap(message, 'Edit…', ALICE);
-    expect(await nextNotice(w, ALICE, before)).toBe('Reply to the message with "edit:" and the arguments as JSON.');
+    expect(await nextNotice(w, ALICE, before)).toBe(
+      'Reply in this thread with "edit:" and the edited arguments as JSON. Nothing has been done yet.',
+    );
     expect(w.fake.viewsFor(ALICE)).toHaveLength(views);
     const reply = w.slack.messageEvent({
       channel: message.channel,
@@ -256,6 +258,45 @@ describe('an approval on Slack: fallbacks, language, forgeries', () => {
     });
     expect((await w.slack.postEvent(reply)).status).toBe(200);
     expect(await result(w, id)).toMatchObject({ decision: 'edit', arguments: { list: ['one'] } });
+  });
+
+  it('a decision tap without a trigger_id says how to decide in the thread, in the ask’s language; the reply decides', async () => {
+    const untriggered = (message: any, label: string, user: string) => {
+      const { trigger_id: _none, ...payload } = tapPayload(w, message, label, user) as Record<string, unknown>;
+      return w.slack.postInteractive(payload);
+    };
+    const { id, message } = await askApproval(w, DEPLOY);
+    const views = w.fake.viewsFor(ALICE).length;
+    const before = noticesFor(w, ALICE).length;
+    await untriggered(message, 'Reject…', ALICE);
+    expect(await nextNotice(w, ALICE, before)).toBe(
+      'Reply in this thread with "reject:" and why. Nothing has been done yet.',
+    );
+    await untriggered(message, 'Request changes…', ALICE);
+    expect(await nextNotice(w, ALICE, before + 1)).toBe(
+      'Reply in this thread with "request changes:" and why. Nothing has been done yet.',
+    );
+    await untriggered(message, 'Edit…', ALICE);
+    expect(await nextNotice(w, ALICE, before + 2)).toBe(
+      'Reply in this thread with "edit:" and the edited arguments as JSON. Nothing has been done yet.',
+    );
+    expect(w.fake.viewsFor(ALICE)).toHaveLength(views);
+    expect((await record(w, id)).status).toBe('pending');
+    const reply = w.slack.messageEvent({
+      channel: message.channel,
+      user: ALICE,
+      text: 'reject: not on a Friday',
+      threadTs: message.ts,
+    });
+    expect((await w.slack.postEvent(reply)).status).toBe(200);
+    expect(await result(w, id)).toMatchObject({ decision: 'reject', reason: 'not on a Friday' });
+
+    const { message: pt } = await askApproval(w, DEPLOY, { locale: 'pt-BR' });
+    const ptBefore = noticesFor(w, BOB).length;
+    await untriggered(pt, 'Rejeitar…', BOB);
+    expect(await nextNotice(w, BOB, ptBefore)).toBe(
+      'Responda neste fio com "rejeitar:" e o motivo. Nada foi feito ainda.',
+    );
   });
 
   it('speaks the ask’s language in the modal', async () => {

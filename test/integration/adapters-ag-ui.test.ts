@@ -92,9 +92,13 @@ function setup(interrupts: Interrupt[] | 'cancel') {
 }
 
 describe('runWithAskgate over a real AG-UI client run', () => {
-  it('a tool-call interrupt becomes an Approve/Reject ask; Approve resumes with {approved: true}', async () => {
+  it('approvalAsks: false: a tool-call interrupt is an Approve/Reject question; Approve resumes with {approved: true}', async () => {
     const { agent, person, to } = setup([emailApproval]);
-    const [result, asked] = await Promise.all([runWithAskgate(sdk, agent, { to }), person.tap('Approve')]);
+    const [result, asked] = await Promise.all([
+      runWithAskgate(sdk, agent, { to, approvalAsks: false }),
+      person.tap('Approve'),
+    ]);
+    expect(asked.view.approval).toBeUndefined();
     expect(asked.view.questions[0]!.question).toBe("Send email to a@b.com with subject 'Hi'?");
     expect(agent.inputs).toHaveLength(2);
     const resume = agent.inputs[1]!.resume!;
@@ -135,13 +139,13 @@ describe('runWithAskgate over a real AG-UI client run', () => {
     const { agent, person, to } = setup(interrupts);
     const [, a, b, c, d] = await Promise.all([
       runWithAskgate(sdk, agent, { to }),
-      person.tap('Reject'),
+      person.reply('reject: wrong recipient'),
       person.tap('Yes'),
       person.tap('casual'),
       person.tap('Team'),
     ]);
     expect([a, b, c, d].map((r) => r.view.buttons!.slice(0, 2).map((x) => x.label))).toEqual([
-      ['Approve', 'Reject'],
+      ['Approve', 'Reject…'],
       ['Yes', 'No'],
       ['formal', 'casual'],
       ['Team', 'Nobody'],
@@ -194,9 +198,12 @@ describe('runWithAskgate over a real AG-UI client run', () => {
     ]);
   });
 
-  it('a reply in the person’s own words to an approval is {approved: false} with the words as a comment', async () => {
+  it('approvalAsks: false: a reply in the person’s own words to the question is {approved: false} with the words as a comment', async () => {
     const { agent, person, to } = setup([emailApproval]);
-    await Promise.all([runWithAskgate(sdk, agent, { to }), person.reply('send it tomorrow morning instead')]);
+    await Promise.all([
+      runWithAskgate(sdk, agent, { to, approvalAsks: false }),
+      person.reply('send it tomorrow morning instead'),
+    ]);
     expect(agent.inputs[1]!.resume![0]).toMatchObject({
       status: 'resolved',
       payload: { approved: false },
@@ -316,12 +323,9 @@ describe('runWithAskgate over a real AG-UI client run', () => {
 });
 
 describe('approval asks for AG-UI interrupts (issue 36)', () => {
-  it('approvalAsks: a tool-call interrupt asks about the exact tool call of the thread; the reason reaches the agent', async () => {
+  it('by default a tool-call interrupt asks about the exact tool call of the thread; the reason reaches the agent', async () => {
     const { agent, person, to } = setup([emailApproval]);
-    const [, asked] = await Promise.all([
-      runWithAskgate(sdk, agent, { to, approvalAsks: true }),
-      person.reply('reject: wrong address'),
-    ]);
+    const [, asked] = await Promise.all([runWithAskgate(sdk, agent, { to }), person.reply('reject: wrong address')]);
     expect(asked.view.approval).toMatchObject({
       action: 'send_email',
       summary: "Send email to a@b.com with subject 'Hi'?",
@@ -343,6 +347,47 @@ describe('approval asks for AG-UI interrupts (issue 36)', () => {
         },
       },
     ]);
+  });
+
+  it('a tool-call interrupt whose call is not among the messages, or without toolCall, is the Approve/Reject question', async () => {
+    const unknown: Interrupt = { ...emailApproval, toolCallId: 'tc-unknown' };
+    const { agent, person, to } = setup([unknown]);
+    const [, asked] = await Promise.all([runWithAskgate(sdk, agent, { to }), person.tap('Approve')]);
+    expect(asked.view.approval).toBeUndefined();
+    expect(agent.inputs[1]!.resume![0]).toMatchObject({ payload: { approved: true } });
+    const direct = new Person(channel, sdk, `agui-${++n}`);
+    const [entries, tapped] = await Promise.all([
+      answerInterrupts(sdk, [emailApproval], {
+        threadId: `agui-direct-${n}`,
+        to: { channel: 'test', chat: direct.chat },
+      }),
+      direct.tap('Reject'),
+    ]);
+    expect(tapped.view.approval).toBeUndefined();
+    expect(entries[0]).toMatchObject({ payload: { approved: false } });
+  });
+
+  it('requestedBy: the person who asked for the action cannot approve it; someone else can', async () => {
+    const { agent, person, to } = setup([emailApproval]);
+    const run = runWithAskgate(sdk, agent, { to, requestedBy: { channel: 'test', userId: person.user.userId } });
+    const asked = await person.nextAsk();
+    expect(asked.view.approval).toMatchObject({ action: 'send_email' });
+    const approve = asked.view.buttons!.find((b) => b.label === 'Approve')!;
+    const own = await channel.sink!.button({
+      channel: 'test',
+      token: approve.token,
+      user: person.user,
+      chat: person.chat,
+    });
+    expect(own).toMatchObject({ kind: 'invalid', hint: 'You requested this action: someone else must decide.' });
+    expect((await sdk.get(asked.askId)).status).toBe('pending');
+    await sdk.answer(asked.askId, { decision: 'approve', by: 'erin' });
+    await run;
+    expect(agent.inputs[1]!.resume![0]).toMatchObject({
+      status: 'resolved',
+      payload: { approved: true },
+      metadata: { askgate: { answeredBy: expect.objectContaining({ channel: 'api', userId: 'erin' }) } },
+    });
   });
 
   it('metadata.askgate.approval makes any interrupt an approval ask; Approve resumes with approved', async () => {

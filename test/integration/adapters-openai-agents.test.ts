@@ -15,7 +15,12 @@ import { z } from 'zod';
 import { startTestApp, testEnv } from '../helpers/app.js';
 import { RecordingChannel } from '../helpers/test-channel.js';
 import { AskgateClient } from '../../src/client/index.js';
-import { approveWithPerson, askUserTool, type ApprovalRecord } from '../../src/adapters/openai-agents.js';
+import {
+  approveWithPerson,
+  askUserTool,
+  type ApprovalRecord,
+  type ApproveWithPersonOptions,
+} from '../../src/adapters/openai-agents.js';
 import type { RunningAskgate } from '../../src/main.js';
 import { Person, closeApp } from './adapters-person.js';
 import { actionHash } from '../../src/client/index.js';
@@ -89,6 +94,7 @@ async function approvalRun(
   decide: (person: Person) => Promise<unknown>,
   args: unknown = deployArgs,
   timeoutSeconds?: number,
+  extra: Partial<ApproveWithPersonOptions> = {},
 ) {
   const chat = `oa-${++n}`;
   const person = new Person(channel, sdk, chat);
@@ -102,6 +108,7 @@ async function approvalRun(
     ...(timeoutSeconds ? { timeoutSeconds } : {}),
     run: (a, state) => runner.run(a, state),
     onDecision: (d) => decisions.push(d),
+    ...extra,
   });
   const first = await runner.run(agent, 'Deploy v2.3');
   expect(first.interruptions.map((i) => i.name)).toEqual(['deploy']);
@@ -143,6 +150,33 @@ describe('approveWithPerson: needsApproval routed to a person', () => {
     expect(final.finalOutput).toBe(
       'The user did not approve this deploy call and asked for changes: "only after the 5pm freeze"',
     );
+  });
+
+  it('requestedBy: the person who asked for the run cannot approve it; someone else can', async () => {
+    const { ran, decisions } = await approvalRun(
+      async (p) => {
+        const request = await p.nextAsk();
+        const approve = request.view.buttons!.find((b) => b.label === 'Approve')!;
+        const own = await channel.sink!.button({ channel: 'test', token: approve.token, user: p.user, chat: p.chat });
+        expect(own).toMatchObject({ kind: 'invalid', hint: 'You requested this action: someone else must decide.' });
+        const typed = await channel.sink!.text({
+          channel: 'test',
+          chat: p.chat,
+          replyTo: (await sdk.get(request.askId)).deliveries[0]!.message!.messageId,
+          privateChat: false,
+          user: p.user,
+          text: 'approve',
+        });
+        expect(typed.kind).not.toBe('recorded');
+        expect((await sdk.get(request.askId)).status).toBe('pending');
+        await sdk.answer(request.askId, { decision: 'approve', by: 'erin' });
+      },
+      deployArgs,
+      undefined,
+      { requestedBy: { channel: 'test', userId: 'u-person' } },
+    );
+    expect(ran).toEqual([deployArgs]);
+    expect(decisions[0]!.decision).toEqual({ kind: 'approved' });
   });
 
   it('a typed "approve" approves', async () => {

@@ -108,9 +108,13 @@ describe('the framework examples in process (the adapters themselves: test/integ
   });
 
   it('AG-UI: the email agent’s approval interrupt is asked and resumed', async () => {
-    const { onCreated } = answering({ answers: { decision: ['Reject'] } });
+    const { onCreated, asked } = answering({ decision: 'reject', reason: 'not before the release notes' });
     const result = await runAgUi(sdk, new EmailAgent({ threadId: `agui-${++run}` }), { onCreated });
     expect(result.result).toBe('email not sent');
+    expect(asked[0]!.approval).toMatchObject({
+      action: 'send_email',
+      arguments: { to: 'team@example.com', subject: 'Release v2.3' },
+    });
   });
 });
 

@@ -15,9 +15,23 @@ import { usernameOf, withinAck, type FormTap } from './forms.js';
 import { ephemeral } from './notify.js';
 import { slackText } from './words.js';
 import { decodeToken } from '../../core/token.js';
+import { decisionWord } from '../../core/approval/decisions.js';
 import { hasVisible } from '../../core/text.js';
 
 type Ack = (response?: ViewResponseAction) => Promise<void>;
+
+/**
+ * What a person reads after a Reject…, Request changes… or Edit… tap that opens no modal (no
+ * trigger_id, an edit too large for one): how to decide by a reply in the thread, with the
+ * decision's word in their language (`reject:` and why; `edit:` and the arguments as JSON). Any
+ * other outcome (answered, not theirs) is its own notice.
+ */
+export function decisionNotice(outcome: InboundOutcome, decision: Decision): string | null {
+  if (outcome.kind !== 'need_text') return outcomeNotice(outcome);
+  const words = outcomeWords(outcome);
+  const word = decisionWord(decision, words);
+  return slackText(words.locale, decision === 'edit' ? 'replyEdit' : 'replyReason', { word });
+}
 
 /**
  * A tap on Reject…, Request changes… or Edit…, already acknowledged: checks it (sink.openForm), then
@@ -49,7 +63,7 @@ export async function openDecisionModal(
   if (!view) {
     // Refused (answered, not this person's), or no modal: the notice, or how to reply in the thread.
     const told = opening.kind === 'form' ? await deps.sink.button(event) : opening;
-    const notice = outcomeNotice(told);
+    const notice = decisionNotice(told, decision);
     return notice ? say(notice) : undefined;
   }
   try {

@@ -9,7 +9,7 @@ import { slackText } from './words.js';
 import { localeOfActions } from './render.js';
 import { decodeToken } from '../../core/token.js';
 import { openFormModal, registerForms } from './forms.js';
-import { openDecisionModal, registerDecisions } from './approval-forms.js';
+import { decisionNotice, openDecisionModal, registerDecisions } from './approval-forms.js';
 import { ephemeral, inThread } from './notify.js';
 
 /** What the Slack inbound handlers need. */
@@ -112,7 +112,8 @@ async function onButton(deps: SlackInboundDeps, body: BlockAction<ButtonAction>,
       user,
       ...(channel ? { chat: channel } : {}),
     });
-    notice = buttonNotice(outcome);
+    // A decision tap without a trigger_id (no modal can open): how to decide by a reply in the thread.
+    notice = choice?.kind === 'decide' ? decisionNotice(outcome, choice.decision) : buttonNotice(outcome);
   } catch (error) {
     deps.logger.error({ channel: 'slack', err: describeError(error) }, 'slack button could not be recorded');
     notice = slackText(askLocale ?? 'en', 'failed');

@@ -16,6 +16,8 @@ const EN = {
   argumentsLabel: 'Arguments (JSON)',
   reasonEmpty: 'Say why in a few words.',
   notJson: 'This is not valid JSON: check the quotes, commas and brackets.',
+  replyReason: 'Reply in this thread with "{word}:" and why. Nothing has been done yet.',
+  replyEdit: 'Reply in this thread with "{word}:" and the edited arguments as JSON. Nothing has been done yet.',
 } as const;
 
 /** Slack's words, by shipped locale. */
@@ -35,6 +37,8 @@ export const SLACK_WORDS: ChannelWords<keyof typeof EN> = {
     argumentsLabel: 'Argumentos (JSON)',
     reasonEmpty: 'Diga o motivo em poucas palavras.',
     notJson: 'Isto não é JSON válido: confira as aspas, vírgulas e colchetes.',
+    replyReason: 'Responda neste fio com "{word}:" e o motivo. Nada foi feito ainda.',
+    replyEdit: 'Responda neste fio com "{word}:" e os argumentos editados em JSON. Nada foi feito ainda.',
   },
   es: {
     notOpened: 'El formulario no se pudo abrir. Toca el botón de nuevo.',
@@ -50,6 +54,8 @@ export const SLACK_WORDS: ChannelWords<keyof typeof EN> = {
     argumentsLabel: 'Argumentos (JSON)',
     reasonEmpty: 'Di el motivo en pocas palabras.',
     notJson: 'Esto no es JSON válido: revisa las comillas, las comas y los corchetes.',
+    replyReason: 'Responde en este hilo con "{word}:" y el motivo. Todavía no se ha hecho nada.',
+    replyEdit: 'Responde en este hilo con "{word}:" y los argumentos editados en JSON. Todavía no se ha hecho nada.',
   },
   fr: {
     notOpened: 'Le formulaire n’a pas pu s’ouvrir. Touchez à nouveau le bouton.',
@@ -65,6 +71,8 @@ export const SLACK_WORDS: ChannelWords<keyof typeof EN> = {
     argumentsLabel: 'Arguments (JSON)',
     reasonEmpty: 'Dites pourquoi en quelques mots.',
     notJson: 'Ce n’est pas du JSON valide : vérifiez les guillemets, les virgules et les crochets.',
+    replyReason: 'Répondez dans ce fil par « {word} : » et la raison. Rien n’a encore été fait.',
+    replyEdit: 'Répondez dans ce fil par « {word} : » et les arguments modifiés en JSON. Rien n’a encore été fait.',
   },
   de: {
     notOpened: 'Das Formular ließ sich nicht öffnen. Tippe noch einmal auf die Schaltfläche.',
@@ -81,6 +89,9 @@ export const SLACK_WORDS: ChannelWords<keyof typeof EN> = {
     argumentsLabel: 'Argumente (JSON)',
     reasonEmpty: 'Sag in ein paar Worten, warum.',
     notJson: 'Das ist kein gültiges JSON: prüfe Anführungszeichen, Kommas und Klammern.',
+    replyReason: 'Antworte in diesem Thread mit „{word}:“ und dem Grund. Noch ist nichts geschehen.',
+    replyEdit:
+      'Antworte in diesem Thread mit „{word}:“ und den geänderten Argumenten als JSON. Noch ist nichts geschehen.',
   },
   ja: {
     notOpened: 'フォームを開けませんでした。もう一度ボタンをタップしてください。',
@@ -97,6 +108,8 @@ export const SLACK_WORDS: ChannelWords<keyof typeof EN> = {
     argumentsLabel: '引数 (JSON)',
     reasonEmpty: '理由を短く書いてください。',
     notJson: '有効な JSON ではありません。引用符、カンマ、括弧を確認してください。',
+    replyReason: 'このスレッドに「{word}:」と理由を返信してください。まだ何も実行されていません。',
+    replyEdit: 'このスレッドに「{word}:」と編集した引数を JSON で返信してください。まだ何も実行されていません。',
   },
 };
 
