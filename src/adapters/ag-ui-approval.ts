@@ -8,7 +8,8 @@
  * approve approves; the person's reason goes to `metadata.askgate.comment`.
  */
 import type { Interrupt, Message } from '@ag-ui/client';
-import type { AskInput } from '../client/index.js';
+import type { AskInput, AskResult } from '../client/index.js';
+import { assertApproved } from '../client/approval.js';
 import { ownValue } from '../core/own.js';
 import { argumentsOf, shownLine } from './shared.js';
 
@@ -67,4 +68,18 @@ export function approvalOfInterrupt(interrupt: Interrupt, toolCall?: ToolCallRef
       decisions: ['approve', 'reject', 'request_changes'],
     },
   };
+}
+
+/**
+ * Whether an answered approval releases exactly this approval's action: `assertApproved` on the
+ * proposed action and arguments (a decision bound to another hash, or any edit, releases nothing:
+ * AG-UI's resume payload `{approved}` cannot carry changed arguments).
+ */
+export function boundTo(result: AskResult, approval: ApprovalInterruptAsk['approval']): boolean {
+  try {
+    assertApproved(result, approval.action, approval.arguments);
+    return true;
+  } catch {
+    return false;
+  }
 }

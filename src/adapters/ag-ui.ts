@@ -42,7 +42,7 @@ import {
   type AskTarget,
   type RequestedBy,
 } from './shared.js';
-import { approvalOfInterrupt, toolCallIn, type ToolCallRef } from './ag-ui-approval.js';
+import { approvalOfInterrupt, boundTo, toolCallIn, type ToolCallRef } from './ag-ui-approval.js';
 
 export type { AskTarget, RequestedBy } from './shared.js';
 
@@ -191,8 +191,11 @@ export async function answerInterrupts(
       (approval
         ? {
             approval: approval.approval,
-            payload: (r: Extract<AskResult, { status: 'answered' }>) =>
-              approval.bare ? r.decision === 'approve' : { approved: r.decision === 'approve' },
+            payload: (r: Extract<AskResult, { status: 'answered' }>) => {
+              // Approved only when the decision is bound to this exact action (the hash askgate showed).
+              const approved = r.decision === 'approve' && boundTo(r, approval.approval);
+              return approval.bare ? approved : { approved };
+            },
             comment: (r: Extract<AskResult, { status: 'answered' }>) => r.reason,
           }
         : defaultInterruptAsk(interrupt));
