@@ -48,6 +48,11 @@ export interface RunGuard extends ToolGuard {
   ready(): Promise<boolean>;
   /** Whether the run's state is known now (false: non-allowed calls are blocked, `state_unknown`). */
   readonly known: boolean;
+  /**
+   * Tells the guard about an ask of its run this process just created (the view `create` returns),
+   * so a tool called right after counts it before the event stream shows it (a few ms later).
+   */
+  track(ask: { id: string; runId: string; version: number; status: string }): void;
 }
 
 const RUN: GuardDecision = Object.freeze({ run: true });
@@ -98,7 +103,10 @@ export function createToolGuard(opts: ToolGuardOptions): RunGuard {
     if (!kept) {
       kept = client.get(askId).then(
         (view) => endedWhy(view.result),
-        () => 'its result could not be read',
+        () => {
+          verdicts.delete(askId); // read again for the next call held for it
+          return 'its result could not be read';
+        },
       );
       verdicts.set(askId, kept);
       if (verdicts.size > 64) verdicts.delete(verdicts.keys().next().value!);
@@ -135,6 +143,9 @@ export function createToolGuard(opts: ToolGuardOptions): RunGuard {
       recorder.close();
     },
     ready: () => started.then(() => state.known),
+    track(ask) {
+      if (ask.runId === runId) state.note(ask);
+    },
     get known() {
       return state.known;
     },

@@ -83,7 +83,16 @@ export class RunState {
   close(): void {
     this.stopped = true;
     this.abort.abort();
-    this.setKnown(false);
+    this.isKnown = false;
+    this.changed();
+  }
+
+  /**
+   * An ask of this run seen elsewhere (the agent's own `create`): counted at once, before the
+   * stream shows it. `ended` when it was seen ended.
+   */
+  note(ask: { id: string; version: number; status: string }): void {
+    this.saw(ask.id, ask.version, ask.status !== 'pending');
   }
 
   /**
