@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RunState } from '../../src/guard/run-state.js';
 import { createToolGuard } from '../../src/guard/index.js';
 import { RunStreamClient } from '../fakes/run-stream-client.js';
+import type { AskResult, AskView } from '../../src/client/index.js';
 import { waitFor } from '../helpers/wait.js';
 
 // The ordering cases of the guard's run state, with the run read and the stream driven by the test.
@@ -115,6 +116,42 @@ describe('a guard over that state', () => {
     await waitFor(() => !guard.known);
     guard.close();
     expect(await held).toMatchObject({ run: false, reason: 'state_unknown' });
+  });
+
+  it('a call released by an answer waits in turn for a newer ask already open, and its end', async () => {
+    const client = new RunStreamClient();
+    const results: Record<string, AskResult> = {
+      A1: {
+        status: 'answered',
+        answers: { env: ['Staging'] },
+        answeredBy: { channel: 'api', userId: 'a' },
+        answeredAt: 'x',
+      },
+      A2: { status: 'no_answer', reason: 'cancelled', at: 'x' },
+    };
+    const reads: string[] = [];
+    const guard = createToolGuard({
+      client: {
+        ...bind(client),
+        get: async (id: string) => (reads.push(id), { result: results[id] ?? null }) as unknown as AskView,
+        recordGuardBlocked: async () => ({ askId: 'A1', recorded: true as const }),
+      },
+      runId: 'run-1',
+      hold: true,
+    });
+    states.push(guard);
+    await guard.ready();
+    client.last.entry('created', 'A1', 1, 0);
+    await new Promise((r) => setTimeout(r, 20));
+    const held = guard.check('deploy');
+    client.last.entry('created', 'A2', 2, 0);
+    client.last.entry('answered', 'A1', 1, 1);
+    await new Promise((r) => setTimeout(r, 20));
+    client.last.entry('no_answer', 'A2', 2, 1);
+    expect(await held).toMatchObject({ run: false, reason: 'ask_ended', askId: 'A2' });
+    const decision = await held;
+    expect(decision.run ? '' : decision.message).toContain('it was cancelled');
+    expect(reads).toEqual(['A1', 'A2']);
   });
 
   it('track() counts an ask this process created before the stream shows it', async () => {
