@@ -40,6 +40,11 @@ export interface ToolGuardOptions {
   startTimeoutMs?: number;
   /** First reconnect delay of the event stream, in ms (default 100; doubles up to 5 000). */
   backoffMs?: number;
+  /**
+   * The longest opening the event stream and reading the run may take, in ms (default 10 000): an
+   * askgate that accepts connections and never answers makes the state unknown after this.
+   */
+  openTimeoutMs?: number;
 }
 
 /** A {@link ToolGuard} that follows one run. */
@@ -73,7 +78,11 @@ export function createToolGuard(opts: ToolGuardOptions): RunGuard {
   const { client, runId } = opts;
   const allowed = allowCheck(opts.allow);
   const holdTimeoutMs = opts.holdTimeoutMs ?? 600_000;
-  const state = new RunState(client, runId, { backoffMs: opts.backoffMs ?? 100, maxBackoffMs: 5_000 });
+  const state = new RunState(client, runId, {
+    backoffMs: opts.backoffMs ?? 100,
+    maxBackoffMs: 5_000,
+    openTimeoutMs: opts.openTimeoutMs ?? 10_000,
+  });
   const recorder = new BlockRecorder(client, runId);
   const started = withTimeout(state.firstAttempt, opts.startTimeoutMs ?? 5_000);
   let first = true;

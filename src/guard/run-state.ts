@@ -8,6 +8,8 @@ export interface RunStateTiming {
   /** First delay before reopening a stream that ended or failed (doubling up to `maxBackoffMs`). */
   backoffMs: number;
   maxBackoffMs: number;
+  /** The longest opening the stream and reading the run may take before the attempt counts as failed. */
+  openTimeoutMs: number;
 }
 
 /** How many ended asks are remembered (to ignore a replayed `created` of an ask that ended). */
@@ -114,13 +116,20 @@ export class RunState {
       });
       let up = false;
       let upAt = 0;
+      // An askgate that accepts the connection and never answers must not keep the old state known.
+      const late = setTimeout(() => attempt.abort(), this.timing.openTimeoutMs);
+      const gaveUp = new Promise<never>((_, reject) =>
+        attempt.signal.addEventListener('abort', () => reject(new Error('no answer in time')), { once: true }),
+      );
+      gaveUp.catch(() => undefined);
       try {
         // The request goes out on the first next(); the run is read once askgate accepted the
         // stream, so an ask that opens or ends in between shows in one or the other.
         const first = events.next();
         first.catch(() => undefined);
         if ((await Promise.race([opened.then(() => 'open' as const), first])) !== 'open') throw new Error('no stream');
-        await this.read();
+        await Promise.race([this.read(), gaveUp]);
+        clearTimeout(late);
         up = true;
         upAt = Date.now();
         this.setKnown(true);
@@ -129,6 +138,7 @@ export class RunState {
       } catch {
         if (!up) this.setKnown(false);
       } finally {
+        clearTimeout(late);
         attempt.abort();
         void events.return(undefined).catch(() => undefined);
       }

@@ -16,6 +16,8 @@ export class RunStreamClient {
   readonly streams: FakeStream[] = [];
   /** Whether new streams open (else they fail as a refused connection would). */
   reachable = true;
+  /** New streams neither open nor fail until aborted (an askgate that accepts and never answers). */
+  hangs = false;
   reads = 0;
 
   async run(runId: string): Promise<RunView> {
@@ -32,9 +34,13 @@ export class RunStreamClient {
   ): AsyncGenerator<StreamedHistoryEvent> {
     const stream = new FakeStream(opts.lastEventId, opts.signal);
     this.streams.push(stream);
-    const reachable = this.reachable;
+    const { reachable, hangs } = this;
     return (async function* () {
       if (!reachable) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      if (hangs) {
+        await new Promise((resolve) => opts.signal?.addEventListener('abort', resolve, { once: true }));
+        throw new Error('aborted');
+      }
       opts.onOpen?.();
       yield* stream.entries();
     })();

@@ -13,7 +13,7 @@ afterEach(() => {
 });
 
 const follow = async (client: RunStreamClient) => {
-  const state = new RunState(client, 'run-1', { backoffMs: 5, maxBackoffMs: 20 });
+  const state = new RunState(client, 'run-1', { backoffMs: 5, maxBackoffMs: 20, openTimeoutMs: 200 });
   states.push(state);
   await state.firstAttempt;
   return state;
@@ -25,7 +25,7 @@ describe('the run state of a guard', () => {
     let release!: () => void;
     client.runGate = new Promise((r) => (release = r));
     client.current = { id: 'A1', status: 'pending', version: 1 };
-    const state = new RunState(client, 'run-1', { backoffMs: 5, maxBackoffMs: 20 });
+    const state = new RunState(client, 'run-1', { backoffMs: 5, maxBackoffMs: 20, openTimeoutMs: 200 });
     states.push(state);
     await waitFor(() => client.streams.length === 1);
     client.last.entry('created', 'A1', 1, 0);
@@ -80,6 +80,21 @@ describe('the run state of a guard', () => {
     client.reachable = true;
     await waitFor(() => state.known, 2_000);
     expect(state.pendingAsk).toBe('A1');
+  });
+
+  it('an askgate that never answers (stream or read) makes the state unknown after openTimeoutMs', async () => {
+    const client = new RunStreamClient();
+    const state = await follow(client);
+    expect(state.known).toBe(true);
+    client.hangs = true;
+    const t0 = Date.now();
+    client.last.end();
+    await waitFor(() => !state.known, 2_000);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(150);
+    client.hangs = false;
+    client.runGate = new Promise(() => undefined); // the read never answers now
+    await waitFor(() => client.streams.length >= 3 && client.last.aborted, 2_000);
+    expect(state.known).toBe(false);
   });
 
   it('a read that fails after the stream opened leaves it unknown and closes that stream', async () => {
