@@ -1,4 +1,6 @@
+import { relative, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { importClosure } from '../helpers/import-graph.js';
 import { RunState } from '../../src/guard/run-state.js';
 import { createToolGuard } from '../../src/guard/index.js';
 import { RunStreamClient } from '../fakes/run-stream-client.js';
@@ -196,3 +198,11 @@ const bind = (client: RunStreamClient) => ({
 const never = (): never => {
   throw new Error('not expected');
 };
+
+describe('what askgate/guard loads', () => {
+  it('only its own files at runtime: no server part, no SDK (the client is passed in), no framework', () => {
+    const src = resolve(import.meta.dirname, '../../src');
+    const files = importClosure(resolve(src, 'guard/index.ts'), 'runtime').map((f) => relative(src, f));
+    expect(files.sort()).toEqual(['guard/index.ts', 'guard/messages.ts', 'guard/recorder.ts', 'guard/run-state.ts']);
+  });
+});
