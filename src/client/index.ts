@@ -229,18 +229,19 @@ export class AskgateClient {
   /**
    * Streams the history of every ask of a run (ids are `<version>.<index>`) until `signal` aborts or
    * askgate ends it (after an hour: resume with `lastEventId`). A run without an ask yet streams too.
-   * `onOpen` is called once askgate accepted the stream (before any entry).
+   * `onOpen` is called once askgate accepted the stream (before any entry); `onActivity` on every
+   * chunk received, keep-alive comments included (askgate sends one every 15 s on a quiet stream).
    */
   streamRunEvents(
     runId: string,
-    opts: { signal?: AbortSignal; lastEventId?: string; onOpen?: () => void } = {},
+    opts: { signal?: AbortSignal; lastEventId?: string; onOpen?: () => void; onActivity?: () => void } = {},
   ): AsyncGenerator<StreamedHistoryEvent> {
     return this.stream(`/v1/runs/${enc(runId)}/events`, opts);
   }
 
   private async *stream(
     path: string,
-    opts: { signal?: AbortSignal; lastEventId?: string; onOpen?: () => void },
+    opts: { signal?: AbortSignal; lastEventId?: string; onOpen?: () => void; onActivity?: () => void },
   ): AsyncGenerator<StreamedHistoryEvent> {
     const headers: Record<string, string> = { ...this.http.auth(), accept: 'text/event-stream' };
     if (opts.lastEventId !== undefined) headers['last-event-id'] = opts.lastEventId;
@@ -254,7 +255,7 @@ export class AskgateClient {
     if (!response.ok || !response.body)
       throw apiErrorFrom(response.status, await response.json().catch(() => undefined));
     opts.onOpen?.();
-    for await (const message of parseSse(response.body, opts.signal)) {
+    for await (const message of parseSse(response.body, opts.signal, opts.onActivity)) {
       const parsed = HistoryEventSchema.safeParse(JSON.parse(message.data));
       if (parsed.success) yield { ...parsed.data, id: message.id ?? '' };
     }

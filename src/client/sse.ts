@@ -5,8 +5,16 @@ export interface SseMessage {
   id?: string;
 }
 
-/** Parses a `text/event-stream` body into events (comments and `retry:` lines are skipped). */
-export async function* parseSse(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<SseMessage> {
+/**
+ * Parses a `text/event-stream` body into events (comments and `retry:` lines are skipped).
+ * `onBytes` is called for every chunk received, keep-alive comments included: a follower can tell
+ * a quiet stream from a dead one.
+ */
+export async function* parseSse(
+  body: ReadableStream<Uint8Array>,
+  signal?: AbortSignal,
+  onBytes?: () => void,
+): AsyncGenerator<SseMessage> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   const onAbort = () => void reader.cancel().catch(() => {});
@@ -26,6 +34,7 @@ export async function* parseSse(body: ReadableStream<Uint8Array>, signal?: Abort
       }
       const { value, done } = chunk;
       if (done) return;
+      onBytes?.();
       buffer += decoder.decode(value, { stream: true });
       let newline: number;
       while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {

@@ -45,6 +45,12 @@ export interface ToolGuardOptions {
    * askgate that accepts connections and never answers makes the state unknown after this.
    */
   openTimeoutMs?: number;
+  /**
+   * The longest the followed event stream may stay silent, in ms (default 45 000: three of askgate's
+   * 15 s keep-alives): past it the connection counts as dead, the state is unknown (calls blocked,
+   * `state_unknown`) and the stream is reopened.
+   */
+  silenceMs?: number;
 }
 
 /** A {@link ToolGuard} that follows one run. */
@@ -82,6 +88,7 @@ export function createToolGuard(opts: ToolGuardOptions): RunGuard {
     backoffMs: opts.backoffMs ?? 100,
     maxBackoffMs: 5_000,
     openTimeoutMs: opts.openTimeoutMs ?? 10_000,
+    silenceMs: opts.silenceMs ?? 45_000,
   });
   const recorder = new BlockRecorder(client, runId);
   const started = withTimeout(state.firstAttempt, opts.startTimeoutMs ?? 5_000);

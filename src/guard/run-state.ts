@@ -10,6 +10,11 @@ export interface RunStateTiming {
   maxBackoffMs: number;
   /** The longest opening the stream and reading the run may take before the attempt counts as failed. */
   openTimeoutMs: number;
+  /**
+   * The longest an open stream may stay silent (askgate sends a keep-alive every 15 s): past it the
+   * connection counts as dead, the state unknown, and the stream is reopened.
+   */
+  silenceMs: number;
 }
 
 /** How many ended asks are remembered (to ignore a replayed `created` of an ask that ended). */
@@ -109,15 +114,27 @@ export class RunState {
       const opened = new Promise<void>((resolve) => (onOpen = resolve));
       // Each attempt's own signal: its connection is closed whatever ended the attempt.
       const attempt = new AbortController();
+      let heardAt = Date.now();
       const events = this.client.streamRunEvents(this.runId, {
         signal: AbortSignal.any([this.abort.signal, attempt.signal]),
         onOpen,
+        onActivity: () => (heardAt = Date.now()),
         ...(this.lastEventId === undefined ? {} : { lastEventId: this.lastEventId }),
       });
       let up = false;
       let upAt = 0;
       // An askgate that accepts the connection and never answers must not keep the old state known.
       const late = setTimeout(() => attempt.abort(), this.timing.openTimeoutMs);
+      // A connection that stays open and goes silent (a dead peer, a proxy holding it) must not keep
+      // a stale "nothing open" known: the state is unknown at once, and the stream reopened.
+      const watchdog = setInterval(
+        () => {
+          if (!up || Date.now() - heardAt <= this.timing.silenceMs) return;
+          this.setKnown(false);
+          attempt.abort();
+        },
+        Math.min(this.timing.silenceMs / 4, 5_000),
+      );
       const gaveUp = new Promise<never>((_, reject) =>
         attempt.signal.addEventListener('abort', () => reject(new Error('no answer in time')), { once: true }),
       );
@@ -131,7 +148,7 @@ export class RunState {
         await Promise.race([this.read(), gaveUp]);
         clearTimeout(late);
         up = true;
-        upAt = Date.now();
+        upAt = heardAt = Date.now();
         this.setKnown(true);
         firstDone();
         for (let step = await first; !step.done; step = await events.next()) this.apply(step.value);
@@ -139,6 +156,7 @@ export class RunState {
         if (!up) this.setKnown(false);
       } finally {
         clearTimeout(late);
+        clearInterval(watchdog);
         attempt.abort();
         void events.return(undefined).catch(() => undefined);
       }

@@ -30,9 +30,9 @@ export class RunStreamClient {
 
   streamRunEvents(
     _runId: string,
-    opts: { signal?: AbortSignal; lastEventId?: string; onOpen?: () => void } = {},
+    opts: { signal?: AbortSignal; lastEventId?: string; onOpen?: () => void; onActivity?: () => void } = {},
   ): AsyncGenerator<StreamedHistoryEvent> {
-    const stream = new FakeStream(opts.lastEventId, opts.signal);
+    const stream = new FakeStream(opts.lastEventId, opts.signal, opts.onActivity);
     this.streams.push(stream);
     const { reachable, hangs } = this;
     return (async function* () {
@@ -61,6 +61,7 @@ export class FakeStream {
   constructor(
     readonly lastEventId: string | undefined,
     signal: AbortSignal | undefined,
+    private readonly onActivity: (() => void) | undefined,
   ) {
     signal?.addEventListener('abort', () => {
       this.aborted = true;
@@ -76,6 +77,11 @@ export class FakeStream {
 
   end(): void {
     this.push('end');
+  }
+
+  /** A keep-alive comment: bytes on the connection, no entry. */
+  heartbeat(): void {
+    this.onActivity?.();
   }
 
   fail(): void {
@@ -97,6 +103,7 @@ export class FakeStream {
       }
       if (item === 'end') return;
       if (item instanceof Error) throw item;
+      this.onActivity?.();
       yield item;
     }
   }

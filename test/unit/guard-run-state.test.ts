@@ -15,7 +15,12 @@ afterEach(() => {
 });
 
 const follow = async (client: RunStreamClient) => {
-  const state = new RunState(client, 'run-1', { backoffMs: 5, maxBackoffMs: 20, openTimeoutMs: 200 });
+  const state = new RunState(client, 'run-1', {
+    backoffMs: 5,
+    maxBackoffMs: 20,
+    openTimeoutMs: 200,
+    silenceMs: 60_000,
+  });
   states.push(state);
   await state.firstAttempt;
   return state;
@@ -27,7 +32,12 @@ describe('the run state of a guard', () => {
     let release!: () => void;
     client.runGate = new Promise((r) => (release = r));
     client.current = { id: 'A1', status: 'pending', version: 1 };
-    const state = new RunState(client, 'run-1', { backoffMs: 5, maxBackoffMs: 20, openTimeoutMs: 200 });
+    const state = new RunState(client, 'run-1', {
+      backoffMs: 5,
+      maxBackoffMs: 20,
+      openTimeoutMs: 200,
+      silenceMs: 60_000,
+    });
     states.push(state);
     await waitFor(() => client.streams.length === 1);
     client.last.entry('created', 'A1', 1, 0);
@@ -169,6 +179,30 @@ describe('a guard over that state', () => {
     const decision = await held;
     expect(decision.run ? '' : decision.message).toContain('it was cancelled');
     expect(reads).toEqual(['A1', 'A2']);
+  });
+
+  it('a stream that stays open and goes silent makes the state unknown at once, and is reopened', async () => {
+    const client = new RunStreamClient();
+    const state = new RunState(client, 'run-1', { backoffMs: 5, maxBackoffMs: 20, openTimeoutMs: 200, silenceMs: 120 });
+    states.push(state);
+    await state.firstAttempt;
+    expect(state.known).toBe(true);
+    // Keep-alives keep a quiet stream known.
+    for (let i = 0; i < 8; i++) {
+      client.last.heartbeat();
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    expect(state.known).toBe(true);
+    expect(client.streams).toHaveLength(1);
+    // Silence past silenceMs: unknown (calls would be blocked), the stream aborted and opened again.
+    const silent = client.last;
+    let sawUnknown = false;
+    const off = state.onChange(() => (sawUnknown ||= !state.known));
+    await waitFor(() => client.streams.length >= 2);
+    off();
+    expect(sawUnknown).toBe(true);
+    expect(silent.aborted).toBe(true);
+    await waitFor(() => state.known);
   });
 
   it('track() counts an ask this process created before the stream shows it', async () => {
