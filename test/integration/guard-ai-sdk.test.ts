@@ -9,7 +9,7 @@ import { guardAiTool, guardAiTools } from '../../src/guard/ai-sdk.js';
 import type { GuardDecision, ToolGuard } from '../../src/guard/types.js';
 import type { RunningAskgate } from '../../src/main.js';
 import { guardedRelease } from '../../examples/guard/ai-sdk.js';
-import { checksStarted, openApproval, openQuestion, standInGuard } from './guard-stand-in.js';
+import { checksStarted, endedBlock, openApproval, openQuestion, pendingBlock, testGuard } from './guard-stand-in.js';
 
 // askgate/guard on the Vercel AI SDK's own tool loop (generateText with stopWhen) with a scripted
 // MockLanguageModelV4 (ai/test): a real askgate on a real Redis holds the run's state; the guard
@@ -81,7 +81,7 @@ describe('guardAiTools in generateText (the docs example)', () => {
   it('while an ask is open deploy does not run and the model reads why; get_status runs; after the answer deploy runs once', async () => {
     const runId = `ai-guard-${++n}`;
     const ask = await openQuestion(sdk, runId);
-    const guard = standInGuard(sdk, runId, { allow: ['get_status'] });
+    const guard = testGuard(sdk, runId, { allow: ['get_status'] });
     const shipped: string[] = [];
     const ship = async (version: string) => (shipped.push(version), `deployed ${version}`);
 
@@ -91,12 +91,10 @@ describe('guardAiTools in generateText (the docs example)', () => {
     ]);
     const blocked = await guardedRelease(model, guard, ship);
     expect(shipped).toEqual([]); // premature actions: 0
-    expect(JSON.parse(blocked.text)).toEqual([
-      text('production runs v2.2'),
-      text(`deploy did not run: the run is waiting for a person's answer (ask ${ask.id}).`),
-    ]);
+    expect(JSON.parse(blocked.text)).toEqual([text('production runs v2.2'), text(pendingBlock(guard, ask.id))]);
 
     await sdk.answer(ask.id, { answers: { window: ['Yes'] } });
+    await guard.released('deploy');
     const released = await guardedRelease(scriptedModel([['deploy', { version: 'v2.3' }]]), guard, ship);
     expect(shipped).toEqual(['v2.3']);
     expect(JSON.parse(released.text)).toEqual([text('deployed v2.3')]);
@@ -111,7 +109,7 @@ describe('guardAiTools in generateText (the docs example)', () => {
     for (const decision of ['reject', 'approve'] as const) {
       const runId = `ai-guard-approval-${++n}`;
       const approval = await openApproval(sdk, runId, 'deploy', { version: 'v2.3' });
-      const guard = standInGuard(sdk, runId, { hold: true });
+      const guard = testGuard(sdk, runId, { hold: true });
       const shipped: string[] = [];
       const running = guardedRelease(scriptedModel([['deploy', { version: 'v2.3' }]]), guard, async (v) => {
         shipped.push(v);
@@ -123,9 +121,7 @@ describe('guardAiTools in generateText (the docs example)', () => {
       await sdk.answer(approval.id, decision === 'reject' ? { decision, reason: 'freeze' } : { decision });
       const result = JSON.parse((await running).text);
       expect([shipped, result]).toEqual(
-        decision === 'reject'
-          ? [[], [text('deploy did not run: the person decided reject.')]]
-          : [['v2.3'], [text('deployed v2.3')]],
+        decision === 'reject' ? [[], [text(endedBlock(guard, approval.id))]] : [['v2.3'], [text('deployed v2.3')]],
       );
     }
   });

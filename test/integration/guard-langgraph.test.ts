@@ -14,7 +14,7 @@ import { guardLangChainTool, guardLangChainTools } from '../../src/guard/langgra
 import type { GuardDecision, ToolGuard } from '../../src/guard/types.js';
 import type { RunningAskgate } from '../../src/main.js';
 import { guardedReleaseGraph } from '../../examples/guard/langgraph.js';
-import { checksStarted, openApproval, openQuestion, standInGuard } from './guard-stand-in.js';
+import { checksStarted, endedBlock, openApproval, openQuestion, pendingBlock, testGuard } from './guard-stand-in.js';
 
 // askgate/guard on LangGraph's own loop (createReactAgent: a model node and a ToolNode) with a
 // scripted chat model: a real askgate on a real Redis holds the run's state; the guard reads it
@@ -90,7 +90,7 @@ describe('guardLangChainTools in createReactAgent (the docs example)', () => {
   it('while an ask is open deploy does not run and the model reads why; get_status runs; after the answer deploy runs once', async () => {
     const runId = `lg-guard-${++n}`;
     const ask = await openQuestion(sdk, runId);
-    const guard = standInGuard(sdk, runId, { allow: ['get_status'] });
+    const guard = testGuard(sdk, runId, { allow: ['get_status'] });
     const first = new ScriptedChatModel([
       ['get_status', {}],
       ['deploy', { version: 'v2.3' }],
@@ -98,10 +98,7 @@ describe('guardLangChainTools in createReactAgent (the docs example)', () => {
     const { graph, shipped } = release(first, guard);
     const blocked = await graph.invoke({ messages: [{ role: 'user', content: 'Ship v2.3' }] });
     expect(shipped).toEqual([]); // premature actions: 0
-    expect(finalOf(blocked)).toEqual([
-      'production runs v2.2',
-      `deploy did not run: the run is waiting for a person's answer (ask ${ask.id}).`,
-    ]);
+    expect(finalOf(blocked)).toEqual(['production runs v2.2', pendingBlock(guard, ask.id)]);
     const toolMessages = blocked.messages.filter((m) => ToolMessage.isInstance(m)) as ToolMessage[];
     expect(toolMessages.map((m) => [m.name, m.status, m.tool_call_id])).toEqual([
       ['get_status', 'success', 'call_0_0'],
@@ -109,6 +106,7 @@ describe('guardLangChainTools in createReactAgent (the docs example)', () => {
     ]);
 
     await sdk.answer(ask.id, { answers: { window: ['Yes'] } });
+    await guard.released('deploy');
     const again = release(new ScriptedChatModel([['deploy', { version: 'v2.3' }]]), guard);
     const released = await again.graph.invoke({ messages: [{ role: 'user', content: 'Ship v2.3' }] });
     expect(again.shipped).toEqual(['v2.3']);
@@ -124,7 +122,7 @@ describe('guardLangChainTools in createReactAgent (the docs example)', () => {
     for (const decision of ['reject', 'approve'] as const) {
       const runId = `lg-guard-approval-${++n}`;
       const approval = await openApproval(sdk, runId, 'deploy', { version: 'v2.3' });
-      const guard = standInGuard(sdk, runId, { hold: true });
+      const guard = testGuard(sdk, runId, { hold: true });
       const { graph, shipped } = release(new ScriptedChatModel([['deploy', { version: 'v2.3' }]]), guard);
       const running = graph.invoke({ messages: [{ role: 'user', content: 'Ship v2.3' }] });
       await checksStarted(guard, 1);
@@ -134,7 +132,7 @@ describe('guardLangChainTools in createReactAgent (the docs example)', () => {
       const final = finalOf(await running);
       if (decision === 'reject') {
         expect(shipped).toEqual([]);
-        expect(final).toEqual(['deploy did not run: the person decided reject.']);
+        expect(final).toEqual([endedBlock(guard, approval.id)]);
       } else {
         expect(shipped).toEqual(['v2.3']);
         expect(final).toEqual(['deployed v2.3']);
@@ -147,7 +145,7 @@ describe('the same guarded tools in LangChain’s createAgent (its own ToolNode)
   it('blocked while the ask is open, run after the answer', async () => {
     const runId = `lg-guard-agent-${++n}`;
     const ask = await openQuestion(sdk, runId);
-    const guard = standInGuard(sdk, runId, { allow: ['get_status'] });
+    const guard = testGuard(sdk, runId, { allow: ['get_status'] });
     const shipped: string[] = [];
     const deploy = tool(async ({ version }) => (shipped.push(version), `deployed ${version}`), {
       name: 'deploy',
@@ -159,8 +157,9 @@ describe('the same guarded tools in LangChain’s createAgent (its own ToolNode)
     const input = { messages: [{ role: 'user' as const, content: 'Ship v2.3' }] };
     const blocked = await agentFor([['deploy', { version: 'v2.3' }]]).invoke(input);
     expect(shipped).toEqual([]);
-    expect(finalOf(blocked)).toEqual([`deploy did not run: the run is waiting for a person's answer (ask ${ask.id}).`]);
+    expect(finalOf(blocked)).toEqual([pendingBlock(guard, ask.id)]);
     await sdk.answer(ask.id, { answers: { window: ['No'] } });
+    await guard.released('deploy');
     expect(finalOf(await agentFor([['deploy', { version: 'v2.3' }]]).invoke(input))).toEqual(['deployed v2.3']);
     expect(shipped).toEqual(['v2.3']);
   });

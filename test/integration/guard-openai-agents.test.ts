@@ -18,7 +18,7 @@ import { guardOpenAITool, guardOpenAITools } from '../../src/guard/openai-agents
 import type { GuardDecision, ToolGuard } from '../../src/guard/types.js';
 import type { RunningAskgate } from '../../src/main.js';
 import { guardedReleaseAgent } from '../../examples/guard/openai-agents.js';
-import { checksStarted, openApproval, openQuestion, standInGuard } from './guard-stand-in.js';
+import { checksStarted, endedBlock, openApproval, openQuestion, pendingBlock, testGuard } from './guard-stand-in.js';
 
 // askgate/guard on the OpenAI Agents SDK's own loop (Runner.run, function tools) with a scripted
 // Model: a real askgate on a real Redis holds the run's state; the guard reads it (test stand-in
@@ -99,7 +99,7 @@ describe('guardOpenAITools in Runner.run (the docs example)', () => {
   it('while an ask is open deploy does not run and the model reads why; get_status runs; after the answer deploy runs once', async () => {
     const runId = `oa-guard-${++n}`;
     const ask = await openQuestion(sdk, runId);
-    const guard = standInGuard(sdk, runId, { allow: ['get_status'] });
+    const guard = testGuard(sdk, runId, { allow: ['get_status'] });
     const { agent, shipped } = release(guard);
 
     const blocked = await runnerFor([calls(['get_status', {}], ['deploy', { version: 'v2.3' }]), finish]).run(
@@ -107,12 +107,10 @@ describe('guardOpenAITools in Runner.run (the docs example)', () => {
       'Ship v2.3',
     );
     expect(shipped).toEqual([]); // premature actions: 0
-    expect(JSON.parse(blocked.finalOutput!)).toEqual([
-      'production runs v2.2',
-      `deploy did not run: the run is waiting for a person's answer (ask ${ask.id}).`,
-    ]);
+    expect(JSON.parse(blocked.finalOutput!)).toEqual(['production runs v2.2', pendingBlock(guard, ask.id)]);
 
     await sdk.answer(ask.id, { answers: { window: ['Yes'] } });
+    await guard.released('deploy');
     const released = await runnerFor([calls(['deploy', { version: 'v2.3' }]), finish]).run(agent, 'Ship v2.3');
     expect(shipped).toEqual(['v2.3']);
     expect(JSON.parse(released.finalOutput!)).toEqual(['deployed v2.3']);
@@ -124,7 +122,7 @@ describe('guardOpenAITools in Runner.run (the docs example)', () => {
   });
 
   it('a run with no open ask runs every tool', async () => {
-    const guard = standInGuard(sdk, `oa-guard-none-${++n}`);
+    const guard = testGuard(sdk, `oa-guard-none-${++n}`);
     const { agent, shipped } = release(guard);
     await runnerFor([calls(['deploy', { version: 'v1' }]), finish]).run(agent, 'Ship v1');
     expect(shipped).toEqual(['v1']);
@@ -135,7 +133,7 @@ describe('an approval decides what a held call does', () => {
   async function heldRun(decision: 'approve' | 'reject') {
     const runId = `oa-guard-approval-${++n}`;
     const approval = await openApproval(sdk, runId, 'deploy', { version: 'v2.3' });
-    const guard = standInGuard(sdk, runId, { allow: ['get_status'], hold: true });
+    const guard = testGuard(sdk, runId, { allow: ['get_status'], hold: true });
     const { agent, shipped } = release(guard);
     const running = runnerFor([calls(['deploy', { version: 'v2.3' }]), finish]).run(agent, 'Ship v2.3');
     await checksStarted(guard, 1);
@@ -147,13 +145,13 @@ describe('an approval decides what a held call does', () => {
     );
     expect(answered.status).toBe('answered');
     const result = await running;
-    return { shipped, output: JSON.parse(result.finalOutput!) as string[] };
+    return { shipped, output: JSON.parse(result.finalOutput!) as string[], guard, approval };
   }
 
   it('reject: the held call never runs; the model reads the decision', async () => {
-    const { shipped, output } = await heldRun('reject');
+    const { shipped, output, guard, approval } = await heldRun('reject');
     expect(shipped).toEqual([]);
-    expect(output).toEqual(['deploy did not run: the person decided reject.']);
+    expect(output).toEqual([endedBlock(guard, approval.id)]);
   });
 
   it('approve: the held call runs once, with the arguments the model gave', async () => {
