@@ -131,7 +131,14 @@ export function registerEventRoutes(app: FastifyInstance, opts: EventRoutesOptio
       return { runId, events: new RunFollower(undefined).first(history).map((frame) => frame.data) };
     }
     const follower = new RunFollower(lastEventId);
-    const joined = await join(reply, 'run', runId, follower, () => gateway.run(runId, RUN_REPLAY_LIMIT));
+    // A run without an ask yet streams too (nothing to replay): a tool guard that starts before the
+    // run's first ask must see it come (the JSON form still answers 404).
+    const firstRead = () =>
+      gateway.run(runId, RUN_REPLAY_LIMIT).catch((error: unknown) => {
+        if (error instanceof AskgateError && error.code === 'not_found') return { current: null, history: [] };
+        throw error;
+      });
+    const joined = await join(reply, 'run', runId, follower, firstRead);
     if (!joined) return reply;
     const frames = follower.first(joined.first.history);
     follower.open(openEventStream(reply, times, open, joined.leave), frames);

@@ -7,13 +7,14 @@ function label(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
-/** In-process Prometheus metrics: asks created, resolved by status and reason, time to answer. */
+/** In-process Prometheus metrics: asks created, resolved by status and reason, time to answer, guard blocks. */
 export class PrometheusMetrics implements Metrics {
   private readonly created = new Map<string, number>();
   private readonly resolved = new Map<string, number>();
   private readonly deliveryFailures = new Map<string, number>();
   private readonly buckets = ANSWER_BUCKETS.map(() => 0);
   private answeredCount = 0;
+  private guardBlockedCount = 0;
   private answeredSum = 0;
 
   askCreated(channel: string): void {
@@ -35,6 +36,10 @@ export class PrometheusMetrics implements Metrics {
     this.deliveryFailures.set(channel, (this.deliveryFailures.get(channel) ?? 0) + 1);
   }
 
+  guardBlocked(): void {
+    this.guardBlockedCount++;
+  }
+
   /** The exposition text for `GET /metrics`. */
   render(): string {
     const lines: string[] = [
@@ -53,6 +58,9 @@ export class PrometheusMetrics implements Metrics {
       `askgate_time_to_answer_seconds_bucket{le="+Inf"} ${this.answeredCount}`,
       `askgate_time_to_answer_seconds_sum ${this.answeredSum}`,
       `askgate_time_to_answer_seconds_count ${this.answeredCount}`,
+      '# HELP askgate_guard_blocked_total Tool calls a run guard did not run while an ask was open, as recorded.',
+      '# TYPE askgate_guard_blocked_total counter',
+      `askgate_guard_blocked_total ${this.guardBlockedCount}`,
     ];
     return lines.join('\n') + '\n';
   }

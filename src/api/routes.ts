@@ -5,6 +5,7 @@ import { AskgateError, invalid, locate, toIssues, type IssueLocation } from '../
 import { AnswerRequestSchema, AskRequestSchema, RunIdSchema, publicRecord } from '../core/schemas.js';
 import { ASK_ID_PATTERN } from '../core/token.js';
 import { ListAsksQuerySchema } from '../core/ask-listing.js';
+import { GuardBlockedRequestSchema } from '../core/guard-blocked.js';
 import type { ServerDeps } from './server.js';
 import { canonicalJson } from '../core/canonical-json.js';
 
@@ -113,6 +114,13 @@ export function registerAskRoutes(app: FastifyInstance, deps: ServerDeps): void 
     const id = runId(request);
     const { current, history } = await gateway.run(id);
     return { runId: id, current: current && publicRecord(current), history: history.map(publicRecord) };
+  });
+
+  // A tool call the run's guard (askgate/guard) did not run: noted on the run's open ask, name only.
+  app.post('/v1/runs/:runId/guard-blocked', async (request) => {
+    const id = runId(request);
+    const body = parse(GuardBlockedRequestSchema, request.body);
+    return { ...(await gateway.guardBlocked(id, body.tool)), recorded: true };
   });
 
   app.delete('/v1/runs/:runId', async (request) => {

@@ -158,6 +158,7 @@ export class EffectRunner {
       case 'metric': {
         const m = effect.metric;
         if (m.name === 'ask_created') metrics.askCreated(m.channel);
+        else if (m.name === 'guard_blocked') metrics.guardBlocked();
         else metrics.askResolved(m.status, m.reason, m.secondsOpen);
       }
     }

@@ -16,6 +16,7 @@ import type { EffectRunner } from './effect-runner.js';
 import type { LongPolls } from './long-poll.js';
 import type { ListAsksQuery } from '../core/ask-listing.js';
 import { listPendingAsks, type AskListing } from './ask-listing.js';
+import { recordGuardBlocked } from './guard-blocked.js';
 
 /** Tunables of the gateway, all in one place (filled from config.ts). */
 export interface GatewaySettings extends WorkSettings {
@@ -283,6 +284,11 @@ export class Gateway {
       return { record: next, outcome: result.outcome };
     }
     throw new AskgateError('internal', 'too much contention on this ask; retry');
+  }
+
+  /** Notes a tool call the run's guard did not run on the run's open ask (app/guard-blocked.ts). */
+  guardBlocked(runId: string, tool: string): Promise<{ askId: string }> {
+    return recordGuardBlocked(this.deps.store, this, runId, tool);
   }
 
   /** Adds a note to an ask's history (a rejected reply, a hint); best effort, never throws. */

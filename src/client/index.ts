@@ -16,6 +16,8 @@ import {
   AskListSchema,
   type AskList,
   type ListAsksInput,
+  GuardBlockedSchema,
+  type GuardBlocked,
   HistoryEventSchema,
   RunEventsSchema,
   RunViewSchema,
@@ -50,6 +52,7 @@ export {
   RunViewSchema,
   type AskList,
   type ListAsksInput,
+  type GuardBlocked,
   type HistoryEvent,
   type RunView,
   type StreamedHistoryEvent,
@@ -195,6 +198,16 @@ export class AskgateClient {
     return this.http.request('DELETE', `/v1/runs/${enc(runId)}`, AbortRunSchema, {});
   }
 
+  /**
+   * Notes on the run's open ask that a tool call did not run (what `askgate/guard` reports: a
+   * `guard_blocked` history entry). Only the tool's name is sent, never its arguments; `askId` is the
+   * ask the caller believes is open. 409 `no_pending_ask` when the run has none.
+   */
+  recordGuardBlocked(runId: string, blocked: { tool: string; askId?: string }): Promise<GuardBlocked> {
+    const body = { tool: blocked.tool, ...(blocked.askId === undefined ? {} : { askId: blocked.askId }) };
+    return this.http.request('POST', `/v1/runs/${enc(runId)}/guard-blocked`, GuardBlockedSchema, { body });
+  }
+
   /** The history of an ask, oldest first. */
   events(askId: string): Promise<z.output<typeof AskEventsSchema>> {
     return this.http.request('GET', `/v1/asks/${enc(askId)}/events`, AskEventsSchema, {});
@@ -213,17 +226,21 @@ export class AskgateClient {
     return this.stream(`/v1/asks/${enc(askId)}/events`, opts);
   }
 
-  /** Streams the history of every ask of a run (ids are `<version>.<index>`) until `signal` aborts or askgate ends it (after an hour: resume with `lastEventId`). */
+  /**
+   * Streams the history of every ask of a run (ids are `<version>.<index>`) until `signal` aborts or
+   * askgate ends it (after an hour: resume with `lastEventId`). A run without an ask yet streams too.
+   * `onOpen` is called once askgate accepted the stream (before any entry).
+   */
   streamRunEvents(
     runId: string,
-    opts: { signal?: AbortSignal; lastEventId?: string } = {},
+    opts: { signal?: AbortSignal; lastEventId?: string; onOpen?: () => void } = {},
   ): AsyncGenerator<StreamedHistoryEvent> {
     return this.stream(`/v1/runs/${enc(runId)}/events`, opts);
   }
 
   private async *stream(
     path: string,
-    opts: { signal?: AbortSignal; lastEventId?: string },
+    opts: { signal?: AbortSignal; lastEventId?: string; onOpen?: () => void },
   ): AsyncGenerator<StreamedHistoryEvent> {
     const headers: Record<string, string> = { ...this.http.auth(), accept: 'text/event-stream' };
     if (opts.lastEventId !== undefined) headers['last-event-id'] = opts.lastEventId;
@@ -236,6 +253,7 @@ export class AskgateClient {
     if (response.status === 204) return;
     if (!response.ok || !response.body)
       throw apiErrorFrom(response.status, await response.json().catch(() => undefined));
+    opts.onOpen?.();
     for await (const message of parseSse(response.body, opts.signal)) {
       const parsed = HistoryEventSchema.safeParse(JSON.parse(message.data));
       if (parsed.success) yield { ...parsed.data, id: message.id ?? '' };

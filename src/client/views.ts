@@ -28,6 +28,11 @@ export const RunEventsSchema = z.object({ runId: z.string(), events: z.array(His
 /** `DELETE /v1/runs/:runId`. */
 export const AbortRunSchema = z.object({ runId: z.string(), cancelled: AskViewSchema.nullable() });
 
+/** `POST /v1/runs/:runId/guard-blocked`: the open ask the blocked call was noted on. */
+export const GuardBlockedSchema = z.object({ askId: z.string(), recorded: z.literal(true) });
+/** See {@link GuardBlockedSchema}. */
+export type GuardBlocked = z.output<typeof GuardBlockedSchema>;
+
 /** `GET /v1/asks`: one page of pending asks, oldest first, and the cursor of the next page (null: the last). */
 export const AskListSchema = z.object({ asks: z.array(AskViewSchema), nextCursor: z.string().nullable() });
 /** One page of pending asks. */

@@ -27,7 +27,9 @@ export type AskEvent =
   /** Delivery `index` showed reminder n (or gave up on it). */
   | { type: 'reminder_posted'; index: number; n: number }
   /** A history note that changes nothing else (a rejected reply, a hint sent, a webhook result). */
-  | { type: 'note'; entry: Omit<HistoryEntry, 'at'> };
+  | { type: 'note'; entry: Omit<HistoryEntry, 'at'> }
+  /** A tool call the run's guard did not run while the ask was open (core/guard-blocked.ts). */
+  | { type: 'guard_blocked'; tool: string };
 
 /** What a transition meant for whoever caused it. */
 export type TransitionOutcome =

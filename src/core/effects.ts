@@ -20,7 +20,9 @@ export type Job =
 /** A metric a change reports. */
 export type MetricEffect =
   | { name: 'ask_created'; channel: string }
-  | { name: 'ask_resolved'; status: string; reason: string | null; secondsOpen: number };
+  | { name: 'ask_resolved'; status: string; reason: string | null; secondsOpen: number }
+  /** A tool call a run's guard did not run (no tool label: names are unbounded). */
+  | { name: 'guard_blocked' };
 
 /** Work the shell does for one ask, as data: computed by the pure core, interpreted by app/. */
 export type Effect =

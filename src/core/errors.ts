@@ -7,6 +7,8 @@ export type ErrorCode =
   | 'not_found'
   | 'already_resolved'
   | 'idempotency_conflict'
+  /** The run has no open ask (e.g. a guard reporting a blocked call after the answer came). */
+  | 'no_pending_ask'
   | 'channel_not_enabled'
   | 'payload_too_large'
   | 'store_unavailable'
@@ -22,6 +24,7 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   already_resolved: 409,
   idempotency_conflict: 409,
+  no_pending_ask: 409,
   payload_too_large: 413,
   store_unavailable: 503,
   too_many_connections: 503,

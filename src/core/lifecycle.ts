@@ -13,6 +13,7 @@ import { deadlineOf, isTerminal, mayAnswer } from './record-state.js';
 import type { AskEvent, TransitionResult } from './ask-events.js';
 import { isDue } from './step-due.js';
 import { decide } from './approval/decide.js';
+import { guardBlocked } from './guard-blocked.js';
 
 export { HISTORY_LIMIT } from './record-history.js';
 export {
@@ -62,6 +63,8 @@ export function transition(record: AskRecord, event: AskEvent, now: number): Tra
       return end(record, 'cancelled', now);
     case 'supersede':
       return end(record, 'superseded', now);
+    case 'guard_blocked':
+      return guardBlocked(record, event.tool, now);
     case 'skip':
       if (!mayAnswer(record, event.by, event.chat)) return { kind: 'unchanged', outcome: { code: 'forbidden' } };
       if (now > deadlineOf(record)) return expired(record, now);

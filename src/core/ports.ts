@@ -76,6 +76,8 @@ export interface Metrics {
   askCreated(channel: string): void;
   askResolved(status: string, reason: string | null, secondsOpen: number): void;
   deliveryFailed(channel: string): void;
+  /** A tool call a run's guard did not run, recorded on its open ask. */
+  guardBlocked(): void;
 }
 
 /** Structured logger; never pass tokens or free-text answers. */

@@ -73,6 +73,8 @@ export const HistoryTypeSchema = z.enum([
   'reminded',
   'escalated',
   'response',
+  /** A tool call the run's guard (`askgate/guard`) did not run while the ask was open (its name in `tool`). */
+  'guard_blocked',
 ]);
 
 /** One step in an ask's history. Never holds free-text answers or tokens. */
@@ -86,6 +88,8 @@ export const HistoryEntrySchema = z.object({
   questions: z.array(z.string()).optional(),
   messageId: z.string().optional(),
   detail: z.string().optional(),
+  /** `guard_blocked`: the name of the tool that did not run (never its arguments). */
+  tool: z.string().optional(),
 });
 /** One step in an ask's history. */
 export type HistoryEntry = z.output<typeof HistoryEntrySchema>;

@@ -169,7 +169,7 @@ const READ_APART: Record<string, true> = { later: true, id: true, runId: true, r
  */
 export const HISTORY_TYPE_CODES = (
   'created delivered delivery_failed reply_rejected hint_sent partial answered no_answer finalized ' +
-  'finalize_failed webhook_delivered webhook_failed reminded escalated response'
+  'finalize_failed webhook_delivered webhook_failed reminded escalated response guard_blocked'
 ).split(' ') as readonly HistoryEntry['type'][];
 /** See {@link HISTORY_TYPE_CODES}. */
 export const DELIVERY_STATUS_CODES: readonly Delivery['status'][] = ['pending', 'sent', 'failed'];

@@ -513,6 +513,7 @@ describe('short key names in the stored ask (key-names.ts)', () => {
       'rev',
       'runId',
       'summary',
+      'tool',
       'unit',
     ]);
   });
@@ -585,7 +586,7 @@ describe('coded values in the ~ form (compact-record.ts)', () => {
     expect(pin(HISTORY_TYPE_CODES)).toBe(
       '0=created 1=delivered 2=delivery_failed 3=reply_rejected 4=hint_sent 5=partial 6=answered ' +
         '7=no_answer 8=finalized 9=finalize_failed 10=webhook_delivered 11=webhook_failed 12=reminded ' +
-        '13=escalated 14=response',
+        '13=escalated 14=response 15=guard_blocked',
     );
     expect(pin(DELIVERY_STATUS_CODES)).toBe('0=pending 1=sent 2=failed');
     expect(pin(FINALIZED_CODES)).toBe('0=no 1=done 2=failed');
@@ -682,6 +683,14 @@ describe('coded values in the ~ form (compact-record.ts)', () => {
       expect(json.later).toEqual([
         { type: code, at: 7, ...(stored === undefined ? {} : { channel: stored }), userId: '42' },
       ]);
+    }
+  });
+
+  it('a guard_blocked entry stores its number and the tool under its long name, any name round-tripping', () => {
+    for (const tool of ['deploy', 'A', '!A', 'tool', 'T', '"M":1', '\\', 'déployer 🚀', 'x'.repeat(200)]) {
+      const entry: HistoryEntry = { type: 'guard_blocked', at: at(9), tool };
+      const json = roundTrip(telegramAsk([entry]));
+      expect(json.later).toEqual([{ type: 15, at: 9, tool }]);
     }
   });
 
@@ -842,7 +851,7 @@ describe('coded values in the ~ form (compact-record.ts)', () => {
   });
 
   it.each([
-    ['an entry type without a value', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":15,"N":0}]}'],
+    ['an entry type without a value', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":16,"N":0}]}'],
     ['a negative entry type', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":-1,"N":0}]}'],
     ['a fractional entry type', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":1.5,"N":0}]}'],
     ['an entry type that is no value', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":"sent","N":0}]}'],

@@ -29,7 +29,7 @@ function runner(failures = 0, enqueueFails = false) {
       scheduleMany: async () => {},
       cancel: async () => {},
     },
-    metrics: { askCreated: () => {}, askResolved: () => {}, deliveryFailed: () => {} },
+    metrics: { askCreated: () => {}, askResolved: () => {}, deliveryFailed: () => {}, guardBlocked: () => {} },
     logger: silentLogger,
     clock: { now: () => 1 },
   });

@@ -34,7 +34,7 @@ function runner(fail: { enqueue?: string; scheduleMany?: boolean; rescheduleSwee
       },
       cancel: async () => {},
     },
-    metrics: { askCreated: () => {}, askResolved: () => {}, deliveryFailed: () => {} },
+    metrics: { askCreated: () => {}, askResolved: () => {}, deliveryFailed: () => {}, guardBlocked: () => {} },
     logger: silentLogger,
     clock: { now: () => 1 },
   });

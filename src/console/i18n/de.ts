@@ -112,6 +112,7 @@ export const CONSOLE_DE: ConsoleMessages = {
   'event.reminded': 'Erinnerung gepostet',
   'event.escalated': 'Eskaliert',
   'event.response': 'Antwort gespeichert',
+  'event.guard_blocked': 'Tool-Aufruf blockiert',
   // Approvals (console/static/app-approval.js).
   approvalFrom: 'Freigabe von {run}',
   action: 'Aktion',

@@ -121,6 +121,7 @@ export const CONSOLE_EN = {
   'event.reminded': 'Reminder posted',
   'event.escalated': 'Escalated',
   'event.response': 'Response recorded',
+  'event.guard_blocked': 'Tool call blocked',
   // Approvals (console/static/app-approval.js).
   approvalFrom: 'Approval from {run}',
   action: 'Action',

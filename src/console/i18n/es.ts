@@ -116,6 +116,7 @@ export const CONSOLE_ES: ConsoleMessages = {
   'event.reminded': 'Recordatorio publicado',
   'event.escalated': 'Escalada',
   'event.response': 'Respuesta registrada',
+  'event.guard_blocked': 'Llamada a herramienta bloqueada',
   // Approvals (console/static/app-approval.js).
   approvalFrom: 'Aprobación de {run}',
   action: 'Acción',

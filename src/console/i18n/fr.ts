@@ -116,6 +116,7 @@ export const CONSOLE_FR: ConsoleMessages = {
   'event.reminded': 'Rappel publié',
   'event.escalated': 'Escaladée',
   'event.response': 'Réponse enregistrée',
+  'event.guard_blocked': 'Appel d’outil bloqué',
   // Approvals (console/static/app-approval.js).
   approvalFrom: 'Approbation de {run}',
   action: 'Action',

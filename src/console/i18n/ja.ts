@@ -112,6 +112,7 @@ export const CONSOLE_JA: ConsoleMessages = {
   'event.reminded': 'リマインダー投稿',
   'event.escalated': 'エスカレーション',
   'event.response': '回答を記録',
+  'event.guard_blocked': 'ツール呼び出しをブロック',
   // Approvals (console/static/app-approval.js).
   approvalFrom: '{run} からの承認依頼',
   action: 'アクション',

@@ -116,6 +116,7 @@ export const CONSOLE_PTBR: ConsoleMessages = {
   'event.reminded': 'Lembrete enviado',
   'event.escalated': 'Escalonada',
   'event.response': 'Resposta registrada',
+  'event.guard_blocked': 'Chamada de ferramenta bloqueada',
   // Approvals (console/static/app-approval.js).
   approvalFrom: 'Aprovação de {run}',
   action: 'Ação',

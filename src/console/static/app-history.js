@@ -32,6 +32,7 @@ const EVENT_TYPES = new Set([
   'reminded',
   'escalated',
   'response',
+  'guard_blocked',
 ]);
 const REASONS = new Set(['timeout', 'skipped', 'cancelled', 'superseded', 'undelivered']);
 
@@ -46,6 +47,7 @@ function eventText(h) {
   if (h.channel) parts.push(t('eventVia', { channel: h.channel }));
   if (h.questions && h.questions.length) parts.push(t('eventQuestions', { ids: h.questions.join(', ') }));
   if (h.detail) parts.push('· ' + h.detail);
+  if (h.tool) parts.push('· ' + h.tool);
   return parts.join(' ');
 }
 
