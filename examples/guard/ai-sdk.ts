@@ -3,17 +3,18 @@
  * `deploy` does not run (the model reads why as the tool's result); the read-only `get_status`
  * still does.
  *
- * In your project (`npm i askgate ai`):
+ * In your project (`npm i askgate ai`), import from the package instead:
  *   import { createToolGuard, guardAiTools } from 'askgate/guard';
- *   const guard = createToolGuard({ client, runId, allow: ['get_status'] });
  */
 import { generateText, stepCountIs, tool, type LanguageModel } from 'ai';
 import { z } from 'zod';
+import type { AskgateClient } from '../../src/client/index.js';
+import { createToolGuard } from '../../src/guard/index.js';
 import { guardAiTools } from '../../src/guard/ai-sdk.js';
-import type { ToolGuard } from '../../src/guard/types.js';
 
-/** One release run on `model`; `ship` is the side effect (it runs only when the guard lets the call through). */
-export function guardedRelease(model: LanguageModel, guard: ToolGuard, ship: (version: string) => Promise<string>) {
+/** The release tools of run `runId`; `ship` is the side effect. Close the guard when the run is over. */
+export function guardedRelease(client: AskgateClient, runId: string, ship: (version: string) => Promise<string>) {
+  const guard = createToolGuard({ client, runId, allow: ['get_status'] });
   const tools = guardAiTools(
     {
       deploy: tool({
@@ -29,5 +30,7 @@ export function guardedRelease(model: LanguageModel, guard: ToolGuard, ship: (ve
     },
     guard,
   );
-  return generateText({ model, tools, stopWhen: stepCountIs(5), prompt: 'Ship v2.3.' });
+  const run = (model: LanguageModel, prompt: string) =>
+    generateText({ model, tools, stopWhen: stepCountIs(5), prompt });
+  return { run, guard };
 }

@@ -3,19 +3,25 @@
  * `ToolNode` runs them); while the run waits on a person, `deploy` does not run (the model reads
  * why in the ToolMessage instead); the read-only `get_status` still does.
  *
- * In your project (`npm i askgate @langchain/langgraph @langchain/core`):
+ * In your project (`npm i askgate @langchain/langgraph @langchain/core`), import from the package instead:
  *   import { createToolGuard, guardLangChainTools } from 'askgate/guard';
- *   const guard = createToolGuard({ client, runId, allow: ['get_status'] });
  */
 import { tool } from '@langchain/core/tools';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import { z } from 'zod';
+import type { AskgateClient } from '../../src/client/index.js';
+import { createToolGuard } from '../../src/guard/index.js';
 import { guardLangChainTools } from '../../src/guard/langgraph.js';
-import type { ToolGuard } from '../../src/guard/types.js';
 
-/** The release agent on `llm`; `ship` is the side effect (it runs only when the guard lets the call through). */
-export function guardedReleaseGraph(llm: BaseChatModel, guard: ToolGuard, ship: (version: string) => Promise<string>) {
+/** The release agent of run `runId` on `llm`; `ship` is the side effect. Close the guard when the run is over. */
+export function guardedReleaseGraph(
+  llm: BaseChatModel,
+  client: AskgateClient,
+  runId: string,
+  ship: (version: string) => Promise<string>,
+) {
+  const guard = createToolGuard({ client, runId, allow: ['get_status'] });
   const deploy = tool(({ version }) => ship(version), {
     name: 'deploy',
     description: 'Deploy a version to production',
@@ -26,5 +32,6 @@ export function guardedReleaseGraph(llm: BaseChatModel, guard: ToolGuard, ship: 
     description: 'Read what production runs',
     schema: z.object({}),
   });
-  return createReactAgent({ llm, tools: guardLangChainTools([deploy, getStatus], guard) });
+  const graph = createReactAgent({ llm, tools: guardLangChainTools([deploy, getStatus], guard) });
+  return { graph, guard };
 }

@@ -2,17 +2,18 @@
  * Guarding tools with the OpenAI Agents SDK (`askgate/guard`): while the run waits on a person,
  * `deploy` does not run (the model reads why instead); the read-only `get_status` still does.
  *
- * In your project (`npm i askgate @openai/agents`):
+ * In your project (`npm i askgate @openai/agents`), import from the package instead:
  *   import { createToolGuard, guardOpenAITools } from 'askgate/guard';
- *   const guard = createToolGuard({ client, runId, allow: ['get_status'] });
  */
 import { Agent, tool } from '@openai/agents';
 import { z } from 'zod';
+import type { AskgateClient } from '../../src/client/index.js';
+import { createToolGuard } from '../../src/guard/index.js';
 import { guardOpenAITools } from '../../src/guard/openai-agents.js';
-import type { ToolGuard } from '../../src/guard/types.js';
 
-/** The release agent; `ship` is the side effect (it runs only when the guard lets the call through). */
-export function guardedReleaseAgent(guard: ToolGuard, ship: (version: string) => Promise<string>) {
+/** The release agent of run `runId`; `ship` is the side effect. Close the guard when the run is over. */
+export function guardedReleaseAgent(client: AskgateClient, runId: string, ship: (version: string) => Promise<string>) {
+  const guard = createToolGuard({ client, runId, allow: ['get_status'] });
   const deploy = tool({
     name: 'deploy',
     description: 'Deploy a version to production',
@@ -25,9 +26,10 @@ export function guardedReleaseAgent(guard: ToolGuard, ship: (version: string) =>
     parameters: z.object({}),
     execute: async () => 'production runs v2.2',
   });
-  return new Agent({
+  const agent = new Agent({
     name: 'Release',
     instructions: 'Ship the release.',
     tools: guardOpenAITools([deploy, getStatus], guard),
   });
+  return { agent, guard };
 }

@@ -9,11 +9,22 @@ import { guardAiTool, guardAiTools } from '../../src/guard/ai-sdk.js';
 import type { GuardDecision, ToolGuard } from '../../src/guard/types.js';
 import type { RunningAskgate } from '../../src/main.js';
 import { guardedRelease } from '../../examples/guard/ai-sdk.js';
-import { checksStarted, endedBlock, openApproval, openQuestion, pendingBlock, testGuard } from './guard-stand-in.js';
+import { pendingMessage } from '../../src/guard/messages.js';
+import {
+  checksStarted,
+  closeGuards,
+  endedBlock,
+  guardBlockedTools,
+  kept,
+  openApproval,
+  openQuestion,
+  testGuard,
+  untilReleased,
+} from './guard-harness.js';
 
 // askgate/guard on the Vercel AI SDK's own tool loop (generateText with stopWhen) with a scripted
-// MockLanguageModelV4 (ai/test): a real askgate on a real Redis holds the run's state; the guard
-// reads it (test stand-in until createToolGuard lands). Every `ship` call is a side effect, counted.
+// MockLanguageModelV4 (ai/test): a real askgate on a real Redis; the real createToolGuard follows
+// the run's event stream. Every `ship` call is a side effect, counted: none may happen early.
 
 let redis: TestRedis;
 let app: RunningAskgate;
@@ -27,6 +38,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  closeGuards();
   await app?.close();
   await redis?.stop();
 });
@@ -77,32 +89,34 @@ function scriptedModel(...turns: Call[][]) {
 
 const text = (value: string) => ({ type: 'text', value });
 
-describe('guardAiTools in generateText (the docs example)', () => {
+/** A counting side effect: every call is an action taken. */
+function shipper() {
+  const shipped: string[] = [];
+  return { shipped, ship: async (version: string) => (shipped.push(version), `deployed ${version}`) };
+}
+
+describe('guardAiTools in generateText (the docs example, examples/guard/ai-sdk.ts)', () => {
   it('while an ask is open deploy does not run and the model reads why; get_status runs; after the answer deploy runs once', async () => {
     const runId = `ai-guard-${++n}`;
     const ask = await openQuestion(sdk, runId);
-    const guard = testGuard(sdk, runId, { allow: ['get_status'] });
-    const shipped: string[] = [];
-    const ship = async (version: string) => (shipped.push(version), `deployed ${version}`);
+    const { shipped, ship } = shipper();
+    const { run, guard } = guardedRelease(sdk, runId, ship);
+    kept(guard);
 
     const model = scriptedModel([
       ['get_status', {}],
       ['deploy', { version: 'v2.3' }],
     ]);
-    const blocked = await guardedRelease(model, guard, ship);
+    const blocked = await run(model, 'Ship v2.3');
     expect(shipped).toEqual([]); // premature actions: 0
-    expect(JSON.parse(blocked.text)).toEqual([text('production runs v2.2'), text(pendingBlock(guard, ask.id))]);
+    expect(JSON.parse(blocked.text)).toEqual([text('production runs v2.2'), text(pendingMessage('deploy', ask.id))]);
+    expect(await guardBlockedTools(sdk, ask.id)).toEqual(['deploy']);
 
     await sdk.answer(ask.id, { answers: { window: ['Yes'] } });
-    await guard.released('deploy');
-    const released = await guardedRelease(scriptedModel([['deploy', { version: 'v2.3' }]]), guard, ship);
+    await untilReleased(guard, 'deploy');
+    const released = await run(scriptedModel([['deploy', { version: 'v2.3' }]]), 'Ship v2.3');
     expect(shipped).toEqual(['v2.3']);
     expect(JSON.parse(released.text)).toEqual([text('deployed v2.3')]);
-    expect(guard.decisions.map((d) => [d.tool, d.decision.run])).toEqual([
-      ['get_status', true],
-      ['deploy', false],
-      ['deploy', true],
-    ]);
   });
 
   it('an approval holds the call: reject never runs it, approve runs it once', async () => {
@@ -110,10 +124,22 @@ describe('guardAiTools in generateText (the docs example)', () => {
       const runId = `ai-guard-approval-${++n}`;
       const approval = await openApproval(sdk, runId, 'deploy', { version: 'v2.3' });
       const guard = testGuard(sdk, runId, { hold: true });
-      const shipped: string[] = [];
-      const running = guardedRelease(scriptedModel([['deploy', { version: 'v2.3' }]]), guard, async (v) => {
-        shipped.push(v);
-        return `deployed ${v}`;
+      const { shipped, ship } = shipper();
+      const tools = guardAiTools(
+        {
+          deploy: tool({
+            description: 'Deploy a version to production',
+            inputSchema: z.object({ version: z.string() }),
+            execute: ({ version }) => ship(version),
+          }),
+        },
+        guard,
+      );
+      const running = generateText({
+        model: scriptedModel([['deploy', { version: 'v2.3' }]]),
+        tools,
+        stopWhen: stepCountIs(5),
+        prompt: 'Ship v2.3',
       });
       await checksStarted(guard, 1);
       await new Promise((r) => setTimeout(r, 100));

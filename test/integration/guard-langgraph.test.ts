@@ -4,7 +4,7 @@ import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messag
 import type { ChatResult } from '@langchain/core/outputs';
 import { StructuredTool, tool } from '@langchain/core/tools';
 import { Command } from '@langchain/langgraph';
-import { ToolNode } from '@langchain/langgraph/prebuilt';
+import { ToolNode, createReactAgent } from '@langchain/langgraph/prebuilt';
 import { createAgent } from 'langchain';
 import { z } from 'zod';
 import { startTestApp, testEnv } from '../helpers/app.js';
@@ -14,11 +14,22 @@ import { guardLangChainTool, guardLangChainTools } from '../../src/guard/langgra
 import type { GuardDecision, ToolGuard } from '../../src/guard/types.js';
 import type { RunningAskgate } from '../../src/main.js';
 import { guardedReleaseGraph } from '../../examples/guard/langgraph.js';
-import { checksStarted, endedBlock, openApproval, openQuestion, pendingBlock, testGuard } from './guard-stand-in.js';
+import { pendingMessage } from '../../src/guard/messages.js';
+import {
+  checksStarted,
+  closeGuards,
+  endedBlock,
+  guardBlockedTools,
+  kept,
+  openApproval,
+  openQuestion,
+  testGuard,
+  untilReleased,
+} from './guard-harness.js';
 
 // askgate/guard on LangGraph's own loop (createReactAgent: a model node and a ToolNode) with a
-// scripted chat model: a real askgate on a real Redis holds the run's state; the guard reads it
-// (test stand-in until createToolGuard lands). Every `ship` call is a side effect, counted.
+// scripted chat model: a real askgate on a real Redis; the real createToolGuard follows the run's
+// event stream. Every `ship` call is a side effect, counted: none may happen early.
 
 let redis: TestRedis;
 let app: RunningAskgate;
@@ -32,16 +43,21 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  closeGuards();
   await app?.close();
   await redis?.stop();
 });
 
 type Call = [name: string, args: Record<string, unknown>];
 
-/** A chat model that answers with scripted tool calls, then with the tool results it read, as JSON. */
+/**
+ * A chat model that answers each call with the next scripted turn: tool calls, or (`'final'`, or
+ * when the script is over) the tool results it read, as JSON.
+ */
 class ScriptedChatModel extends BaseChatModel {
-  private readonly turns: Call[][];
-  constructor(...turns: Call[][]) {
+  private readonly turns: (Call[] | 'final')[];
+  private step = 0;
+  constructor(...turns: (Call[] | 'final')[]) {
     super({});
     this.turns = turns;
   }
@@ -53,17 +69,19 @@ class ScriptedChatModel extends BaseChatModel {
   }
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
     const turn = this.turns.shift();
-    const message = turn
-      ? new AIMessage({
-          content: '',
-          tool_calls: turn.map(([name, args], i) => ({
-            id: `call_${this.turns.length}_${i}`,
-            name,
-            args,
-            type: 'tool_call',
-          })),
-        })
-      : new AIMessage(JSON.stringify(lastResults(messages)));
+    const step = this.step++;
+    const message =
+      turn && turn !== 'final'
+        ? new AIMessage({
+            content: '',
+            tool_calls: turn.map(([name, args], i) => ({
+              id: `call_${step}_${i}`,
+              name,
+              args,
+              type: 'tool_call',
+            })),
+          })
+        : new AIMessage(JSON.stringify(lastResults(messages)));
     return { generations: [{ text: '', message }] };
   }
 }
@@ -80,42 +98,44 @@ function lastResults(messages: BaseMessage[]): string[] {
 
 const finalOf = (state: { messages: BaseMessage[] }) => JSON.parse(String(state.messages.at(-1)!.content)) as string[];
 
-function release(llm: BaseChatModel, guard: ToolGuard) {
+/** A counting side effect: every call is an action taken. */
+function shipper() {
   const shipped: string[] = [];
-  const graph = guardedReleaseGraph(llm, guard, async (version) => (shipped.push(version), `deployed ${version}`));
-  return { graph, shipped };
+  return { shipped, ship: async (version: string) => (shipped.push(version), `deployed ${version}`) };
 }
+const ask = (content: string) => ({ messages: [{ role: 'user' as const, content }] });
 
-describe('guardLangChainTools in createReactAgent (the docs example)', () => {
+describe('guardLangChainTools in createReactAgent (the docs example, examples/guard/langgraph.ts)', () => {
   it('while an ask is open deploy does not run and the model reads why; get_status runs; after the answer deploy runs once', async () => {
     const runId = `lg-guard-${++n}`;
-    const ask = await openQuestion(sdk, runId);
-    const guard = testGuard(sdk, runId, { allow: ['get_status'] });
-    const first = new ScriptedChatModel([
-      ['get_status', {}],
-      ['deploy', { version: 'v2.3' }],
-    ]);
-    const { graph, shipped } = release(first, guard);
-    const blocked = await graph.invoke({ messages: [{ role: 'user', content: 'Ship v2.3' }] });
+    const open = await openQuestion(sdk, runId);
+    const { shipped, ship } = shipper();
+    const llm = new ScriptedChatModel(
+      [
+        ['get_status', {}],
+        ['deploy', { version: 'v2.3' }],
+      ],
+      'final',
+      [['deploy', { version: 'v2.3' }]],
+      'final',
+    );
+    const { graph, guard } = guardedReleaseGraph(llm, sdk, runId, ship);
+    kept(guard);
+    const blocked = await graph.invoke(ask('Ship v2.3'));
     expect(shipped).toEqual([]); // premature actions: 0
-    expect(finalOf(blocked)).toEqual(['production runs v2.2', pendingBlock(guard, ask.id)]);
+    expect(finalOf(blocked)).toEqual(['production runs v2.2', pendingMessage('deploy', open.id)]);
     const toolMessages = blocked.messages.filter((m) => ToolMessage.isInstance(m)) as ToolMessage[];
     expect(toolMessages.map((m) => [m.name, m.status, m.tool_call_id])).toEqual([
       ['get_status', 'success', 'call_0_0'],
       ['deploy', 'success', 'call_0_1'],
     ]);
+    expect(await guardBlockedTools(sdk, open.id)).toEqual(['deploy']);
 
-    await sdk.answer(ask.id, { answers: { window: ['Yes'] } });
-    await guard.released('deploy');
-    const again = release(new ScriptedChatModel([['deploy', { version: 'v2.3' }]]), guard);
-    const released = await again.graph.invoke({ messages: [{ role: 'user', content: 'Ship v2.3' }] });
-    expect(again.shipped).toEqual(['v2.3']);
+    await sdk.answer(open.id, { answers: { window: ['Yes'] } });
+    await untilReleased(guard, 'deploy');
+    const released = await graph.invoke(ask('Ship v2.3'));
+    expect(shipped).toEqual(['v2.3']);
     expect(finalOf(released)).toEqual(['deployed v2.3']);
-    expect(guard.decisions.map((d) => [d.tool, d.decision.run])).toEqual([
-      ['get_status', true],
-      ['deploy', false],
-      ['deploy', true],
-    ]);
   });
 
   it('an approval holds the call: reject never runs it, approve runs it once', async () => {
@@ -123,8 +143,17 @@ describe('guardLangChainTools in createReactAgent (the docs example)', () => {
       const runId = `lg-guard-approval-${++n}`;
       const approval = await openApproval(sdk, runId, 'deploy', { version: 'v2.3' });
       const guard = testGuard(sdk, runId, { hold: true });
-      const { graph, shipped } = release(new ScriptedChatModel([['deploy', { version: 'v2.3' }]]), guard);
-      const running = graph.invoke({ messages: [{ role: 'user', content: 'Ship v2.3' }] });
+      const { shipped, ship } = shipper();
+      const deploy = tool(({ version }) => ship(version), {
+        name: 'deploy',
+        description: 'Deploy a version to production',
+        schema: z.object({ version: z.string() }),
+      });
+      const graph = createReactAgent({
+        llm: new ScriptedChatModel([['deploy', { version: 'v2.3' }]]),
+        tools: guardLangChainTools([deploy], guard),
+      });
+      const running = graph.invoke(ask('Ship v2.3'));
       await checksStarted(guard, 1);
       await new Promise((r) => setTimeout(r, 100));
       expect(shipped).toEqual([]);
@@ -144,8 +173,8 @@ describe('guardLangChainTools in createReactAgent (the docs example)', () => {
 describe('the same guarded tools in LangChain’s createAgent (its own ToolNode)', () => {
   it('blocked while the ask is open, run after the answer', async () => {
     const runId = `lg-guard-agent-${++n}`;
-    const ask = await openQuestion(sdk, runId);
-    const guard = testGuard(sdk, runId, { allow: ['get_status'] });
+    const open = await openQuestion(sdk, runId);
+    const guard = testGuard(sdk, runId);
     const shipped: string[] = [];
     const deploy = tool(async ({ version }) => (shipped.push(version), `deployed ${version}`), {
       name: 'deploy',
@@ -157,9 +186,9 @@ describe('the same guarded tools in LangChain’s createAgent (its own ToolNode)
     const input = { messages: [{ role: 'user' as const, content: 'Ship v2.3' }] };
     const blocked = await agentFor([['deploy', { version: 'v2.3' }]]).invoke(input);
     expect(shipped).toEqual([]);
-    expect(finalOf(blocked)).toEqual([pendingBlock(guard, ask.id)]);
-    await sdk.answer(ask.id, { answers: { window: ['No'] } });
-    await guard.released('deploy');
+    expect(finalOf(blocked)).toEqual([pendingMessage('deploy', open.id)]);
+    await sdk.answer(open.id, { answers: { window: ['No'] } });
+    await untilReleased(guard, 'deploy');
     expect(finalOf(await agentFor([['deploy', { version: 'v2.3' }]]).invoke(input))).toEqual(['deployed v2.3']);
     expect(shipped).toEqual(['v2.3']);
   });

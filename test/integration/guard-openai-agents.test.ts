@@ -18,11 +18,22 @@ import { guardOpenAITool, guardOpenAITools } from '../../src/guard/openai-agents
 import type { GuardDecision, ToolGuard } from '../../src/guard/types.js';
 import type { RunningAskgate } from '../../src/main.js';
 import { guardedReleaseAgent } from '../../examples/guard/openai-agents.js';
-import { checksStarted, endedBlock, openApproval, openQuestion, pendingBlock, testGuard } from './guard-stand-in.js';
+import { pendingMessage } from '../../src/guard/messages.js';
+import {
+  checksStarted,
+  closeGuards,
+  endedBlock,
+  guardBlockedTools,
+  kept,
+  openApproval,
+  openQuestion,
+  testGuard,
+  untilReleased,
+} from './guard-harness.js';
 
 // askgate/guard on the OpenAI Agents SDK's own loop (Runner.run, function tools) with a scripted
-// Model: a real askgate on a real Redis holds the run's state; the guard reads it (test stand-in
-// until createToolGuard lands). Premature actions are counted: every `ship` call is a side effect.
+// Model: a real askgate on a real Redis; the real createToolGuard follows the run's event stream.
+// Premature actions are counted: every `ship` call is a side effect, and none may happen early.
 
 let redis: TestRedis;
 let app: RunningAskgate;
@@ -36,6 +47,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  closeGuards();
   await app?.close();
   await redis?.stop();
 });
@@ -88,42 +100,39 @@ const finish: Step = (request) => {
 const runnerFor = (steps: Step[]) =>
   new Runner({ modelProvider: { getModel: () => new ScriptedModel(steps) }, tracingDisabled: true });
 
-/** The example's agent with a counting side effect. */
-function release(guard: ToolGuard) {
+/** A counting side effect: every call is an action taken. */
+function shipper() {
   const shipped: string[] = [];
-  const agent = guardedReleaseAgent(guard, async (version) => (shipped.push(version), `deployed ${version}`));
-  return { agent, shipped };
+  return { shipped, ship: async (version: string) => (shipped.push(version), `deployed ${version}`) };
 }
 
-describe('guardOpenAITools in Runner.run (the docs example)', () => {
+describe('guardOpenAITools in Runner.run (the docs example, examples/guard/openai-agents.ts)', () => {
   it('while an ask is open deploy does not run and the model reads why; get_status runs; after the answer deploy runs once', async () => {
     const runId = `oa-guard-${++n}`;
     const ask = await openQuestion(sdk, runId);
-    const guard = testGuard(sdk, runId, { allow: ['get_status'] });
-    const { agent, shipped } = release(guard);
+    const { shipped, ship } = shipper();
+    const { agent, guard } = guardedReleaseAgent(sdk, runId, ship);
+    kept(guard);
 
     const blocked = await runnerFor([calls(['get_status', {}], ['deploy', { version: 'v2.3' }]), finish]).run(
       agent,
       'Ship v2.3',
     );
     expect(shipped).toEqual([]); // premature actions: 0
-    expect(JSON.parse(blocked.finalOutput!)).toEqual(['production runs v2.2', pendingBlock(guard, ask.id)]);
+    expect(JSON.parse(blocked.finalOutput!)).toEqual(['production runs v2.2', pendingMessage('deploy', ask.id)]);
+    expect(await guardBlockedTools(sdk, ask.id)).toEqual(['deploy']); // noted on the ask, get_status not
 
     await sdk.answer(ask.id, { answers: { window: ['Yes'] } });
-    await guard.released('deploy');
+    await untilReleased(guard, 'deploy');
     const released = await runnerFor([calls(['deploy', { version: 'v2.3' }]), finish]).run(agent, 'Ship v2.3');
     expect(shipped).toEqual(['v2.3']);
     expect(JSON.parse(released.finalOutput!)).toEqual(['deployed v2.3']);
-    expect(guard.decisions.map((d) => [d.tool, d.decision.run])).toEqual([
-      ['get_status', true],
-      ['deploy', false],
-      ['deploy', true],
-    ]);
   });
 
   it('a run with no open ask runs every tool', async () => {
-    const guard = testGuard(sdk, `oa-guard-none-${++n}`);
-    const { agent, shipped } = release(guard);
+    const { shipped, ship } = shipper();
+    const { agent, guard } = guardedReleaseAgent(sdk, `oa-guard-none-${++n}`, ship);
+    kept(guard);
     await runnerFor([calls(['deploy', { version: 'v1' }]), finish]).run(agent, 'Ship v1');
     expect(shipped).toEqual(['v1']);
   });
@@ -133,8 +142,15 @@ describe('an approval decides what a held call does', () => {
   async function heldRun(decision: 'approve' | 'reject') {
     const runId = `oa-guard-approval-${++n}`;
     const approval = await openApproval(sdk, runId, 'deploy', { version: 'v2.3' });
-    const guard = testGuard(sdk, runId, { allow: ['get_status'], hold: true });
-    const { agent, shipped } = release(guard);
+    const guard = testGuard(sdk, runId, { hold: true });
+    const { shipped, ship } = shipper();
+    const deploy = tool({
+      name: 'deploy',
+      description: 'Deploy a version to production',
+      parameters: z.object({ version: z.string() }),
+      execute: ({ version }) => ship(version),
+    });
+    const agent = new Agent({ name: 'Release', tools: guardOpenAITools([deploy], guard) });
     const running = runnerFor([calls(['deploy', { version: 'v2.3' }]), finish]).run(agent, 'Ship v2.3');
     await checksStarted(guard, 1);
     await new Promise((r) => setTimeout(r, 100)); // the held call waits: nothing ran yet
