@@ -4,7 +4,8 @@
  * still does.
  *
  * In your project (`npm i askgate ai`), import from the package instead:
- *   import { createToolGuard, guardAiTools } from 'askgate/guard';
+ *   import { createToolGuard } from 'askgate/guard';
+ *   import { guardAiTools } from 'askgate/guard/ai-sdk';
  */
 import { generateText, stepCountIs, tool, type LanguageModel } from 'ai';
 import { z } from 'zod';

@@ -4,7 +4,8 @@
  * why in the ToolMessage instead); the read-only `get_status` still does.
  *
  * In your project (`npm i askgate @langchain/langgraph @langchain/core`), import from the package instead:
- *   import { createToolGuard, guardLangChainTools } from 'askgate/guard';
+ *   import { createToolGuard } from 'askgate/guard';
+ *   import { guardLangChainTools } from 'askgate/guard/langgraph';
  */
 import { tool } from '@langchain/core/tools';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';

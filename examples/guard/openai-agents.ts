@@ -3,7 +3,8 @@
  * `deploy` does not run (the model reads why instead); the read-only `get_status` still does.
  *
  * In your project (`npm i askgate @openai/agents`), import from the package instead:
- *   import { createToolGuard, guardOpenAITools } from 'askgate/guard';
+ *   import { createToolGuard } from 'askgate/guard';
+ *   import { guardOpenAITools } from 'askgate/guard/openai-agents';
  */
 import { Agent, tool } from '@openai/agents';
 import { z } from 'zod';

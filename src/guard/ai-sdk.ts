@@ -1,5 +1,5 @@
 /**
- * `askgate/guard` for the Vercel AI SDK: a `ToolSet` whose tools' `execute` first asks a
+ * `askgate/guard/ai-sdk`, for the Vercel AI SDK: a `ToolSet` whose tools' `execute` first asks a
  * {@link ToolGuard}. Only types come from `ai` (an optional peer): loading this file never loads it.
  */
 import type { Tool, ToolExecutionOptions, ToolSet } from 'ai';

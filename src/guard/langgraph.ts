@@ -1,5 +1,5 @@
 /**
- * `askgate/guard` for LangChain tools as LangGraph's `ToolNode` (and `createReactAgent`,
+ * `askgate/guard/langgraph`, for LangChain tools as LangGraph's `ToolNode` (and `createReactAgent`,
  * LangChain's `createAgent`) call them: `tool.invoke(toolCall, config)`. No LangChain package is
  * loaded here (they are optional peers): the wrapper is built from the tool's own shape.
  */

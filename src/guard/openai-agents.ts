@@ -1,5 +1,5 @@
 /**
- * `askgate/guard` for the OpenAI Agents SDK: function tools whose every call first asks a
+ * `askgate/guard/openai-agents`, for the OpenAI Agents SDK: function tools whose every call first asks a
  * {@link ToolGuard}. Only types come from `@openai/agents` (an optional peer): the wrapper is built
  * from the tool's own shape, so loading this file never loads the SDK.
  */

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// askgate/guard re-exports the framework adapters and the frameworks are optional peers: the
+// askgate/guard/<framework> holds each adapter and the frameworks are optional peers: the
 // adapters wrap tools by their shapes and take only types from the frameworks, so loading one
 // loads no package at all (a framework a project does not use need not be installed).
 
