@@ -1,10 +1,11 @@
 // `askgate mcp-proxy --listen <port>`: the proxy over Streamable HTTP at /mcp, both eras, stateless
 // (the v2 SDK's createMcpHandler: 2026-07-28 natively, 2025-11-25 through its stateless fallback).
-// Loopback by default; requests must name a loopback Host unless --host says otherwise (DNS rebinding).
+// Loopback by default, where requests must name a loopback Host (DNS rebinding); with
+// ASKGATE_MCP_PROXY_TOKEN every request must carry it as a bearer token (required off loopback).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/server';
-import { isLoopbackHost } from '../security/http.js';
+import { bearerToken, isLoopbackHost, tokenMatches } from '../security/http.js';
 
 /** A listening proxy endpoint. */
 export interface ProxyHttp {
@@ -25,11 +26,12 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   return Buffer.concat(chunks);
 }
 
-/** Serves `factory`'s servers at http://host:port/mcp until closed. */
+/** Serves `factory`'s servers at http://host:port/mcp until closed; `token`: the bearer token every request needs. */
 export async function serveHttp(
   factory: () => Server,
   at: { port: number; host: string },
   onerror: (error: Error) => void,
+  token?: string,
 ): Promise<ProxyHttp> {
   const { createMcpHandler } = await import('@modelcontextprotocol/server');
   const handler = createMcpHandler(() => factory(), { legacy: 'stateless', onerror });
@@ -39,6 +41,8 @@ export async function serveHttp(
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path !== '/mcp') return void res.writeHead(404).end();
     if (loopbackOnly && !isLoopbackHost(req.headers.host)) return void res.writeHead(403).end();
+    if (token !== undefined && !tokenMatches(bearerToken(req.headers.authorization), token))
+      return void res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
     const body = req.method === 'POST' ? await readBody(req) : undefined;
     if (req.method === 'POST' && body === undefined) return void res.writeHead(413).end();
     const abort = new AbortController();

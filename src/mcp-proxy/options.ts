@@ -29,6 +29,32 @@ export interface ProxyOptions {
   listen?: { port: number; host: string };
 }
 
+/** `askgate mcp-proxy --help`. */
+export const PROXY_USAGE = `askgate mcp-proxy — put a person's approval in front of an MCP server's tools
+
+Usage:
+  askgate mcp-proxy --upstream "<command and args>" | --upstream-url <url>
+                    --approve <tool-name glob>... | --approve-destructive
+                    [--to <channel>:<chat>]... [--run-id <id>] [--timeout <seconds>] [--wait-seconds <0-55>]
+                    [--listen <port> [--host <address>]]
+
+Serves the upstream MCP server's tools, resources and prompts on stdio (2025-11-25 and 2026-07-28;
+with --listen: Streamable HTTP at /mcp instead). A call of a gated tool (a name matching an
+--approve glob, * and ?; or with --approve-destructive a tool MCP counts as destructive: not
+readOnlyHint, destructiveHint not false) first becomes an approval ask in askgate (action = the tool,
+arguments = the call's), and reaches the upstream only once a person approved it (or edited its
+arguments), exactly once. A call waits at most --wait-seconds (default ASKGATE_MCP_WAIT_SECONDS),
+then returns {"status": "pending", "askId"}: the host continues with the added await_approval tool;
+a host declaring the Tasks extension gets a task instead.
+  --to          where approvals go (default ASKGATE_DEFAULT_TO; none: the console or the API)
+  --run-id      base run id (default one per process); each call's ask runs under <run-id>.<call hash>
+  --timeout     how long an approval stays open (default 900 s)
+  --listen      serve Streamable HTTP on this port (0: any) on --host (default 127.0.0.1)
+
+Environment: ASKGATE_URL, ASKGATE_API_TOKEN (the running askgate), ASKGATE_DEFAULT_TO,
+ASKGATE_MCP_WAIT_SECONDS, ASKGATE_MCP_PROXY_TOKEN (with --listen: the bearer token every request
+must carry; required off loopback), LOG_LEVEL (stderr).`;
+
 /** The follow-up tool the proxy adds to the upstream's tools. */
 export const AWAIT_APPROVAL_TOOL = 'await_approval';
 

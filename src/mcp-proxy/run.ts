@@ -7,7 +7,10 @@ import { loadMcpClientConfig } from '../config.js';
 import { askgateUrl } from '../cli-ask.js';
 import { AskgateClient } from '../client/index.js';
 import { approvalGate } from './gate.js';
-import { parseProxyArgs, type ProxyOptions } from './options.js';
+import { PROXY_USAGE, parseProxyArgs, type ProxyOptions } from './options.js';
+import { UsageError } from '../cli-ask-policy.js';
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 import { proxyServerFactory } from './server.js';
 import { connectUpstream } from './upstream.js';
 
@@ -24,8 +27,17 @@ export function isGated(opts: Pick<ProxyOptions, 'approve' | 'approveDestructive
 
 /** Runs the proxy until the host leaves (stdio) or a signal ends it (--listen); resolves with the exit code. */
 export async function runMcpProxy(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(PROXY_USAGE);
+    return 0;
+  }
   const { token, mcp, logLevel } = loadMcpClientConfig(env);
   const opts = parseProxyArgs(argv, { ...(mcp.defaultTo ? { to: mcp.defaultTo } : {}), waitSeconds: mcp.waitSeconds });
+  const listenToken = env.ASKGATE_MCP_PROXY_TOKEN || undefined;
+  if (opts.listen && !LOOPBACK.has(opts.listen.host) && listenToken === undefined)
+    throw new UsageError('--host off loopback needs ASKGATE_MCP_PROXY_TOKEN: every request must then carry it');
+  if (listenToken !== undefined && !/^[\x21-\x7e]{16,}$/.test(listenToken))
+    throw new UsageError('ASKGATE_MCP_PROXY_TOKEN must be at least 16 printable ASCII characters without spaces');
   const url = askgateUrl(undefined, env);
   const { createLogger } = await import('../logger.js');
   const logger = createLogger(logLevel).child({ component: 'mcp-proxy' });
@@ -43,7 +55,7 @@ export async function runMcpProxy(argv: string[], env: NodeJS.ProcessEnv = proce
 
   if (opts.listen) {
     const { serveHttp } = await import('./http.js');
-    const server = await serveHttp(factory, opts.listen, onerror);
+    const server = await serveHttp(factory, opts.listen, onerror, listenToken);
     console.error(`askgate mcp-proxy listening on ${server.url}/mcp`);
     await new Promise<void>((resolve) => {
       process.once('SIGTERM', resolve);

@@ -72,6 +72,25 @@ function build(): McpServer {
     setImmediate(() => process.exit(3));
     return new Promise(() => undefined);
   });
+  server.registerTool(
+    'notify',
+    {
+      description: 'Reports progress, then announces that its tool list changed.',
+      inputSchema: {},
+      annotations: { readOnlyHint: true },
+    },
+    async (_args, extra) => {
+      logCall('notify', {});
+      const token = extra._meta?.progressToken;
+      if (token !== undefined)
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: 1, total: 2, message: 'half way' },
+        });
+      server.sendToolListChanged();
+      return { content: [{ type: 'text', text: 'notified' }] };
+    },
+  );
   server.registerResource('readme', 'notes://readme', { mimeType: 'text/plain' }, async (uri) => ({
     contents: [{ uri: uri.href, text: 'read me first' }],
   }));

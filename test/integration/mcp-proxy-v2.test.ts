@@ -53,6 +53,7 @@ async function exercise(
     'list_files',
     'fail',
     'crash',
+    'notify',
     'await_approval',
   ]);
   const echo = (await host.callTool({ name: 'echo', arguments: { text: 'hey' } })) as Result;
@@ -263,4 +264,32 @@ describe('over Streamable HTTP', () => {
     });
     expect(foreign).toBe(403);
   }, 40_000);
+
+  it('with ASKGATE_MCP_PROXY_TOKEN every request needs it as a bearer token', async () => {
+    const upstream = upstreamWithLog();
+    const token = 'proxy-listen-token-0123456789';
+    const proxy = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', 'mcp-proxy', ...proxyArgs(['--upstream', upstream.command, '--listen', '0'])],
+      {
+        cwd: ROOT,
+        env: proxyEnv(app.url, TOKEN, { ASKGATE_MCP_PROXY_TOKEN: token }),
+        stdio: ['ignore', 'inherit', 'pipe'],
+      },
+    );
+    children.push(proxy);
+    const url = await started(proxy, /askgate mcp-proxy listening on (\S+)/, 'stderr');
+    const anonymous = new ClientV1({ name: 'anonymous', version: '1.0.0' });
+    await expect(anonymous.connect(new HttpV1(new URL(url)))).rejects.toThrow(/Error POSTing to endpoint/);
+    const wrong = await fetch(url, { method: 'POST', headers: { authorization: 'Bearer nope' }, body: '{}' });
+    expect(wrong.status).toBe(401);
+    const host = new ClientV1({ name: 'with-token', version: '1.0.0' });
+    await host.connect(new HttpV1(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    try {
+      const echo = (await host.callTool({ name: 'echo', arguments: { text: 'ok' } })) as Result;
+      expect(echo.structuredContent).toEqual({ echoed: 'ok' });
+    } finally {
+      await host.close();
+    }
+  }, 30_000);
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startTestApp, testEnv } from '../helpers/app.js';
 import { client, eventually } from '../helpers/http.js';
 import { RecordingChannel } from '../helpers/test-channel.js';
@@ -77,6 +78,7 @@ describe.each([
       'list_files',
       'fail',
       'crash',
+      'notify',
       'await_approval',
     ]);
     const echo = tools[0]!;
@@ -97,6 +99,19 @@ describe.each([
     expect((await api.get('/v1/asks?limit=200')).body.asks.length).toBe(before);
     const failed = await call('fail', {});
     expect(failed).toEqual({ content: [{ type: 'text', text: 'it failed' }], isError: true });
+  });
+
+  it("passes the upstream's notifications through: a call's progress and a tool list change", async () => {
+    const changed = new Promise<void>((resolve) =>
+      host.setNotificationHandler(ToolListChangedNotificationSchema, async () => resolve()),
+    );
+    const progress: unknown[] = [];
+    const r = await host.callTool({ name: 'notify', arguments: {} }, undefined, {
+      onprogress: (p) => void progress.push(p),
+    });
+    expect(r.content).toEqual([{ type: 'text', text: 'notified' }]);
+    await changed;
+    expect(progress).toEqual([{ progress: 1, total: 2, message: 'half way' }]);
   });
 
   it('passes resources and prompts through', async () => {
