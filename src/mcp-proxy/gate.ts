@@ -40,6 +40,8 @@ interface Entry {
   waiters: number;
   /** Set once the ask has a decision (nothing left to cancel). */
   decided: boolean;
+  /** Set when askgate did not create the ask in time: the host was told it did not run, so it never runs. */
+  abandoned?: boolean;
 }
 
 const ajv = new Ajv({ allErrors: false, strict: false, logger: false });
@@ -121,6 +123,7 @@ export function approvalGate(opts: GateOptions) {
     } finally {
       entry.decided = true;
     }
+    if (entry.abandoned) return gateError(`${tool.name} was not run: askgate did not take the approval in time.`);
     if (result.status === 'no_answer' || result.decision === 'reject' || result.decision === 'request_changes')
       return refusedResult(tool.name, result);
     const toRun = result.decision === 'edit' ? (result.arguments ?? {}) : proposed;
@@ -153,10 +156,13 @@ export function approvalGate(opts: GateOptions) {
       undefined,
       Math.max(opts.waitMs, 5_000),
     ).then(
-      (ask) => {
+      async (ask) => {
         entry.askId = ask.id;
         entry.ask = ask;
         byAsk.set(ask.id, entry);
+        // Created after the host was told it did not run: withdraw the question (outcome() refuses it anyway).
+        if (entry.abandoned)
+          await retryTransient(() => client.cancel(ask.id), undefined, 60_000).catch(() => undefined);
         return ask;
       },
       (error: unknown) =>
@@ -189,7 +195,16 @@ export function approvalGate(opts: GateOptions) {
     const stop = new AbortController();
     const both = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
     try {
-      const created = await Promise.race([entry.created, entry.final]);
+      // Creation rides out a short askgate restart, but a call never waits on it past its bound.
+      const bound = Math.max(opts.waitMs, 5_000);
+      const created = await Promise.race([entry.created, sleep(bound, both).then(() => undefined)]);
+      if (!created) {
+        entry.abandoned = true;
+        delivered(entry);
+        return gateError(
+          `askgate did not take the approval of ${entry.tool} in time; it was not run and will not run for this call. Try again later.`,
+        );
+      }
       if ('content' in created) {
         delivered(entry);
         return created;

@@ -43,7 +43,7 @@ export async function runMcpProxy(argv: string[], env: NodeJS.ProcessEnv = proce
   const logger = createLogger(logLevel).child({ component: 'mcp-proxy' });
   const upstream = await connectUpstream(opts.upstream);
   const gate = approvalGate({
-    client: new AskgateClient({ url, token }),
+    client: new AskgateClient({ url, token, requestTimeoutMs: 10_000 }),
     upstream,
     runId: opts.runId,
     ...(opts.to ? { to: opts.to } : {}),

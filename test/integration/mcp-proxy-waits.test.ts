@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestApp, testEnv } from '../helpers/app.js';
@@ -184,4 +185,44 @@ describe('mcp-proxy --approve-destructive and a crashing upstream', () => {
     expect((await api.get('/v1/asks?limit=200')).body.asks.length).toBe(before);
     expect(upstream.calls().map((c) => c.tool)).toEqual(['list_files', 'crash']);
   });
+});
+
+describe('mcp-proxy with askgate out of reach', () => {
+  it.each([
+    ['refusing connections', false],
+    ['accepting but never answering', true],
+  ])(
+    'askgate %s: a gated call is an error and never runs; others pass through',
+    async (_name, hang) => {
+      const upstream = upstreamWithLog();
+      const held: Socket[] = [];
+      const server = createServer((socket) => void held.push(socket));
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const { port } = server.address() as AddressInfo;
+      if (!hang) await new Promise((r) => server.close(r));
+      const host = await proxyClientV1(
+        ['--upstream', upstream.command, '--approve', 'send_email', '--wait-seconds', '1'],
+        proxyEnv(`http://127.0.0.1:${port}`, TOKEN),
+      );
+      try {
+        const started = Date.now();
+        const r = (await host.callTool({
+          name: 'send_email',
+          arguments: { to: 'z@example.com', subject: 's' },
+        })) as Result;
+        expect(r.isError).toBe(true);
+        expect(text(r)).toMatch(/askgate (could not ask for|did not take the) approval of send_email.*not run/s);
+        expect(Date.now() - started).toBeLessThan(15_000);
+        expect(text((await host.callTool({ name: 'list_files', arguments: { dir: '/' } })) as Result)).toBe(
+          '/: a.txt b.txt',
+        );
+        expect(upstream.calls().map((c) => c.tool)).toEqual(['list_files']);
+      } finally {
+        await host.close();
+        for (const socket of held) socket.destroy();
+        if (hang) await new Promise((r) => server.close(r));
+      }
+    },
+    30_000,
+  );
 });
