@@ -8,7 +8,8 @@ import { parseTargetSpec } from '../config-values.js';
 import { UsageError } from '../cli-ask-policy.js';
 
 /** How the proxy reaches the server it fronts. */
-export type Upstream = { kind: 'stdio'; command: string; args: string[] } | { kind: 'http'; url: URL };
+export type Upstream =
+  { kind: 'stdio'; command: string; args: string[] } | { kind: 'http'; url: URL; headers: Record<string, string> };
 
 /** Everything `askgate mcp-proxy` was told on its command line (and the environment's defaults). */
 export interface ProxyOptions {
@@ -33,7 +34,7 @@ export interface ProxyOptions {
 export const PROXY_USAGE = `askgate mcp-proxy — put a person's approval in front of an MCP server's tools
 
 Usage:
-  askgate mcp-proxy --upstream "<command and args>" | --upstream-url <url>
+  askgate mcp-proxy --upstream "<command and args>" | --upstream-url <url> [--upstream-header "Name: value"]...
                     --approve <tool-name glob>... | --approve-destructive
                     [--to <channel>:<chat>]... [--run-id <id>] [--timeout <seconds>] [--wait-seconds <0-55>]
                     [--listen <port> [--host <address>]]
@@ -46,6 +47,9 @@ arguments = the call's), and reaches the upstream only once a person approved it
 arguments), exactly once. A call waits at most --wait-seconds (default ASKGATE_MCP_WAIT_SECONDS),
 then returns {"status": "pending", "askId"}: the host continues with the added await_approval tool;
 a host declaring the Tasks extension gets a task instead.
+  --upstream    the server's command line, split like a shell splits words (no expansion); it gets
+                this process's environment, without ASKGATE_API_TOKEN and ASKGATE_MCP_PROXY_TOKEN
+  --upstream-header  a header of every request to --upstream-url (e.g. "Authorization: Bearer …")
   --to          where approvals go (default ASKGATE_DEFAULT_TO; none: the console or the API)
   --run-id      base run id (default one per process); each call's ask runs under <run-id>.<call hash>
   --timeout     how long an approval stays open (default 900 s)
@@ -116,6 +120,7 @@ export function parseProxyArgs(argv: string[], defaults: { to?: Target; waitSeco
     options: {
       upstream: { type: 'string' },
       'upstream-url': { type: 'string' },
+      'upstream-header': { type: 'string', multiple: true },
       approve: { type: 'string', multiple: true },
       'approve-destructive': { type: 'boolean' },
       to: { type: 'string', multiple: true },
@@ -142,8 +147,16 @@ export function parseProxyArgs(argv: string[], defaults: { to?: Target; waitSeco
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new UsageError('--upstream-url must be an http:// or https:// URL');
-    upstream = { kind: 'http', url };
+    const headers: Record<string, string> = {};
+    for (const line of values['upstream-header'] ?? []) {
+      const match = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(line);
+      if (!match || /[\r\n]/.test(match[2]!)) throw new UsageError('--upstream-header takes "Name: value"');
+      headers[match[1]!] = match[2]!.trim();
+    }
+    upstream = { kind: 'http', url, headers };
   }
+  if (values['upstream-header'] && values.upstream !== undefined)
+    throw new UsageError('--upstream-header goes with --upstream-url');
   const approve = (values.approve ?? []).map((glob) => {
     if (glob === '' || glob.length > 200) throw new UsageError('--approve takes a tool-name glob of 1–200 characters');
     return globToRegExp(glob);

@@ -98,20 +98,26 @@ export function proxyServerFactory(opts: ProxyServerOptions): () => Server {
     const tool = await relay(() => upstream.tool(name));
     if (!tool || !opts.gated(tool)) {
       const token = ctx.mcpReq._meta?.progressToken;
-      return relay(() =>
+      // Progress relayed before the result: a host drops progress that arrives after it.
+      const relayed: Promise<unknown>[] = [];
+      const result = await relay(() =>
         upstream.callTool(name, args, {
           signal,
           ...(token !== undefined
             ? {
                 meta: { progressToken: token },
                 onprogress: (p) =>
-                  void ctx.mcpReq
-                    .notify({ method: 'notifications/progress', params: { ...p, progressToken: token } })
-                    .catch(() => undefined),
+                  void relayed.push(
+                    ctx.mcpReq
+                      .notify({ method: 'notifications/progress', params: { ...p, progressToken: token } })
+                      .catch(() => undefined),
+                  ),
               }
             : {}),
         }),
       );
+      await Promise.all(relayed);
+      return result;
     }
     // Never an approval for a call the upstream could not take.
     if (!upstream.alive()) throw hostError(new Error('the upstream MCP server is not running'));

@@ -50,6 +50,20 @@ export interface UpstreamConnection {
   close(): Promise<void>;
 }
 
+/** askgate's own secrets, never handed to the upstream. */
+const KEPT_FROM_UPSTREAM = new Set(['ASKGATE_API_TOKEN', 'ASKGATE_MCP_PROXY_TOKEN']);
+
+/**
+ * The upstream's environment: the proxy's own (the host's `env` entry is meant for the server
+ * behind the proxy, e.g. its API key), without askgate's secrets.
+ */
+function upstreamEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env))
+    if (value !== undefined && !KEPT_FROM_UPSTREAM.has(name)) env[name] = value;
+  return env;
+}
+
 /** How long one forwarded request may take (the SDK's default is 60 s; an upstream tool may be slow). */
 const UPSTREAM_TIMEOUT_MS = 10 * 60_000;
 
@@ -58,8 +72,13 @@ export async function connectUpstream(upstream: Upstream): Promise<UpstreamConne
   const client = new Client({ name: 'askgate-mcp-proxy', version: MCP_SERVER_VERSION });
   const transport =
     upstream.kind === 'stdio'
-      ? new StdioClientTransport({ command: upstream.command, args: upstream.args, stderr: 'inherit' })
-      : new StreamableHTTPClientTransport(upstream.url);
+      ? new StdioClientTransport({
+          command: upstream.command,
+          args: upstream.args,
+          env: upstreamEnv(),
+          stderr: 'inherit',
+        })
+      : new StreamableHTTPClientTransport(upstream.url, { requestInit: { headers: upstream.headers } });
   let open = true;
   let tools: Promise<Map<string, Tool>> | undefined;
   const connection: UpstreamConnection = {

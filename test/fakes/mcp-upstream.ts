@@ -11,7 +11,9 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 
-const { values } = parseArgs({ options: { log: { type: 'string' }, http: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { log: { type: 'string' }, http: { type: 'string' }, token: { type: 'string' } },
+});
 const logCall = (tool: string, args: unknown) => {
   if (values.log) appendFileSync(values.log, `${JSON.stringify({ tool, args })}\n`);
 };
@@ -98,7 +100,18 @@ function build(): McpServer {
     'note',
     new ResourceTemplate('notes://{name}', { list: undefined }),
     { mimeType: 'text/plain' },
-    async (uri, { name }) => ({ contents: [{ uri: uri.href, text: `note ${String(name)}` }] }),
+    async (uri, { name }) => ({
+      contents: [
+        {
+          uri: uri.href,
+          // notes://env: what of the host's environment reached this server (the proxy passes it on).
+          text:
+            name === 'env'
+              ? `FAKE_UPSTREAM_VAR=${process.env.FAKE_UPSTREAM_VAR ?? ''}; ASKGATE_API_TOKEN ${process.env.ASKGATE_API_TOKEN ? 'present' : 'absent'}`
+              : `note ${String(name)}`,
+        },
+      ],
+    }),
   );
   server.registerPrompt('greet', { argsSchema: { name: z.string() } }, ({ name }) => ({
     messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${name}.` } }],
@@ -108,6 +121,7 @@ function build(): McpServer {
 
 if (values.http !== undefined) {
   const http = createServer(async (req, res) => {
+    if (values.token && req.headers.authorization !== `Bearer ${values.token}`) return void res.writeHead(401).end();
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;

@@ -205,7 +205,7 @@ describe('over Streamable HTTP', () => {
     const upstream = upstreamWithLog();
     const server = spawn(
       process.execPath,
-      ['--import', 'tsx', 'test/fakes/mcp-upstream.ts', '--http', '0', '--log', upstream.log],
+      ['--import', 'tsx', 'test/fakes/mcp-upstream.ts', '--http', '0', '--log', upstream.log, '--token', 'up-secret'],
       {
         cwd: ROOT,
         stdio: ['ignore', 'pipe', 'inherit'],
@@ -213,7 +213,10 @@ describe('over Streamable HTTP', () => {
     );
     children.push(server);
     const url = await started(server, /fake upstream on (\S+)/, 'stdout');
-    const host = await proxyClientV1(proxyArgs(['--upstream-url', url]), proxyEnv(app.url, TOKEN));
+    const host = await proxyClientV1(
+      proxyArgs(['--upstream-url', url, '--upstream-header', 'Authorization: Bearer up-secret']),
+      proxyEnv(app.url, TOKEN),
+    );
     try {
       await exercise(host, upstream.calls, 'http-up@example.com');
     } finally {

@@ -62,7 +62,7 @@ describe.each([
         '--wait-seconds',
         waitSeconds,
       ],
-      proxyEnv(app.url, TOKEN),
+      proxyEnv(app.url, TOKEN, { FAKE_UPSTREAM_VAR: 'seen' }),
     );
   }, 30_000);
   afterAll(async () => {
@@ -120,6 +120,10 @@ describe.each([
       { uri: 'notes://readme', text: 'read me first' },
     ]);
     expect((await host.readResource({ uri: 'notes://todo' })).contents[0]).toMatchObject({ text: 'note todo' });
+    // The upstream gets the host's environment for it, never askgate's token.
+    expect((await host.readResource({ uri: 'notes://env' })).contents[0]).toMatchObject({
+      text: 'FAKE_UPSTREAM_VAR=seen; ASKGATE_API_TOKEN absent',
+    });
     expect((await host.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual([
       'notes://{name}',
     ]);

@@ -41,8 +41,22 @@ describe('mcp-proxy flags', () => {
     ]);
     expect(opts).toMatchObject({ runId: 'ci-7', waitMs: 0, timeoutSeconds: 900 });
     expect(parse(base).runId).toMatch(/^mcp-proxy-[A-Za-z0-9]{12}$/);
-    const http = parse(['--upstream-url', 'https://mcp.example/mcp', '--approve-destructive', '--listen', '0']);
-    expect(http.upstream).toEqual({ kind: 'http', url: new URL('https://mcp.example/mcp') });
+    const http = parse([
+      '--upstream-url',
+      'https://mcp.example/mcp',
+      '--upstream-header',
+      'Authorization: Bearer abc def',
+      '--upstream-header',
+      'X-Team:ops',
+      '--approve-destructive',
+      '--listen',
+      '0',
+    ]);
+    expect(http.upstream).toEqual({
+      kind: 'http',
+      url: new URL('https://mcp.example/mcp'),
+      headers: { Authorization: 'Bearer abc def', 'X-Team': 'ops' },
+    });
     expect(http.listen).toEqual({ port: 0, host: '127.0.0.1' });
     expect(parseProxyArgs(base, { waitSeconds: 7, to: { channel: 'test', chat: 'c' } })).toMatchObject({
       waitMs: 7000,
@@ -64,6 +78,9 @@ describe('mcp-proxy flags', () => {
     [[...base, '--to', 'nowhere'], /--to/],
     [[...base, '--listen', '70000'], /--listen takes a port/],
     [[...base, '--host', '0.0.0.0'], /--host goes with --listen/],
+    [[...base, '--upstream-header', 'A: b'], /--upstream-header goes with --upstream-url/],
+    [['--upstream-url', 'http://x/mcp', '--approve', 'x', '--upstream-header', 'no colon'], /Name: value/],
+    [['--upstream-url', 'http://x/mcp', '--approve', 'x', '--upstream-header', 'Bad Name: v'], /Name: value/],
   ])('refuses %j', (argv, message) => {
     expect(() => parse(argv as string[])).toThrow(message);
   });
