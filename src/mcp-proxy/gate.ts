@@ -3,7 +3,7 @@
 // decision's `effectiveHash`. Every call of the same tool with the same arguments while that ask
 // lives (a host's re-send, `await_approval`, `tasks/get`) joins the same entry: the same ask, the
 // same single upstream call and its result.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AskgateApiError, assertApproved, ApprovalError, type AskgateClient, type AskInput } from '../client/index.js';
@@ -77,6 +77,9 @@ export function approvalGate(opts: GateOptions) {
   const byAsk = new Map<string, Entry>();
   const generation = new Map<string, number>();
   const validators = new Map<string, ValidateFunction>();
+  // Part of every idempotency key: a key from an earlier process (same --run-id, same call) must
+  // never bring back that process's ask, whose approval was for that call, not this one.
+  const nonce = randomUUID();
 
   /** Waits for the ask's end through long polls, riding out askgate restarts until past its deadline. */
   const decision = async (ask: AskView): Promise<AskResult> => {
@@ -102,11 +105,18 @@ export function approvalGate(opts: GateOptions) {
     const text = JSON.stringify(schema);
     let validate = validators.get(text);
     if (!validate) {
-      validate = ajv.compile(schema);
+      try {
+        validate = ajv.compile(schema);
+      } catch {
+        return null; // Not checkable here; askgate refuses such a schema when asked.
+      }
       if (validators.size > 200) validators.clear();
       validators.set(text, validate);
     }
-    return validate(args) ? null : (validate.errors?.[0]?.message ?? 'invalid');
+    if (validate(args)) return null;
+    const first = validate.errors?.[0];
+    const where = first?.instancePath ? `${first.instancePath.slice(1).replace(/\//g, '.')} ` : '';
+    return `${where}${first?.message ?? 'invalid'}`;
   };
 
   /** After the decision: the upstream's result (one call), or the tool error saying why it did not run. */
@@ -152,7 +162,7 @@ export function approvalGate(opts: GateOptions) {
     const entry: Entry = { key, tool: tool.name, waiters: 0, decided: false } as Entry;
     // Creation retries (same idempotency key: one ask) while askgate restarts, up to one wait.
     entry.created = retryTransient(
-      () => client.create(input, { idempotencyKey: `mcp-proxy-${key}-${gen}` }),
+      () => client.create(input, { idempotencyKey: `mcp-proxy-${nonce}-${key.slice(0, 32)}-${gen}` }),
       undefined,
       Math.max(opts.waitMs, 5_000),
     ).then(
@@ -237,7 +247,17 @@ export function approvalGate(opts: GateOptions) {
 
   return {
     /** A gated call: approval first, then the upstream's result; returns within `waitMs` (pending otherwise). */
-    call: (tool: Tool, args: Record<string, unknown>, signal?: AbortSignal) => waitOn(entryOf(tool, args), signal),
+    call(tool: Tool, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+      // Arguments the tool would refuse are not worth a person's time.
+      const problem = fitsSchema(tool, args);
+      if (problem)
+        return Promise.resolve(
+          gateError(
+            `Invalid arguments for ${tool.name} (${problem}): fix them and call again; nothing was asked or run.`,
+          ),
+        );
+      return waitOn(entryOf(tool, args), signal);
+    },
 
     /** `await_approval`: keeps waiting on a pending call by its ask id. */
     async awaitApproval(askId: string, signal?: AbortSignal): Promise<CallToolResult> {
@@ -252,6 +272,8 @@ export function approvalGate(opts: GateOptions) {
 
     /** The Tasks extension: creates (or joins) the call's ask without waiting; the ask id is the task id. */
     async createTask(tool: Tool, args: Record<string, unknown>): Promise<AskView | CallToolResult> {
+      const problem = fitsSchema(tool, args);
+      if (problem) return gateError(`Invalid arguments for ${tool.name} (${problem}): nothing was asked or run.`);
       const entry = entryOf(tool, args);
       const created = await entry.created;
       if ('content' in created) delivered(entry);

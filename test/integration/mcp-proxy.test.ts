@@ -204,6 +204,16 @@ describe.each([
     expect(upstream.calls().filter((c) => c.tool === 'delete_file')).toEqual([]);
   });
 
+  it('arguments the tool would refuse (against its inputSchema) are an error before any ask', async () => {
+    const before = (await api.get('/v1/asks?limit=200')).body.asks.length;
+    const r = await call('send_email', { to: 'x@example.com', subject: 'y'.repeat(101) });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toMatch(/^Invalid arguments for send_email \(subject must NOT have more than 100 characters\)/);
+    const missing = await call('send_email', { to: 'x@example.com' });
+    expect(text(missing)).toMatch(/must have required property 'subject'/);
+    expect((await api.get('/v1/asks?limit=200')).body.asks.length).toBe(before);
+  });
+
   it('a re-send of the same call joins the same approval: one ask, one upstream call', async () => {
     const args = { to: `c${waitSeconds}@example.com`, subject: 'once' };
     const first = call('send_email', args);
