@@ -73,6 +73,9 @@ export function proxyServerFactory(opts: ProxyServerOptions): () => Server {
     tools: { ...(caps.tools?.listChanged ? { listChanged: true } : {}) },
     ...(caps.resources ? { resources: caps.resources } : {}),
     ...(caps.prompts ? { prompts: caps.prompts } : {}),
+    ...(caps.completions ? { completions: {} } : {}),
+    // The upstream's log messages reach the host (filtered by the level the host sets here).
+    ...(caps.logging ? { logging: {} } : {}),
     extensions: { [TASKS_EXTENSION]: {} },
   };
 
@@ -157,7 +160,9 @@ export function proxyServerFactory(opts: ProxyServerOptions): () => Server {
       });
     if (caps.resources)
       for (const m of ['resources/list', 'resources/templates/list', 'resources/read'] as const) pass(m);
+    if (caps.resources?.subscribe) for (const m of ['resources/subscribe', 'resources/unsubscribe'] as const) pass(m);
     if (caps.prompts) for (const m of ['prompts/list', 'prompts/get'] as const) pass(m);
+    if (caps.completions) pass('completion/complete');
     server.setRequestHandler('tasks/get', { params: TaskParams }, async ({ taskId }) => ({ ...readTask(taskId) }));
     server.setRequestHandler('tasks/cancel', { params: TaskParams }, async ({ taskId }) => {
       if (!ASK_ID_PATTERN.test(taskId) || !(await gate.cancel(taskId)))

@@ -28,7 +28,15 @@ export class UpstreamClosedError extends Error {}
 const AnyResult = z.looseObject({});
 /** The methods that pass through unchanged. */
 export type PassMethod =
-  'tools/list' | 'resources/list' | 'resources/templates/list' | 'resources/read' | 'prompts/list' | 'prompts/get';
+  | 'tools/list'
+  | 'resources/list'
+  | 'resources/templates/list'
+  | 'resources/read'
+  | 'resources/subscribe'
+  | 'resources/unsubscribe'
+  | 'prompts/list'
+  | 'prompts/get'
+  | 'completion/complete';
 
 /** A connected upstream. */
 export interface UpstreamConnection {

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 
 const { values } = parseArgs({
@@ -19,7 +20,7 @@ const logCall = (tool: string, args: unknown) => {
 };
 
 function build(): McpServer {
-  const server = new McpServer({ name: 'fake-upstream', version: '1.0.0' });
+  const server = new McpServer({ name: 'fake-upstream', version: '1.0.0' }, { capabilities: { logging: {} } });
   server.registerTool(
     'echo',
     {
@@ -77,7 +78,7 @@ function build(): McpServer {
   server.registerTool(
     'notify',
     {
-      description: 'Reports progress, then announces that its tool list changed.',
+      description: 'Reports progress, announces that its tool list changed and logs a message.',
       inputSchema: {},
       annotations: { readOnlyHint: true },
     },
@@ -90,6 +91,10 @@ function build(): McpServer {
           params: { progressToken: token, progress: 1, total: 2, message: 'half way' },
         });
       server.sendToolListChanged();
+      await server.sendLoggingMessage({ level: 'info', logger: 'fake', data: 'notified the host' });
+      // The v1 SDK server (1.32) may write a result before a notification its handler awaited:
+      // give the notifications a moment, so that a client sees them before the result.
+      await new Promise((r) => setTimeout(r, 50));
       return { content: [{ type: 'text', text: 'notified' }] };
     },
   );
@@ -113,7 +118,9 @@ function build(): McpServer {
       ],
     }),
   );
-  server.registerPrompt('greet', { argsSchema: { name: z.string() } }, ({ name }) => ({
+  const names = ['Ada', 'Alan', 'Grace'];
+  const name = completable(z.string(), (value) => names.filter((n) => n.startsWith(value)));
+  server.registerPrompt('greet', { argsSchema: { name } }, ({ name }) => ({
     messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${name}.` } }],
   }));
   return server;

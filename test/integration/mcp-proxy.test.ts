@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { startTestApp, testEnv } from '../helpers/app.js';
 import { client, eventually } from '../helpers/http.js';
 import { RecordingChannel } from '../helpers/test-channel.js';
@@ -101,9 +104,12 @@ describe.each([
     expect(failed).toEqual({ content: [{ type: 'text', text: 'it failed' }], isError: true });
   });
 
-  it("passes the upstream's notifications through: a call's progress and a tool list change", async () => {
+  it("passes the upstream's notifications through: a call's progress, a tool list change, a log message", async () => {
     const changed = new Promise<void>((resolve) =>
       host.setNotificationHandler(ToolListChangedNotificationSchema, async () => resolve()),
+    );
+    const logged = new Promise<unknown>((resolve) =>
+      host.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => resolve(n.params)),
     );
     const progress: unknown[] = [];
     const r = await host.callTool({ name: 'notify', arguments: {} }, undefined, {
@@ -111,10 +117,11 @@ describe.each([
     });
     expect(r.content).toEqual([{ type: 'text', text: 'notified' }]);
     await changed;
+    expect(await logged).toEqual({ level: 'info', logger: 'fake', data: 'notified the host' });
     expect(progress).toEqual([{ progress: 1, total: 2, message: 'half way' }]);
   });
 
-  it('passes resources and prompts through', async () => {
+  it('passes resources, prompts and completions through', async () => {
     expect((await host.listResources()).resources.map((r) => r.uri)).toEqual(['notes://readme']);
     expect((await host.readResource({ uri: 'notes://readme' })).contents).toEqual([
       { uri: 'notes://readme', text: 'read me first' },
@@ -130,6 +137,11 @@ describe.each([
     expect((await host.listPrompts()).prompts.map((p) => p.name)).toEqual(['greet']);
     const prompt = await host.getPrompt({ name: 'greet', arguments: { name: 'Ada' } });
     expect(prompt.messages[0]!.content).toEqual({ type: 'text', text: 'Say hello to Ada.' });
+    const completed = await host.complete({
+      ref: { type: 'ref/prompt', name: 'greet' },
+      argument: { name: 'name', value: 'A' },
+    });
+    expect(completed.completion.values).toEqual(['Ada', 'Alan']);
   });
 
   it('approve (a tap in the chat): the upstream is called once with the original arguments', async () => {
