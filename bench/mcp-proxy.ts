@@ -2,16 +2,19 @@
 // test/fakes/mcp-upstream.ts, a v1 SDK server on stdio) called directly by a v1 client, and through
 // the proxy (client -> proxy on stdio -> upstream on stdio), on one machine. Calls alternate between
 // the two paths (interleaved), one at a time; the table gives p50/p99 per path and their difference.
-// Run: `npx tsx bench/mcp-proxy.ts [--calls=5000] [--warmup=500]`. No askgate is needed: a
-// pass-through call never asks (ASKGATE_URL points nowhere on purpose).
+// Run: `npx tsx bench/mcp-proxy.ts [--runs=5] [--calls=2000] [--warmup=500]` (calls per path and
+// run). No askgate is needed: a pass-through call never asks (ASKGATE_URL points nowhere on purpose).
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const { values } = parseArgs({ options: { calls: { type: 'string' }, warmup: { type: 'string' } } });
-const CALLS = Number(values.calls ?? 5000);
+const { values } = parseArgs({
+  options: { calls: { type: 'string' }, warmup: { type: 'string' }, runs: { type: 'string' } },
+});
+const RUNS = Number(values.runs ?? 5);
+const CALLS = Number(values.calls ?? 2000);
 const WARMUP = Number(values.warmup ?? 500);
 const upstream = [process.execPath, '--import', 'tsx', 'test/fakes/mcp-upstream.ts'];
 
@@ -57,22 +60,31 @@ for (let i = 0; i < WARMUP; i++) {
   await call(proxied, i);
 }
 const times = { direct: [] as number[], proxied: [] as number[] };
-for (let i = 0; i < CALLS; i++) {
-  // Alternate which path goes first, so neither always follows the other.
-  if (i % 2 === 0) {
-    times.direct.push(await call(direct, i));
-    times.proxied.push(await call(proxied, i));
-  } else {
-    times.proxied.push(await call(proxied, i));
-    times.direct.push(await call(direct, i));
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+const perRun: { p50: number; p99: number }[] = [];
+for (let run = 0; run < RUNS; run++) {
+  const round = { direct: [] as number[], proxied: [] as number[] };
+  for (let i = 0; i < CALLS; i++) {
+    // Alternate which path goes first, so neither always follows the other.
+    if (i % 2 === 0) {
+      round.direct.push(await call(direct, i));
+      round.proxied.push(await call(proxied, i));
+    } else {
+      round.proxied.push(await call(proxied, i));
+      round.direct.push(await call(direct, i));
+    }
   }
+  const [d, p] = [sorted(round.direct), sorted(round.proxied)];
+  perRun.push({ p50: quantile(p, 0.5) - quantile(d, 0.5), p99: quantile(p, 0.99) - quantile(d, 0.99) });
+  times.direct.push(...round.direct);
+  times.proxied.push(...round.proxied);
 }
 await Promise.all([direct.close(), proxied.close()]);
 
-const d = [...times.direct].sort((a, b) => a - b);
-const p = [...times.proxied].sort((a, b) => a - b);
+const d = sorted(times.direct);
+const p = sorted(times.proxied);
 console.log(
-  `\n${CALLS} interleaved pass-through calls (tools/call echo) per path, after ${WARMUP} warm-up calls each\n`,
+  `\n${RUNS} runs of ${CALLS} interleaved pass-through calls (tools/call echo) per path, after ${WARMUP} warm-up calls each; all calls pooled\n`,
 );
 console.log('| path | p50 | p90 | p99 | mean |');
 console.log('|---|---|---|---|---|');
@@ -86,3 +98,5 @@ for (const [name, s] of [
 console.log(
   `| overhead (proxy - direct) | ${ms(quantile(p, 0.5) - quantile(d, 0.5))} | ${ms(quantile(p, 0.9) - quantile(d, 0.9))} | ${ms(quantile(p, 0.99) - quantile(d, 0.99))} | |`,
 );
+const runsP99 = sorted(perRun.map((r) => r.p99));
+console.log(`\np99 overhead per run: ${perRun.map((r) => ms(r.p99)).join(', ')}; median ${ms(quantile(runsP99, 0.5))}`);
