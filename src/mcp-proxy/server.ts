@@ -122,8 +122,8 @@ export function proxyServerFactory(opts: ProxyServerOptions): () => Server {
       await Promise.all(relayed);
       return result;
     }
-    // Never an approval for a call the upstream could not take.
-    if (!upstream.alive()) throw hostError(new Error('the upstream MCP server is not running'));
+    // Never an approval for a call the upstream could not take (a stdio child gone, an HTTP server down).
+    await relay(() => upstream.ping());
     const callArgs = args ?? {};
     if (!declaresTasks(ctx)) return gate.call(tool, callArgs, signal);
     const created = await gate.createTask(tool, callArgs);

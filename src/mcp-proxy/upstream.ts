@@ -51,6 +51,8 @@ export interface UpstreamConnection {
     args: Record<string, unknown> | undefined,
     opts: { signal?: AbortSignal; onprogress?: RequestOptions['onprogress']; meta?: Record<string, unknown> },
   ): Promise<CallToolResult>;
+  /** Fails unless the upstream answers a ping within a few seconds (before asking a person about a call). */
+  ping(): Promise<void>;
   /** The upstream's tool of that name (the list is read on first use and after a list_changed). */
   tool(name: string): Promise<Tool | undefined>;
   /** Receives the upstream's notifications (list_changed, resources/updated, log messages). */
@@ -107,6 +109,10 @@ export async function connectUpstream(upstream: Upstream): Promise<UpstreamConne
         timeout: UPSTREAM_TIMEOUT_MS,
         ...(onprogress ? { onprogress, resetTimeoutOnProgress: true } : {}),
       })) as CallToolResult;
+    },
+    async ping() {
+      if (!open) throw new UpstreamClosedError('the upstream MCP server is not running');
+      await client.ping({ timeout: 5_000 });
     },
     tool: async (name) => {
       tools ??= listAll().catch((error: unknown) => {

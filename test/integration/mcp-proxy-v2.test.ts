@@ -197,7 +197,7 @@ describe('over Streamable HTTP', () => {
   afterAll(async () => {
     for (const child of children) {
       child.kill('SIGTERM');
-      if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+      if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
     }
   });
 
@@ -219,6 +219,15 @@ describe('over Streamable HTTP', () => {
     );
     try {
       await exercise(host, upstream.calls, 'http-up@example.com');
+      // The HTTP upstream goes down: an error for the host, for a gated call too (nobody is asked).
+      server.kill('SIGKILL');
+      await new Promise((r) => server.once('exit', r));
+      const before = (await api.get('/v1/asks?limit=200')).body.asks.length;
+      await expect(host.callTool({ name: 'echo', arguments: { text: 'x' } })).rejects.toThrow(/upstream MCP server/);
+      await expect(
+        host.callTool({ name: 'send_email', arguments: { to: 'down@example.com', subject: 's' } }),
+      ).rejects.toThrow(/upstream MCP server/);
+      expect((await api.get('/v1/asks?limit=200')).body.asks.length).toBe(before);
     } finally {
       await host.close();
     }
