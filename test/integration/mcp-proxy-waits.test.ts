@@ -111,6 +111,22 @@ describe('mcp-proxy: pending results, timeouts, cancels (wait 1 s)', () => {
     }
   });
 
+  it('the host leaving withdraws the questions nobody decided yet', async () => {
+    const leaving = await proxyClientV1(
+      ['--upstream', upstream.command, '--approve', 'send_email', '--wait-seconds', '1'],
+      proxyEnv(app.url, TOKEN),
+    );
+    const r = (await leaving.callTool({
+      name: 'send_email',
+      arguments: { to: 'left@example.com', subject: 's' },
+    })) as Result;
+    const askId = r.structuredContent.askId as string;
+    expect((await record(askId)).status).toBe('pending');
+    await leaving.close();
+    await eventually(async () => (await record(askId)).result?.reason === 'cancelled');
+    expect(upstream.calls().filter((c) => (c.args as any).to === 'left@example.com')).toEqual([]);
+  });
+
   it('await_approval with an id this proxy does not know is a tool error', async () => {
     const r = await call('await_approval', { askId: 'AAAAAAAAAAAAAA' });
     expect(r.isError).toBe(true);
