@@ -75,7 +75,7 @@ export function approvalGate(opts: GateOptions) {
   const { client, upstream } = opts;
   const live = new Map<string, Entry>();
   const byAsk = new Map<string, Entry>();
-  const generation = new Map<string, number>();
+  let started = 0;
   const validators = new Map<string, ValidateFunction>();
   // Part of every idempotency key: a key from an earlier process (same --run-id, same call) must
   // never bring back that process's ask, whose approval was for that call, not this one.
@@ -157,12 +157,13 @@ export function approvalGate(opts: GateOptions) {
   };
 
   const start = (tool: Tool, args: Record<string, unknown>, key: string): Entry => {
-    const gen = generation.get(key) ?? 0;
+    const serial = ++started;
     const input = approvalInput(tool, args, `${opts.runId}.${key.slice(0, 16)}`, opts);
     const entry: Entry = { key, tool: tool.name, waiters: 0, decided: false } as Entry;
-    // Creation retries (same idempotency key: one ask) while askgate restarts, up to one wait.
+    // Creation retries (same idempotency key: one ask) while askgate restarts, up to one wait. The
+    // key is this entry's own: re-sends join the entry in `live`, never askgate's idempotency.
     entry.created = retryTransient(
-      () => client.create(input, { idempotencyKey: `mcp-proxy-${nonce}-${key.slice(0, 32)}-${gen}` }),
+      () => client.create(input, { idempotencyKey: `mcp-proxy-${nonce}-${serial}` }),
       undefined,
       Math.max(opts.waitMs, 5_000),
     ).then(
@@ -191,7 +192,6 @@ export function approvalGate(opts: GateOptions) {
   const delivered = (entry: Entry) => {
     if (live.get(entry.key) !== entry) return;
     live.delete(entry.key);
-    generation.set(entry.key, (generation.get(entry.key) ?? 0) + 1);
     if (byAsk.size > KEEP_ENDED)
       for (const [id, e] of byAsk) {
         if (byAsk.size <= KEEP_ENDED) break;
