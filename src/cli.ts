@@ -13,6 +13,9 @@ const USAGE = `askgate — let AI agents ask people structured questions over ch
 Usage:
   askgate serve                    the server (configured by environment variables, see README)
   askgate mcp                      MCP server on stdio (tools ask_user, request_approval), asking through ASKGATE_URL
+  askgate mcp-proxy --help         an approval gateway in front of another MCP server: its tools, resources and prompts
+                                   served on stdio or Streamable HTTP, the calls of the tools you name run only after a
+                                   person approves them through askgate (its own help lists the flags)
   askgate ask --run <runId> [--to <channel>:<chat>] --question "<text>" --option <label> --option <label>
               [--header <text>] [--agent <name>] [--multi] [--question ... --option ...] [--timeout <seconds>]
               [--wait] [--retry-for <seconds>] [--idempotency-key <key>] [--url <askgate url>]
@@ -90,6 +93,7 @@ export async function main(argv: string[]): Promise<void> {
       process.stdout.write('', () => process.exit(code));
       return;
     }
+    if (command === 'mcp-proxy') return process.exit(await (await import('./mcp-proxy/run.js')).runMcpProxy(rest));
     if (command === 'mcp') {
       const { token, mcp, logLevel } = loadMcpClientConfig();
       const url = askgateUrl(undefined, process.env);
