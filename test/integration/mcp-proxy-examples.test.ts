@@ -113,3 +113,14 @@ describe.each(entries)('examples/mcp-proxy: %s', (_name, read) => {
     }
   }, 40_000);
 });
+
+describe('README: Approval gateway for MCP servers', () => {
+  it('quotes the example files as they are (the files are what the tests above run)', async () => {
+    const { readmeBlocks } = await import('../helpers/readme.js');
+    const blocks = readmeBlocks('## Approval gateway for MCP servers').map((b) => b.trimEnd());
+    const files = ['claude-code.mcp.json', 'claude-mcp-add.sh', 'vscode.mcp.json'].map((f) =>
+      readFileSync(join(DIR, f), 'utf8').trimEnd(),
+    );
+    expect(blocks).toEqual(files);
+  });
+});
