@@ -16,7 +16,14 @@ import type { Rerun } from './merge-results.js';
 import { renderSameMachine, sameMachineRatios, TARGET_RATIOS, type SameMachineResult } from './same-machine.js';
 
 /** Notes copied into BENCHMARKS.md after the measurements (files in bench/): the optimisations newest first, then standalone rows. */
-export const NOTES = ['OPTIMIZATIONS-19.md', 'OPTIMIZATIONS.md', 'EVENT-STREAMS-33.md', 'SEAMS-34.md', 'TYPED-35.md'];
+export const NOTES = [
+  'OPTIMIZATIONS-19.md',
+  'OPTIMIZATIONS.md',
+  'EVENT-STREAMS-33.md',
+  'SEAMS-34.md',
+  'TYPED-35.md',
+  'GUARD-37.md',
+];
 
 export interface BenchResults {
   mode: 'quick' | 'full';

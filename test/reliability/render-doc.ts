@@ -27,6 +27,7 @@ const ORDER = [
   'policies-fanout',
   'policies-reminders',
   'policies-redis-restart',
+  'mcp-proxy-restart',
 ];
 const STANDARD = new Set([
   'asks',
