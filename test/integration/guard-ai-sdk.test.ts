@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generateText, stepCountIs, tool, type ToolSet } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
-import { startTestApp, testEnv } from '../helpers/app.js';
-import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { AskgateClient } from '../../src/client/index.js';
 import { guardAiTool, guardAiTools } from '../../src/guard/ai-sdk.js';
 import type { GuardDecision, ToolGuard } from '../../src/guard/types.js';
-import type { RunningAskgate } from '../../src/main.js';
 import { guardedRelease } from '../../examples/guard/ai-sdk.js';
 import { pendingMessage } from '../../src/guard/messages.js';
 import {
   checksStarted,
-  closeGuards,
+  useGuardWorld,
   endedBlock,
   guardBlockedTools,
   kept,
@@ -26,22 +23,9 @@ import {
 // MockLanguageModelV4 (ai/test): a real askgate on a real Redis; the real createToolGuard follows
 // the run's event stream. Every `ship` call is a side effect, counted: none may happen early.
 
-let redis: TestRedis;
-let app: RunningAskgate;
 let sdk: AskgateClient;
 let n = 0;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  app = await startTestApp(testEnv({ REDIS_URL: redis.url }));
-  sdk = new AskgateClient({ url: app.url });
-});
-
-afterAll(async () => {
-  closeGuards();
-  await app?.close();
-  await redis?.stop();
-});
+useGuardWorld((client) => (sdk = client));
 
 type Call = [name: string, args: unknown];
 // The provider spec's types through the mock (`@ai-sdk/provider` is ai's own dependency, not ours).

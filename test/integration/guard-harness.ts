@@ -1,4 +1,8 @@
-import type { AskgateClient, AskView } from '../../src/client/index.js';
+import { afterAll, beforeAll } from 'vitest';
+import { AskgateClient, type AskView } from '../../src/client/index.js';
+import type { RunningAskgate } from '../../src/main.js';
+import { startTestApp, testEnv } from '../helpers/app.js';
+import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { createToolGuard } from '../../src/guard/index.js';
 import type { GuardDecision, ToolGuard } from '../../src/guard/types.js';
 
@@ -27,6 +31,25 @@ export function kept<T extends ToolGuard>(guard: T): T {
 /** Closes every guard the tests made (their event streams). */
 export function closeGuards(): void {
   for (const guard of open.splice(0)) guard.close();
+}
+
+/**
+ * A test file's world: a real askgate on a private redis-server, started before its tests and
+ * stopped after them (with every guard they made); `ready` gets an SDK client of it.
+ */
+export function useGuardWorld(ready: (client: AskgateClient) => void): void {
+  let redis: TestRedis | undefined;
+  let app: RunningAskgate | undefined;
+  beforeAll(async () => {
+    redis = await startRedis();
+    app = await startTestApp(testEnv({ REDIS_URL: redis.url }));
+    ready(new AskgateClient({ url: app.url }));
+  });
+  afterAll(async () => {
+    closeGuards();
+    await app?.close();
+    await redis?.stop();
+  });
 }
 
 /** A real guard of `runId` (closed by {@link closeGuards}), its decisions recorded. */

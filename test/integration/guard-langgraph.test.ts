@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
@@ -7,17 +7,14 @@ import { Command } from '@langchain/langgraph';
 import { ToolNode, createReactAgent } from '@langchain/langgraph/prebuilt';
 import { createAgent } from 'langchain';
 import { z } from 'zod';
-import { startTestApp, testEnv } from '../helpers/app.js';
-import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { AskgateClient } from '../../src/client/index.js';
 import { guardLangChainTool, guardLangChainTools } from '../../src/guard/langgraph.js';
 import type { GuardDecision, ToolGuard } from '../../src/guard/types.js';
-import type { RunningAskgate } from '../../src/main.js';
 import { guardedReleaseGraph } from '../../examples/guard/langgraph.js';
 import { pendingMessage } from '../../src/guard/messages.js';
 import {
   checksStarted,
-  closeGuards,
+  useGuardWorld,
   endedBlock,
   guardBlockedTools,
   kept,
@@ -31,22 +28,9 @@ import {
 // scripted chat model: a real askgate on a real Redis; the real createToolGuard follows the run's
 // event stream. Every `ship` call is a side effect, counted: none may happen early.
 
-let redis: TestRedis;
-let app: RunningAskgate;
 let sdk: AskgateClient;
 let n = 0;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  app = await startTestApp(testEnv({ REDIS_URL: redis.url }));
-  sdk = new AskgateClient({ url: app.url });
-});
-
-afterAll(async () => {
-  closeGuards();
-  await app?.close();
-  await redis?.stop();
-});
+useGuardWorld((client) => (sdk = client));
 
 type Call = [name: string, args: Record<string, unknown>];
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Agent,
   Runner,
@@ -11,17 +11,14 @@ import {
   type ModelResponse,
 } from '@openai/agents';
 import { z } from 'zod';
-import { startTestApp, testEnv } from '../helpers/app.js';
-import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { AskgateClient } from '../../src/client/index.js';
 import { guardOpenAITool, guardOpenAITools } from '../../src/guard/openai-agents.js';
 import type { GuardDecision, ToolGuard } from '../../src/guard/types.js';
-import type { RunningAskgate } from '../../src/main.js';
 import { guardedReleaseAgent } from '../../examples/guard/openai-agents.js';
 import { pendingMessage } from '../../src/guard/messages.js';
 import {
   checksStarted,
-  closeGuards,
+  useGuardWorld,
   endedBlock,
   guardBlockedTools,
   kept,
@@ -35,22 +32,9 @@ import {
 // Model: a real askgate on a real Redis; the real createToolGuard follows the run's event stream.
 // Premature actions are counted: every `ship` call is a side effect, and none may happen early.
 
-let redis: TestRedis;
-let app: RunningAskgate;
 let sdk: AskgateClient;
 let n = 0;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  app = await startTestApp(testEnv({ REDIS_URL: redis.url }));
-  sdk = new AskgateClient({ url: app.url });
-});
-
-afterAll(async () => {
-  closeGuards();
-  await app?.close();
-  await redis?.stop();
-});
+useGuardWorld((client) => (sdk = client));
 
 type Step = (request: ModelRequest) => AgentOutputItem[];
 
