@@ -83,6 +83,8 @@ export class ImapPoller {
         connectionTimeout: 15_000,
         greetingTimeout: 15_000,
         socketTimeout: 5 * 60_000,
+        // IDLE a second after the last command: new mail wakes the loop at once (imapflow's default waits 15 s).
+        autoIdleDelay: 1_000,
       });
       client.on('error', (error: unknown) =>
         this.logger.warn({ channel: 'email', err: describeError(error) }, 'imap connection error'),

@@ -3,7 +3,7 @@
 
 /** Lines that introduce a quote ("On Mon, … wrote:"), in the shipped languages and the common clients' phrasing. */
 const ATTRIBUTION =
-  /(wrote|schrieb|a écrit|escribió|escreveu|scrisse|schreef|napisał|書きました|のメール)\s*:\s*$|^\d{4}[年/.-].*<[^>]*@[^>]*>\s*:\s*$/i;
+  /(wrote|schrieb|a écrit|escribió|escreveu|scrisse|schreef|napisał|書きました|のメール)\s*:\s*$|^\d{4}[年/.-].*<[^>]*@[^>]*>\s*:\s*$|^(am|on|le|el|em|il|op) .*(schrieb|wrote) .*@.*:\s*$/i;
 /** Outlook's and others' separator before the quoted message ("-----Original Message-----", localized). */
 const SEPARATOR = /^\s*-{3,}\s*[^-].*[^-]\s*-{3,}\s*$|^\s*_{10,}\s*$/;
 /** The first header line of a quoted message's header block (Outlook: From/Sent/To/Subject), localized. */

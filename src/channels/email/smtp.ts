@@ -22,8 +22,6 @@ export interface OutgoingMail {
 
 /** How long the server may take to accept the connection, greet, and answer each command. */
 export const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
-/** Wait before retrying after a transient (4xx) refusal when the outbox has no better idea. */
-const TRANSIENT_RETRY_MS = 30_000;
 
 /** SMTP error fields nodemailer sets. */
 type SmtpError = Error & { responseCode?: number; code?: string; response?: string };
@@ -35,7 +33,7 @@ export function smtpError(error: unknown, method: string): ChannelError {
   const message = `SMTP ${method} failed: ${describeError(error)}`;
   const context = { channel: 'email', method, cause: error };
   if (code !== undefined && code >= 500) return new ChannelError(message, true, undefined, context);
-  if (code !== undefined && code >= 400) return new ChannelError(message, false, TRANSIENT_RETRY_MS, context);
+  // 4xx (and no reply code): retried on the outbox's backoff (SMTP gives no retry-after hint).
   // No reply code: a message nodemailer could not build or address is permanent; the network is not.
   const permanent = e?.code === 'EMESSAGE' || (e?.code === 'EENVELOPE' && code === undefined);
   return new ChannelError(message, permanent, undefined, context);
