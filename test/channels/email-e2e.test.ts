@@ -186,12 +186,49 @@ describe('email end to end (real SMTP server, redis-server, the raw route)', () 
     expect((await result(id)).answers).toEqual({ env: ['Production'] });
   });
 
+  it('an approval is mailed whole (action, arguments, hash) and decided by a reply', async () => {
+    const approval = {
+      action: 'deploy',
+      summary: 'Deploy v2 to production',
+      arguments: { service: 'api', version: 'v2' },
+    };
+    const { id } = await askByMail(w, { approval });
+    const q = await questionMail(id);
+    expect(q.mail.subject).toBe('Deploy v2 to production');
+    expect(q.mail.text).toContain('Action: deploy');
+    expect(q.mail.text).toContain('service: api');
+    expect(q.mail.text).toMatch(/Hash #[0-9a-f]{8}/);
+    expect(q.mail.html).toContain('<pre>');
+    expect((await postRaw(w, await composeReply(q, gmailQuote('approve', q)))).status).toBe(202);
+    expect(await result(id)).toMatchObject({ status: 'answered', decision: 'approve' });
+  });
+
+  it('escalation mails the next target in its own thread', async () => {
+    const { id } = await askByMail(w, {
+      ...single(),
+      timeoutSeconds: 30,
+      escalate: [{ afterSeconds: 1, to: { channel: 'email', chat: 'boss@example.com' } }],
+    });
+    const boss = await questionMail(id, 'boss@example.com');
+    expect(idOf(boss)).not.toBe(idOf(await questionMail(id)));
+    await postRaw(w, await composeReply(boss, '2', { from: 'boss@example.com' }));
+    expect((await result(id)).answeredBy.userId).toBe('boss@example.com');
+  });
+
   it('a permanent SMTP refusal (550) marks the delivery failed and the ask undelivered', async () => {
     w.smtp.refuse('nobody@example.com', 550);
     const { id, record } = await askByMail(w, single(), { chat: 'nobody@example.com' });
     expect(record.deliveries[0].status).toBe('failed');
     expect(record.deliveries[0].error).toMatch(/550/);
     expect(await result(id)).toMatchObject({ status: 'no_answer', reason: 'undelivered' });
+  });
+
+  it('a target whose chat is not an address (and names no users) fails at once', async () => {
+    const { record } = await askByMail(w, single(), { chat: 'not-an-address' });
+    expect(record.deliveries[0]).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/not an email address/),
+    });
   });
 
   it('a transient SMTP refusal (451) is retried and then delivered', async () => {
@@ -207,6 +244,8 @@ describe('email end to end (real SMTP server, redis-server, the raw route)', () 
     expect((await postRaw(w, raw, { authorization: '' })).status).toBe(401);
     expect((await postRaw(w, raw, { 'content-type': 'text/plain' })).status).toBe(415);
     expect(INBOUND_TOKEN.length).toBeGreaterThan(16);
+    const huge = Buffer.concat([raw, Buffer.alloc(1_100_000, 'a')]);
+    expect((await postRaw(w, huge)).status).toBe(413);
     // A mail that answers nothing of askgate's is acknowledged (so the provider stops sending it).
     expect((await postRaw(w, raw)).status).toBe(202);
   });
