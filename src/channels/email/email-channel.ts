@@ -54,6 +54,8 @@ export interface EmailChannelOptions {
 /** What an email delivery's MessageRef keeps in `thread`: the subject (mails that follow reuse it) and the `users` mailed. */
 interface ThreadInfo {
   s: string;
+  /** The ask's locale (the mails' `lang`). */
+  l?: string;
   u?: string[];
 }
 
@@ -103,7 +105,7 @@ export class EmailChannel implements Channel {
       }
     }
     if (failures.length === recipients.length) throw failures[0]!;
-    const thread: ThreadInfo = { s: subjectOf(view), ...(users ? { u: recipients } : {}) };
+    const thread: ThreadInfo = { s: subjectOf(view), l: view.locale, ...(users ? { u: recipients } : {}) };
     return {
       chat: target.chat,
       messageId: questionId({ askId, chat: target.chat, users }, this.domain),
@@ -124,7 +126,7 @@ export class EmailChannel implements Channel {
   /** Mails a reminder in the question's thread, unless the ask ended meanwhile. */
   async remind(ref: MessageRef, text: string, stillWanted?: () => Promise<boolean>): Promise<MessageRef | null> {
     if (stillWanted && !(await stillWanted())) return null;
-    return this.follow(ref, 'r', text, 'en');
+    return this.follow(ref, 'r', text, threadInfo(ref).l ?? 'en');
   }
 
   /** Nothing to re-render: a sent mail stays as sent (edits: false, so the outbox asks for no refresh). */
@@ -154,6 +156,15 @@ export class EmailChannel implements Channel {
       { channel: 'email', imap: Boolean(this.options.imapUrl), route: Boolean(this.options.inboundToken) },
       'email channel started',
     );
+    // Not fatal (mail is retried by the outbox), but said at startup: a wrong SMTP_URL shows at once.
+    this.smtp
+      .verify()
+      .catch((error: unknown) =>
+        this.options.logger.warn(
+          { channel: 'email', err: describeError(error) },
+          'SMTP server not usable (check SMTP_URL)',
+        ),
+      );
   }
 
   async stop(): Promise<void> {
@@ -244,6 +255,7 @@ function threadInfo(ref: MessageRef): ThreadInfo {
     const info = JSON.parse(ref.thread ?? '') as Partial<ThreadInfo>;
     return {
       s: typeof info.s === 'string' ? info.s : 'askgate',
+      ...(typeof info.l === 'string' ? { l: info.l } : {}),
       ...(Array.isArray(info.u) ? { u: info.u.map(String) } : {}),
     };
   } catch {

@@ -70,6 +70,15 @@ export class SmtpSender {
     }
   }
 
+  /** Checks the server answers and takes the credentials; throws {@link ChannelError}. */
+  async verify(): Promise<void> {
+    try {
+      await this.transport.verify();
+    } catch (error) {
+      throw smtpError(error, 'verify');
+    }
+  }
+
   /** Closes the pool. */
   close(): void {
     this.transport.close();
