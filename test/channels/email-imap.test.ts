@@ -65,6 +65,19 @@ describe('email: replies read from a real IMAP mailbox (a private Dovecot)', () 
     expect(r.status).toBe('answered');
     expect(r.answers).toEqual({ env: ['Production'] });
     await eventually(async () => (await flags()).get(replyId)?.includes('\\Seen'));
+    // As after a crash between the commit and the flag: the message is unseen again and read again,
+    // found a duplicate by its Message-ID (no second answer, no mail), and marked \Seen.
+    const sentBefore = w.smtp.mails.length;
+    const lock = await mailbox.getMailboxLock('INBOX');
+    try {
+      await mailbox.messageFlagsRemove({ header: { 'message-id': replyId } }, ['\\Seen']);
+    } finally {
+      lock.release();
+    }
+    await eventually(async () => (await flags()).get(replyId)?.includes('\\Seen'));
+    await sleep(300);
+    expect(w.smtp.mails.length).toBe(sentBefore);
+    expect((await result(id)).answers).toEqual({ env: ['Production'] });
   });
 
   it('the same message read twice (a re-delivery, a re-read after a crash) answers once and tells once', async () => {

@@ -50,6 +50,8 @@ export class ImapPoller {
   private stopped = false;
   private client: ImapFlow | null = null;
   private wake: (() => void) | null = null;
+  /** Set by a notice that came while the loop was busy: the next pause ends at once. */
+  private noticed = false;
   private running: Promise<void> | null = null;
 
   constructor(
@@ -89,7 +91,9 @@ export class ImapPoller {
       client.on('error', (error: unknown) =>
         this.logger.warn({ channel: 'email', err: describeError(error) }, 'imap connection error'),
       );
-      client.on('exists', () => this.wake?.());
+      client.on('exists', () => this.notice());
+      // A message marked unseen again (by a person, or a client undoing a read) is read again at once.
+      client.on('flags', () => this.notice());
       this.client = client;
       try {
         await client.connect();
@@ -128,14 +132,27 @@ export class ImapPoller {
     }
   }
 
+  /** New mail or changed flags: look again (now, or as soon as the current look ends). */
+  private notice(): void {
+    this.noticed = true;
+    this.wake?.();
+  }
+
   /** Waits `ms`, or until new mail arrives or the poller stops. */
   private pause(ms: number): Promise<void> {
+    if (this.noticed || this.stopped) {
+      this.noticed = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      let timer: NodeJS.Timeout | undefined = undefined;
+      const done = () => {
         clearTimeout(timer);
+        this.wake = null;
+        this.noticed = false;
         resolve();
-      }
+      };
+      timer = setTimeout(done, ms);
       this.wake = done;
     });
   }
