@@ -3,7 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/http.js';
 import { sleep } from '../helpers/wait.js';
 import { startDovecot, type TestDovecot } from '../helpers/dovecot.js';
-import { askByMail, composeReply, gmailQuote, idOf, startEmailWorld, type EmailWorld } from './email-world.js';
+import {
+  askByMail,
+  composeReply,
+  gmailQuote,
+  idOf,
+  outlookQuote,
+  startEmailWorld,
+  type EmailWorld,
+} from './email-world.js';
 
 const ALICE = 'alice@example.com';
 const single = {
@@ -102,6 +110,15 @@ describe('email: replies read from a real IMAP mailbox (a private Dovecot)', () 
       .to(ALICE)
       .filter((m) => idOf(m).startsWith(`<ask.${id}.`) && !idOf(m).startsWith(`<ask.${id}.d`));
     expect(followUps).toHaveLength(1); // the outcome; no "already answered" for the second copy
+  });
+
+  it('a reply that arrived while askgate was down is read when it starts again', async () => {
+    const { id } = await askByMail(w, single);
+    const q = await w.smtp.mailTo(ALICE, (m) => idOf(m).startsWith(`<ask.${id}.d`));
+    await w.stop();
+    await mailbox.append('INBOX', await composeReply(q, outlookQuote('2', q)));
+    await w.start();
+    expect((await result(id)).answers).toEqual({ env: ['Production'] });
   });
 
   it('mail that answers nothing of askgate’s is marked \\Seen and ignored', async () => {

@@ -21,6 +21,9 @@ export interface EmailWorld {
   smtp: TestSmtp;
   redis: TestRedis;
   api: ReturnType<typeof client>;
+  /** Stops askgate (as a crash would, between two looks at the mailbox); {@link start} starts it again on the same Redis. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -28,30 +31,37 @@ export interface EmailWorld {
 export async function startEmailWorld(env: Record<string, string | undefined> = {}): Promise<EmailWorld> {
   const redis = await startRedis();
   const smtp = await startSmtp();
-  const app = await startAskgate(
-    loadConfig(
-      testEnv({
-        REDIS_URL: redis.url,
-        SMTP_URL: smtp.url,
-        ASKGATE_EMAIL_FROM: `askgate <${FROM}>`,
-        ASKGATE_EMAIL_INBOUND_TOKEN: INBOUND_TOKEN,
-        ASKGATE_PUBLIC_URL: PUBLIC_URL,
-        ASKGATE_LINK_SECRET: LINK_SECRET,
-        ...env,
-      }),
-    ),
+  const config = loadConfig(
+    testEnv({
+      REDIS_URL: redis.url,
+      SMTP_URL: smtp.url,
+      ASKGATE_EMAIL_FROM: `askgate <${FROM}>`,
+      ASKGATE_EMAIL_INBOUND_TOKEN: INBOUND_TOKEN,
+      ASKGATE_PUBLIC_URL: PUBLIC_URL,
+      ASKGATE_LINK_SECRET: LINK_SECRET,
+      ...env,
+    }),
   );
-  return {
+  const app = await startAskgate(config);
+  const world: EmailWorld = {
     app,
     smtp,
     redis,
     api: client(app.url),
+    async stop() {
+      await world.app.close();
+    },
+    async start() {
+      world.app = await startAskgate(config);
+      world.api = client(world.app.url);
+    },
     async close() {
-      await app.close();
+      await world.app.close();
       await smtp.close();
       await redis.dispose();
     },
   };
+  return world;
 }
 
 /** The question mail's Message-ID with its brackets. */

@@ -8,8 +8,9 @@ import type { InboundResult } from './inbound.js';
 
 /** Default time between looks at the mailbox when no IDLE notice arrives. */
 export const DEFAULT_POLL_MS = 60_000;
-/** Wait before reconnecting after the connection failed. */
+/** Wait before reconnecting after the connection failed, doubling up to {@link RECONNECT_MAX_MS} while it keeps failing. */
 const RECONNECT_MS = 5_000;
+const RECONNECT_MAX_MS = 5 * 60_000;
 /** Most messages handled per look (the rest on the next). */
 const BATCH_MAX = 100;
 
@@ -75,6 +76,7 @@ export class ImapPoller {
   }
 
   private async loop(): Promise<void> {
+    let backoff = RECONNECT_MS;
     while (!this.stopped) {
       const client = new ImapFlow({
         host: this.target.host,
@@ -99,6 +101,7 @@ export class ImapPoller {
         await client.connect();
         await client.mailboxOpen(this.target.mailbox);
         this.logger.info({ channel: 'email', mailbox: this.target.mailbox }, 'imap mailbox opened');
+        backoff = RECONNECT_MS;
         while (!this.stopped && client.usable) {
           await this.drain(client);
           await this.pause(this.pollMs);
@@ -110,7 +113,8 @@ export class ImapPoller {
         await client.logout().catch(() => {});
         this.client = null;
       }
-      if (!this.stopped) await this.pause(RECONNECT_MS);
+      if (!this.stopped) await this.pause(backoff);
+      backoff = Math.min(backoff * 2, RECONNECT_MAX_MS);
     }
   }
 
