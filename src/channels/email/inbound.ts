@@ -5,6 +5,7 @@ import type { Clock, InboundOutcome, InboundSink, Logger, TextReceived } from '.
 import { outcomeNotice } from '../../core/notices.js';
 import { settleOrShow, takeEvent } from '../shared/take-event.js';
 import { describeError } from '../shared/errors.js';
+import { responderOf } from '../shared/responder.js';
 import { authenticated, readMail, type ReadMail } from './read-mail.js';
 import { freshPart, mailId, questionId, threadOf, type MailId } from './message-ids.js';
 import { renderNote } from './render.js';
@@ -41,6 +42,8 @@ export class EmailInbound {
   async handle(raw: Buffer): Promise<InboundResult> {
     const { sink, logger, clock } = this.deps;
     const mail = await readMail(raw);
+    // Mail that answers nothing of askgate's costs no claim: a shared mailbox's other mail writes nothing.
+    if (!threadOf(mail.inReplyTo, mail.references, this.deps.domain)) return 'handled';
     const gate = await takeEvent(sink.seen, 'email', mail.id, MAIL_TTL, clock);
     if (gate === 'done') return 'duplicate';
     if (gate === 'busy') return 'busy';
@@ -54,7 +57,7 @@ export class EmailInbound {
       chat: thread.chat,
       replyTo: questionId(thread, this.deps.domain),
       privateChat: false,
-      user: { channel: 'email', userId: mail.from, ...(mail.name ? { name: mail.name.slice(0, 256) } : {}) },
+      user: responderOf('email', { id: mail.from, name: mail.name }),
       text: mail.text,
     };
     const outcome = await sink.text(event);
