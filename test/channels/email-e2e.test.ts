@@ -146,6 +146,26 @@ describe('email end to end (real SMTP server, redis-server, the raw route)', () 
     expect((await result(id)).values).toEqual({ n: 3 });
   });
 
+  it('"skip" skips; several questions are answered one per line, as in chat', async () => {
+    const skipped = await askByMail(w, single());
+    await postRaw(
+      w,
+      await composeReply(await questionMail(skipped.id), gmailQuote('skip', await questionMail(skipped.id))),
+    );
+    expect(await result(skipped.id)).toMatchObject({ status: 'no_answer', reason: 'skipped' });
+    const { id } = await askByMail(w, {
+      questions: [
+        { id: 'env', question: 'Where?', options: [{ label: 'Staging' }, { label: 'Production' }] },
+        { id: 'when', question: 'When?', kind: 'date' },
+      ],
+    });
+    const q = await questionMail(id);
+    expect(q.mail.text).toContain('Question 2');
+    expect(q.mail.text).not.toContain('?option=');
+    await postRaw(w, await composeReply(q, outlookQuote('2\n2031-05-04', q)));
+    expect((await result(id)).values).toEqual({ env: ['Production'], when: '2031-05-04' });
+  });
+
   it('a late answer gets the honest notice, threaded', async () => {
     const { id } = await askByMail(w, single());
     const q = await questionMail(id);
