@@ -22,6 +22,8 @@ export type { ChannelsConfig } from './config-channels.js';
 const LogLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');
 
 const EnvSchema = z.object({
+  // First: a variable askgate declares below that a channel also reads (ASKGATE_PUBLIC_URL) keeps askgate's parser.
+  ...CHANNEL_ENV,
   PORT: int(7420, 0, 65535),
   HOST: optionalString,
   REDIS_URL: optionalString,
@@ -76,7 +78,6 @@ const EnvSchema = z.object({
   ASKGATE_A2A_WAIT_SECONDS: int(50, 0, 290),
   ASKGATE_A2A_URL: publicUrl('must be the absolute http(s) URL of the /a2a endpoint'),
   ASKGATE_PUBLIC_URL: publicUrl('must be the absolute http(s) URL askgate is reached at'),
-  ...CHANNEL_ENV,
   LOG_LEVEL: LogLevelSchema,
 });
 

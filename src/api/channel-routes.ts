@@ -28,6 +28,7 @@ export function registerChannelRoutes(app: FastifyInstance, routes: readonly Inb
       scope.route({
         method: route.method,
         url: route.path,
+        ...(route.bodyLimit !== undefined ? { bodyLimit: route.bodyLimit } : {}),
         config: { auth: 'signature' } satisfies RouteConfig,
         handler: async (request, reply) => {
           const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);

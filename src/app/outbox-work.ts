@@ -134,6 +134,7 @@ export class OutboxWork implements OutboxHandlers {
       version: record.version,
       target,
       view: buildPromptView(record, this.words(record), channel.capabilities),
+      expiresAt: record.expiresAt,
     });
     const bind = () =>
       indexes.bindMessage(

@@ -207,6 +207,8 @@ export interface DeliveryRequest {
   version: number;
   target: Target;
   view: PromptView;
+  /** When the ask ends (ISO 8601): links a channel hands out (the answer page's) expire with it. */
+  expiresAt?: string;
 }
 
 /** An inbound HTTP request as a channel sees it: headers, the exact raw body (for signatures; empty for a GET) and the query. */
@@ -229,6 +231,8 @@ export interface InboundHttpResponse {
 export interface InboundRoute {
   method: 'GET' | 'POST';
   path: string;
+  /** Largest body it takes, in bytes, when it is not the server's (e.g. a raw mail); larger ones get 413. */
+  bodyLimit?: number;
   handle(request: InboundHttpRequest): Promise<InboundHttpResponse>;
 }
 

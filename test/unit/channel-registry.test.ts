@@ -32,6 +32,7 @@ describe('the channel registry', () => {
       ['telegram', 'Telegram'],
       ['slack', 'Slack'],
       ['discord', 'Discord'],
+      ['email', 'Email'],
     ]);
   });
 
@@ -70,7 +71,12 @@ describe('the channel registry', () => {
     expect(Object.keys(config.channels)).toEqual(['telegram', 'slack', 'discord']);
     expect(config.channels.discord).toEqual({ token: 'd1', gateway: false });
     const env = Object.keys(Object.assign({}, ...CHANNELS.map((c) => c.env)));
-    expect(env.filter((name) => !CHANNELS.some((c) => name.startsWith(`${c.name.toUpperCase()}_`)))).toEqual([]);
+    // Email's names are the issue's (SMTP_URL, ASKGATE_EMAIL_*); it also reads the answer page's two settings.
+    const own = (name: string, c: (typeof CHANNELS)[number]) =>
+      name.startsWith(`${c.name.toUpperCase()}_`) || name.startsWith(`ASKGATE_${c.name.toUpperCase()}_`);
+    const shared = ['SMTP_URL', 'ASKGATE_PUBLIC_URL', 'ASKGATE_LINK_SECRET'];
+    expect(env.filter((name) => !shared.includes(name) && !CHANNELS.some((c) => own(name, c)))).toEqual([]);
+    expect(config.channels.email).toBeUndefined(); // off unless SMTP_URL is set
   });
 
   it('core names a chat channel only through the words the shell gives it (the registry’s names)', () => {
