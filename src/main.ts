@@ -241,6 +241,17 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     maxWaitSeconds: config.maxWaitSeconds,
     isStoreUnavailable: isRedisUnavailable,
     ready: () => backend.store.ping(),
+    ...(config.publicUrl && config.linkSecret
+      ? {
+          links: {
+            publicUrl: config.publicUrl,
+            secret: config.linkSecret,
+            clock,
+            defaultLocale: config.defaultLocale,
+            channelNames: CHANNEL_DISPLAY_NAMES,
+          },
+        }
+      : {}),
   });
   registerChannelRoutes(
     server,
