@@ -6,6 +6,7 @@ import { startTestApp, testEnv } from '../helpers/app.js';
 import { askBody, client, eventually } from '../helpers/http.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { RecordingChannel } from '../helpers/test-channel.js';
+import { AskgateApiError, AskgateClient } from '../../src/client/index.js';
 
 // The answer page (issue 38) against a real Redis: a GET never records (a scanner changes nothing),
 // a POST needs the anti-forgery value, answers through the API's path (first valid answer wins,
@@ -105,6 +106,17 @@ describe('links API', () => {
     expect(bob.status).toBe(403);
     const two = await api.post(`/v1/asks/${id}/links`, { to: { channel: 'test', chat: 'c1', users: ['a', 'b'] } });
     expect(two.status).toBe(400);
+  });
+
+  it('the SDK asks for a link with client.answerLink, and gets the API refusals as AskgateApiError', async () => {
+    const sdk = new AskgateClient({ url: app.url, token: TOKEN });
+    const id = await newAsk({ to: { channel: 'test', chat: 'c1', users: ['alice'] } });
+    const link = await sdk.answerLink(id, { to: { channel: 'test', chat: 'c1', users: ['alice'] }, option: 1 });
+    expect(link.url).toMatch(new RegExp(`^${PUBLIC}/a/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\?option=1$`));
+    expect(Date.parse(link.expiresAt)).toBeGreaterThan(Date.now());
+    const refused = await sdk.answerLink(id).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(AskgateApiError);
+    expect((refused as AskgateApiError).code).toBe('link_needs_recipient');
   });
 
   it('an ended ask: 409; an unknown ask: 404', async () => {
