@@ -6,7 +6,7 @@
  */
 import { AskgateError } from '../core/errors.js';
 import { deadlineOf, isTerminal, mayAnswer, namesUsers, LINK_CHANNEL } from '../core/record-state.js';
-import type { AskRecord, Responder } from '../core/schemas.js';
+import type { AskRecord, Responder, Target } from '../core/schemas.js';
 import { mintAnswerToken, type LinkRecipient } from './answer-token.js';
 
 /** What minting needs: the public base URL (no trailing slash) and the HMAC key, both from config. */
@@ -73,4 +73,26 @@ export function mintLink(
   const expiresAt = new Date(Math.floor(deadline / 1000) * 1000);
   const token = mintAnswerToken({ askId: record.id, recipient, expiresAt }, settings.secret);
   return { url: answerUrl(settings.publicUrl, token, option), expiresAt: expiresAt.toISOString() };
+}
+
+/**
+ * The link a chat message carries to the answer page ("Open"), for the delivery's target: a target
+ * naming one user links for that person, one naming none for anyone holding the message's link;
+ * a target naming several users gets none (one message cannot carry a link per person). Undefined
+ * when the ask cannot take it (ended, the person may not answer).
+ */
+export function deliveryLink(
+  settings: LinkSettings,
+  now: () => number,
+): (record: AskRecord, target: Target) => string | undefined {
+  return (record, target) => {
+    const users = target.users ?? [];
+    if (users.length > 1) return undefined;
+    const recipient: LinkRecipient = users.length === 1 ? { channel: target.channel, userId: users[0]! } : 'anyone';
+    try {
+      return mintLink(settings, record, recipient, now()).url;
+    } catch {
+      return undefined;
+    }
+  };
 }
