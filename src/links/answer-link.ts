@@ -76,10 +76,13 @@ export function mintLink(
 }
 
 /**
- * The link a chat message carries to the answer page ("Open"), for the delivery's target: a target
- * naming one user links for that person, one naming none for anyone holding the message's link;
- * a target naming several users gets none (one message cannot carry a link per person). Undefined
- * when the ask cannot take it (ended, the person may not answer).
+ * The link a chat message carries to the answer page ("Open"), for the delivery's target. A shared
+ * message shows its link to everyone in the conversation, so it is only ever a link they could use
+ * anyway: a target naming no users links for the conversation itself (`userId`: its chat; everyone
+ * there may answer), a target naming one user only when the conversation is that person's own (its
+ * chat is their id: a Telegram private chat, an email address); any other target gets none (a
+ * group message would hand one person's link to the whole group). Undefined as well when the ask
+ * cannot take it (ended, the recipient may not answer).
  */
 export function deliveryLink(
   settings: LinkSettings,
@@ -87,10 +90,9 @@ export function deliveryLink(
 ): (record: AskRecord, target: Target) => string | undefined {
   return (record, target) => {
     const users = target.users ?? [];
-    if (users.length > 1) return undefined;
-    const recipient: LinkRecipient = users.length === 1 ? { channel: target.channel, userId: users[0]! } : 'anyone';
+    if (users.length > 1 || (users.length === 1 && users[0] !== target.chat)) return undefined;
     try {
-      return mintLink(settings, record, recipient, now()).url;
+      return mintLink(settings, record, { channel: target.channel, userId: target.chat }, now()).url;
     } catch {
       return undefined;
     }

@@ -103,6 +103,26 @@ describe('Telegram: the Open button to the answer page', () => {
     expect(urlButtons(ref)).toEqual([]);
   });
 
+  it('a message in a group for one named person carries no link: the whole group would see it', async () => {
+    const user = newUser(fake, 'Dan');
+    fake.addGroup(-1001234, 'Ops');
+    const { ref } = await ask(user, {
+      questions: long,
+      to: { channel: 'telegram', chat: '-1001234', users: [String(user.id)] },
+    });
+    expect(urlButtons(ref)).toEqual([]);
+  });
+
+  it('a conversation that names no one gets a link for the conversation (anyone there may answer)', async () => {
+    const user = newUser(fake, 'Eve');
+    const { id, ref } = await ask(user, { questions: long, to: { channel: 'telegram', chat: String(user.id) } });
+    const [open] = urlButtons(ref);
+    expect(open).toBeDefined();
+    const html = await (await fetch(app.url + open!.url.slice(PUBLIC.length))).text();
+    expect(html).toContain(`Answering as ${user.id}`);
+    expect((await api.get(`/v1/asks/${id}`)).body.status).toBe('pending');
+  });
+
   it('a message for several named people carries no link (one message cannot hold one per person)', async () => {
     const user = newUser(fake, 'Cid');
     const { ref } = await ask(user, {
