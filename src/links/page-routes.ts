@@ -18,6 +18,7 @@ import { ALL_CAPABILITIES, type ChannelCapabilities } from '../core/capabilities
 import { outcomeView } from '../core/outcome-view.js';
 import { isTerminal, deadlineOf } from '../core/record-state.js';
 import { noticeFor } from '../core/outcome-view.js';
+import { isChoice } from '../core/questions/index.js';
 import { formGuard, formGuardMatches, readAnswerToken, type AnswerLink } from './answer-token.js';
 import { linkResponder, recipientMayAnswer } from './answer-link.js';
 import { messagePage, pageDocument, PAGE_HEADERS } from './page-html.js';
@@ -151,8 +152,7 @@ export function registerAnswerPage(app: FastifyInstance, deps: AnswerPageDeps): 
         const { words, t } = languageOf(record, request);
         return send(reply, outcomePage(record, words, t, 'closedTitle'));
       }
-      const raw = (request.query as Record<string, unknown>).option;
-      const option = typeof raw === 'string' && /^[1-4]$/.test(raw) ? Number(raw) : undefined;
+      const option = linkOption(record, (request.query as Record<string, unknown>).option);
       return send(reply, formPage(request, link, record, option !== undefined ? { option } : {}));
     });
 
@@ -201,6 +201,15 @@ export function registerAnswerPage(app: FastifyInstance, deps: AnswerPageDeps): 
       }
     });
   });
+}
+
+/** The option `?option=<n>` preselects: an option of the ask's one single choice question, else none. */
+function linkOption(record: AskRecord, raw: unknown): number | undefined {
+  const question = record.questions.length === 1 && !record.approval ? record.questions[0]! : undefined;
+  if (!question || !isChoice(question) || question.multiSelect || typeof raw !== 'string' || !/^[1-4]$/.test(raw))
+    return undefined;
+  const n = Number(raw);
+  return n <= question.options.length ? n : undefined;
 }
 
 /** "12 minutes" / "3 hours" left until the ask's deadline, in the locale's unit words. */

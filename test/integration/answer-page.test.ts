@@ -159,6 +159,11 @@ describe('GET /a/:token shows and never records', () => {
     expect(res.html).not.toMatch(/<script|https?:\/\/(?!askgate)/);
     expect(res.html).toMatch(/value="1" checked/);
     expect(res.html).not.toMatch(/value="0" checked/);
+    expect(res.html).toContain('You chose an option from the link');
+    // An option the question does not have preselects nothing and says nothing about it.
+    const beyond = await page(`${url}?option=3`);
+    expect(beyond.html).not.toMatch(/checked/);
+    expect(beyond.html).not.toContain('You chose an option');
   });
 
   it('escapes everything an agent wrote', async () => {
