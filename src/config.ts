@@ -78,6 +78,8 @@ const EnvSchema = z.object({
   ASKGATE_A2A_WAIT_SECONDS: int(50, 0, 290),
   ASKGATE_A2A_URL: publicUrl('must be the absolute http(s) URL of the /a2a endpoint'),
   ASKGATE_PUBLIC_URL: publicUrl('must be the absolute http(s) URL askgate is reached at'),
+  // The answer page's HMAC key (src/links/): required, and checked, only with ASKGATE_PUBLIC_URL.
+  ASKGATE_LINK_SECRET: tokenString(32),
   LOG_LEVEL: LogLevelSchema,
 });
 
@@ -92,6 +94,8 @@ export interface Config {
   apiToken?: string;
   /** `ASKGATE_PUBLIC_URL`: the externally reachable base URL (no trailing slash), when the operator set it. */
   publicUrl?: string;
+  /** `ASKGATE_LINK_SECRET`: the answer links' HMAC key (at least 32 printable characters); set whenever `publicUrl` is. */
+  linkSecret?: string;
   keyPrefix: string;
   timeouts: { defaultSeconds: number; minSeconds: number; maxSeconds: number };
   retentionMs: number;
@@ -223,6 +227,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'invalid configuration: ASKGATE_RECONCILE_GRACE_MS must be shorter than ASKGATE_RETENTION_SECONDS, or an ask whose timeout job was lost expires before the reconciler ends it',
     );
   }
+  if (e.ASKGATE_PUBLIC_URL && !e.ASKGATE_LINK_SECRET) {
+    throw new ConfigError(
+      'invalid configuration: ASKGATE_PUBLIC_URL is set, so ASKGATE_LINK_SECRET must be set too (at least 32 printable characters): it signs the answer page links',
+    );
+  }
   const redisCluster = e.REDIS_CLUSTER === 'true' ? parseClusterNodes(e.REDIS_URL!) : undefined;
   const notices: string[] = [];
   let host = e.HOST ?? (e.ASKGATE_API_TOKEN ? '0.0.0.0' : '127.0.0.1');
@@ -244,6 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(redisCluster && { redisCluster }),
     apiToken: e.ASKGATE_API_TOKEN,
     publicUrl: e.ASKGATE_PUBLIC_URL,
+    ...(e.ASKGATE_PUBLIC_URL && { linkSecret: e.ASKGATE_LINK_SECRET }),
     keyPrefix: e.ASKGATE_KEY_PREFIX,
     timeouts: {
       defaultSeconds: e.ASKGATE_TIMEOUT_DEFAULT_SECONDS,

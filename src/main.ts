@@ -56,6 +56,7 @@ import {
 import { systemClock } from './system-clock.js';
 import { buildChannels } from './channels/index.js';
 import { CHANNEL_DISPLAY_NAMES } from './channels/registry.js';
+import { deliveryLink } from './links/answer-link.js';
 
 /** A running askgate: the HTTP server, the gateway and a way to stop it all. */
 export interface RunningAskgate {
@@ -178,6 +179,8 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     : memoryBackend(config, clock, logger);
   const channels = new Map((options.channels ?? (await buildChannels(config, logger, clock))).map((c) => [c.name, c]));
   const metrics = new PrometheusMetrics();
+  const links =
+    config.publicUrl && config.linkSecret ? { publicUrl: config.publicUrl, secret: config.linkSecret } : null;
   const ports: AppPorts = {
     store: backend.store,
     indexes: backend.indexes,
@@ -202,6 +205,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
       : undefined,
     // Loaded on the first push only: the A2A SDK stays out of a process that never pushes.
     renderPush: async (record) => (await import('./a2a/push.js')).renderPush(record),
+    ...(links && { pageLink: deliveryLink(links, () => clock.now()) }),
     settings: {
       defaultTimeoutSeconds: config.timeouts.defaultSeconds,
       minTimeoutSeconds: config.timeouts.minSeconds,
@@ -241,6 +245,9 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     maxWaitSeconds: config.maxWaitSeconds,
     isStoreUnavailable: isRedisUnavailable,
     ready: () => backend.store.ping(),
+    ...(links && {
+      links: { ...links, clock, defaultLocale: config.defaultLocale, channelNames: CHANNEL_DISPLAY_NAMES },
+    }),
   });
   registerChannelRoutes(
     server,

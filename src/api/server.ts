@@ -23,6 +23,11 @@ import {
 import { parseJsonBody } from './json-body.js';
 import type { PrometheusMetrics } from './metrics.js';
 import { registerAskRoutes } from './routes.js';
+import { registerAnswerPage } from '../links/page-routes.js';
+import { registerLinkRoute } from '../links/links-api.js';
+import type { LinkSettings } from '../links/answer-link.js';
+import type { ChannelNames } from '../core/i18n/index.js';
+import type { Clock } from '../core/ports.js';
 
 /**
  * Connections the kernel may hold for askgate before it accepts them (capped by the system's
@@ -54,6 +59,11 @@ export interface ServerDeps {
   isStoreUnavailable: (error: unknown) => boolean;
   /** Readiness: throws when askgate cannot serve (store down, workers stopped). */
   ready: () => Promise<void>;
+  /**
+   * The answer page and its links (src/links/), when `ASKGATE_PUBLIC_URL` and `ASKGATE_LINK_SECRET`
+   * are set: `/a/:token` and `POST /v1/asks/:id/links`; absent, neither route exists.
+   */
+  links?: LinkSettings & { clock: Clock; defaultLocale?: string; channelNames?: ChannelNames };
 }
 
 /** Builds the fastify server with every route, auth and JSON errors; channels may add routes before listen. */
@@ -138,6 +148,19 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.get('/metrics', async (_request, reply) => reply.type('text/plain; version=0.0.4').send(deps.metrics.render()));
 
   registerAskRoutes(app, deps);
+  registerLinkRoute(app, { gateway: deps.gateway, clock: deps.consoleFeed.clock, links: deps.links });
+  if (deps.links) {
+    const { secret, clock, defaultLocale, channelNames } = deps.links;
+    registerAnswerPage(app, {
+      gateway: deps.gateway,
+      secret,
+      clock,
+      logger: deps.logger,
+      ...(defaultLocale !== undefined && { defaultLocale }),
+      ...(channelNames !== undefined && { channelNames }),
+      isStoreUnavailable: deps.isStoreUnavailable,
+    });
+  }
   void app.register(import('../console/routes.js'), {
     gateway: deps.gateway,
     feed: deps.consoleFeed,

@@ -47,6 +47,8 @@ export interface AppPorts {
   webhooks?: WebhookSender;
   /** Renders a result webhook in an A2A client's push format (see OutboxWorkDeps.renderPush). */
   renderPush?: OutboxWorkDeps['renderPush'];
+  /** The answer page's link of a delivery (see OutboxWorkDeps.pageLink); absent: no links. */
+  pageLink?: OutboxWorkDeps['pageLink'];
   /** The drafts of forms answered step by step on a message (the inbound handler's form sessions). */
   drafts: FormDraftStore;
 }
@@ -97,6 +99,7 @@ export function assemble(ports: AppPorts): App {
     settings,
     webhooks,
     ...(ports.renderPush ? { renderPush: ports.renderPush } : {}),
+    ...(ports.pageLink ? { pageLink: ports.pageLink } : {}),
   });
   return {
     gateway,

@@ -14,7 +14,7 @@ import {
   type WebhookSender,
 } from '../core/ports.js';
 import { deadlineOf, isTerminal, targetOf } from '../core/lifecycle.js';
-import { buildPromptView } from '../core/prompt-view.js';
+import { buildPromptView, type PromptView } from '../core/prompt-view.js';
 import { outcomeView } from '../core/outcome-view.js';
 import { reminderText } from '../core/policy-view.js';
 import { wordsOf, type ChannelNames, type Words } from '../core/i18n/index.js';
@@ -24,7 +24,7 @@ import { keptForMs } from '../core/retention.js';
 import type { BatchItem, EffectRunner } from './effect-runner.js';
 import { judgeAsk } from './kept-copy.js';
 import type { Gateway } from './gateway.js';
-import type { AskRecord, MessageRef } from '../core/schemas.js';
+import type { AskRecord, MessageRef, Target } from '../core/schemas.js';
 
 /** What the outbox work and the reconciler's sweep talk to. */
 export interface OutboxWorkDeps {
@@ -45,6 +45,8 @@ export interface OutboxWorkDeps {
   webhooks?: Pick<WebhookSender, 'send'>;
   /** Renders the result of an ask whose `push` asks for another protocol's body (A2A); null to send askgate's own. */
   renderPush?: (record: AskRecord) => Promise<RenderedWebhook | null>;
+  /** The answer page's URL for a delivery's target (src/links/, when ASKGATE_PUBLIC_URL is set), put on its open prompt's view. */
+  pageLink?: (record: AskRecord, target: Target) => string | undefined;
 }
 
 /**
@@ -64,6 +66,14 @@ export class OutboxWork implements OutboxHandlers {
   /** What everyone in an ask's conversations reads: the ask's locale, else the configured default. */
   private words(record: AskRecord): Words {
     return wordsOf(record, this.deps.settings.defaultLocale, this.deps.settings.channelNames);
+  }
+
+  /** The open prompt of delivery `index` as `channel` draws it, with the answer page's link when it shows links. */
+  private openView(record: AskRecord, index: number, channel: Channel): PromptView {
+    const view = buildPromptView(record, this.words(record), channel.capabilities);
+    const target = channel.capabilities?.links !== false ? targetOf(record, index) : null;
+    const link = target && this.deps.pageLink?.(record, target);
+    return link ? { ...view, link } : view;
   }
 
   /** Runs one outbox job; throws to retry. */
@@ -133,7 +143,7 @@ export class OutboxWork implements OutboxHandlers {
       askId,
       version: record.version,
       target,
-      view: buildPromptView(record, this.words(record), channel.capabilities),
+      view: this.openView(record, index, channel),
       expiresAt: record.expiresAt,
     });
     const bind = () =>
@@ -220,7 +230,7 @@ export class OutboxWork implements OutboxHandlers {
     if (!channel) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
     // A message that cannot be edited keeps what it showed: its outcome comes as a new message.
     if (channel.capabilities?.edits === false) return;
-    await channel.refresh(delivery.message, buildPromptView(record, this.words(record), channel.capabilities));
+    await channel.refresh(delivery.message, this.openView(record, index, channel));
     // The ask may have ended while the refresh was in flight. Its outcome edit not made yet: made
     // here, and recorded, so the finalize job then finds nothing to do. Made already (it may have
     // landed first): the refresh showed buttons again, so the outcome is shown once more over it.

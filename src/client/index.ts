@@ -12,6 +12,9 @@ import { parseSse } from './sse.js';
 import { HttpCaller } from './http.js';
 import {
   AbortRunSchema,
+  AnswerLinkSchema,
+  type AnswerLink,
+  type AnswerLinkInput,
   AskEventsSchema,
   AskListSchema,
   type AskList,
@@ -47,8 +50,11 @@ export {
 } from './elicitation.js';
 export { parseSse, type SseMessage } from './sse.js';
 export {
+  AnswerLinkSchema,
   AskListSchema,
   HistoryEventSchema,
+  type AnswerLink,
+  type AnswerLinkInput,
   RunViewSchema,
   type AskList,
   type ListAsksInput,
@@ -186,6 +192,15 @@ export class AskgateClient {
   /** Answers (or skips) an ask through the API, as an operator would: `answers` as strings, or typed `values`. */
   answer(askId: string, body: AnswerInput): Promise<AskView> {
     return this.http.request('POST', `/v1/asks/${enc(askId)}/answer`, AskViewSchema, { body });
+  }
+
+  /**
+   * A link to the ask's answer page for one recipient, to send through your own systems (needs
+   * `ASKGATE_PUBLIC_URL` and `ASKGATE_LINK_SECRET` on the server: else 400 `links_not_configured`);
+   * `{}`: a link anyone holding it may use (409 `link_needs_recipient` when the ask names `users`).
+   */
+  answerLink(askId: string, body: AnswerLinkInput = {}): Promise<AnswerLink> {
+    return this.http.request('POST', `/v1/asks/${enc(askId)}/links`, AnswerLinkSchema, { body });
   }
 
   /** The run's current ask and its asks, newest first. */

@@ -33,6 +33,21 @@ export const GuardBlockedSchema = z.object({ askId: z.string(), recorded: z.lite
 /** See {@link GuardBlockedSchema}. */
 export type GuardBlocked = z.output<typeof GuardBlockedSchema>;
 
+/** `POST /v1/asks/:id/links`: an answer page link (issue 38) and when it stops working. */
+export const AnswerLinkSchema = z.object({ url: z.string(), expiresAt: z.string() });
+/** See {@link AnswerLinkSchema}. */
+export type AnswerLink = z.output<typeof AnswerLinkSchema>;
+
+/**
+ * Whom an answer link is for: `to` an askgate target (one user in `users`: that person; without
+ * `users`: the conversation's own id, a direct chat or an email address), or nothing: anyone holding
+ * it (refused for an ask that names `users`). `option` (1–4) preselects a single choice question's option.
+ */
+export interface AnswerLinkInput {
+  to?: { channel: string; chat: string; thread?: string; users?: [string] };
+  option?: number;
+}
+
 /** `GET /v1/asks`: one page of pending asks, oldest first, and the cursor of the next page (null: the last). */
 export const AskListSchema = z.object({ asks: z.array(AskViewSchema), nextCursor: z.string().nullable() });
 /** One page of pending asks. */

@@ -10,6 +10,10 @@ export type ErrorCode =
   /** The run has no open ask (e.g. a guard reporting a blocked call after the answer came). */
   | 'no_pending_ask'
   | 'channel_not_enabled'
+  /** An answer link was asked for, but `ASKGATE_PUBLIC_URL` (and `ASKGATE_LINK_SECRET`) are not set. */
+  | 'links_not_configured'
+  /** A link for anyone holding it was asked for an ask that names who may answer (`users`). */
+  | 'link_needs_recipient'
   | 'payload_too_large'
   | 'store_unavailable'
   | 'too_many_connections'
@@ -19,6 +23,8 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
   invalid_answer: 400,
   channel_not_enabled: 400,
+  links_not_configured: 400,
+  link_needs_recipient: 409,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,

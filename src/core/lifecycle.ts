@@ -23,6 +23,7 @@ export {
   isSettled,
   isTerminal,
   mayAnswer,
+  namesUsers,
   targetOf,
   usersOf,
   webhookSettled,

@@ -101,6 +101,18 @@ export interface PromptView {
    * built from option labels and names only (never free text); each channel escapes it.
    */
   tally?: string[];
+  /**
+   * The answer page's URL for this message's recipient (src/links/): set by the shell, which signs
+   * it, when `ASKGATE_PUBLIC_URL` is set and the channel shows links; never by core. A renderer
+   * shows it as an "Open" link button when it shortened the prompt to fit, or when
+   * {@link drawsNoForm} (the prompt is answered by text reply only).
+   */
+  link?: string;
+}
+
+/** True when a prompt has neither buttons nor a form here: a link to the answer page is its only form. */
+export function drawsNoForm(view: Pick<PromptView, 'buttons' | 'form'>): boolean {
+  return view.buttons === null && view.form === undefined;
 }
 
 /** Instructions under a prompt with buttons (English; every locale's in core/i18n). */

@@ -10,14 +10,24 @@ export function deadlineOf(record: AskRecord): number {
   return Date.parse(record.expiresAt);
 }
 
+/** The channel of an answer given through an answer page link for anyone (src/links/). */
+export const LINK_CHANNEL = 'link';
+
+/** True when any target of the ask (initial, escalation or delivered) names who may answer. */
+export function namesUsers(record: Pick<AskRecord, 'targets' | 'deliveries' | 'policy'>): boolean {
+  const targets = [...record.targets, ...record.deliveries, ...(record.policy?.escalate ?? []).flatMap((s) => s.to)];
+  return targets.some((t) => t.users !== undefined && t.users.length > 0);
+}
+
 /**
- * True when `by` may answer: API and console answers always; a chat answer when a delivery on its
+ * True when `by` may answer: API and console answers always, and an answer page link for anyone
+ * (channel `link`: minted only for an ask that names no `users`, src/links/); a chat answer when a delivery on its
  * channel (in `chat`, when known) has no `users` list or lists `by.userId`. No delivery on that
  * channel: refused. An ask with no delivery at all (no target, so no chat answer reaches it; or a
  * record built without them) goes by its first target's `users` (none: anyone).
  */
 export function mayAnswer(record: AskRecord, by: Responder, chat?: string): boolean {
-  if (by.channel === 'api' || by.channel === 'web') return true;
+  if (by.channel === 'api' || by.channel === 'web' || by.channel === LINK_CHANNEL) return true;
   if (record.deliveries.length === 0) {
     const users = record.to?.users;
     return !users || users.includes(by.userId);

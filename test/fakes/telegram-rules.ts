@@ -23,6 +23,8 @@ export interface FakeChat {
 export interface Button {
   text: string;
   callback_data?: string;
+  /** A link button (exactly one of callback_data and url). */
+  url?: string;
 }
 /** Reply markup as stored: an inline keyboard or a force-reply request. */
 export type Markup = { inline_keyboard: Button[][] } | { force_reply: true; input_field_placeholder?: string };
@@ -117,6 +119,12 @@ export function checkMarkup(markup: any): Markup | undefined {
   for (const b of rows.flat()) {
     if (typeof b.text !== 'string' || b.text === '')
       fail(400, 'Bad Request: text buttons are unallowed in the inline keyboard');
+    if (b.url !== undefined) {
+      // Bot API: a URL button has no callback_data; http(s) and tg:// links are accepted.
+      if (b.callback_data !== undefined || !/^(https?|tg):\/\/[^\s]+$/.test(b.url))
+        fail(400, 'Bad Request: inline keyboard button URL is invalid');
+      continue;
+    }
     const bytes = Buffer.byteLength(b.callback_data ?? '', 'utf8');
     if (bytes < 1 || bytes > 64) fail(400, 'Bad Request: BUTTON_DATA_INVALID');
   }

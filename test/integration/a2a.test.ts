@@ -598,7 +598,11 @@ describe('settings', () => {
     expect(await cardUrl(app.url, '[::1]:7420')).toBe('http://[::1]:7420/a2a');
 
     const behind = await startTestApp(
-      testEnv({ ASKGATE_API_TOKEN: TOKEN, ASKGATE_PUBLIC_URL: 'https://askgate.example.com/base/' }),
+      testEnv({
+        ASKGATE_API_TOKEN: TOKEN,
+        ASKGATE_PUBLIC_URL: 'https://askgate.example.com/base/',
+        ASKGATE_LINK_SECRET: 'a2a-test-link-secret-0123456789abcdef',
+      }),
     );
     try {
       expect(await cardUrl(behind.url, 'x:1@evil')).toBe('https://askgate.example.com/base/a2a');

@@ -35,7 +35,16 @@ const channel = new HookChannel();
 let existing: { id: string; runId: string };
 
 beforeAll(async () => {
-  app = await startTestApp(testEnv({ ASKGATE_API_TOKEN: TOKEN, HOST: '127.0.0.1' }), [channel]);
+  app = await startTestApp(
+    testEnv({
+      ASKGATE_API_TOKEN: TOKEN,
+      HOST: '127.0.0.1',
+      // The answer page's routes exist: they are classified below.
+      ASKGATE_PUBLIC_URL: 'https://askgate.example.com',
+      ASKGATE_LINK_SECRET: 'route-auth-link-secret-0123456789abcdef',
+    }),
+    [channel],
+  );
   port = Number(new URL(app.url).port);
   authed = client(app.url, TOKEN);
   existing = (
@@ -78,6 +87,7 @@ const protectedTargets = (): { method: string; path: string; body?: string; head
       headers: json,
     },
     { method: 'POST', path: `/v1/asks/${id}/cancel`, body: '{}', headers: json },
+    { method: 'POST', path: `/v1/asks/${id}/links`, body: '{}', headers: json },
     { method: 'GET', path: `/v1/asks/${id}/events` },
     { method: 'HEAD', path: `/v1/asks/${id}/events` },
     { method: 'GET', path: `/v1/runs/${runId}` },
@@ -270,6 +280,7 @@ describe('with ASKGATE_API_TOKEN: no spelling of a protected route gets in witho
       'GET /v1/asks/:id',
       'POST /v1/asks/:id/answer',
       'POST /v1/asks/:id/cancel',
+      'POST /v1/asks/:id/links',
       'GET /v1/asks/:id/events',
       'GET /v1/runs/:runId',
       'DELETE /v1/runs/:runId',
@@ -295,7 +306,8 @@ describe('with ASKGATE_API_TOKEN: no spelling of a protected route gets in witho
       'GET /console/events',
       'POST /console/asks/:id/answer',
     ];
-    const signed = ['POST /hooks/test'];
+    // The answer page: the signed token in the path is the credential (src/links/).
+    const signed = ['POST /hooks/test', 'GET /a/:token', 'POST /a/:token'];
     const declared = [...protectedRoutes, ...publicRoutes, ...consoleRoutes, ...signed];
     const heads = declared.filter((r) => r.startsWith('GET ')).map((r) => r.replace(/^GET/, 'HEAD'));
     expect([...found].sort()).toEqual([...declared, ...heads].sort());

@@ -6,6 +6,7 @@ import {
   isSettled,
   isTerminal,
   mayAnswer,
+  namesUsers,
   transition,
   type AskEvent,
   type TransitionResult,
@@ -193,6 +194,13 @@ describe('transition: answers', () => {
   });
 });
 
+describe('namesUsers: whether any target says who may answer', () => {
+  it('no users anywhere; users on a target or a delivery', () => {
+    expect(namesUsers(rec())).toBe(false);
+    expect(namesUsers(restricted())).toBe(true);
+  });
+});
+
 describe('transition: who may answer', () => {
   it.each<[string, AskRecord, Responder, 'changed' | 'unchanged', string]>([
     ['anyone without a users list', rec(), mallory, 'changed', 'resolved'],
@@ -201,6 +209,8 @@ describe('transition: who may answer', () => {
     ['an unlisted user is forbidden', restricted(), mallory, 'unchanged', 'forbidden'],
     ['the API always', restricted(), api, 'changed', 'resolved'],
     ['the web console always', restricted(), web, 'changed', 'resolved'],
+    // An answer page link for anyone (src/links/): minted only when the ask names no users.
+    ['an answer page link for anyone', rec(), { channel: 'link', userId: 'link' }, 'changed', 'resolved'],
   ])('answer: %s', (_name, record, by, kind, code) => {
     const result = transition(record, { type: 'answer', answers: { env: ['Prod'] }, by }, T0 + 1000);
     expect(result.kind).toBe(kind);

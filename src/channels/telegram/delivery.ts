@@ -5,7 +5,7 @@ import type { OutcomeView } from '../../core/outcome-view.js';
 import type { PromptView } from '../../core/prompt-view.js';
 import type { MessageRef } from '../../core/schemas.js';
 import { type ChatPacer, deadline, describeError, isNotModified, toChannelError } from './limits.js';
-import { renderFinal, renderPrompt, renderReminder, type RenderedPrompt } from './render.js';
+import { renderFinal, renderPrompt, renderReminder, withOpen, type RenderedPrompt } from './render.js';
 import type { TelegramDrafts } from './draft-flow.js';
 import { draftInstructions } from './drafts-keyboard.js';
 
@@ -128,7 +128,8 @@ export class TelegramDelivery {
 
   /** A prompt answered on its keyboard: its instructions say so, and the keyboard is the draft's. */
   private drafted(view: PromptView, keyboard: InlineKeyboardMarkup): RenderedPrompt {
-    return { ...renderPrompt({ ...view, instructions: draftInstructions(view) }), reply_markup: keyboard };
+    const rendered = renderPrompt({ ...view, instructions: draftInstructions(view) });
+    return { ...rendered, reply_markup: withOpen(keyboard, rendered.open)! };
   }
 
   private failure(error: unknown, method: string, chat: string): ChannelError {

@@ -17,6 +17,8 @@ export const TELEGRAM_WORD_LIMITS: ReadonlyMap<MessageKey, number> = new Map<Mes
   // Buttons on the question and on a draft.
   ['control.other', BUTTON_LABEL_MAX_CHARS],
   ['control.skip', BUTTON_LABEL_MAX_CHARS],
+  // The Open button to the answer page (issue 38).
+  ['control.open', BUTTON_LABEL_MAX_CHARS],
   // An approval's decision buttons.
   ['control.approve', BUTTON_LABEL_MAX_CHARS],
   ['control.reject', BUTTON_LABEL_MAX_CHARS],

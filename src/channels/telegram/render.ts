@@ -1,9 +1,10 @@
 import type { InlineKeyboardButton, InlineKeyboardMarkup, MessageEntity } from 'grammy/types';
 import { wordsFor, type Words } from '../../core/i18n/index.js';
 import type { OutcomeView } from '../../core/outcome-view.js';
-import { choiceView, type PromptView, type QuestionView } from '../../core/prompt-view.js';
+import { choiceView, drawsNoForm, type PromptView, type QuestionView } from '../../core/prompt-view.js';
 import { fitToLimit } from '../shared/fit.js';
 import { MESSAGE_MAX_CHARS, assertCallbackData, cut } from './limits.js';
+import { KEYBOARD_MAX_BUTTONS } from './capabilities.js';
 import { telegramText } from './words.js';
 import { APPROVAL_LEVELS, APPROVAL_OUTCOME_ROOM, EntityText, addApproval } from './approval-render.js';
 
@@ -17,6 +18,12 @@ export interface RenderedText {
 export interface RenderedPrompt extends RenderedText {
   reply_markup?: InlineKeyboardMarkup;
   body: RenderedText;
+  /**
+   * The "Open" button to the answer page (a URL button in a row of its own), when the view has a
+   * link and the prompt was shortened to fit or has no form here; already in `reply_markup`, and
+   * kept apart for a keyboard drawn elsewhere (a draft's) to add.
+   */
+  open?: InlineKeyboardButton.UrlButton;
 }
 
 /** Longest outcome line of a finalized message. */
@@ -111,12 +118,37 @@ function keyboard(view: PromptView): InlineKeyboardMarkup | undefined {
 
 /** Renders a prompt: header, question, every option with its description, then the instructions. */
 export function renderPrompt(view: PromptView): RenderedPrompt {
-  const reply_markup = keyboard(view);
-  if (view.approval) return { ...renderApproval(view), ...(reply_markup ? { reply_markup } : {}) };
+  const drawn = drawPrompt(view);
+  const open = view.link && (drawn.shortened || drawsNoForm(view)) ? openButton(view) : undefined;
+  const reply_markup = withOpen(keyboard(view), open);
+  return { ...drawn.prompt, ...(reply_markup ? { reply_markup } : {}), ...(open ? { open } : {}) };
+}
+
+/** The "Open" link button of a view with a link. */
+function openButton(view: PromptView): InlineKeyboardButton.UrlButton {
+  return { text: wordsFor(view.locale).t('control.open'), url: view.link! };
+}
+
+/** `markup` with the Open button in a last row of its own (when there is room for one more button). */
+export function withOpen(
+  markup: InlineKeyboardMarkup | undefined,
+  open: InlineKeyboardButton.UrlButton | undefined,
+): InlineKeyboardMarkup | undefined {
+  if (!open) return markup;
+  const rows = markup?.inline_keyboard ?? [];
+  if (rows.reduce((n, row) => n + row.length, 0) >= KEYBOARD_MAX_BUTTONS) return markup;
+  return { inline_keyboard: [...rows, [open]] };
+}
+
+/** The prompt's text, and whether it had to be shortened to fit. */
+function drawPrompt(view: PromptView): { prompt: Omit<RenderedPrompt, 'reply_markup'>; shortened: boolean } {
+  if (view.approval) return renderApproval(view);
+  let level = 0;
   const built = fitToLimit(
     FIT_LEVELS,
-    (level) => {
-      const body = buildBody(view, level);
+    (fit) => {
+      level = FIT_LEVELS.indexOf(fit);
+      const body = buildBody(view, fit);
       const bodyText = body.result();
       const tally = (view.tally ?? []).map((line) => cut(line, TALLY_LINE_MAX_CHARS));
       if (tally.length > 0) body.add(`\n\n${tally.join('\n')}`);
@@ -124,7 +156,7 @@ export function renderPrompt(view: PromptView): RenderedPrompt {
     },
     ({ full }) => full.text.length <= MESSAGE_MAX_CHARS,
   );
-  if (built.fits) return { ...built.value.full, ...(reply_markup ? { reply_markup } : {}), body: built.value.body };
+  if (built.fits) return { prompt: { ...built.value.full, body: built.value.body }, shortened: level > 0 };
   // Unreachable with askgate's input limits; a last resort so a send never fails on length.
   const last = built.value.body;
   const text = cut(`${last.text}\n\n${view.instructions}`, MESSAGE_MAX_CHARS);
@@ -132,16 +164,18 @@ export function renderPrompt(view: PromptView): RenderedPrompt {
     text: cut(last.text, MESSAGE_MAX_CHARS),
     entities: clip(last.entities, Math.min(last.text.length, MESSAGE_MAX_CHARS - 1)),
   };
-  return { text, entities: clip(last.entities, text.length - 1), ...(reply_markup ? { reply_markup } : {}), body };
+  return { prompt: { text, entities: clip(last.entities, text.length - 1), body }, shortened: true };
 }
 
 /** An approval's prompt (approval-render.ts), shortened until it fits with room for its outcome line. */
-function renderApproval(view: PromptView): Omit<RenderedPrompt, 'reply_markup'> {
+function renderApproval(view: PromptView): { prompt: Omit<RenderedPrompt, 'reply_markup'>; shortened: boolean } {
   const words = wordsFor(view.locale);
   const tally = (view.tally ?? []).map((line) => cut(line, TALLY_LINE_MAX_CHARS));
+  let at = 0;
   const built = fitToLimit(
     APPROVAL_LEVELS,
     (level) => {
+      at = APPROVAL_LEVELS.indexOf(level);
       const b = new EntityText();
       addApproval(b, view.approval!, level, words);
       const body = { text: b.text, entities: [...b.entities] };
@@ -152,7 +186,7 @@ function renderApproval(view: PromptView): Omit<RenderedPrompt, 'reply_markup'> 
     (r) => r.text.length + APPROVAL_OUTCOME_ROOM <= MESSAGE_MAX_CHARS,
   );
   // The last level always fits askgate's input limits (a summary is one sentence, an action 100 characters).
-  return built.value;
+  return { prompt: built.value, shortened: at > 0 };
 }
 
 /** A reminder's text: plain (no entities, no parse_mode), within Telegram's message limit. */

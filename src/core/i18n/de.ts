@@ -30,6 +30,7 @@ export const de: LocaleInfo & { messages: Messages } = {
     'prompt.ownWords': 'eigene Worte',
     'control.other': 'Andere…',
     'control.skip': 'Überspringen',
+    'control.open': 'Öffnen',
     'control.answer': 'Antworten',
     'control.submit': 'Absenden',
     'control.back': 'Zurück',

@@ -31,6 +31,7 @@ export const EN_MESSAGES = {
   // Controls (button and form labels: test/unit/i18n-limits.test.ts checks them against the platforms' limits).
   'control.other': 'Other…',
   'control.skip': 'Skip',
+  'control.open': 'Open',
   'control.answer': 'Answer',
   'control.submit': 'Submit',
   'control.back': 'Back',

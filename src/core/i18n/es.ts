@@ -30,6 +30,7 @@ export const es: LocaleInfo & { messages: Messages } = {
     'prompt.ownWords': 'sus propias palabras',
     'control.other': 'Otra…',
     'control.skip': 'Omitir',
+    'control.open': 'Abrir',
     'control.answer': 'Responder',
     'control.submit': 'Enviar',
     'control.back': 'Atrás',

@@ -31,6 +31,7 @@ export const fr: LocaleInfo & { messages: Messages } = {
     'prompt.ownWords': 'ses propres mots',
     'control.other': 'Autre…',
     'control.skip': 'Passer',
+    'control.open': 'Ouvrir',
     'control.answer': 'Répondre',
     'control.submit': 'Envoyer',
     'control.back': 'Retour',

@@ -28,6 +28,7 @@ export const ja: LocaleInfo & { messages: Messages } = {
     'prompt.ownWords': '自由回答',
     'control.other': 'その他…',
     'control.skip': 'スキップ',
+    'control.open': '開く',
     'control.answer': '回答',
     'control.submit': '送信',
     'control.back': '戻る',

@@ -30,6 +30,7 @@ export const ptBR: LocaleInfo & { messages: Messages } = {
     'prompt.ownWords': 'palavras próprias',
     'control.other': 'Outra…',
     'control.skip': 'Pular',
+    'control.open': 'Abrir',
     'control.answer': 'Responder',
     'control.submit': 'Enviar',
     'control.back': 'Voltar',
