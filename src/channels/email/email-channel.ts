@@ -17,6 +17,7 @@ import { choiceView, type PromptView } from '../../core/prompt-view.js';
 import type { MessageRef } from '../../core/schemas.js';
 import { tokenMatches } from '../../security/http.js';
 import { mintAnswerToken } from '../../links/answer-token.js';
+import { answerUrl } from '../../links/answer-link.js';
 import { systemClock } from '../../system-clock.js';
 import { describeError } from '../shared/errors.js';
 import { EMAIL_CAPABILITIES } from './capabilities.js';
@@ -213,9 +214,9 @@ export class EmailChannel implements Channel {
     if (!publicUrl || !linkSecret || !expiresAt) return null;
     const recipient = { channel: 'email', userId: to.toLowerCase() };
     const token = mintAnswerToken({ askId, recipient, expiresAt: new Date(expiresAt) }, linkSecret);
-    const page = `${publicUrl}/a/${token}`;
+    const page = answerUrl(publicUrl, token);
     const only = view.questions.length === 1 && !view.approval ? choiceView(view.questions[0]!) : null;
-    const options = only && !only.multiSelect ? only.options.map((o) => `${page}?option=${o.number}`) : [];
+    const options = only && !only.multiSelect ? only.options.map((o) => answerUrl(publicUrl, token, o.number)) : [];
     return { page, options };
   }
 
