@@ -28,6 +28,7 @@ const ORDER = [
   'policies-reminders',
   'policies-redis-restart',
   'mcp-proxy-restart',
+  'email-restart',
 ];
 const STANDARD = new Set([
   'asks',
