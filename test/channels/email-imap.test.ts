@@ -1,8 +1,8 @@
-import { ImapFlow } from 'imapflow';
+import type { ImapFlow } from 'imapflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/http.js';
 import { sleep } from '../helpers/wait.js';
-import { startDovecot, type TestDovecot } from '../helpers/dovecot.js';
+import { mailboxClient, startDovecot, type TestDovecot } from '../helpers/dovecot.js';
 import {
   askByMail,
   composeReply,
@@ -29,13 +29,7 @@ beforeAll(async () => {
   // Only IMAP brings replies here: no inbound token, so no raw route.
   w = await startEmailWorld({ ASKGATE_EMAIL_IMAP_URL: dovecot.url, ASKGATE_EMAIL_INBOUND_TOKEN: undefined });
   // A second IMAP client: the mail provider delivering replies into the mailbox askgate reads.
-  mailbox = new ImapFlow({
-    host: '127.0.0.1',
-    port: dovecot.port,
-    secure: false,
-    auth: { user: dovecot.user, pass: dovecot.password },
-    logger: false,
-  });
+  mailbox = mailboxClient(dovecot);
   await mailbox.connect();
 }, 30_000);
 

@@ -2,6 +2,7 @@
 // its own config, base_dir, state and maildirs in a temp dir, a free loopback port, no TLS, one
 // user in a passwd-file. Never the system service; only the pid started here is stopped.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { ImapFlow } from 'imapflow';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
@@ -10,6 +11,17 @@ import { freePort } from './redis-server.js';
 import { sleep } from './wait.js';
 
 /** Where Debian's dovecot-imapd installs the server. */
+/** An IMAP client of `dovecot`'s mailbox, not yet connected: the mail provider's side (appending replies) in tests. */
+export function mailboxClient(dovecot: TestDovecot): ImapFlow {
+  return new ImapFlow({
+    host: '127.0.0.1',
+    port: dovecot.port,
+    secure: false,
+    auth: { user: dovecot.user, pass: dovecot.password },
+    logger: false,
+  });
+}
+
 export const DOVECOT_BIN = '/usr/sbin/dovecot';
 
 /** A running private Dovecot. */

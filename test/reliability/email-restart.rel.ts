@@ -1,10 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { ImapFlow } from 'imapflow';
 import { startAskgateProcess, type AskgateProcess } from '../helpers/askgate-process.js';
 import { freePort, startRedis } from '../helpers/redis-server.js';
 import { client, eventually } from '../helpers/http.js';
 import { startSmtp, type CapturedMail } from '../helpers/smtp-server.js';
-import { startDovecot } from '../helpers/dovecot.js';
+import { mailboxClient, startDovecot } from '../helpers/dovecot.js';
 import { composeReply, gmailQuote, idOf, INBOUND_TOKEN } from '../channels/email-world.js';
 import { writeSummary, type RowSummary } from './harness/world.js';
 
@@ -45,13 +44,7 @@ describe('E1: kill -9 of askgate between an inbound mail and its commit (Redis A
     let askgate: AskgateProcess = await startAskgateProcess(env);
     const url = askgate.url;
     const api = client(url, TOKEN);
-    const mailbox = new ImapFlow({
-      host: '127.0.0.1',
-      port: dovecot.port,
-      secure: false,
-      auth: { user: dovecot.user, pass: dovecot.password },
-      logger: false,
-    });
+    const mailbox = mailboxClient(dovecot);
     await mailbox.connect();
     const kills: string[] = [];
     const restarts: number[] = [];
