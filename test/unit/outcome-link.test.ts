@@ -102,6 +102,17 @@ describe('outcome lines of an answer on the answer page', () => {
     );
   });
 
+  it('an ask that needs several matching answers lists the page, not the id', () => {
+    const responses = [
+      { answers: { env: ['Production'] }, answeredBy: page, answeredAt: at },
+      { answers: { env: ['Production'] }, answeredBy: bob, answeredAt: at },
+    ];
+    const record = answered([env], page, { policy: { agree: 2 }, responses } as Partial<AskRecord>);
+    expect(outcomeView(record).text).toBe('Answered: Production — agreed by someone on the answer page, @bob');
+    const fan = answered([env], page, { policy: { agree: 2 }, responses, ...fanOut } as Partial<AskRecord>);
+    expect(outcomeView(fan).text).toContain('Agreed by someone on the answer page, @bob (slack)');
+  });
+
   it('a person is still named by name', () => {
     expect(outcomeView(answered([env], bob)).text).toBe('Answered: Production — by @bob');
     expect(outcomeView(skipped(bob)).text).toBe('Skipped by @bob');
