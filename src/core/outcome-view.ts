@@ -3,7 +3,7 @@ import { ownValue } from './own.js';
 import { decisionLine } from './approval/approval-view.js';
 import { agreeOf, answersKey } from './policy.js';
 import { bestAgreement, channelDisplayName, isFanOut, nameList } from './policy-view.js';
-import { usersOf } from './record-state.js';
+import { LINK_CHANNEL, usersOf } from './record-state.js';
 import type { Answers, AskRecord, Responder } from './schemas.js';
 import { answerSummary, displayHeader, responderName } from './display-text.js';
 import { shorten } from './text.js';
@@ -16,16 +16,21 @@ export interface OutcomeView {
   text: string;
 }
 
-/** " — by @alice", or " — via API" for answers through the API. */
+// An answer through an answer page link for anyone (channel and user id `link`) names no person:
+// its lines name the place instead ("on the answer page"), as an API answer's say "via API".
+
+/** " — by @alice", " — via API" for answers through the API, " — on the answer page" for a link for anyone. */
 function byline(by: Responder, w: Words): string {
-  return by.channel === 'api' ? w.t('outcome.byApi') : w.t('outcome.by', { name: responderName(by) });
+  if (by.channel === 'api') return w.t('outcome.byApi');
+  if (by.channel === LINK_CHANNEL) return w.t('outcome.byPage');
+  return w.t('outcome.by', { name: responderName(by) });
 }
 
-/** "in Slack by @bob", "via the API" (for an ask delivered to several conversations). */
+/** "in Slack by @bob", "via the API", "on the answer page" (for an ask delivered to several conversations). */
 function where(by: Responder, w: Words): string {
-  return by.channel === 'api'
-    ? w.t('outcome.whereApi')
-    : w.t('outcome.where', { channel: channelDisplayName(by.channel, w), name: responderName(by) });
+  if (by.channel === 'api') return w.t('outcome.whereApi');
+  if (by.channel === LINK_CHANNEL) return w.t('outcome.wherePage');
+  return w.t('outcome.where', { channel: channelDisplayName(by.channel, w), name: responderName(by) });
 }
 
 /** Per question "1. Env: Production"; with `onlyGiven`, only the questions `answers` has values for (defaults). */
@@ -128,6 +133,7 @@ export function outcomeView(record: AskRecord, words: Words = wordsOf(record)): 
       const by = result.by;
       if (!by) return { status: 'no_answer', text: t('outcome.skipped') };
       if (by.channel === 'api') return { status: 'no_answer', text: t('outcome.skippedApi') };
+      if (by.channel === LINK_CHANNEL) return { status: 'no_answer', text: t('outcome.skippedPage') };
       return {
         status: 'no_answer',
         text: isFanOut(record)
@@ -209,18 +215,18 @@ export function noticeFor(
     isFanOut(record) ? t('notice.place', { channel: channelDisplayName(by.channel, words) }) : '';
   if (result.status === 'answered') {
     const by = result.answeredBy;
-    return by.channel === 'api'
-      ? t('notice.answeredApi')
-      : t('notice.answeredBy', { name: responderName(by), place: place(by) });
+    if (by.channel === 'api') return t('notice.answeredApi');
+    if (by.channel === LINK_CHANNEL) return t('notice.answeredPage');
+    return t('notice.answeredBy', { name: responderName(by), place: place(by) });
   }
   switch (result.reason) {
     case 'timeout':
       return expiredNotice(record, words);
     case 'skipped':
       if (!result.by) return t('notice.skipped');
-      return result.by.channel === 'api'
-        ? t('notice.skippedApi')
-        : t('notice.skippedBy', { name: responderName(result.by), place: place(result.by) });
+      if (result.by.channel === 'api') return t('notice.skippedApi');
+      if (result.by.channel === LINK_CHANNEL) return t('notice.skippedPage');
+      return t('notice.skippedBy', { name: responderName(result.by), place: place(result.by) });
     case 'cancelled':
       return t('notice.cancelled');
     case 'superseded':

@@ -5,6 +5,7 @@ import type { Answers, AskRecord, Responder } from './schemas.js';
 import { answerSummary, responderName } from './display-text.js';
 import { shorten } from './text.js';
 import { agreeOf, answersKey } from './policy.js';
+import { LINK_CHANNEL } from './record-state.js';
 import { ENGLISH, wordsOf, type MessageKey, type Words } from './i18n/index.js';
 
 /** askgate's own places in outcome lines and notices, named by the catalogues (chat channels: `Words.channelNames`). */
@@ -72,11 +73,12 @@ function answersLabel(record: Pick<AskRecord, 'questions'>, answers: Answers, wo
 
 /** "Alice, @bob and 3 more", with the channel after each name when `withChannel`. */
 export function nameList(people: readonly Responder[], withChannel = false, words: Words = ENGLISH): string {
-  const named = people
-    .slice(0, NAMES_MAX)
-    .map(
-      (p) => shorten(responderName(p), NAME_MAX) + (withChannel ? ` (${channelDisplayName(p.channel, words)})` : ''),
-    );
+  const named = people.slice(0, NAMES_MAX).map((p) =>
+    // A link for anyone names no person (its id is `link`): "someone on the answer page", its place included.
+    p.channel === LINK_CHANNEL
+      ? words.t('approval.viaPage')
+      : shorten(responderName(p), NAME_MAX) + (withChannel ? ` (${channelDisplayName(p.channel, words)})` : ''),
+  );
   const more = people.length > NAMES_MAX ? words.t('list.more', { count: people.length - NAMES_MAX }) : '';
   return `${named.join(words.t('list.separator'))}${more}`;
 }

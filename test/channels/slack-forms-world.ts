@@ -27,15 +27,18 @@ export interface FormsWorld {
   close(): Promise<void>;
 }
 
-/** Starts the world; `secret` signs the requests. */
-export async function startWorld(secret = 'forms-signing-secret'): Promise<FormsWorld> {
+/** Starts the world; `secret` signs the requests, `env` adds settings (the answer page's). */
+export async function startWorld(
+  secret = 'forms-signing-secret',
+  env: Record<string, string> = {},
+): Promise<FormsWorld> {
   const logLines: string[] = [];
   const logger = createLogger('info', (line) => logLines.push(line));
   const skew = { ms: 0 };
   const redis = await startRedis();
   const fake = await FakeSlackApi.start({ now: () => Date.now() + skew.ms });
   const channel = new SlackChannel({ token: fake.token, signingSecret: secret, apiUrl: `${fake.url}/api/`, logger });
-  const app = await startTestApp(testEnv({ REDIS_URL: redis.url }), [channel]);
+  const app = await startTestApp(testEnv({ REDIS_URL: redis.url, ...env }), [channel]);
   return {
     redis,
     fake,

@@ -603,7 +603,7 @@ function referenceErrors(
 }
 
 /** The 50035 `errors` object for a message body over Discord's limits, or null when it is valid. */
-function layoutErrors(body: any): Record<string, string> | null {
+export function layoutErrors(body: any): Record<string, string> | null {
   const errors: Record<string, string> = {};
   if (typeof body.content === 'string' && body.content.length > 2000)
     errors.content = 'Must be 2000 or fewer in length.';
@@ -617,6 +617,14 @@ function layoutErrors(body: any): Record<string, string> | null {
     buttons.forEach((b, i) => {
       if (typeof b.label === 'string' && b.label.length > 80)
         errors[`components.${r}.components.${i}.label`] = 'Must be 80 or fewer in length.';
+      // A link button (ButtonStyle.Link 5): a url of 1-512 characters and no custom_id; it sends no interaction.
+      if (b.style === 5) {
+        if (typeof b.url !== 'string' || b.url.length < 1 || b.url.length > 512)
+          errors[`components.${r}.components.${i}.url`] = 'Must be between 1 and 512 in length.';
+        if (b.custom_id !== undefined)
+          errors[`components.${r}.components.${i}.custom_id`] = 'A link button cannot have a custom_id.';
+        return;
+      }
       // discord-api-types ButtonStyle: Primary 1, Secondary 2, Success 3, Danger 4 take a custom_id (Link 5 and Premium 6 do not).
       if (![1, 2, 3, 4].includes(b.style))
         errors[`components.${r}.components.${i}.style`] =

@@ -527,7 +527,7 @@ function parseParams(contentType: string, raw: string): Record<string, any> {
 }
 
 /** Block Kit limits Slack enforces on chat.postMessage and chat.update; the error code, or null. */
-function checkMessage(p: Record<string, any>): string | null {
+export function checkMessage(p: Record<string, any>): string | null {
   if (p.blocks === undefined && !p.text) return 'no_text';
   const blocks: any[] = p.blocks ?? [];
   if (!Array.isArray(blocks) || blocks.length > 50) return 'invalid_blocks';
@@ -557,6 +557,9 @@ function checkMessage(p: Record<string, any>): string | null {
         if (e.text.text.length === 0 || e.text.text.length > 75 || String(e.value ?? '').length > 2000)
           return 'invalid_blocks';
         if (e.style !== undefined && e.style !== 'primary' && e.style !== 'danger') return 'invalid_blocks';
+        // A URL button (@slack/types Button.url): 1-3000 characters, opened in the person's browser.
+        if (e.url !== undefined && (typeof e.url !== 'string' || e.url.length === 0 || e.url.length > 3000))
+          return 'invalid_blocks';
         if (!e.action_id || String(e.action_id).length > 255 || actionIds.has(e.action_id)) return 'invalid_blocks';
         actionIds.add(e.action_id);
       }
@@ -618,7 +621,7 @@ function richTextOf(b: any): string {
     .join('\n');
 }
 
-/** A stored message as a person sees it: section texts and fields, context texts, rich text (entities decoded) and its buttons. */
+/** A stored message as a person sees it: section texts and fields, context texts, rich text (entities decoded) and its buttons (`data`: the value, or a URL button's url). */
 export function visibleMessage(message: FakeMessage): { text: string; buttons: { label: string; data: string }[] } {
   const decode = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
   const texts = message.blocks.flatMap((b: any) =>
@@ -632,6 +635,6 @@ export function visibleMessage(message: FakeMessage): { text: string; buttons: {
   );
   const buttons = message.blocks
     .flatMap((b: any) => (b.type === 'actions' ? b.elements : []))
-    .map((e: any) => ({ label: decode(e.text.text), data: e.value }));
+    .map((e: any) => ({ label: decode(e.text.text), data: e.value ?? e.url }));
   return { text: decode(texts.length > 0 ? texts.join('\n') : message.text), buttons };
 }

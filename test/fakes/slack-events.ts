@@ -42,10 +42,10 @@ export class SlackInjector {
   /** A `block_actions` payload for the button with `value` on `message`, pressed by `user`. */
   blockAction(message: FakeMessage, value: string, user: string): object {
     // Slack echoes the block_id of the actions block the button is in.
-    const block = message.blocks.find(
-      (b: any) => b.type === 'actions' && b.elements.some((e: any) => e.value === value),
-    ) as any;
-    const button = block?.elements.find((e: any) => e.value === value);
+    // A URL button (no value) is found by its url: Slack sends the tap without one (the browser opens it).
+    const holds = (e: any) => e.value === value || (e.value === undefined && e.url === value);
+    const block = message.blocks.find((b: any) => b.type === 'actions' && b.elements.some(holds)) as any;
+    const button = block?.elements.find(holds);
     if (!button) throw new Error(`no button with value ${value}`);
     return {
       type: 'block_actions',
@@ -78,7 +78,7 @@ export class SlackInjector {
           action_id: button.action_id,
           block_id: block.block_id,
           text: button.text,
-          value,
+          ...(button.value !== undefined ? { value } : {}),
           action_ts: `${Date.now() / 1000}`,
         },
       ],

@@ -228,9 +228,12 @@ describe('POST /a/:token answers through the API path', () => {
       channel: 'link',
       userId: 'link',
     });
-    await eventually(async () =>
-      channel.finalized.some((f) => f.ref.messageId && f.outcome.text.includes('Production')),
+    // The outcome names the page, not the recorded id ("by link").
+    const sentRef = record.deliveries[0]!.message!;
+    const final = await eventually(async () =>
+      channel.finalized.find((f) => f.ref.chat === sentRef.chat && f.ref.messageId === sentRef.messageId),
     );
+    expect(final.outcome.text).toBe('Answered: Production — on the answer page');
     const replay = await post(url, { guard, c0: '0' });
     expect(replay.status).toBe(409);
     expect(replay.html).toContain('already answered');

@@ -27,13 +27,29 @@ export const MODAL_OPEN_BUDGET_MS = 2500;
 /** Mentions never ping: sent on every create and edit. */
 export const NO_MENTIONS = { parse: [] as never[] };
 
-/** A button in the API's wire shape. */
-export interface ButtonJson {
+/** A button in the API's wire shape: one that sends an interaction (`custom_id`), or a link (style 5, `url`, no interaction). */
+export type ButtonJson = ActionButtonJson | LinkButtonJson;
+
+/** A button that sends askgate an interaction when tapped. */
+export interface ActionButtonJson {
   type: 2;
   style: number;
   label: string;
   custom_id: string;
 }
+
+/** A link button (ButtonStyle.Link): Discord opens its `url` and sends no interaction. */
+export interface LinkButtonJson {
+  type: 2;
+  style: typeof LINK_STYLE;
+  label: string;
+  url: string;
+}
+
+/** ButtonStyle.Link. */
+export const LINK_STYLE = 5;
+/** Longest `url` of a link button. */
+export const BUTTON_URL_MAX = 512;
 
 /** A message body in the API's wire shape, as askgate sends it. */
 export interface MessageJson {
@@ -66,7 +82,7 @@ const PERMANENT_CODES = new Set<number>([
 
 /**
  * Refuses a payload Discord would answer with 50035, before it is sent: content length, rows,
- * buttons per row, label and `custom_id` lengths, unique ids, and `allowed_mentions`.
+ * buttons per row, label, `custom_id` and link `url` lengths, unique ids, and `allowed_mentions`.
  */
 export function validateLayout(message: MessageJson): void {
   const problems: string[] = [];
@@ -81,6 +97,11 @@ export function validateLayout(message: MessageJson): void {
     for (const b of row.components) {
       if (b.label.length === 0 || b.label.length > LABEL_MAX)
         problems.push(`a label is ${b.label.length} characters (1–${LABEL_MAX})`);
+      if ('url' in b) {
+        if (b.url.length === 0 || b.url.length > BUTTON_URL_MAX)
+          problems.push(`a url is ${b.url.length} characters (1–${BUTTON_URL_MAX})`);
+        continue;
+      }
       if (b.custom_id.length === 0 || b.custom_id.length > CUSTOM_ID_MAX)
         problems.push(`a custom_id is ${b.custom_id.length} characters (1–${CUSTOM_ID_MAX})`);
       if (ids.has(b.custom_id)) problems.push('custom_id values repeat');

@@ -4,12 +4,16 @@ import { choiceView, type ButtonView, type PromptView, type QuestionView } from 
 import type { OutcomeView } from '../../core/outcome-view.js';
 import { cutEscaped, fitToLimit } from '../shared/fit.js';
 import {
+  BUTTON_URL_MAX,
   BUTTONS_PER_ROW,
   CONTENT_MAX,
+  LINK_STYLE,
+  ROWS_MAX,
   LABEL_MAX,
   NO_MENTIONS,
   validateLayout,
   type ButtonJson,
+  type LinkButtonJson,
   type MessageJson,
 } from './limits.js';
 import { translate } from '../../core/i18n/index.js';
@@ -84,18 +88,31 @@ function questionLines(q: QuestionView, several: boolean, lim: Limits, locale: s
   return [...(title ? [title] : []), escapeText(shorten(q.question, lim.question)), ...options];
 }
 
+/** No limit: the content as it would be if nothing had to be shortened. */
+const WHOLE: Limits = { question: Infinity, description: Infinity, label: Infinity };
+
 /** The text of a prompt: every question with its numbered options, then (with `instructions`) how to answer. */
 export function promptContent(
   view: PromptView,
   max = CONTENT_MAX,
   instructions: string | null = view.instructions,
 ): string {
+  return fitContent(view, max, instructions).content;
+}
+
+/** {@link promptContent}, and whether anything of the questions had to be shortened to fit. */
+function fitContent(
+  view: PromptView,
+  max: number,
+  instructions: string | null,
+): { content: string; shortened: boolean } {
   const several = view.questions.length > 1;
   const footer = instructions !== null ? [footerOf(instructions)] : [];
   const build = (lim: Limits) =>
     [...view.questions.map((q) => questionLines(q, several, lim, view.locale).join('\n')), ...footer].join('\n\n');
-  const content = fitToLimit(TIERS, build, (c) => c.length <= max);
-  return content.fits ? content.value : cut(content.value, max);
+  const fitted = fitToLimit(TIERS, build, (c) => c.length <= max);
+  const content = fitted.fits ? fitted.value : cut(fitted.value, max);
+  return { content, shortened: content !== build(WHOLE) };
 }
 
 /** A button's style: options blurple, Approve green, Reject… red, the rest grey. */
@@ -163,19 +180,51 @@ export function renderPrompt(view: PromptView): DiscordMessage {
   const tally = tallyContent(view);
   const components = view.buttons ? buttonRows(view.buttons) : formRow(view);
   const instructions = !view.buttons && components.length > 0 && view.form ? view.form.instructions : view.instructions;
-  const content = view.approval
-    ? approvalContent(view.approval, view.locale, CONTENT_MAX, escapeText, [tally, footerOf(instructions)])
+  const tail = [tally, footerOf(instructions)];
+  const drawn = view.approval
+    ? approvalDrawn(view, tail)
     : tally
-      ? withTally(promptContent(view, CONTENT_MAX - tally.length - 2, instructions), tally)
-      : promptContent(view, CONTENT_MAX, instructions);
+      ? fitContent(view, CONTENT_MAX - tally.length - 2, instructions)
+      : fitContent(view, CONTENT_MAX, instructions);
+  const content = !view.approval && tally ? withTally(drawn.content, tally) : drawn.content;
+  // No buttons here (no form, or none Discord can show): the answer page is the prompt's only form.
+  const open = view.link && (components.length === 0 || drawn.shortened) ? openButton(view) : undefined;
   const message: DiscordMessage = {
     content,
-    components,
+    components: open ? withOpen(components, open) : components,
     allowed_mentions: NO_MENTIONS,
     flags: SUPPRESS_EMBEDS,
   };
   validateLayout(message);
   return message;
+}
+
+/** An approval's content, and whether it was shortened: its content with no room limit differs. */
+function approvalDrawn(view: PromptView, tail: string[]): { content: string; shortened: boolean } {
+  const content = approvalContent(view.approval!, view.locale, CONTENT_MAX, escapeText, tail);
+  const whole = approvalContent(view.approval!, view.locale, Infinity, escapeText, tail);
+  return { content, shortened: content !== whole };
+}
+
+/** The "Open" link button to the answer page, or undefined when its URL is longer than Discord takes. */
+function openButton(view: PromptView): LinkButtonJson | undefined {
+  const url = view.link!;
+  if (url.length > BUTTON_URL_MAX) return undefined;
+  return {
+    type: 2,
+    style: LINK_STYLE,
+    label: shorten(translate(view.locale, 'control.open'), LABEL_MAX, 'utf16'),
+    url,
+  };
+}
+
+/** `rows` with the Open button in a row of its own, else in the last row with room; unchanged when every row is full. */
+function withOpen(rows: MessageJson['components'], open: LinkButtonJson): MessageJson['components'] {
+  if (rows.length < ROWS_MAX) return [...rows, { type: 1, components: [open] }];
+  let at = rows.length - 1;
+  while (at >= 0 && rows[at]!.components.length >= BUTTONS_PER_ROW) at--;
+  if (at < 0) return rows;
+  return rows.map((row, i) => (i === at ? { type: 1, components: [...row.components, open] } : row));
 }
 
 /** The finalized message: the same questions and options, the outcome instead of the instructions, no components. */

@@ -92,3 +92,22 @@ export function approvalBlocks(approval: ApprovalView, locale: string): Block[] 
   const blocks: types.KnownBlock[] = [head, ...args, ...preview];
   return blocks as unknown as Block[];
 }
+
+/** Whether {@link approvalBlocks} cuts anything of the approval (the summary, a field, the arguments' JSON, the preview). */
+export function approvalShortened(approval: ApprovalView, locale: string): boolean {
+  const summary = approval.summary?.replace(/\s+/g, ' ') ?? '';
+  if (summary.length > SUMMARY_MAX || approvalHead(approval, locale).endsWith('…')) return true;
+  if (!approval.lines) return (approval.json ?? '').length > CODE_TEXT_MAX || previewCut(approval);
+  const entries = Object.entries(approval.arguments);
+  if (entries.length > FIELDS_MAX * FIELD_SECTIONS_MAX) return true;
+  const fieldCut = entries.some(([key, value]) => {
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    const head = `*${escapeMrkdwn(key)}*\n`;
+    return key.length > 200 || escapeMrkdwn(text).length > FIELD_TEXT_MAX - head.length;
+  });
+  return fieldCut || previewCut(approval);
+}
+
+function previewCut(approval: ApprovalView): boolean {
+  return (approval.preview ?? '').length > CODE_TEXT_MAX;
+}

@@ -6,7 +6,7 @@ import { describeError } from './limits.js';
 import { responderOf } from '../shared/responder.js';
 import { outcomeNotice, outcomeWords } from '../../core/notices.js';
 import { slackText } from './words.js';
-import { localeOfActions } from './render.js';
+import { localeOfActions, OPEN_ACTION } from './render.js';
 import { decodeToken } from '../../core/token.js';
 import { openFormModal, registerForms } from './forms.js';
 import { decisionNotice, openDecisionModal, registerDecisions } from './approval-forms.js';
@@ -67,6 +67,8 @@ export function registerInbound(app: App, deps: SlackInboundDeps): void {
     async ({ ack, body, action }) => {
       // Ack first: Slack shows the person an error after 3 s, and nothing below is fast enough to wait for.
       await ack();
+      // The Open button is a link: the person's browser opens the answer page, there is nothing to record.
+      if (action.action_id === OPEN_ACTION) return;
       await onButton(deps, body, action);
     },
   );

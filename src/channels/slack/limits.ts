@@ -8,6 +8,8 @@ export { ACTIONS_MAX, CHOICE_OPTIONS_MAX, MODAL_BLOCKS_MAX } from './capabilitie
 export const SECTION_TEXT_MAX = 3000;
 /** Longest fallback `text` askgate sends (Slack truncates at 40,000; notifications show far less). */
 export const FALLBACK_TEXT_MAX = 3000;
+/** Longest `url` of a button. */
+export const BUTTON_URL_MAX = 3000;
 /** Most blocks in one message. */
 export const BLOCKS_MAX = 50;
 

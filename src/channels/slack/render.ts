@@ -2,10 +2,17 @@ import type { OutcomeView } from '../../core/outcome-view.js';
 import { choiceView, type PromptView, type QuestionView } from '../../core/prompt-view.js';
 import { fitToLimit } from '../shared/fit.js';
 import { escapeMrkdwn, fitEscaped, fitLength, ID_PREFIX, type Block } from './mrkdwn.js';
-import { BUTTON_TEXT_MAX, FALLBACK_TEXT_MAX, SECTION_TEXT_MAX } from './limits.js';
+import {
+  ACTIONS_MAX,
+  BLOCKS_MAX,
+  BUTTON_TEXT_MAX,
+  BUTTON_URL_MAX,
+  FALLBACK_TEXT_MAX,
+  SECTION_TEXT_MAX,
+} from './limits.js';
 import { LOCALES, translate } from '../../core/i18n/index.js';
 import { slackText } from './words.js';
-import { approvalBlocks } from './approval-render.js';
+import { approvalBlocks, approvalShortened } from './approval-render.js';
 import { decodeToken } from '../../core/token.js';
 
 export { escapeMrkdwn, fitEscaped, fitLength, ID_PREFIX, unescapeMrkdwn, type Block } from './mrkdwn.js';
@@ -21,6 +28,13 @@ const HELP_BLOCK = `${ID_PREFIX}help`;
 const ACTIONS_BLOCK = `${ID_PREFIX}actions`;
 const OUTCOME_BLOCK = `${ID_PREFIX}outcome`;
 const TALLY_BLOCK = `${ID_PREFIX}tally`;
+/** The actions block of the Open button when the prompt has no other buttons (or no room beside them). */
+const OPEN_BLOCK = `${ID_PREFIX}open`;
+/**
+ * `action_id` of the "Open" URL button to the answer page. Slack still sends a `block_actions` for
+ * a tap on it: inbound.ts acks that and does nothing else (the browser opens the page).
+ */
+export const OPEN_ACTION = `${ID_PREFIX}open`;
 /** Longest tally line under an open prompt (the context block's element limit is 2000). */
 const TALLY_LINE_MAX = 500;
 /** Most lines of a tally (a context block holds at most 10 elements). */
@@ -54,16 +68,19 @@ function questionText(q: QuestionView, several: boolean, budget: Budget): string
   return [...head, ...options].join('\n');
 }
 
-function sectionFor(q: QuestionView, several: boolean): Block {
+/** A question's section, and whether its text had to be shortened to fit. */
+function sectionFor(q: QuestionView, several: boolean): { block: Block; shortened: boolean } {
   const { value: text } = fitToLimit(
     BUDGETS,
     (budget) => questionText(q, several, budget),
     (t) => t.length <= SECTION_TEXT_MAX,
   );
+  const fitted = fitEscaped(text, SECTION_TEXT_MAX);
+  // BUDGETS[0] cuts nothing: any other text lost something.
+  const shortened = fitted !== questionText(q, several, BUDGETS[0]!);
   return {
-    type: 'section',
-    block_id: `${QUESTION_BLOCK}${q.number}`,
-    text: { type: 'mrkdwn', text: fitEscaped(text, SECTION_TEXT_MAX) },
+    block: { type: 'section', block_id: `${QUESTION_BLOCK}${q.number}`, text: { type: 'mrkdwn', text: fitted } },
+    shortened,
   };
 }
 
@@ -152,7 +169,36 @@ export function renderPrompt(view: PromptView, withForm = false): RenderedMessag
       })),
     });
   }
+  // No buttons here (drawsNoForm, or a form whose modal Slack cannot show): the page is its only form.
+  if (view.link && (buttons.length === 0 || questionsShortened(view))) addOpen(blocks, view);
   return { text: fallbackText(sections), blocks };
+}
+
+/**
+ * Adds the "Open" URL button to the answer page: beside the prompt's buttons when their actions
+ * block has room, else in an actions block of its own when the message has room for one. Left out
+ * when the URL is longer than a button takes (Slack would refuse the whole message).
+ */
+function addOpen(blocks: Block[], view: PromptView): void {
+  const url = view.link!;
+  if (url.length > BUTTON_URL_MAX) return;
+  const open = {
+    type: 'button',
+    action_id: OPEN_ACTION,
+    text: { type: 'plain_text', text: buttonLabel(translate(view.locale, 'control.open')), emoji: true },
+    url,
+  };
+  const last = blocks[blocks.length - 1];
+  const elements = last?.type === 'actions' ? (last.elements as unknown[]) : null;
+  if (elements && elements.length < ACTIONS_MAX) elements.push(open);
+  else if (blocks.length < BLOCKS_MAX) blocks.push({ type: 'actions', block_id: OPEN_BLOCK, elements: [open] });
+}
+
+/** Whether the prompt's questions (or its approval) were shortened to fit Slack's limits. */
+function questionsShortened(view: PromptView): boolean {
+  if (view.approval) return approvalShortened(view.approval, view.locale);
+  const several = view.questions.length > 1;
+  return view.questions.some((q) => sectionFor(q, several).shortened);
 }
 
 /** Approve is the primary button, Reject the danger one; every other button keeps Slack's default. */
@@ -181,7 +227,7 @@ export function renderFinal(view: PromptView, outcome: OutcomeView): RenderedMes
 function questionBlocks(view: PromptView): Block[] {
   if (view.approval) return approvalBlocks(view.approval, view.locale);
   const several = view.questions.length > 1;
-  return view.questions.map((q) => sectionFor(q, several));
+  return view.questions.map((q) => sectionFor(q, several).block);
 }
 
 /** The mrkdwn text of the question sections, for the notification fallback. */

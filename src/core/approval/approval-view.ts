@@ -4,6 +4,7 @@
 import type { AskRecord, Responder } from '../schemas.js';
 import type { Words } from '../i18n/index.js';
 import { responderName } from '../display-text.js';
+import { LINK_CHANNEL } from '../record-state.js';
 import { shorten } from '../text.js';
 import { shortHash, type Decision } from './decisions.js';
 import type { StoredApproval } from './approval-schema.js';
@@ -81,7 +82,13 @@ export function decisionLine(
   effectiveHash: string,
   words: Words,
 ): string {
-  const name = by.channel === 'api' ? words.t('approval.viaApi') : responderName(by);
+  // A link for anyone (channel `link`) names no person: "someone on the answer page".
+  const name =
+    by.channel === 'api'
+      ? words.t('approval.viaApi')
+      : by.channel === LINK_CHANNEL
+        ? words.t('approval.viaPage')
+        : responderName(by);
   const hash = shortHash(effectiveHash);
   switch (decision) {
     case 'approve':
