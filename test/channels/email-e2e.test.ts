@@ -84,6 +84,8 @@ describe('email end to end (real SMTP server, redis-server, the raw route)', () 
     expect(outcome.mail.subject).toBe('Re: Deploy: Where should I deploy?');
     expect(outcome.mail.text).toContain('Production');
     expect(outcome.mail.html).toContain('Production');
+    // One Message-ID per outcome: a re-sent outcome (a process killed before recording it) is the same message.
+    expect(idOf(outcome)).toBe(`<ask.${id}.o.${Buffer.from(ALICE).toString('base64url')}@askgate.test>`);
   });
 
   it('an Outlook-quoted reply in the person’s own words is recorded without echoing them in the outcome', async () => {

@@ -225,7 +225,9 @@ export class EmailChannel implements Channel {
     const info = threadInfo(ref);
     const users = info.u !== undefined;
     const root = questionId({ askId: askOf(ref), chat: ref.chat, users }, this.domain);
-    const base = freshPart(kind);
+    // The outcome is mailed once per delivery: its Message-ID is fixed, so the mail a process sent
+    // before dying unrecorded and the one its successor sends are one message to every mail client.
+    const base = kind === 'o' ? 'o' : freshPart(kind);
     const idOf = (i: number) =>
       mailId({ askId: askOf(ref), chat: ref.chat, part: users ? `${base}n${i}` : base, users }, this.domain);
     const note = renderNote(info.s, text, locale);

@@ -25,7 +25,7 @@ export function mailId(id: MailId, domain: string): string {
   return `ask.${id.askId}.${id.part}.${chat}${id.users ? '.u' : ''}@${domain}`;
 }
 
-/** A fresh part of kind `kind` (`r`, `o`, `f`): unique per mail, so two reminders never share an id. */
+/** A fresh part of kind `kind` (`r`, `f`): unique per mail, so two reminders never share an id (an outcome's part is the fixed `o`: one per delivery). */
 export const freshPart = (kind: 'r' | 'o' | 'f') => `${kind}${randomBytes(6).toString('hex')}`;
 
 /** The delivery's Message-ID of an ask in a conversation (to its first recipient): the id its message binding holds. */
