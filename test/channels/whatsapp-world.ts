@@ -12,6 +12,8 @@ export const TOKEN = 'EAAG-test-access-token';
 export const PHONE_ID = '106540352242922';
 export const APP_SECRET = 'app-secret-0123456789abcdef';
 export const VERIFY_TOKEN = 'verify-token-0123456789';
+/** The operator's approved template in the fake. */
+export const TEMPLATE = 'askgate_question:en_US';
 /** Alice's number: E.164 in targets, the wa_id (digits) in webhooks. */
 export const ALICE = '+15551234567';
 export const ALICE_WA = ALICE.slice(1);
@@ -28,7 +30,12 @@ export interface WhatsAppWorld {
 /** Starts the world; `env` adds or removes settings (undefined removes). */
 export async function startWhatsAppWorld(env: Record<string, string | undefined> = {}): Promise<WhatsAppWorld> {
   const redis: TestRedis = await startRedis();
-  const wa = await startFakeWhatsApp({ token: TOKEN, phoneNumberId: PHONE_ID, appSecret: APP_SECRET });
+  const wa = await startFakeWhatsApp({
+    token: TOKEN,
+    phoneNumberId: PHONE_ID,
+    appSecret: APP_SECRET,
+    templates: [TEMPLATE],
+  });
   const config = loadConfig(
     testEnv({
       REDIS_URL: redis.url,
@@ -58,11 +65,12 @@ export async function startWhatsAppWorld(env: Record<string, string | undefined>
 export async function askOnWhatsApp(
   w: WhatsAppWorld,
   body: Record<string, unknown>,
+  chat = ALICE,
 ): Promise<{ id: string; record: any }> {
   const res = await w.api.post('/v1/asks', {
     runId: `run-${Math.random().toString(36).slice(2)}`,
     ...body,
-    to: { channel: 'whatsapp', chat: ALICE },
+    to: { channel: 'whatsapp', chat },
   });
   expect(res.status).toBe(201);
   const record = await eventually(async () => {

@@ -27,6 +27,8 @@ export interface FakeWhatsAppOptions {
   token: string;
   phoneNumberId: string;
   appSecret: string;
+  /** Approved templates as `name:language`. */
+  templates?: string[];
 }
 
 /** The phone number askgate's business number is, in webhook metadata. */
@@ -41,6 +43,8 @@ export interface FakeWhatsApp {
   refused: { status: number; code: number; message: string }[];
   /** Send attempts with their times (ms), refused or not. */
   attempts: number[];
+  /** Numbers (wa_id) whose 24-hour window is closed: anything but a template gets 131047 until they write. */
+  closed: Set<string>;
   /** Queues failures for the next sends. */
   failNext(...failures: FakeFailure[]): void;
   /** Posts a delivery to askgate's webhook, signed with the app secret (or `signature` as given, null: none). */
@@ -54,7 +58,11 @@ const graphError = (message: string, code: number, type = 'OAuthException') => (
 });
 
 /** Why a message object is refused (Graph code 100, invalid parameter), or null when it is valid. */
-export function invalidMessage(body: any, known: ReadonlySet<string>): string | null {
+export function invalidMessage(
+  body: any,
+  known: ReadonlySet<string>,
+  templates: readonly string[] = [],
+): string | null {
   if (body?.messaging_product !== 'whatsapp') return 'messaging_product must be whatsapp';
   if (typeof body.to !== 'string' || !/^\d{7,15}$/.test(body.to)) return 'to must be a phone number';
   if (body.context !== undefined && !known.has(body.context?.message_id)) return 'context.message_id unknown';
@@ -62,6 +70,18 @@ export function invalidMessage(body: any, known: ReadonlySet<string>): string | 
   if (body.type === 'text') {
     const n = chars(body.text?.body);
     return n < 1 || n > 4096 ? 'text.body must be 1 to 4096 characters' : null;
+  }
+  if (body.type === 'template') {
+    const t = body.template;
+    if (!templates.includes(`${t?.name}:${t?.language?.code}`))
+      return 'template name does not exist in the translation';
+    for (const c of t.components ?? [])
+      for (const p of c.parameters ?? []) {
+        if (p.type !== 'text' || chars(p.text) < 1 || chars(p.text) > 1024) return 'template parameter must be text';
+        if (/[\n\t]| {5,}/.test(p.text))
+          return 'template parameter cannot have new-line/tab characters or more than 4 consecutive spaces';
+      }
+    return null;
   }
   if (body.type !== 'interactive') return `unsupported type ${body.type}`;
   const i = body.interactive;
@@ -106,6 +126,7 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions): Promise<F
   const attempts: number[] = [];
   const failures: FakeFailure[] = [];
   const known = new Set<string>();
+  const closed = new Set<string>();
   const answer = (res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
@@ -136,7 +157,14 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions): Promise<F
         failure.retryAfter !== undefined ? { 'retry-after': String(failure.retryAfter) } : {};
       return refuse(res, failure.status, failure.code, `failure on demand (${failure.code})`, headers);
     }
-    const problem = invalidMessage(body, known);
+    if (closed.has(body.to) && body.type !== 'template')
+      return refuse(
+        res,
+        400,
+        131047,
+        'Re-engagement message: more than 24 hours have passed since the customer last replied',
+      );
+    const problem = invalidMessage(body, known, options.templates);
     if (problem) return refuse(res, 400, 100, `(#100) Invalid parameter: ${problem}`);
     const id = `wamid.${randomBytes(18).toString('base64url')}`;
     known.add(id);
@@ -155,10 +183,15 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions): Promise<F
     sent,
     refused,
     attempts,
+    closed,
     failNext: (...f) => void failures.push(...f),
     async deliver(url, value, signature) {
       // A person's message may be replied to (`context`), like askgate's own.
-      for (const m of (value as { messages?: { id: string }[] }).messages ?? []) known.add(m.id);
+      // A person's message opens their window again.
+      for (const m of (value as { messages?: { id: string; from: string }[] }).messages ?? []) {
+        known.add(m.id);
+        closed.delete(m.from);
+      }
       const raw = JSON.stringify({
         object: 'whatsapp_business_account',
         entry: [

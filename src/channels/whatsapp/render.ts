@@ -84,3 +84,29 @@ export function textMessage(body: string, replyTo?: string): Record<string, unkn
     ...(replyTo ? { context: { message_id: replyTo } } : {}),
   };
 }
+
+/** Longest template body parameter askgate sends (the approved template's own text adds to it; the body holds 1024). */
+export const TEMPLATE_PARAM_MAX = 700;
+
+/**
+ * The operator's approved template (`name:language`, one body parameter) carrying the prompt as one
+ * line: template parameters may hold no new lines, tabs or more than four spaces in a row. The
+ * person answers by replying to it (it opens the window), as to a text prompt.
+ */
+export function templateMessage(template: string, view: PromptView): Record<string, unknown> {
+  const [name, code] = template.split(':') as [string, string];
+  const line = promptText(view, true)
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' · ')
+    .replace(/\s{2,}/g, ' ');
+  return {
+    type: 'template',
+    template: {
+      name,
+      language: { code },
+      components: [{ type: 'body', parameters: [{ type: 'text', text: shorten(line, TEMPLATE_PARAM_MAX, 'utf16') }] }],
+    },
+  };
+}

@@ -23,8 +23,8 @@ import { describeError } from '../shared/errors.js';
 import { responderOf } from '../shared/responder.js';
 import { settleOrShow, takeEvent } from '../shared/take-event.js';
 import { WHATSAPP_CAPABILITIES } from './capabilities.js';
-import { sendMessage, WINDOW_CLOSED, type GraphTarget } from './graph-api.js';
-import { renderPrompt, textMessage } from './render.js';
+import { sendMessage, WINDOW_CLOSED, WINDOW_CLOSED_REASON, type GraphTarget } from './graph-api.js';
+import { renderPrompt, templateMessage, textMessage } from './render.js';
 import {
   readDelivery,
   signatureCheck,
@@ -45,7 +45,7 @@ const WEBHOOK_BODY_MAX = 1_048_576;
 export interface WhatsAppChannelOptions extends GraphTarget {
   appSecret: string;
   verifyToken: string;
-  /** WHATSAPP_TEMPLATE (`name:language`): read, not used yet (the closed window fails the delivery). */
+  /** WHATSAPP_TEMPLATE (`name:language`): sent when the 24-hour window is closed; without it, the delivery fails `window_closed`. */
   template?: string;
   logger: Logger;
   clock?: Clock;
@@ -69,8 +69,17 @@ export class WhatsAppChannel implements Channel {
       throw new ChannelError('not an E.164 number: the target needs "+" and the number', true, undefined, {
         channel: 'whatsapp',
       });
-    const id = await sendMessage(this.options, { to: target.chat.slice(1), ...renderPrompt(view) });
-    return { chat: target.chat, messageId: id };
+    const to = target.chat.slice(1);
+    try {
+      return { chat: target.chat, messageId: await sendMessage(this.options, { to, ...renderPrompt(view) }) };
+    } catch (error) {
+      // Outside the 24-hour window only an approved template may be sent: the operator's, when set.
+      const template = this.options.template;
+      if (!template || !(error instanceof ChannelError) || !error.message.startsWith(WINDOW_CLOSED_REASON)) throw error;
+      const id = await sendMessage(this.options, { to, ...templateMessage(template, view) });
+      this.options.logger.info({ channel: 'whatsapp', askId: request.askId }, 'window closed: sent the template');
+      return { chat: target.chat, messageId: id };
+    }
   }
 
   /** WhatsApp cannot edit a business message: the outcome is a reply to the question (the outbox calls {@link post}). */
