@@ -94,6 +94,13 @@ describe('WhatsApp prompts', () => {
     expect(invalidMessage({ messaging_product: 'whatsapp', to: '15551234567', ...many }, new Set())).toBeNull();
   });
 
+  it('a prompt over the interactive body limit (1,024) is text with numbered options, not cut', () => {
+    const m = renderPrompt(view(['Yes', 'No'], { question: 'Why? '.repeat(250) })) as any;
+    expect(m.type).toBe('text');
+    expect(m.text.body).toContain('2. No');
+    expect(m.text.body.length).toBeGreaterThan(1024);
+  });
+
   it('more than ten rows, several questions and typed questions are text with the options numbered', () => {
     const labels = Array.from({ length: 10 }, (_, i) => `Option ${i + 1}`);
     const m = renderPrompt(view(labels)) as any;

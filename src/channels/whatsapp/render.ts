@@ -38,13 +38,16 @@ export function promptText(view: PromptView, withOptions: boolean): string {
 export function renderPrompt(view: PromptView): Record<string, unknown> {
   // Other is a typed reply ("reply to this message with your own words"): it is never a button.
   const taps = (view.buttons ?? []).filter((b) => b.kind !== 'other');
+  // An interactive body holds 1,024 characters: a longer prompt is text (4,096), answered by reply, never cut short.
+  const body = promptText(view, false);
+  if (body.length > INTERACTIVE_BODY_MAX) return textMessage(promptText(view, true));
   const fitsButtons = taps.length > 0 && taps.length <= REPLY_BUTTONS_MAX && taps.every(titleFits);
   if (fitsButtons) {
     return {
       type: 'interactive',
       interactive: {
         type: 'button',
-        body: { text: shorten(promptText(view, false), INTERACTIVE_BODY_MAX, 'utf16') },
+        body: { text: body },
         action: {
           buttons: taps.map((b) => ({ type: 'reply', reply: { id: b.token, title: b.label } })),
         },
@@ -62,7 +65,7 @@ export function renderPrompt(view: PromptView): Record<string, unknown> {
       type: 'interactive',
       interactive: {
         type: 'list',
-        body: { text: shorten(promptText(view, false), INTERACTIVE_BODY_MAX, 'utf16') },
+        body: { text: body },
         action: {
           button: shorten(wordsFor(view.locale).t('control.choose'), REPLY_TITLE_MAX, 'utf16'),
           sections: [{ rows }],
