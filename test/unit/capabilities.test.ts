@@ -128,12 +128,13 @@ describe('buildPromptView picks the controls from the channel’s capabilities',
     expect([noKind.buttons, noKind.form, noKind.instructions]).toEqual([null, undefined, view.instructions]);
   });
 
-  it('each registered channel declares its capabilities on its descriptor (edits: every chat channel; email posts its outcome)', () => {
+  it('each registered channel declares its capabilities on its descriptor (edits: every chat channel but WhatsApp; email and WhatsApp post their outcome)', () => {
     expect(CHANNELS.map((c) => [c.name, c.capabilities.edits, c.capabilities.kinds])).toEqual([
       ['telegram', true, ['choice', 'text', 'number', 'date', 'time', 'datetime', 'email', 'url']],
       ['slack', true, ['choice', 'text', 'number', 'date', 'time', 'datetime', 'email', 'url']],
       ['discord', true, ['choice', 'text', 'number', 'date', 'time', 'datetime', 'email', 'url']],
       ['email', false, ['choice', 'text', 'number', 'date', 'time', 'datetime', 'email', 'url']],
+      ['whatsapp', false, ['choice', 'text', 'number', 'date', 'time', 'datetime', 'email', 'url']],
     ]);
   });
 });

@@ -33,6 +33,7 @@ describe('the channel registry', () => {
       ['slack', 'Slack'],
       ['discord', 'Discord'],
       ['email', 'Email'],
+      ['whatsapp', 'WhatsApp'],
     ]);
   });
 
