@@ -5,17 +5,10 @@
  * carries `dir="auto"` so a right-to-left question reads right.
  */
 import { createHash } from 'node:crypto';
+import { escapeHtml } from '../security/html.js';
 
-const ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** `text` safe inside an element or a quoted attribute. */
-export const esc = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+/** `text` safe inside an element or a quoted attribute (askgate's one HTML escaper). */
+export const esc = escapeHtml;
 
 /** The page's stylesheet: readable from 320 px up, nothing wider than the screen, visible focus. */
 export const PAGE_STYLE = [

@@ -63,7 +63,7 @@ describe('email end to end (real SMTP server, redis-server, the raw route)', () 
     expect(link.expiresAt.getTime()).toBe(Math.floor(Date.parse(record.expiresAt) / 1000) * 1000);
     // The HTML part: the same content, every string escaped, the links as anchors.
     const html = q.mail.html as string;
-    expect(html).toContain('Prod &#60;b&#62;&#38;&#34;x&#34;');
+    expect(html).toContain('Prod &lt;b&gt;&amp;&quot;x&quot;');
     expect(html).not.toContain('<b>&');
     expect(html).toContain(`<a href="${PUBLIC_URL}/a/${token}?option=2">`);
     expect(text).toContain('Reply with a number, an option name or your own words');

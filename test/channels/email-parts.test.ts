@@ -34,7 +34,7 @@ describe('email rendering', () => {
     const mail = renderPrompt(v, null);
     expect(mail.text).toContain('Answer by replying to this email.');
     expect(mail.text).not.toContain('https://');
-    expect(mail.html).toContain('Production — the &#60;real&#62; one');
+    expect(mail.html).toContain('Production — the &lt;real&gt; one');
   });
 
   it('the links follow the ask’s locale; a multi-select question gets the page link only', () => {
@@ -62,7 +62,7 @@ describe('email rendering', () => {
   it('a note is escaped in HTML and keeps its subject as a reply', () => {
     const note = renderNote('Re: Deploy', 'a <b> & c', 'en');
     expect(note.subject).toBe('Re: Deploy');
-    expect(note.html).toContain('a &#60;b&#62; &#38; c');
+    expect(note.html).toContain('a &lt;b&gt; &amp; c');
     expect(renderNote('Deploy', 'x', 'en').subject).toBe('Re: Deploy');
   });
 });

@@ -5,6 +5,7 @@ import { wordsFor } from '../../core/i18n/index.js';
 import { choiceView, type PromptView, type QuestionView } from '../../core/prompt-view.js';
 import { shorten } from '../../core/text.js';
 import { emailText } from './words.js';
+import { escapeHtml } from '../../security/html.js';
 
 /** A mail's subject and its two bodies. */
 export interface RenderedMail {
@@ -22,11 +23,6 @@ export interface PageLinks {
 
 /** Longest subject line, in characters. */
 const SUBJECT_MAX = 120;
-
-/** Escapes text for HTML element content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /** Text as HTML paragraphs' content: escaped, new lines as `<br>`. */
 const htmlLines = (text: string) => escapeHtml(text).replace(/\r?\n/g, '<br>\n');

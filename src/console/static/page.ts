@@ -1,7 +1,5 @@
+import { escapeHtml } from '../../security/html.js';
 import { CONSOLE_LOCALES, type ConsoleKey } from '../i18n/index.js';
-
-const escapeHtml = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /**
  * The console's HTML shell in one shipped locale (`en`, `pt-BR`, ...). It holds no data: the script
