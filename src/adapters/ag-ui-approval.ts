@@ -11,7 +11,7 @@ import type { Interrupt, Message } from '@ag-ui/client';
 import type { AskInput, AskResult } from '../client/index.js';
 import { assertApproved } from '../client/approval.js';
 import { ownValue } from '../core/own.js';
-import { argumentsOf, shownLine } from './shared.js';
+import { argumentsOf, isObject, shownLine } from './shared.js';
 
 /** A tool call of the thread, as the model proposed it. */
 export interface ToolCallRef {
@@ -25,8 +25,6 @@ export interface ApprovalInterruptAsk {
   approval: NonNullable<AskInput['approval']>;
   bare: boolean;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The tool call `id` among the thread's messages (assistant `toolCalls`), or undefined. */
 export function toolCallIn(messages: readonly Message[], id: string): ToolCallRef | undefined {

@@ -14,7 +14,7 @@
  */
 import type { AskgateClient, AskInput, AskResult } from '../client/index.js';
 import { ApprovalError, assertApproved } from '../client/approval.js';
-import { askBase, askOptions, eventKey, shownLine, type AskTarget, type RequestedBy } from './shared.js';
+import { askBase, askOptions, eventKey, isObject, shownLine, type AskTarget, type RequestedBy } from './shared.js';
 
 /** The middleware's decision types (`langchain`'s `DecisionType`). */
 export type HitlDecisionType = 'approve' | 'edit' | 'reject';
@@ -49,8 +49,6 @@ export type HitlDecision =
 export interface HitlOptions {
   requestedBy?: RequestedBy;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The interrupt value as a {@link HitlRequest} (camelCase or the Python server's snake_case), or undefined. */
 export function hitlRequestOf(value: unknown): HitlRequest | undefined {

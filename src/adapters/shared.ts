@@ -60,18 +60,21 @@ export function shownLine(text: string, max: number): string {
   return shorten(stripInvisible(text.replace(/\s+/g, ' ')).trim(), max);
 }
 
+/** A plain JSON object (not null, not an array): what untrusted framework values are read as. */
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
 /** Tool arguments (a JSON string from the model) as a short `key: value, ...` summary. */
 export function summariseArgs(raw: string | undefined, max = 300): string {
   if (raw === undefined || raw.trim() === '') return '';
   let text = raw;
   try {
     const parsed: unknown = JSON.parse(raw);
-    text =
-      parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
-        ? Object.entries(parsed)
-            .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
-            .join(', ')
-        : JSON.stringify(parsed);
+    text = isObject(parsed)
+      ? Object.entries(parsed)
+          .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
+          .join(', ')
+      : JSON.stringify(parsed);
   } catch {
     // Not JSON: shown as sent.
   }
@@ -150,8 +153,7 @@ export function argumentsOf(raw: string | undefined): Record<string, unknown> {
   if (raw === undefined || raw.trim() === '') return {};
   try {
     const parsed: unknown = JSON.parse(raw);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
-      return parsed as Record<string, unknown>;
+    if (isObject(parsed)) return parsed;
   } catch {
     // Not JSON: shown as sent.
   }
