@@ -108,6 +108,20 @@ describe('links API', () => {
     expect(two.status).toBe(400);
   });
 
+  it('a bad link request is a 400 naming the field, and gives no link', async () => {
+    const id = await newAsk();
+    for (const [body, field] of [
+      [{ option: 9 }, 'option'],
+      [{ option: 'two' }, 'option'],
+      [{ to: 'alice' }, 'to'],
+      [{ recipient: 'anyone' }, 'recipient'],
+    ] as const) {
+      const res = await api.post(`/v1/asks/${id}/links`, body);
+      expect([field, res.status, res.body.url]).toEqual([field, 400, undefined]);
+      expect(JSON.stringify(res.body.error)).toContain(field);
+    }
+  });
+
   it('the SDK asks for a link with client.answerLink, and gets the API refusals as AskgateApiError', async () => {
     const sdk = new AskgateClient({ url: app.url, token: TOKEN });
     const id = await newAsk({ to: { channel: 'test', chat: 'c1', users: ['alice'] } });
