@@ -393,7 +393,12 @@ describe('policy steps survive kill -9 (askgate serve as child processes, Telegr
     expect(reminders()[0]!.text).toMatch(/^Reminder/);
     expect(fake.chatMessages(bob.id)).toHaveLength(1);
 
-    // Another kill -9 and restart fires nothing twice.
+    // Another kill -9 and restart fires nothing twice that was recorded. (Killed between Telegram
+    // storing the reminder and askgate recording it, the reminder is sent again, like a delivery: R12's
+    // window, so the kill waits for the record.)
+    await eventually(async () =>
+      (await api2.get(`/v1/asks/${ask.id}`)).body.deliveries[0]?.reminded === 1 ? true : undefined,
+    );
     await processes.at(-1)!.kill9();
     const api3 = await start();
     await new Promise((r) => setTimeout(r, 1_500));
