@@ -107,6 +107,8 @@ describe('email end to end (real SMTP server, redis-server, the raw route)', () 
     expect(a).toEqual({ status: 202, body: { status: 'accepted' } });
     expect(b).toEqual({ status: 202, body: { status: 'duplicate' } });
     expect((await result(id)).answers).toEqual({ env: ['Staging'] });
+    // Wait for the outcome (mailed after the commit), then long enough for a second mail to show.
+    await w.smtp.mailTo(ALICE, (m) => idOf(m).startsWith(`<ask.${id}.o.`));
     await sleep(500);
     expect(followUps(id)).toHaveLength(1); // the outcome only: no "already answered" for the copy
   });

@@ -67,6 +67,8 @@ describe('email: replies read from a real IMAP mailbox (a private Dovecot)', () 
     expect(r.status).toBe('answered');
     expect(r.answers).toEqual({ env: ['Production'] });
     await eventually(async () => (await flags()).get(replyId)?.includes('\\Seen'));
+    // The outcome is mailed after the commit (through the outbox): count from once it is out.
+    await w.smtp.mailTo(ALICE, (m) => idOf(m).startsWith(`<ask.${id}.o.`));
     // As after a crash between the commit and the flag: the message is unseen again and read again,
     // found a duplicate by its Message-ID (no second answer, no mail), and marked \Seen.
     const sentBefore = w.smtp.mails.length;
@@ -99,6 +101,7 @@ describe('email: replies read from a real IMAP mailbox (a private Dovecot)', () 
         lock.release();
       }
     });
+    await w.smtp.mailTo(ALICE, (m) => idOf(m).startsWith(`<ask.${id}.o.`));
     await sleep(300);
     const followUps = w.smtp
       .to(ALICE)
