@@ -7,6 +7,7 @@ import type {
   AskIndexes,
   AskStore,
   Channel,
+  ChannelDirectory,
   Clock,
   Logger,
   Outbox,
@@ -29,6 +30,7 @@ import { MemoryAskStore } from './store/memory-store.js';
 import { MemoryResultBus } from './store/memory-bus.js';
 import { MemoryConsoleSessions, RedisConsoleSessions } from './store/console-sessions.js';
 import { MemorySeenEvents, RedisSeenEvents } from './store/seen-events.js';
+import { MemoryChannelDirectory, RedisChannelDirectory } from './store/channel-directory.js';
 import { RedisFormDrafts } from './store/form-drafts.js';
 import { MemoryFormDrafts } from './store/memory-form-drafts.js';
 import type { FormDraftStore } from './core/form-draft-store.js';
@@ -100,6 +102,8 @@ interface Backend {
   seen: SeenEvents;
   /** Forms answered on the message itself (Telegram drafts). */
   drafts: FormDraftStore;
+  /** Conversations the channels learned (Teams' references). */
+  directory: ChannelDirectory;
   close(): Promise<void>;
 }
 
@@ -141,6 +145,7 @@ async function redisBackend(config: Config, url: string, logger: Logger, clock: 
     queuedOutbox: { enqueue: (job) => outbox.requeue(job) },
     consoleSessions: new RedisConsoleSessions(main, { prefix: config.keyPrefix, clock }),
     seen: new RedisSeenEvents(main, { prefix: config.keyPrefix, clock }),
+    directory: new RedisChannelDirectory(main, { prefix: config.keyPrefix }),
     drafts: new RedisFormDrafts(main, { prefix: config.keyPrefix, clock, retentionMs: config.retentionMs }),
     async close() {
       await bus.close();
@@ -159,6 +164,7 @@ function memoryBackend(config: Config, clock: Clock, logger: Logger): Backend {
     indexes: store.indexes,
     consoleSessions: new MemoryConsoleSessions(clock),
     seen: new MemorySeenEvents(clock),
+    directory: new MemoryChannelDirectory(),
     drafts: new MemoryFormDrafts({ clock, retentionMs: config.retentionMs }),
     bus,
     steps: new MemoryStepScheduler({ logger: queueLog, clock }),
@@ -177,7 +183,9 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
   const backend = config.redisUrl
     ? await redisBackend(config, config.redisUrl, logger, clock)
     : memoryBackend(config, clock, logger);
-  const channels = new Map((options.channels ?? (await buildChannels(config, logger, clock))).map((c) => [c.name, c]));
+  const channels = new Map(
+    (options.channels ?? (await buildChannels(config, logger, clock, backend.directory))).map((c) => [c.name, c]),
+  );
   const metrics = new PrometheusMetrics();
   const links =
     config.publicUrl && config.linkSecret ? { publicUrl: config.publicUrl, secret: config.linkSecret } : null;
@@ -245,6 +253,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     maxWaitSeconds: config.maxWaitSeconds,
     isStoreUnavailable: isRedisUnavailable,
     ready: () => backend.store.ping(),
+    directory: backend.directory,
     ...(links && {
       links: { ...links, clock, defaultLocale: config.defaultLocale, channelNames: CHANNEL_DISPLAY_NAMES },
     }),

@@ -15,6 +15,27 @@ const IdempotencyKeySchema = z
   .max(255)
   .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
 
+const ChannelParamSchema = z.object({ channel: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a channel name') });
+const DirectoryPageSchema = z.object({
+  cursor: z
+    .string()
+    .regex(/^\d{1,20}$/, 'must be a cursor from the last page')
+    .optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+
+/** A directory entry's stored JSON as an object (a value that is not one shows as nothing). */
+function readEntry(value: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
+}
+
 /** Where a value outside the body comes from: a path parameter, the query or a header (by name). */
 type Source = { in: IssueLocation; name?: string };
 
@@ -121,6 +142,15 @@ export function registerAskRoutes(app: FastifyInstance, deps: ServerDeps): void 
     const id = runId(request);
     const body = parse(GuardBlockedRequestSchema, request.body);
     return { ...(await gateway.guardBlocked(id, body.tool)), recorded: true };
+  });
+
+  // What a channel learned of its conversations (e.g. Teams conversation ids), for an operator finding a target.
+  app.get('/v1/channels/:channel/conversations', async (request) => {
+    const { channel } = parse(ChannelParamSchema, request.params, 'invalid_request', { in: 'path' });
+    const page = parse(DirectoryPageSchema, request.query, 'invalid_request', { in: 'query' });
+    const listed = deps.directory ? await deps.directory.list(channel, page) : { entries: [] };
+    const conversations = listed.entries.map((e) => ({ id: e.key, ...readEntry(e.value) }));
+    return { channel, conversations, ...(listed.cursor ? { cursor: listed.cursor } : {}) };
   });
 
   app.delete('/v1/runs/:runId', async (request) => {

@@ -27,7 +27,7 @@ import { registerAnswerPage } from '../links/page-routes.js';
 import { registerLinkRoute } from '../links/links-api.js';
 import type { LinkSettings } from '../links/answer-link.js';
 import type { ChannelNames } from '../core/i18n/index.js';
-import type { Clock } from '../core/ports.js';
+import type { ChannelDirectory, Clock } from '../core/ports.js';
 
 /**
  * Connections the kernel may hold for askgate before it accepts them (capped by the system's
@@ -64,6 +64,8 @@ export interface ServerDeps {
    * are set: `/a/:token` and `POST /v1/asks/:id/links`; absent, neither route exists.
    */
   links?: LinkSettings & { clock: Clock; defaultLocale?: string; channelNames?: ChannelNames };
+  /** Conversations the channels learned (Teams' references), listed at `GET /v1/channels/:channel/conversations`. */
+  directory?: ChannelDirectory;
 }
 
 /** Builds the fastify server with every route, auth and JSON errors; channels may add routes before listen. */

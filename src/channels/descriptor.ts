@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Channel, Clock, Logger } from '../core/ports.js';
+import type { Channel, ChannelDirectory, Clock, Logger } from '../core/ports.js';
 import type { MessageKey } from '../core/i18n/index.js';
 import type { ChannelCapabilities } from '../core/capabilities.js';
 import type { ChannelWords } from './shared/channel-words.js';
@@ -15,6 +15,8 @@ export interface ChannelDeps {
   /** The channel's logger (component = the channel's name). */
   logger: Logger;
   clock: Clock;
+  /** Conversations the channels learned, shared by every replica (a Teams conversation's service URL). */
+  directory: ChannelDirectory;
 }
 
 /**

@@ -274,3 +274,26 @@ export interface Channel {
   /** HTTP routes this channel serves (webhooks), registered before the server listens. */
   routes?(): InboundRoute[];
 }
+
+/** One conversation a channel learned: its key (the conversation id) and what the channel keeps of it (its own JSON). */
+export interface DirectoryEntry {
+  key: string;
+  value: string;
+}
+
+/**
+ * Conversations the channels learned, shared by every replica and kept across restarts: what a
+ * channel needs to post there later (a Teams conversation reference: its service URL, tenant and
+ * name), and what an operator lists to find ids (`GET /v1/channels/:channel/conversations`).
+ */
+export interface ChannelDirectory {
+  /** Keeps (or replaces) what `channel` knows of the conversation `key`. */
+  put(channel: string, key: string, value: string): Promise<void>;
+  /** What `channel` keeps of `key`, or null. */
+  get(channel: string, key: string): Promise<string | null>;
+  /** A page of `channel`'s conversations (unordered); `cursor` continues a listing, absent in the last page. */
+  list(
+    channel: string,
+    page: { cursor?: string; limit: number },
+  ): Promise<{ entries: DirectoryEntry[]; cursor?: string }>;
+}

@@ -81,6 +81,11 @@ export class StoreKeys {
     return `${this.prefix}:seen:${channel}:${part(eventId)}`;
   }
 
+  /** Hash: conversation key → what a channel keeps of it (`channel-directory.ts`); one per channel, one slot. */
+  directory(channel: string): string {
+    return `${this.prefix}:directory:${channel}`;
+  }
+
   /** Pub/sub channel announcing ask ids that reached a terminal state. */
   resolvedChannel(): string {
     return `${this.prefix}:resolved`;
