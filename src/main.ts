@@ -183,9 +183,8 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
   const backend = config.redisUrl
     ? await redisBackend(config, config.redisUrl, logger, clock)
     : memoryBackend(config, clock, logger);
-  const channels = new Map(
-    (options.channels ?? (await buildChannels(config, logger, clock, backend.directory))).map((c) => [c.name, c]),
-  );
+  const built = options.channels ?? (await buildChannels(config, logger, clock, backend.directory));
+  const channels = new Map(built.map((c) => [c.name, c]));
   const metrics = new PrometheusMetrics();
   const links =
     config.publicUrl && config.linkSecret ? { publicUrl: config.publicUrl, secret: config.linkSecret } : null;
