@@ -101,6 +101,8 @@ const protectedTargets = (): { method: string; path: string; body?: string; head
     },
     { method: 'GET', path: `/v1/runs/${runId}/events` },
     { method: 'HEAD', path: `/v1/runs/${runId}/events` },
+    { method: 'GET', path: '/v1/channels/teams/conversations' },
+    { method: 'HEAD', path: '/v1/channels/teams/conversations' },
     { method: 'GET', path: '/metrics' },
     { method: 'HEAD', path: '/metrics' },
     {
@@ -286,6 +288,7 @@ describe('with ASKGATE_API_TOKEN: no spelling of a protected route gets in witho
       'DELETE /v1/runs/:runId',
       'POST /v1/runs/:runId/guard-blocked',
       'GET /v1/runs/:runId/events',
+      'GET /v1/channels/:channel/conversations',
       'GET /metrics',
       'GET /mcp',
       'POST /mcp',
