@@ -19,7 +19,7 @@ const importsOf = (text: string) => [...text.matchAll(/(?:from|import)\s*\(?\s*[
 const SDK_HOMES: Record<string, RegExp> = {
   ...Object.fromEntries(CHANNELS.flatMap((c) => c.sdks.map((sdk) => [sdk, new RegExp(`^channels/${c.name}/`)]))),
   bullmq: /^queue\//,
-  ioredis: /^(store\/|queue\/|main\.ts$)/,
+  ioredis: /^(store\/|queue\/|backend\.ts$)/,
   // Everything else logs through the Logger port; only logger.ts knows it is pino.
   pino: /^logger\.ts$/,
 };
@@ -70,11 +70,14 @@ describe('architecture boundaries', () => {
     ).toEqual([]);
   });
 
-  it('only main.ts builds concrete stores and queues, and only a channel’s descriptor its channel', () => {
+  it('only the composition root (main.ts, backend.ts) builds concrete stores and queues, and only a channel’s descriptor its channel', () => {
     const builders =
       /new (RedisAskStore|MemoryAskStore|BullStepScheduler|BullOutbox|MemoryOutbox|MemoryStepScheduler|\w+Channel)\b/;
     const offenders = sources.filter(
-      (f) => builders.test(f.text) && f.path !== 'main.ts' && !/^channels\/[\w-]+\/descriptor\.ts$/.test(f.path),
+      (f) =>
+        builders.test(f.text) &&
+        !['main.ts', 'backend.ts'].includes(f.path) &&
+        !/^channels\/[\w-]+\/descriptor\.ts$/.test(f.path),
     );
     expect(offenders.map((f) => f.path)).toEqual([]);
   });
