@@ -112,8 +112,10 @@ export function stepSchedulerContract(name: string, connect: () => RedisFactory)
           fired.push(askId);
         }),
       );
-      await s.schedule('askC1', 'timeout', Date.now() + 200);
-      await s.schedule('askC2', 'timeout', Date.now() + 200);
+      // Due late enough that the cancel lands first even on a loaded machine (a loaded CI run took
+      // longer than 200 ms between the schedule and the cancel, and the job fired as it should).
+      await s.schedule('askC1', 'timeout', Date.now() + 1500);
+      await s.schedule('askC2', 'timeout', Date.now() + 1500);
       await s.cancel('askC1', 'timeout');
       await s.cancel('never-scheduled', 'timeout');
       await waitFor(() => fired.length === 1);
@@ -218,10 +220,11 @@ export function stepSchedulerContract(name: string, connect: () => RedisFactory)
         timeout: async (askId) => void fired.push(`timeout ${askId}`),
         reminder: async (askId) => void fired.push(`reminder ${askId}`),
       });
-      await s.schedule('askK1', 'reminder', Date.now() + 200);
-      await s.schedule('askK1', 'timeout', Date.now() + 250);
-      await s.schedule('askK2', 'reminder', Date.now() + 200);
-      await s.schedule('askK2', 'timeout', Date.now() + 250);
+      // Due late enough that both cancels land first on a loaded machine (see the cancel test above).
+      await s.schedule('askK1', 'reminder', Date.now() + 1500);
+      await s.schedule('askK1', 'timeout', Date.now() + 1550);
+      await s.schedule('askK2', 'reminder', Date.now() + 1500);
+      await s.schedule('askK2', 'timeout', Date.now() + 1550);
       await s.cancel('askK1', 'reminder');
       await s.cancel('askK2', 'timeout');
       await waitFor(() => fired.length === 2);
