@@ -3,18 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { assemble, type AppPorts } from './app/assemble.js';
 import type { Gateway } from './app/gateway.js';
-import type {
-  AskIndexes,
-  AskStore,
-  Channel,
-  ChannelDirectory,
-  Clock,
-  Logger,
-  Outbox,
-  ResultBus,
-  SeenEvents,
-  StepScheduler,
-} from './core/ports.js';
+import type { AskIndexes, AskStore, Channel, ChannelDirectory, Clock, Logger } from './core/ports.js';
+import type { Outbox, ResultBus, SeenEvents, StepScheduler } from './core/ports.js';
+import { startAudit } from './audit/start.js';
 import type { ConsoleSessionStore } from './console/session.js';
 import { buildServer, LISTEN_BACKLOG } from './api/server.js';
 import { registerChannelRoutes } from './api/channel-routes.js';
@@ -268,6 +259,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     logger: httpLog,
     limits: config.eventStreams,
   });
+  startAudit({ server, config, store: backend.store, bus: backend.bus, logger: forComponent(logger, 'store'), clock });
   registerMcpRoute(server, {
     gateway,
     logger: httpLog,
