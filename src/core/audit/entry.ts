@@ -110,6 +110,25 @@ function text(m: AuditMapping, name: string, value: unknown): Record<string, unk
   return m.text === 'keep' ? { [name]: value } : { [`${name}Sha256`]: m.digest(plain) };
 }
 
+/**
+ * Answer values with the person's own words as the policy keeps them: a text question's value and a
+ * choice's value that is none of its options become `sha256:<hex>` of the text unless `keep`.
+ */
+function maskValues(record: AskRecord, values: Record<string, unknown>, m: AuditMapping): Record<string, unknown> {
+  if (m.text === 'keep') return values;
+  const own = (id: string, v: unknown): unknown => {
+    const q = record.questions.find((x) => x.id === id) as
+      { kind?: string; options?: readonly { label: string }[] } | undefined;
+    if (typeof v !== 'string' || !q) return v;
+    const free =
+      q.kind === 'text' || ((q.kind === undefined || q.kind === 'choice') && !q.options?.some((o) => o.label === v));
+    return free ? m.digest(v) : v;
+  };
+  return Object.fromEntries(
+    Object.entries(values).map(([id, v]) => [id, Array.isArray(v) ? v.map((x) => own(id, x)) : own(id, v)]),
+  );
+}
+
 /** What an ending or answer adds: values, decision, hashes, and the text as the policy allows. */
 function outcomeDetail(record: AskRecord, m: AuditMapping): { type: AuditType; detail: Record<string, unknown> } {
   const result = record.result;
@@ -127,7 +146,8 @@ function outcomeDetail(record: AskRecord, m: AuditMapping): { type: AuditType; d
         },
       };
     }
-    return { type: 'answered', detail: { values: result.values ?? result.answers, ...text(m, 'raw', result.raw) } };
+    const values = maskValues(record, result.values ?? result.answers, m);
+    return { type: 'answered', detail: { values, ...text(m, 'raw', result.raw) } };
   }
   if (result?.status === 'no_answer') {
     const defaulted = result.reason === 'timeout' && (result.defaults !== undefined || result.decision !== undefined);
@@ -151,7 +171,7 @@ function responseDetail(record: AskRecord, entry: HistoryEntry, m: AuditMapping)
   );
   if (!response) return {};
   return {
-    ...(response.decision ? { decision: response.decision } : { values: response.answers }),
+    ...(response.decision ? { decision: response.decision } : { values: maskValues(record, response.answers, m) }),
     ...(record.approval ? { action: record.approval.action, actionHash: record.approval.actionHash } : {}),
     ...text(m, 'reason', response.reason),
     ...text(m, 'raw', response.raw),
