@@ -27,11 +27,12 @@ const QuerySchema = z
       .regex(/^\d{1,15}-\d{1,15}$/, 'must be the `next` of a checkpoint')
       .optional(),
   })
-  .strict()
   .refine((q) => q.to === undefined || Date.parse(q.to) >= Date.parse(q.from), {
     message: 'must not be before from',
     path: ['to'],
   });
+
+const QUERY_KEYS = new Set(['from', 'to', 'limit', 'after']);
 
 /** Options of {@link registerAuditRoute}. */
 export interface AuditRouteOptions {
@@ -49,6 +50,12 @@ export interface AuditRouteOptions {
  */
 export function registerAuditRoute(app: FastifyInstance, opts: AuditRouteOptions): void {
   app.get('/v1/audit', async (request, reply) => {
+    const unknown = Object.keys(request.query as object).filter((k) => !QUERY_KEYS.has(k));
+    if (unknown.length > 0)
+      throw invalid(
+        'invalid_request',
+        locate([{ path: [unknown[0]!], message: 'is not a parameter of this route' }], 'query'),
+      );
     const parsed = QuerySchema.safeParse(request.query);
     if (!parsed.success) throw invalid('invalid_request', locate(toIssues(parsed.error.issues), 'query'));
     const q = parsed.data;
