@@ -22,17 +22,24 @@ if head ~= ARGV[1] then return 0 end
 local n = tonumber(ARGV[5])
 local m = tonumber(ARGV[6])
 local base = 7 + 2 * n
-for j = 0, m - 1 do
-  local k = base + 3 * j
-  if (redis.call('HGET', KEYS[3], ARGV[k]) or '') ~= ARGV[k + 1] then return -1 end
-end
-for j = 0, n - 1 do redis.call('XADD', KEYS[1], ARGV[7 + 2 * j], 'e', ARGV[8 + 2 * j]) end
+local ids, cursors, touched = {}, {}, {}
 local now = ARGV[base + 3 * m]
 for j = 0, m - 1 do
   local k = base + 3 * j
-  redis.call('HSET', KEYS[3], ARGV[k], ARGV[k + 2])
-  redis.call('ZADD', KEYS[4], now, ARGV[k])
+  ids[#ids + 1] = ARGV[k]
+  cursors[#cursors + 1] = ARGV[k]
+  cursors[#cursors + 1] = ARGV[k + 2]
+  touched[#touched + 1] = now
+  touched[#touched + 1] = ARGV[k]
 end
+-- One HMGET, one HSET and one ZADD for the whole batch (commands inside a script count too).
+local old = redis.call('HMGET', KEYS[3], unpack(ids))
+for j = 0, m - 1 do
+  if (old[j + 1] or '') ~= ARGV[base + 3 * j + 1] then return -1 end
+end
+for j = 0, n - 1 do redis.call('XADD', KEYS[1], ARGV[7 + 2 * j], 'e', ARGV[8 + 2 * j]) end
+redis.call('HSET', KEYS[3], unpack(cursors))
+redis.call('ZADD', KEYS[4], unpack(touched))
 redis.call('HSET', KEYS[2], 'seq', ARGV[2], 'hash', ARGV[3], 'ms', ARGV[4])
 return 1
 `,
