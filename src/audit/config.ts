@@ -8,6 +8,7 @@ export const DEFAULT_AUDIT_RETENTION_DAYS = 30;
 
 /** The audit variables of the environment schema (config.ts spreads them in). */
 export const AUDIT_ENV = {
+  ASKGATE_AUDIT: z.enum(['on', 'off']).default('on'),
   ASKGATE_AUDIT_TEXT: z.enum(['hash', 'keep']).default('hash'),
   [SIGNING_KEY_VARIABLE]: optionalString.refine(
     (v) => {
@@ -27,6 +28,8 @@ export const AUDIT_ENV = {
 
 /** The audit trail's settings. */
 export interface AuditConfig {
+  /** `ASKGATE_AUDIT`: `off` keeps no trail (no sequencer, no `GET /v1/audit`). */
+  enabled: boolean;
   /** `ASKGATE_AUDIT_TEXT`: free text kept as written (`keep`) or as its SHA-256 (`hash`, the default). */
   text: 'hash' | 'keep';
   /** `ASKGATE_AUDIT_SIGNING_KEY`: the PEM text (checked at load); never logged. */
@@ -37,11 +40,13 @@ export interface AuditConfig {
 
 /** The {@link AuditConfig} of the parsed environment. */
 export function auditConfig(e: {
+  ASKGATE_AUDIT: 'on' | 'off';
   ASKGATE_AUDIT_TEXT: 'hash' | 'keep';
   ASKGATE_AUDIT_SIGNING_KEY?: string | undefined;
   ASKGATE_AUDIT_RETENTION_DAYS: number;
 }): AuditConfig {
   return {
+    enabled: e.ASKGATE_AUDIT === 'on',
     text: e.ASKGATE_AUDIT_TEXT,
     ...(e.ASKGATE_AUDIT_SIGNING_KEY && { signingKey: e.ASKGATE_AUDIT_SIGNING_KEY }),
     retentionMs: e.ASKGATE_AUDIT_RETENTION_DAYS * 86_400_000,

@@ -113,7 +113,7 @@ export function registerAuditRoute(app: FastifyInstance, opts: AuditRouteOptions
   });
 }
 
-/** The hash before the range: the entry before `after`, or before `fromMs` (genesis when none). */
+/** The hash before the range: of the entry before `after`, or before `fromMs` (trimmed or not; genesis when none). */
 async function anchorOf(
   chain: RedisAuditChain,
   page: [string, string][],
@@ -121,8 +121,7 @@ async function anchorOf(
   after: string | undefined,
 ): Promise<string> {
   if (page.length > 0) return (JSON.parse(page[0]![1]) as AuditEntry).prev;
-  const before = await chain.before(after ? Number(after.split('-')[0]) + 1 : fromMs);
-  return before ? (JSON.parse(before) as AuditEntry).hash : GENESIS_HASH;
+  return (await chain.hashBefore(after ? Number(after.split('-')[0]) + 1 : fromMs)) ?? GENESIS_HASH;
 }
 
 function drained(out: NodeJS.WritableStream): Promise<unknown> {

@@ -137,7 +137,10 @@ export class AuditSequencer {
       }
       const now = this.deps.clock.now();
       if (now - this.lastScan >= this.tuning.rescanMs) this.rescan();
-      while (this.dirty.size > 0 && !this.stopped) {
+      // Bounded by time: the lease is renewed between rounds, and a long backlog (a rescan of every
+      // ask) must not outlast it and let a second sequencer in.
+      const until = now + this.tuning.leaseMs / 2;
+      while (this.dirty.size > 0 && !this.stopped && this.deps.clock.now() < until) {
         const ids = [...this.dirty].slice(0, this.tuning.batch);
         for (const id of ids) this.dirty.delete(id);
         await this.sequence(ids).catch((error: unknown) => {

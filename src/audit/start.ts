@@ -29,13 +29,13 @@ export interface RunningAudit {
 const DAY_MS = 86_400_000;
 
 /**
- * Starts the audit trail when askgate stores in Redis (in memory mode nothing is kept across a
- * restart, so there is no trail and no route: `GET /v1/audit` answers 404). Stopped by the server's
- * close, before the store's connections.
+ * Starts the audit trail when askgate stores in Redis and `ASKGATE_AUDIT` is not `off` (in memory
+ * mode nothing is kept across a restart, so there is no trail and no route: `GET /v1/audit`
+ * answers 404). Stopped by the server's close, before the store's connections.
  */
 export function startAudit(parts: AuditParts): RunningAudit | null {
   const { config, server } = parts;
-  if (!config.redisUrl) return null;
+  if (!config.redisUrl || !config.audit.enabled) return null;
   const cluster = config.redisCluster && {
     nodes: config.redisCluster.nodes,
     redisOptions: {

@@ -45,10 +45,17 @@ return 1
 `,
 );
 
-/** Drops entries recorded before ARGV[1] (ms) and cursors untouched since ARGV[2] (at most 1,000 a call). */
+/**
+ * Drops entries recorded before ARGV[1] (ms) and cursors untouched since ARGV[2] (at most 1,000 a
+ * call). KEYS: chain, cursors, touched, head.
+ */
 const TRIM = lua(
   'audit-trim',
   `
+-- The hash of the last entry trimmed: the anchor of a range that has nothing left before it.
+-- ('(<ms>-0': an end without a sequence number would mean <ms>-<max> and take that ms's entries.)
+local last = redis.call('XREVRANGE', KEYS[1], '(' .. ARGV[1] .. '-0', '-', 'COUNT', 1)[1]
+if last then redis.call('HSET', KEYS[4], 'trimmed', cjson.decode(last[2][2]).hash) end
 local trimmed = redis.call('XTRIM', KEYS[1], 'MINID', ARGV[1])
 local stale = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', ARGV[2], 'LIMIT', 0, 1000)
 if #stale > 0 then
@@ -172,10 +179,15 @@ export class RedisAuditChain {
     return rows.map(([id, fields]) => [id, fields[1] ?? '']);
   }
 
-  /** The entry just before the stream id `beforeId` (or before `fromMs`), for an empty range's anchor. */
-  async before(fromMs: number): Promise<string | null> {
-    const rows = (await this.redis.xrevrange(this.k.chain, `(${fromMs}`, '-', 'COUNT', 1)) as [string, string[]][];
-    return rows[0]?.[1][1] ?? null;
+  /**
+   * The hash of the last entry recorded before `fromMs`: the anchor of a range with no entry; the
+   * last trimmed entry's when retention took it; null when the chain has none.
+   */
+  async hashBefore(fromMs: number): Promise<string | null> {
+    const rows = (await this.redis.xrevrange(this.k.chain, `(${fromMs}-0`, '-', 'COUNT', 1)) as [string, string[]][];
+    const json = rows[0]?.[1][1];
+    if (json) return (JSON.parse(json) as AuditEntry).hash;
+    return this.redis.hget(this.k.head, 'trimmed');
   }
 
   /** Drops entries recorded before `cutoffMs` and cursors untouched since `staleMs`. */
@@ -184,7 +196,7 @@ export class RedisAuditChain {
     const [entries, cursors] = (await runScript(
       this.redis,
       TRIM,
-      [k.chain, k.cursors, k.touched],
+      [k.chain, k.cursors, k.touched, k.head],
       [cutoffMs, staleMs],
     )) as [number, number];
     return { entries, cursors };

@@ -275,6 +275,11 @@ describe('one replica: the entries of a run, hashed text, export and verify', ()
     const kept = before.entries.find((x) => x.seq === after.entries[0]!.seq - 1)!;
     const r = await verifyCli(after.text, '--anchor', kept.hash);
     expect(r.code, r.err).toBe(0);
+    // A range whose entries were all trimmed is empty, anchored on the last entry trimmed.
+    const gone = await exportAll(api, `from=${FROM}&to=${new Date(Date.parse(cut.recordedAt) - 1).toISOString()}`);
+    expect(gone.entries).toEqual([]);
+    expect(gone.checkpoint).toMatchObject({ count: 0, anchor: kept.hash, lastHash: kept.hash });
+    expect((await verifyCli(gone.text, '--anchor', kept.hash)).code).toBe(0);
   });
 });
 
@@ -296,6 +301,17 @@ describe('ASKGATE_AUDIT_TEXT=keep', () => {
       });
       expect(e.checkpoint.signed).toBe(false);
       expect((await verifyCli(e.text)).err).toMatch(/\(signature\): the checkpoint is not signed/);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('ASKGATE_AUDIT=off', () => {
+  it('keeps no trail: GET /v1/audit is not there', async () => {
+    const app = await startTestApp(testEnv({ REDIS_URL: redis.url, ASKGATE_API_TOKEN: TOKEN, ASKGATE_AUDIT: 'off' }));
+    try {
+      expect((await client(app.url, TOKEN).get(`/v1/audit?from=${FROM}`)).status).toBe(404);
     } finally {
       await app.close();
     }

@@ -74,7 +74,11 @@ describe('audit bodies', () => {
   ] as const)('an ending without an answer, reason %s %j, is %s', (reason, extra, type) => {
     const base = ask();
     const record = withHistory(
-      { ...base, status: 'no_answer', result: { status: 'no_answer', reason, at: iso(T0 + 1000), ...extra } },
+      {
+        ...base,
+        status: 'no_answer',
+        result: { status: 'no_answer', reason, at: iso(T0 + 1000), ...(extra as object) },
+      },
       [{ type: 'no_answer', reason }],
       T0 + 1000,
     );
