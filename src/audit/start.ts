@@ -60,7 +60,7 @@ export function startAudit(parts: AuditParts): RunningAudit | null {
     logger: parts.logger,
     text: config.audit.text,
     retentionMs: config.audit.retentionMs,
-    cursorHorizonMs: Math.max(config.audit.retentionMs, recordLifeMs + DAY_MS),
+    cursorHorizonMs: recordLifeMs + DAY_MS,
     ...(parts.tuning && { tuning: parts.tuning }),
   });
   const signingKey = config.audit.signingKey ? loadSigningKey(config.audit.signingKey) : undefined;
