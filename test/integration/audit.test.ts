@@ -233,6 +233,20 @@ describe('one replica: the entries of a run, hashed text, export and verify', ()
     expect((failed as { stderr: string }).stderr).not.toContain(bad);
   });
 
+  it('askgate audit export writes the range as askgate serves it; a bad --from exits 2 naming it', async () => {
+    const env = { PATH: process.env.PATH, ASKGATE_URL: app.url, ASKGATE_API_TOKEN: TOKEN };
+    const r = await exec(process.execPath, ['bin/askgate.js', 'audit', 'export', '--from', FROM], { cwd: ROOT, env });
+    const served = await exportAll(api);
+    expect(r.stdout.split('\n').slice(0, -2)).toEqual(served.text.split('\n').slice(0, -2));
+    expect((await verifyCli(r.stdout)).code).toBe(0);
+    const bad = await exec(process.execPath, ['bin/askgate.js', 'audit', 'export', '--from', 'monday'], {
+      cwd: ROOT,
+      env,
+    }).catch((error: { code: number; stderr: string }) => error);
+    expect((bad as { code: number }).code).toBe(2);
+    expect((bad as { stderr: string }).stderr).toContain('query parameter from');
+  });
+
   it('answers 400 naming the query parameter, and 401 without the token', async () => {
     for (const [query, field] of [
       ['', 'from'],

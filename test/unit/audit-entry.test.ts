@@ -87,6 +87,25 @@ describe('audit bodies', () => {
     expect(end.detail).toMatchObject({ reason, ...('defaults' in extra ? { values: { env: ['Staging'] } } : {}) });
   });
 
+  it('one person’s response when several must agree: their values, the reason as a hash', () => {
+    const response = {
+      answers: { env: ['Production'] },
+      reason: 'I own the release',
+      answeredBy: ana,
+      answeredAt: iso(T0 + 2000),
+    };
+    const record = withHistory(
+      ask({ responses: [response] }),
+      [{ type: 'response', channel: 'telegram', userId: '7' }],
+      T0 + 2000,
+    );
+    expect(auditBodies(record, all(record), hash)[1]).toMatchObject({
+      type: 'response',
+      actor: { channel: 'telegram', userId: '7', name: 'Ana Lima' },
+      detail: { values: { env: ['Production'] }, reasonSha256: sha256('I own the release') },
+    });
+  });
+
   it('history entries of every other kind pass through with their fields', () => {
     const record = withHistory(
       ask(),
