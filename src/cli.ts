@@ -34,6 +34,8 @@ Usage:
                                    or any other) and prints it, as ask --wait does
   askgate list [--run <runId>] [--channel <channel>] [--agent <name>] [--limit <1-200>] [--cursor <nextCursor>] [--url <askgate url>]
                                    pending asks, oldest first, as JSON {asks, nextCursor}
+  askgate audit verify <file> [--public-key <PEM or file>] | audit public-key | audit export --from <ISO> [--to <ISO>]
+                                   the audit trail (docs/audit.md): check an export offline, print the key to publish
   askgate --help
 
 Environment: ASKGATE_URL (default http://127.0.0.1:$PORT), ASKGATE_API_TOKEN, for mcp also
@@ -77,6 +79,7 @@ const CLIENT_COMMANDS = {
   ask: async () => runAsk,
   wait: async () => runWait,
   list: async () => (await import('./cli-list.js')).runList,
+  audit: async () => (await import('./audit/cli.js')).runAudit,
 } satisfies Record<string, () => Promise<(argv: string[]) => Promise<number>>>;
 
 /** Runs the `askgate` command line (`argv` without node and the script); exits the process except for `serve`. */

@@ -14,6 +14,7 @@ import {
   type RedisClusterConfig,
 } from './config-values.js';
 import { CHANNEL_ENV, channelsConfig, type ChannelsConfig } from './config-channels.js';
+import { AUDIT_ENV, auditConfig, type AuditConfig } from './audit/config.js';
 
 export { ConfigError, parseClusterNodes, parseTargetSpec, type RedisClusterConfig } from './config-values.js';
 export type { ChannelsConfig } from './config-channels.js';
@@ -38,6 +39,7 @@ const EnvSchema = z.object({
   ASKGATE_TIMEOUT_MAX_SECONDS: int(3600, 1),
   ASKGATE_RETENTION_SECONDS: int(86_400, 60),
   ASKGATE_MAX_WAIT_SECONDS: int(600, 0, 3600),
+  ...AUDIT_ENV,
   ASKGATE_BODY_LIMIT_BYTES: int(65_536, 1024, 10_485_760),
   ASKGATE_REQUEST_TIMEOUT_SECONDS: int(30, 1, 3600),
   ASKGATE_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).optional(),
@@ -97,6 +99,8 @@ export interface Config {
   /** `ASKGATE_LINK_SECRET`: the answer links' HMAC key (at least 32 printable characters); set whenever `publicUrl` is. */
   linkSecret?: string;
   keyPrefix: string;
+  /** The audit trail (src/audit, docs/audit.md). */
+  audit: AuditConfig;
   timeouts: { defaultSeconds: number; minSeconds: number; maxSeconds: number };
   retentionMs: number;
   /** ASKGATE_DEFAULT_LOCALE (canonical BCP 47; default `en`): the language of asks that name none. */
@@ -255,6 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: e.ASKGATE_PUBLIC_URL,
     ...(e.ASKGATE_PUBLIC_URL && { linkSecret: e.ASKGATE_LINK_SECRET }),
     keyPrefix: e.ASKGATE_KEY_PREFIX,
+    audit: auditConfig(e),
     timeouts: {
       defaultSeconds: e.ASKGATE_TIMEOUT_DEFAULT_SECONDS,
       minSeconds: e.ASKGATE_TIMEOUT_MIN_SECONDS,

@@ -16,7 +16,7 @@ import type { ChannelName } from './channels/registry.js';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 /** Which part of askgate a line comes from (the `component` field of every line): a chat channel by its registry name. */
-export type Component = 'http' | 'store' | 'queue' | 'reconciler' | 'gateway' | 'mcp' | ChannelName;
+export type Component = 'http' | 'store' | 'queue' | 'reconciler' | 'gateway' | 'mcp' | 'audit' | ChannelName;
 
 const REDACTED_KEYS = [
   'token',

@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import { assemble, type AppPorts } from './app/assemble.js';
 import type { Gateway } from './app/gateway.js';
 import type { AskIndexes, AskStore, Channel, Clock, Logger } from './core/ports.js';
+import { startAudit } from './audit/start.js';
 import { buildServer, LISTEN_BACKLOG } from './api/server.js';
 import { registerChannelRoutes } from './api/channel-routes.js';
 import { registerEventRoutes } from './api/events-routes.js';
@@ -144,6 +145,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     logger: httpLog,
     limits: config.eventStreams,
   });
+  startAudit({ server, config, store: backend.store, bus: backend.bus, logger: forComponent(logger, 'audit'), clock });
   registerMcpRoute(server, {
     gateway,
     logger: httpLog,
