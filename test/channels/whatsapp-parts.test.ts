@@ -10,7 +10,7 @@ import { WHATSAPP_CAPABILITIES } from '../../src/channels/whatsapp/capabilities.
 import { DEFAULT_API_ROOT } from '../../src/channels/whatsapp/descriptor.js';
 import { graphError } from '../../src/channels/whatsapp/graph-api.js';
 import { renderPrompt } from '../../src/channels/whatsapp/render.js';
-import { readDelivery, signatureCheck, WebhookBody } from '../../src/channels/whatsapp/webhook.js';
+import { failureReason, readDelivery, signatureCheck, WebhookBody } from '../../src/channels/whatsapp/webhook.js';
 import { invalidMessage } from '../fakes/whatsapp-api.js';
 import { askRecord } from '../helpers/records.js';
 
@@ -141,7 +141,7 @@ describe('WhatsApp errors and webhooks', () => {
     expect(check(sig('secret').toUpperCase().replace('SHA256', 'sha256'))).toBe('ok');
   });
 
-  it('reads messages for its own phone number id only, and failed statuses with their codes', () => {
+  it('reads messages for its own phone number id only, and statuses with the recipient and why one failed', () => {
     const body = WebhookBody.parse({
       object: 'whatsapp_business_account',
       entry: [
@@ -157,7 +157,19 @@ describe('WhatsApp errors and webhooks', () => {
                   { id: 'm2', from: '15551234567', type: 'image', image: {} },
                   { id: 'm3', from: 'bad', type: 'text', text: { body: 'x' } },
                 ],
-                statuses: [{ id: 's1', status: 'failed', errors: [{ code: 131047 }] }],
+                statuses: [
+                  { id: 's1', status: 'failed', recipient_id: '15551234567', errors: [{ code: 131047 }] },
+                  { id: 's2', status: 'read', recipient_id: '15551234567' },
+                  {
+                    id: 's3',
+                    status: 'failed',
+                    recipient_id: '15551234567',
+                    errors: [{ code: 131026, title: 'Message undeliverable' }],
+                  },
+                  { id: 's4', status: 'deleted', recipient_id: '15551234567' },
+                  { id: 's5', status: 'delivered', recipient_id: 'not-a-number' },
+                  { id: 's6', status: 'failed', recipient_id: '15551234567' },
+                ],
               },
             },
             { field: 'messages', value: { metadata: { phone_number_id: '2' }, messages: [{ id: 'x' }] } },
@@ -167,7 +179,33 @@ describe('WhatsApp errors and webhooks', () => {
     });
     expect(readDelivery(body, '1')).toEqual({
       messages: [{ id: 'm1', chat: '+15551234567', name: 'Alice', kind: 'text', text: 'hi' }],
-      statuses: [{ messageId: 's1', status: 'failed', codes: [131047] }],
+      statuses: [
+        { messageId: 's1', chat: '+15551234567', status: 'failed', reason: 'window_closed' },
+        { messageId: 's2', chat: '+15551234567', status: 'read' },
+        { messageId: 's3', chat: '+15551234567', status: 'failed', reason: 'error 131026: Message undeliverable' },
+        { messageId: 's5', status: 'delivered' },
+        { messageId: 's6', chat: '+15551234567', status: 'failed', reason: 'failed' },
+      ],
     });
+  });
+
+  it.each<[string, { code?: number; title?: string }[], string]>([
+    [
+      '131047 anywhere: window_closed',
+      [{ code: 1 }, { code: 131047, title: 'Re-engagement message' }],
+      'window_closed',
+    ],
+    [
+      'the first error’s code and title',
+      [{ code: 131026, title: 'Message undeliverable' }],
+      'error 131026: Message undeliverable',
+    ],
+    ['a code without a title', [{ code: 131000 }], 'error 131000'],
+    ['a title that is not printable ASCII is left out', [{ code: 131000, title: 'über\nline' }], 'error 131000'],
+    ['a long title is cut to 80 characters', [{ code: 1, title: 'x'.repeat(200) }], `error 1: ${'x'.repeat(70)}…`],
+    ['no errors', [], 'failed'],
+  ])('a failed status’s reason: %s', (_name, errors, reason) => {
+    expect(failureReason(errors)).toBe(reason);
+    expect(failureReason(errors).length).toBeLessThanOrEqual(80);
   });
 });

@@ -263,8 +263,14 @@ export const textReply = (body: string, context?: string) => ({
   ...(context ? { context: { from: DISPLAY_NUMBER, id: context } } : {}),
 });
 
-/** A status of message `id` (sent, delivered, read, failed with Graph error `code`). */
-export function statusUpdate(id: string, recipient: string, status: string, code?: number): object {
+/** A status of message `id` (sent, delivered, read, failed with Graph error `code` and its `title`). */
+export function statusUpdate(
+  id: string,
+  recipient: string,
+  status: string,
+  code?: number,
+  title = 'Re-engagement message',
+): object {
   return {
     statuses: [
       {
@@ -272,9 +278,7 @@ export function statusUpdate(id: string, recipient: string, status: string, code
         status,
         timestamp: String(Math.floor(Date.now() / 1000)),
         recipient_id: recipient,
-        ...(code !== undefined
-          ? { errors: [{ code, title: 'Re-engagement message', message: 'Re-engagement message' }] }
-          : {}),
+        ...(code !== undefined ? { errors: [{ code, title, message: title, error_data: { details: title } }] } : {}),
       },
     ],
   };
