@@ -94,6 +94,30 @@ describe('WhatsApp prompts', () => {
     expect(invalidMessage({ messaging_product: 'whatsapp', to: '15551234567', ...many }, new Set())).toBeNull();
   });
 
+  it('what a control cannot show whole is in the body: descriptions beside buttons, labels and descriptions cut in rows', () => {
+    const described = renderPrompt(
+      view([], { options: [{ label: 'Yes', description: 'ship it now' }, { label: 'No' }] }),
+    ) as any;
+    expect(described.interactive.type).toBe('button');
+    expect(described.interactive.body.text).toContain('1. Yes — ship it now');
+    const plain = renderPrompt(view(['Yes', 'No'])) as any;
+    expect(plain.interactive.body.text).not.toContain('1. Yes');
+    const long = 'A title well over twenty-four characters';
+    const cut = renderPrompt(view(['One', 'Two', 'Three', long])) as any;
+    expect(cut.interactive.type).toBe('list');
+    expect(cut.interactive.body.text).toContain(`4. ${long}`);
+    const fits = renderPrompt(view(['One', 'Two', 'Three', 'Four'])) as any;
+    expect(fits.interactive.body.text).not.toContain('4. Four');
+    const tooLong = renderPrompt(
+      view([], {
+        question: 'Why? '.repeat(150),
+        options: [{ label: 'Yes', description: 'd'.repeat(400) }, { label: 'No' }],
+      }),
+    ) as any;
+    expect(tooLong.type).toBe('text');
+    expect(tooLong.text.body).toContain('d'.repeat(400));
+  });
+
   it('a prompt over the interactive body limit (1,024) is text with numbered options, not cut', () => {
     const m = renderPrompt(view(['Yes', 'No'], { question: 'Why? '.repeat(250) })) as any;
     expect(m.type).toBe('text');

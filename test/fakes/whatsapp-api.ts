@@ -45,6 +45,10 @@ export interface FakeWhatsApp {
   attempts: number[];
   /** Numbers (wa_id) whose 24-hour window is closed: anything but a template gets 131047 until they write. */
   closed: Set<string>;
+  /** Numbers (wa_id) the API refuses outright (131030: not in the test number's allowed list). */
+  refusedNumbers: Set<string>;
+  /** What the person sees of a sent message: its text (body, list rows) and its reply buttons or rows. */
+  visible(id: string): { text: string; buttons: { label: string; data: string }[] } | null;
   /** Queues failures for the next sends. */
   failNext(...failures: FakeFailure[]): void;
   /** Posts a delivery to askgate's webhook, signed with the app secret (or `signature` as given, null: none). */
@@ -127,6 +131,7 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions): Promise<F
   const failures: FakeFailure[] = [];
   const known = new Set<string>();
   const closed = new Set<string>();
+  const refusedNumbers = new Set<string>();
   const answer = (res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
@@ -157,6 +162,7 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions): Promise<F
         failure.retryAfter !== undefined ? { 'retry-after': String(failure.retryAfter) } : {};
       return refuse(res, failure.status, failure.code, `failure on demand (${failure.code})`, headers);
     }
+    if (refusedNumbers.has(body.to)) return refuse(res, 400, 131030, 'Recipient phone number not in allowed list');
     if (closed.has(body.to) && body.type !== 'template')
       return refuse(
         res,
@@ -184,6 +190,26 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions): Promise<F
     refused,
     attempts,
     closed,
+    refusedNumbers,
+    visible(id) {
+      const body = sent.find((m) => m.id === id)?.body;
+      if (!body) return null;
+      if (body.type === 'text') return { text: body.text.body, buttons: [] };
+      if (body.type === 'template')
+        return { text: body.template.components[0].parameters.map((p: any) => p.text).join(' '), buttons: [] };
+      const i = body.interactive;
+      if (i.type === 'button')
+        return {
+          text: i.body.text,
+          buttons: i.action.buttons.map((b: any) => ({ label: b.reply.title, data: b.reply.id })),
+        };
+      const rows = i.action.sections.flatMap((s: any) => s.rows);
+      const lines = rows.map((r: any) => (r.description ? `${r.title}\n${r.description}` : r.title));
+      return {
+        text: [i.body.text, ...lines].join('\n'),
+        buttons: rows.map((r: any) => ({ label: r.title, data: r.id })),
+      };
+    },
     failNext: (...f) => void failures.push(...f),
     async deliver(url, value, signature) {
       // A person's message may be replied to (`context`), like askgate's own.
