@@ -51,6 +51,8 @@ export interface FakeWhatsApp {
   visible(id: string): { text: string; buttons: { label: string; data: string }[] } | null;
   /** Queues failures for the next sends. */
   failNext(...failures: FakeFailure[]): void;
+  /** Called with every message the fake accepts, after it answered the send (a bench's person reacts to it). */
+  onSent: ((message: SentMessage) => void) | null;
   /** Posts a delivery to askgate's webhook, signed with the app secret (or `signature` as given, null: none). */
   deliver(url: string, value: object, signature?: string | null): Promise<{ status: number; text: string }>;
   close(): Promise<void>;
@@ -174,18 +176,21 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions): Promise<F
     if (problem) return refuse(res, 400, 100, `(#100) Invalid parameter: ${problem}`);
     const id = `wamid.${randomBytes(18).toString('base64url')}`;
     known.add(id);
-    sent.push({ id, body });
+    const message = { id, body };
+    sent.push(message);
     answer(res, 200, {
       messaging_product: 'whatsapp',
       contacts: [{ input: body.to, wa_id: body.to }],
       messages: [{ id }],
     });
+    fake.onSent?.(message);
   };
   const server: Server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  return {
+  const fake: FakeWhatsApp = {
     apiRoot: `http://127.0.0.1:${port}/v23.0`,
+    onSent: null,
     sent,
     refused,
     attempts,
@@ -249,6 +254,7 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions): Promise<F
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
+  return fake;
 }
 
 let seq = 0;
