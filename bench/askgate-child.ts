@@ -204,6 +204,19 @@ async function buildChannels(env: NodeJS.ProcessEnv, logger: ReturnType<typeof c
     const { DiscordChannel } = await import('../src/channels/discord/discord-channel.js');
     channels.push(new DiscordChannel({ token: env.BENCH_DISCORD_TOKEN!, apiUrl: env.BENCH_DISCORD_API!, logger }));
   }
+  if (wanted.has('whatsapp')) {
+    const { WhatsAppChannel } = await import('../src/channels/whatsapp/whatsapp-channel.js');
+    channels.push(
+      new WhatsAppChannel({
+        apiRoot: env.BENCH_WA_API!,
+        phoneNumberId: env.BENCH_WA_PHONE_ID!,
+        accessToken: env.BENCH_WA_TOKEN!,
+        appSecret: env.BENCH_WA_SECRET!,
+        verifyToken: 'bench-verify-token',
+        logger,
+      }),
+    );
+  }
   return channels;
 }
 

@@ -1,6 +1,8 @@
 // Which ask a text message answers: the one its reply-to message belongs to, or, in a private chat,
 // the one pending there (routing rules in docs/ARCHITECTURE.md).
-import type { AskIndexes, AskStore, Clock, InboundOutcome, TextReceived } from '../core/ports.js';
+import type { AskIndexes, AskStore, Clock, ConversationKey, InboundOutcome, TextReceived } from '../core/ports.js';
+import { deadlineOf } from '../core/lifecycle.js';
+import { keptForMs } from '../core/retention.js';
 import type { AskRecord } from '../core/schemas.js';
 import type { Words } from '../core/i18n/index.js';
 import { spoken } from '../core/notices.js';
@@ -37,4 +39,24 @@ export async function findAsk(
       outcome: spoken({ kind: 'not_found', summary: noticeFor(null, 'not_found', {}, words) }, words),
     };
   return { kind: 'found', record };
+}
+
+/** What binding a follow-up reads and writes: the store, the message bindings, the clock, the retention. */
+interface BindDeps {
+  store: Pick<AskStore, 'get'>;
+  indexes: Pick<AskIndexes, 'bindMessage'>;
+  clock: Clock;
+  retentionMs: number;
+}
+
+/** Binds a follow-up message askgate sent (a hint, a prompt for the rest) to its ask until its deadline plus retention. */
+export async function bindFollowUp(
+  { store, indexes, clock, retentionMs }: BindDeps,
+  conv: ConversationKey,
+  messageId: string,
+  askId: string,
+): Promise<void> {
+  const record = await store.get(askId);
+  if (!record) return;
+  await indexes.bindMessage(conv, messageId, askId, keptForMs(deadlineOf(record), clock.now(), retentionMs));
 }

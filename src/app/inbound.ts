@@ -1,12 +1,12 @@
 import type { AskEvent } from '../core/lifecycle.js';
-import { deadlineOf, isTerminal, mayAnswer } from '../core/lifecycle.js';
-import { keptForMs } from '../core/retention.js';
+import { isTerminal, mayAnswer } from '../core/lifecycle.js';
 import type {
   AskIndexes,
   AskStore,
   ButtonPressed,
   Clock,
   DecisionSubmitted,
+  DeliveryStatusEvent,
   FormDraftStore,
   FormOpening,
   FormSubmitted,
@@ -32,7 +32,8 @@ import type { Gateway } from './gateway.js';
 import { judgeAsk } from './kept-copy.js';
 import { refusalEntry, resolvedOutcome, toldAfter } from './inbound-told.js';
 import { approvalReply, approvalTap, isEvent } from './inbound-approval.js';
-import { findAsk } from './inbound-find.js';
+import { bindFollowUp, findAsk } from './inbound-find.js';
+import { recordDeliveryStatus } from './inbound-status.js';
 import { submittedDecision } from './inbound-decide.js';
 
 export { countedNotice } from './inbound-told.js';
@@ -279,17 +280,14 @@ export class InboundHandler implements InboundSink, FormAnswering {
     await this.gateway.note(askId, refusalEntry({ kind: 'ignored' }, user, { question, reason }));
   }
 
-  /** Binds a follow-up message to its ask until the ask's deadline plus retention. */
-  async bindFollowUp(channel: string, chat: string, messageId: string, askId: string): Promise<void> {
-    const { store, indexes, retentionMs, clock } = this.deps;
-    const record = await store.get(askId);
-    if (!record) return;
-    await indexes.bindMessage(
-      { channel, chat },
-      messageId,
-      askId,
-      keptForMs(deadlineOf(record), clock.now(), retentionMs),
-    );
+  /** Binds a follow-up message to its ask until the ask's deadline plus retention (app/inbound-find.ts). */
+  bindFollowUp(channel: string, chat: string, messageId: string, askId: string): Promise<void> {
+    return bindFollowUp(this.deps, { channel, chat }, messageId, askId);
+  }
+
+  /** Records a status the platform reported for a message askgate sent (app/inbound-status.ts). */
+  deliveryStatus(event: DeliveryStatusEvent): Promise<void> {
+    return recordDeliveryStatus(this.deps, event);
   }
 
   /** The ask a text message answers (app/inbound-find.ts), or what to tell the person. */

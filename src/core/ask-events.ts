@@ -20,6 +20,19 @@ export type AskEvent =
   | { type: 'delivered'; index: number; message: MessageRef }
   | { type: 'delivery_failed'; index: number; error: string }
   | { type: 'finalized'; index: number; ok: boolean }
+  /**
+   * The platform reported how a sent message fared (core/delivery-status.ts): the delivery is the
+   * one whose message is `messageId` in `chat` on `channel`; `reason` (failed): a short code, never
+   * anyone's words.
+   */
+  | {
+      type: 'delivery_status';
+      channel: string;
+      chat: string;
+      messageId: string;
+      status: 'delivered' | 'read' | 'failed';
+      reason?: string;
+    }
   /** Policy step: reminder n (1–3) falls due. */
   | { type: 'remind'; n: number }
   /** Policy step: escalation step n (1–3) falls due. */

@@ -120,6 +120,20 @@ export type InboundOutcome = { locale?: string } & (
   | { kind: 'ignored' }
 );
 
+/**
+ * What the platform reported of a message askgate sent (a WhatsApp status webhook). `reason`
+ * (`failed`): a short code (`window_closed`, the platform's error code and title), never anyone's
+ * words. The history entry it may make is stamped when it is committed, like every other entry, so
+ * the platform's own time is not carried.
+ */
+export interface DeliveryStatusEvent {
+  channel: string;
+  chat: string;
+  messageId: string;
+  status: 'sent' | 'delivered' | 'read' | 'failed';
+  reason?: string;
+}
+
 /** Where channels send normalised inbound events. */
 export interface InboundSink {
   button(event: ButtonPressed): Promise<InboundOutcome>;
@@ -133,6 +147,11 @@ export interface InboundSink {
   submitForm(event: FormSubmitted): Promise<InboundOutcome>;
   /** A decision from a form (issue 36); optional: test sinks and channels without approval forms have none. */
   decide?(event: DecisionSubmitted): Promise<InboundOutcome>;
+  /**
+   * A status of a message askgate sent: `failed` fails its delivery, `delivered` and `read` are noted
+   * once each; a message askgate does not know changes nothing. Optional: test sinks have none.
+   */
+  deliveryStatus?(event: DeliveryStatusEvent): Promise<void>;
   /** Binds a follow-up message askgate sent (a hint, a prompt for the rest) to its ask, so replies to it count. */
   bindFollowUp(channel: string, chat: string, messageId: string, askId: string): Promise<void>;
   /** Event ids seen by every replica; without it (test sinks) every delivery is handled. */

@@ -31,8 +31,20 @@ export function bookkeeping(record: AskRecord, event: Bookkeeping, now: number):
     deliveries[event.index] = { ...current, finalized: event.ok ? 'done' : 'failed' };
     entry = { type: event.ok ? 'finalized' : 'finalize_failed', channel: current.channel };
   }
+  return withDeliveries(record, deliveries, entry, now);
+}
+
+/**
+ * `record` with its deliveries replaced and `entry` in its history, one revision on; it ends
+ * `undelivered` when every target has failed and no escalation step is left to add more.
+ */
+export function withDeliveries(
+  record: AskRecord,
+  deliveries: AskRecord['deliveries'],
+  entry: Omit<HistoryEntry, 'at'>,
+  now: number,
+): TransitionResult {
   const next = withHistory({ ...record, rev: record.rev + 1, deliveries }, [entry], now);
-  // Undelivered only when every target failed and no escalation step is left to add more.
   const allFailed = deliveries.length > 0 && deliveries.every((d) => d.status === 'failed');
   const stepsLeft = (record.policy?.escalate?.length ?? 0) > (record.escalated ?? 0);
   if (!isTerminal(next) && allFailed && !stepsLeft) {

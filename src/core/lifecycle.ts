@@ -5,6 +5,7 @@ import type { Issue } from './errors.js';
 import { ownValue } from './own.js';
 import { end, expired, terminalEffects } from './ask-ending.js';
 import { bookkeeping } from './delivery-bookkeeping.js';
+import { deliveryStatus } from './delivery-status.js';
 import { agreeAnswer } from './agreement.js';
 import { agreeOf } from './policy.js';
 import { policyTransition } from './policy-events.js';
@@ -42,6 +43,8 @@ export function transition(record: AskRecord, event: AskEvent, now: number): Tra
     case 'delivery_failed':
     case 'finalized':
       return bookkeeping(record, event, now);
+    case 'delivery_status':
+      return deliveryStatus(record, event, now);
     case 'remind':
     case 'escalate':
     case 'reminder_posted':

@@ -28,6 +28,8 @@ export const DeliverySchema = z.object({
   step: z.number().int().nonnegative().optional(),
   /** Reminders posted (or given up) on this message so far. */
   reminded: z.number().int().nonnegative().optional(),
+  /** How far the message got as the platform reported it (a WhatsApp status): `read` implies delivered. */
+  reached: z.enum(['delivered', 'read']).optional(),
 });
 /** One delivery of an ask to one target. */
 export type Delivery = z.output<typeof DeliverySchema>;
@@ -75,6 +77,8 @@ export const HistoryTypeSchema = z.enum([
   'response',
   /** A tool call the run's guard (`askgate/guard`) did not run while the ask was open (its name in `tool`). */
   'guard_blocked',
+  /** The platform reported a sent message `delivered` or `read` (in `detail`); once per delivery and status. */
+  'delivery_status',
 ]);
 
 /** One step in an ask's history. Never holds free-text answers or tokens. */

@@ -169,7 +169,7 @@ const READ_APART: Record<string, true> = { later: true, id: true, runId: true, r
  */
 export const HISTORY_TYPE_CODES = (
   'created delivered delivery_failed reply_rejected hint_sent partial answered no_answer finalized ' +
-  'finalize_failed webhook_delivered webhook_failed reminded escalated response guard_blocked'
+  'finalize_failed webhook_delivered webhook_failed reminded escalated response guard_blocked delivery_status'
 ).split(' ') as readonly HistoryEntry['type'][];
 /** See {@link HISTORY_TYPE_CODES}. */
 export const DELIVERY_STATUS_CODES: readonly Delivery['status'][] = ['pending', 'sent', 'failed'];
@@ -285,6 +285,7 @@ function expandDelivery(delivery: unknown, target: unknown): unknown {
   if (users !== undefined) out.users = place === d ? users : Array.isArray(users) ? users.slice() : users;
   if (d.step !== undefined) out.step = d.step;
   if (d.reminded !== undefined) out.reminded = d.reminded;
+  if (d.reached !== undefined) out.reached = d.reached;
   return out;
 }
 

@@ -10,7 +10,7 @@ import { WHATSAPP_CAPABILITIES } from '../../src/channels/whatsapp/capabilities.
 import { DEFAULT_API_ROOT } from '../../src/channels/whatsapp/descriptor.js';
 import { graphError } from '../../src/channels/whatsapp/graph-api.js';
 import { renderPrompt } from '../../src/channels/whatsapp/render.js';
-import { readDelivery, signatureCheck, WebhookBody } from '../../src/channels/whatsapp/webhook.js';
+import { failureReason, readDelivery, signatureCheck, WebhookBody } from '../../src/channels/whatsapp/webhook.js';
 import { invalidMessage } from '../fakes/whatsapp-api.js';
 import { askRecord } from '../helpers/records.js';
 
@@ -94,6 +94,30 @@ describe('WhatsApp prompts', () => {
     expect(invalidMessage({ messaging_product: 'whatsapp', to: '15551234567', ...many }, new Set())).toBeNull();
   });
 
+  it('what a control cannot show whole is in the body: descriptions beside buttons, labels and descriptions cut in rows', () => {
+    const described = renderPrompt(
+      view([], { options: [{ label: 'Yes', description: 'ship it now' }, { label: 'No' }] }),
+    ) as any;
+    expect(described.interactive.type).toBe('button');
+    expect(described.interactive.body.text).toContain('1. Yes — ship it now');
+    const plain = renderPrompt(view(['Yes', 'No'])) as any;
+    expect(plain.interactive.body.text).not.toContain('1. Yes');
+    const long = 'A title well over twenty-four characters';
+    const cut = renderPrompt(view(['One', 'Two', 'Three', long])) as any;
+    expect(cut.interactive.type).toBe('list');
+    expect(cut.interactive.body.text).toContain(`4. ${long}`);
+    const fits = renderPrompt(view(['One', 'Two', 'Three', 'Four'])) as any;
+    expect(fits.interactive.body.text).not.toContain('4. Four');
+    const tooLong = renderPrompt(
+      view([], {
+        question: 'Why? '.repeat(150),
+        options: [{ label: 'Yes', description: 'd'.repeat(400) }, { label: 'No' }],
+      }),
+    ) as any;
+    expect(tooLong.type).toBe('text');
+    expect(tooLong.text.body).toContain('d'.repeat(400));
+  });
+
   it('a prompt over the interactive body limit (1,024) is text with numbered options, not cut', () => {
     const m = renderPrompt(view(['Yes', 'No'], { question: 'Why? '.repeat(250) })) as any;
     expect(m.type).toBe('text');
@@ -141,7 +165,7 @@ describe('WhatsApp errors and webhooks', () => {
     expect(check(sig('secret').toUpperCase().replace('SHA256', 'sha256'))).toBe('ok');
   });
 
-  it('reads messages for its own phone number id only, and failed statuses with their codes', () => {
+  it('reads messages for its own phone number id only, and statuses with the recipient and why one failed', () => {
     const body = WebhookBody.parse({
       object: 'whatsapp_business_account',
       entry: [
@@ -157,7 +181,19 @@ describe('WhatsApp errors and webhooks', () => {
                   { id: 'm2', from: '15551234567', type: 'image', image: {} },
                   { id: 'm3', from: 'bad', type: 'text', text: { body: 'x' } },
                 ],
-                statuses: [{ id: 's1', status: 'failed', errors: [{ code: 131047 }] }],
+                statuses: [
+                  { id: 's1', status: 'failed', recipient_id: '15551234567', errors: [{ code: 131047 }] },
+                  { id: 's2', status: 'read', recipient_id: '15551234567' },
+                  {
+                    id: 's3',
+                    status: 'failed',
+                    recipient_id: '15551234567',
+                    errors: [{ code: 131026, title: 'Message undeliverable' }],
+                  },
+                  { id: 's4', status: 'deleted', recipient_id: '15551234567' },
+                  { id: 's5', status: 'delivered', recipient_id: 'not-a-number' },
+                  { id: 's6', status: 'failed', recipient_id: '15551234567' },
+                ],
               },
             },
             { field: 'messages', value: { metadata: { phone_number_id: '2' }, messages: [{ id: 'x' }] } },
@@ -167,7 +203,33 @@ describe('WhatsApp errors and webhooks', () => {
     });
     expect(readDelivery(body, '1')).toEqual({
       messages: [{ id: 'm1', chat: '+15551234567', name: 'Alice', kind: 'text', text: 'hi' }],
-      statuses: [{ messageId: 's1', status: 'failed', codes: [131047] }],
+      statuses: [
+        { messageId: 's1', chat: '+15551234567', status: 'failed', reason: 'window_closed' },
+        { messageId: 's2', chat: '+15551234567', status: 'read' },
+        { messageId: 's3', chat: '+15551234567', status: 'failed', reason: 'error 131026: Message undeliverable' },
+        { messageId: 's5', status: 'delivered' },
+        { messageId: 's6', chat: '+15551234567', status: 'failed', reason: 'failed' },
+      ],
     });
+  });
+
+  it.each<[string, { code?: number; title?: string }[], string]>([
+    [
+      '131047 anywhere: window_closed',
+      [{ code: 1 }, { code: 131047, title: 'Re-engagement message' }],
+      'window_closed',
+    ],
+    [
+      'the first error’s code and title',
+      [{ code: 131026, title: 'Message undeliverable' }],
+      'error 131026: Message undeliverable',
+    ],
+    ['a code without a title', [{ code: 131000 }], 'error 131000'],
+    ['a title that is not printable ASCII is left out', [{ code: 131000, title: 'über\nline' }], 'error 131000'],
+    ['a long title is cut to 80 characters', [{ code: 1, title: 'x'.repeat(200) }], `error 1: ${'x'.repeat(70)}…`],
+    ['no errors', [], 'failed'],
+  ])('a failed status’s reason: %s', (_name, errors, reason) => {
+    expect(failureReason(errors)).toBe(reason);
+    expect(failureReason(errors).length).toBeLessThanOrEqual(80);
   });
 });

@@ -3,6 +3,9 @@
 import { expect } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startAskgate, type RunningAskgate } from '../../src/main.js';
+import type { Channel } from '../../src/core/ports.js';
+import { createLogger } from '../../src/logger.js';
+import { WhatsAppChannel, type WhatsAppChannelOptions } from '../../src/channels/whatsapp/whatsapp-channel.js';
 import { testEnv } from '../helpers/app.js';
 import { client, eventually } from '../helpers/http.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
@@ -27,8 +30,14 @@ export interface WhatsAppWorld {
   close(): Promise<void>;
 }
 
-/** Starts the world; `env` adds or removes settings (undefined removes). */
-export async function startWhatsAppWorld(env: Record<string, string | undefined> = {}): Promise<WhatsAppWorld> {
+/**
+ * Starts the world; `env` adds or removes settings (undefined removes); `others`: channels beside
+ * WhatsApp (a recording channel for fan-out), WhatsApp then built from the same settings.
+ */
+export async function startWhatsAppWorld(
+  env: Record<string, string | undefined> = {},
+  others: Channel[] = [],
+): Promise<WhatsAppWorld> {
   const redis: TestRedis = await startRedis();
   const wa = await startFakeWhatsApp({
     token: TOKEN,
@@ -47,7 +56,9 @@ export async function startWhatsAppWorld(env: Record<string, string | undefined>
       ...env,
     }),
   );
-  const app = await startAskgate(config);
+  const settings = config.channels.whatsapp as Omit<WhatsAppChannelOptions, 'logger'>;
+  const channels = [new WhatsAppChannel({ ...settings, logger: createLogger(config.logLevel) }), ...others];
+  const app = await startAskgate(config, others.length > 0 ? { channels } : {});
   return {
     app,
     api: client(app.url),

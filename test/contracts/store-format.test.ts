@@ -239,6 +239,7 @@ describe('the stored form of an ask', () => {
             status: 'sent',
             finalized: 'done',
             message: { chat: 'D9', messageId: '1.2' },
+            reached: 'read',
           },
           { channel: 'discord', chat: 'G1', status: 'failed', finalized: 'no', error: 'gone', step: 1, reminded: 2 },
         ],
@@ -509,6 +510,7 @@ describe('short key names in the stored ask (key-names.ts)', () => {
       'pattern',
       'preview',
       'raw',
+      'reached',
       'requestedBy',
       'rev',
       'runId',
@@ -586,7 +588,7 @@ describe('coded values in the ~ form (compact-record.ts)', () => {
     expect(pin(HISTORY_TYPE_CODES)).toBe(
       '0=created 1=delivered 2=delivery_failed 3=reply_rejected 4=hint_sent 5=partial 6=answered ' +
         '7=no_answer 8=finalized 9=finalize_failed 10=webhook_delivered 11=webhook_failed 12=reminded ' +
-        '13=escalated 14=response 15=guard_blocked',
+        '13=escalated 14=response 15=guard_blocked 16=delivery_status',
     );
     expect(pin(DELIVERY_STATUS_CODES)).toBe('0=pending 1=sent 2=failed');
     expect(pin(FINALIZED_CODES)).toBe('0=no 1=done 2=failed');
@@ -851,7 +853,7 @@ describe('coded values in the ~ form (compact-record.ts)', () => {
   });
 
   it.each([
-    ['an entry type without a value', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":16,"N":0}]}'],
+    ['an entry type without a value', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":17,"N":0}]}'],
     ['a negative entry type', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":-1,"N":0}]}'],
     ['a fractional entry type', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":1.5,"N":0}]}'],
     ['an entry type that is no value', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":"sent","N":0}]}'],

@@ -45,8 +45,14 @@ export interface FakeWhatsApp {
   attempts: number[];
   /** Numbers (wa_id) whose 24-hour window is closed: anything but a template gets 131047 until they write. */
   closed: Set<string>;
+  /** Numbers (wa_id) the API refuses outright (131030: not in the test number's allowed list). */
+  refusedNumbers: Set<string>;
+  /** What the person sees of a sent message: its text (body, list rows) and its reply buttons or rows. */
+  visible(id: string): { text: string; buttons: { label: string; data: string }[] } | null;
   /** Queues failures for the next sends. */
   failNext(...failures: FakeFailure[]): void;
+  /** Called with every message the fake accepts, after it answered the send (a bench's person reacts to it). */
+  onSent: ((message: SentMessage) => void) | null;
   /** Posts a delivery to askgate's webhook, signed with the app secret (or `signature` as given, null: none). */
   deliver(url: string, value: object, signature?: string | null): Promise<{ status: number; text: string }>;
   close(): Promise<void>;
@@ -127,6 +133,7 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions): Promise<F
   const failures: FakeFailure[] = [];
   const known = new Set<string>();
   const closed = new Set<string>();
+  const refusedNumbers = new Set<string>();
   const answer = (res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
@@ -157,6 +164,7 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions): Promise<F
         failure.retryAfter !== undefined ? { 'retry-after': String(failure.retryAfter) } : {};
       return refuse(res, failure.status, failure.code, `failure on demand (${failure.code})`, headers);
     }
+    if (refusedNumbers.has(body.to)) return refuse(res, 400, 131030, 'Recipient phone number not in allowed list');
     if (closed.has(body.to) && body.type !== 'template')
       return refuse(
         res,
@@ -168,22 +176,45 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions): Promise<F
     if (problem) return refuse(res, 400, 100, `(#100) Invalid parameter: ${problem}`);
     const id = `wamid.${randomBytes(18).toString('base64url')}`;
     known.add(id);
-    sent.push({ id, body });
+    const message = { id, body };
+    sent.push(message);
     answer(res, 200, {
       messaging_product: 'whatsapp',
       contacts: [{ input: body.to, wa_id: body.to }],
       messages: [{ id }],
     });
+    fake.onSent?.(message);
   };
   const server: Server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  return {
+  const fake: FakeWhatsApp = {
     apiRoot: `http://127.0.0.1:${port}/v23.0`,
+    onSent: null,
     sent,
     refused,
     attempts,
     closed,
+    refusedNumbers,
+    visible(id) {
+      const body = sent.find((m) => m.id === id)?.body;
+      if (!body) return null;
+      if (body.type === 'text') return { text: body.text.body, buttons: [] };
+      if (body.type === 'template')
+        return { text: body.template.components[0].parameters.map((p: any) => p.text).join(' '), buttons: [] };
+      const i = body.interactive;
+      if (i.type === 'button')
+        return {
+          text: i.body.text,
+          buttons: i.action.buttons.map((b: any) => ({ label: b.reply.title, data: b.reply.id })),
+        };
+      const rows = i.action.sections.flatMap((s: any) => s.rows);
+      const lines = rows.map((r: any) => (r.description ? `${r.title}\n${r.description}` : r.title));
+      return {
+        text: [i.body.text, ...lines].join('\n'),
+        buttons: rows.map((r: any) => ({ label: r.title, data: r.id })),
+      };
+    },
     failNext: (...f) => void failures.push(...f),
     async deliver(url, value, signature) {
       // A person's message may be replied to (`context`), like askgate's own.
@@ -223,6 +254,7 @@ export async function startFakeWhatsApp(options: FakeWhatsAppOptions): Promise<F
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
+  return fake;
 }
 
 let seq = 0;
@@ -263,8 +295,14 @@ export const textReply = (body: string, context?: string) => ({
   ...(context ? { context: { from: DISPLAY_NUMBER, id: context } } : {}),
 });
 
-/** A status of message `id` (sent, delivered, read, failed with Graph error `code`). */
-export function statusUpdate(id: string, recipient: string, status: string, code?: number): object {
+/** A status of message `id` (sent, delivered, read, failed with Graph error `code` and its `title`). */
+export function statusUpdate(
+  id: string,
+  recipient: string,
+  status: string,
+  code?: number,
+  title = 'Re-engagement message',
+): object {
   return {
     statuses: [
       {
@@ -272,9 +310,7 @@ export function statusUpdate(id: string, recipient: string, status: string, code
         status,
         timestamp: String(Math.floor(Date.now() / 1000)),
         recipient_id: recipient,
-        ...(code !== undefined
-          ? { errors: [{ code, title: 'Re-engagement message', message: 'Re-engagement message' }] }
-          : {}),
+        ...(code !== undefined ? { errors: [{ code, title, message: title, error_data: { details: title } }] } : {}),
       },
     ],
   };

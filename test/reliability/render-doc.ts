@@ -29,6 +29,7 @@ const ORDER = [
   'policies-redis-restart',
   'mcp-proxy-restart',
   'email-restart',
+  'whatsapp-restart',
 ];
 const STANDARD = new Set([
   'asks',

@@ -13,7 +13,7 @@ import {
   TEXT_BODY_MAX,
 } from './capabilities.js';
 
-/** The prompt's text: the questions (options numbered), the tally, the answer page, the instructions. */
+/** The prompt's text: the questions (options numbered, with their descriptions), the tally, the answer page, the instructions. */
 export function promptText(view: PromptView, withOptions: boolean): string {
   const words = wordsFor(view.locale);
   const several = view.questions.length > 1;
@@ -26,7 +26,9 @@ export function promptText(view: PromptView, withOptions: boolean): string {
     if (title) lines.push(title);
     lines.push(q.question);
     const choice = withOptions ? choiceView(q) : null;
-    if (choice) for (const o of choice.options) lines.push(`${o.number}. ${o.label}`);
+    if (choice)
+      for (const o of choice.options)
+        lines.push(`${o.number}. ${o.label}${o.description ? ` — ${o.description}` : ''}`);
   }
   if (view.tally && view.tally.length > 0) lines.push('', ...view.tally);
   if (view.link) lines.push('', view.link);
@@ -39,9 +41,17 @@ export function renderPrompt(view: PromptView): Record<string, unknown> {
   // Other is a typed reply ("reply to this message with your own words"): it is never a button.
   const taps = (view.buttons ?? []).filter((b) => b.kind !== 'other');
   // An interactive body holds 1,024 characters: a longer prompt is text (4,096), answered by reply, never cut short.
-  const body = promptText(view, false);
-  if (body.length > INTERACTIVE_BODY_MAX) return textMessage(promptText(view, true));
+  const short = promptText(view, false);
   const fitsButtons = taps.length > 0 && taps.length <= REPLY_BUTTONS_MAX && taps.every(titleFits);
+  // What a control cannot show whole (a description beside a button, a label cut in a list row) is
+  // in the body too, the options numbered (a body too long for that is text): nothing the asker wrote goes unseen.
+  const choice = view.questions.length === 1 ? choiceView(view.questions[0]!) : null;
+  const cutInRow = (text: string, max: number) => !fitsButtons && [...text].length > max;
+  const hidden =
+    !!choice?.options.some((o) => o.description && (fitsButtons || cutInRow(o.description, LIST_DESCRIPTION_MAX))) ||
+    taps.some((b) => cutInRow(b.label, LIST_TITLE_MAX));
+  const body = hidden ? promptText(view, true) : short;
+  if (body.length > INTERACTIVE_BODY_MAX) return textMessage(promptText(view, true));
   if (fitsButtons) {
     return {
       type: 'interactive',
@@ -55,7 +65,6 @@ export function renderPrompt(view: PromptView): Record<string, unknown> {
     };
   }
   if (taps.length > 0 && taps.length <= LIST_ROWS_MAX) {
-    const choice = choiceView(view.questions[0]!);
     const rows = taps.map((b) => {
       const option = b.kind === 'option' ? choice?.options.find((o) => o.label === b.label) : undefined;
       const description = option?.description ? shorten(option.description, LIST_DESCRIPTION_MAX, 'utf16') : '';

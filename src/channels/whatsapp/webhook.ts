@@ -1,10 +1,12 @@
 // `GET/POST /whatsapp/webhook`: the verification challenge, then signed deliveries. The signature
 // (`X-Hub-Signature-256`, HMAC-SHA256 of the raw body with the app secret) is checked before the
-// body is parsed; messages become taps and replies, statuses are logged (a failed one says why).
+// body is parsed; messages become taps and replies, statuses delivery events (a failed one says why).
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
 import type { InboundHttpRequest, InboundHttpResponse } from '../../core/ports.js';
 import { tokenMatches } from '../../security/http.js';
+import { shorten } from '../../core/text.js';
+import { WINDOW_CLOSED, WINDOW_CLOSED_REASON } from './graph-api.js';
 
 /** The webhook's path. */
 export const WEBHOOK_PATH = '/whatsapp/webhook';
@@ -43,7 +45,7 @@ const Message = z.object({
 });
 
 const Status = z.object({
-  id: z.string(),
+  id: z.string().min(1).max(256),
   status: z.string(),
   recipient_id: z.string().optional(),
   errors: z.array(z.object({ code: z.number().optional(), title: z.string().optional() })).optional(),
@@ -83,11 +85,31 @@ export type InboundMessage = {
   replyTo?: string;
 } & ({ kind: 'tap'; token: string } | { kind: 'text'; text: string });
 
-/** A status of a message askgate sent. */
+/** A status of a message askgate sent, to the number `chat` (E.164); `reason` for a failed one. */
 export interface InboundStatus {
   messageId: string;
-  status: string;
-  codes: number[];
+  chat?: string;
+  status: 'sent' | 'delivered' | 'read' | 'failed';
+  reason?: string;
+}
+
+/** Statuses askgate reads (Meta also sends `deleted` and `warning`, which say nothing of a delivery). */
+const STATUSES = new Set(['sent', 'delivered', 'read', 'failed']);
+/** A failed status's reason: at most this many characters (the error's code and its title, Meta's words). */
+const REASON_MAX = 80;
+
+/**
+ * Why a message failed, as a short code kept in the ask's history: `window_closed` for 131047 (sent
+ * outside the 24-hour window), else `error <code>: <title>` of the first error, cut short. The title
+ * is Meta's text for the code, never the person's; a title that is not printable ASCII is left out.
+ */
+export function failureReason(errors: readonly { code?: number; title?: string }[]): string {
+  if (errors.some((e) => e.code === WINDOW_CLOSED)) return WINDOW_CLOSED_REASON;
+  const first = errors[0];
+  if (!first) return 'failed';
+  const title = first.title && /^[\x20-\x7e]+$/.test(first.title) ? first.title : '';
+  const code = first.code !== undefined ? `error ${first.code}` : 'failed';
+  return shorten(title ? `${code}: ${title}` : code, REASON_MAX, 'utf16');
 }
 
 /** The messages (for this phone number id) and statuses of a parsed delivery; other shapes are skipped. */
@@ -118,9 +140,14 @@ export function readDelivery(
       }
       for (const raw of value.statuses ?? []) {
         const s = Status.safeParse(raw);
-        if (!s.success) continue;
-        const codes = (s.data.errors ?? []).flatMap((e) => (e.code !== undefined ? [e.code] : []));
-        statuses.push({ messageId: s.data.id, status: s.data.status, codes });
+        if (!s.success || !STATUSES.has(s.data.status)) continue;
+        const status = s.data.status as InboundStatus['status'];
+        statuses.push({
+          messageId: s.data.id,
+          ...(s.data.recipient_id && /^\d{5,20}$/.test(s.data.recipient_id) ? { chat: `+${s.data.recipient_id}` } : {}),
+          status,
+          ...(status === 'failed' ? { reason: failureReason(s.data.errors ?? []) } : {}),
+        });
       }
     }
   return { messages, statuses };

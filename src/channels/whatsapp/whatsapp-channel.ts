@@ -1,7 +1,8 @@
 // The WhatsApp channel (Cloud API): a question is one message to the target's number (reply
 // buttons, a list or text: render.ts), and everything after it (the outcome, reminders, notices) is
 // a text reply to it (`context`), since WhatsApp cannot edit a business message. Inbound: the
-// signed webhook (webhook.ts), each message claimed by its id so a re-delivery answers once.
+// signed webhook (webhook.ts), each message claimed by its id so a re-delivery answers once, and
+// each status of a sent message a delivery event (failed, delivered, read: app/inbound-status.ts).
 import type {
   Channel,
   Clock,
@@ -23,7 +24,7 @@ import { describeError } from '../shared/errors.js';
 import { responderOf } from '../shared/responder.js';
 import { settleOrShow, takeEvent } from '../shared/take-event.js';
 import { WHATSAPP_CAPABILITIES } from './capabilities.js';
-import { sendMessage, WINDOW_CLOSED, WINDOW_CLOSED_REASON, type GraphTarget } from './graph-api.js';
+import { sendMessage, WINDOW_CLOSED_REASON, type GraphTarget } from './graph-api.js';
 import { renderPrompt, templateMessage, textMessage } from './render.js';
 import {
   readDelivery,
@@ -32,6 +33,7 @@ import {
   WEBHOOK_PATH,
   WebhookBody,
   type InboundMessage,
+  type InboundStatus,
 } from './webhook.js';
 
 /** An E.164 number: `+`, then up to 15 digits. */
@@ -134,13 +136,9 @@ export class WhatsAppChannel implements Channel {
     const sink = this.sink;
     if (!sink) return { status: 503, headers: { 'retry-after': '5' }, body: { error: 'not_started' } };
     const { messages, statuses } = readDelivery(parsed.data, this.options.phoneNumberId);
-    for (const s of statuses) {
-      if (s.status !== 'failed') continue;
-      const reason = s.codes.includes(WINDOW_CLOSED) ? 'window_closed' : 'failed';
-      // Not yet turned into a delivery event (no port for it): logged so the operator sees it.
-      this.options.logger.warn({ channel: 'whatsapp', codes: s.codes, reason }, 'message reported failed');
-    }
     try {
+      // A status is recorded at most once by core (a re-sent one changes nothing), so none is claimed.
+      for (const s of statuses) await this.onStatus(sink, s);
       let busy = false;
       for (const message of messages) if ((await this.onMessage(sink, message)) === 'busy') busy = true;
       if (busy) return { status: 503, headers: { 'retry-after': '10' }, body: { error: 'busy' } };
@@ -149,6 +147,21 @@ export class WhatsAppChannel implements Channel {
       return { status: 503, headers: { 'retry-after': '10' }, body: { error: 'not_handled' } };
     }
     return { status: 200, body: { status: 'ok' } };
+  }
+
+  /** A status of a message askgate sent, as a delivery event; a failed one is also logged for the operator. */
+  private async onStatus(sink: InboundSink, status: InboundStatus): Promise<void> {
+    const { messageId, chat, reason } = status;
+    if (status.status === 'failed')
+      this.options.logger.warn({ channel: 'whatsapp', reason }, 'message reported failed');
+    if (!chat || !sink.deliveryStatus) return;
+    await sink.deliveryStatus({
+      channel: 'whatsapp',
+      chat,
+      messageId,
+      status: status.status,
+      ...(reason ? { reason } : {}),
+    });
   }
 
   /** One message: claimed by its id, handed to core, then the notice replied (once). */

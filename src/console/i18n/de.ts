@@ -113,6 +113,7 @@ export const CONSOLE_DE: ConsoleMessages = {
   'event.escalated': 'Eskaliert',
   'event.response': 'Antwort gespeichert',
   'event.guard_blocked': 'Tool-Aufruf blockiert',
+  'event.delivery_status': 'Zustellbericht',
   // Approvals (console/static/app-approval.js).
   approvalFrom: 'Freigabe von {run}',
   action: 'Aktion',

@@ -122,6 +122,7 @@ export const CONSOLE_EN = {
   'event.escalated': 'Escalated',
   'event.response': 'Response recorded',
   'event.guard_blocked': 'Tool call blocked',
+  'event.delivery_status': 'Delivery report',
   // Approvals (console/static/app-approval.js).
   approvalFrom: 'Approval from {run}',
   action: 'Action',

@@ -117,6 +117,7 @@ export const CONSOLE_ES: ConsoleMessages = {
   'event.escalated': 'Escalada',
   'event.response': 'Respuesta registrada',
   'event.guard_blocked': 'Llamada a herramienta bloqueada',
+  'event.delivery_status': 'Informe de entrega',
   // Approvals (console/static/app-approval.js).
   approvalFrom: 'Aprobación de {run}',
   action: 'Acción',

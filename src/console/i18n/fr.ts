@@ -117,6 +117,7 @@ export const CONSOLE_FR: ConsoleMessages = {
   'event.escalated': 'Escaladée',
   'event.response': 'Réponse enregistrée',
   'event.guard_blocked': 'Appel d’outil bloqué',
+  'event.delivery_status': 'Rapport de distribution',
   // Approvals (console/static/app-approval.js).
   approvalFrom: 'Approbation de {run}',
   action: 'Action',

@@ -113,6 +113,7 @@ export const CONSOLE_JA: ConsoleMessages = {
   'event.escalated': 'エスカレーション',
   'event.response': '回答を記録',
   'event.guard_blocked': 'ツール呼び出しをブロック',
+  'event.delivery_status': '配信レポート',
   // Approvals (console/static/app-approval.js).
   approvalFrom: '{run} からの承認依頼',
   action: 'アクション',

@@ -117,6 +117,7 @@ export const CONSOLE_PTBR: ConsoleMessages = {
   'event.escalated': 'Escalonada',
   'event.response': 'Resposta registrada',
   'event.guard_blocked': 'Chamada de ferramenta bloqueada',
+  'event.delivery_status': 'Relatório de entrega',
   // Approvals (console/static/app-approval.js).
   approvalFrom: 'Aprovação de {run}',
   action: 'Ação',

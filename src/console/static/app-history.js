@@ -33,6 +33,7 @@ const EVENT_TYPES = new Set([
   'escalated',
   'response',
   'guard_blocked',
+  'delivery_status',
 ]);
 const REASONS = new Set(['timeout', 'skipped', 'cancelled', 'superseded', 'undelivered']);
 
