@@ -3,6 +3,8 @@ import type { AskEvent, TransitionResult } from './ask-events.js';
 import { end } from './ask-ending.js';
 import { withHistory } from './record-history.js';
 import { isTerminal } from './record-state.js';
+import { askKind } from './insights.js';
+import type { Effect } from './effects.js';
 
 type Bookkeeping = Extract<AskEvent, { type: 'delivered' | 'delivery_failed' | 'finalized' }>;
 
@@ -39,5 +41,8 @@ export function bookkeeping(record: AskRecord, event: Bookkeeping, now: number):
     const ended = end(next, 'undelivered', now);
     if (ended.kind === 'changed') return { ...ended, record: { ...ended.record, rev: record.rev + 1 } };
   }
-  return { kind: 'changed', record: next, effects: [], outcome: { code: 'updated' } };
+  const seconds = Math.max(0, (now - Date.parse(record.createdAt)) / 1000);
+  const metric = { name: 'ask_delivered', channel: current.channel, kind: askKind(record), seconds } as const;
+  const effects: Effect[] = event.type === 'delivered' ? [{ type: 'metric', metric }] : [];
+  return { kind: 'changed', record: next, effects, outcome: { code: 'updated' } };
 }
