@@ -29,6 +29,7 @@ export interface SeededWeek {
 const approvalBody = (runId: string, agent: string) => ({
   runId,
   agent,
+  to: { channel: 'test', chat: 'c1' },
   approval: { action: 'deploy', summary: 'Deploy build 42 to production', arguments: { build: 42 } },
 });
 
@@ -36,7 +37,7 @@ const approvalBody = (runId: string, agent: string) => ({
  * Seeds a week ending on `end`'s UTC day through the API, moving `clock`: day k (0 = 6 days ago)
  * gets 3 + k asks: answered by alice after (k+1)·10 min, answered by bob after 2 h, cancelled;
  * then from day 1 a skip, day 2 an approval approved by carol after 30 min, day 3 an approval
- * rejected by carol after 3 h, day 4 a timeout, day 5 one answered by alice after 2 days (counted on
+ * rejected by carol after 3 h, day 4 a timeout, day 5 one answered by alice after 30 h (counted on
  * the day it is answered: today), day 6 a default taken; agents alternate deploy-bot / billing-bot. Then two asks
  * stay pending, created 50 and 5 minutes before `end`. The clock ends at `end`.
  */
@@ -139,7 +140,7 @@ export async function seedWeek(
     if (k === 5) {
       const created = base + 9 * MIN;
       const l = await create(created, agent);
-      late.push(() => answer(l, created + 2 * DAY, created, 'alice', agent));
+      late.push(() => answer(l, created + 30 * HOUR, created, 'alice', agent));
     }
     if (k === 6) {
       const body = askBody('x', { to: { channel: 'test', chat: 'c1' }, onTimeout: { default: { env: ['Staging'] } } });
