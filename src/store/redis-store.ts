@@ -61,8 +61,7 @@ export class RedisAskStore implements AskStore {
   readonly ordered: boolean;
   /** The indexes beside the records (sweep, conversations, messages), on the same connection and keys. */
   readonly indexes: RedisIndexes;
-  /** The insights counters the settling commits raise, and the pending figures. */
-  readonly insights: RedisInsights;
+  readonly insights: RedisInsights; // the counters settling commits raise, and the pending figures
 
   constructor(
     private readonly redis: Redis | Cluster,

@@ -89,7 +89,7 @@ const PAGES = new Map(
 const WORDS = new Map(
   [...INSIGHTS_WORDS].map(([tag, words]) => [tag, text('application/json; charset=utf-8', JSON.stringify(words))]),
 );
-const SCRIPT = asset('text/javascript; charset=utf-8', readFileSync(new URL('../static/insights.js', import.meta.url)));
+const SCRIPT = asset('text/javascript; charset=utf-8', readFileSync(new URL('./insights.js', import.meta.url)));
 const CSS = text('text/css; charset=utf-8', INSIGHTS_CSS);
 const UPLOT_JS = vendor('uPlot.iife.min.js', 'text/javascript; charset=utf-8');
 const UPLOT_CSS = vendor('uPlot.min.css', 'text/css; charset=utf-8');

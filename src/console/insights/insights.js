@@ -115,6 +115,8 @@ function bars(id, labels, series) {
   if (typeof uPlot === 'undefined' || !uPlot.paths.bars || labels.length === 0) return;
   const width = Math.max(220, target.clientWidth);
   const every = Math.max(1, Math.ceil(labels.length / Math.max(1, Math.floor(width / 70))));
+  // Labels wider than their slot are slanted (about 6.5 px a character at the axis font).
+  const slant = Math.max(...labels.map((l) => l.length)) * 6.5 > (width - 60) / Math.ceil(labels.length / every);
   const xs = labels.map((_, i) => i);
   const fg = getComputedStyle(document.body).color;
   const barsOf = uPlot.paths.bars;
@@ -128,7 +130,7 @@ function bars(id, labels, series) {
     {
       width: width,
       height: width < 500 ? 200 : 240,
-      legend: { show: series.length > 1 },
+      legend: { show: series.length > 1, live: false },
       cursor: { show: false },
       scales: { x: { time: false, range: () => [-0.6, labels.length - 0.4] }, y: { range: yRange } },
       axes: [
@@ -137,7 +139,9 @@ function bars(id, labels, series) {
           grid: { show: false },
           splits: () => xs.filter((i) => i % every === 0),
           values: xValues,
-          size: 44,
+          font: '12px system-ui, sans-serif',
+          rotate: slant ? -35 : 0,
+          size: slant ? 86 : 40,
         },
         { stroke: fg, grid: { stroke: 'rgba(128,128,128,.2)' }, values: yValues },
       ],
