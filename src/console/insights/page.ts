@@ -118,7 +118,7 @@ export function registerInsightsPages(
   if (UPLOT_JS && UPLOT_CSS) {
     serve('/console/vendor/uplot.js', UPLOT_JS);
     serve('/console/vendor/uplot.css', UPLOT_CSS);
-  } else feed.logger.warn({ package: 'uplot' }, 'insights charts off: the uplot package is not installed');
+  } else feed.logger.info({ package: 'uplot' }, 'insights charts off: the uplot package is not installed');
   scope.get(
     '/console/insights/data',
     { config: { auth: 'console', access: 'session', guard: 'none' } },
