@@ -16,7 +16,7 @@ export class MemoryInsights implements InsightsSource {
   constructor(private readonly pendingCursors: () => Iterable<string>) {}
 
   /** Counts an ask that has just ended. */
-  settled(record: AskRecord, _now: number): void {
+  settled(record: AskRecord): void {
     const rollup = rollupOf(record);
     if (!rollup) return;
     let day = this.byDay.get(rollup.day);

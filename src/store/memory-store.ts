@@ -79,7 +79,7 @@ export class MemoryAskStore implements AskStore {
       void this.bus.notifyHistory(next.id, next.runId);
       if (next.status !== 'pending') {
         this.indexes.entry(PENDING, now)?.members.delete(askCursor(supersede.prev));
-        this.insights.settled(next, now);
+        this.insights.settled(next);
       }
     }
     this.asks.set(record.id, {
@@ -198,7 +198,7 @@ export class MemoryAskStore implements AskStore {
     if (run) run.expiresAt = Math.max(run.expiresAt, now + opts.ttlMs);
     if (entry.status === 'pending' && next.status !== 'pending') {
       this.indexes.entry(PENDING, now)?.members.delete(askCursor(prev));
-      this.insights.settled(next, now);
+      this.insights.settled(next);
     }
     if (opts.publish) this.bus.announce(prev.id);
     void this.bus.notifyHistory(prev.id, prev.runId);

@@ -115,8 +115,8 @@ function bars(id, labels, series) {
   if (typeof uPlot === 'undefined' || !uPlot.paths.bars || labels.length === 0) return;
   const width = Math.max(220, target.clientWidth);
   const every = Math.max(1, Math.ceil(labels.length / Math.max(1, Math.floor(width / 70))));
-  // Labels wider than their slot are slanted (about 6.5 px a character at the axis font).
-  const slant = Math.max(...labels.map((l) => l.length)) * 6.5 > (width - 60) / Math.ceil(labels.length / every);
+  // Labels wider than their slot are slanted (about 7.5 px a character at the axis font, with a gap).
+  const slant = Math.max(...labels.map((l) => l.length)) * 7.5 > (width - 60) / Math.ceil(labels.length / every);
   const xs = labels.map((_, i) => i);
   const fg = getComputedStyle(document.body).color;
   const barsOf = uPlot.paths.bars;

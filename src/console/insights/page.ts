@@ -33,7 +33,7 @@ function vendor(file: string, type: string): Asset | null {
 }
 
 /** The Insights page's HTML shell in one locale; the script fills it from `/console/insights/data`. */
-export function insightsHtml(locale: string): string {
+export function insightsHtml(locale: string, charts: boolean): string {
   const words = INSIGHTS_WORDS.get(locale) ?? INSIGHTS_EN;
   const w = (key: InsightsKey) => escapeHtml(words[key]);
   return String.raw`<!doctype html>
@@ -45,10 +45,8 @@ export function insightsHtml(locale: string): string {
 <meta name="referrer" content="no-referrer">
 <title>${w('title')}</title>
 <link rel="icon" href="/console/icon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/console/vendor/uplot.css">
-<link rel="stylesheet" href="/console/insights.css">
-<script src="/console/vendor/uplot.js" defer></script>
-<script type="module" src="/console/insights.js"></script>
+${charts ? '<link rel="stylesheet" href="/console/vendor/uplot.css">\n' : ''}<link rel="stylesheet" href="/console/insights.css">
+${charts ? '<script src="/console/vendor/uplot.js" defer></script>\n' : ''}<script type="module" src="/console/insights.js"></script>
 </head>
 <body>
 <header class="bar">
@@ -83,19 +81,20 @@ export function insightsHtml(locale: string): string {
 `;
 }
 
+const UPLOT_JS = vendor('uPlot.iife.min.js', 'text/javascript; charset=utf-8');
+const UPLOT_CSS = vendor('uPlot.min.css', 'text/css; charset=utf-8');
+
+/** True when the charting library is installed (else the page shows tables only). */
+export const CHARTS_AVAILABLE = UPLOT_JS !== null && UPLOT_CSS !== null;
+
 const PAGES = new Map(
-  [...INSIGHTS_WORDS.keys()].map((tag) => [tag, text('text/html; charset=utf-8', insightsHtml(tag))]),
+  [...INSIGHTS_WORDS.keys()].map((tag) => [tag, text('text/html; charset=utf-8', insightsHtml(tag, CHARTS_AVAILABLE))]),
 );
 const WORDS = new Map(
   [...INSIGHTS_WORDS].map(([tag, words]) => [tag, text('application/json; charset=utf-8', JSON.stringify(words))]),
 );
 const SCRIPT = asset('text/javascript; charset=utf-8', readFileSync(new URL('./insights.js', import.meta.url)));
 const CSS = text('text/css; charset=utf-8', INSIGHTS_CSS);
-const UPLOT_JS = vendor('uPlot.iife.min.js', 'text/javascript; charset=utf-8');
-const UPLOT_CSS = vendor('uPlot.min.css', 'text/css; charset=utf-8');
-
-/** True when the charting library is installed (else the page shows tables only). */
-export const CHARTS_AVAILABLE = UPLOT_JS !== null && UPLOT_CSS !== null;
 
 /** Serves one asset (the console's helper in console/routes.ts: ETag, gzip, no-cache). */
 type Serve = (path: string, fileFor: Asset | ((headers: { 'accept-language'?: string }) => Asset)) => void;
