@@ -45,8 +45,8 @@ export function insightsHtml(locale: string, charts: boolean): string {
 <meta name="referrer" content="no-referrer">
 <title>${w('title')}</title>
 <link rel="icon" href="/console/icon.svg" type="image/svg+xml">
-${charts ? '<link rel="stylesheet" href="/console/vendor/uplot.css">\n' : ''}<link rel="stylesheet" href="/console/insights.css">
-${charts ? '<script src="/console/vendor/uplot.js" defer></script>\n' : ''}<script type="module" src="/console/insights.js"></script>
+${charts ? '<link rel="stylesheet" href="/console/vendor/uplot.css">\n' : ''}<link rel="stylesheet" href="/console/insights/app.css">
+${charts ? '<script src="/console/vendor/uplot.js" defer></script>\n' : ''}<script type="module" src="/console/insights/app.js"></script>
 </head>
 <body>
 <header class="bar">
@@ -111,8 +111,8 @@ export function registerInsightsPages(
   feed: ConsoleFeed,
 ): void {
   serve('/console/insights', (headers) => PAGES.get(pageFor(headers['accept-language'])) ?? PAGES.get('en')!);
-  serve('/console/insights.js', SCRIPT);
-  serve('/console/insights.css', CSS);
+  serve('/console/insights/app.js', SCRIPT);
+  serve('/console/insights/app.css', CSS);
   for (const [tag, words] of WORDS) serve(`/console/insights/i18n/${tag}.json`, words);
   if (UPLOT_JS && UPLOT_CSS) {
     serve('/console/vendor/uplot.js', UPLOT_JS);
