@@ -41,20 +41,16 @@ function share(s) {
   return t('share', { count: num.format(s.count), of: num.format(s.of), pct: pct });
 }
 
+/** @type {[string, number][]} */
+const UNITS = [['day', 86400], ['hour', 3600], ['minute', 60], ['second', 1]]; // prettier-ignore
+
 /**
  * A duration in the page's language, in the largest unit that keeps it above 1.5 (Intl's unit names).
  * @param {number | null} seconds
  */
 function duration(seconds) {
   if (seconds === null) return t('none');
-  /** @type {[string, number][]} */
-  const units = [
-    ['day', 86400],
-    ['hour', 3600],
-    ['minute', 60],
-    ['second', 1],
-  ];
-  const [unit, size] = units.find(([, s]) => seconds >= 1.5 * s) || units[3];
+  const [unit, size] = UNITS.find(([, s]) => seconds >= 1.5 * s) || UNITS[3];
   const format = new Intl.NumberFormat(lang, {
     style: 'unit',
     unit: unit,
@@ -64,36 +60,22 @@ function duration(seconds) {
   return format.format(seconds / size);
 }
 
-/**
- * An element with text and children.
- * @param {string} tag
- * @param {string | null} cls
- * @param {(Node | string)[]} children
- */
-function el(tag, cls, children) {
+/** An element of class `cls` holding texts and nodes. @type {(tag: string, cls: string | null, children: (Node | string)[]) => HTMLElement} */
+const el = (tag, cls, children) => {
   const node = document.createElement(tag);
   if (cls) node.className = cls;
   node.append(...children);
   return node;
-}
+};
 
-/**
- * One figure: its name, value and what it is counted of.
- * @param {string} name
- * @param {string} value
- * @param {string} of
- */
-function figure(name, value, of) {
+/** One figure: its name, value and what it is counted of. @type {(name: string, value: string, of: string) => HTMLElement} */
+const figure = (name, value, of) => {
   const card = el('div', 'figure', [el('p', 'name', [name]), el('p', 'value', [value])]);
   if (of) card.append(el('p', 'of', [of]));
   return card;
-}
+};
 
-/**
- * A table of named shares (label, "count of N (pct)").
- * @param {string} id
- * @param {[string, string][]} rows
- */
+/** Fills table `id` with named shares (label, "count of N (pct)"). @type {(id: string, rows: [string, string][]) => void} */
 function table(id, rows) {
   const node = $(id);
   node.textContent = '';
