@@ -23,6 +23,7 @@ import {
 import { parseJsonBody } from './json-body.js';
 import type { PrometheusMetrics } from './metrics.js';
 import { registerAskRoutes } from './routes.js';
+import { registerInsightsRoute } from './insights-routes.js';
 import { registerAnswerPage } from '../links/page-routes.js';
 import { registerLinkRoute } from '../links/links-api.js';
 import type { LinkSettings } from '../links/answer-link.js';
@@ -147,9 +148,13 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       });
     }
   });
-  app.get('/metrics', async (_request, reply) => reply.type('text/plain; version=0.0.4').send(deps.metrics.render()));
+  app.get('/metrics', async (_request, reply) => {
+    const text = await deps.metrics.scrape(deps.consoleFeed.store.insights, deps.consoleFeed.clock.now());
+    return reply.type('text/plain; version=0.0.4').send(text);
+  });
 
   registerAskRoutes(app, deps);
+  registerInsightsRoute(app, { source: deps.consoleFeed.store.insights, clock: deps.consoleFeed.clock });
   registerLinkRoute(app, { gateway: deps.gateway, clock: deps.consoleFeed.clock, links: deps.links });
   if (deps.links) {
     const { secret, clock, defaultLocale, channelNames } = deps.links;

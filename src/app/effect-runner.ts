@@ -159,7 +159,8 @@ export class EffectRunner {
         const m = effect.metric;
         if (m.name === 'ask_created') metrics.askCreated(m.channel);
         else if (m.name === 'guard_blocked') metrics.guardBlocked();
-        else metrics.askResolved(m.status, m.reason, m.secondsOpen);
+        else if (m.name === 'ask_delivered') metrics.askDelivered?.(m.channel, m.kind, m.seconds);
+        else metrics.askResolved(m.status, m.reason, m.secondsOpen, m.labels);
       }
     }
   }

@@ -113,6 +113,11 @@ export const ASSETS = {
  * then order; `pt-PT` gets `pt-BR`), else English. The header is untrusted: at most 20 entries are read.
  */
 export function pageFor(acceptLanguage: string | undefined): Asset {
+  return PAGES.get(localeFor(acceptLanguage)) ?? ASSETS.html;
+}
+
+/** The shipped locale an `Accept-Language` header asks for (see {@link pageFor}). */
+export function localeFor(acceptLanguage: string | undefined): string {
   const ranked = (acceptLanguage ?? '')
     .split(',')
     .slice(0, 20)
@@ -123,7 +128,7 @@ export function pageFor(acceptLanguage: string | undefined): Asset {
     })
     .filter((r) => r.tag !== '' && r.tag !== '*' && r.q > 0)
     .sort((a, b) => b.q - a.q || a.i - b.i);
-  return PAGES.get(chooseLocale(...ranked.map((r) => r.tag))) ?? ASSETS.html;
+  return chooseLocale(...ranked.map((r) => r.tag));
 }
 
 /** Headers on every console response: no inline scripts, no framing, no sniffing, no caching of data. */

@@ -18,7 +18,7 @@ export const MAX_STREAMS_PER_SESSION = 10;
 
 /** What the console's event stream reads: records, their history announcements, the time. */
 export interface ConsoleFeed {
-  store: Pick<AskStore, 'get' | 'recent'>;
+  store: Pick<AskStore, 'get' | 'recent' | 'insights'>;
   bus: Pick<ResultBus, 'subscribeHistory' | 'onResync'>;
   clock: Clock;
   logger: Pick<Logger, 'warn' | 'info'>;

@@ -5,7 +5,8 @@ import type { Gateway } from '../app/gateway.js';
 import { AnswerRequestSchema, type AskRecord, type Responder } from '../core/schemas.js';
 import { agreeOf } from '../core/policy.js';
 import { ASK_ID_PATTERN } from '../core/token.js';
-import { ASSETS, CATALOGUES, pageFor, SECURITY_HEADERS, type Asset } from './assets.js';
+import { ASSETS, CATALOGUES, localeFor, pageFor, SECURITY_HEADERS, type Asset } from './assets.js';
+import { registerInsightsPages } from './insights/page.js';
 import { ConsoleHub, type ConsoleFeed, type ConsoleStreamLimits } from './hub.js';
 import { originMatches, tokenMatches } from '../security/http.js';
 import { ConsoleAuth, CSRF_HEADER, isHttps, sessionCookie, type ConsoleSessionStore } from './session.js';
@@ -96,6 +97,7 @@ const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) =>
   asset('/console/app.css', ASSETS.css);
   asset('/console/icon.svg', ASSETS.icon);
   for (const [tag, words] of CATALOGUES) asset(`/console/i18n/${tag}.json`, words);
+  registerInsightsPages(scope, asset, localeFor, deps.feed);
 
   scope.get(
     '/console/session',

@@ -4,6 +4,7 @@ import type { Effect } from './effects.js';
 import type { TransitionResult } from './ask-events.js';
 import { unfiredSteps } from './policy.js';
 import { withHistory, who } from './record-history.js';
+import { askKind, channelOf, outcomeOf } from './insights.js';
 
 /**
  * The effects of reaching a terminal state: wake the waiters, drop the timeout and the policy's
@@ -25,6 +26,7 @@ export function terminalEffects(record: AskRecord): Effect[] {
         status: result.status,
         reason: result.status === 'no_answer' ? result.reason : null,
         secondsOpen: (closed - Date.parse(record.createdAt)) / 1000,
+        labels: { channel: channelOf(record), kind: askKind(record), outcome: outcomeOf(record) ?? 'none' },
       },
     },
   ];

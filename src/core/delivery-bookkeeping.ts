@@ -3,6 +3,8 @@ import type { AskEvent, TransitionResult } from './ask-events.js';
 import { end } from './ask-ending.js';
 import { withHistory } from './record-history.js';
 import { isTerminal } from './record-state.js';
+import { askKind } from './insights.js';
+import type { Effect } from './effects.js';
 
 type Bookkeeping = Extract<AskEvent, { type: 'delivered' | 'delivery_failed' | 'finalized' }>;
 
@@ -31,18 +33,23 @@ export function bookkeeping(record: AskRecord, event: Bookkeeping, now: number):
     deliveries[event.index] = { ...current, finalized: event.ok ? 'done' : 'failed' };
     entry = { type: event.ok ? 'finalized' : 'finalize_failed', channel: current.channel };
   }
-  return withDeliveries(record, deliveries, entry, now);
+  const seconds = Math.max(0, (now - Date.parse(record.createdAt)) / 1000);
+  const metric = { name: 'ask_delivered', channel: current.channel, kind: askKind(record), seconds } as const;
+  const effects: Effect[] = event.type === 'delivered' ? [{ type: 'metric', metric }] : [];
+  return withDeliveries(record, deliveries, entry, now, effects);
 }
 
 /**
  * `record` with its deliveries replaced and `entry` in its history, one revision on; it ends
- * `undelivered` when every target has failed and no escalation step is left to add more.
+ * `undelivered` when every target has failed and no escalation step is left to add more;
+ * `effects` go with the change (the time-to-deliver metric of a delivery).
  */
 export function withDeliveries(
   record: AskRecord,
   deliveries: AskRecord['deliveries'],
   entry: Omit<HistoryEntry, 'at'>,
   now: number,
+  effects: Effect[] = [],
 ): TransitionResult {
   const next = withHistory({ ...record, rev: record.rev + 1, deliveries }, [entry], now);
   const allFailed = deliveries.length > 0 && deliveries.every((d) => d.status === 'failed');
@@ -51,5 +58,5 @@ export function withDeliveries(
     const ended = end(next, 'undelivered', now);
     if (ended.kind === 'changed') return { ...ended, record: { ...ended.record, rev: record.rev + 1 } };
   }
-  return { kind: 'changed', record: next, effects: [], outcome: { code: 'updated' } };
+  return { kind: 'changed', record: next, effects, outcome: { code: 'updated' } };
 }

@@ -20,7 +20,16 @@ export type Job =
 /** A metric a change reports. */
 export type MetricEffect =
   | { name: 'ask_created'; channel: string }
-  | { name: 'ask_resolved'; status: string; reason: string | null; secondsOpen: number }
+  | {
+      name: 'ask_resolved';
+      status: string;
+      reason: string | null;
+      secondsOpen: number;
+      /** Bounded labels of the time-to-answer histogram (core/insights.ts: outcome, ask kind, first target's channel). */
+      labels?: { channel: string; kind: string; outcome: string };
+    }
+  /** A delivery's message was sent: seconds from the ask's creation, by the delivery's channel and the ask's kind. */
+  | { name: 'ask_delivered'; channel: string; kind: string; seconds: number }
   /** A tool call a run's guard did not run (no tool label: names are unbounded). */
   | { name: 'guard_blocked' };
 

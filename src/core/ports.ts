@@ -74,7 +74,14 @@ export interface Outbox {
 /** Counters and histograms the gateway reports (Prometheus in production). */
 export interface Metrics {
   askCreated(channel: string): void;
-  askResolved(status: string, reason: string | null, secondsOpen: number): void;
+  askResolved(
+    status: string,
+    reason: string | null,
+    secondsOpen: number,
+    labels?: { channel: string; kind: string; outcome: string },
+  ): void;
+  /** A delivery's message was sent, `seconds` after the ask was created. */
+  askDelivered?(channel: string, kind: string, seconds: number): void;
   deliveryFailed(channel: string): void;
   /** A tool call a run's guard did not run, recorded on its open ask. */
   guardBlocked(): void;

@@ -1,4 +1,5 @@
 import type { AskRecord } from './schemas.js';
+import type { InsightsSource } from './insights-report.js';
 
 /** `T` with every property and array read-only, all the way down. */
 export type DeepReadonly<T> = T extends readonly (infer E)[]
@@ -79,6 +80,8 @@ export interface AskStore {
    * Cluster): writes sent together land in order, and {@link AlongWrites} are accepted.
    */
   readonly ordered: boolean;
+  /** The insights counters a settling commit keeps (core/insights.ts), and the pending figures. */
+  readonly insights?: InsightsSource;
   /** Binds an idempotency key to an ask id (SET NX semantics); returns the winning binding. */
   claimIdempotencyKey(key: string, requestHash: string, askId: string, ttlMs: number): Promise<IdempotencyClaim>;
   /**

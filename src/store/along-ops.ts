@@ -4,6 +4,10 @@ import type { AskRecord } from '../core/schemas.js';
 import { INDEX_TTL_MS, RECENT_MAX, type StoreKeys } from './keys.js';
 import { runScript, ZADD_EXPIRE } from './scripts.js';
 import { askCursor } from '../core/ask-listing.js';
+import { rollupOf, type Rollup } from '../core/insights.js';
+
+/** How long a day's insights counters are kept (the longest period a query reads, plus a margin). */
+export const INSIGHTS_TTL_MS = 100 * 86_400_000;
 
 /**
  * One index write a create or commit script makes when it succeeds (the scripts' `along`):
@@ -14,7 +18,8 @@ export type AlongOp =
   | CreationOp
   | { op: 'MARK'; key: string; member: string; score: number; ttlMs: number }
   | { op: 'IF'; key: string; member: string; score: number; ttlMs: number; expected: number }
-  | { op: 'ZREM'; key: string; member: string };
+  | { op: 'ZREM'; key: string; member: string }
+  | { op: 'ROLL'; key: string; ttlMs: number; rollup: Rollup };
 
 /** The writes {@link creationOps} gives: a string with a TTL, a sorted-set add keeping the `keep` highest (all without). */
 export type CreationOp =
@@ -56,10 +61,17 @@ export function creationOps(keys: StoreKeys, record: AskRecord, ttlMs: number): 
   ];
 }
 
-/** The removal from the pending index when a change ends a pending ask (none otherwise). */
+/**
+ * When a change ends a pending ask: its removal from the pending index and its count in its day's
+ * insights (none otherwise). A change ends an ask once (compare-and-set), so it is counted once.
+ */
 export function leavePending(keys: StoreKeys, prev: AskRecord, next: AskRecord): AlongOp[] {
   const left = prev.status === 'pending' && next.status !== 'pending';
-  return left ? [{ op: 'ZREM', key: keys.pending(), member: askCursor(prev) }] : [];
+  if (!left) return [];
+  const rollup = rollupOf(next);
+  const ops: AlongOp[] = [{ op: 'ZREM', key: keys.pending(), member: askCursor(prev) }];
+  if (rollup) ops.push({ op: 'ROLL', key: keys.insights(rollup.day), ttlMs: INSIGHTS_TTL_MS, rollup });
+  return ops;
 }
 
 /** A creation write as a command of its own (Redis Cluster, where the indexes are in other hash slots). */
@@ -81,6 +93,13 @@ export function appendAlong(keys: string[], argv: (string | number)[], ops: read
     else if (o.op === 'PUT') argv.push(o.op, o.value, o.ttlMs);
     else if (o.op === 'IF') argv.push(o.op, o.member, o.score, o.ttlMs, o.expected);
     else if (o.op === 'SET') argv.push(o.op, o.member, o.score, o.ttlMs, o.keep ?? '');
+    else if (o.op === 'ROLL') argv.push(o.op, ...rollupArgs(o));
     else argv.push(o.op, o.member, o.score, o.ttlMs, '');
   }
+}
+
+/** A rollup's arguments as the scripts' `rollup` reads them (scripts.ts): ttl, scopes, metrics. */
+export function rollupArgs(o: Extract<AlongOp, { op: 'ROLL' }>): (string | number)[] {
+  const { scopes, metrics } = o.rollup;
+  return [o.ttlMs, scopes.length, ...scopes.flatMap((s) => [s.dim, s.value, s.cap]), metrics.length, ...metrics];
 }

@@ -61,6 +61,11 @@ export class StoreKeys {
     return `${this.prefix}:pending`;
   }
 
+  /** One UTC day's insights counters (a hash; its own hash tag: one slot per day on a Cluster). */
+  insights(day: string): string {
+    return `${this.prefix}:insights:{${day}}`;
+  }
+
   /** ZSET: ask id → next sweep time (ms). */
   sweep(): string {
     return `${this.prefix}:sweep`;

@@ -14,6 +14,7 @@ import { HISTORY_MAX, RECENT_MAX } from './keys.js';
 import type { MemoryResultBus } from './memory-bus.js';
 import { live, sortedByScore, type AskEntry, type Expiring, type RunEntry, type ValueEntry } from './memory-entries.js';
 import { MemoryIndexes } from './memory-indexes.js';
+import { MemoryInsights } from './memory-insights.js';
 
 const PURGE_EVERY_MS = 60_000;
 /** The pending index: `askCursor(record)` of every pending ask (score 0: ordered as text, as on Redis). */
@@ -34,6 +35,8 @@ export class MemoryAskStore implements AskStore {
   private lastPurge = -Infinity;
   /** Every method is one synchronous step: writes land in order, and along writes are made inside it. */
   readonly ordered = true;
+  /** The insights counters, raised in the step that ends an ask (as the Redis scripts do). */
+  readonly insights = new MemoryInsights(() => this.indexes.entry(PENDING, this.tick())?.members.keys() ?? []);
 
   constructor(
     private readonly bus: MemoryResultBus,
@@ -74,7 +77,10 @@ export class MemoryAskStore implements AskStore {
       });
       this.bus.announce(next.id);
       void this.bus.notifyHistory(next.id, next.runId);
-      if (next.status !== 'pending') this.indexes.entry(PENDING, now)?.members.delete(askCursor(supersede.prev));
+      if (next.status !== 'pending') {
+        this.indexes.entry(PENDING, now)?.members.delete(askCursor(supersede.prev));
+        this.insights.settled(next);
+      }
     }
     this.asks.set(record.id, {
       runId: record.runId,
@@ -190,8 +196,10 @@ export class MemoryAskStore implements AskStore {
     });
     const run = live(this.runs, prev.runId, now);
     if (run) run.expiresAt = Math.max(run.expiresAt, now + opts.ttlMs);
-    if (entry.status === 'pending' && next.status !== 'pending')
+    if (entry.status === 'pending' && next.status !== 'pending') {
       this.indexes.entry(PENDING, now)?.members.delete(askCursor(prev));
+      this.insights.settled(next);
+    }
     if (opts.publish) this.bus.announce(prev.id);
     void this.bus.notifyHistory(prev.id, prev.runId);
     this.indexes.along(prev.id, opts.along);

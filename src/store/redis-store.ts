@@ -9,7 +9,7 @@ import { HISTORY_MAX, RECENT_MAX, StoreKeys } from './keys.js';
 import { CLAIM, COMMIT, CREATE, CommitCode, CreateCode, EXTEND_TTL, GET_RUN, HISTORY, runScript } from './scripts.js';
 import { RedisIndexes, ttl } from './redis-indexes.js';
 import { alongOps, appendAlong, creationOps, leavePending, runCreationOp } from './along-ops.js';
-import { dropPending, readPendingPage } from './pending-index.js';
+import { dropPending, readPendingPage, RedisInsights } from './pending-index.js';
 import { systemClock } from '../system-clock.js';
 
 /**
@@ -61,6 +61,7 @@ export class RedisAskStore implements AskStore {
   readonly ordered: boolean;
   /** The indexes beside the records (sweep, conversations, messages), on the same connection and keys. */
   readonly indexes: RedisIndexes;
+  readonly insights: RedisInsights; // the counters settling commits raise, and the pending figures
 
   constructor(
     private readonly redis: Redis | Cluster,
@@ -70,6 +71,7 @@ export class RedisAskStore implements AskStore {
     this.clock = opts.clock ?? systemClock;
     this.ordered = (redis as { isCluster?: boolean }).isCluster !== true;
     this.indexes = new RedisIndexes(redis, this.keys, this.clock);
+    this.insights = new RedisInsights(redis, this.keys, (ids) => this.getMany(ids));
   }
 
   async claimIdempotencyKey(key: string, requestHash: string, askId: string, ttlMs: number): Promise<IdempotencyClaim> {

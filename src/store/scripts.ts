@@ -56,13 +56,43 @@ end
 `;
 
 /**
+ * Adds one settled ask to its day's insights hash (core/insights.ts, `applyRollup`, is the same
+ * rule): `rollup(key, from)` reads at ARGV[from] the key's ttl ms, the scope count, per scope its
+ * dimension, value and cap, then the metric count and the metrics; returns the next ARGV index.
+ */
+const ROLLUP_FUNCTION = `
+local function rollup(key, from)
+  local ttl, ns, i = ARGV[from], tonumber(ARGV[from + 1]), from + 2
+  local scopes = {'*'}
+  for _ = 1, ns do
+    local dim, scope = ARGV[i], ARGV[i] .. ':' .. ARGV[i + 1]
+    if redis.call('HEXISTS', key, 'n|' .. scope) == 0 then
+      if tonumber(redis.call('HGET', key, '#' .. dim) or '0') >= tonumber(ARGV[i + 2]) then
+        scope = dim .. '~'
+      else
+        redis.call('HINCRBY', key, '#' .. dim, 1)
+      end
+    end
+    scopes[#scopes + 1] = scope
+    i = i + 3
+  end
+  local nm = tonumber(ARGV[i])
+  for m = i + 1, i + nm do
+    for _, scope in ipairs(scopes) do redis.call('HINCRBY', key, ARGV[m] .. '|' .. scope, 1) end
+  end
+  if redis.call('PTTL', key) < tonumber(ttl) then redis.call('PEXPIRE', key, ttl) end
+  return i + nm + 1
+end
+`;
+
+/**
  * The index writes a create or commit makes when it succeeds (store/along-ops.ts builds them):
  * `along(from)` reads their count n at ARGV[from], then each op: 'ZREM' and the member; 'PUT', the
  * value and its ttl ms (a string with a TTL); or 'MARK', 'SET' or 'IF' (as in
  * {@link ZADD_FUNCTION}), the member, the score, the key's ttl ms and `keep` ('IF': the expected
  * score instead). Their keys are the last n KEYS, in order.
  */
-const ALONG_FUNCTION = `${ZADD_FUNCTION}
+const ALONG_FUNCTION = `${ZADD_FUNCTION}${ROLLUP_FUNCTION}
 local function along(from)
   local n, i = tonumber(ARGV[from]), from + 1
   for j = #KEYS - n + 1, #KEYS do
@@ -76,6 +106,8 @@ local function along(from)
     elseif op == 'IF' then
       zaddExpire(key, 'IF', ARGV[i + 2], ARGV[i + 1], ARGV[i + 3], '', ARGV[i + 4])
       i = i + 5
+    elseif op == 'ROLL' then
+      i = rollup(key, i + 1)
     else
       zaddExpire(key, op, ARGV[i + 2], ARGV[i + 1], ARGV[i + 3], ARGV[i + 4])
       i = i + 5
@@ -268,6 +300,15 @@ for i = 2, #ARGV, 3 do
 end
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return moved
+`,
+);
+
+/** {@link ROLLUP_FUNCTION} as a script (Redis Cluster: the day's key is in another slot than the run's). KEYS[1] the day's hash. */
+export const ROLLUP = lua(
+  'rollup',
+  `${ROLLUP_FUNCTION}
+rollup(KEYS[1], 1)
+return 0
 `,
 );
 

@@ -8,6 +8,7 @@ import { askBody, client } from '../helpers/http.js';
 import { sendRaw, type RawTargetResponse } from '../helpers/raw-target.js';
 import { seeded } from '../helpers/seeded.js';
 import { RecordingChannel } from '../helpers/test-channel.js';
+import { CHARTS_AVAILABLE } from '../../src/console/insights/page.js';
 
 // Authentication is a property of the matched route, not of the URL's spelling: every spelling
 // the router maps to a protected route (or to no route) gets 401 and no data, and changes nothing.
@@ -105,6 +106,8 @@ const protectedTargets = (): { method: string; path: string; body?: string; head
     { method: 'HEAD', path: '/v1/channels/teams/conversations' },
     { method: 'GET', path: '/metrics' },
     { method: 'HEAD', path: '/metrics' },
+    { method: 'GET', path: '/v1/insights' },
+    { method: 'HEAD', path: '/v1/insights' },
     {
       method: 'POST',
       path: '/mcp',
@@ -134,6 +137,7 @@ const protectedTargets = (): { method: string; path: string; body?: string; head
     },
     // Console routes behind its cookie session: the console's hook, also matched by route.
     { method: 'GET', path: '/console/events' },
+    { method: 'GET', path: '/console/insights/data' },
     {
       method: 'POST',
       path: `/console/asks/${id}/answer`,
@@ -289,6 +293,7 @@ describe('with ASKGATE_API_TOKEN: no spelling of a protected route gets in witho
       'POST /v1/runs/:runId/guard-blocked',
       'GET /v1/runs/:runId/events',
       'GET /v1/channels/:channel/conversations',
+      'GET /v1/insights',
       'GET /metrics',
       'GET /mcp',
       'POST /mcp',
@@ -308,6 +313,13 @@ describe('with ASKGATE_API_TOKEN: no spelling of a protected route gets in witho
       'POST /console/logout',
       'GET /console/events',
       'POST /console/asks/:id/answer',
+      // The Insights page (its shell, script, style and words public; its data behind the session).
+      'GET /console/insights',
+      'GET /console/insights/app.js',
+      'GET /console/insights/app.css',
+      ...['en', 'pt-BR', 'es', 'fr', 'de', 'ja'].map((tag) => `GET /console/insights/i18n/${tag}.json`),
+      ...(CHARTS_AVAILABLE ? ['GET /console/vendor/uplot.js', 'GET /console/vendor/uplot.css'] : []),
+      'GET /console/insights/data',
     ];
     // The answer page: the signed token in the path is the credential (src/links/).
     const signed = ['POST /hooks/test', 'GET /a/:token', 'POST /a/:token'];

@@ -369,7 +369,15 @@ describe('transition: delivery bookkeeping', () => {
   ])('%s', (_name, base, event, deliveries) => {
     const record = base.deliveries.length > 0 ? base : { ...base, deliveries: [d('sent')] };
     const result = transition(frozen(record), event, T0 + 1000);
-    expect(result).toMatchObject({ kind: 'changed', effects: [], outcome: { code: 'updated' } });
+    // A message sent reports its time to deliver (seconds since the ask was created); nothing else has effects.
+    const metric = {
+      name: 'ask_delivered',
+      channel: 'telegram',
+      kind: 'choice',
+      seconds: (T0 + 1000 - Date.parse(record.createdAt)) / 1000,
+    };
+    const effects = event.type === 'delivered' ? [{ type: 'metric', metric }] : [];
+    expect(result).toMatchObject({ kind: 'changed', effects, outcome: { code: 'updated' } });
     const next = changed(result);
     expect({ ...next, history: record.history }).toEqual({ ...record, rev: record.rev + 1, deliveries });
     const types = {

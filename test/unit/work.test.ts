@@ -145,7 +145,16 @@ describe('commitPlan and followUp (after a commit)', () => {
       { type: 'publish' },
       { type: 'unschedule', step: 'timeout' },
       { type: 'leave', conversation: { channel: 'telegram', chat: '42' } },
-      { type: 'metric', metric: { name: 'ask_resolved', status: 'answered', reason: null, secondsOpen: 60 } },
+      {
+        type: 'metric',
+        metric: {
+          name: 'ask_resolved',
+          status: 'answered',
+          reason: null,
+          secondsOpen: 60,
+          labels: { channel: 'telegram', kind: 'choice', outcome: 'answered' },
+        },
+      },
       enqueue('webhook'),
       enqueue('finalize', 0),
     ]);
@@ -197,7 +206,8 @@ describe('commitPlan and followUp (after a commit)', () => {
     );
     if (result.kind !== 'changed') throw new Error('expected a change');
     const plan = commitPlan(ended, result.record, result.effects, T0 + 70_000, settings);
-    expect(plan).toEqual({ ahead: [], after: [enqueue('finalize', 0)] });
+    const metric = { name: 'ask_delivered', channel: 'telegram', kind: 'choice', seconds: 70 };
+    expect(plan).toEqual({ ahead: [], after: [{ type: 'metric', metric }, enqueue('finalize', 0)] });
   });
 
   describe('the commit that makes the last pending delivery moves the creation mark to the watch time', () => {

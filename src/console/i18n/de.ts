@@ -16,6 +16,7 @@ export const CONSOLE_DE: ConsoleMessages = {
   historyEmpty: 'Noch keine beantworteten oder abgelaufenen Fragen.',
   noscript: 'Die askgate-Konsole braucht JavaScript.',
   language: 'Sprache',
+  insights: 'Auswertung',
   connecting: 'Verbinde…',
   reconnecting: 'Verbinde erneut…',
   live: 'Live',

@@ -20,6 +20,7 @@ export const CONSOLE_EN = {
   historyEmpty: 'No answered or expired questions yet.',
   noscript: 'The askgate console needs JavaScript.',
   language: 'Language',
+  insights: 'Insights',
   // Connection and session.
   connecting: 'Connecting…',
   reconnecting: 'Reconnecting…',

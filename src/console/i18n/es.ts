@@ -16,6 +16,7 @@ export const CONSOLE_ES: ConsoleMessages = {
   historyEmpty: 'Aún no hay preguntas respondidas ni expiradas.',
   noscript: 'La consola de askgate necesita JavaScript.',
   language: 'Idioma',
+  insights: 'Estadísticas',
   connecting: 'Conectando…',
   reconnecting: 'Reconectando…',
   live: 'En vivo',

@@ -16,6 +16,7 @@ export const CONSOLE_FR: ConsoleMessages = {
   historyEmpty: 'Aucune question répondue ou expirée pour l’instant.',
   noscript: 'La console askgate a besoin de JavaScript.',
   language: 'Langue',
+  insights: 'Statistiques',
   connecting: 'Connexion…',
   reconnecting: 'Reconnexion…',
   live: 'En direct',

@@ -16,6 +16,7 @@ export const CONSOLE_JA: ConsoleMessages = {
   historyEmpty: '回答済みまたは期限切れの質問はまだありません。',
   noscript: 'askgate コンソールには JavaScript が必要です。',
   language: '言語',
+  insights: 'インサイト',
   connecting: '接続中…',
   reconnecting: '再接続中…',
   live: 'ライブ',

@@ -16,6 +16,7 @@ export const CONSOLE_PTBR: ConsoleMessages = {
   historyEmpty: 'Nenhuma pergunta respondida ou expirada ainda.',
   noscript: 'O console do askgate precisa de JavaScript.',
   language: 'Idioma',
+  insights: 'Indicadores',
   connecting: 'Conectando…',
   reconnecting: 'Reconectando…',
   live: 'Ao vivo',

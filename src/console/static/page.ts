@@ -32,6 +32,7 @@ export function pageHtml(locale: string): string {
 <header class="bar">
   <h1>askgate</h1>
   <p id="conn" class="conn" role="status" ${text('connecting')}</p>
+  <a class="insights" href="/console/insights" ${text('insights')}</a>
   <label class="lang"><span ${text('language')}</span> <select id="lang"><option>${escapeHtml(locale)}</option></select></label>
   <div id="who" class="who" hidden>
     <label for="operator" ${text('answerAs')}</label>
