@@ -106,7 +106,7 @@ describe('Teams end to end (the Bot Connector fake, redis-server)', () => {
     expect(result.status).toBe('answered');
     expect(result.answers).toEqual({ env: ['Production'] });
     expect(result.answeredBy).toMatchObject({ channel: 'teams', userId: ALICE.aadObjectId, name: 'Alice' });
-    await eventually(() => card!.updates.length > 0);
+    await eventually(async () => card!.updates.length > 0);
     const outcome = textsOf(shownCard(card!)).join('\n');
     expect(outcome).toMatch(/Production/);
     expect(outcome).toMatch(/Alice/);
@@ -135,7 +135,7 @@ describe('Teams end to end (the Bot Connector fake, redis-server)', () => {
     expect((await w.fake.post(w.endpoint, reply)).status).toBe(200);
     const result = await resultOf(w, id);
     expect(result.status).toBe('answered');
-    await eventually(() => card!.updates.length > 0);
+    await eventually(async () => card!.updates.length > 0);
     expect(textsOf(shownCard(card!)).join('\n')).toMatch(/Staging/);
     // The same message re-sent by the connector: nothing more.
     expect((await w.fake.post(w.endpoint, reply)).status).toBe(200);
@@ -185,7 +185,7 @@ describe('Teams end to end (the Bot Connector fake, redis-server)', () => {
   it('a reminder replies to the card in its conversation', async () => {
     const { card } = await askOnTeams(w, { ...single(['A', 'B']), remindAfterSeconds: [1], timeoutSeconds: 600 });
     const reminder = await eventually(
-      () => [...w.fake.activities.values()].find((a) => a.replyToId === card!.id),
+      async () => [...w.fake.activities.values()].find((a) => a.replyToId === card!.id),
       10_000,
     );
     expect(reminder.conversationId).toBe(DM);
