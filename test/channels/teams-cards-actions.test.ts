@@ -9,7 +9,7 @@ import { readCardAction, type CardAction } from '../../src/channels/teams/card-a
 import { teamsText } from '../../src/channels/teams/words.js';
 import { TEAMS_CAPABILITIES } from '../../src/channels/teams/capabilities.js';
 import { DECISIONS } from '../../src/core/approval/decisions.js';
-import { readForm } from '../../src/core/forms.js';
+import { readForm, type FormAnswer } from '../../src/core/forms.js';
 import { wordsFor } from '../../src/core/i18n/index.js';
 import { buildPromptView, type PromptView } from '../../src/core/prompt-view.js';
 import type { AskRecord, Question } from '../../src/core/schemas.js';
@@ -52,6 +52,12 @@ function press(card: AdaptiveCard, title: string, fill: Record<string, string> =
   };
 }
 
+/** The form parts of a reading that must be a form. */
+function answersOf(read: CardAction | null): FormAnswer[] {
+  if (read?.kind !== 'form') throw new Error(`not a form: ${JSON.stringify(read)}`);
+  return read.answers;
+}
+
 /** Both shapes read alike; returns the reading. */
 function readBoth(sent: { execute: unknown; submit: unknown }): CardAction | null {
   const a = readCardAction(sent.execute);
@@ -80,14 +86,14 @@ describe('readCardAction: buttons and forms', () => {
     const card = promptCard(viewOf(record), { live: true });
     const read = readBoth(press(card, 'Submit', { askgate_q1: '1,2', askgate_w1: 'and C' }));
     expect(read).toEqual({ kind: 'form', token: 'AbCdEfGhIjKl.1.f', answers: [{ choices: [0, 1], own: 'and C' }] });
-    expect(readForm(record.questions, (read as { answers: [] }).answers)).toEqual({
+    expect(readForm(record.questions, answersOf(read))).toEqual({
       kind: 'answers',
       answers: { env: ['A', 'B', 'and C'] },
     });
     // Nothing chosen, nothing typed: an empty part the sink refuses with what to fix.
-    const empty = readBoth(press(card, 'Submit')) as { answers: [] };
-    expect(empty.answers).toEqual([{ choices: [] }]);
-    expect(readForm(record.questions, empty.answers).kind).toBe('invalid');
+    const empty = answersOf(readBoth(press(card, 'Submit')));
+    expect(empty).toEqual([{ choices: [] }]);
+    expect(readForm(record.questions, empty).kind).toBe('invalid');
   });
 
   it('reads typed values: native inputs canonical (read strictly), text fields as typed', () => {
@@ -111,7 +117,7 @@ describe('readCardAction: buttons and forms', () => {
     });
     // "1.234" from a number input is 1.234, never 1234 read in Portuguese.
     const words = wordsFor('pt-BR', 'Europe/Berlin');
-    expect(readForm(questions, (read as { answers: [] }).answers, words)).toMatchObject({
+    expect(readForm(questions, answersOf(read), words)).toMatchObject({
       kind: 'answers',
       answers: { n: ['1.234'], d: ['2026-12-08'], t: ['14:30'] },
     });
@@ -125,15 +131,11 @@ describe('readCardAction: buttons and forms', () => {
     ] as unknown as Question[];
     const textRecord = recordOf(text);
     const textCard = promptCard(viewOf(textRecord), { live: true });
-    const typed = readBoth(
-      press(textCard, 'Submit', { askgate_q1: 'hello', askgate_q2: '2026-12-08 14:30', askgate_q3: '2' }),
-    ) as { answers: [] };
-    expect(typed.answers).toEqual([
-      { choices: [], own: 'hello' },
-      { choices: [], own: '2026-12-08 14:30' },
-      { choices: [1] },
-    ]);
-    expect(readForm(text, typed.answers, wordsFor('en', 'Europe/Berlin'))).toMatchObject({
+    const typed = answersOf(
+      readBoth(press(textCard, 'Submit', { askgate_q1: 'hello', askgate_q2: '2026-12-08 14:30', askgate_q3: '2' })),
+    );
+    expect(typed).toEqual([{ choices: [], own: 'hello' }, { choices: [], own: '2026-12-08 14:30' }, { choices: [1] }]);
+    expect(readForm(text, typed, wordsFor('en', 'Europe/Berlin'))).toMatchObject({
       kind: 'answers',
       answers: { x: ['hello'], w: ['2026-12-08T14:30:00+01:00'], c: ['B'] },
     });
