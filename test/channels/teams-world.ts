@@ -1,0 +1,132 @@
+// The Teams channel's test world: askgate started from its environment (TEAMS_* settings, so the
+// descriptor builds the channel) against the Bot Framework / Entra / Bot Connector fake and a real
+// redis-server; helpers to learn conversations, ask, and click cards.
+import { expect } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { startAskgate, type RunningAskgate } from '../../src/main.js';
+import { testEnv } from '../helpers/app.js';
+import { client, eventually } from '../helpers/http.js';
+import { startRedis, type TestRedis } from '../helpers/redis-server.js';
+import {
+  cardAction,
+  installed,
+  person,
+  startFakeTeams,
+  type BotAnswer,
+  type FakeTeams,
+  type StoredActivity,
+  type TeamsPeople,
+} from '../fakes/teams-connector.js';
+
+export const APP_ID = '8b1e4c52-1f0c-4c5e-9d43-3f4a2b6c7d10';
+export const APP_PASSWORD = 'app-password-0123456789';
+export const TENANT = '72f988bf-86f1-41af-91ab-2d7cd011db47';
+export const ALICE = person('Alice', '0f5c7a1e-3b2d-4c6e-8a9f-1b2c3d4e5f60');
+export const BOB = person('Bob', '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d');
+/** Alice's one-to-one chat with the bot, and a team channel. */
+export const DM = 'a:1Xq3personal-chat-with-alice';
+export const CHANNEL = '19:c0ffee0123456789@thread.tacv2';
+
+/** A running askgate with the Teams channel, the fake and redis-server. */
+export interface TeamsWorld {
+  app: RunningAskgate;
+  api: ReturnType<typeof client>;
+  fake: FakeTeams;
+  people: TeamsPeople;
+  /** askgate's messaging endpoint. */
+  endpoint: string;
+  close(): Promise<void>;
+}
+
+/** Starts the world; `env` adds or removes settings (undefined removes). */
+export async function startTeamsWorld(env: Record<string, string | undefined> = {}): Promise<TeamsWorld> {
+  const redis: TestRedis = await startRedis();
+  const fake = await startFakeTeams({ appId: APP_ID, appPassword: APP_PASSWORD, tenantId: TENANT });
+  const config = loadConfig(
+    testEnv({
+      REDIS_URL: redis.url,
+      TEAMS_APP_ID: APP_ID,
+      TEAMS_APP_PASSWORD: APP_PASSWORD,
+      TEAMS_TENANT_ID: TENANT,
+      TEAMS_OPENID_METADATA_URL: fake.metadataUrl,
+      TEAMS_TOKEN_URL: fake.tokenUrl,
+      TEAMS_SERVICE_URL_HOSTS: '127.0.0.1',
+      ...env,
+    }),
+  );
+  const app = await startAskgate(config);
+  return {
+    app,
+    api: client(app.url),
+    fake,
+    people: { appId: APP_ID, tenantId: TENANT, serviceUrl: fake.serviceUrl },
+    endpoint: `${app.url}/teams/messages`,
+    async close() {
+      await app.close();
+      await fake.close();
+      await redis.dispose();
+    },
+  };
+}
+
+/** The app installed in Alice's chat: askgate learns the conversation. */
+export async function installForAlice(w: TeamsWorld): Promise<void> {
+  const r = await w.fake.post(w.endpoint, installed(w.people, DM, 'personal'));
+  expect(r.status).toBe(200);
+}
+
+/** Creates an ask for `to` and waits until its delivery settled; returns the card activity askgate posted. */
+export async function askOnTeams(
+  w: TeamsWorld,
+  body: Record<string, unknown>,
+  to: Record<string, unknown> = { chat: DM },
+): Promise<{ id: string; record: any; card: StoredActivity | undefined }> {
+  const before = new Set(w.fake.activities.keys());
+  const res = await w.api.post('/v1/asks', {
+    runId: `run-${Math.random().toString(36).slice(2)}`,
+    ...body,
+    to: { channel: 'teams', ...to },
+  });
+  expect(res.status).toBe(201);
+  const record = await eventually(async () => {
+    const r = await w.api.get(`/v1/asks/${res.body.id}`);
+    return r.body.deliveries[0].status !== 'pending' && r.body;
+  });
+  const messageId = record.deliveries[0].message?.messageId;
+  const card = messageId ? w.fake.activities.get(messageId) : undefined;
+  expect(before.has(messageId)).toBe(false);
+  return { id: res.body.id, record, card };
+}
+
+/** The card's Action.Execute actions (title, verb, data). */
+export const actionsOf = (card: StoredActivity | undefined): { title: string; verb: string; data: any }[] =>
+  card?.body.attachments?.[0]?.content?.actions ?? expect.fail('no card');
+
+/** The card as it shows now: its last update, else as posted. */
+export const shownCard = (card: StoredActivity): any =>
+  (card.updates.at(-1) ?? card.body).attachments?.[0]?.content ?? expect.fail('no card content');
+
+/** Every TextBlock text of a card. */
+export const textsOf = (content: any): string[] =>
+  JSON.stringify(content)
+    .match(/"text":"((?:[^"\\]|\\.)*)"/g)!
+    .map((m) => JSON.parse(m.slice(7)) as string);
+
+/** Clicks the action titled `title` on `card` as `who`, in `chat`; returns askgate's invoke answer. */
+export async function click(
+  w: TeamsWorld,
+  card: StoredActivity,
+  title: string,
+  who = ALICE,
+  where: { chat?: string; kind?: 'personal' | 'channel' | 'groupChat'; locale?: string; id?: string } = {},
+): Promise<BotAnswer & { invoke: any }> {
+  const action = actionsOf(card).find((a) => a.title === title) ?? expect.fail(`no action ${title}`);
+  const invoke: any = cardAction(w.people, who, where.chat ?? DM, where.kind ?? 'personal', card.id, action, {
+    ...(where.locale ? { locale: where.locale } : {}),
+  });
+  if (where.id) invoke.id = where.id;
+  return { ...(await w.fake.post(w.endpoint, invoke)), invoke };
+}
+
+/** The ask's result once it ended. */
+export const resultOf = async (w: TeamsWorld, id: string) => (await w.api.get(`/v1/asks/${id}?wait=10`)).body.result;
