@@ -13,6 +13,8 @@ import {
   TENANT,
   askOnTeams,
   click,
+  executeActions,
+  refresh,
   installForAlice,
   resultOf,
   shownCard,
@@ -121,7 +123,8 @@ describe('Teams end to end (the Bot Connector fake, redis-server)', () => {
     expect(card!.updates.length).toBe(updates);
     expect(await resultOf(w, id)).toEqual(result);
     // A later click (a new invoke) by someone else: the honest notice, in their language.
-    const late = await click(w, card!, 'Staging', BOB, { locale: 'de-DE' });
+    const asPosted = card!.body.attachments[0].content;
+    const late = await click(w, card!, 'Staging', BOB, { locale: 'de-DE' }, asPosted);
     expect(late.body.type).toBe('application/vnd.microsoft.activity.message');
     expect(late.body.value).toMatch(/bereits|Alice/);
   });
@@ -143,24 +146,22 @@ describe('Teams end to end (the Bot Connector fake, redis-server)', () => {
 
   it('only the target users may answer: someone else gets the notice and the card stays', async () => {
     const { id, card } = await askOnTeams(w, single(['Yes', 'No']), { chat: CHANNEL, users: [ALICE.aadObjectId] });
-    const bob = await click(w, card!, 'Yes', BOB, { chat: CHANNEL, kind: 'channel' });
+    // The card as sent is read-only; Bob clicks the live card's button anyway (an old copy, a forged client).
+    const liveForAlice = (await refresh(w, card!, ALICE, { chat: CHANNEL, kind: 'channel' })).body.value;
+    expect(executeActions(shownCard(card!))).toEqual([]);
+    const bob = await click(w, card!, 'Yes', BOB, { chat: CHANNEL, kind: 'channel' }, liveForAlice);
     expect(bob.body.type).toBe('application/vnd.microsoft.activity.message');
     expect(bob.body.value).toMatch(/This question is for/);
     expect((await w.api.get(`/v1/asks/${id}`)).body.status).toBe('pending');
     // The refresh gives Alice the live card, Bob a read-only one.
-    const refresh = { title: 'refresh', verb: 'refresh', data: shownCard(card!).refresh.action.data };
-    const cardWith = (title: string) => ({
-      ...card!,
-      body: { attachments: [{ content: { actions: [{ ...refresh, title }] } }] },
-    });
-    const live = await click(w, cardWith('refresh') as any, 'refresh', ALICE, { chat: CHANNEL, kind: 'channel' });
+    const live = await refresh(w, card!, ALICE, { chat: CHANNEL, kind: 'channel' });
     expect(live.body.type).toBe('application/vnd.microsoft.card.adaptive');
-    expect(live.body.value.actions.map((a: any) => a.title)).toContain('Yes');
-    const readOnly = await click(w, cardWith('refresh') as any, 'refresh', BOB, { chat: CHANNEL, kind: 'channel' });
+    expect(executeActions(live.body.value).map((a) => a.title)).toContain('Yes');
+    const readOnly = await refresh(w, card!, BOB, { chat: CHANNEL, kind: 'channel' });
     expect(readOnly.body.type).toBe('application/vnd.microsoft.card.adaptive');
-    expect(readOnly.body.value.actions ?? []).toEqual([]);
+    expect(executeActions(readOnly.body.value)).toEqual([]);
     expect(shownCard(card!).refresh.userIds).toEqual([ALICE.aadObjectId]);
-    const alice = await click(w, card!, 'No', ALICE, { chat: CHANNEL, kind: 'channel' });
+    const alice = await click(w, card!, 'No', ALICE, { chat: CHANNEL, kind: 'channel' }, live.body.value);
     expect(alice.body.value).toMatch(/recorded/i);
     expect((await resultOf(w, id)).status).toBe('answered');
   });

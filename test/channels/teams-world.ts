@@ -98,9 +98,23 @@ export async function askOnTeams(
   return { id: res.body.id, record, card };
 }
 
-/** The card's Action.Execute actions (title, verb, data). */
-export const actionsOf = (card: StoredActivity | undefined): { title: string; verb: string; data: any }[] =>
-  card?.body.attachments?.[0]?.content?.actions ?? expect.fail('no card');
+/** Every Action.Execute of a card (its actions, its ShowCards', its body's), as drawn. */
+export function executeActions(content: any): { title: string; verb: string; data: any }[] {
+  const found: { title: string; verb: string; data: any }[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (typeof node !== 'object' || node === null) return;
+    const n = node as Record<string, unknown>;
+    if (n.type === 'Action.Execute' && n.verb !== 'refresh') found.push(n as any);
+    for (const [key, value] of Object.entries(n)) if (key !== 'fallback' && key !== 'refresh') walk(value);
+  };
+  walk(content);
+  return found;
+}
+
+/** The card's Action.Execute actions as posted. */
+export const actionsOf = (card: StoredActivity | undefined) =>
+  executeActions(card?.body.attachments?.[0]?.content ?? expect.fail('no card'));
 
 /** The card as it shows now: its last update, else as posted. */
 export const shownCard = (card: StoredActivity): any =>
@@ -112,21 +126,56 @@ export const textsOf = (content: any): string[] =>
     .match(/"text":"((?:[^"\\]|\\.)*)"/g)!
     .map((m) => JSON.parse(m.slice(7)) as string);
 
-/** Clicks the action titled `title` on `card` as `who`, in `chat`; returns askgate's invoke answer. */
+/** Where and how a click happens: the conversation, the person's language, the invoke's id, the card's inputs. */
+export interface ClickWhere {
+  chat?: string;
+  kind?: 'personal' | 'channel' | 'groupChat';
+  locale?: string;
+  id?: string;
+  /** The card's input values (Teams merges them into the action's data). */
+  inputs?: Record<string, string>;
+}
+
+/** Sends an `adaptiveCard/action` invoke for `action` on `card` as `who`; returns askgate's answer and the invoke. */
+export async function invoke(
+  w: TeamsWorld,
+  card: StoredActivity,
+  action: { verb: string; data: any },
+  who = ALICE,
+  where: ClickWhere = {},
+): Promise<BotAnswer & { invoke: any }> {
+  const data = { ...action.data, ...where.inputs };
+  const activity: any = cardAction(
+    w.people,
+    who,
+    where.chat ?? DM,
+    where.kind ?? 'personal',
+    card.id,
+    { verb: action.verb, data },
+    {
+      ...(where.locale ? { locale: where.locale } : {}),
+    },
+  );
+  if (where.id) activity.id = where.id;
+  return { ...(await w.fake.post(w.endpoint, activity)), invoke: activity };
+}
+
+/** Clicks the action titled `title` on the card as it shows now (or `content`), as `who`. */
 export async function click(
   w: TeamsWorld,
   card: StoredActivity,
   title: string,
   who = ALICE,
-  where: { chat?: string; kind?: 'personal' | 'channel' | 'groupChat'; locale?: string; id?: string } = {},
+  where: ClickWhere = {},
+  content: any = shownCard(card),
 ): Promise<BotAnswer & { invoke: any }> {
-  const action = actionsOf(card).find((a) => a.title === title) ?? expect.fail(`no action ${title}`);
-  const invoke: any = cardAction(w.people, who, where.chat ?? DM, where.kind ?? 'personal', card.id, action, {
-    ...(where.locale ? { locale: where.locale } : {}),
-  });
-  if (where.id) invoke.id = where.id;
-  return { ...(await w.fake.post(w.endpoint, invoke)), invoke };
+  const action = executeActions(content).find((a) => a.title === title) ?? expect.fail(`no action ${title}`);
+  return invoke(w, card, action, who, where);
 }
+
+/** Teams asking for `who`'s view of the card (its `refresh` action). */
+export const refresh = (w: TeamsWorld, card: StoredActivity, who = ALICE, where: ClickWhere = {}) =>
+  invoke(w, card, shownCard(card).refresh.action, who, where);
 
 /** The ask's result once it ended. */
 export const resultOf = async (w: TeamsWorld, id: string) => (await w.api.get(`/v1/asks/${id}?wait=10`)).body.result;

@@ -10,7 +10,9 @@ import { outcomeNotice } from '../../core/notices.js';
 import { describeError } from '../shared/errors.js';
 import { settleOrShow, takeEvent } from '../shared/take-event.js';
 import { RecentIds } from '../shared/recent-ids.js';
-import { interimPromptCard, interimReadAction, interimReadOnlyCard } from './interim-cards.js';
+import { readCardAction, type CardAction } from './card-actions.js';
+import { promptCard } from './cards.js';
+import { teamsText } from './words.js';
 
 /** The invoke whose answer is a card or a message. */
 export const CARD_ACTION_INVOKE = 'adaptiveCard/action';
@@ -28,8 +30,8 @@ export interface InvokeContext {
   user: ButtonPressed['user'];
   chat: string;
   locale?: string;
-  /** The invoke's `value.action` (untrusted). */
-  action: unknown;
+  /** The invoke's `value` (or an Action.Submit message's `value`): untrusted. */
+  value: unknown;
 }
 
 /** The HTTP answer carrying a card: the client shows it in place of the card that was clicked. */
@@ -62,8 +64,10 @@ export class InvokeHandler {
   /** Handles one invoke; never throws (a failure is answered as an error the client shows). */
   async handle(sink: InboundSink, invoke: InvokeContext): Promise<InboundHttpResponse> {
     const words = wordsFor(invoke.locale);
-    const action = interimReadAction(invoke.action);
+    const action = readCardAction(invoke.value);
     if (!action) return messageAnswer(words.t('notice.invalidButton'));
+    // A blank reason or arguments that are not JSON: said at once, the card left as it is to fix.
+    if (action.kind === 'refused') return messageAnswer(teamsText(invoke.locale, action.problem));
     const tap: ButtonPressed = {
       channel: 'teams',
       token: action.token,
@@ -79,7 +83,7 @@ export class InvokeHandler {
         : undefined;
       // Already handled (or still held by another attempt): what the card shows now, nothing done again.
       if (gate === 'done' || gate === 'busy') return await this.current(sink, tap);
-      const outcome = await sink.button(tap);
+      const outcome = await act(sink, action, tap);
       const shown = gate
         ? await settleOrShow(gate, (error) =>
             this.logger.warn({ channel: 'teams', err: describeError(error) }, 'invoke not marked handled'),
@@ -106,12 +110,30 @@ export class InvokeHandler {
    */
   private async current(sink: InboundSink, tap: ButtonPressed): Promise<InboundHttpResponse> {
     const opening = await sink.openForm(tap);
-    if (opening.kind === 'form') return cardAnswer(interimPromptCard(opening.view));
+    if (opening.kind === 'form') return cardAnswer(promptCard(opening.view, { live: true }));
     const askId = tap.token.split('.')[0] ?? '';
     const view = opening.kind === 'forbidden' ? this.views.get(askId) : undefined;
-    if (view) return cardAnswer(interimReadOnlyCard(view));
+    if (view) return cardAnswer(promptCard(view, { live: false }));
     return messageAnswer(noticeOf(opening, wordsFor(tap.locale).t('notice.invalidButton')));
   }
+}
+
+/** Hands a card action to the sink: a tap, a submitted form, or a decision (Approve alone is a tap without `decide`). */
+function act(
+  sink: InboundSink,
+  action: Exclude<CardAction, { kind: 'refused' | 'refresh' }>,
+  tap: ButtonPressed,
+): Promise<InboundOutcome> {
+  if (action.kind === 'tap') return sink.button(tap);
+  if (action.kind === 'form') return sink.submitForm({ ...tap, answers: action.answers });
+  if (sink.decide)
+    return sink.decide({
+      ...tap,
+      decision: action.decision,
+      ...(action.reason !== undefined ? { reason: action.reason } : {}),
+      ...(action.arguments !== undefined ? { arguments: action.arguments } : {}),
+    });
+  return sink.button(tap);
 }
 
 /** The outcome's notice, never empty (an invoke answer must say something). */

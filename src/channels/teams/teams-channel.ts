@@ -34,7 +34,8 @@ import { ConnectorAuth } from './auth.js';
 import { BotConnector, type OutboundActivity } from './connector.js';
 import { TeamsConversations, type ConversationRef } from './conversations.js';
 import { CARD_ACTION_INVOKE, InvokeHandler } from './invoke.js';
-import { INTERIM_CAPABILITIES, interimOutcomeCard, interimPromptCard } from './interim-cards.js';
+import { TEAMS_CAPABILITIES } from './capabilities.js';
+import { outcomeCard, promptCard } from './cards.js';
 import type { ServiceUrlHosts } from './service-urls.js';
 import { BotToken } from './token.js';
 
@@ -70,7 +71,7 @@ const textMessage = (text: string): OutboundActivity => ({ type: 'message', text
 /** The Teams channel. */
 export class TeamsChannel implements Channel {
   readonly name = 'teams';
-  readonly capabilities = INTERIM_CAPABILITIES;
+  readonly capabilities = TEAMS_CAPABILITIES;
   private readonly clock: Clock;
   private readonly auth: ConnectorAuth;
   private readonly connector: BotConnector;
@@ -107,7 +108,8 @@ export class TeamsChannel implements Channel {
           method: 'sendToConversation',
         },
       );
-    const card = interimPromptCard(view, target.users ? { users: target.users } : {});
+    // With target users, the card as sent is read-only and Teams refreshes it for them into the live one.
+    const card = promptCard(view, target.users ? { live: false, refreshUserIds: target.users } : { live: true });
     const id = await this.connector.send(
       ref.serviceUrl,
       threadId(target.chat, target.thread),
@@ -124,12 +126,14 @@ export class TeamsChannel implements Channel {
 
   /** Replaces the card in place with the outcome (no actions left). */
   async finalize(ref: MessageRef, outcome: OutcomeView, view: PromptView): Promise<void> {
-    await this.update(ref, cardMessage(interimOutcomeCard(outcome, view), outcome.text));
+    await this.update(ref, cardMessage(outcomeCard(outcome, view), outcome.text));
   }
 
   /** Re-draws an open prompt (its tally) in place, actions kept. */
   async refresh(ref: MessageRef, view: PromptView): Promise<void> {
-    await this.update(ref, cardMessage(interimPromptCard(view)));
+    // The users a card was for are not known here: the re-drawn card is live for everyone (the sink
+    // still refuses anyone the ask does not allow, with the honest notice).
+    await this.update(ref, cardMessage(promptCard(view, { live: true })));
   }
 
   /** Replies to the card (in a channel, in its thread) with a reminder, unless the ask ended meanwhile. */
@@ -206,16 +210,28 @@ export class TeamsChannel implements Channel {
     }
     const { chat } = splitConversationId(activity.conversation.id);
     const user = responderOf('teams', { id: activity.from.aadObjectId ?? activity.from.id, name: activity.from.name });
+    const invoke = {
+      activityId: activity.id,
+      user,
+      chat,
+      ...(activity.locale ? { locale: activity.locale } : {}),
+      value: activity.value,
+    };
     if (activity.type === 'invoke') {
+      // Other invokes (message extensions, tabs) are not askgate's: 501, as the Bot Framework answers them.
       if (activity.name !== CARD_ACTION_INVOKE) return { status: 501, body: {} };
-      const action = (activity.value as { action?: unknown } | undefined)?.action;
-      return this.invokes.handle(sink, {
-        activityId: activity.id,
-        user,
-        chat,
-        ...(activity.locale ? { locale: activity.locale } : {}),
-        action,
-      });
+      return this.invokes.handle(sink, invoke);
+    }
+    // A client without Universal Actions runs the Action.Submit fallback: a message whose `value` is the action's data.
+    if (activity.type === 'message' && isSubmit(activity)) {
+      const answer = await this.invokes.handle(sink, invoke);
+      const said = (answer.body as { type?: string; value?: unknown } | undefined)?.value;
+      if (typeof said === 'string' && activity.id)
+        await this.replyIn(conversation, chat, activity.replyToId ?? activity.id, textMessage(said)).catch(
+          (error: unknown) =>
+            this.options.logger.warn({ channel: 'teams', err: describeError(error) }, 'notice not sent'),
+        );
+      return { status: 200, body: {} };
     }
     if (activity.type === 'message' && activity.text !== undefined) {
       try {
@@ -273,6 +289,12 @@ export class TeamsChannel implements Channel {
     }
     return { status: 200, body: {} };
   }
+}
+
+/** A message posted by a card's Action.Submit: a `value` object and no typed text. */
+function isSubmit(activity: InboundActivity): boolean {
+  const value = activity.value;
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !activity.text?.trim();
 }
 
 /** A channel conversation's id for a post in the thread of `root` (`<id>;messageid=<root>`), or the id itself. */

@@ -7,9 +7,6 @@ import { isRefusal } from '../shared/errors.js';
 
 /** The scope of tokens for the Bot Connector. */
 export const BOT_CONNECTOR_SCOPE = 'https://api.botframework.com/.default';
-/** Microsoft Entra's token endpoint for a tenant (the default of TEAMS_TOKEN_URL). */
-export const defaultTokenUrl = (tenantId: string) =>
-  `https://login.microsoftonline.com/${encodeURIComponent(tenantId)}/oauth2/v2.0/token`;
 /** A token is renewed this long before it expires (Entra's last about an hour). */
 const RENEW_BEFORE_MS = 5 * 60_000;
 
