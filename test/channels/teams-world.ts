@@ -23,8 +23,10 @@ export const APP_PASSWORD = 'app-password-0123456789';
 export const TENANT = '72f988bf-86f1-41af-91ab-2d7cd011db47';
 export const ALICE = person('Alice', '0f5c7a1e-3b2d-4c6e-8a9f-1b2c3d4e5f60');
 export const BOB = person('Bob', '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d');
-/** Alice's one-to-one chat with the bot, and a team channel. */
-export const DM = 'a:1Xq3personal-chat-with-alice';
+/** Alice's one-to-one chat with the bot: an id as Teams makes them (131 characters). */
+export const DM =
+  'a:1p0iicaJlVi-_KIYKDDvLi4c2pMZMc8B0bPauUJq9pZ6IHPzMOrXbWS4g7Wktn1hwl8J3FecCj4cn33DInsp7AGj8mSSb23S5cQJTjU_CXlYs-eph-CchluBdnSKVFm40';
+/** A team channel. */
 export const CHANNEL = '19:c0ffee0123456789@thread.tacv2';
 
 /** A running askgate with the Teams channel, the fake and redis-server. */
