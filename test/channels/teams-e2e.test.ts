@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/http.js';
 import { sleep } from '../helpers/wait.js';
-import { botAddedToTeam, installed, message } from '../fakes/teams-connector.js';
+import { botAddedToTeam, cardAction, installed, message } from '../fakes/teams-connector.js';
 import {
   ALICE,
   BOB,
@@ -191,5 +191,52 @@ describe('Teams end to end (the Bot Connector fake, redis-server)', () => {
     );
     expect(reminder.conversationId).toBe(DM);
     expect(reminder.body).toMatchObject({ type: 'message', textFormat: 'plain' });
+  });
+
+  it('a forged invoke on a real card changes nothing', async () => {
+    const { id, card } = await askOnTeams(w, single(['Staging', 'Production']));
+    const action = executeActions(shownCard(card!)).find((a) => a.title === 'Production')!;
+    const forged = cardAction(w.people, ALICE, DM, 'personal', card!.id, action);
+    expect((await w.fake.post(w.endpoint, forged, { key: 'forged' })).status).toBe(401);
+    expect((await w.fake.post(w.endpoint, forged, { authorization: null })).status).toBe(401);
+    await sleep(200);
+    expect((await w.api.get(`/v1/asks/${id}`)).body.status).toBe('pending');
+    expect(card!.updates).toEqual([]);
+  });
+
+  it('a target thread: the card is posted in it, a reply in that thread answers, the reminder lands there too', async () => {
+    const root = '1733580000000';
+    const { id, card, record } = await askOnTeams(
+      w,
+      { ...single(['Staging', 'Production']), remindAfterSeconds: [1], timeoutSeconds: 600 },
+      { chat: CHANNEL, thread: root },
+    );
+    expect(record.deliveries[0].message).toMatchObject({ chat: CHANNEL, thread: root });
+    expect(card!.conversationId).toBe(`${CHANNEL};messageid=${root}`);
+    const reminder = await eventually(
+      async () => [...w.fake.activities.values()].find((a) => a.replyToId === root && a.id !== card!.id),
+      10_000,
+    );
+    expect(reminder.conversationId).toBe(`${CHANNEL};messageid=${root}`);
+    const reply = message(w.people, ALICE, `${CHANNEL};messageid=${root}`, 'channel', 'Production', {
+      replyToId: root,
+    });
+    expect((await w.fake.post(w.endpoint, reply)).status).toBe(200);
+    expect((await resultOf(w, id)).answers).toEqual({ env: ['Production'] });
+  });
+
+  it('a thread in a personal chat is refused for good', async () => {
+    const { record } = await askOnTeams(w, single(['A', 'B']), { chat: DM, thread: '1733580000000' });
+    expect(record.deliveries[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/thread/) });
+  });
+
+  it('an ask several people must agree on: the card is re-drawn in place with the tally', async () => {
+    const { id, card } = await askOnTeams(w, { ...single(['Yes', 'No']), agree: 2 });
+    await click(w, card!, 'Yes', ALICE);
+    const tallied = await eventually(async () => card!.updates.length > 0 && shownCard(card!), 10_000);
+    expect(textsOf(tallied).join('\n')).toMatch(/Yes 1/);
+    expect(executeActions(tallied).map((a) => a.title)).toContain('Yes');
+    await click(w, card!, 'Yes', BOB, {}, tallied);
+    expect((await resultOf(w, id)).status).toBe('answered');
   });
 });
