@@ -121,6 +121,11 @@ describe('readCardAction: buttons and forms', () => {
       kind: 'answers',
       answers: { n: ['1.234'], d: ['2026-12-08'], t: ['14:30'] },
     });
+    // A time with zero seconds (a browser's time field) is the same time; other seconds stay, refused by core.
+    const seconds = (value: string) =>
+      answersOf(readCardAction({ askgate: 'AbCdEfGhIjKl.1.f', askgateForm: 't', askgate_q1: value }))[0];
+    expect(seconds('14:30:00')).toEqual({ choices: [], own: '14:30', canonical: true });
+    expect(seconds('14:30:05')).toEqual({ choices: [], own: '14:30:05', canonical: true });
     // A number sent as a JSON number reads the same.
     const numeric = readCardAction({ askgate: 'AbCdEfGhIjKl.1.f', askgateForm: 'n', askgate_q1: 42 });
     expect(numeric).toMatchObject({ answers: [{ own: '42', canonical: true }] });

@@ -87,7 +87,9 @@ function partOf(data: Data, n: number, letter: ShapeLetter): FormAnswer | null {
     return { choices, ...(own !== undefined && own !== '' ? { own } : {}) };
   }
   const canonical = letter === 'n' || letter === 'd' || letter === 't';
-  return { choices: [], ...(value !== undefined ? { own: value } : {}), ...(canonical ? { canonical } : {}) };
+  // A time input's value is HH:MM; a client on a browser time field may add ":00" seconds.
+  const own = letter === 't' && value !== undefined ? value.replace(/^(\d{2}:\d{2}):00$/, '$1') : value;
+  return { choices: [], ...(own !== undefined ? { own } : {}), ...(canonical ? { canonical } : {}) };
 }
 
 /** A decision's action: the reason or the edited arguments its fields hold. */
