@@ -27,6 +27,7 @@ describe('Teams inbound JWT (auth.ts)', () => {
   it.each<[string, SignOptions, RegExp]>([
     ['a forged signature (another key under the published kid)', { key: 'forged' }, /signature/],
     ['an unknown kid', { key: 'unknown-kid' }, /unknown signing key/],
+    ['a published key endorsed only for another channel', { key: 'other-channel' }, /unknown signing key/],
     ['another issuer', { iss: 'https://sts.windows.net/evil/' }, /iss/],
     ['another audience (another bot)', { aud: '00000000-0000-0000-0000-000000000000' }, /aud/],
     ['an expired token (past the tolerance)', { expiresIn: -600 }, /expired/],
@@ -44,11 +45,23 @@ describe('Teams inbound JWT (auth.ts)', () => {
     expect(await auth.verify(`Bearer ${'a'.repeat(9000)}`)).toEqual({ ok: false, reason: 'token too long' });
   });
 
+  it('a rotated key is read again on its first token, at most every 30 s', async () => {
+    let now = Date.now();
+    const rotating = new ConnectorAuth({ appId: APP_ID, metadataUrl: fake.metadataUrl, clock: { now: () => now } });
+    expect((await rotating.verify(await bearer())).ok).toBe(true);
+    await fake.rotateKey();
+    const fresh = await bearer();
+    now += 10_000; // within the cooldown: the keys are not read again
+    expect(await rotating.verify(fresh)).toEqual({ ok: false, reason: 'unknown signing key' });
+    now += 25_000;
+    expect((await rotating.verify(fresh)).ok).toBe(true);
+  });
+
   it('accepts nothing when the metadata cannot be read, and recovers once it can', async () => {
     const broken = new ConnectorAuth({ appId: APP_ID, metadataUrl: `${fake.metadataUrl}-missing` });
     const result = await broken.verify(await bearer());
     expect(result).toMatchObject({ ok: false, reason: expect.stringMatching(/signing keys unavailable/) });
     const closed = new ConnectorAuth({ appId: APP_ID, metadataUrl: 'http://127.0.0.1:1/openid' });
-    expect((await closed.verify(await bearer())).ok).toBe(false);
+    expect(await closed.verify(await bearer())).toMatchObject({ ok: false, reason: /not reachable/ });
   });
 });

@@ -64,8 +64,11 @@ export interface SignOptions {
   serviceurl?: string | null;
   /** Seconds from now the token expires (negative: expired). */
   expiresIn?: number;
-  /** Sign with a key the JWKS does not publish under the published kid (a forgery), or under an unknown kid. */
-  key?: 'published' | 'forged' | 'unknown-kid';
+  /**
+   * Sign with a key the JWKS does not publish under the published kid (a forgery), under an unknown
+   * kid, or with a published key endorsed only for another channel (webchat).
+   */
+  key?: 'published' | 'forged' | 'unknown-kid' | 'other-channel';
   /** The Authorization header as given (null: none). */
   authorization?: string | null;
 }
@@ -95,6 +98,8 @@ export interface FakeTeams {
   sentTo(conversationId: string): StoredActivity[];
   /** POSTs `activity` to askgate's messaging endpoint, signed as the connector signs (changed by `sign`). */
   post(url: string, activity: object, sign?: SignOptions): Promise<BotAnswer>;
+  /** Rotates the signing key: a new key under a new kid replaces the published one. */
+  rotateKey(): Promise<void>;
   /** A signed token for `serviceUrl` (the fake's by default). */
   token(sign?: SignOptions): Promise<string>;
   close(): Promise<void>;
@@ -116,10 +121,12 @@ const connectorError = (code: string, message: string) => ({ error: { code, mess
 
 /** Starts the fake on a loopback port. */
 export async function startFakeTeams(options: FakeTeamsOptions): Promise<FakeTeams> {
-  const kid = `kid-${randomBytes(4).toString('hex')}`;
-  const published = await generateKeyPair('RS256');
+  let kid = `kid-${randomBytes(4).toString('hex')}`;
+  let published = await generateKeyPair('RS256');
   const forged = await generateKeyPair('RS256');
-  const jwk: JWK = { ...(await exportJWK(published.publicKey)), kid, use: 'sig', alg: 'RS256' };
+  const webchat = await generateKeyPair('RS256');
+  let jwk: JWK = { ...(await exportJWK(published.publicKey)), kid, use: 'sig', alg: 'RS256' };
+  const webchatJwk: JWK = { ...(await exportJWK(webchat.publicKey)), kid: `${kid}-webchat`, use: 'sig', alg: 'RS256' };
   const issued = new Set<string>();
   const activities = new Map<string, StoredActivity>();
   const calls: FakeTeams['calls'] = [];
@@ -140,7 +147,12 @@ export async function startFakeTeams(options: FakeTeamsOptions): Promise<FakeTea
       });
     // The Bot Framework's keys carry the channels they are endorsed for.
     if (req.method === 'GET' && url.pathname === '/v1/.well-known/keys')
-      return send(res, 200, { keys: [{ ...jwk, endorsements: ['msteams'] }] });
+      return send(res, 200, {
+        keys: [
+          { ...jwk, endorsements: ['msteams', 'skype'] },
+          { ...webchatJwk, endorsements: ['webchat'] },
+        ],
+      });
     const tokenPath = /^\/([^/]+)\/oauth2\/v2\.0\/token$/.exec(url.pathname);
     if (req.method === 'POST' && tokenPath) return issueToken(res, tokenPath[1]!, raw);
     const conv = /^\/svc\/v3\/conversations\/([^/]+)\/activities(?:\/([^/]+))?$/.exec(url.pathname);
@@ -220,13 +232,19 @@ export async function startFakeTeams(options: FakeTeamsOptions): Promise<FakeTea
 
   async function token(sign: SignOptions = {}): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
-    const key: CryptoKey = sign.key === 'forged' ? forged.privateKey : published.privateKey;
+    const key: CryptoKey =
+      sign.key === 'forged'
+        ? forged.privateKey
+        : sign.key === 'other-channel'
+          ? webchat.privateKey
+          : published.privateKey;
+    const keyId = sign.key === 'unknown-kid' ? 'kid-unknown' : sign.key === 'other-channel' ? webchatJwk.kid : kid;
     const claims: Record<string, unknown> = {
       serviceurl: sign.serviceurl === undefined ? serviceUrl : sign.serviceurl,
     };
     if (claims.serviceurl === null) delete claims.serviceurl;
     return new SignJWT(claims)
-      .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: sign.key === 'unknown-kid' ? 'kid-unknown' : kid })
+      .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: keyId })
       .setIssuer(sign.iss ?? CONNECTOR_ISSUER)
       .setAudience(sign.aud ?? options.appId)
       .setIssuedAt(now - 60)
@@ -260,6 +278,11 @@ export async function startFakeTeams(options: FakeTeamsOptions): Promise<FakeTea
         /* kept as text */
       }
       return { status: res.status, body };
+    },
+    async rotateKey() {
+      published = await generateKeyPair('RS256');
+      kid = `kid-${randomBytes(4).toString('hex')}`;
+      jwk = { ...(await exportJWK(published.publicKey)), kid, use: 'sig', alg: 'RS256' };
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };

@@ -2,7 +2,7 @@
 // signed (`Authorization: Bearer …`). Its signature is checked against the keys the OpenID metadata
 // publishes (`jwks_uri`), then its issuer, audience (the app id), expiry and `serviceurl` claim.
 // jose does the cryptography; nothing of the body is read before the token passed.
-import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, errors, jwtVerify, type JWK, type JWTVerifyGetKey } from 'jose';
 import type { Clock } from '../../core/ports.js';
 import { systemClock } from '../../system-clock.js';
 
@@ -10,8 +10,12 @@ import { systemClock } from '../../system-clock.js';
 export const BOT_CONNECTOR_ISSUER = 'https://api.botframework.com';
 /** Clock skew allowed on `exp` and `nbf`, in seconds (the Bot Framework's own validators allow 5 minutes). */
 export const CLOCK_TOLERANCE_S = 300;
-/** How long the metadata (its `jwks_uri`) is kept before it is read again; the Bot Framework asks for at least daily. */
-const METADATA_TTL_MS = 24 * 3_600_000;
+/** How long the metadata and its keys are kept before they are read again. */
+const KEYS_TTL_MS = 3_600_000;
+/** A token naming a key askgate does not have (a rotation) reads the keys again, at most this often. */
+const RELOAD_COOLDOWN_MS = 30_000;
+/** The channel a signing key must be endorsed for (the Bot Framework lists each key's channels). */
+const ENDORSEMENT = 'msteams';
 /** The longest bearer token taken (Bot Connector tokens are about 1–2 kB). */
 const TOKEN_MAX = 8192;
 
@@ -32,7 +36,8 @@ export type Refused = { ok: false; reason: string };
 /** Checks the Bot Connector's JWTs against the keys its OpenID metadata publishes. */
 export class ConnectorAuth {
   private readonly clock: Clock;
-  private keys: { set: Promise<JWTVerifyGetKey>; at: number } | null = null;
+  private keys: { get: JWTVerifyGetKey; at: number } | null = null;
+  private loading: Promise<JWTVerifyGetKey> | null = null;
 
   constructor(private readonly options: ConnectorAuthOptions) {
     this.clock = options.clock ?? systemClock;
@@ -44,15 +49,8 @@ export class ConnectorAuth {
     const token = header && /^Bearer ([\x21-\x7e]+)$/i.exec(header.trim())?.[1];
     if (!token) return { ok: false, reason: 'no bearer token' };
     if (token.length > TOKEN_MAX) return { ok: false, reason: 'token too long' };
-    let keys: JWTVerifyGetKey;
     try {
-      keys = await this.keySet();
-    } catch (error) {
-      // The metadata could not be read: nothing can be verified, so nothing is accepted.
-      return { ok: false, reason: `signing keys unavailable: ${(error as Error).message}` };
-    }
-    try {
-      const { payload } = await jwtVerify(token, keys, {
+      const { payload } = await jwtVerify(token, this.getKey, {
         issuer: BOT_CONNECTOR_ISSUER,
         audience: this.options.appId,
         algorithms: ['RS256'],
@@ -68,31 +66,64 @@ export class ConnectorAuth {
     }
   }
 
-  /** The key set of the metadata's `jwks_uri`, read once a day; a failed read is retried by the next request. */
-  private keySet(): Promise<JWTVerifyGetKey> {
-    const now = this.clock.now();
-    if (!this.keys || now - this.keys.at > METADATA_TTL_MS) {
-      const set = this.readMetadata();
-      this.keys = { set, at: now };
-      set.catch(() => {
-        if (this.keys?.set === set) this.keys = null;
-      });
+  /** The key a token names, among the published keys endorsed for Teams; an unknown kid reads the keys again (at most every 30 s). */
+  private readonly getKey: JWTVerifyGetKey = async (header, token) => {
+    const keys = await this.load(false);
+    try {
+      return await keys(header, token);
+    } catch (error) {
+      const at = this.keys?.at ?? 0;
+      if (!(error instanceof errors.JWKSNoMatchingKey) || this.clock.now() - at < RELOAD_COOLDOWN_MS) throw error;
+      return (await this.load(true))(header, token);
     }
-    return this.keys.set;
+  };
+
+  /** The keys, read once an hour (or now, `force`), one read at a time; a failed read is tried again by the next token. */
+  private load(force: boolean): Promise<JWTVerifyGetKey> {
+    if (this.keys && !force && this.clock.now() - this.keys.at < KEYS_TTL_MS) return Promise.resolve(this.keys.get);
+    this.loading ??= this.readKeys()
+      .then((get) => {
+        this.keys = { get, at: this.clock.now() };
+        return get;
+      })
+      .finally(() => {
+        this.loading = null;
+      });
+    return this.loading;
   }
 
-  private async readMetadata(): Promise<JWTVerifyGetKey> {
-    const response = await fetch(this.options.metadataUrl, { signal: AbortSignal.timeout(10_000) });
-    if (!response.ok) throw new Error(`OpenID metadata answered ${response.status}`);
-    const metadata = (await response.json()) as { jwks_uri?: unknown };
-    if (typeof metadata.jwks_uri !== 'string') throw new Error('OpenID metadata without jwks_uri');
-    // jose keeps the keys (10 min) and reads them again, at most every 30 s, when a token names an unknown kid.
-    return createRemoteJWKSet(new URL(metadata.jwks_uri), { timeoutDuration: 10_000 });
+  /** Reads the metadata, then its `jwks_uri`: the keys endorsed for Teams (a key listing no endorsements is taken). */
+  private async readKeys(): Promise<JWTVerifyGetKey> {
+    const metadata = (await readJson(this.options.metadataUrl, 'OpenID metadata')) as { jwks_uri?: unknown };
+    if (typeof metadata.jwks_uri !== 'string') throw new KeysUnavailable('OpenID metadata without jwks_uri');
+    const jwks = (await readJson(metadata.jwks_uri, 'signing keys')) as { keys?: unknown };
+    if (!Array.isArray(jwks.keys)) throw new KeysUnavailable('signing keys without keys');
+    const endorsed = (jwks.keys as (JWK & { endorsements?: unknown })[]).filter(
+      (k) => !Array.isArray(k.endorsements) || k.endorsements.includes(ENDORSEMENT),
+    );
+    return createLocalJWKSet({ keys: endorsed });
   }
+}
+
+/** The published keys could not be read: nothing can be verified, so nothing is accepted. */
+class KeysUnavailable extends Error {}
+
+async function readJson(url: string, what: string): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+  } catch {
+    throw new KeysUnavailable(`${what} not reachable`);
+  }
+  if (!response.ok) throw new KeysUnavailable(`${what} answered ${response.status}`);
+  return response.json().catch(() => {
+    throw new KeysUnavailable(`${what} not JSON`);
+  });
 }
 
 /** Why jose refused a token, in a few words (never the token). */
 function refusal(error: unknown): string {
+  if (error instanceof KeysUnavailable) return `signing keys unavailable: ${error.message}`;
   if (error instanceof errors.JWTExpired) return 'token expired';
   if (error instanceof errors.JWTClaimValidationFailed) return `claim ${error.claim} refused`;
   if (error instanceof errors.JWKSNoMatchingKey) return 'unknown signing key';
