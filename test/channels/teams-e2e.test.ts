@@ -62,9 +62,13 @@ describe('Teams: only authenticated activities are processed', () => {
     expect((await w.fake.post(w.endpoint, off, { serviceurl: evil })).status).toBe(403);
     const other = installed({ ...w.people, tenantId: '00000000-0000-0000-0000-000000000001' }, 'a:other', 'personal');
     expect((await w.fake.post(w.endpoint, other)).status).toBe(403);
+    const webchat = { ...installed(w.people, 'a:webchat', 'personal'), channelId: 'webchat' };
+    expect((await w.fake.post(w.endpoint, webchat)).status).toBe(403);
+    const { channelData: _, ...noTenant } = installed(w.people, 'a:no-tenant', 'personal');
+    expect((await w.fake.post(w.endpoint, { ...noTenant, conversation: { id: 'a:no-tenant' } })).status).toBe(403);
     const ids = (await conversations()).map((c) => c.id);
     expect(ids).not.toContain('a:evil-host');
-    expect(ids).not.toContain('a:other');
+    for (const id of ['a:other', 'a:webchat', 'a:no-tenant']) expect(ids).not.toContain(id);
   });
 
   it('an ask to a conversation askgate never learned fails at once, saying to install the bot', async () => {
@@ -126,7 +130,13 @@ describe('Teams end to end (the Bot Connector fake, redis-server)', () => {
     const asPosted = card!.body.attachments[0].content;
     const late = await click(w, card!, 'Staging', BOB, { locale: 'de-DE' }, asPosted);
     expect(late.body.type).toBe('application/vnd.microsoft.activity.message');
-    expect(late.body.value).toMatch(/bereits|Alice/);
+    expect(late.body.value).toMatch(/bereits/);
+    // A late reply in the chat, in German: the notice replies to it, in German.
+    const reply = message(w.people, ALICE, DM, 'personal', 'Staging', { replyToId: card!.id, locale: 'de-DE' });
+    expect((await w.fake.post(w.endpoint, reply)).status).toBe(200);
+    const notice = await eventually(async () => [...w.fake.activities.values()].find((a) => a.replyToId === reply.id));
+    expect(notice.body).toMatchObject({ type: 'message', textFormat: 'plain' });
+    expect(notice.body.text).toMatch(/bereits/);
   });
 
   it('a reply in the card thread of a team channel (the bot mentioned) answers', async () => {

@@ -191,11 +191,18 @@ export class TeamsChannel implements Channel {
       return { status: 401, body: { error: 'unauthorized' } };
     }
     const serviceUrl = this.options.serviceUrlHosts.check(activity.serviceUrl);
-    const tenant = tenantOf(activity);
-    if (!serviceUrl || (tenant !== undefined && tenant.toLowerCase() !== this.options.tenantId)) {
+    // Authentic but not for this bot: another channel (Web Chat), another tenant, a host off the allow-list.
+    const outside = !serviceUrl
+      ? 'serviceUrl host'
+      : activity.channelId !== 'msteams'
+        ? 'channelId'
+        : tenantOf(activity)?.toLowerCase() !== this.options.tenantId
+          ? 'tenant'
+          : null;
+    if (!serviceUrl || outside) {
       this.options.logger.warn(
-        { channel: 'teams', reason: serviceUrl ? 'tenant' : 'serviceUrl host' },
-        'activity refused: not from an allowed service URL or from this tenant',
+        { channel: 'teams', reason: outside },
+        'activity refused: not from Teams in this tenant',
       );
       return { status: 403, body: { error: 'forbidden' } };
     }
