@@ -4,10 +4,11 @@ import { slack } from './slack/descriptor.js';
 import { discord } from './discord/descriptor.js';
 import { email } from './email/descriptor.js';
 import { whatsapp } from './whatsapp/descriptor.js';
+import { teams } from './teams/descriptor.js';
 import type { MessageKey } from '../core/i18n/index.js';
 
 /** The channel descriptors, in the order config checks them and main starts them. */
-export const CHANNELS = [telegram, slack, discord, email, whatsapp] as const;
+export const CHANNELS = [telegram, slack, discord, email, whatsapp, teams] as const;
 
 /** A registered channel's descriptor. */
 export type RegisteredChannel = (typeof CHANNELS)[number];

@@ -73,7 +73,8 @@ export const ChannelNameSchema = z
 export const TargetSchema = z
   .object({
     channel: ChannelNameSchema,
-    chat: platformId(128),
+    // 256: a Teams personal conversation id (`a:1…`) is about 131 characters.
+    chat: platformId(256),
     thread: platformId(128).optional(),
     users: z.array(platformId(64)).min(1, 'list at least one user, or leave users out').max(50).optional(),
   })

@@ -34,6 +34,7 @@ describe('the channel registry', () => {
       ['discord', 'Discord'],
       ['email', 'Email'],
       ['whatsapp', 'WhatsApp'],
+      ['teams', 'Microsoft Teams'],
     ]);
   });
 
@@ -83,11 +84,12 @@ describe('the channel registry', () => {
   it('core names a chat channel only through the words the shell gives it (the registry’s names)', () => {
     const named = wordsFor('de', null, CHANNEL_DISPLAY_NAMES);
     expect(['slack', 'discord', 'web'].map((c) => channelDisplayName(c))).toEqual(['slack', 'discord', 'the console']);
-    expect(['slack', 'discord', 'web', 'teams'].map((c) => channelDisplayName(c, named))).toEqual([
+    expect(['slack', 'discord', 'web', 'teams', 'matrix'].map((c) => channelDisplayName(c, named))).toEqual([
       'Slack',
       'Discord',
       'der Konsole',
-      'teams',
+      'Microsoft Teams',
+      'matrix',
     ]);
     expect(wordsFor('de', null, CHANNEL_DISPLAY_NAMES)).toBe(named);
   });

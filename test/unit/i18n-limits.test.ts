@@ -40,6 +40,11 @@ describe('control words fit the platforms in every language', () => {
   it('checks the own-word limits the channels declare', () => {
     expect(own.filter(([, tag]) => tag === 'en').map(([name, , key, max]) => `${name} ${key} ${max}`)).toEqual([
       'telegram answerPlaceholder 64',
+      'teams reasonLabel 120',
+      'teams changesLabel 120',
+      'teams argumentsLabel 120',
+      'teams actionFact 120',
+      'teams hashFact 120',
     ]);
   });
 

@@ -1,0 +1,142 @@
+// `adaptiveCard/action` invokes: a card's Action.Execute (a tap, a submitted form, a decision) or
+// its `refresh`. Teams waits about five seconds for the invoke's answer and re-sends the invoke
+// (twice) when it gets none in time or an empty one, so every invoke is answered with a card or a
+// message, and each is claimed by its activity id so a re-sent one never acts twice.
+import type { ButtonPressed, InboundOutcome, InboundSink, Logger, Clock } from '../../core/ports.js';
+import type { InboundHttpResponse } from '../../core/channel-ports.js';
+import type { PromptView } from '../../core/prompt-view.js';
+import { wordsFor } from '../../core/i18n/index.js';
+import { outcomeNotice } from '../../core/notices.js';
+import { describeError } from '../shared/errors.js';
+import { settleOrShow, takeEvent } from '../shared/take-event.js';
+import { RecentIds } from '../shared/recent-ids.js';
+import { readCardAction, type CardAction } from './card-actions.js';
+import { promptCard } from './cards.js';
+import { teamsText } from './words.js';
+
+/** The invoke whose answer is a card or a message. */
+export const CARD_ACTION_INVOKE = 'adaptiveCard/action';
+/**
+ * One attempt holds an invoke 3 s (a re-send, about 5 s after the first, then finds it settled or
+ * takes over a dead attempt without waiting past Teams' limit); its id is kept a day.
+ */
+const INVOKE_TTL = { leaseMs: 3_000, keepMs: 86_400_000 };
+const CARD_TYPE = 'application/vnd.microsoft.card.adaptive';
+const MESSAGE_TYPE = 'application/vnd.microsoft.activity.message';
+
+/** What an invoke is about: who, where, in which language. */
+export interface InvokeContext {
+  activityId: string | undefined;
+  user: ButtonPressed['user'];
+  chat: string;
+  locale?: string;
+  /** The invoke's `value` (or an Action.Submit message's `value`): untrusted. */
+  value: unknown;
+}
+
+/** The HTTP answer carrying a card: the client shows it in place of the card that was clicked. */
+export const cardAnswer = (card: object): InboundHttpResponse => ({
+  status: 200,
+  body: { statusCode: 200, type: CARD_TYPE, value: card },
+});
+
+/** The HTTP answer carrying a message: the client shows it beside the card. */
+export const messageAnswer = (text: string): InboundHttpResponse => ({
+  status: 200,
+  body: { statusCode: 200, type: MESSAGE_TYPE, value: text },
+});
+
+/** Answers `adaptiveCard/action` invokes through the sink. */
+export class InvokeHandler {
+  /** Prompts delivered from this process by ask id, for a read-only card on a refresh by someone the ask is not for. */
+  private readonly views = new RecentIds<PromptView>(1_000);
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Remembers a delivered prompt (see {@link views}). */
+  delivered(view: PromptView): void {
+    this.views.set(view.askId, view);
+  }
+
+  /** Handles one invoke; never throws (a failure is answered as an error the client shows). */
+  async handle(sink: InboundSink, invoke: InvokeContext): Promise<InboundHttpResponse> {
+    const words = wordsFor(invoke.locale);
+    const action = readCardAction(invoke.value);
+    if (!action) return messageAnswer(words.t('notice.invalidButton'));
+    // A blank reason or arguments that are not JSON: said at once, the card left as it is to fix.
+    if (action.kind === 'refused') return messageAnswer(teamsText(invoke.locale, action.problem));
+    const tap: ButtonPressed = {
+      channel: 'teams',
+      token: action.token,
+      user: invoke.user,
+      chat: invoke.chat,
+      ...(invoke.locale ? { locale: invoke.locale } : {}),
+    };
+    try {
+      if (action.kind === 'refresh') return await this.current(sink, tap);
+      // Without an id nothing can be de-duplicated: handled once as it comes (Teams always sends one).
+      const gate = invoke.activityId
+        ? await takeEvent(sink.seen, 'teams', `invoke:${invoke.activityId}`, INVOKE_TTL, this.clock)
+        : undefined;
+      // Already handled (or still held by another attempt): what the card shows now, nothing done again.
+      if (gate === 'done' || gate === 'busy') return await this.current(sink, tap);
+      const outcome = await act(sink, action, tap);
+      const shown = gate
+        ? await settleOrShow(gate, (error) =>
+            this.logger.warn({ channel: 'teams', err: describeError(error) }, 'invoke not marked handled'),
+          )
+        : true;
+      if (!shown) return await this.current(sink, tap);
+      return messageAnswer(noticeOf(outcome, words.t('notice.invalidButton')));
+    } catch (error) {
+      this.logger.warn({ channel: 'teams', err: describeError(error) }, 'card action not handled');
+      return {
+        status: 200,
+        body: {
+          statusCode: 500,
+          type: 'application/vnd.microsoft.error',
+          value: { code: 'InternalError', message: 'askgate could not record this: try again' },
+        },
+      };
+    }
+  }
+
+  /**
+   * What the card should show the person now, changing nothing: the live prompt when it is open to
+   * them, a read-only one when it is for someone else, else the honest notice (answered, expired…).
+   */
+  private async current(sink: InboundSink, tap: ButtonPressed): Promise<InboundHttpResponse> {
+    const opening = await sink.openForm(tap);
+    if (opening.kind === 'form') return cardAnswer(promptCard(opening.view, { live: true }));
+    const askId = tap.token.split('.')[0] ?? '';
+    const view = opening.kind === 'forbidden' ? this.views.get(askId) : undefined;
+    if (view) return cardAnswer(promptCard(view, { live: false }));
+    return messageAnswer(noticeOf(opening, wordsFor(tap.locale).t('notice.invalidButton')));
+  }
+}
+
+/** Hands a card action to the sink: a tap, a submitted form, or a decision (Approve alone is a tap without `decide`). */
+function act(
+  sink: InboundSink,
+  action: Exclude<CardAction, { kind: 'refused' | 'refresh' }>,
+  tap: ButtonPressed,
+): Promise<InboundOutcome> {
+  if (action.kind === 'tap') return sink.button(tap);
+  if (action.kind === 'form') return sink.submitForm({ ...tap, answers: action.answers });
+  if (sink.decide)
+    return sink.decide({
+      ...tap,
+      decision: action.decision,
+      ...(action.reason !== undefined ? { reason: action.reason } : {}),
+      ...(action.arguments !== undefined ? { arguments: action.arguments } : {}),
+    });
+  return sink.button(tap);
+}
+
+/** The outcome's notice, never empty (an invoke answer must say something). */
+function noticeOf(outcome: InboundOutcome, fallback: string): string {
+  return outcomeNotice(outcome) || fallback;
+}
