@@ -135,6 +135,7 @@ describe('buildPromptView picks the controls from the channel’s capabilities',
       ['discord', true, ['choice', 'text', 'number', 'date', 'time', 'datetime', 'email', 'url']],
       ['email', false, ['choice', 'text', 'number', 'date', 'time', 'datetime', 'email', 'url']],
       ['whatsapp', false, ['choice', 'text', 'number', 'date', 'time', 'datetime', 'email', 'url']],
+      ['teams', true, ['choice', 'text', 'number', 'date', 'time', 'datetime', 'email', 'url']],
     ]);
   });
 });

@@ -80,7 +80,7 @@ describe('catalogues', () => {
   );
 
   it('channel words come in the shipped locales only', () => {
-    expect(channelWords.map(([name]) => name)).toEqual(['telegram', 'slack', 'discord', 'email']);
+    expect(channelWords.map(([name]) => name)).toEqual(['telegram', 'slack', 'discord', 'email', 'teams']);
     for (const [name, words] of channelWords)
       expect([name, Object.keys(words).sort()]).toEqual([name, [...LOCALES.keys()].sort()]);
   });
