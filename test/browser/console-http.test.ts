@@ -54,8 +54,8 @@ describe('console page and assets', () => {
     const size = shippedSize();
     // 48 KB for the page and its script (typed questions' inputs and refusals took ~4.5 KB, the
     // approval card with its reason field and JSON editor ~5.5 KB with its CSS), plus one language's
-    // words (the largest, Japanese: ~6 KB raw).
-    expect(size.raw).toBeLessThan(55_000);
+    // words (the largest, Japanese: ~6 KB raw). The Extend action of a pending ask took ~0.5 KB.
+    expect(size.raw).toBeLessThan(55_600);
     expect(size.gzip).toBeLessThan(17_500);
   });
 });

@@ -113,6 +113,9 @@ export const CONSOLE_DE: ConsoleMessages = {
   'event.escalated': 'Eskaliert',
   'event.response': 'Antwort gespeichert',
   'event.guard_blocked': 'Tool-Aufruf blockiert',
+  'event.extended': 'Frist verschoben',
+  extend: 'Verlängern',
+  extendPrompt: 'Um wie viele Stunden ab jetzt verlängern?',
   // Approvals (console/static/app-approval.js).
   approvalFrom: 'Freigabe von {run}',
   action: 'Aktion',
