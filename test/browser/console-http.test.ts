@@ -99,6 +99,24 @@ describe('open console (no ASKGATE_API_TOKEN)', () => {
     expect([late.status, late.json().error.code]).toEqual([409, 'already_resolved']);
   });
 
+  it('extends a pending ask as web, by the operator named, only with the CSRF token; 409 once it ended', async () => {
+    const api = client(open.url);
+    const { body: ask } = await api.post('/v1/asks', askBody('run-extend', { timeoutSeconds: 600 }));
+    const session = (await raw(open.url, 'GET', '/console/session')).json();
+    const path = `/console/asks/${ask.id}/extend`;
+    const headers = { 'x-askgate-csrf': session.csrf, ...sameOrigin(open) };
+    expect((await raw(open.url, 'POST', path, sameOrigin(open), { timeoutSeconds: 1800 })).status).toBe(403);
+    const refused = await raw(open.url, 'POST', path, headers, { timeoutSeconds: 7200 });
+    expect([refused.status, refused.json().error.issues[0].path]).toEqual([400, ['timeoutSeconds']]);
+    const ok = await raw(open.url, 'POST', path, headers, { timeoutSeconds: 1800, by: 'carol' });
+    expect(ok.status).toBe(200);
+    expect(ok.json().ask.history.at(-1)).toMatchObject({ type: 'extended', channel: 'web', userId: 'carol' });
+    expect(Date.parse(ok.json().ask.expiresAt)).toBeGreaterThan(Date.parse(ask.expiresAt));
+    await api.post(`/v1/asks/${ask.id}/cancel`);
+    const late = await raw(open.url, 'POST', path, headers, { timeoutSeconds: 1800 });
+    expect([late.status, late.json().error.code]).toEqual([409, 'not_pending']);
+  });
+
   it('streams a snapshot, then changes, without tokens, keys or message ids', async () => {
     const api = client(open.url);
     const { body: before } = await api.post('/v1/asks', askBody('run-sse', { to: { channel: 'test', chat: 'c1' } }), {
