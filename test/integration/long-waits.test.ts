@@ -189,7 +189,16 @@ describe('extend', () => {
   it('the SDK: client.extend, and not_pending as an AskgateApiError', async () => {
     const sdk = new AskgateClient({ url: app.url, token: TOKEN });
     const ask = await sdk.create({ ...askBody('lw-sdk'), async: true, timeoutSeconds: 600 } as never);
+    // The run's event stream (SSE) carries the extension as it happens.
+    const abort = new AbortController();
+    const stream = sdk.streamRunEvents('lw-sdk', { signal: abort.signal });
+    const seen = (async () => {
+      for await (const event of stream) if (event.type === 'extended') return event;
+    })();
+    await sleep(300);
     const moved = await sdk.extend(ask.id, { timeoutSeconds: 2 * DAY_S, by: 'alice' });
+    expect(await seen).toMatchObject({ type: 'extended', askId: ask.id, userId: 'alice', to: moved.expiresAt });
+    abort.abort();
     expect(Date.parse(moved.expiresAt) - clock.now()).toBeGreaterThan(2 * DAY_S * 1000 - 5000);
     await sdk.cancel(ask.id);
     const error = await sdk.extend(ask.id, { timeoutSeconds: 60 }).catch((e: unknown) => e);
