@@ -6,9 +6,10 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningAskgate } from '../../src/main.js';
 import { AskgateApiError, AskgateClient } from '../../src/client/index.js';
-import { STEP_QUEUE } from '../../src/queue/bull-steps.js';
+import { BullStepScheduler, STEP_QUEUE } from '../../src/queue/bull-steps.js';
+import { silentLogger } from '../helpers/logs.js';
 import { startTestApp, testEnv } from '../helpers/app.js';
-import { askBody, client } from '../helpers/http.js';
+import { askBody, client, eventually } from '../helpers/http.js';
 import { redisForFile } from '../helpers/redis-file.js';
 import { RecordingChannel } from '../helpers/test-channel.js';
 import { sleep, until } from '../helpers/wait.js';
@@ -238,6 +239,38 @@ describe('extend', () => {
     expect(ended.code).toBe(1);
     expect(ended.stderr).toMatch(/not_pending/);
   }, 60_000);
+});
+
+describe('a step job that comes early for a step days away', () => {
+  it('goes back to the queue, due a lead before the step, instead of being held in memory for days', async () => {
+    const qPrefix = `{lw-far-${Date.now()}}`;
+    const steps = new BullStepScheduler({
+      connect: shared.connect,
+      prefix: qPrefix,
+      leadMs: 2000,
+      logger: silentLogger,
+    });
+    const calls: number[] = [];
+    const far = Date.now() + 3 * DAY_S * 1000;
+    try {
+      // The handler of a step whose deadline moved 3 days later (its job was not moved with it).
+      await steps.start({ timeout: async () => (calls.push(Date.now()), { notBefore: far }) });
+      await steps.schedule('askFar1', 'timeout', Date.now() + 2100);
+      await until(() => calls.length > 0 || undefined);
+      const queue = new Queue(STEP_QUEUE, { connection: redis, prefix: qPrefix });
+      const job = await eventually(async () => {
+        const found = await queue.getJob('timeout-askFar1');
+        return found && (await found.getState()) === 'delayed' && found.delay > 60_000 ? found : undefined;
+      });
+      await queue.close();
+      // Due 2 s (the lead) before the step, as when it was first added; not at the step + a lead.
+      expect(Math.abs(job.timestamp + job.delay - (far - 2000))).toBeLessThan(1500);
+      await sleep(500);
+      expect(calls).toHaveLength(1);
+    } finally {
+      await steps.close();
+    }
+  });
 });
 
 /** The ask's history entries, as stored. */
