@@ -37,6 +37,8 @@ const StoredTargetSchema = z.object({
   chat: z.string(),
   thread: z.string().optional(),
   users: z.array(z.string()).optional(),
+  /** Working hours (core/working-hours.ts), as the request gave them. */
+  hours: z.object({ days: z.string(), from: z.string(), to: z.string(), timeZone: z.string() }).optional(),
 });
 
 /** An ask's policy as stored (normalised; see core/policy.ts). */

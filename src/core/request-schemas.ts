@@ -7,6 +7,7 @@ import { valueStrings } from './answer-schemas.js';
 import { ApprovalRequestSchema } from './approval/approval-schema.js';
 import { approvalPolicyIssues } from './approval/approval-policy.js';
 import { canonicalLocale, isTimeZone } from './locale-tags.js';
+import { WorkingHoursSchema } from './working-hours.js';
 
 import type { OptionSchema } from './questions/choice.js';
 
@@ -76,6 +77,8 @@ export const TargetSchema = z
     chat: platformId(128),
     thread: platformId(128).optional(),
     users: z.array(platformId(64)).min(1, 'list at least one user, or leave users out').max(50).optional(),
+    /** When the people there work: a reminder or escalation step due outside waits for the next opening. */
+    hours: WorkingHoursSchema.optional(),
   })
   .strict();
 /** Delivery target. */

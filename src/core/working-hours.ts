@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TimeZoneSchema } from './request-schemas.js';
+import { isTimeZone } from './locale-tags.js';
 import { addDays, utcMs } from './questions/parse/calendar.js';
 import { instantOfWall, wallAt, type Wall } from './questions/parse/zones.js';
 
@@ -8,6 +8,13 @@ const DAY_NAMES = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
 const DAY = `(?:${DAY_NAMES.join('|')})`;
 const DAYS_PATTERN = new RegExp(`^${DAY}(?:-${DAY})?(?:,${DAY}(?:-${DAY})?)*$`);
 const HH_MM = /^(?:[01]\d|2[0-3]):[0-5]\d$/;
+
+/** An IANA zone in its canonical spelling (as request-schemas' TimeZoneSchema, which imports this module). */
+const ZoneSchema = z
+  .string('must be an IANA time zone such as "Europe/Lisbon"')
+  .max(64, 'must be at most 64 characters')
+  .refine(isTimeZone, 'must be an IANA time zone such as "Europe/Lisbon"')
+  .transform((zone) => new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone);
 
 /**
  * When a target's people work: `days` (`"mon-fri"`, `"mon,wed,fri"`, `"sun-thu"`, ranges wrapping
@@ -20,7 +27,7 @@ export const WorkingHoursSchema = z
       .regex(DAYS_PATTERN, 'must be days such as "mon-fri" or "mon,wed,fri" (sun mon tue wed thu fri sat)'),
     from: z.string().regex(HH_MM, 'must be a time of day "HH:MM"'),
     to: z.string().regex(HH_MM, 'must be a time of day "HH:MM"'),
-    timeZone: TimeZoneSchema,
+    timeZone: ZoneSchema,
   })
   .strict()
   // Compared only once both are times (zod refines the object even when a field was refused).
@@ -42,6 +49,15 @@ export function weekdaysOf(days: string): Set<number> {
     }
   }
   return set;
+}
+
+/**
+ * When a step due at `at` runs for `targets`: at once when any of them states no hours (someone is
+ * always there), else at the earliest opening among theirs.
+ */
+export function openingFor(targets: readonly { hours?: WorkingHours | undefined }[], at: number): number {
+  if (targets.length === 0 || targets.some((t) => t.hours === undefined)) return at;
+  return Math.min(...targets.map((t) => nextOpening(t.hours!, at)));
 }
 
 /** Longest daylight-saving gap looked past, in minutes (Lord Howe's is 30, most are 60). */

@@ -241,6 +241,47 @@ describe('extend', () => {
   }, 60_000);
 });
 
+describe('working hours on a target', () => {
+  it('a reminder due on a Saturday is scheduled for Monday’s opening; the timeout keeps its time', async () => {
+    // Next Saturday, 12:00 UTC, on askgate's clock.
+    const day = new Date();
+    day.setUTCDate(day.getUTCDate() + ((6 - day.getUTCDay() + 7) % 7 || 7));
+    day.setUTCHours(12, 0, 0, 0);
+    offset = day.getTime() - Date.now();
+    try {
+      const hours = { days: 'mon-fri', from: '09:00', to: '18:00', timeZone: 'UTC' };
+      const made = await api.post(
+        '/v1/asks',
+        askBody('lw-hours', {
+          async: true,
+          timeoutSeconds: 7 * DAY_S,
+          remindAfterSeconds: [60],
+          to: { channel: 'test', chat: 'c-hours', hours },
+        }),
+      );
+      expect(made.status).toBe(201);
+      expect(made.body.targets[0].hours).toEqual(hours);
+      const monday = day.getTime() + 2 * DAY_S * 1000 - 3 * 3600_000; // Monday 09:00 UTC
+      const queue = new Queue(STEP_QUEUE, { connection: redis, prefix: `{${prefix}}` });
+      const jobDue = async (step: string) => {
+        const job = await queue.getJob(`${step}-${made.body.id}`);
+        return job!.timestamp + job!.delay + offset; // on askgate's clock
+      };
+      // Queued a step lead (2 s) ahead of their times.
+      expect(Math.abs((await jobDue('remind-1')) - (monday - 2000))).toBeLessThan(1500);
+      expect(Math.abs((await jobDue('timeout')) - (Date.parse(made.body.expiresAt) - 2000))).toBeLessThan(1500);
+      await queue.close();
+      const bad = await api.post(
+        '/v1/asks',
+        askBody('lw-hours-bad', { to: { channel: 'test', chat: 'c', hours: { ...hours, from: '9am' } } }),
+      );
+      expect(issuesOf(bad.body)[0]!.path).toEqual(['to', 'hours', 'from']);
+    } finally {
+      offset = 0;
+    }
+  });
+});
+
 describe('a step job that comes early for a step days away', () => {
   it('goes back to the queue, due a lead before the step, instead of being held in memory for days', async () => {
     const qPrefix = `{lw-far-${Date.now()}}`;

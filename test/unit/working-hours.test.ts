@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { WorkingHoursSchema, nextOpening, weekdaysOf } from '../../src/core/working-hours.js';
+import { policySteps } from '../../src/core/policy.js';
+import { stepCall } from '../../src/core/step-due.js';
+import { transition } from '../../src/core/lifecycle.js';
+import { AskRequestSchema, type AskRecord, type Question } from '../../src/core/schemas.js';
+import { askRecord } from '../helpers/records.js';
+
+const q: Question[] = [{ id: 'q1', question: 'Go?', multiSelect: false, options: [{ label: 'Yes' }, { label: 'No' }] }];
 
 const lisbon = WorkingHoursSchema.parse({ days: 'mon-fri', from: '09:00', to: '18:00', timeZone: 'Europe/Lisbon' });
 const at = (iso: string) => Date.parse(iso);
@@ -85,4 +92,78 @@ describe('nextOpening: when a step due at a moment may run', () => {
     ],
   ];
   it.each(rows)('%s', (_name, hours, from, expected) => expect(iso(nextOpening(hours, at(from)))).toBe(expected));
+});
+
+describe('policy steps wait for their people’s working hours', () => {
+  // Saturday 2030-01-12 12:00 UTC; Lisbon works mon-fri 09:00–18:00 (UTC+0 in winter).
+  const saturday = Date.parse('2030-01-12T12:00:00Z');
+  const hours = { days: 'mon-fri', from: '09:00', to: '18:00', timeZone: 'Europe/Lisbon' };
+  const monday = '2030-01-14T09:00:00.000Z';
+  const record = (targets: object[], policy: object) =>
+    askRecord(q, {
+      createdAt: iso(saturday),
+      expiresAt: iso(saturday + 7 * 86_400_000),
+      timeoutSeconds: 7 * 86_400,
+      targets: targets as AskRecord['targets'],
+      policy: policy as AskRecord['policy'],
+    });
+  const lisbonChat = { channel: 'telegram', chat: '42', hours };
+  const anytime = { channel: 'slack', chat: 'C1' };
+
+  it('a reminder due on Saturday waits for Monday 09:00 when every target states hours', () => {
+    const steps = policySteps(record([lisbonChat], { remindAfterSeconds: [60, 3 * 86_400] }));
+    expect(steps.map((s) => [s.step, new Date(s.at).toISOString()])).toEqual([
+      ['remind-1', monday],
+      ['remind-2', '2030-01-15T12:00:00.000Z'],
+    ]);
+  });
+
+  it('a target without hours is always there: the reminder keeps its time', () => {
+    const steps = policySteps(record([lisbonChat, anytime], { remindAfterSeconds: [60] }));
+    expect(steps[0]!.at).toBe(saturday + 60_000);
+  });
+
+  it('an escalation step waits for the hours of its own targets', () => {
+    const policy = {
+      escalate: [
+        { afterSeconds: 600, to: [{ channel: 'slack', chat: 'C2', hours: { ...hours, timeZone: 'Asia/Tokyo' } }] },
+        { afterSeconds: 600, to: [anytime] },
+      ],
+    };
+    const steps = policySteps(record([anytime], policy));
+    // Tokyo's Monday 09:00 is Monday 00:00 UTC.
+    expect(steps.map((s) => new Date(s.at).toISOString())).toEqual([
+      '2030-01-14T00:00:00.000Z',
+      new Date(saturday + 600_000).toISOString(),
+    ]);
+  });
+
+  it('the step job waits until the opening, then applies; the timeout never waits', () => {
+    const r = record([lisbonChat], { remindAfterSeconds: [60] });
+    expect(stepCall(r, 'remind-1', saturday + 60_000)).toEqual({ kind: 'wait', notBefore: Date.parse(monday) });
+    expect(stepCall(r, 'remind-1', Date.parse(monday))).toEqual({ kind: 'apply', event: { type: 'remind', n: 1 } });
+    expect(stepCall(r, 'timeout', r.timeoutSeconds * 1000 + saturday)).toEqual({
+      kind: 'apply',
+      event: { type: 'timeout' },
+    });
+  });
+
+  it('a step pushed past the deadline never fires', () => {
+    const r = { ...record([lisbonChat], { remindAfterSeconds: [60] }), expiresAt: iso(saturday + 3600_000) };
+    expect(transition(r, { type: 'remind', n: 1 }, Date.parse(monday))).toEqual({
+      kind: 'unchanged',
+      outcome: { code: 'updated' },
+    });
+  });
+
+  it('the request takes hours on a target and names a bad field', () => {
+    const body = (to: object) => ({
+      runId: 'r',
+      questions: [{ question: 'Go?', options: [{ label: 'A' }, { label: 'B' }] }],
+      to,
+    });
+    expect(AskRequestSchema.safeParse(body(lisbonChat)).success).toBe(true);
+    const bad = AskRequestSchema.safeParse(body({ ...lisbonChat, hours: { ...hours, days: 'weekdays' } }));
+    expect(bad.error?.issues.map((i) => i.path)).toEqual([['to', 'hours', 'days']]);
+  });
 });
