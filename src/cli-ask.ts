@@ -4,6 +4,7 @@ import {
   AskgateApiError,
   AskgateClient,
   AskgateConnectionError,
+  ExpiresAtSchema,
   LocaleSchema,
   TimeZoneSchema,
   type AskInput,
@@ -38,6 +39,7 @@ const SINGLE = [
   'run',
   'agent',
   'timeout',
+  'expires-at',
   'url',
   'idempotency-key',
   'retry-for',
@@ -70,6 +72,8 @@ export function askBodyFromArgs(argv: string[]): AskArgs {
       ...QUESTION_OPTIONS,
       ...APPROVAL_OPTIONS,
       timeout: { type: 'string' },
+      'expires-at': { type: 'string' },
+      async: { type: 'boolean' },
       wait: { type: 'boolean' },
       url: { type: 'string' },
       'idempotency-key': { type: 'string' },
@@ -94,6 +98,16 @@ export function askBodyFromArgs(argv: string[]): AskArgs {
   };
   if (values.agent !== undefined) body.agent = values.agent;
   if (values.timeout !== undefined) body.timeoutSeconds = wholeSeconds('--timeout', values.timeout, 1);
+  if (values['expires-at'] !== undefined) {
+    if (values.timeout !== undefined) throw new UsageError('give --timeout or --expires-at, not both');
+    body.expiresAt = isoTime('--expires-at', values['expires-at']);
+  }
+  // An async ask may wait for days: its caller comes back with `askgate wait <askId>`, not --wait.
+  if (values.async) {
+    if (values.wait)
+      throw new UsageError('--async asks are not waited for: leave out --wait, then run askgate wait <askId>');
+    body.async = true;
+  }
   if (values.locale !== undefined) {
     if (!LocaleSchema.safeParse(values.locale).success)
       throw new UsageError(`--locale must be a BCP 47 language tag such as "pt-BR", not ${shown(values.locale)}`);
@@ -123,6 +137,15 @@ export function wholeSeconds(flag: string, value: string, min: number): number {
       `${flag} must be a whole number of seconds${min ? ` of at least ${min}` : ''}, not ${shown(value)}`,
     );
   return seconds;
+}
+
+/** An ISO 8601 time with an offset from flag `flag`, or a UsageError naming it. */
+export function isoTime(flag: string, value: string): string {
+  if (!ExpiresAtSchema.safeParse(value).success)
+    throw new UsageError(
+      `${flag} must be an ISO 8601 time with an offset, e.g. 2026-12-24T17:00:00Z, not ${shown(value)}`,
+    );
+  return value;
 }
 
 /** The base URL askgate is reached at: `--url`, else `ASKGATE_URL`, else `http://127.0.0.1:$PORT`. */

@@ -22,6 +22,8 @@ Usage:
               [--to ... (repeat: several targets)] [--remind <seconds>]... [--agree <n>]
               [--escalate <seconds>=<channel>:<chat>[,<channel>:<chat>]]... [--default <questionId>=<label or value>]...
               [--locale <BCP 47 tag, e.g. pt-BR>] [--time-zone <IANA zone, e.g. America/Sao_Paulo>]
+              [--expires-at <ISO 8601 time>, instead of --timeout] [--async: the ask may wait up to
+              ASKGATE_ASYNC_TIMEOUT_MAX_SECONDS (30 days); come back with askgate wait, not --wait]
               typed questions, instead of --option: --kind text|number|date|time|datetime|email|url
               [--min <value>] [--max <value>] [--integer] [--unit <text>] (number; --min/--max also date,
               time, datetime) [--min-length <n>] [--max-length <n>] [--pattern <RE2>] (text)
@@ -32,6 +34,8 @@ Usage:
   askgate wait <askId> [--retry-for <seconds>] [--url <askgate url>]
                                    waits for an ask's result (one that ask without --wait created,
                                    or any other) and prints it, as ask --wait does
+  askgate extend <askId> --timeout <seconds> | --until <ISO 8601 time> [--by <who>] [--url <askgate url>]
+                                   moves a pending ask's deadline (at least 60 s from now) and prints the ask
   askgate list [--run <runId>] [--channel <channel>] [--agent <name>] [--limit <1-200>] [--cursor <nextCursor>] [--url <askgate url>]
                                    pending asks, oldest first, as JSON {asks, nextCursor}
   askgate audit verify <file> [--public-key <PEM or file>] | audit public-key | audit export --from <ISO> [--to <ISO>]
@@ -46,7 +50,8 @@ retried (by ask with the same idempotency key, generated when not given) for --r
 Exit codes of ask and wait: 0 answered (or created, without --wait; an approval: approved or edited),
                    5 an approval rejected or changes requested, 3 no answer, 4 still pending,
                    2 invalid arguments or request, 1 any other error (e.g. askgate unreachable);
-of list: 0 listed, 2 invalid arguments or query, 1 any other error.`;
+of list: 0 listed, 2 invalid arguments or query, 1 any other error;
+of extend: 0 extended, 2 invalid arguments or deadline, 1 any other error (e.g. the ask had ended).`;
 
 async function serve(): Promise<void> {
   tuneGarbageCollector();
@@ -80,6 +85,7 @@ const CLIENT_COMMANDS = {
   wait: async () => runWait,
   list: async () => (await import('./cli-list.js')).runList,
   audit: async () => (await import('./audit/cli.js')).runAudit,
+  extend: async () => (await import('./cli-extend.js')).runExtend,
 } satisfies Record<string, () => Promise<(argv: string[]) => Promise<number>>>;
 
 /** Runs the `askgate` command line (`argv` without node and the script); exits the process except for `serve`. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Target } from './core/schemas.js';
+import type { TimeoutBounds } from './core/deadline.js';
 import type { HostAllowList } from './webhooks/allowed-hosts.js';
 import { canonicalLocale, shippedLocale } from './core/i18n/index.js';
 import {
@@ -37,6 +38,10 @@ const EnvSchema = z.object({
   ASKGATE_TIMEOUT_DEFAULT_SECONDS: int(900, 1),
   ASKGATE_TIMEOUT_MIN_SECONDS: int(30, 1),
   ASKGATE_TIMEOUT_MAX_SECONDS: int(3600, 1),
+  // Asks with a durable way back (callbackUrl, "async": true, an A2A push config, an MCP task): 30 days.
+  ASKGATE_ASYNC_TIMEOUT_MAX_SECONDS: int(2_592_000, 1),
+  // An extension never leaves less than this before the new deadline.
+  ASKGATE_EXTEND_MIN_SECONDS: int(60, 1, 3600),
   ASKGATE_RETENTION_SECONDS: int(86_400, 60),
   ASKGATE_MAX_WAIT_SECONDS: int(600, 0, 3600),
   ...AUDIT_ENV,
@@ -101,7 +106,8 @@ export interface Config {
   keyPrefix: string;
   /** The audit trail (src/audit, docs/audit.md). */
   audit: AuditConfig;
-  timeouts: { defaultSeconds: number; minSeconds: number; maxSeconds: number };
+  /** The bounds of an ask's wait (core/deadline.ts). */
+  timeouts: TimeoutBounds;
   retentionMs: number;
   /** ASKGATE_DEFAULT_LOCALE (canonical BCP 47; default `en`): the language of asks that name none. */
   defaultLocale: string;
@@ -215,6 +221,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.ASKGATE_TIMEOUT_MIN_SECONDS > e.ASKGATE_TIMEOUT_MAX_SECONDS) {
     throw new ConfigError('invalid configuration: ASKGATE_TIMEOUT_MIN_SECONDS is above ASKGATE_TIMEOUT_MAX_SECONDS');
   }
+  if (e.ASKGATE_ASYNC_TIMEOUT_MAX_SECONDS < e.ASKGATE_TIMEOUT_MAX_SECONDS) {
+    throw new ConfigError(
+      'invalid configuration: ASKGATE_ASYNC_TIMEOUT_MAX_SECONDS is below ASKGATE_TIMEOUT_MAX_SECONDS (an ask with a way back may wait at least as long as one without)',
+    );
+  }
   if (e.REDIS_CLUSTER === 'true' && !e.REDIS_URL) {
     throw new ConfigError(
       'invalid configuration: REDIS_CLUSTER=true needs REDIS_URL with the seed nodes, e.g. redis://10.0.0.1:6379,redis://10.0.0.2:6379',
@@ -264,6 +275,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       defaultSeconds: e.ASKGATE_TIMEOUT_DEFAULT_SECONDS,
       minSeconds: e.ASKGATE_TIMEOUT_MIN_SECONDS,
       maxSeconds: e.ASKGATE_TIMEOUT_MAX_SECONDS,
+      asyncMaxSeconds: e.ASKGATE_ASYNC_TIMEOUT_MAX_SECONDS,
+      extendMinSeconds: e.ASKGATE_EXTEND_MIN_SECONDS,
     },
     retentionMs: e.ASKGATE_RETENTION_SECONDS * 1000,
     defaultLocale,

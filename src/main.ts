@@ -91,9 +91,7 @@ export async function startAskgate(config: Config, options: StartOptions = {}): 
     renderPush: async (record) => (await import('./a2a/push.js')).renderPush(record),
     ...(links && { pageLink: deliveryLink(links, () => clock.now()) }),
     settings: {
-      defaultTimeoutSeconds: config.timeouts.defaultSeconds,
-      minTimeoutSeconds: config.timeouts.minSeconds,
-      maxTimeoutSeconds: config.timeouts.maxSeconds,
+      timeouts: config.timeouts,
       retentionMs: config.retentionMs,
       defaultLocale: config.defaultLocale,
       channelNames: CHANNEL_DISPLAY_NAMES,

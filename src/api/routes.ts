@@ -8,6 +8,7 @@ import { ListAsksQuerySchema } from '../core/ask-listing.js';
 import { GuardBlockedRequestSchema } from '../core/guard-blocked.js';
 import type { ServerDeps } from './server.js';
 import { canonicalJson } from '../core/canonical-json.js';
+import { ExtendRequestSchema } from '../core/deadline.js';
 
 const IdempotencyKeySchema = z
   .string()
@@ -127,6 +128,13 @@ export function registerAskRoutes(app: FastifyInstance, deps: ServerDeps): void 
     const body = parse(AnswerRequestSchema, request.body, 'invalid_answer');
     const record = await gateway.answer(id, body, { channel: 'api', userId: body.by ?? 'api' });
     return publicRecord(record);
+  });
+
+  // Moves a pending ask's deadline; who asked is recorded like an answer's `by`.
+  app.post('/v1/asks/:id/extend', async (request) => {
+    const id = askId(request);
+    const body = parse(ExtendRequestSchema, request.body);
+    return publicRecord(await gateway.extend(id, body.until, { channel: 'api', userId: body.by ?? 'api' }));
   });
 
   app.post('/v1/asks/:id/cancel', async (request) => publicRecord(await gateway.cancel(askId(request))));

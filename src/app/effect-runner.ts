@@ -138,6 +138,9 @@ export class EffectRunner {
         return steps.schedule(askId, effect.step, effect.at);
       case 'unschedule':
         return steps.cancel(askId, effect.step);
+      case 'reschedule':
+        await steps.cancel(askId, effect.step);
+        return steps.schedule(askId, effect.step, effect.at);
       case 'enqueue': {
         const job: OutboxJob =
           effect.job.kind === 'remind'

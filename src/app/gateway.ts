@@ -17,12 +17,13 @@ import type { LongPolls } from './long-poll.js';
 import type { ListAsksQuery } from '../core/ask-listing.js';
 import { listPendingAsks, type AskListing } from './ask-listing.js';
 import { recordGuardBlocked } from './guard-blocked.js';
+import type { ExtendBy, TimeoutBounds } from '../core/deadline.js';
+import { extendAsk } from './extend-ask.js';
 
 /** Tunables of the gateway, all in one place (filled from config.ts). */
 export interface GatewaySettings extends WorkSettings {
-  defaultTimeoutSeconds: number;
-  minTimeoutSeconds: number;
-  maxTimeoutSeconds: number;
+  /** The bounds of an ask's wait: default, least, most without and with a way back (core/deadline.ts). */
+  timeouts: TimeoutBounds;
   /** How long terminal records are kept for late taps, GET and audit. */
   retentionMs: number;
   /** The language of asks without a locale (ASKGATE_DEFAULT_LOCALE); English when absent. */
@@ -71,12 +72,6 @@ export class Gateway {
     this.polls = deps.polls;
   }
 
-  /** Clamps a requested timeout into the configured bounds. */
-  clampTimeout(seconds: number | undefined): number {
-    const { defaultTimeoutSeconds, minTimeoutSeconds, maxTimeoutSeconds } = this.deps.settings;
-    return Math.min(maxTimeoutSeconds, Math.max(minTimeoutSeconds, seconds ?? defaultTimeoutSeconds));
-  }
-
   /**
    * Creates an ask (superseding the run's pending one), schedules its timeout and queues its
    * delivery. With an idempotency key, every request carrying it returns the same record.
@@ -88,7 +83,12 @@ export class Gateway {
     /** How an A2A client wants its result pushed to the callbackUrl. */
     push?: PushConfig,
   ): Promise<{ record: AskRecord; created: boolean }> {
-    return openAsk(this.deps, request, this.clampTimeout(request.timeoutSeconds), idempotency, presetId, push);
+    return openAsk(this.deps, request, idempotency, presetId, push);
+  }
+
+  /** Moves a pending ask's deadline (`POST /v1/asks/:id/extend`); 409 `not_pending` once it ended. */
+  async extend(askId: string, by: ExtendBy, who: Responder): Promise<AskRecord> {
+    return extendAsk(this.deps, this, askId, by, who);
   }
 
   /** Reads an ask or throws 404. */

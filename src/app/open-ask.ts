@@ -1,5 +1,6 @@
 import { AskgateError, invalid, type Issue } from '../core/errors.js';
 import { policyIssues } from '../core/policy.js';
+import { askDeadline, hasWayBack, maxWaitOf } from '../core/deadline.js';
 import { targetList } from '../core/request-policy.js';
 import { createAsk, isTerminal, transition } from '../core/lifecycle.js';
 import { actionHash } from './action-hash.js';
@@ -26,19 +27,25 @@ export function foldFor(
 }
 
 /**
- * {@link Gateway.ask} after the timeout is clamped: creates the ask (superseding the run's pending
- * one), schedules its timeout and queues its delivery.
+ * {@link Gateway.ask}: finds the deadline (core/deadline.ts: a timeout is clamped into the bounds,
+ * the long maximum for an ask with a way back; an `expiresAt` out of them is a 400), creates the
+ * ask (superseding the run's pending one), schedules its timeout and queues its delivery.
  */
 export async function openAsk(
   deps: GatewayDeps,
   request: AskRequest,
-  timeoutSeconds: number,
   idempotency?: { key: string; requestHash: string },
   presetId?: string,
   push?: PushConfig,
 ): Promise<{ record: AskRecord; created: boolean }> {
   const { store, channels, settings, clock, runner } = deps;
   checkChannels(channels, request);
+  const wayBack = hasWayBack(request);
+  const found = askDeadline(request, wayBack, settings.timeouts, clock.now());
+  if (!found.ok) throw invalid('invalid_request', found.issues);
+  const timeoutSeconds = found.seconds;
+  // An absolute deadline stays as given; a timeout counts from the moment the record is made.
+  const deadline = request.expiresAt !== undefined ? { deadline: found.at } : {};
   const late = policyIssues(request, timeoutSeconds);
   if (late.length > 0) throw invalid('invalid_request', late);
   if (request.callbackUrl !== undefined) checkCallbackUrl(deps.webhooks, request.callbackUrl);
@@ -48,7 +55,8 @@ export async function openAsk(
   const approvalHash = request.approval && actionHash(request.approval.action, request.approval.arguments);
   let askId = presetId ?? deps.newId();
   if (idempotency) {
-    const ttl = settings.retentionMs + settings.maxTimeoutSeconds * 1000;
+    // The key answers replays for as long as the ask may first wait, plus the retention.
+    const ttl = settings.retentionMs + maxWaitOf(settings.timeouts, wayBack) * 1000;
     const claim = await store.claimIdempotencyKey(idempotency.key, idempotency.requestHash, askId, ttl);
     if (claim.requestHash !== idempotency.requestHash) {
       throw new AskgateError('idempotency_conflict', 'this Idempotency-Key was used with a different request body');
@@ -65,6 +73,7 @@ export async function openAsk(
       ...(idempotency ? { key: idempotency.key } : {}),
       ...(push ? { push } : {}),
       ...(approvalHash ? { actionHash: approvalHash } : {}),
+      ...deadline,
     });
     const superseding = current && !isTerminal(current) ? transition(current, { type: 'supersede' }, now) : null;
     const supersede = superseding?.kind === 'changed' && current ? { prev: current, next: superseding.record } : null;

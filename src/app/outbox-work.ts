@@ -220,6 +220,20 @@ export class OutboxWork implements OutboxHandlers {
     await this.gateway.apply(askId, { type: 'reminder_posted', index, n });
   }
 
+  /** Indexes delivery `index`'s conversation and message again, until the record's deadline (+ retention). */
+  private async reindex(record: AskRecord, index: number, messageId: string): Promise<void> {
+    const { indexes, clock, settings } = this.deps;
+    const { channel, chat } = record.deliveries[index]!;
+    const until = deadlineOf(record);
+    await indexes.addToConversation({ channel, chat }, record.id, until);
+    await indexes.bindMessage(
+      { channel, chat },
+      messageId,
+      record.id,
+      keptForMs(until, clock.now(), settings.retentionMs),
+    );
+  }
+
   /** Re-renders delivery `index`'s open message (the tally); an ended ask gets its final edit instead. */
   private async refresh(askId: string, index: number): Promise<void> {
     const { store, channels, clock } = this.deps;
@@ -228,6 +242,9 @@ export class OutboxWork implements OutboxHandlers {
     if (!record || !delivery?.message || !stillOwed(record, { kind: 'refresh', index }, clock.now())) return;
     const channel = channels.get(delivery.channel);
     if (!channel) throw new ChannelError(`channel "${delivery.channel}" is not enabled`, true);
+    // A moved deadline (extend): the conversation's index and the message's binding live as long
+    // as the ask now may (they were made for the old deadline).
+    if (record.extended) await this.reindex(record, index, delivery.message.messageId);
     // A message that cannot be edited keeps what it showed: its outcome comes as a new message.
     if (channel.capabilities?.edits === false) return;
     await channel.refresh(delivery.message, this.openView(record, index, channel));

@@ -51,7 +51,9 @@ export function startAudit(parts: AuditParts): RunningAudit | null {
   });
   // The longest a record lives: the longest timeout, then the retention after it; a cursor must
   // outlive its ask's record or a rescan would append the ask's entries again.
-  const recordLifeMs = config.timeouts.maxSeconds * 1000 + config.retentionMs;
+  // An ask with a way back may wait the long maximum (an extension stays within it too).
+  const recordLifeMs =
+    Math.max(config.timeouts.maxSeconds, config.timeouts.asyncMaxSeconds) * 1000 + config.retentionMs;
   const sequencer = new AuditSequencer({
     chain,
     store: parts.store,

@@ -78,6 +78,12 @@ export type AskInput = z.input<typeof AskRequestSchema>;
  */
 export type AnswerInput = z.input<typeof AnswerRequestSchema>;
 
+/**
+ * What `extend()` accepts: `{timeoutSeconds}` (from now) or `{expiresAt}` (ISO 8601 with an offset),
+ * optionally `by` (who asked, recorded in the ask's history).
+ */
+export type ExtendInput = ({ timeoutSeconds: number } | { expiresAt: string }) & { by?: string };
+
 /** Options of {@link AskgateClient}. */
 export interface AskgateClientOptions {
   /** Base URL of askgate, e.g. `http://127.0.0.1:7420`. */
@@ -187,6 +193,15 @@ export class AskgateClient {
   /** Cancels a pending ask (it ends `no_answer`/`cancelled`); 409 `already_resolved` when it had ended. */
   cancel(askId: string): Promise<AskView> {
     return this.http.request('POST', `/v1/asks/${enc(askId)}/cancel`, AskViewSchema, {});
+  }
+
+  /**
+   * Moves a pending ask's deadline (`POST /v1/asks/:id/extend`): at least 60 s from now, at most
+   * the ask's maximum (the long one when it has a way back: `async`, a `callbackUrl`). 409
+   * `not_pending` once it ended; 400 naming the field when out of range.
+   */
+  extend(askId: string, body: ExtendInput): Promise<AskView> {
+    return this.http.request('POST', `/v1/asks/${enc(askId)}/extend`, AskViewSchema, { body });
   }
 
   /** Answers (or skips) an ask through the API, as an operator would: `answers` as strings, or typed `values`. */

@@ -62,6 +62,8 @@ export {
   type StoredApproval,
 } from '../core/approval/approval-schema.js';
 export { DECISIONS } from '../core/approval/decisions.js';
+export { ExpiresAtSchema } from '../core/request-schemas.js';
+export { ExtendRequestSchema } from '../core/deadline.js';
 
 import type { z } from 'zod';
 import type { QuestionSchema, ValuesSchema } from '../core/schemas.js';

@@ -12,6 +12,7 @@ import { originMatches, tokenMatches } from '../security/http.js';
 import { ConsoleAuth, CSRF_HEADER, isHttps, sessionCookie, type ConsoleSessionStore } from './session.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 import { consoleView } from './view.js';
+import { ExtendRequestSchema } from '../core/deadline.js';
 import { fieldProblems, operatorLocale, withProblems, zonedInputs } from './typed-answers.js';
 
 /** Who may call a console route: anyone (the page shell, login) or a signed-in session. */
@@ -162,6 +163,20 @@ const consoleRoutes: FastifyPluginAsync<ConsoleOptions> = async (scope, deps) =>
       });
       request.raw.socket.setTimeout(0);
       await hub.attach(reply.raw, sid);
+    },
+  );
+
+  // Moves a pending ask's deadline: the operator's name, when given, is who asked.
+  scope.post(
+    '/console/asks/:id/extend',
+    { config: { auth: 'console', access: 'session', guard: 'csrf' } satisfies RouteRules },
+    async (request: FastifyRequest) => {
+      const id = (request.params as { id: string }).id;
+      if (!ASK_ID_PATTERN.test(id)) throw new AskgateError('not_found', `no ask with id "${id.slice(0, 40)}"`);
+      const parsed = ExtendRequestSchema.safeParse(request.body);
+      if (!parsed.success) throw invalid('invalid_request', toIssues(parsed.error.issues));
+      const by = { channel: 'web', userId: parsed.data.by ?? 'web' };
+      return { ask: consoleView(await deps.gateway.extend(id, parsed.data.until, by)) };
     },
   );
 

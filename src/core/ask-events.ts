@@ -42,7 +42,9 @@ export type AskEvent =
   /** A history note that changes nothing else (a rejected reply, a hint sent, a webhook result). */
   | { type: 'note'; entry: Omit<HistoryEntry, 'at'> }
   /** A tool call the run's guard did not run while the ask was open (core/guard-blocked.ts). */
-  | { type: 'guard_blocked'; tool: string };
+  | { type: 'guard_blocked'; tool: string }
+  /** The deadline moves to `at` (epoch ms), asked by `by` (core/extend.ts). */
+  | { type: 'extend'; at: number; by: Responder };
 
 /** What a transition meant for whoever caused it. */
 export type TransitionOutcome =

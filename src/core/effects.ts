@@ -39,6 +39,12 @@ export type Effect =
   | { type: 'publish' }
   /** Runs `step` at `at` (epoch ms), idempotently. */
   | { type: 'schedule'; step: Step; at: number }
+  /**
+   * Moves a scheduled step to `at`: its job removed, then added anew (in that order: adding while
+   * the old job stands would change nothing). Should the removal fail, the old job finds its step
+   * not due yet and waits for the new time (core/step-due.ts).
+   */
+  | { type: 'reschedule'; step: Step; at: number }
   /** Best-effort removal of a scheduled step; correctness never depends on it. */
   | { type: 'unschedule'; step: Step }
   /** `step` is overdue and its job was lost: run it now. */

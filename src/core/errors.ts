@@ -9,6 +9,8 @@ export type ErrorCode =
   | 'idempotency_conflict'
   /** The run has no open ask (e.g. a guard reporting a blocked call after the answer came). */
   | 'no_pending_ask'
+  /** The ask is no longer pending (ended, or past its deadline): its deadline cannot move. */
+  | 'not_pending'
   | 'channel_not_enabled'
   /** An answer link was asked for, but `ASKGATE_PUBLIC_URL` (and `ASKGATE_LINK_SECRET`) are not set. */
   | 'links_not_configured'
@@ -31,6 +33,7 @@ const HTTP_STATUS: Record<ErrorCode, number> = {
   already_resolved: 409,
   idempotency_conflict: 409,
   no_pending_ask: 409,
+  not_pending: 409,
   payload_too_large: 413,
   store_unavailable: 503,
   too_many_connections: 503,

@@ -15,6 +15,7 @@ import type { AskEvent, TransitionResult } from './ask-events.js';
 import { isDue } from './step-due.js';
 import { decide } from './approval/decide.js';
 import { guardBlocked } from './guard-blocked.js';
+import { extend } from './extend.js';
 
 export { HISTORY_LIMIT } from './record-history.js';
 export {
@@ -69,6 +70,8 @@ export function transition(record: AskRecord, event: AskEvent, now: number): Tra
       return end(record, 'superseded', now);
     case 'guard_blocked':
       return guardBlocked(record, event.tool, now);
+    case 'extend':
+      return extend(record, event, now);
     case 'skip':
       if (!mayAnswer(record, event.by, event.chat)) return { kind: 'unchanged', outcome: { code: 'forbidden' } };
       if (now > deadlineOf(record)) return expired(record, now);

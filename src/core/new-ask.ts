@@ -24,6 +24,8 @@ export interface NewAskExtras {
   push?: PushConfig;
   /** An approval's `sha256:` hash of `{action, arguments}` (computed by the shell: core does no hashing). */
   actionHash?: string;
+  /** The deadline (epoch ms) when the request gave `expiresAt`; else created + `timeoutSeconds`. */
+  deadline?: number;
 }
 
 /** A new pending record for `request` (version = the run's next). */
@@ -33,7 +35,7 @@ export function newAskRecord(
   version: number,
   timeoutSeconds: number,
   now: number,
-  { key, push, actionHash }: NewAskExtras = {},
+  { key, push, actionHash, deadline }: NewAskExtras = {},
 ): AskRecord {
   const targets = targetList(request.to);
   const to = targets[0] ?? null;
@@ -51,8 +53,9 @@ export function newAskRecord(
     targets,
     ...(policy ? { policy } : {}),
     createdAt: new Date(now).toISOString(),
-    expiresAt: new Date(now + timeoutSeconds * 1000).toISOString(),
+    expiresAt: new Date(deadline ?? now + timeoutSeconds * 1000).toISOString(),
     timeoutSeconds,
+    ...(request.async === true ? { async: true } : {}),
     result: null,
     partial: {},
     history: [{ type: 'created', at: new Date(now).toISOString(), ...(to ? { channel: to.channel } : {}) }],

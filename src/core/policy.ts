@@ -4,6 +4,7 @@ import { ownValue } from './own.js';
 import type { Step } from './effects.js';
 import { targetList } from './request-policy.js';
 import { kindOf, strictContext, type KindName } from './questions/index.js';
+import { openingFor } from './working-hours.js';
 
 /** An ask's policy as stored: normalised (targets always a list, default labels canonical). */
 export type AskPolicy = StoredPolicy;
@@ -63,26 +64,33 @@ export interface PolicyStep {
   at: number;
 }
 
-/** Every reminder and escalation step of the record's policy, fired or not. */
-export function policySteps(record: Pick<AskRecord, 'policy' | 'createdAt'>): PolicyStep[] {
+/**
+ * Every reminder and escalation step of the record's policy, fired or not. A step due outside the
+ * working hours of its people (a reminder: the ask's targets; an escalation step: its own) waits
+ * for the next opening (core/working-hours.ts); one that would then fall at or past the deadline
+ * never fires (the timeout owns the ask).
+ */
+export function policySteps(record: Pick<AskRecord, 'policy' | 'createdAt' | 'targets'>): PolicyStep[] {
   const created = Date.parse(record.createdAt);
   const reminders = (record.policy?.remindAfterSeconds ?? []).map((s, i): PolicyStep => ({
     step: `remind-${i + 1}` as Step,
     kind: 'remind',
     n: i + 1,
-    at: created + s * 1000,
+    at: openingFor(record.targets, created + s * 1000),
   }));
   const escalations = (record.policy?.escalate ?? []).map((s, i): PolicyStep => ({
     step: `escalate-${i + 1}` as Step,
     kind: 'escalate',
     n: i + 1,
-    at: created + s.afterSeconds * 1000,
+    at: openingFor(s.to, created + s.afterSeconds * 1000),
   }));
   return [...reminders, ...escalations];
 }
 
 /** The steps of the policy that have not fired yet. */
-export function unfiredSteps(record: Pick<AskRecord, 'policy' | 'createdAt' | 'reminded' | 'escalated'>): PolicyStep[] {
+export function unfiredSteps(
+  record: Pick<AskRecord, 'policy' | 'createdAt' | 'targets' | 'reminded' | 'escalated'>,
+): PolicyStep[] {
   return policySteps(record).filter(
     (s) => s.n > (s.kind === 'remind' ? (record.reminded ?? 0) : (record.escalated ?? 0)),
   );

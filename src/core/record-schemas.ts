@@ -39,6 +39,8 @@ const StoredTargetSchema = z.object({
   chat: z.string(),
   thread: z.string().optional(),
   users: z.array(z.string()).optional(),
+  /** Working hours (core/working-hours.ts), as the request gave them. */
+  hours: z.object({ days: z.string(), from: z.string(), to: z.string(), timeZone: z.string() }).optional(),
 });
 
 /** An ask's policy as stored (normalised; see core/policy.ts). */
@@ -79,6 +81,8 @@ export const HistoryTypeSchema = z.enum([
   'guard_blocked',
   /** The platform reported a sent message `delivered` or `read` (in `detail`); once per delivery and status. */
   'delivery_status',
+  /** The deadline moved (`POST /v1/asks/:id/extend`): from `from` to `to` (ISO times), asked by `userId`. */
+  'extended',
 ]);
 
 /** One step in an ask's history. Never holds free-text answers or tokens. */
@@ -94,6 +98,10 @@ export const HistoryEntrySchema = z.object({
   detail: z.string().optional(),
   /** `guard_blocked`: the name of the tool that did not run (never its arguments). */
   tool: z.string().optional(),
+  /** `extended`: the deadline before (ISO 8601). */
+  from: z.string().optional(),
+  /** `extended`: the deadline after (ISO 8601). */
+  to: z.string().optional(),
 });
 /** One step in an ask's history. */
 export type HistoryEntry = z.output<typeof HistoryEntrySchema>;
@@ -148,7 +156,12 @@ export const AskRecordSchema = z.object({
   partials: z.record(z.string(), z.record(z.string(), z.array(z.string()))).optional(),
   createdAt: z.string(),
   expiresAt: z.string(),
+  /** The wait the ask was created with, in seconds (after clamping); `expiresAt` is the deadline now. */
   timeoutSeconds: z.number().int(),
+  /** The caller comes back by ask id (`"async": true`, an MCP task): the ask may wait up to the long maximum. */
+  async: z.boolean().optional(),
+  /** How many times the deadline was moved (`POST /v1/asks/:id/extend`). */
+  extended: z.number().int().nonnegative().optional(),
   result: AskResultSchema.nullable(),
   /** Answers collected so far from partial replies; merged into the result when complete. */
   partial: z.record(z.string(), z.array(z.string())),

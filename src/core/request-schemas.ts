@@ -7,6 +7,7 @@ import { valueStrings } from './answer-schemas.js';
 import { ApprovalRequestSchema } from './approval/approval-schema.js';
 import { approvalPolicyIssues } from './approval/approval-policy.js';
 import { canonicalLocale, isTimeZone } from './locale-tags.js';
+import { WorkingHoursSchema } from './working-hours.js';
 
 import type { OptionSchema } from './questions/choice.js';
 
@@ -77,6 +78,8 @@ export const TargetSchema = z
     chat: platformId(256),
     thread: platformId(128).optional(),
     users: z.array(platformId(64)).min(1, 'list at least one user, or leave users out').max(50).optional(),
+    /** When the people there work: a reminder or escalation step due outside waits for the next opening. */
+    hours: WorkingHoursSchema.optional(),
   })
   .strict();
 /** Delivery target. */
@@ -175,6 +178,16 @@ export const TimeoutSecondsSchema = z.custom<number>((v) => timeoutProblem(v) ==
   error: (issue) => timeoutProblem(issue.input) ?? 'invalid',
 });
 
+/**
+ * An absolute deadline: an ISO 8601 time with its offset (`2026-12-24T17:00:00Z`,
+ * `2026-12-24T18:00:00+01:00`). Whether it is far enough ahead and within the allowed wait is the
+ * gateway's (it needs the clock); only its form is checked here.
+ */
+export const ExpiresAtSchema = z.iso.datetime({
+  offset: true,
+  error: 'must be an ISO 8601 time with an offset, e.g. "2026-12-24T17:00:00Z"',
+});
+
 /** A BCP 47 language tag (`pt-BR`, `es`, `de-CH`), checked with `Intl.getCanonicalLocales` and kept in canonical form. */
 export const LocaleSchema = z
   .string('must be a BCP 47 language tag such as "pt-BR"')
@@ -205,6 +218,13 @@ export const AskRequestSchema = z
     /** Instead of questions: the exact action a person is asked to authorize. */
     approval: ApprovalRequestSchema.optional(),
     timeoutSeconds: TimeoutSecondsSchema.optional(),
+    /** Instead of `timeoutSeconds`: when the ask ends, an absolute time. */
+    expiresAt: ExpiresAtSchema.optional(),
+    /**
+     * The caller comes back by ask id (API, SDK, SSE) rather than blocking: the ask may wait up to
+     * the long maximum (`ASKGATE_ASYNC_TIMEOUT_MAX_SECONDS`), like one with a `callbackUrl`.
+     */
+    async: z.boolean('must be true or false').optional(),
     callbackUrl: z
       .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
       .max(2000)
@@ -229,6 +249,8 @@ export const AskRequestSchema = z
   .superRefine((req, ctx) => {
     if ((req.questions === undefined) === (req.approval === undefined))
       ctx.addIssue({ code: 'custom', path: ['questions'], message: 'send questions or an approval (one of them)' });
+    if (req.timeoutSeconds !== undefined && req.expiresAt !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['expiresAt'], message: 'give timeoutSeconds or expiresAt, not both' });
     for (const issue of approvalPolicyIssues(req)) ctx.addIssue({ code: 'custom', ...issue });
   })
   .transform((req) => ({

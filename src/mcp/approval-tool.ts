@@ -54,6 +54,12 @@ export const RequestApprovalInputShape = {
     .number()
     .optional()
     .describe('How long to wait for the decision, in seconds (default 900, clamped to 30–3600)'),
+  expiresAt: z
+    .string()
+    .optional()
+    .describe(
+      'Instead of timeoutSeconds: when the question ends, ISO 8601 with an offset, e.g. "2026-12-24T17:00:00Z" (within an hour; up to 30 days when called as a task)',
+    ),
   to: PolicyInputShape.to,
   remindAfterSeconds: PolicyInputShape.remindAfterSeconds,
   escalate: PolicyInputShape.escalate,
@@ -92,6 +98,7 @@ export function toApprovalInput(args: RequestApprovalArgs, defaults: { runId: st
       ...(requestedBy !== undefined ? { requestedBy } : {}),
     },
     ...(args.timeoutSeconds !== undefined ? { timeoutSeconds: Math.max(1, Math.round(args.timeoutSeconds)) } : {}),
+    ...(args.expiresAt !== undefined ? { expiresAt: args.expiresAt } : {}),
     ...policy,
     ...(args.onTimeout !== undefined ? { onTimeout: { decision: args.onTimeout.decision } } : {}),
     ...(args.locale !== undefined ? { locale: args.locale } : {}),

@@ -146,12 +146,16 @@ export function askgateCalls(opts: McpCallOptions) {
   const createCall = async (input: AskInput): Promise<CreatedAsk | ToolResult> => {
     let created: CreatedAsk | undefined;
     try {
-      // Never aborted: the task outlives this request; tasks/cancel ends it.
-      await opts.backend.ask(input, {
-        signal: new AbortController().signal,
-        waitMs: 0,
-        onCreated: (a) => (created = a),
-      });
+      // Never aborted: the task outlives this request; tasks/cancel ends it. A task is a durable
+      // way back (the client polls it by id): the ask may wait up to the long maximum.
+      await opts.backend.ask(
+        { ...input, async: true },
+        {
+          signal: new AbortController().signal,
+          waitMs: 0,
+          onCreated: (a) => (created = a),
+        },
+      );
     } catch (error) {
       return toolError(`askgate could not ask: ${describe(error)}`);
     }

@@ -53,6 +53,12 @@ export const AskUserInputShape = {
     .number()
     .optional()
     .describe('How long to wait for the answer, in seconds (default 900, clamped to 30–3600)'),
+  expiresAt: z
+    .string()
+    .optional()
+    .describe(
+      'Instead of timeoutSeconds: when the question ends, ISO 8601 with an offset, e.g. "2026-12-24T17:00:00Z" (within an hour; up to 30 days when called as a task)',
+    ),
   ...PolicyInputShape,
   locale: z
     .string()
@@ -113,6 +119,7 @@ export function toAskInput(args: AskUserArgs, defaults: { runId: string; to?: Ta
     questions: args.questions.map((q, i) => questionOf(q, q.id ?? defaultQuestionId(i))) as AskInput['questions'],
     // Any number is accepted, rounded, and clamped by askgate to its bounds (huge ones to the maximum).
     ...(args.timeoutSeconds !== undefined ? { timeoutSeconds: Math.max(1, Math.round(args.timeoutSeconds)) } : {}),
+    ...(args.expiresAt !== undefined ? { expiresAt: args.expiresAt } : {}),
     ...policyFields(args),
     ...(args.locale !== undefined ? { locale: args.locale } : {}),
     ...(args.timeZone !== undefined ? { timeZone: args.timeZone } : {}),

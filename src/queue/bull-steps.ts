@@ -14,6 +14,9 @@ export const STEP_QUEUE = 'askgate-timeouts';
 /** Least time a held step's backstop job is due after the step (with no lead, a job that came early by clock skew). */
 const MIN_BACKSTOP_MS = 1000;
 
+/** The furthest ahead a step whose job came early is held in memory; a later one goes back to the queue. */
+const HOLD_HORIZON_MS = 10 * 60_000;
+
 /** Default BullMQ key prefix: a hash tag, so every key of a queue lands in one Cluster slot. */
 export const DEFAULT_PREFIX = '{askgate}';
 
@@ -224,12 +227,15 @@ export class BullStepScheduler<S extends string = Step> implements StepScheduler
           const notYet = await handler(target.askId);
           if (notYet && !run.cancelled) {
             // The job stays as the step's backstop, a lead past its time; the step waits in memory.
-            const lead = Math.max(this.opts.leadMs ?? 0, MIN_BACKSTOP_MS);
+            // A step far off (its deadline moved later, and the job was not moved with it) is not
+            // held for days: its job waits in the queue, due a lead before the step as when added.
+            const far = notYet.notBefore - this.clock.now() > HOLD_HORIZON_MS;
+            const lead = far ? -(this.opts.leadMs ?? 0) : Math.max(this.opts.leadMs ?? 0, MIN_BACKSTOP_MS);
             await job.moveToDelayed(Date.now() + notYet.notBefore + lead - this.clock.now(), token);
             // Cancelled while the job moved (cancel left the then-active job to us): nothing to hold,
             // and the job, delayed and unlocked now, goes.
             if (run.cancelled) await this.removeJob(key);
-            else this.held.hold(target.askId, target.step as S, notYet);
+            else if (!far) this.held.hold(target.askId, target.step as S, notYet);
             throw new DelayedError();
           }
         } finally {

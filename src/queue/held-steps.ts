@@ -1,5 +1,5 @@
 import type { Clock, Logger, NotYet, StepHandler } from '../core/ports.js';
-import { stepJobId } from './jobs.js';
+import { MAX_TIMER_MS, stepJobId } from './jobs.js';
 
 /** What {@link HeldSteps} needs: the handlers, the clock, and the step's job to drop once it ran. */
 export interface HeldStepsDeps<S extends string> {
@@ -53,7 +53,8 @@ export class HeldSteps<S extends string> {
         const run = this.run(askId, step, notYet).finally(() => this.runs.delete(run));
         this.runs.add(run);
       },
-      Math.max(0, notYet.notBefore - this.deps.clock.now()),
+      // At most one timer's reach: a step further away is armed again when it fires early.
+      Math.max(0, Math.min(MAX_TIMER_MS, notYet.notBefore - this.deps.clock.now())),
     );
     timer.unref();
     this.held.set(key, timer);

@@ -21,6 +21,12 @@ export function outboxJobData(job: OutboxJob): OutboxJob {
     : { kind: job.kind, askId: job.askId, index: job.index };
 }
 
+/**
+ * The longest delay one Node timer takes (2^31 - 1 ms, about 24.8 days): a longer one fires after
+ * 1 ms. A step further away (an ask may wait 30 days) is armed in hops of at most this.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Default attempts per outbox job (the first try included). */
 export const DEFAULT_OUTBOX_ATTEMPTS = 8;
 

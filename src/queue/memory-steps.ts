@@ -1,7 +1,7 @@
 import type { Step } from '../core/effects.js';
 import type { Clock, Logger, ScheduledStep, StepHandler, StepHandlers, StepScheduler } from '../core/ports.js';
 import { retryDelayMs } from './backoff.js';
-import { stepJobId } from './jobs.js';
+import { MAX_TIMER_MS, stepJobId } from './jobs.js';
 import { systemClock } from '../system-clock.js';
 
 /** Options of {@link MemoryStepScheduler}. */
@@ -95,12 +95,15 @@ export class MemoryStepScheduler<S extends string = Step> implements StepSchedul
   }
 
   private arm(id: string, entry: Entry<S>, delayMs: number): void {
+    // Beyond one timer's reach: a hop, then armed again for what is left.
+    const hop = delayMs > MAX_TIMER_MS;
     entry.timer = setTimeout(
       () => {
         entry.timer = null;
-        this.fire(id, entry);
+        if (hop) this.arm(id, entry, delayMs - MAX_TIMER_MS);
+        else this.fire(id, entry);
       },
-      Math.max(0, delayMs),
+      Math.max(0, Math.min(MAX_TIMER_MS, delayMs)),
     );
     entry.timer.unref();
   }

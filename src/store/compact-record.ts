@@ -98,6 +98,8 @@ function isCreatedEntry(entry: HistoryEntry, createdAt: string, to: Target | nul
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const EARLY = ['policy', 'reminded', 'escalated', 'responses', 'partials'] as const;
+/** After `timeoutSeconds`, as in the schema: how long the ask may wait (`async`), and its extensions. */
+const WAIT = ['async', 'extended'] as const;
 const LATE = ['idempotencyKey', 'callbackUrl', 'locale', 'timeZone', 'push'] as const;
 
 /**
@@ -147,6 +149,7 @@ export function expandRecord(
   const expiresAt = c.expiresAt ?? deadlineOf(createdAt, c.timeoutSeconds);
   if (expiresAt !== undefined) record.expiresAt = expiresAt;
   record.timeoutSeconds = c.timeoutSeconds;
+  for (const k of WAIT) if (c[k] !== undefined) record[k] = c[k];
   record.result = c.result ?? null;
   record.partial = c.partial ?? {};
   record.deliveries = deliveries;
@@ -169,7 +172,7 @@ const READ_APART: Record<string, true> = { later: true, id: true, runId: true, r
  */
 export const HISTORY_TYPE_CODES = (
   'created delivered delivery_failed reply_rejected hint_sent partial answered no_answer finalized ' +
-  'finalize_failed webhook_delivered webhook_failed reminded escalated response guard_blocked delivery_status'
+  'finalize_failed webhook_delivered webhook_failed reminded escalated response guard_blocked delivery_status extended'
 ).split(' ') as readonly HistoryEntry['type'][];
 /** See {@link HISTORY_TYPE_CODES}. */
 export const DELIVERY_STATUS_CODES: readonly Delivery['status'][] = ['pending', 'sent', 'failed'];

@@ -497,9 +497,14 @@ describe('short key names in the stored ask (key-names.ts)', () => {
       'approval',
       'arguments',
       'argumentsSchema',
+      'async',
+      'days',
       'decision',
       'decisions',
       'effectiveHash',
+      'extended',
+      'from',
+      'hours',
       'integer',
       'kind',
       'max',
@@ -588,7 +593,7 @@ describe('coded values in the ~ form (compact-record.ts)', () => {
     expect(pin(HISTORY_TYPE_CODES)).toBe(
       '0=created 1=delivered 2=delivery_failed 3=reply_rejected 4=hint_sent 5=partial 6=answered ' +
         '7=no_answer 8=finalized 9=finalize_failed 10=webhook_delivered 11=webhook_failed 12=reminded ' +
-        '13=escalated 14=response 15=guard_blocked 16=delivery_status',
+        '13=escalated 14=response 15=guard_blocked 16=delivery_status 17=extended',
     );
     expect(pin(DELIVERY_STATUS_CODES)).toBe('0=pending 1=sent 2=failed');
     expect(pin(FINALIZED_CODES)).toBe('0=no 1=done 2=failed');
@@ -686,6 +691,28 @@ describe('coded values in the ~ form (compact-record.ts)', () => {
         { type: code, at: 7, ...(stored === undefined ? {} : { channel: stored }), userId: '42' },
       ]);
     }
+  });
+
+  it('an extended entry keeps both deadlines as given, and the record its count and async', () => {
+    const entry: HistoryEntry = {
+      type: 'extended',
+      at: at(9),
+      channel: 'api',
+      userId: 'ops',
+      from: '2030-01-01T14:15:00.000Z',
+      to: '2030-01-08T14:15:00.000Z',
+    };
+    const record: AskRecord = { ...telegramAsk([entry]), async: true, extended: 1, expiresAt: entry.to! };
+    const json = roundTrip(record);
+    expect(json.later.at(-1)).toEqual({
+      type: 17,
+      at: 9,
+      channel: 'api',
+      userId: 'ops',
+      from: entry.from,
+      to: entry.to,
+    });
+    expect(json).toMatchObject({ async: true, extended: 1, expiresAt: entry.to });
   });
 
   it('a guard_blocked entry stores its number and the tool under its long name, any name round-tripping', () => {
@@ -853,7 +880,7 @@ describe('coded values in the ~ form (compact-record.ts)', () => {
   });
 
   it.each([
-    ['an entry type without a value', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":17,"N":0}]}'],
+    ['an entry type without a value', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":18,"N":0}]}'],
     ['a negative entry type', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":-1,"N":0}]}'],
     ['a fractional entry type', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":1.5,"N":0}]}'],
     ['an entry type that is no value', '0 pending ~{"Q":[],"O":1,"P":6,"T":[{"M":"sent","N":0}]}'],

@@ -275,6 +275,25 @@ describe('tasks over the SDK client (A2A 1.0)', () => {
     await c.cancelTask(CancelTaskRequest.fromJSON({ id: second.id }));
   });
 
+  it('a push config is a durable way back: its ask may wait 7 days; without one the wait stays within the hour', async () => {
+    const c = await a2aClient(app.url, true);
+    const week = 7 * 86_400;
+    const pushed = send(ask({ timeoutSeconds: week }));
+    pushed.configuration = SendMessageRequest.fromJSON({
+      configuration: {
+        taskPushNotificationConfig: { url: `${receiverUrl}?t=${randomUUID()}` },
+        returnImmediately: true,
+      },
+    }).configuration;
+    const long = (await c.sendMessage(pushed)) as Task;
+    expect((await (await authed(`${app.url}/v1/asks/${long.id}`)).json()).timeoutSeconds).toBe(week);
+    const plain = send(ask({ timeoutSeconds: week }), { contextId: `ctx-week-${randomUUID()}` });
+    plain.configuration = SendMessageRequest.fromJSON({ configuration: { returnImmediately: true } }).configuration;
+    const short = (await c.sendMessage(plain)) as Task;
+    expect((await (await authed(`${app.url}/v1/asks/${short.id}`)).json()).timeoutSeconds).toBe(3600);
+    for (const id of [long.id, short.id]) await c.cancelTask(CancelTaskRequest.fromJSON({ id }));
+  });
+
   it('push notifications: the URL becomes the ask\u2019s result webhook (same allow list), in A2A 1.0\u2019s own body', async () => {
     const c = await a2aClient(app.url, true);
     const url = `${receiverUrl}?t=${randomUUID()}`;

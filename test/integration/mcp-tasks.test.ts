@@ -119,6 +119,21 @@ describe('the Tasks extension (raw 2026-07-28 requests to /mcp)', () => {
     expect(bad.result?.isError).toBe(true);
   });
 
+  it('a task is a durable way back: its ask may wait 7 days (async); a call without tasks stays within the hour', async () => {
+    const week = 7 * 86_400;
+    const { result } = await askUser({ runId: `task-week-${Date.now()}`, timeoutSeconds: week });
+    const ask = (await api.get(`/v1/asks/${result!.taskId}`)).body;
+    expect(ask).toMatchObject({ async: true, timeoutSeconds: week });
+    expect(result!.ttlMs).toBe(week * 1000);
+    const bounded = await askUser({ runId: `call-week-${Date.now()}`, timeoutSeconds: week }, false);
+    const askId = bounded.result!.structuredContent.askId as string;
+    expect((await api.get(`/v1/asks/${askId}`)).body).toMatchObject({ timeoutSeconds: 3600 });
+    expect((await api.get(`/v1/asks/${askId}`)).body).not.toHaveProperty('async');
+    const at = new Date(Date.now() + 2 * 86_400_000).toISOString();
+    const until = await askUser({ runId: `task-at-${Date.now()}`, expiresAt: at });
+    expect((await api.get(`/v1/asks/${until.result!.taskId}`)).body.expiresAt).toBe(at);
+  });
+
   it('a client that does not declare the extension gets the bounded wait, and -32021 on tasks/*', async () => {
     const { result } = await askUser({ runId: `no-task-${Date.now()}` }, false);
     expect(result).toMatchObject({ resultType: 'complete', structuredContent: { status: 'pending' } });

@@ -107,6 +107,7 @@ describe.each([
     expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual([
       'agree',
       'escalate',
+      'expiresAt',
       'locale',
       'onTimeout',
       'questions',

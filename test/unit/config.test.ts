@@ -7,7 +7,7 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({
       host: '127.0.0.1',
       redisUrl: undefined,
-      timeouts: { defaultSeconds: 900, minSeconds: 30, maxSeconds: 3600 },
+      timeouts: { defaultSeconds: 900, minSeconds: 30, maxSeconds: 3600, asyncMaxSeconds: 2_592_000 },
     });
     expect(config.reconciler.graceMs).toBeLessThan(config.retentionMs);
   });

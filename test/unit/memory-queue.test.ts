@@ -75,6 +75,22 @@ describe('MemoryStepScheduler', () => {
     expect(fired[0]!.at).toBeGreaterThanOrEqual(dueAt);
   });
 
+  it('a step 30 days away (past one timer’s 24.8-day reach) fires once, at its time, not at once', async () => {
+    const s = make();
+    const fired: number[] = [];
+    await s.start(onTimeout(async () => void fired.push(clock.now())));
+    const dueAt = clock.now() + 30 * 86_400_000;
+    await s.schedule('a30', 'timeout', dueAt);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(fired).toEqual([]);
+    await vi.advanceTimersByTimeAsync(25 * 86_400_000);
+    expect(fired).toEqual([]);
+    await vi.advanceTimersByTimeAsync(dueAt - clock.now() - 1);
+    expect(fired).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(fired).toEqual([dueAt]);
+  });
+
   it('calls a handler that says its step is not due yet again at that time, once', async () => {
     const s = make();
     const calls: number[] = [];

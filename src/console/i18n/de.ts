@@ -115,6 +115,9 @@ export const CONSOLE_DE: ConsoleMessages = {
   'event.response': 'Antwort gespeichert',
   'event.guard_blocked': 'Tool-Aufruf blockiert',
   'event.delivery_status': 'Zustellbericht',
+  'event.extended': 'Frist verschoben',
+  extend: 'Verlängern',
+  extendPrompt: 'Um wie viele Stunden ab jetzt verlängern?',
   // Approvals (console/static/app-approval.js).
   approvalFrom: 'Freigabe von {run}',
   action: 'Aktion',

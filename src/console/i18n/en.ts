@@ -124,6 +124,9 @@ export const CONSOLE_EN = {
   'event.response': 'Response recorded',
   'event.guard_blocked': 'Tool call blocked',
   'event.delivery_status': 'Delivery report',
+  'event.extended': 'Deadline moved',
+  extend: 'Extend',
+  extendPrompt: 'Extend by how many hours from now?',
   // Approvals (console/static/app-approval.js).
   approvalFrom: 'Approval from {run}',
   action: 'Action',

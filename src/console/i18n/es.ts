@@ -119,6 +119,9 @@ export const CONSOLE_ES: ConsoleMessages = {
   'event.response': 'Respuesta registrada',
   'event.guard_blocked': 'Llamada a herramienta bloqueada',
   'event.delivery_status': 'Informe de entrega',
+  'event.extended': 'Plazo ampliado',
+  extend: 'Ampliar',
+  extendPrompt: '¿Cuántas horas desde ahora?',
   // Approvals (console/static/app-approval.js).
   approvalFrom: 'Aprobación de {run}',
   action: 'Acción',

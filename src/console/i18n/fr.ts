@@ -119,6 +119,9 @@ export const CONSOLE_FR: ConsoleMessages = {
   'event.response': 'Réponse enregistrée',
   'event.guard_blocked': 'Appel d’outil bloqué',
   'event.delivery_status': 'Rapport de distribution',
+  'event.extended': 'Échéance repoussée',
+  extend: 'Prolonger',
+  extendPrompt: 'Prolonger de combien d’heures à partir de maintenant ?',
   // Approvals (console/static/app-approval.js).
   approvalFrom: 'Approbation de {run}',
   action: 'Action',

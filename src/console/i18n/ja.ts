@@ -115,6 +115,9 @@ export const CONSOLE_JA: ConsoleMessages = {
   'event.response': '回答を記録',
   'event.guard_blocked': 'ツール呼び出しをブロック',
   'event.delivery_status': '配信レポート',
+  'event.extended': '期限を変更',
+  extend: '延長',
+  extendPrompt: '今から何時間延長しますか？',
   // Approvals (console/static/app-approval.js).
   approvalFrom: '{run} からの承認依頼',
   action: 'アクション',

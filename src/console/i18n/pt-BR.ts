@@ -119,6 +119,9 @@ export const CONSOLE_PTBR: ConsoleMessages = {
   'event.response': 'Resposta registrada',
   'event.guard_blocked': 'Chamada de ferramenta bloqueada',
   'event.delivery_status': 'Relatório de entrega',
+  'event.extended': 'Prazo alterado',
+  extend: 'Estender',
+  extendPrompt: 'Estender por quantas horas a partir de agora?',
   // Approvals (console/static/app-approval.js).
   approvalFrom: 'Aprovação de {run}',
   action: 'Ação',

@@ -34,6 +34,7 @@ const EVENT_TYPES = new Set([
   'response',
   'guard_blocked',
   'delivery_status',
+  'extended',
 ]);
 const REASONS = new Set(['timeout', 'skipped', 'cancelled', 'superseded', 'undelivered']);
 
@@ -49,6 +50,7 @@ function eventText(h) {
   if (h.questions && h.questions.length) parts.push(t('eventQuestions', { ids: h.questions.join(', ') }));
   if (h.detail) parts.push('· ' + h.detail);
   if (h.tool) parts.push('· ' + h.tool);
+  if (h.to) parts.push('→ ' + clock(h.to, false));
   return parts.join(' ');
 }
 

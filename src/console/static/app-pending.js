@@ -3,8 +3,8 @@
  * wipes a half-filled stepper); later updates only refresh its status line and events. Its
  * answer form comes from app-answer.js.
  */
-import { $, announce, clock, el, expiresIn, outcomeText, state } from './app-core.js';
-import { buildQuick, buildStepper, isChoice } from './app-answer.js';
+import { $, announce, apply, clock, el, expiresIn, operatorName, outcomeText, request, state } from './app-core.js';
+import { buildQuick, buildStepper, isChoice, showError } from './app-answer.js';
 import { buildApproval } from './app-approval.js';
 import { eventItems } from './app-history.js';
 import { policyItems } from './app-policy.js';
@@ -80,6 +80,7 @@ export function showPending(ask, live) {
       },
       [
         card.meta,
+        el('button', { type: 'button', class: 'secondary', text: t('extend'), onclick: () => extend(ask.id) }),
         card.policy,
         body,
         card.error,
@@ -93,6 +94,20 @@ export function showPending(ask, live) {
   card.meta.textContent = cardStatus(ask);
   card.policy.replaceChildren(...policyItems(ask));
   card.events.replaceChildren(...eventItems(ask.history));
+}
+
+/**
+ * Moves the ask's deadline by the hours the operator gives (POST /console/asks/:id/extend); a
+ * refusal shows askgate's message on the card. @param {string} id
+ */
+async function extend(id) {
+  const hours = Number(prompt(t('extendPrompt'), '24'));
+  if (!(hours > 0)) return;
+  const body = { timeoutSeconds: Math.round(hours * 3600), by: operatorName() || undefined };
+  const res = await request('POST', '/console/asks/' + encodeURIComponent(id) + '/extend', body).catch(() => null);
+  const card = cards.get(id);
+  if (res && res.status === 200 && res.data?.ask) apply(res.data.ask, false);
+  else if (card) showError(card, res?.data?.error?.message || t('noReply'));
 }
 
 /** Removes a card; an ask that ended elsewhere is announced. @param {string} id @param {ConsoleAsk | null} endedElsewhere */
