@@ -23,6 +23,8 @@ export const NOTES = [
   'SEAMS-34.md',
   'TYPED-35.md',
   'GUARD-37.md',
+  'CHANNELS-39.md',
+  'AUDIT-INSIGHTS-40.md',
 ];
 
 export interface BenchResults {
