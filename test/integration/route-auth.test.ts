@@ -89,6 +89,7 @@ const protectedTargets = (): { method: string; path: string; body?: string; head
     },
     { method: 'POST', path: `/v1/asks/${id}/cancel`, body: '{}', headers: json },
     { method: 'POST', path: `/v1/asks/${id}/links`, body: '{}', headers: json },
+    { method: 'POST', path: `/v1/asks/${id}/extend`, body: '{"timeoutSeconds": 600}', headers: json },
     { method: 'GET', path: `/v1/asks/${id}/events` },
     { method: 'HEAD', path: `/v1/asks/${id}/events` },
     { method: 'GET', path: `/v1/runs/${runId}` },
@@ -142,6 +143,12 @@ const protectedTargets = (): { method: string; path: string; body?: string; head
       method: 'POST',
       path: `/console/asks/${id}/answer`,
       body: JSON.stringify({ answers: { env: ['Production'] } }),
+      headers: { ...json, origin: `http://127.0.0.1:${port}` },
+    },
+    {
+      method: 'POST',
+      path: `/console/asks/${id}/extend`,
+      body: '{"timeoutSeconds": 600}',
       headers: { ...json, origin: `http://127.0.0.1:${port}` },
     },
   ];
@@ -287,6 +294,7 @@ describe('with ASKGATE_API_TOKEN: no spelling of a protected route gets in witho
       'POST /v1/asks/:id/answer',
       'POST /v1/asks/:id/cancel',
       'POST /v1/asks/:id/links',
+      'POST /v1/asks/:id/extend',
       'GET /v1/asks/:id/events',
       'GET /v1/runs/:runId',
       'DELETE /v1/runs/:runId',
@@ -313,6 +321,7 @@ describe('with ASKGATE_API_TOKEN: no spelling of a protected route gets in witho
       'POST /console/logout',
       'GET /console/events',
       'POST /console/asks/:id/answer',
+      'POST /console/asks/:id/extend',
       // The Insights page (its shell, script, style and words public; its data behind the session).
       'GET /console/insights',
       'GET /console/insights/app.js',

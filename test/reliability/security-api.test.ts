@@ -8,6 +8,7 @@ import { startTestApp, testEnv } from '../helpers/app.js';
 import { askBody } from '../helpers/http.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { RecordingChannel } from '../helpers/test-channel.js';
+import { isAuditKey } from '../helpers/audit-keys.js';
 
 // Hostile API input: oversized, malformed and out-of-range bodies get a 4xx with a JSON error and
 // change nothing; a missing or wrong bearer token gets the same 401 whether the target exists or not.
@@ -51,11 +52,12 @@ const json = (value: unknown) => ({ body: JSON.stringify(value), headers: { 'con
 /**
  * Every store key with a digest of its value, and the names of the queue keys (one per job), to
  * prove nothing changed. Left out: what the background loops rewrite on their own (the
- * reconciler's sweep schedule; BullMQ's counters, events and the jobs the reconciler re-adds).
+ * reconciler's sweep schedule; BullMQ's counters, events and the jobs the reconciler re-adds; the
+ * audit trail, which the sequencer appends after the requests that made the history it follows).
  */
 async function stateDigest(): Promise<string[]> {
   const prefix = env.ASKGATE_KEY_PREFIX!;
-  const keys = (await conn.keys(`${prefix}:*`)).filter((k) => !k.endsWith(':sweep'));
+  const keys = (await conn.keys(`${prefix}:*`)).filter((k) => !k.endsWith(':sweep') && !isAuditKey(k));
   const dumps = await Promise.all(keys.map((k) => conn.dumpBuffer(k)));
   const jobs = (await conn.keys(`{${prefix}}:*`)).filter((k) => /:(timeout|deliver|finalize|webhook)-[^:]+$/.test(k));
   return [

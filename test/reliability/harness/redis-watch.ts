@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import type { History } from './history.js';
 import { parseStoredAsk } from '../../../src/store/ask-doc.js';
+import { isAuditKey } from '../../helpers/audit-keys.js';
 
 /** What the test reads of a stored ask (straight from Redis, never through askgate). */
 export interface StoredAsk {
@@ -153,7 +154,7 @@ export class RedisWatch {
   }
 
   /**
-   * Every store key (`<prefix>:*`) must have a TTL; BullMQ keys (`{<prefix>}:*`) are either
+   * Every store key (`<prefix>:*`) but the audit trail's must have a TTL; BullMQ keys (`{<prefix>}:*`) are either
    * per-queue singletons or belong to a job still in a queue state. Each offender is a `key` event.
    */
   async ttlAudit(): Promise<{ storeKeys: number; withoutTtl: string[]; queueKeys: number; orphanJobKeys: string[] }> {
@@ -165,7 +166,8 @@ export class RedisWatch {
       for (const k of slice) pipe.pttl(k);
       const ttls = (await pipe.exec()) ?? [];
       ttls.forEach(([, ttl], j) => {
-        if (ttl === -1) withoutTtl.push(slice[j]!);
+        // The audit trail's keys live without a TTL by design (test/helpers/audit-keys.ts).
+        if (ttl === -1 && !isAuditKey(slice[j]!)) withoutTtl.push(slice[j]!);
       });
     }
     const queueKeys = await this.scan(`{${this.prefix}}:*`);
