@@ -172,6 +172,7 @@ export class TeamsChannel implements Channel {
 
   /** One activity: authenticated first (401, nothing read, otherwise), then learned, then handled. */
   private async onActivity(request: InboundHttpRequest): Promise<InboundHttpResponse> {
+    const arrivedAt = this.clock.now();
     const auth = await this.auth.verify(request.headers['authorization']);
     if (!auth.ok) {
       this.options.logger.warn({ channel: 'teams', reason: auth.reason }, 'activity refused: not authenticated');
@@ -223,15 +224,20 @@ export class TeamsChannel implements Channel {
       chat,
       ...(activity.locale ? { locale: activity.locale } : {}),
       value: activity.value,
+      arrivedAt,
     };
+    // Said after the invoke was answered (the sink was slow): a reply to the card, in its thread.
+    const root = splitConversationId(activity.conversation.id).thread ?? activity.replyToId;
+    const late = (text: string) =>
+      root ? this.replyIn(conversation, chat, root, textMessage(text)).then(() => {}) : Promise.resolve();
     if (activity.type === 'invoke') {
       // Other invokes (message extensions, tabs) are not askgate's: 501, as the Bot Framework answers them.
       if (activity.name !== CARD_ACTION_INVOKE) return { status: 501, body: {} };
-      return this.invokes.handle(sink, invoke);
+      return this.invokes.handle(sink, invoke, late);
     }
     // A client without Universal Actions runs the Action.Submit fallback: a message whose `value` is the action's data.
     if (activity.type === 'message' && isSubmit(activity)) {
-      const answer = await this.invokes.handle(sink, invoke);
+      const answer = await this.invokes.handle(sink, invoke, late);
       const said = (answer.body as { type?: string; value?: unknown } | undefined)?.value;
       if (typeof said === 'string' && activity.id)
         await this.replyIn(conversation, chat, activity.replyToId ?? activity.id, textMessage(said)).catch(
