@@ -33,6 +33,8 @@ export const CHANNEL = '19:c0ffee0123456789@thread.tacv2';
 /** A running askgate with the Teams channel, the fake and redis-server. */
 export interface TeamsWorld {
   app: RunningAskgate;
+  /** askgate's settings, to start another replica on the same Redis. */
+  config: ReturnType<typeof loadConfig>;
   api: ReturnType<typeof client>;
   fake: FakeTeams;
   people: TeamsPeople;
@@ -66,6 +68,7 @@ export async function startTeamsWorld(
   const app = await startAskgate(config);
   return {
     app,
+    config,
     api: client(app.url),
     fake,
     people: { appId: APP_ID, tenantId: TENANT, serviceUrl: fake.serviceUrl },

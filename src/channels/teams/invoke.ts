@@ -4,12 +4,10 @@
 // message, and each is claimed by its activity id so a re-sent one never acts twice.
 import type { ButtonPressed, InboundOutcome, InboundSink, Logger, Clock } from '../../core/ports.js';
 import type { InboundHttpResponse } from '../../core/channel-ports.js';
-import type { PromptView } from '../../core/prompt-view.js';
 import { wordsFor } from '../../core/i18n/index.js';
 import { outcomeNotice } from '../../core/notices.js';
 import { describeError } from '../shared/errors.js';
 import { settleOrShow, takeEvent } from '../shared/take-event.js';
-import { RecentIds } from '../shared/recent-ids.js';
 import { readCardAction, type CardAction } from './card-actions.js';
 import { promptCard } from './cards.js';
 import { teamsText } from './words.js';
@@ -57,18 +55,10 @@ export const messageAnswer = (text: string): InboundHttpResponse => ({
 
 /** Answers `adaptiveCard/action` invokes through the sink. */
 export class InvokeHandler {
-  /** Prompts delivered from this process by ask id, for a read-only card on a refresh by someone the ask is not for. */
-  private readonly views = new RecentIds<PromptView>(1_000);
-
   constructor(
     private readonly logger: Logger,
     private readonly clock: Clock,
   ) {}
-
-  /** Remembers a delivered prompt (see {@link views}). */
-  delivered(view: PromptView): void {
-    this.views.set(view.askId, view);
-  }
 
   /**
    * Handles one invoke; never throws (a failure is answered as an error the client shows). Answered
@@ -154,9 +144,8 @@ export class InvokeHandler {
   private async current(sink: InboundSink, tap: ButtonPressed): Promise<InboundHttpResponse> {
     const opening = await sink.openForm(tap);
     if (opening.kind === 'form') return cardAnswer(promptCard(opening.view, { live: true }));
-    const askId = tap.token.split('.')[0] ?? '';
-    const view = opening.kind === 'forbidden' ? this.views.get(askId) : undefined;
-    if (view) return cardAnswer(promptCard(view, { live: false }));
+    // Open but not for this person (any replica reads it from the ask): the card without its actions.
+    if (opening.kind === 'forbidden' && opening.view) return cardAnswer(promptCard(opening.view, { live: false }));
     return messageAnswer(noticeOf(opening, wordsFor(tap.locale).t('notice.invalidButton')));
   }
 }

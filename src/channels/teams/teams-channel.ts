@@ -115,7 +115,6 @@ export class TeamsChannel implements Channel {
       threadId(target.chat, target.thread),
       cardMessage(card, view.questions[0]?.question),
     );
-    this.invokes.delivered(view);
     // Replies in an existing thread name the thread's root, not the card: bind it too (as on Slack).
     if (target.thread && this.sink)
       await this.sink.bindFollowUp('teams', target.chat, target.thread, askId).catch((error: unknown) => {
@@ -129,11 +128,13 @@ export class TeamsChannel implements Channel {
     await this.update(ref, cardMessage(outcomeCard(outcome, view), outcome.text));
   }
 
-  /** Re-draws an open prompt (its tally) in place, actions kept. */
-  async refresh(ref: MessageRef, view: PromptView): Promise<void> {
-    // The users a card was for are not known here: the re-drawn card is live for everyone (the sink
-    // still refuses anyone the ask does not allow, with the honest notice).
-    await this.update(ref, cardMessage(promptCard(view, { live: true })));
+  /** Re-draws an open prompt (its tally) in place, actions kept: for the target's users alone, as delivered. */
+  async refresh(ref: MessageRef, view: PromptView, target?: { users?: readonly string[] }): Promise<void> {
+    const users = target?.users?.length ? [...target.users] : undefined;
+    await this.update(
+      ref,
+      cardMessage(promptCard(view, users ? { live: false, refreshUserIds: users } : { live: true })),
+    );
   }
 
   /** Replies to the card (in a channel, in its thread) with a reminder, unless the ask ended meanwhile. */
