@@ -25,6 +25,7 @@ import { responderOf } from '../shared/responder.js';
 import { settleOrShow, takeEvent } from '../shared/take-event.js';
 import {
   ActivitySchema,
+  botRemoved,
   splitConversationId,
   tenantOf,
   textWithoutBotMention,
@@ -212,7 +213,8 @@ export class TeamsChannel implements Channel {
     if (!sink) return { status: 503, headers: { 'retry-after': '5' }, body: { error: 'not_started' } };
     let conversation: ConversationRef;
     try {
-      conversation = await this.conversations.learn(activity, serviceUrl, this.options.tenantId, this.clock.now());
+      const learn = botRemoved(activity) ? 'remove' : 'learn';
+      conversation = await this.conversations[learn](activity, serviceUrl, this.options.tenantId, this.clock.now());
     } catch (error) {
       this.options.logger.warn({ channel: 'teams', err: describeError(error) }, 'conversation not stored');
       return { status: 503, headers: { 'retry-after': '5' }, body: { error: 'not_handled' } };
@@ -255,7 +257,7 @@ export class TeamsChannel implements Channel {
         return { status: 503, headers: { 'retry-after': '10' }, body: { error: 'not_handled' } };
       }
     }
-    // conversationUpdate, installationUpdate and the rest: learned above, nothing else to do.
+    // conversationUpdate, installationUpdate and the rest: learned (or marked removed) above, nothing else to do.
     return { status: 200, body: {} };
   }
 
