@@ -42,8 +42,8 @@ export { countedNotice } from './inbound-told.js';
 type TapEvent = { channel: string; token: string; user: Responder; chat?: string; locale?: string };
 /** A tap {@link InboundHandler} may take: the ask, what was chosen, the person's words. */
 type Found = { kind: 'found'; record: AskRecord; choice: ButtonChoice; words: Words };
-/** A tap turned away with what to tell the person; `refused` is still to be noted in the ask's history. */
-type NotTaken = { kind: 'none'; outcome: InboundOutcome };
+/** A tap turned away with what to tell the person (and the ask, when it was found); `refused` is still to be noted. */
+type NotTaken = { kind: 'none'; outcome: InboundOutcome; record?: AskRecord };
 type Refused = { kind: 'refused'; record: AskRecord; refusal: InboundOutcome };
 
 /** What the inbound handler talks to. */
@@ -117,14 +117,16 @@ export class InboundHandler implements InboundSink, FormAnswering {
     return opening;
   }
 
-  /** {@link openForm} that also keeps the ask as read and the person's words (the form session's one read). */
-  async opened(event: ButtonPressed): Promise<OpenedForm | InboundOutcome> {
-    const found = await this.tapped(event);
+  /** {@link openForm} keeping the ask as read and the person's words; not for them but open: the prompt too. */
+  async opened(event: ButtonPressed): Promise<OpenedForm | Exclude<FormOpening, { kind: 'form' }>> {
+    const [found, caps] = [await this.tapped(event), this.deps.capabilitiesOf?.(event.channel)];
+    const theirs = found.kind === 'none' && found.outcome.kind === 'forbidden' && found.record;
+    if (theirs) return { ...found.outcome, view: buildPromptView(theirs, this.askWords(theirs), caps) };
     if (found.kind !== 'found') return found.outcome;
     const { record, choice, words } = found;
     if (!controlFits(choice, record.questions))
       return spoken({ kind: 'not_found', summary: words.t('notice.invalidButton') }, words);
-    const view = buildPromptView(record, this.askWords(record), this.deps.capabilitiesOf?.(event.channel));
+    const view = buildPromptView(record, this.askWords(record), caps);
     return { ...spoken({ kind: 'form', view, choice, expiresAt: record.expiresAt }, words), record, words };
   }
 
@@ -186,7 +188,8 @@ export class InboundHandler implements InboundSink, FormAnswering {
     const judge = (record: AskRecord | null) => this.judgeTap(event, token, record);
     const verdict = await judgeAsk(this.deps.store, token.askId, judge, (v) => v.kind === 'found', fromKept);
     if (verdict.kind !== 'refused') return verdict;
-    return { kind: 'none', outcome: await this.noted(verdict.record.id, verdict.refusal, event.user) };
+    const outcome = await this.noted(verdict.record.id, verdict.refusal, event.user);
+    return { kind: 'none', outcome, record: verdict.record };
   }
 
   /** Whether `record` takes the tap: see {@link tapped}; no effects (it may judge a kept copy, then a fresh read). */

@@ -247,7 +247,8 @@ export class OutboxWork implements OutboxHandlers {
     if (record.extended) await this.reindex(record, index, delivery.message.messageId);
     // A message that cannot be edited keeps what it showed: its outcome comes as a new message.
     if (channel.capabilities?.edits === false) return;
-    await channel.refresh(delivery.message, this.openView(record, index, channel));
+    const target = delivery.users ? { users: delivery.users } : undefined;
+    await channel.refresh(delivery.message, this.openView(record, index, channel), target);
     // The ask may have ended while the refresh was in flight. Its outcome edit not made yet: made
     // here, and recorded, so the finalize job then finds nothing to do. Made already (it may have
     // landed first): the refresh showed buttons again, so the outcome is shown once more over it.

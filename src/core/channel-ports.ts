@@ -99,7 +99,9 @@ export interface DecisionSubmitted {
  */
 export type FormOpening =
   /** `view` is in the ask's locale (a shared message); `locale`: the person's, for a form only they see (a modal). */
-  { kind: 'form'; view: PromptView; choice: ButtonChoice; expiresAt?: string; locale?: string } | InboundOutcome;
+  | { kind: 'form'; view: PromptView; choice: ButtonChoice; expiresAt?: string; locale?: string }
+  /** `view` (with `forbidden` for an open ask): the prompt as those it is for see it, e.g. to draw a read-only copy. */
+  | (InboundOutcome & { view?: PromptView });
 
 /**
  * What the human should be told after a tap or a reply. `locale`: the shipped locale its words are
@@ -283,9 +285,10 @@ export interface Channel {
   remind(ref: MessageRef, text: string, stillWanted?: () => Promise<boolean>): Promise<MessageRef | null>;
   /**
    * Re-renders a still-open prompt with its buttons (e.g. the tally of an ask that needs several matching
-   * answers). Throws {@link ChannelError}.
+   * answers). `target`: who the delivery is for (its `users`, when it names them), for a channel that
+   * draws the prompt for them alone (Teams' `refresh.userIds`). Throws {@link ChannelError}.
    */
-  refresh(ref: MessageRef, view: PromptView): Promise<void>;
+  refresh(ref: MessageRef, view: PromptView, target?: { users?: readonly string[] }): Promise<void>;
   /** Starts receiving inbound events. */
   start(sink: InboundSink): Promise<void>;
   /** Stops receiving and releases resources. */

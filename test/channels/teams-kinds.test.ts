@@ -139,3 +139,46 @@ describe('Teams prompt kinds', () => {
     expect(notice.body.text).toMatch(/recorded/i);
   });
 });
+
+describe('Teams in the person’s language', () => {
+  const typed = [
+    { id: 'replicas', question: 'How many replicas?', kind: 'number' },
+    { id: 'env', question: 'Where?', options: [{ label: 'Staging' }, { label: 'Production' }] },
+  ];
+
+  it('a German ask draws German card words; a German click on a bad typed value is refused in German, then repaired', async () => {
+    const { id, card } = await askOnTeams(w, { locale: 'de', questions: typed });
+    const submit = submitOf(shownCard(card!));
+    expect(submit.title).toBe('Absenden');
+    expect(textsOf(shownCard(card!)).join('\n')).toContain('Fülle die Karte aus und tippe auf Absenden.');
+    const bad = await click(w, card!, submit.title, ALICE, { locale: 'de-DE', inputs: { askgate_q1: 'drei' } });
+    expect(bad.body).toEqual({
+      statusCode: 200,
+      type: 'application/vnd.microsoft.activity.message',
+      value: expect.stringMatching(/^Frage 1: .*Zahl/),
+    });
+    expect((await w.api.get(`/v1/asks/${id}`)).body.status).toBe('pending');
+    expect(card!.updates).toEqual([]);
+    const fixed = await click(w, card!, submit.title, ALICE, {
+      locale: 'de-DE',
+      inputs: { askgate_q1: '2.5', askgate_q2: '1' },
+    });
+    expect(fixed.body.value).toBe('Antwort gespeichert');
+    expect((await resultOf(w, id)).values).toEqual({ replicas: 2.5, env: ['Staging'] });
+  });
+
+  it('an English ask clicked from a German Teams: the refusal is in German, the shared card stays English', async () => {
+    const { id, card } = await askOnTeams(w, { questions: typed });
+    const submit = submitOf(shownCard(card!));
+    expect(submit.title).toBe('Submit');
+    const bad = await click(w, card!, submit.title, ALICE, {
+      locale: 'de-DE',
+      inputs: { askgate_q1: 'viele', askgate_q2: '2' },
+    });
+    expect(bad.body.value).toMatch(/^Frage 1: .*Zahl/);
+    await click(w, card!, submit.title, ALICE, { locale: 'de-DE', inputs: { askgate_q1: '4', askgate_q2: '2' } });
+    expect((await resultOf(w, id)).values).toEqual({ replicas: 4, env: ['Production'] });
+    await eventually(async () => card!.updates.length > 0);
+    expect(textsOf(shownCard(card!)).join('\n')).toMatch(/Production/);
+  });
+});

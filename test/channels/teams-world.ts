@@ -7,6 +7,7 @@ import { startAskgate, type RunningAskgate } from '../../src/main.js';
 import { testEnv } from '../helpers/app.js';
 import { client, eventually } from '../helpers/http.js';
 import { startRedis, type TestRedis } from '../helpers/redis-server.js';
+import { FaultProxy } from '../helpers/fault-proxy.js';
 import {
   cardAction,
   installed,
@@ -32,21 +33,29 @@ export const CHANNEL = '19:c0ffee0123456789@thread.tacv2';
 /** A running askgate with the Teams channel, the fake and redis-server. */
 export interface TeamsWorld {
   app: RunningAskgate;
+  /** askgate's settings, to start another replica on the same Redis. */
+  config: ReturnType<typeof loadConfig>;
   api: ReturnType<typeof client>;
   fake: FakeTeams;
   people: TeamsPeople;
   /** askgate's messaging endpoint. */
   endpoint: string;
+  /** The fault proxy askgate reaches Redis through, when asked for (a slow store). */
+  proxy?: FaultProxy;
   close(): Promise<void>;
 }
 
 /** Starts the world; `env` adds or removes settings (undefined removes). */
-export async function startTeamsWorld(env: Record<string, string | undefined> = {}): Promise<TeamsWorld> {
+export async function startTeamsWorld(
+  env: Record<string, string | undefined> = {},
+  options: { proxy?: boolean } = {},
+): Promise<TeamsWorld> {
   const redis: TestRedis = await startRedis();
+  const proxy = options.proxy ? await FaultProxy.start(redis.port) : undefined;
   const fake = await startFakeTeams({ appId: APP_ID, appPassword: APP_PASSWORD, tenantId: TENANT });
   const config = loadConfig(
     testEnv({
-      REDIS_URL: redis.url,
+      REDIS_URL: proxy?.redisUrl ?? redis.url,
       TEAMS_APP_ID: APP_ID,
       TEAMS_APP_PASSWORD: APP_PASSWORD,
       TEAMS_TENANT_ID: TENANT,
@@ -59,13 +68,17 @@ export async function startTeamsWorld(env: Record<string, string | undefined> = 
   const app = await startAskgate(config);
   return {
     app,
+    config,
     api: client(app.url),
     fake,
     people: { appId: APP_ID, tenantId: TENANT, serviceUrl: fake.serviceUrl },
     endpoint: `${app.url}/teams/messages`,
+    ...(proxy ? { proxy } : {}),
     async close() {
+      proxy?.heal();
       await app.close();
       await fake.close();
+      await proxy?.close();
       await redis.dispose();
     },
   };

@@ -366,6 +366,26 @@ export function botAddedToTeam(p: TeamsPeople, conversationId: string) {
   return activity satisfies Partial<Wire<IConversationUpdateActivity>>;
 }
 
+/** The bot removed from a team (conversationUpdate `teamMemberRemoved`, membersRemoved: the bot), in its channel `conversationId`. */
+export function botRemovedFromTeam(p: TeamsPeople, conversationId: string) {
+  const where = conversation(p, conversationId, 'channel');
+  const activity = {
+    ...common(p),
+    type: 'conversationUpdate' as const,
+    from: person('owner', randomUUID()),
+    membersRemoved: [botAccount(p)],
+    conversation: where.conversation,
+    channelData: { ...where.channelData, eventType: 'teamMemberRemoved' as const },
+  };
+  return activity satisfies Partial<Wire<IConversationUpdateActivity>>;
+}
+
+/** The app uninstalled for a person or from a chat (installationUpdate, action remove). */
+export function uninstalled(p: TeamsPeople, conversationId: string, kind: 'personal' | 'channel' | 'groupChat') {
+  const activity = { ...installed(p, conversationId, kind), action: 'remove' as const };
+  return activity satisfies Partial<Wire<InstallUpdateActivity>>;
+}
+
 /** The app installed for a person or a chat (installationUpdate, action add). */
 export function installed(p: TeamsPeople, conversationId: string, kind: 'personal' | 'channel' | 'groupChat') {
   const activity = {

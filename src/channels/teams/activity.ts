@@ -44,6 +44,10 @@ export const ActivitySchema = z.object({
   /** An invoke's payload (read by card-actions.ts); untrusted. */
   value: z.unknown().optional(),
   entities: z.array(z.unknown()).max(64).optional(),
+  /** An installationUpdate's `add` or `remove` (`add-upgrade`, `remove-upgrade`). */
+  action: z.string().max(32).optional(),
+  /** A conversationUpdate's members who left (the bot among them: it was removed). */
+  membersRemoved: z.array(Account.partial()).max(256).optional(),
   channelData: z
     .object({
       tenant: z
@@ -74,6 +78,13 @@ export function conversationKind(activity: InboundActivity): ConversationKind {
   const type = activity.conversation.conversationType;
   if (type === 'channel' || type === 'groupChat' || type === 'personal') return type;
   return activity.conversation.isGroup ? 'groupChat' : 'personal';
+}
+
+/** The app uninstalled from the conversation, or the bot removed from its team or chat. */
+export function botRemoved(activity: InboundActivity): boolean {
+  if (activity.type === 'installationUpdate') return activity.action?.startsWith('remove') ?? false;
+  const bot = activity.recipient?.id;
+  return activity.type === 'conversationUpdate' && !!bot && !!activity.membersRemoved?.some((m) => m.id === bot);
 }
 
 /** A channel conversation id names its thread after `;messageid=`: the base id and the thread's root. */

@@ -4,12 +4,10 @@
 // message, and each is claimed by its activity id so a re-sent one never acts twice.
 import type { ButtonPressed, InboundOutcome, InboundSink, Logger, Clock } from '../../core/ports.js';
 import type { InboundHttpResponse } from '../../core/channel-ports.js';
-import type { PromptView } from '../../core/prompt-view.js';
 import { wordsFor } from '../../core/i18n/index.js';
 import { outcomeNotice } from '../../core/notices.js';
 import { describeError } from '../shared/errors.js';
 import { settleOrShow, takeEvent } from '../shared/take-event.js';
-import { RecentIds } from '../shared/recent-ids.js';
 import { readCardAction, type CardAction } from './card-actions.js';
 import { promptCard } from './cards.js';
 import { teamsText } from './words.js';
@@ -17,10 +15,17 @@ import { teamsText } from './words.js';
 /** The invoke whose answer is a card or a message. */
 export const CARD_ACTION_INVOKE = 'adaptiveCard/action';
 /**
- * One attempt holds an invoke 3 s (a re-send, about 5 s after the first, then finds it settled or
- * takes over a dead attempt without waiting past Teams' limit); its id is kept a day.
+ * One attempt holds an invoke 8 s, longer than a slow store makes it take: a re-send meanwhile waits
+ * for it to settle (answered "being recorded…" at the deadline) instead of acting a second time.
+ * A re-send of an attempt that died goes on waiting after its answer and takes the invoke over when
+ * the lease ends, so the click still counts. Its id is kept a day.
  */
-const INVOKE_TTL = { leaseMs: 3_000, keepMs: 86_400_000 };
+const INVOKE_TTL = { leaseMs: 8_000, keepMs: 86_400_000 };
+/**
+ * How long after an invoke arrived askgate answers it at the latest: Teams waits 5 s for the answer,
+ * then shows an error and re-sends the invoke; half a second is left for the answer's way back.
+ */
+export const INVOKE_DEADLINE_MS = 4_500;
 const CARD_TYPE = 'application/vnd.microsoft.card.adaptive';
 const MESSAGE_TYPE = 'application/vnd.microsoft.activity.message';
 
@@ -32,6 +37,8 @@ export interface InvokeContext {
   locale?: string;
   /** The invoke's `value` (or an Action.Submit message's `value`): untrusted. */
   value: unknown;
+  /** When the request arrived (clock ms): the answer is due {@link INVOKE_DEADLINE_MS} later. */
+  arrivedAt?: number;
 }
 
 /** The HTTP answer carrying a card: the client shows it in place of the card that was clicked. */
@@ -48,26 +55,50 @@ export const messageAnswer = (text: string): InboundHttpResponse => ({
 
 /** Answers `adaptiveCard/action` invokes through the sink. */
 export class InvokeHandler {
-  /** Prompts delivered from this process by ask id, for a read-only card on a refresh by someone the ask is not for. */
-  private readonly views = new RecentIds<PromptView>(1_000);
-
   constructor(
     private readonly logger: Logger,
     private readonly clock: Clock,
   ) {}
 
-  /** Remembers a delivered prompt (see {@link views}). */
-  delivered(view: PromptView): void {
-    this.views.set(view.askId, view);
+  /**
+   * Handles one invoke; never throws (a failure is answered as an error the client shows). Answered
+   * by {@link INVOKE_DEADLINE_MS} after `invoke.arrivedAt` at the latest: when the sink is slower,
+   * the answer is "being recorded…" and the work goes on; when it ends, the card changes through the
+   * outcome's usual edit (finalize, refresh), and anything else to say (a refusal, an error) is
+   * handed to `late` (the channel replies to the card).
+   */
+  async handle(
+    sink: InboundSink,
+    invoke: InvokeContext,
+    late?: (notice: string) => Promise<void>,
+  ): Promise<InboundHttpResponse> {
+    const work = this.work(sink, invoke);
+    const left = (invoke.arrivedAt ?? this.clock.now()) + INVOKE_DEADLINE_MS - this.clock.now();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), Math.max(0, left))));
+    const done = await Promise.race([work, deadline]);
+    clearTimeout(timer);
+    if (done) return done.answer;
+    this.logger.info({ channel: 'teams' }, 'invoke answered before the sink returned: finishing in the background');
+    void work.then(async ({ lateNotice }) => {
+      if (lateNotice && late)
+        await late(lateNotice).catch((error: unknown) =>
+          this.logger.warn({ channel: 'teams', err: describeError(error) }, 'late notice not sent'),
+        );
+    });
+    return messageAnswer(teamsText(invoke.locale, 'recording'));
   }
 
-  /** Handles one invoke; never throws (a failure is answered as an error the client shows). */
-  async handle(sink: InboundSink, invoke: InvokeContext): Promise<InboundHttpResponse> {
+  /** The invoke's answer, and what to say instead if it comes too late to be the answer (a refusal or an error). */
+  private async work(
+    sink: InboundSink,
+    invoke: InvokeContext,
+  ): Promise<{ answer: InboundHttpResponse; lateNotice?: string }> {
     const words = wordsFor(invoke.locale);
     const action = readCardAction(invoke.value);
-    if (!action) return messageAnswer(words.t('notice.invalidButton'));
+    if (!action) return { answer: messageAnswer(words.t('notice.invalidButton')) };
     // A blank reason or arguments that are not JSON: said at once, the card left as it is to fix.
-    if (action.kind === 'refused') return messageAnswer(teamsText(invoke.locale, action.problem));
+    if (action.kind === 'refused') return { answer: messageAnswer(teamsText(invoke.locale, action.problem)) };
     const tap: ButtonPressed = {
       channel: 'teams',
       token: action.token,
@@ -76,30 +107,32 @@ export class InvokeHandler {
       ...(invoke.locale ? { locale: invoke.locale } : {}),
     };
     try {
-      if (action.kind === 'refresh') return await this.current(sink, tap);
+      if (action.kind === 'refresh') return { answer: await this.current(sink, tap) };
       // Without an id nothing can be de-duplicated: handled once as it comes (Teams always sends one).
       const gate = invoke.activityId
         ? await takeEvent(sink.seen, 'teams', `invoke:${invoke.activityId}`, INVOKE_TTL, this.clock)
         : undefined;
       // Already handled (or still held by another attempt): what the card shows now, nothing done again.
-      if (gate === 'done' || gate === 'busy') return await this.current(sink, tap);
+      if (gate === 'done' || gate === 'busy') return { answer: await this.current(sink, tap) };
       const outcome = await act(sink, action, tap);
       const shown = gate
         ? await settleOrShow(gate, (error) =>
             this.logger.warn({ channel: 'teams', err: describeError(error) }, 'invoke not marked handled'),
           )
         : true;
-      if (!shown) return await this.current(sink, tap);
-      return messageAnswer(noticeOf(outcome, words.t('notice.invalidButton')));
+      if (!shown) return { answer: await this.current(sink, tap) };
+      const notice = noticeOf(outcome, words.t('notice.invalidButton'));
+      // Recorded: the card's own edit shows it; anything else would be lost without a reply.
+      return { answer: messageAnswer(notice), ...(outcome.kind !== 'recorded' ? { lateNotice: notice } : {}) };
     } catch (error) {
       this.logger.warn({ channel: 'teams', err: describeError(error) }, 'card action not handled');
+      const message = teamsText(invoke.locale, 'notRecorded');
       return {
-        status: 200,
-        body: {
-          statusCode: 500,
-          type: 'application/vnd.microsoft.error',
-          value: { code: 'InternalError', message: 'askgate could not record this: try again' },
+        answer: {
+          status: 200,
+          body: { statusCode: 500, type: 'application/vnd.microsoft.error', value: { code: 'InternalError', message } },
         },
+        lateNotice: message,
       };
     }
   }
@@ -111,9 +144,8 @@ export class InvokeHandler {
   private async current(sink: InboundSink, tap: ButtonPressed): Promise<InboundHttpResponse> {
     const opening = await sink.openForm(tap);
     if (opening.kind === 'form') return cardAnswer(promptCard(opening.view, { live: true }));
-    const askId = tap.token.split('.')[0] ?? '';
-    const view = opening.kind === 'forbidden' ? this.views.get(askId) : undefined;
-    if (view) return cardAnswer(promptCard(view, { live: false }));
+    // Open but not for this person (any replica reads it from the ask): the card without its actions.
+    if (opening.kind === 'forbidden' && opening.view) return cardAnswer(promptCard(opening.view, { live: false }));
     return messageAnswer(noticeOf(opening, wordsFor(tap.locale).t('notice.invalidButton')));
   }
 }

@@ -25,6 +25,7 @@ import { responderOf } from '../shared/responder.js';
 import { settleOrShow, takeEvent } from '../shared/take-event.js';
 import {
   ActivitySchema,
+  botRemoved,
   splitConversationId,
   tenantOf,
   textWithoutBotMention,
@@ -115,7 +116,6 @@ export class TeamsChannel implements Channel {
       threadId(target.chat, target.thread),
       cardMessage(card, view.questions[0]?.question),
     );
-    this.invokes.delivered(view);
     // Replies in an existing thread name the thread's root, not the card: bind it too (as on Slack).
     if (target.thread && this.sink)
       await this.sink.bindFollowUp('teams', target.chat, target.thread, askId).catch((error: unknown) => {
@@ -129,11 +129,13 @@ export class TeamsChannel implements Channel {
     await this.update(ref, cardMessage(outcomeCard(outcome, view), outcome.text));
   }
 
-  /** Re-draws an open prompt (its tally) in place, actions kept. */
-  async refresh(ref: MessageRef, view: PromptView): Promise<void> {
-    // The users a card was for are not known here: the re-drawn card is live for everyone (the sink
-    // still refuses anyone the ask does not allow, with the honest notice).
-    await this.update(ref, cardMessage(promptCard(view, { live: true })));
+  /** Re-draws an open prompt (its tally) in place, actions kept: for the target's users alone, as delivered. */
+  async refresh(ref: MessageRef, view: PromptView, target?: { users?: readonly string[] }): Promise<void> {
+    const users = target?.users?.length ? [...target.users] : undefined;
+    await this.update(
+      ref,
+      cardMessage(promptCard(view, users ? { live: false, refreshUserIds: users } : { live: true })),
+    );
   }
 
   /** Replies to the card (in a channel, in its thread) with a reminder, unless the ask ended meanwhile. */
@@ -172,6 +174,7 @@ export class TeamsChannel implements Channel {
 
   /** One activity: authenticated first (401, nothing read, otherwise), then learned, then handled. */
   private async onActivity(request: InboundHttpRequest): Promise<InboundHttpResponse> {
+    const arrivedAt = this.clock.now();
     const auth = await this.auth.verify(request.headers['authorization']);
     if (!auth.ok) {
       this.options.logger.warn({ channel: 'teams', reason: auth.reason }, 'activity refused: not authenticated');
@@ -210,7 +213,8 @@ export class TeamsChannel implements Channel {
     if (!sink) return { status: 503, headers: { 'retry-after': '5' }, body: { error: 'not_started' } };
     let conversation: ConversationRef;
     try {
-      conversation = await this.conversations.learn(activity, serviceUrl, this.options.tenantId, this.clock.now());
+      const learn = botRemoved(activity) ? 'remove' : 'learn';
+      conversation = await this.conversations[learn](activity, serviceUrl, this.options.tenantId, this.clock.now());
     } catch (error) {
       this.options.logger.warn({ channel: 'teams', err: describeError(error) }, 'conversation not stored');
       return { status: 503, headers: { 'retry-after': '5' }, body: { error: 'not_handled' } };
@@ -223,15 +227,20 @@ export class TeamsChannel implements Channel {
       chat,
       ...(activity.locale ? { locale: activity.locale } : {}),
       value: activity.value,
+      arrivedAt,
     };
+    // Said after the invoke was answered (the sink was slow): a reply to the card, in its thread.
+    const root = splitConversationId(activity.conversation.id).thread ?? activity.replyToId;
+    const late = (text: string) =>
+      root ? this.replyIn(conversation, chat, root, textMessage(text)).then(() => {}) : Promise.resolve();
     if (activity.type === 'invoke') {
       // Other invokes (message extensions, tabs) are not askgate's: 501, as the Bot Framework answers them.
       if (activity.name !== CARD_ACTION_INVOKE) return { status: 501, body: {} };
-      return this.invokes.handle(sink, invoke);
+      return this.invokes.handle(sink, invoke, late);
     }
     // A client without Universal Actions runs the Action.Submit fallback: a message whose `value` is the action's data.
     if (activity.type === 'message' && isSubmit(activity)) {
-      const answer = await this.invokes.handle(sink, invoke);
+      const answer = await this.invokes.handle(sink, invoke, late);
       const said = (answer.body as { type?: string; value?: unknown } | undefined)?.value;
       if (typeof said === 'string' && activity.id)
         await this.replyIn(conversation, chat, activity.replyToId ?? activity.id, textMessage(said)).catch(
@@ -248,7 +257,7 @@ export class TeamsChannel implements Channel {
         return { status: 503, headers: { 'retry-after': '10' }, body: { error: 'not_handled' } };
       }
     }
-    // conversationUpdate, installationUpdate and the rest: learned above, nothing else to do.
+    // conversationUpdate, installationUpdate and the rest: learned (or marked removed) above, nothing else to do.
     return { status: 200, body: {} };
   }
 

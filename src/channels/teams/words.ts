@@ -14,6 +14,8 @@ const EN = {
   notJson: 'This is not valid JSON: check the quotes, commas and brackets. Nothing has been done yet.',
   actionFact: 'Action',
   hashFact: 'Hash',
+  recording: 'Your answer is being recorded…',
+  notRecorded: 'askgate could not record this: try again.',
 } as const;
 
 /** The key of one of Teams' own words. */
@@ -34,6 +36,8 @@ export const TEAMS_WORDS: ChannelWords<TeamsWordKey> = {
     notJson: 'Isto não é JSON válido: confira as aspas, vírgulas e colchetes. Nada foi feito ainda.',
     actionFact: 'Ação',
     hashFact: 'Hash',
+    recording: 'Sua resposta está sendo registrada…',
+    notRecorded: 'O askgate não conseguiu registrar isto: tente de novo.',
   },
   es: {
     formHint: 'Completa la tarjeta y pulsa {submit}.',
@@ -48,6 +52,8 @@ export const TEAMS_WORDS: ChannelWords<TeamsWordKey> = {
     notJson: 'Esto no es JSON válido: revisa las comillas, las comas y los corchetes. Todavía no se ha hecho nada.',
     actionFact: 'Acción',
     hashFact: 'Hash',
+    recording: 'Se está registrando tu respuesta…',
+    notRecorded: 'askgate no pudo registrar esto: inténtalo de nuevo.',
   },
   fr: {
     formHint: 'Remplissez la carte et appuyez sur {submit}.',
@@ -63,6 +69,8 @@ export const TEAMS_WORDS: ChannelWords<TeamsWordKey> = {
       'Ce n’est pas du JSON valide : vérifiez les guillemets, les virgules et les crochets. Rien n’a encore été fait.',
     actionFact: 'Action',
     hashFact: 'Hash',
+    recording: 'Votre réponse est en cours d’enregistrement…',
+    notRecorded: 'askgate n’a pas pu enregistrer ceci : réessayez.',
   },
   de: {
     formHint: 'Fülle die Karte aus und tippe auf {submit}.',
@@ -77,6 +85,8 @@ export const TEAMS_WORDS: ChannelWords<TeamsWordKey> = {
     notJson: 'Das ist kein gültiges JSON: prüfe Anführungszeichen, Kommas und Klammern. Noch ist nichts geschehen.',
     actionFact: 'Aktion',
     hashFact: 'Hash',
+    recording: 'Deine Antwort wird gespeichert…',
+    notRecorded: 'askgate konnte das nicht speichern: versuch es noch einmal.',
   },
   ja: {
     formHint: 'カードに入力して「{submit}」を押してください。',
@@ -90,6 +100,8 @@ export const TEAMS_WORDS: ChannelWords<TeamsWordKey> = {
     notJson: '有効な JSON ではありません。引用符、カンマ、括弧を確認してください。まだ何も実行されていません。',
     actionFact: 'アクション',
     hashFact: 'ハッシュ',
+    recording: '回答を記録しています…',
+    notRecorded: 'askgate はこれを記録できませんでした。もう一度お試しください。',
   },
 };
 
