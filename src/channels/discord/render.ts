@@ -187,7 +187,7 @@ export function deadlineContent(view: PromptView): string {
 
 /** The message for a prompt (the tally and the deadline, when any, between the questions and the instructions), with its buttons or its form's; throws a permanent ChannelError for a layout Discord would refuse. */
 export function renderPrompt(view: PromptView): DiscordMessage {
-  const tally = [tallyContent(view), deadlineContent(view)].filter(Boolean).join('\n');
+  const tally = [tallyContent(view), deadlineContent(view)].filter(Boolean).join('\n\n');
   const components = view.buttons ? buttonRows(view.buttons) : formRow(view);
   const instructions = !view.buttons && components.length > 0 && view.form ? view.form.instructions : view.instructions;
   const tail = [tally, footerOf(instructions)];

@@ -28,6 +28,8 @@ export interface RenderedPrompt extends RenderedText {
 
 /** Longest outcome line of a finalized message. */
 const OUTCOME_MAX_CHARS = 1000;
+/** Furthest ahead a `date_time` entity may point, with a day's margin on the Bot API's 1098 days. */
+const DATE_TIME_AHEAD_MAX_S = 1097 * 86_400;
 /** Longest tally line under an open prompt. */
 const TALLY_LINE_MAX_CHARS = 500;
 
@@ -200,13 +202,16 @@ function renderApproval(view: PromptView): { prompt: Omit<RenderedPrompt, 'reply
 function addDeadline(b: { text: string; entities: MessageEntity[] }, deadline: PromptView['deadline']): void {
   if (!deadline) return;
   b.text += `\n\n${deadline.before}`;
-  b.entities.push({
-    type: 'date_time',
-    offset: b.text.length,
-    length: deadline.when.length,
-    unix_time: deadline.unix,
-    date_time_format: 'wdt',
-  });
+  // Telegram refuses the whole message for a unix_time past now + 1098 days: a deadline that far
+  // (only a test's or a misconfigured bound's) keeps the plain text.
+  if (deadline.unix <= Date.now() / 1000 + DATE_TIME_AHEAD_MAX_S)
+    b.entities.push({
+      type: 'date_time',
+      offset: b.text.length,
+      length: deadline.when.length,
+      unix_time: deadline.unix,
+      date_time_format: 'wdt',
+    });
   b.text += `${deadline.when}${deadline.after}`;
 }
 
