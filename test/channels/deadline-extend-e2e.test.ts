@@ -13,7 +13,8 @@ import type { RunningAskgate } from '../../src/main.js';
 const DAY_S = 86_400;
 const LONG = { ASKGATE_ASYNC_TIMEOUT_MAX_SECONDS: String(30 * DAY_S) };
 /** A whole-minute time `days` from now, as the API returns it. */
-const daysAhead = (days: number) => new Date(Math.ceil(Date.now() / 60_000) * 60_000 + days * DAY_S * 1000).toISOString();
+const daysAhead = (days: number) =>
+  new Date(Math.ceil(Date.now() / 60_000) * 60_000 + days * DAY_S * 1000).toISOString();
 const unixOf = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 /** The line askgate writes for `iso` in English, in `timeZone`. */
 const lineOf = (iso: string, timeZone: string) =>

@@ -60,8 +60,7 @@ describe('the deadline line: the time in the ask’s zone (UTC without one), in 
 });
 
 describe('buildPromptView: the deadline, built once for every channel', () => {
-  const record = (over = {}) =>
-    askRecord([CHOICE as Question], { expiresAt: '2030-01-02T09:00:00.000Z', ...over });
+  const record = (over = {}) => askRecord([CHOICE as Question], { expiresAt: '2030-01-02T09:00:00.000Z', ...over });
 
   it('is the ask’s zone and locale, on questions and approvals alike; absent without expiresAt', () => {
     const view = buildPromptView(record({ locale: 'de', timeZone: 'Europe/Berlin' }));

@@ -156,7 +156,13 @@ export function renderPrompt(view: PromptView, withForm = false): RenderedMessag
         ]
       : []),
     ...(view.deadline
-      ? [{ type: 'context', block_id: DEADLINE_BLOCK, elements: [{ type: 'mrkdwn', text: deadlineText(view.deadline) }] }]
+      ? [
+          {
+            type: 'context',
+            block_id: DEADLINE_BLOCK,
+            elements: [{ type: 'mrkdwn', text: deadlineText(view.deadline) }],
+          },
+        ]
       : []),
     { type: 'context', block_id: HELP_BLOCK, elements: [{ type: 'mrkdwn', text: escapeMrkdwn(help) }] },
   ];
