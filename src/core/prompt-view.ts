@@ -22,6 +22,9 @@ import {
 } from './capabilities.js';
 import { approvalPrompt, type ApprovalQuestionView } from './approval/approval-prompt.js';
 import type { ApprovalView } from './approval/approval-view.js';
+import { deadlineView, type DeadlineView } from './deadline-view.js';
+
+export type { DeadlineView } from './deadline-view.js';
 
 export type { OptionView } from './questions/index.js';
 
@@ -102,6 +105,12 @@ export interface PromptView {
    */
   tally?: string[];
   /**
+   * When the ask expires (core/deadline-view.ts), for a line under the prompt: absent when the
+   * source has no `expiresAt`. Built once here so every channel shows the same time; a channel that
+   * can show times in each reader's zone uses `unix`/`expiresAt`, the others `line` (the ask's zone).
+   */
+  deadline?: DeadlineView;
+  /**
    * The answer page's URL for this message's recipient (src/links/): set by the shell, which signs
    * it, when `ASKGATE_PUBLIC_URL` is set and the channel shows links; never by core. A renderer
    * shows it as an "Open" link button when it shortened the prompt to fit, or when
@@ -122,7 +131,7 @@ export const FORM_INSTRUCTIONS = translate('en', 'prompt.form');
 
 /** What {@link buildPromptView} reads: the questions, the policy fields of an ask that needs several answers, its locale. */
 export type PromptSource = Pick<AskRecord, 'id' | 'version' | 'questions'> &
-  Partial<Pick<AskRecord, 'policy' | 'responses' | 'deliveries' | 'locale' | 'timeZone' | 'approval'>>;
+  Partial<Pick<AskRecord, 'policy' | 'responses' | 'deliveries' | 'locale' | 'timeZone' | 'approval' | 'expiresAt'>>;
 
 /**
  * Builds the view of a pending ask, in `words` (default: the ask's own locale, else English), for a
@@ -130,7 +139,8 @@ export type PromptSource = Pick<AskRecord, 'id' | 'version' | 'questions'> &
  * only draw. A single question of a kind with buttons gets them when the channel has buttons; any
  * other prompt gets `form` only when its form fits the channel (core/capabilities.ts), else the text
  * form. An ask that needs several matching answers (`policy.agree` > 1) gets its tally lines and no
- * Skip (a skip cannot agree); its instructions say so.
+ * Skip (a skip cannot agree); its instructions say so. A source with `expiresAt` gets its
+ * `deadline`, in the zone of `words` (the ask's, else UTC).
  */
 export function buildPromptView(
   record: PromptSource,
@@ -140,7 +150,8 @@ export function buildPromptView(
   const t = words.t;
   const agree = record.policy?.agree ?? 1;
   const tally = tallyLines({ deliveries: [], ...record }, words);
-  const extra = tally.length > 0 ? { tally } : {};
+  const deadline = record.expiresAt !== undefined ? deadlineView(record.expiresAt, words) : undefined;
+  const extra = { ...(tally.length > 0 ? { tally } : {}), ...(deadline ? { deadline } : {}) };
   if (record.approval) {
     const { approval, question, buttons, instructions } = approvalPrompt(
       { id: record.id, version: record.version, approval: record.approval },

@@ -119,7 +119,10 @@ describe('approvals on Discord (discord.js ↔ fake Discord, askgate on a privat
       ].join('\n'),
     );
     expect(msg.content).toMatch(/\n\n-# .+/);
-    expect(DOC).toContain(`${visibleText(msg.content)}\n[Approve] [Reject…] [Request changes…] [Edit…] [Skip]`);
+    // The docs' mockup leaves out the deadline line (its time is the run's own; deadline-render.test.ts).
+    const shown = visibleText(msg.content).replace(/\n\nOpen until <t:\d+:f> \(<t:\d+:R>\)(?=\n)/, '');
+    expect(visibleText(msg.content)).not.toBe(shown);
+    expect(DOC).toContain(`${shown}\n[Approve] [Reject…] [Request changes…] [Edit…] [Skip]`);
     expect(buttons(msg).map((b) => [b.label, b.style])).toEqual([
       ['Approve', 3],
       ['Reject…', 4],

@@ -45,8 +45,10 @@ describe('Discord: reminders and tallies', () => {
   });
 
   it('shows the tally between the question and the instructions, escaped, never pinging', async () => {
-    const ref = await deliver(agreeView([hostile]));
+    const view = agreeView([hostile]);
+    const ref = await deliver(view);
     const content = fake.messages.get(ref.messageId)!.content;
+    const unix = view.deadline!.unix;
     expect(visibleText(content)).toBe(
       [
         'Ship it?',
@@ -55,6 +57,8 @@ describe('Discord: reminders and tallies', () => {
         '',
         'Approve 1 — 2 matching answers needed',
         'Answered: @everyone **bold** <@&123>',
+        '',
+        `Open until <t:${unix}:f> (<t:${unix}:R>)`,
         '',
         '-# Tap an option, or reply to this message with your own words. 2 matching answers are needed; you may change yours until then.',
       ].join('\n'),

@@ -124,12 +124,14 @@ async function renderAll(locale: string | null, user: string): Promise<string[]>
   return out;
 }
 
-// Emoji codes (`:white_check_mark:`) are shown as pictures, not words.
+// Emoji codes (`:white_check_mark:`) are shown as pictures, not words; a `<!date>` token as its time
+// in the reader's own Slack language (its fallback, the ask's language, where a client cannot).
 const words = (list: readonly string[]) =>
   new Set(
     list.flatMap((t) =>
       [
         ...t
+          .replace(/<!date\^\d+\^[^|>]*\|([^>]*)>/g, '$1')
           .toLowerCase()
           .replace(/:[a-z_]+:/g, ' ')
           .matchAll(/\p{L}{3,}/gu),

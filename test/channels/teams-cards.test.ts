@@ -223,7 +223,10 @@ describe('Teams prompt cards', () => {
     const card = promptCard(viewOf([q as Question]), { live: true });
     expect(texts(card)).toContain(hostile);
     expect(texts(card)).toContain('1. **A**\n2. [B](u)');
-    for (const block of ofType(card, 'TextBlock')) {
+    // The deadline line's DATE()/TIME() functions are the card's own (core words around them, escaped).
+    const deadline = 'Open until {{DATE(2030-01-01T14:15:00Z, SHORT)}} {{TIME(2030-01-01T14:15:00Z)}}';
+    expect(ofType(card, 'TextBlock').filter((b) => b.text === deadline)).toHaveLength(1);
+    for (const block of ofType(card, 'TextBlock').filter((b) => b.text !== deadline)) {
       // Every special character is escaped (preceded by an odd run of backslashes).
       const bare = (block.text as string).replace(/\\[\\`*_[\]()<>#~|&!{}\-+=.)]/g, '');
       expect(bare, block.text as string).not.toMatch(/[`*_[\]()<>#~|&\\]/);
@@ -342,8 +345,11 @@ describe('Teams outcome cards', () => {
         items: [{ weight: 'Bolder', size: 'Medium' }],
       });
       expect(texts(card)[0]).toBe('Answered: Staging — by @alice_b');
-      for (const text of texts(promptCard(view, { live: false })).filter((t) => !/matching/.test(t)))
+      // Everything of the prompt but its tally and its deadline (the outcome replaces both).
+      for (const text of texts(promptCard(view, { live: false })).filter((t) => !/matching|Open until/.test(t)))
         expect(texts(card)).toContain(text);
+      expect(texts(promptCard(view, { live: false })).filter((t) => t.startsWith('Open until'))).toHaveLength(1);
+      expect(texts(card).filter((t) => t.startsWith('Open until'))).toEqual([]);
     }
     expect(outcomeCard({ status: 'no_answer', text: 'Expired — no answer' }, viewOf([single])).body[0]).toMatchObject({
       style: 'warning',

@@ -11,6 +11,7 @@ import { startTestApp, testEnv } from '../helpers/app.js';
 import { client, eventually } from '../helpers/http.js';
 import {
   mockup,
+  withoutDeadline,
   channelFor,
   deliveredRef,
   keyboardRows,
@@ -98,8 +99,10 @@ describe('Telegram approvals: the question message', () => {
   it('shows summary, action, `key: value` lines and the hash with entities; four decisions and Skip', async () => {
     const alice = newUser(fake, 'Alice', 'alice_render');
     const { ref, hash } = await ask(alice.id);
-    const { text, message } = visible(fake, ref);
-    expect(text).toBe(
+    const { message } = visible(fake, ref);
+    // The deadline paragraph (its own test: deadline-render.test.ts) sits above the instructions.
+    expect(message.text).toMatch(/\n\nOpen until .+ \(UTC\)\n\nTap a button/);
+    expect(withoutDeadline(message)).toBe(
       [
         'Deploy billing 2.3.1',
         'Action: deploy',

@@ -2,7 +2,7 @@
 // fake Bot API on a real Redis: each kind's step asks with a force-reply prompt stating the expected
 // form, a reply is read in the person's language, an invalid one is repaired, Back/Next/Skip work.
 import { describe, expect, it } from 'vitest';
-import { keyboardRows, showsButton, tapLabel, visible } from './telegram-world.js';
+import { keyboardRows, showsButton, tapLabel, visible, withoutDeadline } from './telegram-world.js';
 import {
   askTo,
   dayIn,
@@ -91,7 +91,8 @@ describe('each typed kind as a draft step: ✎ Answer, a force-reply prompt with
     const { id, ref } = await askTo(w, user.id, [{ id: 'n', question: 'How many GB?', kind: 'number', unit: 'GB' }]);
     const shown = visible(w.fake, ref);
     expect(shown.message.reply_markup).toBeUndefined();
-    expect(shown.text).toBe(
+    expect(shown.text).toMatch(/\n\nOpen until .+ \(UTC\)\n\n/);
+    expect(withoutDeadline(shown.message)).toBe(
       'How many GB?\n\nType your answer and reply to this message; send "skip" to skip. Please answer with a number in GB, for example 2.5 GB.',
     );
     w.fake.say(ref.chat, '12 gb', user, ref.messageId);

@@ -93,7 +93,20 @@ export function keyboardRows(fake: FakeTelegramApi, ref: MessageRef): string[][]
 /** The message as a text mock-up: its text, then each keyboard row as `[ label ] [ label ]`. */
 export function mockup(fake: FakeTelegramApi, ref: MessageRef): string {
   const rows = keyboardRows(fake, ref).map((row) => row.map((label) => `[ ${label} ]`).join(' '));
-  return [fake.message(ref.chat, ref.messageId)!.text, ...(rows.length > 0 ? ['', ...rows] : [])].join('\n');
+  const message = fake.message(ref.chat, ref.messageId)!;
+  return [withoutDeadline(message), ...(rows.length > 0 ? ['', ...rows] : [])].join('\n');
+}
+
+/**
+ * A message's text without its deadline paragraph (the one holding a `date_time` entity): its time
+ * is the run's own, and each reader's client shows it in their zone, so the docs' mockups leave it out.
+ */
+export function withoutDeadline(message: StoredMessage): string {
+  const entity = (message.entities ?? []).find((e) => e.type === 'date_time');
+  if (!entity) return message.text;
+  const start = message.text.lastIndexOf('\n\n', entity.offset);
+  const end = message.text.indexOf('\n\n', entity.offset + entity.length);
+  return message.text.slice(0, start) + (end < 0 ? '' : message.text.slice(end));
 }
 
 /** Taps the button labelled `label` (waiting until the keyboard shows it) and returns the toast. */

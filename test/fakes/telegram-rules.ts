@@ -93,9 +93,18 @@ export function checkText(text: unknown): string {
 export function checkEntities(entities: unknown, text: string): void {
   if (entities === undefined) return;
   if (!Array.isArray(entities)) fail(400, "Bad Request: can't parse entities: not an array");
-  for (const e of entities as { offset: number; length: number }[]) {
+  for (const e of entities as { type?: string; offset: number; length: number; [k: string]: unknown }[]) {
     if (!(e.offset >= 0 && e.length > 0 && e.offset + e.length <= text.length))
       fail(400, "Bad Request: can't parse entities: entity out of range");
+    // Bot API 9.5: a date_time entity has an integer unix_time (at most about three years ahead) and
+    // a format of an optional w, then d or D, then t or T, or r alone.
+    if (e.type === 'date_time') {
+      const unix = e.unix_time;
+      if (!Number.isInteger(unix) || (unix as number) < 0 || (unix as number) > Date.now() / 1000 + 1098 * 86_400)
+        fail(400, "Bad Request: can't parse entities: invalid unix_time");
+      if (typeof e.date_time_format !== 'string' || !/^(r|w?[dD]?[tT]?)$/.test(e.date_time_format))
+        fail(400, "Bad Request: can't parse entities: invalid date_time_format");
+    }
   }
 }
 

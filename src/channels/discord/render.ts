@@ -175,9 +175,19 @@ function tallyContent(view: PromptView): string {
   return lines.length === 0 ? '' : cut(lines.map(escapeText).join('\n'), TALLY_MAX);
 }
 
-/** The message for a prompt (the tally, when any, between the questions and the instructions), with its buttons or its form's; throws a permanent ChannelError for a layout Discord would refuse. */
+/**
+ * The deadline line of an open prompt; '' without one. The time is two timestamp tags, which
+ * Discord shows in each reader's own zone and locale: the date and time (`f`) and how long is left
+ * (`R`, kept current by the client, so it never goes stale as a text "in 2 hours" would).
+ */
+export function deadlineContent(view: PromptView): string {
+  const d = view.deadline;
+  return d ? `${escapeText(d.before)}<t:${d.unix}:f> (<t:${d.unix}:R>)${escapeText(d.after)}` : '';
+}
+
+/** The message for a prompt (the tally and the deadline, when any, between the questions and the instructions), with its buttons or its form's; throws a permanent ChannelError for a layout Discord would refuse. */
 export function renderPrompt(view: PromptView): DiscordMessage {
-  const tally = tallyContent(view);
+  const tally = [tallyContent(view), deadlineContent(view)].filter(Boolean).join('\n\n');
   const components = view.buttons ? buttonRows(view.buttons) : formRow(view);
   const instructions = !view.buttons && components.length > 0 && view.form ? view.form.instructions : view.instructions;
   const tail = [tally, footerOf(instructions)];

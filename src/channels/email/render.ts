@@ -65,7 +65,7 @@ function question(
 }
 
 /**
- * The question mail: the questions (options numbered), the tally, then the links (one per option
+ * The question mail: the questions (options numbered), the tally, the deadline, then the links (one per option
  * of a single choice question, and the page for everything else) when `links` is given, and the
  * instructions for answering by reply (which say what each typed question expects).
  */
@@ -82,6 +82,11 @@ export function renderPrompt(view: PromptView, links: PageLinks | null): Rendere
   if (view.tally && view.tally.length > 0) {
     text.push('', ...view.tally);
     html += `<p>${view.tally.map(escapeHtml).join('<br>\n')}</p>\n`;
+  }
+  // A mail has no time that follows the reader's zone: the line says the ask's zone (core/deadline-view.ts).
+  if (view.deadline) {
+    text.push('', view.deadline.line);
+    html += `<p>${escapeHtml(view.deadline.line)}</p>\n`;
   }
   const choice = view.questions.length === 1 ? choiceView(view.questions[0]!) : null;
   if (links) {

@@ -28,6 +28,7 @@ const HELP_BLOCK = `${ID_PREFIX}help`;
 const ACTIONS_BLOCK = `${ID_PREFIX}actions`;
 const OUTCOME_BLOCK = `${ID_PREFIX}outcome`;
 const TALLY_BLOCK = `${ID_PREFIX}tally`;
+const DEADLINE_BLOCK = `${ID_PREFIX}deadline`;
 /** The actions block of the Open button when the prompt has no other buttons (or no room beside them). */
 const OPEN_BLOCK = `${ID_PREFIX}open`;
 /**
@@ -154,6 +155,15 @@ export function renderPrompt(view: PromptView, withForm = false): RenderedMessag
           },
         ]
       : []),
+    ...(view.deadline
+      ? [
+          {
+            type: 'context',
+            block_id: DEADLINE_BLOCK,
+            elements: [{ type: 'mrkdwn', text: deadlineText(view.deadline) }],
+          },
+        ]
+      : []),
     { type: 'context', block_id: HELP_BLOCK, elements: [{ type: 'mrkdwn', text: escapeMrkdwn(help) }] },
   ];
   if (buttons.length > 0) {
@@ -172,6 +182,16 @@ export function renderPrompt(view: PromptView, withForm = false): RenderedMessag
   // No buttons here (drawsNoForm, or a form whose modal Slack cannot show): the page is its only form.
   if (view.link && (buttons.length === 0 || questionsShortened(view))) addOpen(blocks, view);
   return { text: fallbackText(sections), blocks };
+}
+
+/**
+ * The deadline line as mrkdwn: the time is a `<!date>` token, which Slack shows in each reader's own
+ * zone and format ("Tomorrow, 17:00"); its fallback (older clients, notifications) is the time in
+ * the ask's zone, the zone named. The catalogue's words around it are escaped like any text.
+ */
+export function deadlineText(deadline: NonNullable<PromptView['deadline']>): string {
+  const date = `<!date^${deadline.unix}^{date_short_pretty}, {time}|${escapeMrkdwn(deadline.when)}>`;
+  return `${escapeMrkdwn(deadline.before)}${date}${escapeMrkdwn(deadline.after)}`;
 }
 
 /**

@@ -37,6 +37,17 @@ export function textBlock(text: string, look: TextLook = {}): ITextBlock {
   return { type: 'TextBlock', text: escapeMarkdown(text), wrap: true, ...look };
 }
 
+/**
+ * The deadline line of an open prompt as a small TextBlock: the time is Adaptive Cards' `DATE()` and
+ * `TIME()` (RFC 3339 in UTC), which Teams shows in each reader's own zone and locale; the catalogue's
+ * words around them are escaped like any text.
+ */
+export function deadlineBlock(deadline: { before: string; after: string; expiresAt: string }): ITextBlock {
+  const at = `{{DATE(${deadline.expiresAt}, SHORT)}} {{TIME(${deadline.expiresAt})}}`;
+  const text = `${escapeMarkdown(deadline.before)}${at}${escapeMarkdown(deadline.after)}`;
+  return { type: 'TextBlock', text, wrap: true, isSubtle: true, size: 'Small' };
+}
+
 /** A monospace TextBlock (code: an approval's JSON, its preview), literal. */
 export function codeBlock(text: string): ITextBlock {
   return textBlock(text === '' ? ' ' : text, { fontType: 'Monospace' });

@@ -30,7 +30,7 @@ import {
 } from './cards-approval.js';
 import { OTHER_INPUT, REFRESH_VERB, SHAPE_FIELD, execute, tokenData } from './cards-data.js';
 import { questionInputs, shapeLetter } from './cards-inputs.js';
-import { jsonBytes, plain, textBlock } from './cards-text.js';
+import { deadlineBlock, jsonBytes, plain, textBlock } from './cards-text.js';
 import { BUTTON_TITLE_MAX, INPUT_LABEL_MAX } from './label-limits.js';
 import { teamsText } from './words.js';
 
@@ -157,6 +157,8 @@ function build(b: Build, budget: ApprovalBudget): AdaptiveCard {
     ...(b.top ?? []),
     ...(drawn ? drawn.elements : questionElements(view, words, live && !!view.form)),
     ...(view.tally ?? []).map((line) => textBlock(line, { isSubtle: true, size: 'Small' })),
+    // An outcome card (drawn with `top`) no longer shows when the ask expires.
+    ...(view.deadline && !b.top ? [deadlineBlock(view.deadline)] : []),
   ];
   const note = (text: string) => body.push(textBlock(text, { isSubtle: true, size: 'Small' }));
   if (shortened) note(teamsText(locale, url && live ? 'shortened' : 'shortenedNoLink'));

@@ -28,6 +28,8 @@ export interface RenderedPrompt extends RenderedText {
 
 /** Longest outcome line of a finalized message. */
 const OUTCOME_MAX_CHARS = 1000;
+/** Furthest ahead a `date_time` entity may point, with a day's margin on the Bot API's 1098 days. */
+const DATE_TIME_AHEAD_MAX_S = 1097 * 86_400;
 /** Longest tally line under an open prompt. */
 const TALLY_LINE_MAX_CHARS = 500;
 
@@ -152,6 +154,7 @@ function drawPrompt(view: PromptView): { prompt: Omit<RenderedPrompt, 'reply_mar
       const bodyText = body.result();
       const tally = (view.tally ?? []).map((line) => cut(line, TALLY_LINE_MAX_CHARS));
       if (tally.length > 0) body.add(`\n\n${tally.join('\n')}`);
+      addDeadline(body, view.deadline);
       return { full: body.add(`\n\n${view.instructions}`).result(), body: bodyText };
     },
     ({ full }) => full.text.length <= MESSAGE_MAX_CHARS,
@@ -180,6 +183,7 @@ function renderApproval(view: PromptView): { prompt: Omit<RenderedPrompt, 'reply
       addApproval(b, view.approval!, level, words);
       const body = { text: b.text, entities: [...b.entities] };
       if (tally.length > 0) b.add(`\n\n${tally.join('\n')}`);
+      addDeadline(b, view.deadline);
       b.add(`\n\n${view.instructions}`);
       return { text: b.text, entities: b.entities, body };
     },
@@ -187,6 +191,28 @@ function renderApproval(view: PromptView): { prompt: Omit<RenderedPrompt, 'reply
   );
   // The last level always fits askgate's input limits (a summary is one sentence, an action 100 characters).
   return { prompt: built.value, shortened: at > 0 };
+}
+
+/**
+ * Appends the deadline line on its own paragraph, its time as a `date_time` entity (Bot API 9.5):
+ * clients that know it show the time in the reader's own zone and locale (weekday, date, time);
+ * older ones show the entity's text, the time in the ask's zone with the zone named. Left out of
+ * the body the final edit keeps: the outcome replaces it.
+ */
+function addDeadline(b: { text: string; entities: MessageEntity[] }, deadline: PromptView['deadline']): void {
+  if (!deadline) return;
+  b.text += `\n\n${deadline.before}`;
+  // Telegram refuses the whole message for a unix_time past now + 1098 days: a deadline that far
+  // (only a test's or a misconfigured bound's) keeps the plain text.
+  if (deadline.unix <= Date.now() / 1000 + DATE_TIME_AHEAD_MAX_S)
+    b.entities.push({
+      type: 'date_time',
+      offset: b.text.length,
+      length: deadline.when.length,
+      unix_time: deadline.unix,
+      date_time_format: 'wdt',
+    });
+  b.text += `${deadline.when}${deadline.after}`;
 }
 
 /** A reminder's text: plain (no entities, no parse_mode), within Telegram's message limit. */

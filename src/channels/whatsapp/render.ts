@@ -13,7 +13,11 @@ import {
   TEXT_BODY_MAX,
 } from './capabilities.js';
 
-/** The prompt's text: the questions (options numbered, with their descriptions), the tally, the answer page, the instructions. */
+/**
+ * The prompt's text: the questions (options numbered, with their descriptions), the tally, the
+ * deadline (WhatsApp has no time that follows the reader's zone: the ask's zone, named), the answer
+ * page, the instructions.
+ */
 export function promptText(view: PromptView, withOptions: boolean): string {
   const words = wordsFor(view.locale);
   const several = view.questions.length > 1;
@@ -31,6 +35,7 @@ export function promptText(view: PromptView, withOptions: boolean): string {
         lines.push(`${o.number}. ${o.label}${o.description ? ` — ${o.description}` : ''}`);
   }
   if (view.tally && view.tally.length > 0) lines.push('', ...view.tally);
+  if (view.deadline) lines.push('', view.deadline.line);
   if (view.link) lines.push('', view.link);
   lines.push('', view.instructions);
   return lines.join('\n');

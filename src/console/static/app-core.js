@@ -141,7 +141,10 @@ export function expiresIn(iso) {
   if (!(s > 0)) return t('expiringNow');
   if (s < 90) return t('expiresSeconds', { count: s });
   const m = Math.round(s / 60);
-  return m < 90 ? t('expiresMinutes', { count: m }) : t('expiresHours', { count: Math.round(m / 60) });
+  // Past 90 minutes (asks may wait 30 days) the time itself follows, in the browser's zone.
+  return m < 90
+    ? t('expiresMinutes', { count: m })
+    : t('expiresHours', { count: Math.round(m / 60) }) + ' (' + clock(iso, false) + ')';
 }
 
 const operatorInput = () => /** @type {HTMLInputElement} */ ($('operator'));

@@ -117,6 +117,7 @@ export const de: LocaleInfo & { messages: Messages } = {
     'tally.line': '{groups}{more} — {needed}',
     'tally.more': ' · {count} weitere',
     'tally.answered': 'Geantwortet: {names}',
+    'deadline.open': 'Offen bis {when}',
     'reminder.open': 'Erinnerung: diese Frage ist noch offen.',
     'reminder.soon': 'Erinnerung: diese Frage läuft gleich ab ({time}).',
     'reminder.expires': 'Erinnerung: diese Frage ist noch offen. Sie läuft {when} ab ({left}).',

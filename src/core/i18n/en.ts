@@ -116,6 +116,8 @@ export const EN_MESSAGES = {
   'tally.line': '{groups}{more} — {needed}',
   'tally.more': ' · {count} more',
   'tally.answered': 'Answered: {names}',
+  // The deadline line under an open prompt (core/deadline-view.ts): {when} is a date, time and zone.
+  'deadline.open': 'Open until {when}',
   'reminder.open': 'Reminder: this question is still open.',
   'reminder.soon': 'Reminder: this question is about to expire ({time}).',
   'reminder.expires': 'Reminder: this question is still open. It expires {when} ({left}).',

@@ -122,6 +122,7 @@ export const es: LocaleInfo & { messages: Messages } = {
     'tally.line': '{groups}{more} — {needed}',
     'tally.more': ' · {count} más',
     'tally.answered': 'Respondieron: {names}',
+    'deadline.open': 'Abierta hasta: {when}',
     'reminder.open': 'Recordatorio: esta pregunta sigue abierta.',
     'reminder.soon': 'Recordatorio: esta pregunta está a punto de expirar ({time}).',
     'reminder.expires': 'Recordatorio: esta pregunta sigue abierta. Expira {when} ({left}).',

@@ -123,6 +123,7 @@ export const fr: LocaleInfo & { messages: Messages } = {
     'tally.line': '{groups}{more} — {needed}',
     'tally.more': ' · {count} de plus',
     'tally.answered': 'Ont répondu : {names}',
+    'deadline.open': 'Ouverte jusqu’à : {when}',
     'reminder.open': 'Rappel : cette question est toujours ouverte.',
     'reminder.soon': 'Rappel : cette question va bientôt expirer ({time}).',
     'reminder.expires': 'Rappel : cette question est toujours ouverte. Elle expire {when} ({left}).',

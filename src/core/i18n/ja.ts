@@ -100,6 +100,7 @@ export const ja: LocaleInfo & { messages: Messages } = {
     'tally.line': '{groups}{more} — {needed}',
     'tally.more': ' · ほか{count}件',
     'tally.answered': '回答者: {names}',
+    'deadline.open': '{when}まで受付中',
     'reminder.open': 'リマインダー: この質問はまだ受付中です。',
     'reminder.soon': 'リマインダー: この質問はまもなく期限切れになります（{time}）。',
     'reminder.expires': 'リマインダー: この質問はまだ受付中です。期限は{when}です（{left}）。',

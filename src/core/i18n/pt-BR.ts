@@ -122,6 +122,7 @@ export const ptBR: LocaleInfo & { messages: Messages } = {
     'tally.line': '{groups}{more} — {needed}',
     'tally.more': ' · mais {count}',
     'tally.answered': 'Responderam: {names}',
+    'deadline.open': 'Aberta até {when}',
     'reminder.open': 'Lembrete: esta pergunta ainda está aberta.',
     'reminder.soon': 'Lembrete: esta pergunta está prestes a expirar ({time}).',
     'reminder.expires': 'Lembrete: esta pergunta ainda está aberta. Ela expira {when} ({left}).',
