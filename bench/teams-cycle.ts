@@ -37,12 +37,7 @@ const askgate = await startAskgateProcess({
   REDIS_URL: redis.url,
   ASKGATE_KEY_PREFIX: 'bench',
   ASKGATE_TIMEOUT_MIN_SECONDS: '1',
-  TEAMS_APP_ID: APP_ID,
-  TEAMS_APP_PASSWORD: APP_PASSWORD,
-  TEAMS_TENANT_ID: TENANT,
-  TEAMS_OPENID_METADATA_URL: fake.metadataUrl,
-  TEAMS_TOKEN_URL: fake.tokenUrl,
-  TEAMS_SERVICE_URL_HOSTS: '127.0.0.1',
+  ...fake.settings,
 });
 const api = new HttpClient(askgate.url);
 const endpoint = `${askgate.url}/teams/messages`;

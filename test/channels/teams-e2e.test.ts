@@ -18,16 +18,11 @@ import {
   installForAlice,
   resultOf,
   shownCard,
+  single,
   startTeamsWorld,
   textsOf,
   type TeamsWorld,
 } from './teams-world.js';
-
-const single = (labels: string[]) => ({
-  questions: [
-    { id: 'env', header: 'Deploy', question: 'Where should I deploy?', options: labels.map((label) => ({ label })) },
-  ],
-});
 
 let w: TeamsWorld;
 beforeAll(async () => {

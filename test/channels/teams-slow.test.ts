@@ -14,16 +14,12 @@ import {
   installForAlice,
   resultOf,
   shownCard,
+  single,
   startTeamsWorld,
   textsOf,
   type TeamsWorld,
 } from './teams-world.js';
 
-const single = (labels: string[]) => ({
-  questions: [
-    { id: 'env', header: 'Deploy', question: 'Where should I deploy?', options: labels.map((label) => ({ label })) },
-  ],
-});
 /** Each chunk to and from Redis waits this long: a round trip takes 1.3 s (under the store’s 1.5 s command timeout), an invoke several. */
 const SLOW_MS = 650;
 

@@ -27,6 +27,13 @@ export const BOB = person('Bob', '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d');
 /** Alice's one-to-one chat with the bot: an id as Teams makes them (131 characters). */
 export const DM =
   'a:1p0iicaJlVi-_KIYKDDvLi4c2pMZMc8B0bPauUJq9pZ6IHPzMOrXbWS4g7Wktn1hwl8J3FecCj4cn33DInsp7AGj8mSSb23S5cQJTjU_CXlYs-eph-CchluBdnSKVFm40';
+/** An ask of one single-choice question, "Where should I deploy?", with these option labels. */
+export const single = (labels: string[]) => ({
+  questions: [
+    { id: 'env', header: 'Deploy', question: 'Where should I deploy?', options: labels.map((label) => ({ label })) },
+  ],
+});
+
 /** A team channel. */
 export const CHANNEL = '19:c0ffee0123456789@thread.tacv2';
 
@@ -56,12 +63,7 @@ export async function startTeamsWorld(
   const config = loadConfig(
     testEnv({
       REDIS_URL: proxy?.redisUrl ?? redis.url,
-      TEAMS_APP_ID: APP_ID,
-      TEAMS_APP_PASSWORD: APP_PASSWORD,
-      TEAMS_TENANT_ID: TENANT,
-      TEAMS_OPENID_METADATA_URL: fake.metadataUrl,
-      TEAMS_TOKEN_URL: fake.tokenUrl,
-      TEAMS_SERVICE_URL_HOSTS: '127.0.0.1',
+      ...fake.settings,
       ...env,
     }),
   );

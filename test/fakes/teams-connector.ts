@@ -85,6 +85,8 @@ export interface FakeTeams {
   metadataUrl: string;
   /** TEAMS_TOKEN_URL (the tenant's token endpoint). */
   tokenUrl: string;
+  /** askgate's TEAMS_* settings for this fake: the credentials, its metadata and token URLs, loopback service URLs. */
+  settings: Record<string, string>;
   /** The service URL activities carry (with its trailing slash, as Teams sends it). */
   serviceUrl: string;
   /** Activities the bot sent, by id. */
@@ -253,9 +255,19 @@ export async function startFakeTeams(options: FakeTeamsOptions): Promise<FakeTea
       .sign(key);
   }
 
+  const metadataUrl = `${base}/v1/.well-known/openidconfiguration`;
+  const tokenUrl = `${base}/${options.tenantId}/oauth2/v2.0/token`;
   return {
-    metadataUrl: `${base}/v1/.well-known/openidconfiguration`,
-    tokenUrl: `${base}/${options.tenantId}/oauth2/v2.0/token`,
+    metadataUrl,
+    tokenUrl,
+    settings: {
+      TEAMS_APP_ID: options.appId,
+      TEAMS_APP_PASSWORD: options.appPassword,
+      TEAMS_TENANT_ID: options.tenantId,
+      TEAMS_OPENID_METADATA_URL: metadataUrl,
+      TEAMS_TOKEN_URL: tokenUrl,
+      TEAMS_SERVICE_URL_HOSTS: '127.0.0.1',
+    },
     serviceUrl,
     activities,
     calls,

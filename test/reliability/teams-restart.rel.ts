@@ -60,12 +60,7 @@ describe('R-teams (issue 39): kill -9 of askgate between a Teams invoke and its 
       ASKGATE_SWEEP_DELAY_MS: '500',
       ASKGATE_OUTBOX_BASE_DELAY_MS: '20',
       ASKGATE_OUTBOX_MAX_DELAY_MS: '200',
-      TEAMS_APP_ID: APP_ID,
-      TEAMS_APP_PASSWORD: APP_PASSWORD,
-      TEAMS_TENANT_ID: TENANT,
-      TEAMS_OPENID_METADATA_URL: fake.metadataUrl,
-      TEAMS_TOKEN_URL: fake.tokenUrl,
-      TEAMS_SERVICE_URL_HOSTS: '127.0.0.1',
+      ...fake!.settings,
     };
     node = await startAskgateProcess(env);
     expect((await fake.post(`${node.url}/teams/messages`, installed(people, DM, 'personal'))).status).toBe(200);
