@@ -29,7 +29,7 @@ function record(created: string, days: number, policy: AskRecord['policy'], targ
     timeoutSeconds: days * DAY,
     targets: targets as AskRecord['targets'],
     policy,
-    deliveries: [{ channel: 'telegram', chat: '42', status: 'sent', messageId: '7' }] as AskRecord['deliveries'],
+    deliveries: [{ channel: 'telegram', chat: '42', status: 'sent', message: { chat: '42', messageId: '7' } }],
   });
 }
 const schedules = (effects: readonly Effect[]) =>
