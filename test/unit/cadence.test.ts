@@ -29,7 +29,9 @@ function record(created: string, days: number, policy: AskRecord['policy'], targ
     timeoutSeconds: days * DAY,
     targets: targets as AskRecord['targets'],
     policy,
-    deliveries: [{ channel: 'telegram', chat: '42', status: 'sent', message: { chat: '42', messageId: '7' } }],
+    deliveries: [
+      { channel: 'telegram', chat: '42', status: 'sent', finalized: false, message: { chat: '42', messageId: '7' } },
+    ],
   });
 }
 const schedules = (effects: readonly Effect[]) =>
