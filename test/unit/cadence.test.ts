@@ -30,7 +30,7 @@ function record(created: string, days: number, policy: AskRecord['policy'], targ
     targets: targets as AskRecord['targets'],
     policy,
     deliveries: [
-      { channel: 'telegram', chat: '42', status: 'sent', finalized: false, message: { chat: '42', messageId: '7' } },
+      { channel: 'telegram', chat: '42', status: 'sent', finalized: 'no', message: { chat: '42', messageId: '7' } },
     ],
   });
 }
