@@ -197,7 +197,19 @@ describe.each([recordingWorld(), telegramWorld()])('a daily reminder over a week
     }, 8000);
     expect(ended.result).toMatchObject({ status: 'no_answer', reason: 'timeout' });
     await sleep(500);
-    expect(await world.reminders(id)).toHaveLength(7);
+    const texts = await world.reminders(id);
+    expect(texts).toHaveLength(7);
+    // Each shows the deadline as it stood: Monday the 14th before the extension, Thursday the 17th
+    // after (within a day, the time alone).
+    expect(texts.map((t) => /on (\S+) at|It expires at/.exec(t)?.[1] ?? 'today')).toEqual([
+      '2030-01-14',
+      '2030-01-14',
+      '2030-01-14',
+      'today',
+      '2030-01-17',
+      '2030-01-17',
+      'today',
+    ]);
     expect((await stepJobs(id)).size).toBe(0);
     const history = (await app.store.get(id))!.history;
     expect(history.filter((h) => h.type === 'reminded').map((h) => (h as { detail?: string }).detail)).toEqual(
