@@ -325,3 +325,12 @@ describe('extend re-plans the cadence against the new deadline', () => {
   });
   it('the cap is one constant', () => expect(MAX_REMINDERS).toBe(20));
 });
+
+describe('the console’s view of a cadence', () => {
+  it('counts the reminders planned before the deadline and shows the next one', async () => {
+    const { policyOf: consolePolicy } = await import('../../src/console/view-policy.js');
+    const r = { ...record('2030-01-07T20:00:00Z', 7, { remindEverySeconds: DAY }, [lisbonChat]), reminded: 1 };
+    expect(consolePolicy(r)?.reminders).toEqual({ sent: 1, total: 4, next: '2030-01-10T09:00:00.000Z' });
+    expect(consolePolicy({ ...r, reminded: 4 })?.reminders).toEqual({ sent: 4, total: 4 });
+  });
+});
