@@ -334,3 +334,27 @@ describe('the console’s view of a cadence', () => {
     expect(consolePolicy({ ...r, reminded: 4 })?.reminders).toEqual({ sent: 4, total: 4 });
   });
 });
+
+describe('MCP tools take the cadence and a target’s hours (both eras share these shapes)', () => {
+  it('ask_user and request_approval pass remindEverySeconds and hours on to the ask, which the schema accepts', async () => {
+    const { z } = await import('zod');
+    const { AskUserInputShape, toAskInput } = await import('../../src/mcp/tool.js');
+    const { RequestApprovalInputShape, toApprovalInput } = await import('../../src/mcp/approval-tool.js');
+    const to = { channel: 'telegram', chat: '42', hours: { ...lisbon } };
+    const ask = toAskInput(
+      z.object(AskUserInputShape).parse({
+        questions: [{ question: 'Go?', options: [{ label: 'Yes' }, { label: 'No' }] }],
+        to,
+        remindEverySeconds: DAY,
+      }),
+      { runId: 'mcp-run' },
+    );
+    expect(ask).toMatchObject({ remindEverySeconds: DAY, to });
+    expect(AskRequestSchema.safeParse(ask).success).toBe(true);
+    const approval = toApprovalInput(
+      z.object(RequestApprovalInputShape).parse({ action: 'deploy', arguments: {}, to, remindEverySeconds: DAY }),
+      { runId: 'mcp-run' },
+    );
+    expect(approval).toMatchObject({ remindEverySeconds: DAY, to });
+  });
+});
