@@ -96,14 +96,17 @@ export function policySteps(record: StepFields): PolicyStep[] {
  * The cadence's reminders (`remindEverySeconds`), every one the cap allows, whatever the deadline:
  * numbered after the `remindAfterSeconds` ones (k of them: `remind-(k+1)` up to `remind-20`), the
  * first a cadence after the last of those (else after creation), each in the targets' working
- * hours (core/cadence.ts). Only the next one ever has a job ({@link nextCadenceStep}).
+ * hours (core/cadence.ts). Only the next one ever has a job ({@link nextCadenceStep}). Only those up
+ * to reminder `upTo` when given (each time depends on the one before; with working hours each
+ * costs some 30 µs of zone arithmetic).
  */
-export function cadenceSteps(record: StepFields): PolicyStep[] {
+export function cadenceSteps(record: StepFields, upTo: number = MAX_REMINDERS): PolicyStep[] {
   const every = record.policy?.remindEverySeconds;
   if (every === undefined) return [];
   const explicit = policySteps(record).filter((s) => s.kind === 'remind');
   const base = explicit.at(-1)?.at ?? Date.parse(record.createdAt);
-  return cadenceTimes(record.targets, base, every, MAX_REMINDERS - explicit.length).map((at, i): PolicyStep => {
+  const count = Math.max(0, Math.min(MAX_REMINDERS, upTo) - explicit.length);
+  return cadenceTimes(record.targets, base, every, count).map((at, i): PolicyStep => {
     const n = explicit.length + i + 1;
     return { step: `remind-${n}` as Step, kind: 'remind', n, at };
   });
@@ -111,13 +114,14 @@ export function cadenceSteps(record: StepFields): PolicyStep[] {
 
 /** The cadence reminder after the last reminder fired (whatever its deadline), or null: none, or past the cap. */
 export function nextCadenceStep(record: StepFields & Pick<AskRecord, 'reminded'>): PolicyStep | null {
-  return cadenceSteps(record).find((s) => s.n > (record.reminded ?? 0)) ?? null;
+  const after = Math.max(record.reminded ?? 0, record.policy?.remindAfterSeconds?.length ?? 0);
+  return cadenceSteps(record, after + 1).find((s) => s.n > (record.reminded ?? 0)) ?? null;
 }
 
 /** Step `kind` n of the record's policy (a `remindAfterSeconds` one, a cadence one, an escalation step), or undefined. */
 export function stepOf(record: StepFields, kind: 'remind' | 'escalate', n: number): PolicyStep | undefined {
   const found = policySteps(record).find((s) => s.kind === kind && s.n === n);
-  return found ?? (kind === 'remind' ? cadenceSteps(record).find((s) => s.n === n) : undefined);
+  return found ?? (kind === 'remind' ? cadenceSteps(record, n).find((s) => s.n === n) : undefined);
 }
 
 /**
