@@ -157,6 +157,15 @@ describe.each([recordingWorld(), telegramWorld()])('a daily reminder over a week
       await runAt(id, `remind-${n}`, plan[n - 1]!);
       await eventually(async () => ((await world.reminders(id)).length === n ? true : undefined), 8000);
       if (n < 4) await expectJobs(`remind-${n + 1}`, plan[n]);
+      if (n === 3) {
+        // A re-fired or duplicated job of a reminder already sent (same id, run again) changes nothing.
+        await queue.add('remind-3', {}, { jobId: `remind-3-${id}` });
+        // Run and completed (a completed step job is removed).
+        await eventually(async () => (await queue.getJob(`remind-3-${id}`)) === undefined, 5000);
+        await sleep(300);
+        expect(await world.reminders(id)).toHaveLength(3);
+        await expectJobs('remind-4', plan[3]);
+      }
       if (n === 2) {
         // Stopped and started on the same Redis in the middle: nothing lost, nothing doubled.
         await app.close();
