@@ -7,6 +7,8 @@ export class UsageError extends Error {}
 export interface PolicyFlags {
   to?: string[];
   remind?: string[];
+  'remind-every'?: string;
+  hours?: string;
   escalate?: string[];
   default?: string[];
   agree?: string;
@@ -30,18 +32,53 @@ const whole = (flag: string, value: string, show: Show): number => {
   return n;
 };
 
+/** `mon-fri,09:00-18:00,Europe/Lisbon`: days (which may hold commas), the window, the zone. */
+const HOURS_TEXT = /^(.+),(\d{1,2}:\d{2})-(\d{1,2}:\d{2}),([^,]+)$/;
+
+/**
+ * Working hours as `--hours` takes them: `<days>,<from>-<to>,<zone>` (`mon-fri,09:00-18:00,Europe/Lisbon`,
+ * `mon,wed,fri,08:30-12:00,UTC`) or the API's JSON object. Checked by the server (a 400 names the field).
+ */
+export function hoursFromFlag(value: string, show: Show): Record<string, unknown> {
+  if (value.trim().startsWith('{')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      throw new UsageError(`--hours is not valid JSON: ${show(value)}`);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new UsageError(`--hours must be a JSON object, not ${show(value)}`);
+    return parsed as Record<string, unknown>;
+  }
+  const m = HOURS_TEXT.exec(value.trim());
+  if (!m)
+    throw new UsageError(
+      `--hours must be <days>,<from>-<to>,<time zone> such as mon-fri,09:00-18:00,Europe/Lisbon (or a JSON object), not ${show(value)}`,
+    );
+  return { days: m[1], from: m[2], to: m[3], timeZone: m[4] };
+}
+
 /**
  * The ask fields of the policy flags: `--to` repeated is a list of targets (once: one target, as
  * before); `--remind <s>` per reminder; `--escalate <s>=<channel>:<chat>[,<channel>:<chat>…]` per
- * step; `--default <questionId>=<label>` per label (repeat for several labels of a multi-select
+ * step; `--remind-every <s>`, a cadence after them; `--hours <days>,<from>-<to>,<zone>` on every `--to`
+ * target (a reminder due outside waits for the next opening); `--default <questionId>=<label>` per label (repeat for several labels of a multi-select
  * question); `--agree <n>`. Limits (how many, below the timeout, known labels) are the server's 400.
  */
 export function policyFromFlags(flags: PolicyFlags, show: Show): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   const to = (flags.to ?? []).map((spec) => target('--to', spec));
+  if (flags.hours !== undefined) {
+    if (to.length === 0) throw new UsageError('--hours applies to the --to targets: give --to');
+    const hours = hoursFromFlag(flags.hours, show);
+    for (const t of to) (t as Record<string, unknown>).hours = hours;
+  }
   if (to.length === 1) body.to = to[0];
   else if (to.length > 1) body.to = to;
   if (flags.remind?.length) body.remindAfterSeconds = flags.remind.map((s) => whole('--remind', s, show));
+  if (flags['remind-every'] !== undefined)
+    body.remindEverySeconds = whole('--remind-every', flags['remind-every'], show);
   if (flags.escalate?.length)
     body.escalate = flags.escalate.map((spec) => {
       const eq = spec.indexOf('=');

@@ -20,6 +20,9 @@ Usage:
               [--header <text>] [--agent <name>] [--multi] [--question ... --option ...] [--timeout <seconds>]
               [--wait] [--retry-for <seconds>] [--idempotency-key <key>] [--url <askgate url>]
               [--to ... (repeat: several targets)] [--remind <seconds>]... [--agree <n>]
+              [--remind-every <seconds>: reminders as a cadence, after any --remind; at least 3600, 20 in all]
+              [--hours <days>,<from>-<to>,<IANA zone> (e.g. mon-fri,09:00-18:00,Europe/Lisbon) or '<json>':
+              the --to targets' working hours; a reminder due outside waits for the next opening]
               [--escalate <seconds>=<channel>:<chat>[,<channel>:<chat>]]... [--default <questionId>=<label or value>]...
               [--locale <BCP 47 tag, e.g. pt-BR>] [--time-zone <IANA zone, e.g. America/Sao_Paulo>]
               [--expires-at <ISO 8601 time>, instead of --timeout] [--async: the ask may wait up to

@@ -42,6 +42,7 @@ const EnvSchema = z.object({
   ASKGATE_ASYNC_TIMEOUT_MAX_SECONDS: int(2_592_000, 1),
   // An extension never leaves less than this before the new deadline.
   ASKGATE_EXTEND_MIN_SECONDS: int(60, 1, 3600),
+  ASKGATE_REMIND_EVERY_MIN_SECONDS: int(3600, 1),
   ASKGATE_RETENTION_SECONDS: int(86_400, 60),
   ASKGATE_MAX_WAIT_SECONDS: int(600, 0, 3600),
   ...AUDIT_ENV,
@@ -218,19 +219,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data;
-  if (e.ASKGATE_TIMEOUT_MIN_SECONDS > e.ASKGATE_TIMEOUT_MAX_SECONDS) {
+  if (e.ASKGATE_TIMEOUT_MIN_SECONDS > e.ASKGATE_TIMEOUT_MAX_SECONDS)
     throw new ConfigError('invalid configuration: ASKGATE_TIMEOUT_MIN_SECONDS is above ASKGATE_TIMEOUT_MAX_SECONDS');
-  }
-  if (e.ASKGATE_ASYNC_TIMEOUT_MAX_SECONDS < e.ASKGATE_TIMEOUT_MAX_SECONDS) {
+  if (e.ASKGATE_ASYNC_TIMEOUT_MAX_SECONDS < e.ASKGATE_TIMEOUT_MAX_SECONDS)
     throw new ConfigError(
       'invalid configuration: ASKGATE_ASYNC_TIMEOUT_MAX_SECONDS is below ASKGATE_TIMEOUT_MAX_SECONDS (an ask with a way back may wait at least as long as one without)',
     );
-  }
-  if (e.REDIS_CLUSTER === 'true' && !e.REDIS_URL) {
+  if (e.REDIS_CLUSTER === 'true' && !e.REDIS_URL)
     throw new ConfigError(
       'invalid configuration: REDIS_CLUSTER=true needs REDIS_URL with the seed nodes, e.g. redis://10.0.0.1:6379,redis://10.0.0.2:6379',
     );
-  }
   if (e.REDIS_CLUSTER !== 'true' && e.REDIS_URL?.includes(',')) {
     throw new ConfigError(
       'invalid configuration: REDIS_URL lists several nodes; set REDIS_CLUSTER=true for a Redis Cluster',
@@ -277,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxSeconds: e.ASKGATE_TIMEOUT_MAX_SECONDS,
       asyncMaxSeconds: e.ASKGATE_ASYNC_TIMEOUT_MAX_SECONDS,
       extendMinSeconds: e.ASKGATE_EXTEND_MIN_SECONDS,
+      remindEveryMinSeconds: e.ASKGATE_REMIND_EVERY_MIN_SECONDS,
     },
     retentionMs: e.ASKGATE_RETENTION_SECONDS * 1000,
     defaultLocale,

@@ -1,5 +1,6 @@
 import { AskgateError, invalid, type Issue } from '../core/errors.js';
 import { policyIssues } from '../core/policy.js';
+import { cadenceIssues, REMIND_EVERY_MIN_SECONDS } from '../core/cadence.js';
 import { askDeadline, hasWayBack, maxWaitOf } from '../core/deadline.js';
 import { targetList } from '../core/request-policy.js';
 import { createAsk, isTerminal, transition } from '../core/lifecycle.js';
@@ -46,7 +47,17 @@ export async function openAsk(
   const timeoutSeconds = found.seconds;
   // An absolute deadline stays as given; a timeout counts from the moment the record is made.
   const deadline = request.expiresAt !== undefined ? { deadline: found.at } : {};
-  const late = policyIssues(request, timeoutSeconds);
+  const now = clock.now();
+  const late = [
+    ...policyIssues(request, timeoutSeconds),
+    ...cadenceIssues(
+      request,
+      targetList(request.to),
+      now,
+      request.expiresAt !== undefined ? found.at : now + timeoutSeconds * 1000,
+      settings.timeouts.remindEveryMinSeconds ?? REMIND_EVERY_MIN_SECONDS,
+    ),
+  ];
   if (late.length > 0) throw invalid('invalid_request', late);
   if (request.callbackUrl !== undefined) checkCallbackUrl(deps.webhooks, request.callbackUrl);
   const schema = request.approval?.argumentsSchema;

@@ -2,6 +2,8 @@
 // its console view. Labels and names only: free-text answers appear as "their own words".
 import { answerSummary, displayHeader, responderName } from '../core/display-text.js';
 import { tallyLines } from '../core/policy-view.js';
+import { cadenceSteps, policySteps } from '../core/policy.js';
+import { deadlineOf } from '../core/record-state.js';
 import { LOCALES, wordsFor, wordsOf } from '../core/i18n/index.js';
 import { CHANNEL_DISPLAY_NAMES } from '../channels/registry.js';
 import { ownValue } from '../core/own.js';
@@ -85,7 +87,16 @@ export function policyOf(record: AskRecord): ConsolePolicy | undefined {
   if (!policy) return undefined;
   const out: ConsolePolicy = {};
   const offsets = policy.remindAfterSeconds;
-  if (offsets?.length) {
+  if (policy.remindEverySeconds !== undefined) {
+    // A cadence: every reminder planned before the (current) deadline, in working hours, up to 20.
+    const planned = [...policySteps(record).filter((s) => s.kind === 'remind'), ...cadenceSteps(record)].filter(
+      (s) => s.at < deadlineOf(record),
+    );
+    const sent = record.reminded ?? 0;
+    const next = record.status === 'pending' ? planned.find((s) => s.n > sent) : undefined;
+    const total = Math.max(sent, planned.length);
+    out.reminders = { sent, total, ...(next ? { next: new Date(next.at).toISOString() } : {}) };
+  } else if (offsets?.length) {
     const sent = Math.min(record.reminded ?? 0, offsets.length);
     const next = record.status === 'pending' ? offsets[sent] : undefined;
     out.reminders = { sent, total: offsets.length, ...(next !== undefined ? { next: at(record, next) } : {}) };

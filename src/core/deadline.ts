@@ -14,6 +14,8 @@ export interface TimeoutBounds {
   asyncMaxSeconds: number;
   /** The least an extension leaves before the new deadline (`ASKGATE_EXTEND_MIN_SECONDS`, default 60). */
   extendMinSeconds: number;
+  /** The least `remindEverySeconds` (`ASKGATE_REMIND_EVERY_MIN_SECONDS`; absent: an hour, core/cadence.ts). */
+  remindEveryMinSeconds?: number;
 }
 
 /**

@@ -1,17 +1,46 @@
 import type { ConversationKey } from './store-ports.js';
 
 /**
- * The steps of an ask that run at a time of their own, as delayed jobs: the timeout, up to 3
- * reminders and up to 3 escalation steps (core/policy.ts says when each falls due).
+ * The steps of an ask that run at a time of their own, as delayed jobs: the timeout, up to 20
+ * reminders (`remindAfterSeconds` gives at most 3, the cadence the rest: core/cadence.ts) and up
+ * to 3 escalation steps (core/policy.ts says when each falls due). Reminder n is its own step, so
+ * its job id (`remind-7-<askId>`) is idempotent by its number: a duplicated or re-fired job finds
+ * `reminded` at n already and changes nothing.
  */
-export const STEPS = ['timeout', 'remind-1', 'remind-2', 'remind-3', 'escalate-1', 'escalate-2', 'escalate-3'] as const;
+export const STEPS = [
+  'timeout',
+  'remind-1',
+  'remind-2',
+  'remind-3',
+  'escalate-1',
+  'escalate-2',
+  'escalate-3',
+  // The cadence's reminders (remind-1..3 are the cadence's too when remindAfterSeconds is absent).
+  'remind-4',
+  'remind-5',
+  'remind-6',
+  'remind-7',
+  'remind-8',
+  'remind-9',
+  'remind-10',
+  'remind-11',
+  'remind-12',
+  'remind-13',
+  'remind-14',
+  'remind-15',
+  'remind-16',
+  'remind-17',
+  'remind-18',
+  'remind-19',
+  'remind-20',
+] as const;
 
 /** A step of an ask that runs at a time of its own (one of {@link STEPS}). */
 export type Step = (typeof STEPS)[number];
 
 /**
  * Outbox work for one ask (`index` is the delivery; unused for webhooks and always 0): deliver,
- * edit to the outcome, POST the webhook, post reminder `n`, re-render the open prompt (a tally).
+ * edit to the outcome, POST the webhook, post reminder `n` (1–20), re-render the open prompt (a tally).
  */
 export type Job =
   | { kind: 'deliver' | 'finalize' | 'webhook' | 'refresh'; index: number }

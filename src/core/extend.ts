@@ -3,6 +3,7 @@ import type { Effect } from './effects.js';
 import type { TransitionResult } from './ask-events.js';
 import { withHistory, who } from './record-history.js';
 import { deadlineOf, isTerminal } from './record-state.js';
+import { nextCadenceStep } from './policy.js';
 
 /**
  * Moves a pending ask's deadline to `at` (epoch ms; the shell checked it against the bounds,
@@ -14,7 +15,10 @@ import { deadlineOf, isTerminal } from './record-state.js';
  * re-rendered to show the new deadline (the tally's `refresh` job, which also re-indexes the
  * message for the longer life), and a deadline moved earlier gets the reconciler's look by then.
  * Reminder and escalation times are offsets from creation, before the old deadline and so before a
- * later one: their jobs stay as they are.
+ * later one: their jobs stay as they are. The cadence (`remindEverySeconds`) is re-planned against
+ * the new deadline: its next reminder (after those already sent, which stay counted toward the 20)
+ * is scheduled when it now falls before the deadline (the cadence had stopped at the old one), and
+ * unscheduled when a deadline moved earlier leaves it out.
  */
 export function extend(record: AskRecord, event: { at: number; by: Responder }, now: number): TransitionResult {
   if (isTerminal(record)) return { kind: 'unchanged', outcome: { code: 'already_resolved' } };
@@ -26,8 +30,16 @@ export function extend(record: AskRecord, event: { at: number; by: Responder }, 
     [{ type: 'extended', ...who(event.by), from: record.expiresAt, to }],
     now,
   );
+  const cadence = nextCadenceStep(record);
   const effects: Effect[] = [
     { type: 'reschedule', step: 'timeout', at: event.at },
+    ...(cadence
+      ? [
+          cadence.at < event.at
+            ? ({ type: 'schedule', step: cadence.step, at: cadence.at } as const)
+            : ({ type: 'unschedule', step: cadence.step } as const),
+        ]
+      : []),
     ...(event.at < from ? [{ type: 'sweepAt', at: event.at } as const] : []),
     ...record.deliveries.flatMap((d, index): Effect[] =>
       d.status === 'sent' ? [{ type: 'enqueue', job: { kind: 'refresh', index } }] : [],

@@ -1,6 +1,6 @@
 import type { AskRecord, AskRequest, Delivery, PushConfig, Target } from './schemas.js';
 import type { Effect } from './effects.js';
-import { policyOf, policySteps } from './policy.js';
+import { nextCadenceStep, policyOf, policySteps } from './policy.js';
 import { targetList } from './request-policy.js';
 import { deadlineOf } from './record-state.js';
 import { storedApproval } from './approval/approval-schema.js';
@@ -87,6 +87,10 @@ export function createAsk(
       { type: 'metric', metric: { name: 'ask_created', channel: record.to?.channel ?? 'none' } },
       { type: 'schedule', step: 'timeout', at: deadlineOf(record) },
       ...policySteps(record).map((s): Effect => ({ type: 'schedule', step: s.step, at: s.at })),
+      // Of the cadence, only its first reminder: each schedules the next (core/policy-events.ts).
+      ...[nextCadenceStep(record)].flatMap((s): Effect[] =>
+        s && s.at < deadlineOf(record) ? [{ type: 'schedule', step: s.step, at: s.at }] : [],
+      ),
     ],
   };
 }

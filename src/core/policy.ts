@@ -5,6 +5,7 @@ import type { Step } from './effects.js';
 import { targetList } from './request-policy.js';
 import { kindOf, strictContext, type KindName } from './questions/index.js';
 import { openingFor } from './working-hours.js';
+import { cadenceTimes, MAX_REMINDERS } from './cadence.js';
 
 /** An ask's policy as stored: normalised (targets always a list, default labels canonical). */
 export type AskPolicy = StoredPolicy;
@@ -29,6 +30,7 @@ export function policyIssues(
 export function policyOf(request: AskRequest): AskPolicy | undefined {
   const policy: AskPolicy = {};
   if (request.remindAfterSeconds) policy.remindAfterSeconds = [...request.remindAfterSeconds];
+  if (request.remindEverySeconds !== undefined) policy.remindEverySeconds = request.remindEverySeconds;
   if (request.escalate)
     policy.escalate = request.escalate.map((s) => ({ afterSeconds: s.afterSeconds, to: targetList(s.to) }));
   if (request.onTimeout?.decision) policy.onTimeout = { decision: request.onTimeout.decision };
@@ -64,13 +66,16 @@ export interface PolicyStep {
   at: number;
 }
 
+type StepFields = Pick<AskRecord, 'policy' | 'createdAt' | 'targets'>;
+
 /**
- * Every reminder and escalation step of the record's policy, fired or not. A step due outside the
- * working hours of its people (a reminder: the ask's targets; an escalation step: its own) waits
- * for the next opening (core/working-hours.ts); one that would then fall at or past the deadline
- * never fires (the timeout owns the ask).
+ * The reminders given by `remindAfterSeconds` and the escalation steps of the record's policy, fired
+ * or not (the cadence's are {@link cadenceSteps}). A step due outside the working hours of its
+ * people (a reminder: the ask's targets; an escalation step: its own) waits for the next opening
+ * (core/working-hours.ts); one that would then fall at or past the deadline never fires (the
+ * timeout owns the ask).
  */
-export function policySteps(record: Pick<AskRecord, 'policy' | 'createdAt' | 'targets'>): PolicyStep[] {
+export function policySteps(record: StepFields): PolicyStep[] {
   const created = Date.parse(record.createdAt);
   const reminders = (record.policy?.remindAfterSeconds ?? []).map((s, i): PolicyStep => ({
     step: `remind-${i + 1}` as Step,
@@ -87,17 +92,57 @@ export function policySteps(record: Pick<AskRecord, 'policy' | 'createdAt' | 'ta
   return [...reminders, ...escalations];
 }
 
-/** The steps of the policy that have not fired yet. */
+/**
+ * The cadence's reminders (`remindEverySeconds`), every one the cap allows, whatever the deadline:
+ * numbered after the `remindAfterSeconds` ones (k of them: `remind-(k+1)` up to `remind-20`), the
+ * first a cadence after the last of those (else after creation), each in the targets' working
+ * hours (core/cadence.ts). Only the next one ever has a job ({@link nextCadenceStep}). Only those up
+ * to reminder `upTo` when given (each time depends on the one before; with working hours each
+ * costs some 30 µs of zone arithmetic).
+ */
+export function cadenceSteps(record: StepFields, upTo: number = MAX_REMINDERS): PolicyStep[] {
+  const every = record.policy?.remindEverySeconds;
+  if (every === undefined) return [];
+  const explicit = policySteps(record).filter((s) => s.kind === 'remind');
+  const base = explicit.at(-1)?.at ?? Date.parse(record.createdAt);
+  const count = Math.max(0, Math.min(MAX_REMINDERS, upTo) - explicit.length);
+  return cadenceTimes(record.targets, base, every, count).map((at, i): PolicyStep => {
+    const n = explicit.length + i + 1;
+    return { step: `remind-${n}` as Step, kind: 'remind', n, at };
+  });
+}
+
+/** The cadence reminder after the last reminder fired (whatever its deadline), or null: none, or past the cap. */
+export function nextCadenceStep(record: StepFields & Pick<AskRecord, 'reminded'>): PolicyStep | null {
+  const after = Math.max(record.reminded ?? 0, record.policy?.remindAfterSeconds?.length ?? 0);
+  return cadenceSteps(record, after + 1).find((s) => s.n > (record.reminded ?? 0)) ?? null;
+}
+
+/** Step `kind` n of the record's policy (a `remindAfterSeconds` one, a cadence one, an escalation step), or undefined. */
+export function stepOf(record: StepFields, kind: 'remind' | 'escalate', n: number): PolicyStep | undefined {
+  const found = policySteps(record).find((s) => s.kind === kind && s.n === n);
+  return found ?? (kind === 'remind' ? cadenceSteps(record, n).find((s) => s.n === n) : undefined);
+}
+
+/**
+ * The steps of the policy that have not fired yet and have (or should have) a job: the given
+ * reminders and escalation steps, and of the cadence only the next reminder (one job at a time).
+ */
 export function unfiredSteps(
   record: Pick<AskRecord, 'policy' | 'createdAt' | 'targets' | 'reminded' | 'escalated'>,
 ): PolicyStep[] {
-  return policySteps(record).filter(
-    (s) => s.n > (s.kind === 'remind' ? (record.reminded ?? 0) : (record.escalated ?? 0)),
-  );
+  const next = nextCadenceStep(record);
+  return [
+    ...policySteps(record).filter(
+      (s) => s.n > (s.kind === 'remind' ? (record.reminded ?? 0) : (record.escalated ?? 0)),
+    ),
+    ...(next ? [next] : []),
+  ];
 }
 
 /** Reads a step name: `remind-2` -> {kind, n}; the timeout -> null. */
 export function parseStep(step: Step): { kind: 'remind' | 'escalate'; n: number } | null {
-  const m = /^(remind|escalate)-([1-3])$/.exec(step);
-  return m ? { kind: m[1] as 'remind' | 'escalate', n: Number(m[2]) } : null;
+  const m = /^(?:(remind)-([1-9]|1\d|20)|(escalate)-([1-3]))$/.exec(step);
+  if (!m) return null;
+  return m[1] ? { kind: 'remind', n: Number(m[2]) } : { kind: 'escalate', n: Number(m[4]) };
 }

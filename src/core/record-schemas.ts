@@ -46,6 +46,8 @@ const StoredTargetSchema = z.object({
 /** An ask's policy as stored (normalised; see core/policy.ts). */
 export const StoredPolicySchema = z.object({
   remindAfterSeconds: z.array(z.number().int().positive()).optional(),
+  /** The cadence of reminders after the `remindAfterSeconds` ones (core/cadence.ts). */
+  remindEverySeconds: z.number().int().positive().optional(),
   escalate: z
     .array(z.object({ afterSeconds: z.number().int().positive(), to: z.array(StoredTargetSchema) }))
     .optional(),

@@ -234,6 +234,12 @@ export const AskRequestSchema = z
       .min(1, 'give at least one offset')
       .max(3, 'give at most 3 offsets')
       .optional(),
+    /**
+     * Reminders as a cadence, after the `remindAfterSeconds` ones (else from creation), each in the
+     * targets' working hours, up to 20 reminders in all (core/cadence.ts; the least cadence, an
+     * hour by default, and the cap are checked against the deadline when the ask is created).
+     */
+    remindEverySeconds: offsetSeconds.optional(),
     escalate: z.array(EscalationStepSchema).min(1, 'give at least one step').max(3, 'give at most 3 steps').optional(),
     onTimeout: OnTimeoutSchema.optional(),
     agree: z

@@ -1,6 +1,6 @@
 import type { AskRecord } from './schemas.js';
 import type { Step } from './effects.js';
-import { parseStep, policySteps } from './policy.js';
+import { parseStep, stepOf } from './policy.js';
 import { deadlineOf, isTerminal } from './record-state.js';
 
 /** The event that runs a step (the timeout, reminder n, escalation step n): a lifecycle `AskEvent`. */
@@ -17,7 +17,8 @@ const NONE: StepCall = { kind: 'none' };
  */
 export function stepTime(record: AskRecord, step: Step): number | null {
   if (step === 'timeout') return deadlineOf(record);
-  return policySteps(record).find((s) => s.step === step)?.at ?? null;
+  const policy = parseStep(step);
+  return (policy && stepOf(record, policy.kind, policy.n)?.at) ?? null;
 }
 
 /** Whether `step` is due at `now` (at or after its time); never for a step the ask's policy lacks. */

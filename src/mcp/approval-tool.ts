@@ -62,6 +62,7 @@ export const RequestApprovalInputShape = {
     ),
   to: PolicyInputShape.to,
   remindAfterSeconds: PolicyInputShape.remindAfterSeconds,
+  remindEverySeconds: PolicyInputShape.remindEverySeconds,
   escalate: PolicyInputShape.escalate,
   agree: z
     .number()

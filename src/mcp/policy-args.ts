@@ -23,6 +23,17 @@ const TargetObject = z.object({
     .max(50)
     .optional()
     .describe('Platform user ids allowed to answer (default: anyone in the chat)'),
+  hours: z
+    .object({
+      days: z.string().describe('e.g. "mon-fri", "mon,wed,fri", "sun-thu"'),
+      from: z.string().describe('Local opening time "HH:MM", e.g. "09:00"'),
+      to: z.string().describe('Local closing time "HH:MM", after from, e.g. "18:00"'),
+      timeZone: z.string().describe('IANA time zone, e.g. "Europe/Lisbon"'),
+    })
+    .optional()
+    .describe(
+      'When the people there work: a reminder or escalation step due outside waits for the next opening (the timeout never waits)',
+    ),
 });
 
 /** One target: `"<channel>:<chat>"` or an object. */
@@ -55,6 +66,12 @@ export const PolicyInputShape = {
     .optional()
     .describe(
       'Seconds after asking at which to post a short reminder in every chat while nobody has answered: 1–3 whole numbers, ascending, each below timeoutSeconds. E.g. [300, 600].',
+    ),
+  remindEverySeconds: z
+    .number()
+    .optional()
+    .describe(
+      'For asks that wait for days (called as a task): post a reminder this often while nobody has answered, after any remindAfterSeconds ones; at least 3600, at most 20 reminders in all before the deadline; each in the targets\' working hours (their "hours"). E.g. 86400: daily.',
     ),
   escalate: z
     .array(
@@ -135,9 +152,13 @@ export function targetsOf(specs: TargetSpecs, path: string): Target | Target[] {
 /** The request's policy fields from the arguments (only those given), checked later by the request schema. */
 export function policyFields(
   args: PolicyArgs,
-): Pick<z.input<typeof AskRequestSchema>, 'remindAfterSeconds' | 'escalate' | 'onTimeout' | 'agree'> {
+): Pick<
+  z.input<typeof AskRequestSchema>,
+  'remindAfterSeconds' | 'remindEverySeconds' | 'escalate' | 'onTimeout' | 'agree'
+> {
   return {
     ...(args.remindAfterSeconds !== undefined ? { remindAfterSeconds: args.remindAfterSeconds } : {}),
+    ...(args.remindEverySeconds !== undefined ? { remindEverySeconds: args.remindEverySeconds } : {}),
     ...(args.escalate !== undefined
       ? {
           escalate: args.escalate.map((step, i) => ({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { OutboxJob } from '../core/ports.js';
+import { MAX_REMINDERS } from '../core/cadence.js';
 
 /**
  * Job id of one step of an ask, `<step>-<askId>`, e.g. `timeout-<askId>` (BullMQ ids must not
@@ -43,8 +44,8 @@ const jobFields = {
   deferrals: z.number().int().nonnegative().optional(),
 };
 
-/** zod schema of outbox job data read back from a queue (a reminder carries its number `n`, 1–3). */
+/** zod schema of outbox job data read back from a queue (a reminder carries its number `n`, 1–20). */
 export const OutboxJobData = z.discriminatedUnion('kind', [
   z.object({ kind: z.enum(['deliver', 'finalize', 'webhook', 'refresh']), ...jobFields }),
-  z.object({ kind: z.literal('remind'), n: z.number().int().min(1).max(3), ...jobFields }),
+  z.object({ kind: z.literal('remind'), n: z.number().int().min(1).max(MAX_REMINDERS), ...jobFields }),
 ]);

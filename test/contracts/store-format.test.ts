@@ -516,6 +516,7 @@ describe('short key names in the stored ask (key-names.ts)', () => {
       'preview',
       'raw',
       'reached',
+      'remindEverySeconds',
       'requestedBy',
       'rev',
       'runId',

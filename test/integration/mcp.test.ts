@@ -112,6 +112,7 @@ describe.each([
       'onTimeout',
       'questions',
       'remindAfterSeconds',
+      'remindEverySeconds',
       'runId',
       'timeZone',
       'timeoutSeconds',

@@ -233,7 +233,7 @@ describe('the extend transition', () => {
 
 describe('ASKGATE_ASYNC_TIMEOUT_MAX_SECONDS and ASKGATE_EXTEND_MIN_SECONDS', () => {
   it('default to 30 days and 60 s', () => {
-    expect(loadConfig({}).timeouts).toEqual({ ...bounds });
+    expect(loadConfig({}).timeouts).toEqual({ ...bounds, remindEveryMinSeconds: 3600 });
   });
   it('refuses a long maximum below the short one, naming both', () => {
     expect(() =>

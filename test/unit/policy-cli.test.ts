@@ -109,3 +109,56 @@ describe('askgate ask: --locale and --time-zone', () => {
     expect(() => askBodyFromArgs([...base, ...extra])).toThrow(new UsageError(message));
   });
 });
+
+describe('askgate ask: --remind-every and --hours', () => {
+  const lisbon = { days: 'mon-fri', from: '09:00', to: '18:00', timeZone: 'Europe/Lisbon' };
+  it.each([
+    ['the readable form', 'mon-fri,09:00-18:00,Europe/Lisbon', lisbon],
+    [
+      'days with commas',
+      'mon,wed,fri,08:30-12:00,UTC',
+      { days: 'mon,wed,fri', from: '08:30', to: '12:00', timeZone: 'UTC' },
+    ],
+    ['the API’s JSON', JSON.stringify(lisbon), lisbon],
+  ])('%s: every --to target gets the hours, and the server schema accepts the body', (_name, hours, expected) => {
+    const { body } = askBodyFromArgs([
+      ...base,
+      '--to',
+      'telegram:1',
+      '--to',
+      'slack:C1',
+      '--async',
+      '--timeout',
+      '604800',
+      '--remind-every',
+      '86400',
+      '--hours',
+      hours,
+    ]);
+    expect(body).toMatchObject({
+      remindEverySeconds: 86_400,
+      to: [
+        { channel: 'telegram', chat: '1', hours: expected },
+        { channel: 'slack', chat: 'C1', hours: expected },
+      ],
+    });
+    expect(AskRequestSchema.safeParse(body).success).toBe(true);
+  });
+  it('a bad hours field is the server’s 400, naming it', () => {
+    const { body } = askBodyFromArgs([...base, '--to', 'telegram:1', '--hours', 'weekdays,09:00-18:00,Europe/Lisbon']);
+    expect(AskRequestSchema.safeParse(body).error?.issues.map((i) => i.path)).toEqual([['to', 'hours', 'days']]);
+  });
+  it.each([
+    [['--remind-every', 'daily'], '--remind-every must be a whole number of at least 1, not "daily"'],
+    [['--remind-every', '3600', '--remind-every', '7200'], '--remind-every is given more than once'],
+    [['--hours', 'mon-fri,09:00-18:00,UTC'], '--hours applies to the --to targets: give --to'],
+    [
+      ['--to', 'telegram:1', '--hours', '9 to 5'],
+      '--hours must be <days>,<from>-<to>,<time zone> such as mon-fri,09:00-18:00,Europe/Lisbon (or a JSON object), not "9 to 5"',
+    ],
+    [['--to', 'telegram:1', '--hours', '{"days":'], '--hours is not valid JSON: "{\\"days\\":"'],
+    [['--to', 'telegram:1', '--hours', '{}x'], '--hours is not valid JSON: "{}x"'],
+  ])('%j -> usage error', (extra, message) => {
+    expect(() => askBodyFromArgs([...base, ...extra])).toThrow(new UsageError(message));
+  });
+});
