@@ -220,7 +220,11 @@ export async function longWaits(count: number, windowSeconds: number): Promise<L
         return;
       }
       const due = Date.parse(reply.body.expiresAt);
-      asks[i] = { id: reply.body.id, timeoutDue: due, remindDue: remind === null ? null : due - (timeout - remind) * 1000 };
+      asks[i] = {
+        id: reply.body.id,
+        timeoutDue: due,
+        remindDue: remind === null ? null : due - (timeout - remind) * 1000,
+      };
     };
     const t0 = Date.now();
     await lanes(plain, 100, (i) => create(i));
@@ -451,4 +455,3 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (r.problems.length) console.error(r.problems.join('\n'));
   process.exit(0);
 }
-
