@@ -134,6 +134,32 @@ async function checkJobs(label: string, admin: Redis, expected: Map<string, numb
   };
 }
 
+/**
+ * `MEMORY USAGE` (every key, `SAMPLES 0`) summed by key family (the run and ask id in a key's name
+ * replaced), per ask: where the used_memory delta goes, the shared indexes included.
+ */
+async function keyFamilies(admin: Redis, asks: number): Promise<Record<string, number>> {
+  const sums = new Map<string, number>();
+  let cursor = '0';
+  do {
+    const [next, found] = await admin.scan(cursor, 'COUNT', 2000);
+    cursor = next;
+    const pipe = admin.pipeline();
+    for (const k of found) pipe.call('MEMORY', 'USAGE', k, 'SAMPLES', '0');
+    const sizes = (await pipe.exec()) ?? [];
+    for (const [n, k] of found.entries()) {
+      const family = k.replace(/\{l-\d+\}/, '{run}').replace(/[A-Za-z0-9_-]{14}$/, '<id>');
+      sums.set(family, (sums.get(family) ?? 0) + Number(sizes[n]?.[1] ?? 0));
+    }
+  } while (cursor !== '0');
+  return Object.fromEntries(
+    [...sums]
+      .map(([f, b]): [string, number] => [f, b / asks])
+      .filter(([, b]) => b >= 1)
+      .sort((a, b) => b[1] - a[1]),
+  );
+}
+
 /** What {@link longWaits} measured. */
 export interface LongWaitsResult {
   count: number;
@@ -148,13 +174,24 @@ export interface LongWaitsResult {
   usedMemoryBytes: number;
   aofBytes: number;
   keyUsage: Record<string, number>;
+  /** Bytes per ask by key family (see {@link keyFamilies}). */
+  families: Record<string, number>;
   jobsPerAsk: number;
   checks: JobCheck[];
   moved: number;
   killedAtRealMs: number;
   downMs: number;
   timeouts: { ended: number; once: number; twice: number; none: number; otherwise: number; early: number };
-  reminded: { due: number; once: number; twice: number; none: number; early: number };
+  /** `none` splits into `pastDeadline` (the firing ran later than the gap between the reminder and the deadline: by design it never fires, the timeout owns the ask) and `lost`. */
+  reminded: {
+    due: number;
+    once: number;
+    twice: number;
+    none: number;
+    early: number;
+    pastDeadline: number;
+    lost: number;
+  };
   resolvedMessages: { asks: number; twice: number; none: number };
   latenessRealMs: { all: Summary; beforeKill: Summary; afterRestart: Summary; reminders: Summary };
   pastGrace: number;
@@ -258,6 +295,7 @@ export async function longWaits(count: number, windowSeconds: number): Promise<L
       if (i >= plain) parts['reminder job hash (reminder asks)']!.push(await usage(`${QUEUE}:remind-1-${id}`));
     }
     const keyUsage = Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, median(v)]));
+    const families = await keyFamilies(admin, made.length);
     await admin.call('BGREWRITEAOF').catch(() => undefined);
 
     const expected = expectedSteps(made);
@@ -318,7 +356,7 @@ export async function longWaits(count: number, windowSeconds: number): Promise<L
 
     // Every ask: its record's history.
     const timeouts = { ended: 0, once: 0, twice: 0, none: 0, otherwise: 0, early: 0 };
-    const reminded = { due: 0, once: 0, twice: 0, none: 0, early: 0 };
+    const reminded = { due: 0, once: 0, twice: 0, none: 0, early: 0, pastDeadline: 0, lost: 0 };
     const late = { all: [] as number[], before: [] as number[], after: [] as number[], reminders: [] as number[] };
     let pastGrace = 0;
     const index = asks.map((a, i) => (a ? i : -1)).filter((i) => i >= 0);
@@ -357,8 +395,13 @@ export async function longWaits(count: number, windowSeconds: number): Promise<L
         if (a.remindDue !== null) {
           reminded.due++;
           const r = record.history.filter((h) => h.type === 'reminded');
-          if (r.length === 0) reminded.none++;
-          else if (r.length === 1) reminded.once++;
+          // Fired at or past the deadline (as late as the timeout was): the timeout owns the ask then.
+          const timeoutLate = ends[0] ? Date.parse(ends[0].at) - a.timeoutDue : Infinity;
+          if (r.length === 0) {
+            reminded.none++;
+            if (a.timeoutDue - a.remindDue <= timeoutLate) reminded.pastDeadline++;
+            else reminded.lost++;
+          } else if (r.length === 1) reminded.once++;
           else reminded.twice++;
           for (const e of r.slice(0, 1)) {
             const v = Date.parse(e.at) - a.remindDue;
@@ -390,6 +433,7 @@ export async function longWaits(count: number, windowSeconds: number): Promise<L
       usedMemoryBytes: mem2,
       aofBytes,
       keyUsage,
+      families,
       jobsPerAsk: checks[0]!.delayed / made.length,
       checks,
       moved,
@@ -434,7 +478,10 @@ export function longWaitsMarkdown(r: LongWaitsResult): string {
     ),
     `| Compressed firing | scale ${num(r.scale)} (30 days in ${r.windowSeconds} s), ${num(r.moved)} jobs moved; kill -9 at +${(r.killedAtRealMs / 1000).toFixed(1)} s, the new process listening ${(r.downMs / 1000).toFixed(2)} s later |`,
     `| Timeouts: ended / exactly once / twice / none / ended otherwise / early | ${num(r.timeouts.ended)} / ${num(r.timeouts.once)} / ${r.timeouts.twice} / ${r.timeouts.none} / ${r.timeouts.otherwise} / ${r.timeouts.early} |`,
-    `| Reminders: due / once / twice / none / early | ${num(r.reminded.due)} / ${num(r.reminded.once)} / ${r.reminded.twice} / ${r.reminded.none} / ${r.reminded.early} |`,
+    `| Reminders: due / once / twice / none (past the deadline by the time they ran / lost) / early | ${num(r.reminded.due)} / ${num(r.reminded.once)} / ${r.reminded.twice} / ${r.reminded.none} (${r.reminded.pastDeadline} / ${r.reminded.lost}) / ${r.reminded.early} |`,
+    `| Redis bytes per ask by key family | ${Object.entries(r.families)
+      .map(([k, v]) => `\`${k}\` ${num(v)}`)
+      .join(', ')} |`,
     `| Resolved messages: asks heard / twice / none | ${num(r.resolvedMessages.asks)} / ${r.resolvedMessages.twice} / ${r.resolvedMessages.none} |`,
     `| Timeout lateness, real ms, p50 / p99 / max (n): all | ${lat(l.all)} |`,
     `| … fired before the kill | ${lat(l.beforeKill)} |`,
