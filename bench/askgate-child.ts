@@ -117,6 +117,24 @@ function nextScavenge(): Promise<void> {
     observer.observe({ entryTypes: ['gc'] });
   });
 }
+/**
+ * A compressed clock for bench/long-waits.ts: with `BENCH_CLOCK_ORIGIN` (epoch ms) and
+ * `BENCH_CLOCK_SCALE` set, askgate's clock runs at the system clock's pace until the origin, then
+ * `scale` times faster (`origin + (now − origin) × scale`), so days of deadlines fall due in
+ * minutes. BullMQ keeps the system clock (its delayed scores are real ms): the bench moves the
+ * jobs' scores onto the same mapping. Unset: askgate's own system clock.
+ */
+function compressedClock(env: NodeJS.ProcessEnv): { now(): number } | null {
+  const origin = Number(env.BENCH_CLOCK_ORIGIN);
+  const scale = Number(env.BENCH_CLOCK_SCALE);
+  if (!Number.isFinite(origin) || !Number.isFinite(scale) || scale < 1) return null;
+  return {
+    now: () => {
+      const t = Date.now();
+      return t < origin ? t : origin + (t - origin) * scale;
+    },
+  };
+}
 let eluMark = performance.eventLoopUtilization();
 const gcTimeline = recordGcPauses();
 // BENCH_LOOP_STALLS=1 (the tap row): when askgate's event loop was held up, whatever held it.
@@ -226,7 +244,12 @@ async function main(): Promise<void> {
   if (process.env.BENCH_PRETENURE !== '1') tuneGarbageCollector();
   const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel);
-  const app = await startAskgate(config, { channels: await buildChannels(process.env, logger), logger });
+  const clock = compressedClock(process.env);
+  const app = await startAskgate(config, {
+    channels: await buildChannels(process.env, logger),
+    logger,
+    ...(clock && { clock }),
+  });
   let stopping = false;
   process.on('message', async (msg: { type: string; id?: number }) => {
     if (msg.type === 'stats') process.send!({ type: 'stats', id: msg.id, stats: stats() });
