@@ -25,6 +25,7 @@ export const NOTES = [
   'GUARD-37.md',
   'CHANNELS-39.md',
   'AUDIT-INSIGHTS-40.md',
+  'LONG-WAITS-40.md',
 ];
 
 export interface BenchResults {
