@@ -125,7 +125,12 @@ describe('Slack: no raw <!channel>, <!here>, <@U…>, <#C…> or <http…> reach
     expect(writes.map((c) => c.method)).toEqual(
       expect.arrayContaining(['chat.postMessage', 'chat.update', 'chat.postEphemeral']),
     );
-    const raw = writes.flatMap((c) => strings(c.params)).filter((s) => /<[!@#]|<https?:|<mailto:/i.test(s));
+    // askgate's own deadline token (`<!date^unix^format|fallback>`, core's digits and words) is left out.
+    const ownDate = /<!date\^\d+\^\{date_short_pretty\}, \{time\}\|[^<>]*>/g;
+    const raw = writes
+      .flatMap((c) => strings(c.params))
+      .map((s) => s.replace(ownDate, ''))
+      .filter((s) => /<[!@#]|<https?:|<mailto:/i.test(s));
     expect(raw).toEqual([]);
     // Shown literally: the label a person tapped is the label the agent gets.
     expect((await w.api.get(`/v1/asks/${first.id}`)).body.result.answers.pick).toEqual([`${HOSTILE[3]} 4`]);
@@ -168,8 +173,11 @@ describe('Discord: every send, edit and follow-up carries allowed_mentions {pars
     for (const c of writes) {
       const body = c.path.startsWith('/interactions/') ? c.body.data : c.body;
       expect({ path: c.path, allowed: body.allowed_mentions }).toEqual({ path: c.path, allowed: { parse: [] } });
-      // Every '<' of user text is escaped; only askgate's own "<@id>" of a notice remains.
-      const content = String(body.content ?? '').replace(/<@\d{17,20}>/g, '');
+      // Every '<' of user text is escaped; only askgate's own "<@id>" of a notice and its deadline's
+      // "<t:unix:f>" / "<t:unix:R>" timestamps remain.
+      const content = String(body.content ?? '')
+        .replace(/<@\d{17,20}>/g, '')
+        .replace(/<t:\d+:[fR]>/g, '');
       expect({ path: c.path, unescaped: content.match(/(^|[^\\])<[^\s]*/g) ?? [] }).toEqual({
         path: c.path,
         unescaped: [],
@@ -178,7 +186,7 @@ describe('Discord: every send, edit and follow-up carries allowed_mentions {pars
   });
 });
 
-describe('Telegram: plain text (no parse_mode), bold entities only, labels literal', () => {
+describe('Telegram: plain text (no parse_mode), bold and deadline entities only, labels literal', () => {
   it('prompts, replies and final edits', async () => {
     const u = newTgUser(w, 'Inject');
     const calls = w.tg.calls.length;
@@ -201,7 +209,8 @@ describe('Telegram: plain text (no parse_mode), bold entities only, labels liter
     expect(writes.every((c) => c.ok)).toBe(true);
     expect(writes.filter((c) => c.params.parse_mode !== undefined)).toEqual([]);
     const entityTypes = new Set(writes.flatMap((c) => (c.params.entities ?? []).map((e: { type: string }) => e.type)));
-    expect([...entityTypes].filter((t) => t !== 'bold')).toEqual([]);
+    // Bold, and the deadline's date_time (askgate's own time, in the reader's zone).
+    expect([...entityTypes].filter((t) => t !== 'bold' && t !== 'date_time')).toEqual([]);
     const shown = w.tg.message(first.chat, first.messageId)!.text;
     for (const s of HOSTILE.slice(0, 8)) expect(shown).toContain(s);
   });
