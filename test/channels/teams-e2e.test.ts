@@ -51,6 +51,25 @@ describe('Teams: only authenticated activities are processed', () => {
     expect((await conversations()).map((c) => c.id)).not.toContain('a:never-learned');
   });
 
+  it('an authenticated request whose body is not an activity is a 400 and nothing is learned', async () => {
+    const post = async (body: string) => {
+      const r = await fetch(w.endpoint, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await w.fake.token()}`, 'content-type': 'application/json' },
+        body,
+      });
+      return { status: r.status, body: (await r.json()) as { error: string } };
+    };
+    expect(await post('{"type": "message", ')).toEqual({ status: 400, body: { error: 'invalid_json' } });
+    expect(await post(JSON.stringify({ type: 'message', text: 'no conversation, no service URL' }))).toEqual({
+      status: 400,
+      body: { error: 'invalid_activity' },
+    });
+    const noConversation = { ...installed(w.people, 'a:half-an-activity', 'personal'), conversation: 'a string' };
+    expect(await post(JSON.stringify(noConversation))).toEqual({ status: 400, body: { error: 'invalid_activity' } });
+    expect((await conversations()).map((c) => c.id)).not.toContain('a:half-an-activity');
+  });
+
   it('a service URL off the allow-list or another tenant is refused (403) and not learned', async () => {
     const evil = 'https://evil.example.com/teams/';
     const off = { ...installed(w.people, 'a:evil-host', 'personal'), serviceUrl: evil };

@@ -8,6 +8,8 @@ import {
   APP_SECRET,
   VERIFY_TOKEN,
   askOnWhatsApp,
+  askWithPrompt,
+  resultOf,
   repliesTo,
   startWhatsAppWorld,
   type WhatsAppWorld,
@@ -28,14 +30,8 @@ afterAll(async () => {
   await w?.close();
 });
 
-const result = async (id: string) => (await w.api.get(`/v1/asks/${id}?wait=10`)).body.result;
-/** Asks and returns the prompt message the fake accepted for it. */
-async function ask(body: Record<string, unknown>) {
-  const before = w.wa.sent.length;
-  const { id, record } = await askOnWhatsApp(w, body);
-  const prompt = w.wa.sent.slice(before).find((m) => m.body.context === undefined);
-  return { id, record, prompt: prompt! };
-}
+const result = (id: string) => resultOf(w, id);
+const ask = (body: Record<string, unknown>) => askWithPrompt(w, body);
 const tokens = (prompt: any): string[] =>
   prompt.body.interactive.type === 'button'
     ? prompt.body.interactive.action.buttons.map((b: any) => b.reply.id)
@@ -135,7 +131,7 @@ describe('WhatsApp end to end (the Cloud API fake, redis-server)', () => {
 
   it('131047 (the 24-hour window is closed) fails the delivery with window_closed: the ask is undelivered', async () => {
     w.wa.failNext({ status: 400, code: 131047 });
-    const { id, record } = await ask(single(['Staging', 'Production']));
+    const { id, record } = await askOnWhatsApp(w, single(['Staging', 'Production']));
     expect(record.deliveries[0].status).toBe('failed');
     expect(record.deliveries[0].error).toMatch(/^window_closed/);
     const r = await result(id);

@@ -3,7 +3,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/http.js';
 import { buttonReply, inboundMessage, textReply } from '../fakes/whatsapp-api.js';
-import { ALICE_WA, askOnWhatsApp, repliesTo, startWhatsAppWorld, type WhatsAppWorld } from './whatsapp-world.js';
+import {
+  ALICE_WA,
+  askWithPrompt,
+  repliesTo,
+  resultOf,
+  startWhatsAppWorld,
+  type WhatsAppWorld,
+} from './whatsapp-world.js';
 
 let w: WhatsAppWorld;
 beforeAll(async () => {
@@ -13,12 +20,8 @@ afterAll(async () => {
   await w?.close();
 });
 
-const result = async (id: string) => (await w.api.get(`/v1/asks/${id}?wait=10`)).body.result;
-async function ask(body: Record<string, unknown>) {
-  const before = w.wa.sent.length;
-  const { id } = await askOnWhatsApp(w, body);
-  return { id, prompt: w.wa.sent.slice(before).find((m) => m.body.context === undefined)! };
-}
+const result = (id: string) => resultOf(w, id);
+const ask = (body: Record<string, unknown>) => askWithPrompt(w, body);
 const say = (text: string, context?: string) =>
   w.wa.deliver(w.webhook, inboundMessage(ALICE_WA, textReply(text, context)));
 

@@ -91,6 +91,17 @@ export async function askOnWhatsApp(
   return { id: res.body.id, record };
 }
 
+/** Asks as {@link askOnWhatsApp} does and returns the prompt message the fake accepted for it (it must have one). */
+export async function askWithPrompt(w: WhatsAppWorld, body: Record<string, unknown>) {
+  const before = w.wa.sent.length;
+  const asked = await askOnWhatsApp(w, body);
+  const prompt = w.wa.sent.slice(before).find((m) => m.body.context === undefined) ?? expect.fail('no prompt sent');
+  return { ...asked, prompt };
+}
+
+/** The ask's result, waiting up to 10 s for it. */
+export const resultOf = async (w: WhatsAppWorld, id: string) => (await w.api.get(`/v1/asks/${id}?wait=10`)).body.result;
+
 /** The message sent with `id`. */
 export const sentWithId = (w: WhatsAppWorld, id: string): SentMessage =>
   w.wa.sent.find((m) => m.id === id) ?? expect.fail(`no message ${id}`);
