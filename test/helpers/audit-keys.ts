@@ -6,3 +6,10 @@
  * lifetimes and of "nothing changed" leave them out.
  */
 export const isAuditKey = (key: string): boolean => /\{[^}]*:audit\}:(chain|head|cursors|touched|lease)$/.test(key);
+
+/**
+ * Settings for a test that counts the record reads of a request path (by wrapping `store.get`):
+ * without the audit sequencer, whose reads of the asks it follows (after the fact, in whichever
+ * process holds its lease) would be counted too.
+ */
+export const NO_AUDIT = { ASKGATE_AUDIT: 'off' } as const;

@@ -6,6 +6,7 @@ import { askBody, client, eventually } from '../helpers/http.js';
 import { AskgateClient, type StreamedHistoryEvent } from '../../src/client/index.js';
 import { registerEventRoutes } from '../../src/api/events-routes.js';
 import type { RunningAskgate } from '../../src/main.js';
+import { NO_AUDIT } from '../helpers/audit-keys.js';
 
 /**
  * The event streams of one process share their reads (issue 33): process A holds the streams,
@@ -30,8 +31,7 @@ let mini: FastifyInstance | undefined;
 
 beforeAll(async () => {
   redis = await startRedis();
-  // The streams' reads are counted: the audit sequencer's reads (after the fact) are not theirs.
-  const env = testEnv({ REDIS_URL: redis.url, ASKGATE_AUDIT: 'off' });
+  const env = testEnv({ REDIS_URL: redis.url, ...NO_AUDIT });
   a = await startTestApp(env);
   b = await startTestApp(env);
   c = await startTestApp(

@@ -6,6 +6,7 @@ import { askBody, client, eventually } from '../helpers/http.js';
 import { RecordingChannel } from '../helpers/test-channel.js';
 import { encodeToken } from '../../src/core/token.js';
 import type { RunningAskgate } from '../../src/main.js';
+import { NO_AUDIT } from '../helpers/audit-keys.js';
 
 /**
  * An answer or tap in the process that last wrote an ask starts from the copy it kept
@@ -25,8 +26,7 @@ let run = 0;
 
 beforeAll(async () => {
   redis = await startRedis();
-  // Reads on the request path are counted: the audit sequencer's reads (after the fact) are not its.
-  const env = testEnv({ REDIS_URL: redis.url, ASKGATE_AUDIT: 'off' });
+  const env = testEnv({ REDIS_URL: redis.url, ...NO_AUDIT });
   a = await startTestApp(env, [channelA]);
   b = await startTestApp(env, [channelB]);
   apiA = client(a.url);

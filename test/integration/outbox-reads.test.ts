@@ -4,6 +4,7 @@ import { startTestApp, testEnv } from '../helpers/app.js';
 import { askBody, client, eventually } from '../helpers/http.js';
 import { RecordingChannel } from '../helpers/test-channel.js';
 import type { RunningAskgate } from '../../src/main.js';
+import { NO_AUDIT } from '../helpers/audit-keys.js';
 
 let redis: TestRedis;
 let app: RunningAskgate;
@@ -15,7 +16,7 @@ const workReads = new Map<string, number>();
 beforeAll(async () => {
   redis = await startRedis();
   channel = new RecordingChannel();
-  app = await startTestApp(testEnv({ REDIS_URL: redis.url }), [channel]);
+  app = await startTestApp(testEnv({ REDIS_URL: redis.url, ...NO_AUDIT }), [channel]);
   api = client(app.url);
   const store = app.store;
   const get = store.get.bind(store);
